@@ -1,0 +1,185 @@
+"""The command line: `apache2nginx` (and its short name `a2n`).
+
+Exit codes: 0 success; 1 findings (convert: an unknown directive, or with
+`--strict` any warning or error diagnostic; lint: a finding); 2 bad usage, or
+input that cannot be read or parsed (nothing is written then). Diagnostics go to stderr; outputs go to stdout or are written
+atomically with `-o`/`--out-dir`.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .codes import CODES
+from .convert import ConvertOptions, convert, gather_inputs, parse_version
+from .diagnostics import Diagnostics, Severity, SourceCache, render
+from .fileio import write_atomic
+from .syntax.loader import LoadOptions
+from .syntax.parser import DEFAULT_MAX_INPUT
+
+FORMATS = click.Choice(["text", "json", "sarif"])
+
+
+def _colour(choice: str) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    return sys.stderr.isatty()
+
+
+def _emit_diagnostics(diags: Diagnostics, fmt: str, colour: bool, sources: SourceCache | None = None) -> None:
+    items = diags.sorted()
+    if fmt == "text" and not items:
+        return
+    sys.stderr.write(render(items, fmt, sources, colour))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="apache2nginx")
+def main() -> None:
+    """Migrate Apache httpd configurations to nginx, reporting every divergence."""
+
+
+def _defines(values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for v in values:
+        name, _, value = v.partition("=")
+        out[name] = value
+    return out
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the nginx configuration to FILE.")
+@click.option("--out-dir", type=click.Path(file_okay=False), help="Write one nginx file per input into DIR.")
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: nginx configuration; json: outputs, diagnostics and summary as one JSON document.")
+@click.option("--diagnostics", "diag_format", type=FORMATS, default="text", show_default=True,
+              help="How diagnostics are printed on stderr.")
+@click.option("--nginx-version", default="1.22", show_default=True, help="The nginx version to generate for.")
+@click.option("--strict", is_flag=True, help="Exit 1 when any warning or error diagnostic is reported.")
+@click.option("--module", "modules", multiple=True, metavar="NAME",
+              help="A module the Apache server loads (for <IfModule>), e.g. ssl or mod_ssl.c.")
+@click.option("--without-module", "without_modules", multiple=True, metavar="NAME",
+              help="A module the Apache server does NOT load, taken out of the default profile.")
+@click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]",
+              help="A -D parameter or Define of the Apache server (for <IfDefine> and ${NAME}).")
+@click.option("--server-root", type=click.Path(file_okay=False), help="Resolve relative Include paths here.")
+@click.option("--missing-includes", type=click.Choice(["error", "warn"]), default="error", show_default=True,
+              help="A missing Include stops the conversion (error) or is reported and skipped (warn).")
+@click.option("--max-input-size", type=int, default=DEFAULT_MAX_INPUT, show_default=True,
+              help="Refuse input files larger than this many bytes.")
+@click.option("--source-comments/--no-source-comments", default=True, show_default=True,
+              help="Mark emitted lines with the Apache file:line they come from.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version, strict, modules, without_modules, defines,
+                server_root, missing_includes, max_input_size, source_comments, color):
+    """Translate Apache configuration INPUTS (files, directories, or - for stdin) to nginx."""
+    if output and out_dir:
+        raise click.UsageError("use either -o/--output or --out-dir, not both")
+    try:
+        version = parse_version(nginx_version)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--nginx-version")
+    diags = Diagnostics()
+    stdin = sys.stdin.buffer.read() if "-" in inputs else None
+    specs = gather_inputs(list(inputs), diags, stdin)
+    options = ConvertOptions(
+        load=LoadOptions(server_root=server_root, defines=_defines(defines), modules=set(modules), without_modules=set(without_modules),
+                         missing_includes=missing_includes, max_input_size=max_input_size),
+        nginx_version=version, source_comments=source_comments, split_outputs=bool(out_dir))
+    sources = SourceCache()
+    if stdin is not None:
+        sources.remember("<stdin>", stdin.decode("utf-8", "replace"))
+    result = convert(specs, options, diags)
+    colour = _colour(color)
+
+    if out_format == "json":
+        doc = {"output": {} if result.fatal else result.outputs,
+               "diagnostics": [d.to_json() for d in diags.sorted()],
+               "summary": result.tally.summary()}
+        if not result.fatal and output:
+            write_atomic(output, "".join(result.outputs.values()))
+        elif not result.fatal and out_dir:
+            for name, text in result.outputs.items():
+                write_atomic(Path(out_dir) / name, text)
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        _emit_diagnostics(diags, diag_format, colour, sources)
+        if not result.fatal:
+            if output:
+                write_atomic(output, "".join(result.outputs.values()))
+            elif out_dir:
+                for name, text in result.outputs.items():
+                    write_atomic(Path(out_dir) / name, text)
+            else:
+                sys.stdout.write("".join(result.outputs.values()))
+        if diag_format == "text":
+            sys.stderr.write(("conversion failed: no output written. " if result.fatal else "")
+                             + result.tally.line() + "\n")
+    if result.fatal:
+        sys.exit(2)
+    if (strict and diags.at_least(Severity.WARNING)) or any(d.code == "A2N100" for d in diags):
+        # An unknown directive is a finding even without --strict: httpd refuses it too.
+        sys.exit(1)
+
+
+convert_cmd.name = "convert"
+
+
+@main.command()
+@click.argument("code", required=False)
+def explain(code: str | None) -> None:
+    """Explain diagnostic CODE (or list every code)."""
+    if not code:
+        for info in CODES.values():
+            click.echo(f"{info.code}  {info.severity:<7}  {info.summary}")
+        return
+    info = CODES.get(code.upper())
+    if info is None:
+        click.echo(f"apache2nginx: unknown code {code}; `apache2nginx explain` lists them", err=True)
+        sys.exit(2)
+    click.echo(f"{info.code} ({info.name}, {info.severity}): {info.summary}\n")
+    click.echo(info.explain)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--nginx", "nginx_path", help="The nginx binary (default: nginx on $PATH or /usr/sbin/nginx).")
+@click.option("--diagnostics", "diag_format", type=FORMATS, default="text", show_default=True)
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+def lint(files, nginx_path, diag_format, color):
+    """Check nginx configuration FILES with the real `nginx -t` in a sandbox."""
+    from .lint.sandbox import find_nginx, nginx_test
+    from .syntax.span import Span
+    diags = Diagnostics()
+    nginx = find_nginx(nginx_path)
+    if nginx is None:
+        diags.add("A2N902", "nginx not found", None)
+        _emit_diagnostics(diags, diag_format, _colour(color))
+        sys.exit(2)
+    for f in files:
+        if not Path(f).is_file():
+            diags.add("A2N013", f"cannot read {f}", Span.point(f))
+            continue
+        result = nginx_test(f, nginx)
+        for m in result.messages:
+            span = Span.point(m.file, m.line or 1) if m.file else Span.point(f)
+            code = "A2N901" if m.level in ("emerg", "alert", "crit", "error") else "A2N903"
+            diags.add(code, f"nginx: {m.message}", span)
+        if not result.ok and not result.messages:
+            diags.add("A2N901", f"nginx -t failed: {result.output.strip()[:500]}", Span.point(f))
+    _emit_diagnostics(diags, diag_format, _colour(color))
+    if any(d.code in ("A2N013",) for d in diags):
+        sys.exit(2)
+    if diags.at_least(Severity.WARNING):
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

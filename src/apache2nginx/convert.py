@@ -1,0 +1,135 @@
+"""The `convert` job: inputs → load → translate → render → self-check.
+
+Owns how inputs are gathered (files, directories of `*.conf`, stdin), how
+several inputs combine (in order, as if one Include'd the next, so virtual
+hosts on the same socket see each other), and which output each server goes
+to. Nothing is written here: the caller writes the outputs atomically only
+when the run is not fatal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Diagnostics, Severity
+from .emit.render import Renderer, self_check
+from .model import NginxModel
+from .passes.base import Tally
+from .passes.translate import translate
+from .syntax.loader import LoadedConfig, LoadOptions, load
+from .syntax.span import Span
+
+NGINX_VERSION_DEFAULT = "1.22"
+
+
+@dataclass
+class ConvertOptions:
+    load: LoadOptions = field(default_factory=LoadOptions)
+    nginx_version: tuple[int, ...] = (1, 22)
+    source_comments: bool = True
+    split_outputs: bool = False   # one output per input (--out-dir)
+
+
+@dataclass
+class ConvertResult:
+    outputs: dict[str, str]
+    diagnostics: Diagnostics
+    tally: Tally
+    fatal: bool
+    lines: int = 0
+    model: NginxModel | None = None
+
+
+@dataclass
+class InputSpec:
+    display: str
+    path: Path | None = None
+    data: bytes | None = None
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    parts = text.strip().split(".")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"not an nginx version: {text!r} (expected e.g. 1.22 or 1.25.3)")
+    return tuple(int(p) for p in parts)
+
+
+def gather_inputs(args: list[str], diags: Diagnostics, stdin: bytes | None = None) -> list[InputSpec]:
+    specs: list[InputSpec] = []
+    for arg in args:
+        if arg == "-":
+            specs.append(InputSpec("<stdin>", None, stdin if stdin is not None else b""))
+            continue
+        path = Path(arg)
+        if path.is_dir():
+            files = sorted(p for p in path.iterdir() if p.is_file() and (p.suffix == ".conf" or p.name == ".htaccess"))
+            if not files:
+                diags.add("A2N014", f"{arg} holds no *.conf file", Span.point(arg))
+            specs.extend(InputSpec(_display(arg, p), p) for p in files)
+        elif path.exists() or path.is_symlink():
+            specs.append(InputSpec(arg, path))
+        else:
+            diags.add("A2N013", f"cannot read {arg}: no such file or directory", Span.point(arg))
+    return specs
+
+
+def _display(arg: str, p: Path) -> str:
+    return str(Path(arg) / p.name)
+
+
+def _output_name(spec: InputSpec, taken: set[str], full: bool) -> str:
+    base = "nginx.conf" if full else (Path(spec.display).stem + ".conf" if spec.path else "stdin.conf")
+    name, n = base, 2
+    while name in taken:
+        name = f"{Path(base).stem}-{n}.conf"
+        n += 1
+    taken.add(name)
+    return name
+
+
+def combine(loaded: list[LoadedConfig]) -> LoadedConfig:
+    first = loaded[0]
+    if len(loaded) == 1:
+        return first
+    children = [n for lc in loaded for n in lc.children]
+    return LoadedConfig(
+        name=first.name, children=children, files=[f for lc in loaded for f in lc.files],
+        lines=sum(lc.lines for lc in loaded), profile=first.profile, defines=first.defines,
+        consumed=[d for lc in loaded for d in lc.consumed], skipped=sum(lc.skipped for lc in loaded),
+        full_server_config=any(lc.full_server_config for lc in loaded))
+
+
+def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics) -> ConvertResult:
+    tally = Tally()
+    if diags.has_errors or not specs:
+        return ConvertResult({}, diags, tally, True)
+    loaded: list[LoadedConfig] = []
+    for spec in specs:
+        lc = load(spec.path or spec.display, options.load, diags, data=spec.data, display_name=spec.display)
+        if lc is not None:
+            loaded.append(lc)
+    lines = sum(lc.lines for lc in loaded)
+    if diags.has_errors or not loaded:
+        return ConvertResult({}, diags, tally, True, lines)
+    combined = combine(loaded)
+    model, tally = translate(combined, diags, {"nginx_version": options.nginx_version})
+    renderer = Renderer(options.source_comments)
+    outputs: dict[str, str] = {}
+    if options.split_outputs and len(specs) > 1:
+        taken: set[str] = set()
+        for spec, lc in zip(specs, loaded):
+            files = set(lc.files)
+            servers = [s for s in model.servers if (s.span.file if s.span else loaded[0].name) in files]
+            outputs[_output_name(spec, taken, lc.full_server_config)] = renderer.render(
+                model, servers=servers, inputs=[spec.display], full=lc.full_server_config)
+    else:
+        name = _output_name(specs[0], set(), model.full) if len(specs) == 1 else "nginx.conf" if model.full \
+            else "sites.conf"
+        outputs[name] = renderer.render(model, inputs=[s.display for s in specs])
+    fatal = False
+    for name, text in outputs.items():
+        errors = self_check(text, full="\nhttp {" in text or text.startswith("events"))
+        for err in errors:
+            diags.add("A2N900", f"generated {name} does not re-parse: {err}", None, severity=Severity.ERROR)
+            fatal = True
+    return ConvertResult(outputs, diags, tally, fatal, lines, model)

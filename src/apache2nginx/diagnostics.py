@@ -1,0 +1,243 @@
+"""Diagnostics: what the translator tells the user, and how it is rendered.
+
+Owns the `Diagnostic` record (code, severity, message, span, hint), the
+collection a run accumulates (`Diagnostics`), and the three renderers:
+compiler-style text (with the source line and a caret, coloured on a TTY),
+JSON (the contract's list of objects) and SARIF 2.1.0. The stable codes and
+their explain texts live in `codes.py`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from . import __version__
+from .codes import CODES, CodeInfo, lookup
+from .syntax.span import Span
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span | None = None
+    hint: str | None = None
+    directive: str | None = None
+    severity: Severity = field(default=None)  # type: ignore[assignment]
+    related: list[Span] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        info = lookup(self.code)
+        if self.severity is None:
+            self.severity = Severity(info.severity)
+        if self.hint is None:
+            self.hint = info.hint
+
+    def to_json(self) -> dict:
+        span = self.span
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "file": span.file if span else None,
+            "line": span.line if span else None,
+            "column": span.column if span else None,
+            "end_line": span.end_line if span else None,
+            "end_column": span.end_column if span else None,
+            "directive": self.directive,
+            "hint": self.hint,
+        }
+
+
+class Diagnostics:
+    """The diagnostics of one run, in the order they were found."""
+
+    def __init__(self) -> None:
+        self._items: list[Diagnostic] = []
+
+    def add(self, code: str, message: str, span: Span | None = None, *, hint: str | None = None,
+            directive: str | None = None, severity: Severity | None = None,
+            related: Iterable[Span] = ()) -> Diagnostic:
+        diag = Diagnostic(code, message, span, hint, directive, severity, list(related))  # type: ignore[arg-type]
+        self._items.append(diag)
+        return diag
+
+    def extend(self, other: Iterable[Diagnostic]) -> None:
+        self._items.extend(other)
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def at_least(self, severity: Severity) -> list[Diagnostic]:
+        return [d for d in self._items if d.severity.rank >= severity.rank]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self._items)
+
+    def sorted(self) -> list[Diagnostic]:
+        def key(d: Diagnostic):
+            s = d.span
+            return (s.file, s.line, s.column) if s else ("", 0, 0)
+        return sorted(self._items, key=key)
+
+
+# --------------------------------------------------------------------------- text
+
+_COLOURS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.INFO: "\x1b[1;36m"}
+_BOLD, _RESET, _BLUE = "\x1b[1m", "\x1b[0m", "\x1b[1;34m"
+
+
+class SourceCache:
+    """Reads source lines lazily for the text renderer (files and stdin text)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, list[str]] = {}
+
+    def remember(self, name: str, text: str) -> None:
+        self._texts[name] = text.splitlines()
+
+    def line(self, name: str, line: int) -> str | None:
+        lines = self._texts.get(name)
+        if lines is None:
+            try:
+                raw = Path(name).read_bytes()
+            except OSError:
+                raw = b""
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = raw.decode("latin-1")
+            lines = self._texts[name] = text.splitlines()
+        if 1 <= line <= len(lines):
+            return lines[line - 1]
+        return None
+
+
+def render_text(diags: Iterable[Diagnostic], sources: SourceCache | None = None, colour: bool = False) -> str:
+    sources = sources or SourceCache()
+    out: list[str] = []
+    for d in diags:
+        sev = d.severity.value
+        label = f"{_COLOURS[d.severity]}{sev}[{d.code}]{_RESET}" if colour else f"{sev}[{d.code}]"
+        where = f"{d.span.file}:{d.span.line}:{d.span.column}: " if d.span else "apache2nginx: "
+        msg = f"{_BOLD}{d.message}{_RESET}" if colour else d.message
+        out.append(f"{where}{label}: {msg}")
+        if d.span:
+            src = sources.line(d.span.file, d.span.line)
+            if src is not None:
+                src = src.replace("\t", " ")
+                gutter = f"{d.span.line:>5} | "
+                out.append(f"{_BLUE if colour else ''}{gutter}{_RESET if colour else ''}{src}")
+                width = 1
+                if d.span.end_line == d.span.line and d.span.end_column > d.span.column:
+                    width = d.span.end_column - d.span.column
+                caret = " " * (len(gutter) + d.span.column - 1) + "^" + "~" * max(0, min(width, 200) - 1)
+                out.append(f"{_COLOURS[d.severity] if colour else ''}{caret}{_RESET if colour else ''}")
+        if d.hint:
+            out.append(f"      = hint: {d.hint}")
+        for rel in d.related:
+            out.append(f"      = see: {rel.file}:{rel.line}:{rel.column}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+# --------------------------------------------------------------------------- json
+
+def render_json(diags: Iterable[Diagnostic]) -> str:
+    return json.dumps([d.to_json() for d in diags], indent=2, ensure_ascii=False) + "\n"
+
+
+# --------------------------------------------------------------------------- sarif
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _sarif_location(span: Span) -> dict:
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": Path(span.file).as_posix() if span.file != "<stdin>" else "stdin"},
+            "region": {
+                "startLine": max(1, span.line),
+                "startColumn": max(1, span.column),
+                "endLine": max(span.line, span.end_line),
+                "endColumn": max(1, span.end_column if span.end_line > span.line or span.end_column > span.column
+                                 else span.column + 1),
+            },
+        }
+    }
+
+
+def sarif_document(diags: Iterable[Diagnostic]) -> dict:
+    diags = list(diags)
+    used = sorted({d.code for d in diags})
+    rule_index = {code: i for i, code in enumerate(used)}
+    rules = []
+    for code in used:
+        info: CodeInfo = lookup(code)
+        rules.append({
+            "id": code,
+            "name": info.name,
+            "shortDescription": {"text": info.summary},
+            "fullDescription": {"text": info.explain.strip().split("\n\n")[0]},
+            "help": {"text": info.explain.strip()},
+            "defaultConfiguration": {"level": _SARIF_LEVEL[Severity(info.severity)]},
+        })
+    results = []
+    for d in diags:
+        result: dict = {
+            "ruleId": d.code,
+            "ruleIndex": rule_index[d.code],
+            "level": _SARIF_LEVEL[d.severity],
+            "message": {"text": d.message + (f" (hint: {d.hint})" if d.hint else "")},
+        }
+        if d.span:
+            result["locations"] = [_sarif_location(d.span)]
+        if d.related:
+            result["relatedLocations"] = [dict(_sarif_location(s), id=i) for i, s in enumerate(d.related)]
+        results.append(result)
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "apache2nginx",
+                "version": __version__,
+                "informationUri": "https://pypi.org/project/apache2nginx/",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    }
+
+
+def render_sarif(diags: Iterable[Diagnostic]) -> str:
+    return json.dumps(sarif_document(diags), indent=2, ensure_ascii=False) + "\n"
+
+
+def render(diags: Iterable[Diagnostic], fmt: str, sources: SourceCache | None = None, colour: bool = False) -> str:
+    if fmt == "json":
+        return render_json(diags)
+    if fmt == "sarif":
+        return render_sarif(diags)
+    return render_text(diags, sources, colour)
+
+
+__all__ = ["CODES", "Diagnostic", "Diagnostics", "Severity", "SourceCache", "render", "render_text",
+           "render_json", "render_sarif", "sarif_document"]

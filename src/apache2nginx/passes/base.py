@@ -1,0 +1,84 @@
+"""The pass framework: directive tables, dispositions and the translation context.
+
+Every Apache module family has one pass module that declares a table of the
+directives it owns. Each entry states the directive's disposition (exact,
+approximate, unsupported, not-applicable) and, where it translates, the
+handler that fills the model. The driver (`passes.translate`) looks every
+directive up in the merged table; nothing is translated or dropped without a
+disposition being counted and, where behaviour differs, a diagnostic.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable
+
+from ..diagnostics import Diagnostics
+from ..model import NginxModel, Server
+from ..syntax.tree import Directive, Section
+
+
+class Disposition(str, Enum):
+    EXACT = "exact"
+    APPROXIMATE = "approximate"
+    UNSUPPORTED = "unsupported"
+    NOT_APPLICABLE = "not_applicable"
+    UNKNOWN = "unknown"
+
+
+@dataclass
+class Tally:
+    counts: dict[Disposition, int] = field(default_factory=lambda: {d: 0 for d in Disposition})
+
+    def add(self, disposition: Disposition) -> None:
+        self.counts[disposition] += 1
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def summary(self) -> dict[str, int]:
+        c = self.counts
+        return {"directives": self.total, "exact": c[Disposition.EXACT], "approximate": c[Disposition.APPROXIMATE],
+                "unsupported": c[Disposition.UNSUPPORTED], "not_applicable": c[Disposition.NOT_APPLICABLE],
+                "unknown": c[Disposition.UNKNOWN]}
+
+    def line(self) -> str:
+        s = self.summary()
+        return (f"{s['directives']} directives: {s['exact']} exact, {s['approximate']} approximate, "
+                f"{s['unsupported']} unsupported, {s['not_applicable']} not applicable, {s['unknown']} unknown")
+
+
+@dataclass
+class Context:
+    """What a handler sees: the model, the current server and where it stands."""
+
+    model: NginxModel
+    diags: Diagnostics
+    main: Server
+    server: Server
+    section: Section | None = None
+    options: dict = field(default_factory=dict)
+
+
+Handler = Callable[[Context, Directive], "Disposition | None"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of a pass's directive table."""
+
+    name: str
+    disposition: Disposition
+    handler: Handler | None = None
+    note: str = ""                 # why: shown with not-applicable and approximate dispositions
+    section: bool = False          # the rule is for `<name>` sections
+
+
+def table(*rules: Rule) -> dict[str, Rule]:
+    out: dict[str, Rule] = {}
+    for rule in rules:
+        key = ("<" if rule.section else "") + rule.name.lower()
+        assert key not in out, key
+        out[key] = rule
+    return out

@@ -1,0 +1,120 @@
+"""The translation driver: walks the loaded Apache tree through the passes.
+
+Each directive is looked up in the merged directive table of all passes.
+Known directives without a rule are `unsupported` (A2N101); names httpd and
+its common modules do not define are `unknown` (A2N100, with the closest
+known name as a hint). Directives inside sections that are not translated
+yet are reported as unsupported too, since their effect is scoped to that
+section. Config-time directives the loader resolved count as exact.
+"""
+from __future__ import annotations
+
+from ..catalogue import closest, known, known_section
+from ..diagnostics import Diagnostics
+from ..model import NginxModel, Server
+from ..syntax.loader import LoadedConfig
+from ..syntax.tree import Directive, Section
+from . import core, process, ssl
+from .base import Context, Disposition, Rule, Tally
+
+PASSES = (core, ssl, process)
+
+
+def _merged_rules() -> dict[str, Rule]:
+    rules: dict[str, Rule] = {}
+    for module in PASSES:
+        for key, rule in module.RULES.items():
+            assert key not in rules, f"{key} owned twice"
+            rules[key] = rule
+    return rules
+
+
+RULES = _merged_rules()
+
+
+class Translator:
+    def __init__(self, loaded: LoadedConfig, diags: Diagnostics, options: dict | None = None):
+        self.loaded = loaded
+        self.diags = diags
+        self.tally = Tally()
+        self.model = NginxModel(full=loaded.full_server_config)
+        main = Server(span=None, is_main=True)
+        self.ctx = Context(self.model, diags, main, main, options=options or {})
+
+    def run(self) -> tuple[NginxModel, Tally]:
+        for _ in self.loaded.consumed:
+            self.tally.add(Disposition.EXACT)
+        self.walk(self.loaded.children, untranslated=None)
+        core.resolve_sockets(self.ctx)
+        return self.model, self.tally
+
+    def walk(self, nodes, untranslated: Section | None) -> None:
+        ctx = self.ctx
+        for node in nodes:
+            if node.is_section:
+                self.section(node, untranslated)
+            else:
+                self.directive(node, untranslated)
+
+    def section(self, section: Section, untranslated: Section | None) -> None:
+        ctx = self.ctx
+        key = "<" + section.key
+        if key == "<virtualhost" and untranslated is None and ctx.server is ctx.main:
+            self.tally.add(Disposition.EXACT)
+            server = core.virtual_host(ctx, section)
+            self.model.servers.append(server)
+            ctx.server = server
+            try:
+                self.walk(section.children, None)
+            finally:
+                ctx.server = ctx.main
+            return
+        if key == "<virtualhost":
+            self.report(section, Disposition.UNSUPPORTED, untranslated,
+                        reason="<VirtualHost> is only allowed at the top level")
+        else:
+            rule = RULES.get(key)
+            self.report(section, rule.disposition if rule else None, untranslated)
+        self.walk(section.children, untranslated or section)
+
+    def directive(self, d: Directive, untranslated: Section | None) -> None:
+        rule = RULES.get(d.key)
+        if rule is None:
+            self.report(d, None, untranslated)
+            return
+        if untranslated is not None and rule.disposition is not Disposition.NOT_APPLICABLE:
+            self.report(d, Disposition.UNSUPPORTED, untranslated)
+            return
+        disposition = rule.disposition
+        if rule.handler is not None:
+            disposition = rule.handler(self.ctx, d) or disposition
+        if disposition is Disposition.NOT_APPLICABLE:
+            self.diags.add("A2N102", f"{d.name}: not applicable to nginx: {rule.note}", d.span, directive=d.name)
+        elif disposition is Disposition.UNSUPPORTED and rule.handler is not None:
+            self.diags.add("A2N101", f"{d.name} {' '.join(d.args)}: this form is not translated; nothing was "
+                           "emitted for it", d.span, directive=d.name)
+        self.tally.add(disposition)
+
+    def report(self, node: Directive, disposition: Disposition | None, untranslated: Section | None,
+               reason: str | None = None) -> None:
+        label = ("<" + node.name + ">") if node.is_section else node.name
+        if disposition is None:
+            info = known_section(node.name) if node.is_section else known(node.name)
+            if info is None:
+                guess = closest(("<" if node.is_section else "") + node.name)
+                hint = (f"did you mean {guess}?" if guess else
+                        "if a third-party module provides it, translate its effect by hand")
+                self.diags.add("A2N100", f"unknown directive {label}", node.name_span, directive=label, hint=hint)
+                self.tally.add(Disposition.UNKNOWN)
+                return
+            disposition = Disposition.UNSUPPORTED
+        if disposition is Disposition.UNSUPPORTED:
+            where = f" inside <{untranslated.name} {' '.join(untranslated.args)}>" if untranslated else ""
+            why = reason or "no nginx translation for it yet"
+            self.diags.add("A2N101", f"{label}{where}: {why}; nothing was emitted for it", node.span,
+                           directive=label, related=[untranslated.span] if untranslated else [])
+        self.tally.add(disposition)
+
+
+def translate(loaded: LoadedConfig, diags: Diagnostics, options: dict | None = None) -> tuple[NginxModel, Tally]:
+    return Translator(loaded, diags, options).run()

@@ -1,0 +1,355 @@
+"""Loading a configuration the way httpd reads it at startup.
+
+Owns the config-time constructs that httpd executes while reading
+(EXEC_ON_READ): Include/IncludeOptional (globs, directories, relative to
+ServerRoot, loop detection), Define/UnDefine and `${VAR}`, LoadModule and
+ServerRoot as they affect later lines, and the conditional sections
+`<IfModule>`, `<IfDefine>`, `<IfVersion>`, `<IfFile>`, `<IfDirective>`,
+`<IfSection>`. The result is one tree of the directives that take effect,
+each keeping the span of the file it came from.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import catalogue
+from ..diagnostics import Diagnostics
+from .modules import ModuleProfile, module_id
+from .parser import DEFAULT_MAX_INPUT, parse_bytes, parse_file
+from .span import Span
+from .tree import Directive, Node, Section
+
+MAX_INCLUDE_DEPTH = 64
+DEFAULT_APACHE_VERSION = (2, 4, 62)
+
+# Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config.
+DEBIAN_ENVVARS = {
+    "APACHE_RUN_USER": "www-data", "APACHE_RUN_GROUP": "www-data",
+    "APACHE_PID_FILE": "/var/run/apache2/apache2.pid", "APACHE_RUN_DIR": "/var/run/apache2",
+    "APACHE_LOCK_DIR": "/var/lock/apache2", "APACHE_LOG_DIR": "/var/log/apache2",
+    "APACHE_ULIMIT_MAX_FILES": "ulimit -n 65536", "LANG": "C",
+}
+
+CONDITIONALS = {"ifmodule", "ifdefine", "ifversion", "iffile", "ifdirective", "ifsection"}
+CONSUMED = {"include", "includeoptional", "define", "undefine"}
+
+_VAR = re.compile(r"\$\{([^}]*)\}")
+_ENVVAR_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+
+@dataclass
+class LoadOptions:
+    server_root: str | None = None
+    defines: dict[str, str] = field(default_factory=dict)
+    modules: set[str] = field(default_factory=set)
+    without_modules: set[str] = field(default_factory=set)
+    missing_includes: str = "error"          # or "warn"
+    max_input_size: int = DEFAULT_MAX_INPUT
+    apache_version: tuple[int, int, int] = DEFAULT_APACHE_VERSION
+
+
+@dataclass
+class LoadedConfig:
+    """The directives that take effect, plus what loading learned on the way."""
+
+    name: str
+    children: list[Node]
+    files: list[str]
+    lines: int
+    profile: ModuleProfile
+    defines: dict[str, str]
+    consumed: list[Directive]        # config-time directives resolved while loading
+    skipped: int = 0                 # directives inside false conditionals
+    full_server_config: bool = False  # the input is a whole server config, not a site file
+
+    def walk(self):
+        stack = [iter(self.children)]
+        while stack:
+            for node in stack[-1]:
+                yield node
+                if node.is_section:
+                    stack.append(iter(node.children))
+                    break
+            else:
+                stack.pop()
+
+
+class _Loader:
+    def __init__(self, name: str, base_dir: Path, options: LoadOptions, diags: Diagnostics):
+        self.name = name
+        self.options = options
+        self.diags = diags
+        self.profile = ModuleProfile(options.modules, options.without_modules)
+        self.defines: dict[str, str] = dict(DEBIAN_ENVVARS)
+        self.defines.update(self._envvars_file(base_dir))
+        self.user_defines = dict(options.defines)
+        self.defines.update(self.user_defines)
+        self.base_dir = base_dir
+        self.server_root: str | None = options.server_root
+        self.files: list[str] = []
+        self.lines = 0
+        self.consumed: list[Directive] = []
+        self.skipped = 0
+        self.include_stack: list[str] = []
+        self.full = False
+
+    @staticmethod
+    def _envvars_file(base: Path) -> dict[str, str]:
+        env: dict[str, str] = {}
+        for cand in (base / "envvars", base.parent / "envvars"):
+            if cand.is_file():
+                try:
+                    for line in cand.read_text("utf-8", "replace").splitlines():
+                        m = _ENVVAR_LINE.match(line)
+                        if m and "$(" not in m.group(2):
+                            env[m.group(1)] = m.group(2).strip().strip("'\"")
+                except OSError:
+                    pass
+                break
+        return env
+
+    # -- variables ---------------------------------------------------------
+    def substitute(self, node: Directive) -> None:
+        args = node.args
+        for i, arg in enumerate(args):
+            if "${" in arg:
+                args[i] = _VAR.sub(lambda m, n=node, i=i: self._lookup(m, n, i), arg)
+
+    def _lookup(self, m: re.Match, node: Directive, index: int) -> str:
+        name = m.group(1)
+        if name in self.defines:
+            return self.defines[name]
+        self.diags.add("A2N022", f"${{{name}}} is not defined; the text is kept as it is",
+                       node.arg_span(index), directive=node.name)
+        return m.group(0)
+
+    # -- includes ----------------------------------------------------------
+    def roots(self) -> list[Path]:
+        roots: list[Path] = []
+        if self.options.server_root:
+            return [Path(self.options.server_root)]
+        if self.server_root and Path(self.server_root).is_dir():
+            roots.append(Path(self.server_root))
+        roots.append(self.base_dir)
+        roots.append(self.base_dir.parent)
+        return roots
+
+    def resolve(self, pattern: str) -> list[Path] | None:
+        candidates: list[Path] = []
+        if os.path.isabs(pattern):
+            candidates.append(Path(pattern))
+            # A copy of a server tree: re-base absolute paths under ServerRoot onto the local copy.
+            if self.server_root:
+                root = self.server_root.rstrip("/")
+                if pattern.startswith(root + "/"):
+                    rest = pattern[len(root) + 1:]
+                    candidates.extend(r / rest for r in self.roots())
+        else:
+            candidates.extend(r / pattern for r in self.roots())
+        for cand in candidates:
+            text = str(cand)
+            if glob.has_magic(text):
+                matches = sorted(glob.glob(text))
+                if matches:
+                    return self._expand(matches)
+            elif cand.exists():
+                return self._expand([text])
+        return None
+
+    @staticmethod
+    def _expand(paths: list[str]) -> list[Path]:
+        out: list[Path] = []
+        for p in paths:
+            path = Path(p)
+            if path.is_dir():
+                for dirpath, dirnames, filenames in os.walk(path):
+                    dirnames.sort()
+                    out.extend(Path(dirpath) / f for f in sorted(filenames))
+            else:
+                out.append(path)
+        return out
+
+    def include(self, node: Directive, out: list[Node], parent: Section | None, optional: bool) -> None:
+        self.consumed.append(node)
+        if not node.args:
+            self.diags.add("A2N001", f"{node.name} requires a path", node.span, directive=node.name)
+            return
+        for pattern in node.args:
+            files = self.resolve(pattern)
+            if files is None:
+                if optional:
+                    continue
+                sev = None if self.options.missing_includes == "error" else "warning"
+                from ..diagnostics import Severity
+                self.diags.add("A2N020", f"{node.name} {pattern}: no such file or directory"
+                               + (" (translated without it)" if sev else ""), node.arg_span(0),
+                               directive=node.name, severity=Severity.WARNING if sev else None)
+                continue
+            for path in files:
+                self.include_file(path, node, out, parent)
+
+    def include_file(self, path: Path, via: Directive | None, out: list[Node], parent: Section | None) -> None:
+        real = os.path.realpath(path)
+        if real in self.include_stack:
+            chain = " -> ".join(self.include_stack[self.include_stack.index(real):] + [real])
+            self.diags.add("A2N021", f"include loop: {chain}", via.span if via else Span.point(str(path)),
+                           directive=via.name if via else None)
+            return
+        if len(self.include_stack) >= MAX_INCLUDE_DEPTH:
+            self.diags.add("A2N021", f"includes nested more than {MAX_INCLUDE_DEPTH} deep at {path}",
+                           via.span if via else Span.point(str(path)))
+            return
+        cf = parse_file(path, self.diags, self.options.max_input_size)
+        if cf is None:
+            return
+        self.files.append(str(path))
+        self.lines += cf.line_count
+        self.include_stack.append(real)
+        try:
+            self.process(cf.children, out, parent)
+        finally:
+            self.include_stack.pop()
+
+    # -- conditionals ------------------------------------------------------
+    def condition(self, section: Section) -> bool:
+        key = section.key
+        args = section.args
+        if not args:
+            self.diags.add("A2N001", f"<{section.name}> directive requires additional arguments",
+                           section.span, directive="<" + section.name)
+            return False
+        arg = " ".join(args) if key == "ifmodule" else args[0]
+        negate = arg.startswith("!")
+        if negate:
+            arg = arg[1:]
+        if key == "ifmodule":
+            result = self.profile.has(arg)
+            if not result and not negate and section.children:
+                self.diags.add("A2N024", f"<IfModule {arg}>: {module_id(arg)} is not in the module profile; "
+                               f"its {sum(1 for _ in section.walk())} directive(s) were skipped", section.span,
+                               directive="<IfModule", hint=f"pass --module {module_id(arg)} if the server loads it")
+        elif key == "ifdefine":
+            result = arg in self.user_defines
+        elif key == "ifversion":
+            result = self._version(section)
+            negate = False
+        elif key == "iffile":
+            path = arg.strip('"')
+            result = any((Path(path) if os.path.isabs(path) else r / path).exists() for r in self.roots())
+            self.diags.add("A2N023", f"<IfFile {section.args[0]}> evaluated on this machine: "
+                           f"{'present' if result else 'absent'}", section.span, directive="<IfFile")
+        elif key == "ifdirective":
+            info = catalogue.known(arg)
+            result = bool(info) and (info.module.endswith(".c") and (self.profile.has(info.module) or
+                                                                     info.module in ("core.c", "http_core.c")))
+        else:  # ifsection
+            info = catalogue.known_section(arg)
+            result = bool(info) and self.profile.has(info.module)
+        return (not result) if negate else result
+
+    def _version(self, section: Section) -> bool:
+        args = list(section.args)
+        op = "="
+        if len(args) >= 2:
+            op, want = args[0], args[1]
+        else:
+            want = args[0]
+        negate = op.startswith("!")
+        if negate:
+            op = op[1:]
+        have = ".".join(map(str, self.options.apache_version))
+        if op in ("~",) or (want.startswith("/") and want.endswith("/") and len(want) > 1):
+            pattern = want.strip("/") if want.startswith("/") else want
+            try:
+                result = re.search(pattern, have) is not None
+            except re.error:
+                result = False
+        else:
+            def parts(v: str) -> tuple[int, ...]:
+                nums = [int(x) for x in re.findall(r"\d+", v)[:3]]
+                return tuple(nums + [0] * (3 - len(nums)))
+            a, b = parts(have), parts(want)
+            # Missing minor/patch in the wanted version match anything, as mod_version does for "=".
+            n = len(re.findall(r"\d+", want)[:3]) or 3
+            a_cut, b_cut = a[:n], b[:n]
+            result = {"=": a_cut == b_cut, "==": a_cut == b_cut, ">": a > b, ">=": a >= b,
+                      "<": a < b, "<=": a <= b}.get(op, False)
+        self.diags.add("A2N023", f"<IfVersion {' '.join(section.args)}> evaluated for Apache {have}: "
+                       f"{'true' if result != negate else 'false'}", section.span, directive="<IfVersion")
+        return result != negate
+
+    # -- the walk ----------------------------------------------------------
+    def process(self, nodes: list[Node], out: list[Node], parent: Section | None) -> None:
+        for node in nodes:
+            key = node.name.lower()
+            if node.is_section:
+                self.substitute(node)
+                if key in CONDITIONALS:
+                    self.consumed.append(node)
+                    if self.condition(node):  # type: ignore[arg-type]
+                        self.process(node.children, out, parent)  # type: ignore[union-attr]
+                    else:
+                        self.skipped += sum(1 for _ in node.walk())  # type: ignore[union-attr]
+                    continue
+                children = node.children  # type: ignore[union-attr]
+                node.children = []  # type: ignore[union-attr]
+                node.parent = parent
+                out.append(node)
+                self.process(children, node.children, node)  # type: ignore[union-attr]
+                continue
+            if key in CONSUMED:
+                if key == "include" or key == "includeoptional":
+                    self.substitute(node)
+                    self.include(node, out, parent, optional=(key == "includeoptional"))
+                elif key == "define":
+                    self.substitute(node)
+                    self.consumed.append(node)
+                    if node.args:
+                        self.defines[node.args[0]] = node.args[1] if len(node.args) > 1 else ""
+                        self.user_defines[node.args[0]] = self.defines[node.args[0]]
+                else:
+                    self.consumed.append(node)
+                    for a in node.args:
+                        self.defines.pop(a, None)
+                        self.user_defines.pop(a, None)
+                continue
+            if "${" in "".join(node.args):
+                self.substitute(node)
+            if key == "loadmodule":
+                self.full = True
+                if node.args:
+                    self.profile.load(node.args[0], node.args[1] if len(node.args) > 1 else "")
+            elif key == "serverroot":
+                self.full = True
+                if node.args:
+                    self.server_root = node.args[0]
+            node.parent = parent
+            out.append(node)
+
+
+def load(path: str | Path, options: LoadOptions | None, diags: Diagnostics,
+         data: bytes | None = None, display_name: str | None = None) -> LoadedConfig | None:
+    """Load a configuration file (or `data` read from stdin) with everything it includes."""
+    options = options or LoadOptions()
+    name = display_name or str(path)
+    base = Path(path).resolve().parent if data is None else Path.cwd()
+    loader = _Loader(name, base, options, diags)
+    out: list[Node] = []
+    if data is None:
+        loader.include_stack.append(os.path.realpath(path))
+        cf = parse_file(path, diags, options.max_input_size, display_name)
+    else:
+        cf = parse_bytes(name, data, diags, options.max_input_size)
+    if cf is None:
+        return None
+    loader.files.append(name)
+    loader.lines += cf.line_count
+    loader.process(cf.children, out, None)
+    if not out and not loader.consumed and not diags.has_errors:
+        diags.add("A2N025", "the input holds no directives", Span.point(name))
+    return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,
+                        loader.skipped, loader.full)

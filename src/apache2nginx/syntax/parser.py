@@ -1,0 +1,389 @@
+"""Reading one Apache configuration file into the syntax tree.
+
+Owns everything between the bytes on disk and `tree.ConfigFile`: input sanity
+checks (size, binary content, BOM, encoding), the tree-sitter parse with the
+grammar in `grammars/tree-sitter-apache`, httpd's quoting rules for argument
+values, and the structural checks httpd makes while reading (unclosed,
+stray and mismatched section tags). Problems become located diagnostics;
+the parser never raises on bad input.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from tree_sitter import Language, Parser
+
+from .. import _grammar
+from ..diagnostics import Diagnostics
+from .span import Span
+from .tree import ConfigFile, Directive, Node, Section
+
+DEFAULT_MAX_INPUT = 32 * 1024 * 1024
+MAX_NESTING = 100
+
+_CONTINUATION = re.compile(r"\\\r?\n")
+
+
+@lru_cache(maxsize=1)
+def language() -> Language:
+    return Language(_grammar.language())
+
+
+def _parser() -> Parser:
+    return Parser(language())
+
+
+# ------------------------------------------------------------------ httpd quoting
+
+def unquote(raw: str) -> tuple[str, bool, bool]:
+    """httpd's ap_getword_conf + substring_conf for one argument token.
+
+    Returns (value, quoted, terminated). Inside quotes a backslash escapes the
+    quote character or a backslash; outside quotes only a doubled backslash is
+    folded. An unterminated quote runs to the end of the line.
+    """
+    if "\\" in raw:
+        raw = _CONTINUATION.sub("", raw)
+    if not raw:
+        return raw, False, True
+    quote = raw[0]
+    if quote != '"' and quote != "'":
+        if "\\\\" in raw:
+            return raw.replace("\\\\", "\\"), False, True
+        return raw, False, True
+    if "\\" not in raw and len(raw) >= 2 and raw[-1] == quote and raw.find(quote, 1) == len(raw) - 1:
+        return raw[1:-1], True, True
+    out: list[str] = []
+    i, n = 1, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == "\\" and i + 1 < n and raw[i + 1] in (quote, "\\"):
+            out.append(raw[i + 1])
+            i += 2
+            continue
+        if c == quote:
+            return "".join(out), True, True
+        out.append(c)
+        i += 1
+    return "".join(out).rstrip(), True, False
+
+
+def split_words(text: str) -> list[tuple[str, int, int, bool, bool]]:
+    """httpd's ap_getword_conf applied repeatedly: (value, start, end, quoted, terminated)."""
+    words = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return words
+        start = i
+        q = text[i]
+        if q == '"' or q == "'":
+            i += 1
+            while i < n and text[i] != q:
+                if text[i] == "\\" and i + 1 < n and text[i + 1] in (q, "\\"):
+                    i += 2
+                else:
+                    i += 1
+            if i < n:
+                i += 1
+        else:
+            while i < n and not text[i].isspace():
+                i += 1
+        value, quoted, terminated = unquote(text[start:i])
+        words.append((value, start, i, quoted, terminated))
+
+
+# ------------------------------------------------------------------ input checks
+
+def _locate_offset(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def decode_input(name: str, data: bytes, diags: Diagnostics, max_size: int = DEFAULT_MAX_INPUT) -> str | None:
+    """Sanity checks on raw bytes; returns the text, or None when the input is refused."""
+    if len(data) > max_size:
+        diags.add("A2N011", f"input is {len(data):,} bytes, over the limit of {max_size:,} bytes",
+                  Span.point(name))
+        return None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line, col = _locate_offset(data, nul)
+        diags.add("A2N010", "input contains a NUL byte: this is not a text configuration file",
+                  Span(name, line, col, line, col + 1))
+        return None
+    head = data[:8192]
+    if head:
+        control = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 11))
+        if control * 10 > len(head):
+            diags.add("A2N010", "input is mostly control bytes: this is not a text configuration file",
+                      Span.point(name))
+            return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+        first = data.split(b"\n", 1)[0].strip()
+        if first and not first.startswith(b"#"):
+            diags.add("A2N007", "file starts with a UTF-8 byte-order mark; httpd 2.4 reads it as part of "
+                      "the first directive name, the translator skips it", Span.point(name))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = _locate_offset(data, exc.start)
+        diags.add("A2N008", f"byte 0x{data[exc.start]:02x} is not UTF-8; the file was read as Latin-1",
+                  Span(name, line, col, line, col + 1))
+        return data.decode("latin-1")
+
+
+# ------------------------------------------------------------------ tree building
+
+class _Builder:
+    """Turns the tree-sitter tree into Directive/Section objects with a stack.
+
+    Sections are opened and closed by their tag tokens rather than by the
+    tree-sitter nesting, so the same code reports httpd's own errors for
+    unclosed, stray and mismatched tags however tree-sitter recovered.
+    """
+
+    def __init__(self, name: str, src: bytes, text: str, diags: Diagnostics):
+        self.name = name
+        self.src = src
+        self.diags = diags
+        self.ascii = text.isascii()
+        self._lines: list[bytes] | None = None
+        self.root: list[Node] = []
+        self.stack: list[Section] = []
+        self.aborted = False
+
+    # positions ------------------------------------------------------------
+    def col(self, row: int, bytecol: int) -> int:
+        if self.ascii:
+            return bytecol + 1
+        if self._lines is None:
+            self._lines = self.src.split(b"\n")
+        line = self._lines[row] if row < len(self._lines) else b""
+        return len(line[:bytecol].decode("utf-8", "replace")) + 1
+
+    def span(self, node) -> Span:
+        (r0, c0), (r1, c1) = node.start_point, node.end_point
+        return Span(self.name, r0 + 1, self.col(r0, c0), r1 + 1, self.col(r1, c1))
+
+    def text(self, node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    # structure ------------------------------------------------------------
+    def container(self) -> list[Node]:
+        return self.stack[-1].children if self.stack else self.root
+
+    def add_directive(self, node) -> None:
+        children = node.children
+        name_node = children[0]
+        name = self.text(name_node)
+        if "\\" in name:
+            name = _CONTINUATION.sub("", name)
+        args: list[str] = []
+        pos: list[tuple[int, int, int, int]] = []
+        quoted: list[bool] = []
+        col = self.col
+        for arg in children[1:]:
+            t = arg.type
+            if t == "word" or t == "quoted_string":
+                raw = self.src[arg.start_byte:arg.end_byte].decode("utf-8", "replace")
+                if t == "word" and "\\" not in raw:
+                    value, q, terminated = raw, False, True
+                else:
+                    value, q, terminated = unquote(raw)
+                (r0, c0), (r1, c1) = arg.start_point, arg.end_point
+                args.append(value)
+                quoted.append(q)
+                pos.append((r0 + 1, col(r0, c0), r1 + 1, col(r1, c1)))
+                if not terminated:
+                    self.diags.add("A2N005", f"unterminated quote in the arguments of {name}; httpd reads "
+                                   f"the rest of the line as one argument", Span(self.name, r0 + 1, col(r0, c0),
+                                                                                 r1 + 1, col(r1, c1)),
+                                   directive=name)
+        (r0, c0), (r1, c1) = node.start_point, node.end_point
+        d = Directive(name, args, self.name, r0 + 1, col(r0, c0), r1 + 1, col(r1, c1), pos, quoted)
+        if self.stack:
+            d.parent = self.stack[-1]
+        self.container().append(d)
+
+    def open_section(self, node) -> None:
+        name_node = args_node = trailing = None
+        has_gt = False
+        for child in node.children:
+            t = child.type
+            if t == "section_name":
+                name_node = child
+            elif t == "section_arguments":
+                args_node = child
+            elif t == ">" and not child.is_missing:
+                has_gt = True
+            elif t == "trailing":
+                trailing = child
+        if name_node is None:
+            self.diags.add("A2N001", "section opener without a name", self.span(node))
+            return
+        name = self.text(name_node)[1:]
+        args: list[str] = []
+        pos: list[tuple[int, int, int, int]] = []
+        quoted: list[bool] = []
+        if args_node is not None:
+            raw = self.text(args_node)
+            start_row, start_byte_col = args_node.start_point
+            joined = _CONTINUATION.sub("", raw) if "\\" in raw else raw
+            for value, s, e, q, terminated in split_words(joined):
+                # Positions are exact when the opener sits on one line, as nearly all do.
+                line = start_row + 1
+                c = self.col(start_row, start_byte_col) + len(joined[:s])
+                args.append(value)
+                quoted.append(q)
+                pos.append((line, c, line, c + (e - s)))
+                if not terminated:
+                    self.diags.add("A2N005", f"unterminated quote in <{name}>; httpd reads up to the last '>'",
+                                   Span(self.name, line, c, line, c + (e - s)), directive="<" + name)
+        sp = self.span(node)
+        if not has_gt:
+            self.diags.add("A2N001", f"<{name}> directive missing closing '>'", sp, directive="<" + name)
+        if trailing is not None:
+            ttext = self.text(trailing)
+            if not ttext.startswith("#"):
+                self.diags.add("A2N006", f"text after <{name} ...> is ignored by httpd: {ttext!r}",
+                               self.span(trailing), directive="<" + name)
+        section = Section(name, args, self.name, sp.line, sp.column, sp.end_line, sp.end_column, pos, quoted)
+        if self.stack:
+            section.parent = self.stack[-1]
+        self.container().append(section)
+        self.stack.append(section)
+        if len(self.stack) > MAX_NESTING:
+            self.diags.add("A2N012", f"sections nested more than {MAX_NESTING} levels deep", sp,
+                           directive="<" + name)
+            self.aborted = True
+
+    def close_section(self, tag_node, trailing=None) -> None:
+        text = self.text(tag_node)
+        sp = self.span(tag_node)
+        if not text.endswith(">"):
+            self.diags.add("A2N001", f"{text}> directive missing closing '>'", sp, directive=text)
+            name = text[2:]
+        else:
+            name = text[2:-1]
+        if not self.stack:
+            self.diags.add("A2N003", f"</{name}> without matching <{name}> section", sp, directive=text)
+            return
+        top = self.stack[-1]
+        if name.lower() != top.name.lower():
+            self.diags.add("A2N004", f"expected </{top.name}> but saw </{name}>", sp, directive=text,
+                           related=[top.span])
+        if trailing is not None:
+            ttext = self.text(trailing)
+            if not ttext.startswith("#"):
+                self.diags.add("A2N006", f"text after </{name}> is ignored by httpd: {ttext!r}",
+                               self.span(trailing), directive=text)
+        top.close_line, top.close_column = sp.line, sp.column
+        top.end_line, top.end_column = sp.end_line, sp.end_column
+        self.stack.pop()
+
+    def error(self, node) -> None:
+        sp = self.span(node)
+        snippet = self.text(node).strip().split("\n", 1)[0][:60]
+        if snippet.startswith("<"):
+            msg = f"malformed section tag {snippet!r}"
+        else:
+            msg = f"unexpected text {snippet!r}" if snippet else "unexpected end of input"
+        self.diags.add("A2N001", msg, sp)
+
+    def build(self, root) -> None:
+        # Iterative walk over statements; descends only into containers.
+        todo = [iter(root.children)]
+        while todo and not self.aborted:
+            for node in todo[-1]:
+                t = node.type
+                if t == "directive":
+                    if node.has_error:
+                        self._error_inside(node)
+                    self.add_directive(node)
+                elif t == "section":
+                    todo.append(iter(node.children))
+                    break
+                elif t == "section_open":
+                    self.open_section(node)
+                elif t == "section_close":
+                    if node.is_missing or node.child_count == 0 or node.children[0].is_missing:
+                        continue
+                    kids = node.children
+                    self.close_section(kids[0], kids[1] if len(kids) > 1 else None)
+                elif t == "close_tag":
+                    if not node.is_missing:
+                        self.close_section(node)
+                elif t == "ERROR":
+                    self._error_node(node)
+                    todo.append(iter(node.children))
+                    break
+                elif t == "comment" or t == "line_continuation":
+                    continue
+                elif node.is_missing:
+                    continue
+                elif t in ("section_name", "section_arguments", ">", "trailing", "word", "quoted_string",
+                           "directive_name"):
+                    # loose tokens inside an ERROR: already reported by _error_node
+                    continue
+            else:
+                todo.pop()
+
+    def _error_node(self, node) -> None:
+        # Report once per ERROR unless its content is a tag we report precisely.
+        kinds = {c.type for c in node.children}
+        if kinds and kinds <= {"section_close", "close_tag", "section", "directive", "comment", "section_open",
+                               "trailing"}:
+            return
+        self.error(node)
+
+    def _error_inside(self, node) -> None:
+        for child in node.children:
+            if child.type == "ERROR" or child.is_missing:
+                self.error(child)
+                return
+
+    def finish(self, end_span: Span) -> None:
+        for section in reversed(self.stack):
+            self.diags.add("A2N002", f"<{section.name}> was not closed", section.span, directive="<" + section.name)
+        self.stack.clear()
+
+
+def parse_text(name: str, text: str, diags: Diagnostics) -> ConfigFile:
+    """Parse configuration text (already decoded) into a ConfigFile."""
+    src = text.encode("utf-8")
+    tree = _parser().parse(src)
+    builder = _Builder(name, src, text, diags)
+    builder.build(tree.root_node)
+    if not builder.aborted:
+        lines = text.count("\n") + 1
+        builder.finish(Span.point(name, lines))
+    return ConfigFile(name, builder.root, text, text.count("\n") + (0 if text.endswith("\n") else 1))
+
+
+def parse_file(path: str | Path, diags: Diagnostics, max_size: int = DEFAULT_MAX_INPUT,
+               display_name: str | None = None) -> ConfigFile | None:
+    """Read and parse one file; None (with a diagnostic) when it cannot be read at all."""
+    name = display_name or str(path)
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        diags.add("A2N013", f"{name} is a directory, not a file", Span.point(name))
+        return None
+    except OSError as exc:
+        diags.add("A2N013", f"cannot read {name}: {exc.strerror or exc}", Span.point(name))
+        return None
+    return parse_bytes(name, data, diags, max_size)
+
+
+def parse_bytes(name: str, data: bytes, diags: Diagnostics, max_size: int = DEFAULT_MAX_INPUT) -> ConfigFile | None:
+    text = decode_input(name, data, diags, max_size)
+    if text is None:
+        return None
+    return parse_text(name, text, diags)

@@ -1,0 +1,110 @@
+"""The Apache syntax tree: directives and sections with their source spans.
+
+Built by `syntax.parser` from the tree-sitter tree and rewritten by
+`syntax.loader` (includes spliced in, conditionals resolved). Objects are kept
+small (slots, positions as ints) because a 100k-line configuration makes
+hundreds of thousands of them.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Union
+
+from .span import Span
+
+
+class Directive:
+    """`Name arg1 arg2 ...`; `args` are unquoted values as httpd sees them."""
+
+    __slots__ = ("name", "args", "file", "line", "column", "end_line", "end_column", "arg_pos", "quoted",
+                 "parent", "include_chain")
+
+    is_section = False
+
+    def __init__(self, name: str, args: list[str], file: str, line: int, column: int, end_line: int,
+                 end_column: int, arg_pos: list[tuple[int, int, int, int]], quoted: list[bool]):
+        self.name = name
+        self.args = args
+        self.file = file
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.arg_pos = arg_pos      # (line, column, end_line, end_column) per argument
+        self.quoted = quoted
+        self.parent: Section | None = None
+        self.include_chain: tuple[Span, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return self.name.lower()
+
+    @property
+    def span(self) -> Span:
+        return Span(self.file, self.line, self.column, self.end_line, self.end_column)
+
+    @property
+    def name_span(self) -> Span:
+        return Span(self.file, self.line, self.column, self.line, self.column + len(self.name) +
+                    (1 if self.is_section else 0))
+
+    def arg_span(self, index: int) -> Span:
+        if 0 <= index < len(self.arg_pos):
+            line, col, eline, ecol = self.arg_pos[index]
+            return Span(self.file, line, col, eline, ecol)
+        return self.span
+
+    def source_text(self) -> str:
+        parts = [self.name] + [f'"{a}"' if (q or not a or any(c.isspace() for c in a)) else a
+                               for a, q in zip(self.args, self.quoted)]
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"<Directive {self.name} {self.args!r} at {self.file}:{self.line}>"
+
+
+class Section(Directive):
+    """`<Name args> children </Name>`; `name` is without the angle bracket."""
+
+    __slots__ = ("children", "close_line", "close_column")
+
+    is_section = True
+
+    def __init__(self, name: str, args: list[str], file: str, line: int, column: int, end_line: int,
+                 end_column: int, arg_pos: list[tuple[int, int, int, int]], quoted: list[bool]):
+        super().__init__(name, args, file, line, column, end_line, end_column, arg_pos, quoted)
+        self.children: list[Node] = []
+        self.close_line = end_line
+        self.close_column = 1
+
+    def walk(self) -> Iterator["Node"]:
+        """Every node below this section, depth first, in document order (iterative)."""
+        stack: list[Iterator[Node]] = [iter(self.children)]
+        while stack:
+            for node in stack[-1]:
+                yield node
+                if node.is_section:
+                    stack.append(iter(node.children))  # type: ignore[union-attr]
+                    break
+            else:
+                stack.pop()
+
+    def source_text(self) -> str:
+        return "<" + super().source_text() + ">"
+
+    def __repr__(self) -> str:
+        return f"<Section {self.name} {self.args!r} ({len(self.children)} children) at {self.file}:{self.line}>"
+
+
+Node = Union[Directive, Section]
+
+
+class ConfigFile:
+    """The root of one parsed file: its top-level nodes."""
+
+    __slots__ = ("path", "children", "text", "line_count")
+
+    def __init__(self, path: str, children: list[Node], text: str, line_count: int):
+        self.path = path
+        self.children = children
+        self.text = text
+        self.line_count = line_count

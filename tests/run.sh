@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs, then runs it.
+# As root, Debian's nginx, apache2 and openssl are installed with apt-get when missing
+# (behaviour tests run the real servers); the Python package and its test extras with pip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  missing=""
+  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
+  command -v apache2 >/dev/null || [ -x /usr/sbin/apache2 ] || missing="$missing apache2"
+  command -v openssl >/dev/null || missing="$missing openssl"
+  if [ -n "$missing" ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+  fi
+fi
+PY="${PYTHON:-python3}"
+"$PY" -m pip install --quiet --disable-pip-version-check ".[test]"
+exec "$PY" -m pytest "$@"
