@@ -15,11 +15,15 @@ from .. import __version__
 from ..model import NginxModel, Server
 from ..syntax.span import Span
 
-_NEEDS_QUOTE = re.compile(r"[\s;{}\"'#\\]")
+_NEEDS_QUOTE = re.compile(r"[\s;{}\"'#]|\\$")
 
 
 def quote(arg: str) -> str:
-    """An nginx argument, quoted only when nginx's tokenizer requires it."""
+    """An nginx argument, quoted only when nginx's tokenizer requires it.
+
+    Unquoted, nginx keeps a backslash before any character other than its own
+    escapes; inside quotes `\\` and `\"` are escapes, so both are doubled there.
+    """
     if arg and not _NEEDS_QUOTE.search(arg):
         return arg
     return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -50,7 +54,8 @@ class Renderer:
         template = self.env.get_template("nginx.conf.j2" if full else "http.j2")
         text = template.render(
             header=header,
-            servers=model.servers if servers is None else servers,
+            # A server with no socket is one httpd never serves (A2N200): nginx would put it on port 80.
+            servers=[s for s in (model.servers if servers is None else servers) if s.listens],
             http_statements=model.http_statements if full or servers is None else [],
             source=self.source,
             directive=self.directive,

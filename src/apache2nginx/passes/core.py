@@ -65,7 +65,8 @@ def _nginx_name(ctx: Context, d: Directive, index: int, name: str) -> str:
     if (name.startswith("*.") and "*" not in name[2:] and "?" not in name) or \
        (name.endswith(".*") and "*" not in name[:-2] and "?" not in name):
         return name
-    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in name)
+    regex = "".join(".*" if c == "*" else "." if c == "?" else "\\" + c if c in ".+()[]{}^$|\\" else c
+                    for c in name)
     ctx.diags.add("A2N204", f"ServerAlias {name} becomes the regular expression ~^{regex}$", d.arg_span(index),
                   directive=d.name)
     return f"~^{regex}$"

@@ -129,13 +129,14 @@ class _Loader:
 
     # -- includes ----------------------------------------------------------
     def roots(self) -> list[Path]:
-        roots: list[Path] = []
+        """Where relative paths are looked up: --server-root alone when given; otherwise the
+        input's own directory and its parent (a copy of a server tree) before the ServerRoot
+        the file names, so a copy never silently picks up this machine's /etc/apache2."""
         if self.options.server_root:
             return [Path(self.options.server_root)]
+        roots = [self.base_dir, self.base_dir.parent]
         if self.server_root and Path(self.server_root).is_dir():
             roots.append(Path(self.server_root))
-        roots.append(self.base_dir)
-        roots.append(self.base_dir.parent)
         return roots
 
     def resolve(self, pattern: str) -> list[Path] | None:

@@ -53,6 +53,7 @@ _SOURCE_NAMES = {
     "mpm_winnt.c": "mpm_winnt_module", "mpm_netware.c": "mpm_netware_module",
     "mod_mpm_prefork.c": "mpm_prefork_module", "mod_mpm_event.c": "mpm_event_module",
     "mod_mpm_worker.c": "mpm_worker_module", "unixd.c": "unixd_module",
+    "prefork": "mpm_prefork_module", "event": "mpm_event_module", "worker": "mpm_worker_module",
 }
 
 _SO_FILE = re.compile(r"(?:^|/)mod_([A-Za-z0-9_]+)\.so$")
@@ -78,6 +79,8 @@ class ModuleProfile:
     def __init__(self, extra: set[str] | None = None, without: set[str] | None = None):
         self.loaded: set[str] = set(BUILTIN) | DEBIAN_SHIPPED | {"mpm_event_module"}
         self.explicit = {module_id(m) for m in (extra or set())}
+        if self.explicit & MPMS:
+            self.loaded -= MPMS
         self.loaded |= self.explicit
         self.loaded -= {module_id(m) for m in (without or set())}
         self._mpm_from_input = False

@@ -1,0 +1,128 @@
+"""Include/Define/IfModule/IfDefine/IfVersion/IfFile resolution, with spans kept."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from apache2nginx.diagnostics import Diagnostics, Severity
+from apache2nginx.syntax.loader import LoadOptions, load
+
+
+def names(cfg):
+    return [(n.name, n.args) for n in cfg.walk()]
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def test_include_glob_directory_and_spans(tmp_path):
+    write(tmp_path, {
+        "main.conf": "ServerRoot " + str(tmp_path) + "\nInclude conf.d/*.conf\nInclude extra\nListen 80\n",
+        "conf.d/b.conf": "ServerName b\n",
+        "conf.d/a.conf": "ServerName a\n",
+        "conf.d/skip.txt": "Nope x\n",
+        "extra/z/one.conf": "ServerAlias one\n",
+        "extra/two.conf": "ServerAlias two\n",
+    })
+    diags = Diagnostics()
+    cfg = load(tmp_path / "main.conf", None, diags)
+    assert not diags.has_errors, list(diags)
+    got = [(n.name, n.args[0]) for n in cfg.walk() if n.name != "ServerRoot"]
+    # alphabetical within a glob; a directory is read recursively in order
+    assert got == [("ServerName", "a"), ("ServerName", "b"), ("ServerAlias", "two"), ("ServerAlias", "one"),
+                   ("Listen", "80")]
+    first = next(cfg.walk().__iter__())
+    a = [n for n in cfg.walk() if n.args == ["a"]][0]
+    assert a.file.endswith("conf.d/a.conf") and a.line == 1
+    assert len(cfg.consumed) == 2 and cfg.lines == 4 + 1 + 1 + 1 + 1
+
+
+def test_relative_include_falls_back_to_the_input_directory(tmp_path):
+    write(tmp_path, {"site/apache2.conf": "ServerRoot /etc/apache2\nInclude ports.conf\n",
+                     "site/ports.conf": "Listen 8080\n"})
+    diags = Diagnostics()
+    cfg = load(tmp_path / "site/apache2.conf", None, diags)
+    assert ("Listen", ["8080"]) in names(cfg)
+
+
+def test_absolute_include_under_serverroot_is_rebased_onto_the_copy(tmp_path):
+    write(tmp_path, {"apache2.conf": "ServerRoot /etc/apache2\nInclude /etc/apache2/mods/x.conf\n",
+                     "mods/x.conf": "ServerName rebased\n"})
+    diags = Diagnostics()
+    cfg = load(tmp_path / "apache2.conf", None, diags)
+    assert ("ServerName", ["rebased"]) in names(cfg)
+
+
+def test_missing_include_is_an_error_and_optional_is_silent(tmp_path):
+    write(tmp_path, {"m.conf": "IncludeOptional nope/*.conf\nInclude missing.conf\nListen 1\n"})
+    diags = Diagnostics()
+    load(tmp_path / "m.conf", None, diags)
+    errs = [d for d in diags if d.severity is Severity.ERROR]
+    assert [d.code for d in errs] == ["A2N020"] and errs[0].span.line == 2 and errs[0].span.column == 9
+    diags = Diagnostics()
+    cfg = load(tmp_path / "m.conf", LoadOptions(missing_includes="warn"), diags)
+    assert not diags.has_errors and ("Listen", ["1"]) in names(cfg)
+
+
+def test_include_loop_is_detected_with_its_chain(tmp_path):
+    write(tmp_path, {"a.conf": "Include b.conf\n", "b.conf": "Include a.conf\nListen 2\n"})
+    diags = Diagnostics()
+    load(tmp_path / "a.conf", None, diags)
+    loops = [d for d in diags if d.code == "A2N021"]
+    assert loops and "a.conf -> " in loops[0].message and loops[0].span.file.endswith("b.conf")
+
+
+def test_define_variables_and_ifdefine(tmp_path):
+    write(tmp_path, {"m.conf": "Define docroot /srv/www\nDefine FLAG\n<IfDefine FLAG>\nDocumentRoot ${docroot}\n"
+                               "</IfDefine>\n<IfDefine !FLAG>\nDocumentRoot /wrong\n</IfDefine>\n"
+                               "UnDefine FLAG\n<IfDefine FLAG>\nListen 9\n</IfDefine>\n"
+                               "ErrorLog ${APACHE_LOG_DIR}/error.log\nCustomLog ${NOPE}/x\n"})
+    diags = Diagnostics()
+    cfg = load(tmp_path / "m.conf", None, diags)
+    assert names(cfg) == [("DocumentRoot", ["/srv/www"]), ("ErrorLog", ["/var/log/apache2/error.log"]),
+                          ("CustomLog", ["${NOPE}/x"])]
+    (undef,) = [d for d in diags if d.code == "A2N022"]
+    assert undef.span.line == 14 and undef.severity is Severity.WARNING
+    cfg = load(tmp_path / "m.conf", LoadOptions(defines={"docroot": "/cli"}), Diagnostics())
+    assert ("DocumentRoot", ["/srv/www"]) in names(cfg)  # the file's Define comes later and wins
+
+
+def test_ifmodule_profile(tmp_path):
+    write(tmp_path, {"m.conf": "<IfModule mod_ssl.c>\nA 1\n</IfModule>\n<IfModule !ssl_module>\nB 1\n</IfModule>\n"
+                               "<IfModule mpm_prefork_module>\nC 1\n</IfModule>\n<IfModule mod_nonesuch.c>\nD 1\n"
+                               "</IfModule>\nLoadModule nonesuch_module modules/mod_nonesuch.so\n"
+                               "<IfModule nonesuch_module>\nE 1\n</IfModule>\n<IfModule mod_log_config.c>\nF 1\n"
+                               "</IfModule>\n"})
+    diags = Diagnostics()
+    cfg = load(tmp_path / "m.conf", None, diags)
+    assert [n.name for n in cfg.walk()] == ["A", "LoadModule", "E", "F"]
+    skipped = [d for d in diags if d.code == "A2N024"]
+    assert [d.span.line for d in skipped] == [7, 10]
+    cfg = load(tmp_path / "m.conf", LoadOptions(modules={"prefork"}, without_modules={"ssl"}), Diagnostics())
+    assert [n.name for n in cfg.walk()] == ["B", "C", "LoadModule", "E", "F"]
+
+
+def test_input_loadmodule_of_an_mpm_replaces_the_default(tmp_path):
+    write(tmp_path, {"m.conf": "LoadModule mpm_prefork_module x/mod_mpm_prefork.so\n"
+                               "<IfModule mpm_prefork_module>\nA 1\n</IfModule>\n<IfModule mpm_event_module>\nB 1\n"
+                               "</IfModule>\n"})
+    cfg = load(tmp_path / "m.conf", None, Diagnostics())
+    assert [n.name for n in cfg.walk()] == ["LoadModule", "A"]
+
+
+def test_ifversion_iffile_ifdirective_ifsection(tmp_path):
+    (tmp_path / "present").write_text("")
+    write(tmp_path, {"m.conf": "<IfVersion >= 2.4>\nA 1\n</IfVersion>\n<IfVersion < 2.2>\nB 1\n</IfVersion>\n"
+                               "<IfVersion = 2.4>\nC 1\n</IfVersion>\n<IfVersion ~ ^2\\.4>\nD 1\n</IfVersion>\n"
+                               f"<IfFile {tmp_path}/present>\nE 1\n</IfFile>\n<IfFile !present>\nF 1\n</IfFile>\n"
+                               "<IfDirective ProxyPass>\nG 1\n</IfDirective>\n<IfDirective NoSuchThing>\nH 1\n"
+                               "</IfDirective>\n<IfSection VirtualHost>\nI 1\n</IfSection>\n"})
+    diags = Diagnostics()
+    cfg = load(tmp_path / "m.conf", None, diags)
+    assert [n.name for n in cfg.walk()] == ["A", "C", "D", "E", "G", "I"]
+    assert all(d.severity is Severity.INFO for d in diags if d.code == "A2N023")
+    cfg = load(tmp_path / "m.conf", LoadOptions(apache_version=(2, 2, 34)), Diagnostics())
+    assert [n.name for n in cfg.walk()][:2] == ["E", "G"]
