@@ -360,16 +360,29 @@ Why it matters: nothing, when the main server is meant as a fallback.
 How to fix it: nothing to do.
 """, None)
 
-_code("A2N206", "ssl-listen-unconfigured", "warning", "A port is listened on with TLS but TLS settings are not translated yet.", """
-What it means: the virtual host has `SSLEngine on` (or `Listen ... https`),
-but this translator version emits only the `listen ... ssl` socket; the
-certificate and protocol settings are reported separately.
+_code("A2N206", "tls-without-certificate", "error", "A TLS virtual host has no certificate.", """
+What it means: the virtual host has `SSLEngine on` but no `SSLCertificateFile`
+(none inherited either). httpd refuses to start such a server. nginx refuses
+a `listen ... ssl` server without `ssl_certificate` unless it rejects every
+handshake, which is what the translation does (`ssl_reject_handshake on`),
+so it fails closed rather than serving plain HTTP on a TLS port.
 
-Why it matters: nginx refuses to start a `listen ... ssl` server without
-`ssl_certificate`.
+Why it matters: the server answers no TLS client until a certificate is set.
 
-How to fix it: add ssl_certificate and ssl_certificate_key by hand.
-""", "add ssl_certificate and ssl_certificate_key")
+How to fix it: add SSLCertificateFile/SSLCertificateKeyFile on the Apache side
+(or ssl_certificate/ssl_certificate_key in nginx) and remove
+`ssl_reject_handshake on`.
+""", "add SSLCertificateFile and SSLCertificateKeyFile")
+
+_code("A2N207", "key-in-certificate-file", "info", "The private key is read from the certificate file.", """
+What it means: without `SSLCertificateKeyFile`, httpd reads the private key
+from the `SSLCertificateFile` itself (a combined PEM). nginx always needs
+`ssl_certificate_key`, so it names the same file.
+
+Why it matters: nothing, if the file holds the key, as httpd requires.
+
+How to fix it: nothing to do.
+""")
 
 # ------------------------------------------------------ A2N9xx self-checks, lint
 

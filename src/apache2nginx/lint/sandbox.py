@@ -1,9 +1,11 @@
 """Running the real `nginx -t` on a configuration without touching the system.
 
 The configuration is parsed with crossplane and rebuilt into a temporary
-prefix: `pid`, the error log and the five temp paths point inside it, a bare
-http-context file is wrapped in `events {}`/`http {}`, certificate files that
-are not readable here are replaced by one generated self-signed pair, and
+prefix: `pid`, the error log and the five temp paths point inside it, every
+`listen` socket becomes a free loopback port (nginx -t binds them), a bare
+http-context file is wrapped in `events {}`/`http {}`, a certificate and key
+that cannot be loaded here (unreadable, or a "key" file with no private key)
+are replaced by one generated self-signed pair, and
 `include`d files are inlined. Each rebuilt line remembers the line of the
 original it came from, so nginx's own messages come back located in the
 user's file.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -70,7 +73,7 @@ class Sandbox:
         self._lines: list[str] = []
         self._cert: tuple[str, str] | None = None
         self.extra_http: list[str] = []
-        self.rewrites: dict[str, str] = {}
+        self.sockets: dict[str, str] = {}
 
     def cleanup(self) -> None:
         shutil.rmtree(self.prefix, ignore_errors=True)
@@ -87,10 +90,27 @@ class Sandbox:
             self._cert = (str(crt), str(key))
         return self._cert
 
-    def _cert_arg(self, name: str, value: str) -> str:
+    @staticmethod
+    def _usable_pair(block: list[dict]) -> bool:
+        """The block's own certificate and key can be loaded here as they are."""
+        for d in block:
+            if d["directive"] in ("ssl_certificate", "ssl_certificate_key", "proxy_ssl_certificate",
+                                  "proxy_ssl_certificate_key") and d.get("args"):
+                value = d["args"][0]
+                if "$" in value or value.startswith("data:"):
+                    continue
+                try:
+                    data = Path(value).read_bytes()
+                except OSError:
+                    return False
+                if d["directive"].endswith("_key") and b"PRIVATE KEY" not in data:
+                    return False
+        return True
+
+    def _cert_arg(self, name: str, value: str, usable: bool) -> str:
         if "$" in value or value.startswith("data:"):
             return value
-        if os.access(value, os.R_OK):
+        if usable and os.access(value, os.R_OK):
             return value
         crt, key = self.certificate()
         if name.endswith("_key"):
@@ -99,6 +119,21 @@ class Sandbox:
             return "__drop__"
         return crt
 
+    # -- sockets -------------------------------------------------------------
+    def _listen(self, args: list[str]) -> list[str]:
+        """Every distinct socket becomes its own free loopback port: `nginx -t` binds its
+        sockets, and the real addresses (or privileged ports) are not ours to take."""
+        key = args[0]
+        if key.startswith("unix:"):
+            new = f"unix:{self.prefix / ('sock-%d' % len(self.sockets))}"
+        else:
+            if key not in self.sockets:
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", 0))
+                    self.sockets[key] = f"127.0.0.1:{s.getsockname()[1]}"
+            new = self.sockets[key]
+        return [new] + [a for a in args[1:] if not a.startswith("ipv6only")]
+
     # -- building ------------------------------------------------------------
     def _emit(self, depth: int, text: str, origin: tuple[str, int] | None) -> None:
         self._lines.append("    " * depth + text)
@@ -106,6 +141,7 @@ class Sandbox:
             self.linemap[len(self._lines)] = origin
 
     def _block(self, block: list[dict], depth: int, ctx: str) -> None:
+        usable = self._usable_pair(block)
         for d in block:
             name, args = d["directive"], list(d.get("args", []))
             origin = (d.get("_file", ""), d.get("line", 0))
@@ -116,10 +152,12 @@ class Sandbox:
             if name == "include" and "block" not in d:
                 continue  # already inlined by crossplane (combine)
             if name in CERT_DIRECTIVES and args:
-                value = self._cert_arg(name, args[0])
+                value = self._cert_arg(name, args[0], usable)
                 if value == "__drop__":
                     continue
                 args[0] = value
+            if name == "listen" and args and ctx != "main":
+                args = self._listen(args)
             if name == "access_log" and args and args[0] != "off" and not args[0].startswith("syslog:"):
                 args[0] = str(self.prefix / "logs" / "access.log")
             if name == "error_log" and args and not args[0].startswith(("syslog:", "stderr", "memory:")):

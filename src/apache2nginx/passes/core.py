@@ -8,6 +8,7 @@ answers on sockets no virtual host covers.
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from ..model import ApacheListen, ListenDirective, Server, Socket
@@ -17,6 +18,14 @@ from .base import Context, Disposition, Rule, table
 _ADDR = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\[\]]+))?(?::(?P<port>\d+|\*))?$")
 
 
+def _ipv6(text: str) -> str | None:
+    """`[addr]` in canonical form; httpd (getaddrinfo) accepts leading zeros nginx refuses."""
+    try:
+        return "[" + ipaddress.IPv6Address(re.sub(r"(?<![0-9A-Fa-f])0+(?=[0-9A-Fa-f])", "", text)).compressed + "]"
+    except ValueError:
+        return None
+
+
 def _parse_listen(text: str) -> tuple[str | None, int, bool] | None:
     if text.isdigit():
         return None, int(text), False
@@ -24,7 +33,8 @@ def _parse_listen(text: str) -> tuple[str | None, int, bool] | None:
     if not m or not m.group("port") or m.group("port") == "*":
         return None
     if m.group("v6"):
-        return f"[{m.group('v6')}]", int(m.group("port")), True
+        v6 = _ipv6(m.group("v6"))
+        return (v6, int(m.group("port")), True) if v6 else None
     return m.group("host"), int(m.group("port")), False
 
 
@@ -39,8 +49,9 @@ def listen(ctx: Context, d: Directive) -> Disposition:
     address, port, ipv6 = parsed
     if address in ("0.0.0.0",):
         address = "0.0.0.0"
-    ssl = len(d.args) > 1 and d.args[1].lower() == "https" or (len(d.args) == 1 and port == 443)
-    ctx.model.apache_listens.append(ApacheListen(address, port, ipv6, ssl, d.span))
+    # The protocol argument (and 443's implied "https") does not make httpd speak TLS:
+    # only a virtual host with SSLEngine on does, so `ssl` comes from SSLEngine alone.
+    ctx.model.apache_listens.append(ApacheListen(address, port, ipv6, False, d.span))
     return Disposition.EXACT
 
 
@@ -133,7 +144,11 @@ def _vhost_sockets(ctx: Context, server: Server, listens: list[ApacheListen]) ->
         if host == "" and not text.startswith("["):
             host, port_text = text, ""
         if host.startswith("[") and host.endswith("]"):
-            address, ipv6 = host, True
+            address, ipv6 = _ipv6(host[1:-1]), True
+            if address is None:
+                ctx.diags.add("A2N001", f"<VirtualHost {text}>: not a valid IPv6 address", span,
+                              directive="<VirtualHost")
+                continue
         elif host in ("*", "_default_"):
             address, ipv6 = None, False
         elif re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", host):
@@ -162,7 +177,7 @@ def _vhost_sockets(ctx: Context, server: Server, listens: list[ApacheListen]) ->
                 ctx.diags.add("A2N200", f"<VirtualHost {text}>: no Listen opens port {port}; httpd never serves "
                               f"this virtual host there, so no listen is emitted", span, directive="<VirtualHost")
                 continue
-            ssl = server.ssl or any(l.ssl for l in matching)
+            ssl = server.ssl
             if address is not None:
                 out.append((Socket(address, port, ipv6), ssl))
                 continue
@@ -207,7 +222,7 @@ def resolve_sockets(ctx: Context) -> None:
                 wildcard = (("[::]" if sock.ipv6 else "*"), sock.port)
                 if sock.key() in covered or wildcard in covered:
                     continue
-                main.listens.append(ListenDirective(sock, ssl=l.ssl or main.ssl, default_server=True, span=l.span))
+                main.listens.append(ListenDirective(sock, ssl=main.ssl, default_server=True, span=l.span))
         if main.listens:
             ctx.diags.add("A2N205", "the main server (directives outside <VirtualHost>) answers on "
                           + ", ".join(l.socket.nginx() for l in main.listens), main.listens[0].span)

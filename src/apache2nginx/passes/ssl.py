@@ -6,7 +6,7 @@ reported as unsupported until their mappings land.
 """
 from __future__ import annotations
 
-from ..model import Stmt
+from ..model import Server, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, Rule, table
 
@@ -30,6 +30,23 @@ def _file_stmt(nginx_name: str):
         ctx.server.statements.append(Stmt(nginx_name, [d.args[0]], d.span))
         return Disposition.EXACT
     return handler
+
+
+def finish_server(ctx: Context, server: Server) -> None:
+    """A TLS server needs a certificate and key in nginx; supply what httpd would use."""
+    if not server.ssl:
+        return
+    names = {s.name for s in server.statements}
+    if "ssl_certificate" not in names:
+        ctx.diags.add("A2N206", "SSLEngine on without SSLCertificateFile: httpd refuses to start such a server; "
+                      "the translation rejects every TLS handshake (ssl_reject_handshake on)",
+                      server.span, directive="SSLEngine")
+        server.statements.append(Stmt("ssl_reject_handshake", ["on"], server.span))
+    elif "ssl_certificate_key" not in names:
+        cert = next(s for s in server.statements if s.name == "ssl_certificate")
+        ctx.diags.add("A2N207", f"no SSLCertificateKeyFile: httpd reads the private key from {cert.args[0]}, "
+                      "so ssl_certificate_key names the same file", cert.span, directive="SSLCertificateFile")
+        server.statements.append(Stmt("ssl_certificate_key", [cert.args[0]], cert.span))
 
 
 RULES = table(

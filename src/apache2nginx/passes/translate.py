@@ -45,8 +45,16 @@ class Translator:
         for _ in self.loaded.consumed:
             self.tally.add(Disposition.EXACT)
         self.walk(self.loaded.children, untranslated=None)
+        self.finish(self.ctx.main)
         core.resolve_sockets(self.ctx)
         return self.model, self.tally
+
+    def finish(self, server: Server) -> None:
+        """Let each pass complete a server once all its directives are seen."""
+        for module in PASSES:
+            hook = getattr(module, "finish_server", None)
+            if hook is not None:
+                hook(self.ctx, server)
 
     def walk(self, nodes, untranslated: Section | None) -> None:
         ctx = self.ctx
@@ -66,6 +74,7 @@ class Translator:
             ctx.server = server
             try:
                 self.walk(section.children, None)
+                self.finish(server)
             finally:
                 ctx.server = ctx.main
             return
