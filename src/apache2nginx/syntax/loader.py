@@ -10,6 +10,7 @@ each keeping the span of the file it came from.
 """
 from __future__ import annotations
 
+import gc
 import glob
 import os
 import re
@@ -211,7 +212,7 @@ class _Loader:
         self.lines += cf.line_count
         self.include_stack.append(real)
         try:
-            self.process(cf.children, out, parent)
+            self.process(cf.children, out, parent, cf.has_variables)
         finally:
             self.include_stack.pop()
 
@@ -284,15 +285,16 @@ class _Loader:
         return result != negate
 
     # -- the walk ----------------------------------------------------------
-    def process(self, nodes: list[Node], out: list[Node], parent: Section | None) -> None:
+    def process(self, nodes: list[Node], out: list[Node], parent: Section | None, variables: bool = True) -> None:
         for node in nodes:
             key = node.name.lower()
             if node.is_section:
-                self.substitute(node)
+                if variables:
+                    self.substitute(node)
                 if key in CONDITIONALS:
                     self.consumed.append(node)
                     if self.condition(node):  # type: ignore[arg-type]
-                        self.process(node.children, out, parent)  # type: ignore[union-attr]
+                        self.process(node.children, out, parent, variables)  # type: ignore[union-attr]
                     else:
                         self.skipped += sum(1 for _ in node.walk())  # type: ignore[union-attr]
                     continue
@@ -300,7 +302,7 @@ class _Loader:
                 node.children = []  # type: ignore[union-attr]
                 node.parent = parent
                 out.append(node)
-                self.process(children, node.children, node)  # type: ignore[union-attr]
+                self.process(children, node.children, node, variables)  # type: ignore[union-attr]
                 continue
             if key in CONSUMED:
                 if key == "include" or key == "includeoptional":
@@ -318,7 +320,7 @@ class _Loader:
                         self.defines.pop(a, None)
                         self.user_defines.pop(a, None)
                 continue
-            if "${" in "".join(node.args):
+            if variables and any("${" in a for a in node.args):
                 self.substitute(node)
             if key == "loadmodule":
                 self.full = True
@@ -338,6 +340,18 @@ def load(path: str | Path, options: LoadOptions | None, diags: Diagnostics,
     options = options or LoadOptions()
     name = display_name or str(path)
     base = Path(path).resolve().parent if data is None else Path.cwd()
+    # Loading only allocates (the tree's parent links are live cycles, never garbage): the cyclic
+    # collector would rescan the whole growing tree at every gen-2 pass, superlinear in input size.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(path, options, diags, data, display_name, name, base)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _load(path, options, diags, data, display_name, name, base):
     loader = _Loader(name, base, options, diags)
     out: list[Node] = []
     if data is None:
@@ -349,7 +363,7 @@ def load(path: str | Path, options: LoadOptions | None, diags: Diagnostics,
         return None
     loader.files.append(name)
     loader.lines += cf.line_count
-    loader.process(cf.children, out, None)
+    loader.process(cf.children, out, None, cf.has_variables)
     if not out and not loader.consumed and not diags.has_errors:
         diags.add("A2N025", "the input holds no directives", Span.point(name))
     return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,

@@ -24,6 +24,13 @@ DEFAULT_MAX_INPUT = 32 * 1024 * 1024
 MAX_NESTING = 100
 
 _CONTINUATION = re.compile(r"\\\r?\n")
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13))
+# One token of a single-line directive without backslashes, as the grammar splits it.
+_NAME = re.compile(r'\S+')
+_SECTION_NAME = re.compile(r'[^\s>]+')
+_TOKEN = re.compile(r'"[^"]*"?|\'[^\']*\'?|\S+')
+# Characters Python's str.split()/\S treat as blanks but httpd and the grammar do not.
+_SPLIT_MISMATCH = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 @lru_cache(maxsize=1)
@@ -119,7 +126,7 @@ def decode_input(name: str, data: bytes, diags: Diagnostics, max_size: int = DEF
         return None
     head = data[:8192]
     if head:
-        control = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 11))
+        control = len(head) - len(head.translate(None, _CONTROL_BYTES))
         if control * 10 > len(head):
             diags.add("A2N010", "input is mostly control bytes: this is not a text configuration file",
                       Span.point(name))
@@ -179,7 +186,56 @@ class _Builder:
     def container(self) -> list[Node]:
         return self.stack[-1].children if self.stack else self.root
 
+    def _fast_args(self, text: str, start: int, line: int, base: int, name: str):
+        """Arguments of a one-line, backslash-free, ASCII directive or opener, split with a
+        regular expression equivalent to the grammar's tokens (and httpd's ap_getword_conf)."""
+        args: list[str] = []
+        pos: list[tuple[int, int, int, int]] = []
+        quoted: list[bool] = []
+        for m in _TOKEN.finditer(text, start):
+            value = m.group()
+            s, e = m.span()
+            if value[0] == '"' or value[0] == "'":
+                value, q, terminated = unquote(value)
+                if not terminated:
+                    self.diags.add("A2N005", f"unterminated quote in the arguments of {name}; httpd reads the "
+                                   "rest of the line as one argument", Span(self.name, line, base + s, line, base + e),
+                                   directive=name)
+                quoted.append(q)
+            else:
+                quoted.append(False)
+            args.append(value)
+            pos.append((line, base + s, line, base + e))
+        return args, pos, quoted
+
     def add_directive(self, node) -> None:
+        # Fast path: one line, no backslash, ASCII file -> tokenise the directive's text with a regex.
+        if self.ascii and not node.has_error:
+            raw = self.src[node.start_byte:node.end_byte]
+            if b"\\" not in raw and b"\n" not in raw and not _SPLIT_MISMATCH.search(raw):
+                r0, c0 = node.start_point
+                text = raw.decode("ascii")
+                if '"' not in text and "'" not in text:
+                    words = text.split()
+                    line = r0 + 1
+                    d = Directive(words[0], words[1:], self.name, line, c0 + 1, line, c0 + 1 + len(text), None, None)
+                    d._raw_text = text
+                    if self.stack:
+                        d.parent = self.stack[-1]
+                        self.stack[-1].children.append(d)
+                    else:
+                        self.root.append(d)
+                    return
+                name = _NAME.match(text).group()
+                line, base = r0 + 1, c0 + 1
+                args, pos, quoted = self._fast_args(text, len(name), line, base, name)
+                d = Directive(name, args, self.name, line, base, line, c0 + 1 + len(text), pos, quoted)
+                if self.stack:
+                    d.parent = self.stack[-1]
+                    self.stack[-1].children.append(d)
+                else:
+                    self.root.append(d)
+                return
         children = node.children
         name_node = children[0]
         name = self.text(name_node)
@@ -213,6 +269,18 @@ class _Builder:
         self.container().append(d)
 
     def open_section(self, node) -> None:
+        if self.ascii and not node.has_error:
+            raw = self.src[node.start_byte:node.end_byte]
+            if raw.endswith(b">") and b"\\" not in raw and b"\n" not in raw and not _SPLIT_MISMATCH.search(raw):
+                text = raw.decode("ascii")
+                r0, c0 = node.start_point
+                name = _SECTION_NAME.match(text, 1).group()
+                inner = text[:-1]
+                line, base = r0 + 1, c0 + 1
+                args, pos, quoted = self._fast_args(inner, 1 + len(name), line, base, "<" + name)
+                section = Section(name, args, self.name, line, base, line, base + len(text), pos, quoted)
+                self._push(section)
+                return
         name_node = args_node = trailing = None
         has_gt = False
         for child in node.children:
@@ -255,6 +323,11 @@ class _Builder:
                 self.diags.add("A2N006", f"text after <{name} ...> is ignored by httpd: {ttext!r}",
                                self.span(trailing), directive="<" + name)
         section = Section(name, args, self.name, sp.line, sp.column, sp.end_line, sp.end_column, pos, quoted)
+        self._push(section)
+
+    def _push(self, section) -> None:
+        name = section.name
+        sp = section.span
         if self.stack:
             section.parent = self.stack[-1]
         self.container().append(section)

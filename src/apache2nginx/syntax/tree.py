@@ -7,16 +7,19 @@ hundreds of thousands of them.
 """
 from __future__ import annotations
 
+import re
 from typing import Iterator, Union
 
 from .span import Span
+
+_WORD = re.compile(r"\S+")
 
 
 class Directive:
     """`Name arg1 arg2 ...`; `args` are unquoted values as httpd sees them."""
 
-    __slots__ = ("name", "args", "file", "line", "column", "end_line", "end_column", "arg_pos", "quoted",
-                 "parent", "include_chain")
+    __slots__ = ("name", "args", "file", "line", "column", "end_line", "end_column", "_arg_pos", "_quoted",
+                 "parent", "include_chain", "_raw_text")
 
     is_section = False
 
@@ -29,10 +32,36 @@ class Directive:
         self.column = column
         self.end_line = end_line
         self.end_column = end_column
-        self.arg_pos = arg_pos      # (line, column, end_line, end_column) per argument
-        self.quoted = quoted
+        self._arg_pos = arg_pos      # (line, column, end_line, end_column) per argument; None: lazily
+        self._quoted = quoted
         self.parent: Section | None = None
         self.include_chain: tuple[Span, ...] = ()
+
+    @property
+    def arg_pos(self) -> list[tuple[int, int, int, int]]:
+        if self._arg_pos is None:
+            self._compute_positions()
+        return self._arg_pos
+
+    @arg_pos.setter
+    def arg_pos(self, value) -> None:
+        self._arg_pos = value
+
+    @property
+    def quoted(self) -> list[bool]:
+        if self._quoted is None:
+            self._quoted = [False] * len(self.args)
+        return self._quoted
+
+    @quoted.setter
+    def quoted(self, value) -> None:
+        self._quoted = value
+
+    def _compute_positions(self) -> None:
+        # Only for single-line, unquoted directives: arguments are the words after the name.
+        line, col = self.line, self.column
+        raw = self._raw_text
+        self._arg_pos = [(line, col + m.start(), line, col + m.end()) for m in _WORD.finditer(raw)][1:]
 
     @property
     def key(self) -> str:
@@ -101,10 +130,11 @@ Node = Union[Directive, Section]
 class ConfigFile:
     """The root of one parsed file: its top-level nodes."""
 
-    __slots__ = ("path", "children", "text", "line_count")
+    __slots__ = ("path", "children", "text", "line_count", "has_variables")
 
     def __init__(self, path: str, children: list[Node], text: str, line_count: int):
         self.path = path
         self.children = children
         self.text = text
         self.line_count = line_count
+        self.has_variables = "${" in text   # no ${VAR} in the file: the loader skips substitution
