@@ -208,6 +208,13 @@ class _Builder:
             pos.append((line, base + s, line, base + e))
         return args, pos, quoted
 
+    def _attach(self, d: Directive) -> None:
+        if self.stack:
+            d.parent = self.stack[-1]
+            self.stack[-1].children.append(d)
+        else:
+            self.root.append(d)
+
     def add_directive(self, node) -> None:
         # Fast path: one line, no backslash, ASCII file -> tokenise the directive's text with a regex.
         if self.ascii and not node.has_error:
@@ -220,21 +227,12 @@ class _Builder:
                     line = r0 + 1
                     d = Directive(words[0], words[1:], self.name, line, c0 + 1, line, c0 + 1 + len(text), None, None)
                     d._raw_text = text
-                    if self.stack:
-                        d.parent = self.stack[-1]
-                        self.stack[-1].children.append(d)
-                    else:
-                        self.root.append(d)
+                    self._attach(d)
                     return
                 name = _NAME.match(text).group()
                 line, base = r0 + 1, c0 + 1
                 args, pos, quoted = self._fast_args(text, len(name), line, base, name)
-                d = Directive(name, args, self.name, line, base, line, c0 + 1 + len(text), pos, quoted)
-                if self.stack:
-                    d.parent = self.stack[-1]
-                    self.stack[-1].children.append(d)
-                else:
-                    self.root.append(d)
+                self._attach(Directive(name, args, self.name, line, base, line, c0 + 1 + len(text), pos, quoted))
                 return
         children = node.children
         name_node = children[0]
@@ -263,10 +261,7 @@ class _Builder:
                                                                                  r1 + 1, col(r1, c1)),
                                    directive=name)
         (r0, c0), (r1, c1) = node.start_point, node.end_point
-        d = Directive(name, args, self.name, r0 + 1, col(r0, c0), r1 + 1, col(r1, c1), pos, quoted)
-        if self.stack:
-            d.parent = self.stack[-1]
-        self.container().append(d)
+        self._attach(Directive(name, args, self.name, r0 + 1, col(r0, c0), r1 + 1, col(r1, c1), pos, quoted))
 
     def open_section(self, node) -> None:
         if self.ascii and not node.has_error:
