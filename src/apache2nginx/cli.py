@@ -181,5 +181,21 @@ def lint(files, nginx_path, diag_format, color):
         sys.exit(1)
 
 
+def run() -> None:
+    """Entry point: an unexpected error is reported as a bug, never as a traceback."""
+    try:
+        main(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("apache2nginx: interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        sys.stderr.write(f"apache2nginx: internal error: {type(exc).__name__}: {exc}\n"
+                         "This is a bug in apache2nginx, not in your input; no output was written. "
+                         "Please report it with the input that caused it.\n")
+        sys.exit(2)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

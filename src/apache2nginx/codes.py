@@ -424,3 +424,284 @@ name that will never be selected.
 
 How to fix it: read nginx's message and correct the reported line.
 """, None)
+
+
+def _short(code: str, name: str, severity: str, summary: str, meaning: str, matters: str, fix: str,
+           hint: str | None = None) -> None:
+    _code(code, name, severity, summary,
+          f"What it means: {meaning}\n\nWhy it matters: {matters}\n\nHow to fix it: {fix}", hint)
+
+
+_short("A2N208", "regex-location-first-match", "warning", "A <LocationMatch> became a regular-expression location.",
+       "httpd merges every <LocationMatch> that matches a request, after the <Location> sections; nginx uses the "
+       "first matching regular-expression location and skips them entirely for prefixes marked ^~.",
+       "requests that match several sections, or that fall under a translated <Location> prefix, do not get "
+       "this section's directives in nginx.",
+       "check the emitted regex location's order and repeat its directives where the regions overlap.")
+
+# ------------------------------------------------------------------ A2N3xx mod_proxy
+_short("A2N301", "shadowed-route", "warning", "A ProxyPass/Alias/Redirect entry is never used by httpd.",
+       "httpd walks these lists in order and uses the first entry whose prefix matches; an earlier entry with a "
+       "shorter prefix (or mod_proxy, which runs before mod_alias) takes every request this one would.",
+       "nginx picks the longest prefix, so copying the dead entry would bring it to life and change behaviour.",
+       "remove the entry on the Apache side, or move it before the entry that shadows it.")
+_short("A2N302", "backend-url-not-translated", "error", "A backend URL or protocol has no nginx translation.",
+       "the URL is not http(s)/ws(s) (for example ajp://, h2://, fcgi:// outside SetHandler) or could not be parsed.",
+       "requests for this path are not proxied by the translation.",
+       "proxy the path by hand (uwsgi_pass, scgi_pass, fastcgi_pass, or an HTTP listener on the backend).")
+_short("A2N303", "unknown-balancer", "error", "A balancer:// URL names a balancer with no members.",
+       "ProxyPass or ProxyPassReverse refers to balancer://NAME but no <Proxy balancer://NAME> with "
+       "BalancerMember lines precedes it in the input.",
+       "without members there is no upstream to proxy to; nothing was emitted.",
+       "translate the file that defines the balancer together with this one, or define the members.")
+_short("A2N304", "proxypass-context", "error", "ProxyPass stands where httpd does not honour it.",
+       "ProxyPass ! inside <Location>, or ProxyPass inside <LocationMatch>, is refused or ignored by httpd.",
+       "the directive had no effect on the Apache side; nothing was emitted.",
+       "use ProxyPassMatch in <LocationMatch>, or the no-proxy environment variable.")
+_short("A2N305", "proxypassmatch-exclusion", "error", "A ProxyPassMatch exclusion is not translated.",
+       "ProxyPassMatch RE ! keeps matching requests away from later proxy rules.",
+       "without it those requests may be proxied by the translation.",
+       "add a regex location for RE that serves the requests locally.")
+_short("A2N306", "proxy-capture-decoded", "warning", "A ProxyPassMatch capture reaches the backend decoded.",
+       "nginx substitutes $1..$9 from the decoded, normalised URI into proxy_pass without re-escaping.",
+       "an encoded CR/LF, ? or # in the request can change the backend request (request splitting).",
+       "restrict captures, e.g. ([^\\r\\n?#]*), or match against $request_uri.")
+_short("A2N307", "max-connections-differ", "warning", "max= becomes max_conns, which rejects instead of queueing.",
+       "httpd's max bounds a per-process connection pool and waits for a free connection; nginx's max_conns "
+       "returns 502 once the limit is reached (queueing needs nginx Plus).",
+       "under load, clients may see 502 where Apache made them wait.",
+       "size max_conns with headroom, or drop it.")
+_short("A2N308", "proxy-parameter-not-translated", "warning", "A mod_proxy worker or balancer parameter is not translated.",
+       "the key=value parameter has no nginx counterpart in this translator.",
+       "the backend behaves with nginx's default for that aspect.",
+       "check the parameter in the mod_proxy documentation and set the nginx equivalent by hand if one exists.")
+_short("A2N309", "nocanon", "warning", "nocanon is approximated.",
+       "with nocanon httpd sends the raw request path to the backend; nginx's proxy_pass with a URI part sends "
+       "the normalised one.",
+       "backends that rely on encoded characters (%2F, %3B) see a different path.",
+       "use a proxy_pass without a URI part if the backend path equals the public one.")
+_short("A2N310", "retry-approximated", "warning", "Apache's retry ban is approximated by max_fails/fail_timeout.",
+       "after a failed connection httpd puts the worker in error state and sends it nothing for retry seconds "
+       "(default 60), even when it is the only one. nginx's fail_timeout is both the window in which max_fails "
+       "failures are counted and the time the server is then left out, and nginx never leaves out the only server "
+       "of an upstream.",
+       "failover timing differs: nginx may try a recovering server sooner, and a lone backend is never banned.",
+       "tune max_fails and fail_timeout to the behaviour you want; nginx Plus adds active health checks.")
+_short("A2N311", "member-path", "warning", "A balancer member has a path.",
+       "httpd prefixes a BalancerMember's path to every request sent to it; nginx upstream servers have no path.",
+       "the backend receives requests without that prefix.",
+       "put the path into the ProxyPass URL instead.")
+_short("A2N312", "backup-approximated", "warning", "A hot standby, spare or lbset became an nginx backup server.",
+       "httpd's +H standby, +R spare and lbset tiers map onto nginx's single backup tier; nginx uses backup "
+       "servers only when every primary server is unavailable.",
+       "spares no longer replace failed members one for one, and lbset tiers above 1 collapse.",
+       "review the upstream's backup servers.")
+_short("A2N313", "lbmethod-approximated", "warning", "The load-balancing method is approximated.",
+       "lbmethod=bytraffic balances by bytes transferred; nginx balances requests round-robin.",
+       "the distribution of load differs.",
+       "consider least_conn or hash in the upstream.")
+_short("A2N314", "lbmethod-unsupported", "error", "The load-balancing method has no nginx equivalent.",
+       "lbmethod=heartbeat relies on mod_heartmonitor data nginx does not have.",
+       "the upstream falls back to round-robin.",
+       "choose an nginx balancing method by hand.")
+_short("A2N315", "sticky-sessions-lost", "error", "Balancer session stickiness is not translated.",
+       "stickysession/route pin a client to the member named in its session cookie or URL; open-source nginx has "
+       "no route-based stickiness and this translator does not yet generate the map-based emulation.",
+       "clients are spread over all members; applications keeping session state per member break.",
+       "emulate it with map $cookie_NAME -> per-member upstreams, or use hash $cookie_NAME consistent.")
+_short("A2N316", "failonstatus-approximated", "warning", "failonstatus is approximated by proxy_next_upstream.",
+       "httpd marks the member in error after such a response but still returns it; nginx retries the request "
+       "on the next server (for idempotent methods).",
+       "clients may get a response from another member instead of the error.",
+       "accept the difference, or drop the http_NNN conditions.")
+_short("A2N317", "forward-proxy", "error", "A forward proxy has no nginx equivalent.",
+       "ProxyRequests On makes httpd an open forward proxy; nginx is not a forward proxy.",
+       "clients using the server as a proxy get no service from the translation.",
+       "use a dedicated forward proxy (for example Squid).")
+_short("A2N318", "via-header", "warning", "ProxyVia On/Full is not translated.",
+       "httpd adds a Via header to requests and responses; nginx does not.",
+       "backends or clients that read Via see none.",
+       "add proxy_set_header Via and add_header Via by hand if they are needed.")
+
+# ------------------------------------------------------------------ A2N4xx mod_alias
+_short("A2N401", "regex-redirect-order", "warning", "A RedirectMatch became a regular-expression location.",
+       "httpd tries RedirectMatch in list order after ProxyPass; nginx tries regex locations in order after "
+       "finding the longest prefix, and skips them under ^~ prefixes.",
+       "a request under a translated prefix location is not redirected in nginx.",
+       "check the regex locations' order, or move the redirect to a server-level rewrite.")
+_short("A2N402", "alias-slash-mismatch", "info", "An Alias has a trailing slash on one side only.",
+       "httpd maps the URL remainder literally, so Alias /a /fs/ turns /a/x into /fs//x and Alias /a/ /fs turns "
+       "/a/x into /fsx; the translation keeps this literal mapping (and so never serves outside the directory).",
+       "the mapping is usually a mistake on the Apache side.",
+       "use slashes on both sides or on neither.")
+_short("A2N403", "aliasmatch-capture", "warning", "An AliasMatch capture could reach outside the directory.",
+       "a capture substituted after a `/` in the filesystem path may contain `..` segments.",
+       "that is a path traversal risk in both servers.",
+       "anchor the capture so it cannot start with `..` (e.g. ([^/.][^/]*)).")
+_short("A2N404", "cgi-unsupported", "error", "CGI scripts cannot run under nginx.",
+       "ScriptAlias maps URLs to CGI programs; nginx runs no CGI.",
+       "the URLs are served from the document root (or not found) instead of running the programs.",
+       "run the programs through fcgiwrap and proxy to it with fastcgi_pass.")
+
+# ------------------------------------------------------------------ A2N5xx mod_headers
+_short("A2N501", "header-condition", "error", "A conditional header (env=, expr=, early) is not translated.",
+       "the header depends on an environment variable or expression the translation does not carry.",
+       "the header is missing from every response in the translation.",
+       "express the condition with a map that yields an empty value when false, then add_header NAME $var.")
+_short("A2N502", "header-format", "error", "A header value uses Apache format specifiers.",
+       "%D, %t, %{VAR}e and similar are expanded by mod_headers; nginx needs variables instead.",
+       "nothing was emitted for this header.",
+       "rewrite the value with nginx variables ($request_time, $msec, ...).")
+_short("A2N503", "header-onsuccess", "warning", "A header in httpd's onsuccess table is approximated.",
+       "Header set/add without `always` applies to 2xx/3xx and to proxied 4xx/5xx responses in httpd, and `set` "
+       "replaces a backend's header of the same name; nginx's add_header without `always` applies to 2xx/3xx "
+       "only, so the translation hides the backend's copy and adds its own.",
+       "proxied error responses lack the header in nginx.",
+       "use `Header always set` if the header belongs on every response.")
+_short("A2N504", "header-unset-generated", "warning", "nginx cannot remove a header it generates itself.",
+       "Header unset removes any header in httpd; nginx can hide a backend's header but not its own Server, "
+       "Date or similar without the headers-more module.",
+       "the header is still sent.",
+       "use server_tokens off for the version, or build nginx with headers-more.")
+_short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
+       "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
+       "module.",
+       "nothing was emitted for this directive.",
+       "implement it with a map on $upstream_http_NAME, proxy_hide_header and add_header.")
+
+# ------------------------------------------------------------------ A2N6xx logging
+_short("A2N601", "log-field-approximated", "warning", "A log format field has a slightly different meaning in nginx.",
+       "the Apache field maps to an nginx variable whose value differs in unit or timing (see the message).",
+       "log processing that relies on the exact value (for example microsecond %D) reads different figures.",
+       "adjust the consumers of the log, or compute the value with a map.")
+_short("A2N602", "log-field-missing", "warning", "A log format field has no nginx equivalent.",
+       "the field (or a status-conditional field) cannot be expressed with nginx variables; `-` is logged instead.",
+       "the log lines lack that information.",
+       "drop the field, or log a related nginx variable.")
+_short("A2N603", "piped-log", "error", "Piped logs have no nginx equivalent.",
+       "`CustomLog \"|program\"` or `ErrorLog \"|program\"` feed a program; nginx writes files or syslog.",
+       "nothing is logged there by the translation.",
+       "log to a file and rotate it, or to syslog:server=unix:/dev/log.")
+_short("A2N604", "standard-log-format", "info", "A standard log format name was taken from Debian's apache2.conf.",
+       "the site file uses a nickname (combined, common, vhost_combined, ...) that the full server configuration "
+       "defines; Debian's definition is used.",
+       "if the real server defines it differently, the log lines differ.",
+       "translate the full server configuration, or define the format in the file.")
+_short("A2N605", "undefined-log-format", "warning", "A CustomLog names a format that is not defined.",
+       "httpd logs the nickname text literally when no LogFormat defines it.",
+       "the log contains that text instead of request data (the translation does the same).",
+       "define the LogFormat or fix the nickname.")
+_short("A2N606", "conditional-log", "warning", "A conditional CustomLog logs every request in nginx.",
+       "env= and expr= conditions depend on environment variables the translation does not carry.",
+       "requests Apache did not log are logged.",
+       "add `if=$var` to access_log with a map that is empty or 0 for requests not to log.")
+_short("A2N607", "log-level-approximated", "warning", "Per-module or trace log levels are approximated.",
+       "nginx has one error_log level; trace1-8 map to debug, which needs a debug build of nginx.",
+       "the error log is more or less verbose than httpd's.",
+       "set error_log's level by hand.")
+
+# ------------------------------------------------------------------ A2N7xx other modules
+_short("A2N701", "unknown-ratelimit-variable", "warning", "A rate-limit variable is not one mod_ratelimit reads.",
+       "mod_ratelimit reads only rate-limit (KiB/s) and rate-initial-burst; httpd ignores others such as "
+       "rate-limit-period, and so does the translation.",
+       "the setting suggests a request-rate limit that never existed: mod_ratelimit limits bandwidth.",
+       "remove it, or use limit_req if a request rate limit is wanted.")
+_short("A2N702", "environment-variable", "warning", "SetEnv is not carried into nginx.",
+       "httpd passes environment variables to CGI/FastCGI programs and to other modules' conditions.",
+       "programs or conditions reading the variable see nothing.",
+       "add fastcgi_param NAME value (FastCGI) or a map feeding the condition.")
+_short("A2N703", "ratelimit-without-filter", "info", "SetEnv rate-limit without the RATE_LIMIT filter has no effect.",
+       "mod_ratelimit only acts where SetOutputFilter RATE_LIMIT is set.",
+       "nothing; the translation emits nothing either.",
+       "add the filter on the Apache side if a bandwidth limit was intended.")
+_short("A2N704", "deflate-as-gzip", "warning", "mod_deflate becomes gzip with small differences.",
+       "nginx compresses text/html whenever gzip is on, and gzip_proxied decides from the request's Via header.",
+       "a few responses are compressed differently.",
+       "adjust gzip_types and gzip_proxied if it matters.")
+_short("A2N705", "trusted-proxy-approximated", "warning", "RemoteIPTrustedProxy trusts more in nginx.",
+       "httpd ignores private addresses reported by trusted (non-internal) proxies; nginx accepts them.",
+       "a client behind such a proxy can claim an internal address.",
+       "use RemoteIPInternalProxy semantics knowingly, or filter with geo/map.")
+_short("A2N706", "remoteip-trusts-everyone", "error", "RemoteIPHeader without a proxy list trusts every client.",
+       "without RemoteIPInternalProxy/TrustedProxy httpd takes the client address from the header of any client; "
+       "the translation keeps that with set_real_ip_from 0.0.0.0/0 and ::/0.",
+       "any client can choose the address access rules and logs see: a security risk on both sides.",
+       "list the real proxies with RemoteIPInternalProxy (set_real_ip_from).")
+_short("A2N707", "status-page", "warning", "server-status became stub_status.",
+       "nginx's stub_status shows a few counters instead of httpd's scoreboard.",
+       "monitoring that parses the page must change; the page must stay protected by its access rules.",
+       "check that the location keeps the Require rules of the original.")
+_short("A2N708", "balancer-manager", "error", "balancer-manager has no nginx equivalent.",
+       "the runtime balancer UI of httpd needs nginx Plus's API in nginx.",
+       "nothing is served at that URL; never expose a substitute without authentication.",
+       "drop it, or use nginx Plus.")
+
+# ------------------------------------------------------------------ A2N2xx core (continued) and TLS
+_short("A2N209", "directory-index-disabled", "warning", "DirectoryIndex disabled cannot be expressed.",
+       "nginx's index module always serves an existing index file for a directory request.",
+       "directories that Apache listed or refused now show their index file.",
+       "add `location ~ /$ { return 403; }` (or autoindex) by hand if needed.")
+_short("A2N210", "directory-index-absolute", "warning", "An absolute DirectoryIndex entry was not last.",
+       "nginx accepts a URL (absolute) index entry only as the last one; later entries are dropped.",
+       "requests that Apache answered with a later entry behave differently.",
+       "put the absolute entry last on the Apache side.")
+_short("A2N211", "error-document-message", "warning", "An ErrorDocument message is served from a named location.",
+       "httpd sends the quoted text as the error body; the translation returns the same text from a named "
+       "location with default_type text/html.",
+       "the Content-Type may differ from httpd's.",
+       "nothing, or serve an HTML file instead.")
+_short("A2N212", "server-tokens", "warning", "ServerTokens is approximated by server_tokens.",
+       "nginx can only send `Server: nginx` (off) or nginx/VERSION (on); httpd's banner text differs.",
+       "clients and scanners see a different Server header.",
+       "nothing, unless the exact banner matters (that needs headers-more).")
+_short("A2N213", "trace-method", "warning", "nginx never answers TRACE.",
+       "TraceEnable on (httpd's default) echoes TRACE requests; nginx always returns 405.",
+       "clients using TRACE for debugging get 405 (which is safer).",
+       "nothing, usually.")
+_short("A2N214", "default-charset", "warning", "AddDefaultCharset is approximated by charset.",
+       "httpd adds the charset only to text/html and text/plain responses without one; nginx's charset applies "
+       "to the charset_types it serves or proxies.",
+       "a few responses may carry a different charset parameter.",
+       "check the Content-Type of dynamic responses.")
+_short("A2N215", "types-config", "warning", "TypesConfig uses nginx's mime.types instead.",
+       "Apache's mime.types file has another format; the translation includes nginx's own mime.types.",
+       "a few extensions map to different types.",
+       "convert custom entries to a types {} block.")
+_short("A2N216", "canonical-name", "warning", "UseCanonicalName On is approximated.",
+       "nginx uses server_name in its own redirects (server_name_in_redirect on) and the listening port.",
+       "behind port mapping, redirects may carry a different port.",
+       "consider absolute_redirect off or port_in_redirect off.")
+_short("A2N217", "h2c", "warning", "HTTP/2 over cleartext (h2c) has no nginx equivalent.",
+       "httpd upgrades HTTP/1.1 connections to HTTP/2 with h2c; nginx does not.",
+       "cleartext clients stay on HTTP/1.1.",
+       "nothing, or enable HTTP/2 on the TLS listeners.")
+_short("A2N218", "no-tls-protocol", "error", "SSLProtocol enables no protocol.",
+       "after httpd's left-to-right arithmetic no TLS version remains.",
+       "httpd would not start; nothing was emitted.",
+       "fix SSLProtocol.")
+_short("A2N219", "session-cache-type", "error", "The TLS session cache type is not translated.",
+       "only shared-memory caches (shmcb, shm) have an nginx equivalent (ssl_session_cache shared:...).",
+       "sessions are not cached across workers.",
+       "use ssl_session_cache shared:SSL:10m by hand.")
+_short("A2N220", "certificate-chain-file", "warning", "SSLCertificateChainFile must be merged into the certificate.",
+       "nginx reads intermediate certificates from the ssl_certificate file itself.",
+       "clients that need the chain fail to verify the server.",
+       "concatenate the certificate and the chain into one file and point both servers at it.")
+_short("A2N221", "per-path-client-cert", "error", "A per-path client certificate requirement is not translated.",
+       "SSLVerifyClient inside <Location> makes httpd ask for a certificate for that path only.",
+       "the path is not protected by a client certificate in the translation: a security loss.",
+       "set ssl_verify_client optional on the server and check $ssl_client_verify in the location.")
+_short("A2N222", "client-cert-cve", "warning", "Client-certificate servers need nginx 1.26.3/1.27.4 or later.",
+       "older nginx lets a TLS 1.3 session resumed from another virtual host skip ssl_verify_client "
+       "(CVE-2025-23419).",
+       "a client without a certificate may reach the protected server.",
+       "run nginx 1.26.3+ (stable) or 1.27.4+, or give the server its own listening address.")
+_short("A2N223", "ocsp-stapling", "warning", "OCSP stapling needs a resolver in nginx.",
+       "nginx fetches OCSP responses itself and needs `resolver`; responses are cached per worker.",
+       "without a resolver nothing is stapled.",
+       "add resolver with your DNS servers.")
+_short("A2N224", "backend-certificate-checks", "warning", "nginx checks backend certificates less than httpd.",
+       "httpd checks the backend certificate's name and expiry even with SSLProxyVerify none; nginx checks "
+       "nothing unless proxy_ssl_verify is on.",
+       "a backend with a wrong or expired certificate is accepted by nginx: a security loss on untrusted networks.",
+       "set proxy_ssl_verify on with proxy_ssl_trusted_certificate and proxy_ssl_name.")

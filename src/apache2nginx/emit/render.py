@@ -12,7 +12,8 @@ import crossplane
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from .. import __version__
-from ..model import NginxModel, Server
+from ..model import Location, NginxModel, Server
+from .inherit import effective, merge
 from ..syntax.span import Span
 
 _NEEDS_QUOTE = re.compile(r"[\s;{}\"'#]|\\$")
@@ -41,9 +42,10 @@ class Renderer:
         text = f"{span.file}:{span.line}"
         return f"  # {label + ' ' if label else ''}{text}"
 
-    def directive(self, name: str, args: list[str], span: Span | None = None) -> str:
-        line = " ".join([name] + [quote(a) for a in args]) + ";"
-        return line + self.source(span)
+    def directive(self, name: str, args: list[str], span: Span | None = None, opens_block: bool = False,
+                  comment: str | None = None) -> str:
+        line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
+        return line + self.source(span, comment or "")
 
     def render(self, model: NginxModel, servers: list[Server] | None = None, inputs: list[str] | None = None,
                full: bool | None = None) -> str:
@@ -52,18 +54,41 @@ class Renderer:
                   (f" from {', '.join(inputs)}" if inputs else "") +
                   ". Regenerate with `apache2nginx convert` rather than editing by hand.")
         template = self.env.get_template("nginx.conf.j2" if full else "http.j2")
+        chosen = model.servers if servers is None else servers
+        main = next((s for s in model.servers if s.is_main), None)
+        http_level = list(model.http_statements) + (main.statements if main is not None else [])
+        first = servers is None or (chosen and model.servers and chosen[0] is model.servers[0]) or full
+
+        def server_statements(server: Server):
+            return [] if server.is_main else merge(http_level, server.statements)
+
+        def locations(server: Server):
+            parent = http_level if server.is_main else effective(http_level, server.statements)
+            return [_with_statements(loc, merge(parent, loc.statements)) for loc in server.locations]
+
         text = template.render(
             header=header,
             # A server with no socket is one httpd never serves (A2N200): nginx would put it on port 80.
-            servers=[s for s in (model.servers if servers is None else servers) if s.listens],
-            http_statements=model.http_statements if full or servers is None else [],
+            servers=[s for s in chosen if s.listens],
+            http_statements=http_level if first else [],
+            main_statements=model.main_statements,
+            log_formats=list(model.log_formats.values()) if first else [],
+            maps=model.maps if first else [],
+            upstreams=list(model.upstreams.values()) if first else [],
+            server_statements=server_statements,
+            locations=locations,
             source=self.source,
             directive=self.directive,
+            quote=quote,
         )
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
         if not full:
             text = header + "\n" + text
         return text
+
+
+def _with_statements(loc: Location, statements: list) -> Location:
+    return Location(loc.modifier, loc.path, statements, loc.span, loc.locations)
 
 
 @lru_cache(maxsize=1)

@@ -1,12 +1,13 @@
 """Running the real `nginx -t` on a configuration without touching the system.
 
 The configuration is parsed with crossplane and rebuilt into a temporary
-prefix: `pid`, the error log and the five temp paths point inside it, every
-`listen` socket becomes a free loopback port (nginx -t binds them), a bare
-http-context file is wrapped in `events {}`/`http {}`, a certificate and key
+prefix: `pid`, the error log and the five temp paths point inside it, included
+files (beside the source, else nginx's stock mime.types and friends) are copied in, every
+`listen` socket becomes a free loopback port (nginx -t binds them), backend
+host names become 127.0.0.1 (nginx -t resolves them; the sandbox needs no DNS), a bare
+http-context file is wrapped in `events {}`/`http {}`, and a certificate and key
 that cannot be loaded here (unreadable, or a "key" file with no private key)
-are replaced by one generated self-signed pair, and
-`include`d files are inlined. Each rebuilt line remembers the line of the
+are replaced by one generated self-signed pair. Each rebuilt line remembers the line of the
 original it came from, so nginx's own messages come back located in the
 user's file.
 """
@@ -34,6 +35,23 @@ CERT_DIRECTIVES = {"ssl_certificate", "ssl_certificate_key", "ssl_trusted_certif
                    "proxy_ssl_certificate", "proxy_ssl_certificate_key", "proxy_ssl_trusted_certificate",
                    "ssl_dhparam", "ssl_crl", "ssl_stapling_file", "ssl_password_file", "ssl_session_ticket_key"}
 _MESSAGE = re.compile(r"^nginx: \[(?P<level>\w+)\] (?P<msg>.*?)(?: in (?P<file>\S+):(?P<line>\d+))?$")
+
+
+PASS_DIRECTIVES = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass"}
+_HOSTPORT = re.compile(r"^(?P<host>\[[^\]]+\]|[^:/]+)(?::(?P<port>\d+))?$")
+
+
+def _loopback(address: str) -> str:
+    """A host name becomes 127.0.0.1 (same port): nginx -t resolves names, the sandbox must not need DNS."""
+    if address.startswith("unix:"):
+        return address
+    m = _HOSTPORT.match(address)
+    if not m:
+        return address
+    host = m.group("host")
+    if host.startswith("[") or re.fullmatch(r"[\d.]+", host) or "$" in host:
+        return address
+    return "127.0.0.1" + (f":{m.group('port')}" if m.group("port") else "")
 
 
 def find_nginx(explicit: str | None = None) -> str | None:
@@ -74,6 +92,8 @@ class Sandbox:
         self._cert: tuple[str, str] | None = None
         self.extra_http: list[str] = []
         self.sockets: dict[str, str] = {}
+        self.upstream_names: set[str] = set()
+        self.src_dir = Path(".")
 
     def cleanup(self) -> None:
         shutil.rmtree(self.prefix, ignore_errors=True)
@@ -119,6 +139,24 @@ class Sandbox:
             return "__drop__"
         return crt
 
+    def _pass_target(self, url: str) -> str:
+        m = re.match(r"^(?P<scheme>[a-z]+://)?(?P<host>[^/$]+)(?P<rest>.*)$", url)
+        if not m or "$" in url.split("/")[2 if "://" in url else 0] or m.group("host") in self.upstream_names:
+            return url
+        return (m.group("scheme") or "") + _loopback(m.group("host")) + m.group("rest")
+
+    def _include(self, pattern: str) -> str:
+        """Copy an included file (beside the source, else nginx's stock one) into the sandbox."""
+        if os.path.isabs(pattern) or any(c in pattern for c in "*?["):
+            return pattern
+        for cand in (self.src_dir / pattern, Path("/etc/nginx") / pattern):
+            if cand.is_file():
+                dest = self.prefix / "conf" / pattern
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(cand, dest)
+                break
+        return pattern
+
     # -- sockets -------------------------------------------------------------
     def _listen(self, args: list[str]) -> list[str]:
         """Every distinct socket becomes its own free loopback port: `nginx -t` binds its
@@ -149,8 +187,8 @@ class Sandbox:
                 continue
             if name.endswith("_temp_path") and name in HTTP_TEMP_PATHS:
                 continue
-            if name == "include" and "block" not in d:
-                continue  # already inlined by crossplane (combine)
+            if name == "include" and args:
+                args = [self._include(args[0])]
             if name in CERT_DIRECTIVES and args:
                 value = self._cert_arg(name, args[0], usable)
                 if value == "__drop__":
@@ -158,14 +196,19 @@ class Sandbox:
                 args[0] = value
             if name == "listen" and args and ctx != "main":
                 args = self._listen(args)
+            if name == "server" and ctx == "upstream" and args:
+                args[0] = _loopback(args[0])
+            if name in PASS_DIRECTIVES and args:
+                args[0] = self._pass_target(args[0])
             if name == "access_log" and args and args[0] != "off" and not args[0].startswith("syslog:"):
                 args[0] = str(self.prefix / "logs" / "access.log")
             if name == "error_log" and args and not args[0].startswith(("syslog:", "stderr", "memory:")):
                 args[0] = str(self.prefix / "logs" / "error.log")
-            text = " ".join([name] + [_enquote(a) for a in args])
+            # Inside map/types blocks the "directive" is a key, which may be empty or need quotes.
+            text = " ".join([_enquote(name) if name else '""'] + [_enquote(a) if a else '""' for a in args])
             if "block" in d:
                 self._emit(depth, text + " {", origin)
-                inner = "http" if name == "http" else ("events" if name == "events" else "block")
+                inner = name if name in ("http", "events", "upstream") else "block"
                 if name == "http":
                     for p in HTTP_TEMP_PATHS:
                         self._emit(depth + 1, f"{p} {self.prefix / 'temp' / p};", None)
@@ -178,8 +221,9 @@ class Sandbox:
 
     def build(self, source: str) -> list[NginxMessage]:
         """Rebuild `source` (a file path) into the sandbox; returns crossplane's parse errors."""
-        payload = crossplane.parse(source, combine=True, check_ctx=False, check_args=False, comments=False,
-                                   single=False)
+        # single=True: includes stay directives; their files are copied into the sandbox below.
+        payload = crossplane.parse(source, combine=False, check_ctx=False, check_args=False, comments=False,
+                                   single=True)
         errors = [NginxMessage("emerg", e["error"].split(" in ")[0], e.get("file"), e.get("line"))
                   for e in payload.get("errors", [])]
         if errors:
@@ -187,16 +231,12 @@ class Sandbox:
         config = payload["config"][0]
         parsed = config["parsed"]
         self._tag(parsed, config["file"])
+        self.upstream_names = {d["args"][0] for d in _walk(parsed) if d["directive"] == "upstream" and d.get("args")}
         for p in ("logs", "temp", "conf"):
             (self.prefix / p).mkdir(parents=True, exist_ok=True)
         for p in HTTP_TEMP_PATHS:
             (self.prefix / "temp" / p).mkdir(parents=True, exist_ok=True)
-        src_dir = Path(source).resolve().parent
-        for aux in ("mime.types", "fastcgi_params", "fastcgi.conf", "proxy_params", "uwsgi_params", "scgi_params"):
-            for cand in (src_dir / aux, Path("/etc/nginx") / aux):
-                if cand.is_file():
-                    shutil.copy(cand, self.prefix / "conf" / aux)
-                    break
+        self.src_dir = Path(source).resolve().parent
         self._lines = []
         self.linemap = {}
         top_names = {d["directive"] for d in parsed}
@@ -243,6 +283,13 @@ class Sandbox:
                 file = None
             messages.append(NginxMessage(m.group("level"), m.group("msg"), file, line))
         return TestResult(proc.returncode == 0, messages, proc.stderr)
+
+
+def _walk(block: list[dict]):
+    for d in block:
+        yield d
+        if "block" in d:
+            yield from _walk(d["block"])
 
 
 def nginx_test(path: str, nginx: str) -> TestResult:

@@ -34,16 +34,93 @@ class ListenDirective:
     ssl: bool = False
     default_server: bool = False
     span: Span | None = None
+    http2: bool = False
 
 
 @dataclass
 class Stmt:
-    """A plain nginx directive emitted as is (used for directives without richer structure)."""
+    """An nginx directive; `block` holds the children of a block directive (if, limit_except, ...)."""
 
     name: str
     args: list[str]
     span: Span | None = None
     comment: str | None = None
+    block: list["Stmt"] | None = None
+
+
+# nginx array-like directives: a block that defines any of a family inherits none of its
+# parent's, so the emitter repeats the parent's list first (Apache merges them instead).
+ARRAY_FAMILIES = (
+    frozenset({"add_header"}),
+    frozenset({"proxy_set_header"}),
+    frozenset({"error_page"}),
+    frozenset({"proxy_redirect"}),
+    frozenset({"proxy_cookie_domain"}),
+    frozenset({"proxy_cookie_path"}),
+    frozenset({"proxy_hide_header"}),
+    frozenset({"allow", "deny"}),
+    frozenset({"fastcgi_param"}),
+    frozenset({"access_log"}),
+)
+
+
+@dataclass
+class ProxyTarget:
+    """Where a proxied region goes: `upstream` names an upstream block, `path` the backend URI part."""
+
+    scheme: str              # http / https
+    upstream: str            # upstream block name
+    path: str                # backend path ("" when the URL had none)
+    host_header: str         # host[:port] Apache sends when ProxyPreserveHost is off
+    span: Span | None = None
+
+
+@dataclass
+class Location:
+    """One nginx location; `modifier` is "", "=", "^~", "~", "~*" or "@" (named)."""
+
+    modifier: str
+    path: str
+    statements: list[Stmt] = field(default_factory=list)
+    span: Span | None = None
+    locations: list["Location"] = field(default_factory=list)
+
+    def key(self) -> tuple[str, str]:
+        return (self.modifier, self.path)
+
+
+@dataclass
+class UpstreamServer:
+    address: str
+    params: list[str] = field(default_factory=list)
+    span: Span | None = None
+
+
+@dataclass
+class Upstream:
+    name: str
+    servers: list[UpstreamServer] = field(default_factory=list)
+    statements: list[Stmt] = field(default_factory=list)
+    span: Span | None = None
+    reuse: bool = True        # backend connection reuse (keepalive); off with disablereuse
+
+
+@dataclass
+class MapBlock:
+    source: str
+    variable: str
+    entries: list[tuple[str, str]] = field(default_factory=list)
+    default: str | None = None
+    hostnames: bool = False
+    span: Span | None = None
+
+
+@dataclass
+class LogFormat:
+    name: str
+    format: str
+    escape: str | None = None
+    span: Span | None = None
 
 
 @dataclass
@@ -58,8 +135,40 @@ class Server:
     root_span: Span | None = None
     ssl: bool = False
     statements: list[Stmt] = field(default_factory=list)
+    locations: list[Location] = field(default_factory=list)
     # Addresses from the <VirtualHost> line, resolved into listens by the vhost pass.
     addresses: list[tuple[str, Span]] = field(default_factory=list)
+    # Apache state the layout step turns into locations.
+    scopes: list["Scope"] = field(default_factory=list)
+    routes: list["Route"] = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class Scope:
+    """An Apache <Location>/<LocationMatch> region and what its directives asked for."""
+
+    path: str
+    regex: bool = False
+    nocase: bool = False
+    statements: list[Stmt] = field(default_factory=list)
+    proxy: "Route | None" = None
+    settings: dict = field(default_factory=dict)
+    span: Span | None = None
+
+
+@dataclass
+class Route:
+    """A first-match URL mapping from the server's lists: ProxyPass, Alias, Redirect."""
+
+    kind: str                 # proxy | proxy-exclude | alias | redirect
+    path: str                 # URL prefix (or regex when `regex`)
+    target: str = ""          # backend URL, filesystem path, or redirect URL
+    status: int = 0           # redirects
+    regex: bool = False
+    proxy: ProxyTarget | None = None
+    params: dict = field(default_factory=dict)
+    span: Span | None = None
 
 
 @dataclass
@@ -74,6 +183,11 @@ class ApacheListen:
 @dataclass
 class NginxModel:
     full: bool = False
+    nginx_version: tuple[int, ...] = (1, 22)
     servers: list[Server] = field(default_factory=list)
     apache_listens: list[ApacheListen] = field(default_factory=list)
     http_statements: list[Stmt] = field(default_factory=list)
+    upstreams: dict[str, Upstream] = field(default_factory=dict)
+    maps: list[MapBlock] = field(default_factory=list)
+    log_formats: dict[str, LogFormat] = field(default_factory=dict)
+    main_statements: list[Stmt] = field(default_factory=list)   # nginx main context (full configs)

@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Callable
 
 from ..diagnostics import Diagnostics
-from ..model import NginxModel, Server
+from ..model import NginxModel, Scope, Server, Stmt
 from ..syntax.tree import Directive, Section
 
 
@@ -51,7 +51,11 @@ class Tally:
 
 @dataclass
 class Context:
-    """What a handler sees: the model, the current server and where it stands."""
+    """What a handler sees: the model, the current server and where it stands.
+
+    `scope` is the Apache <Location> being translated (None at server level);
+    `walk` lets a section handler translate the directives inside it.
+    """
 
     model: NginxModel
     diags: Diagnostics
@@ -59,6 +63,29 @@ class Context:
     server: Server
     section: Section | None = None
     options: dict = field(default_factory=dict)
+    scope: Scope | None = None
+    walk: Callable | None = None
+
+    def emit(self, name: str, args: list[str], span=None, block: list[Stmt] | None = None) -> Stmt:
+        stmt = Stmt(name, list(args), span, block=block)
+        (self.scope.statements if self.scope is not None else self.server.statements).append(stmt)
+        return stmt
+
+    @property
+    def settings(self) -> dict:
+        """Per-region Apache settings (ProxyPreserveHost, SetEnv, ...) read when the region is laid out."""
+        return self.scope.settings if self.scope is not None else self.server.settings
+
+    def setting(self, key: str, default=None):
+        """A setting as Apache merges it: the region's own, else the server's, else the main server's."""
+        for holder in (self.scope.settings if self.scope else None, self.server.settings, self.main.settings):
+            if holder is not None and key in holder:
+                return holder[key]
+        return default
+
+    @property
+    def in_vhost(self) -> bool:
+        return self.server is not self.main
 
 
 Handler = Callable[[Context, Directive], "Disposition | None"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from ..model import ApacheListen, ListenDirective, Server, Socket
+from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
 from .base import Context, Disposition, Rule, table
 
@@ -115,13 +115,59 @@ def document_root(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
-def virtual_host(ctx: Context, section: Section) -> Server:
+def virtual_host(ctx: Context, section: Section) -> Disposition:
+    if ctx.in_vhost or ctx.scope is not None:
+        ctx.diags.add("A2N101", "<VirtualHost> is only allowed at the top level; nothing inside it was emitted",
+                      section.span, directive="<VirtualHost")
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
     server = Server(span=section.span)
     for i, addr in enumerate(section.args):
         server.addresses.append((addr, section.arg_span(i)))
     if not section.args:
         ctx.diags.add("A2N001", "<VirtualHost> requires at least one address", section.span, directive="<VirtualHost")
-    return server
+    ctx.model.servers.append(server)
+    ctx.server = server
+    try:
+        ctx.walk(section.children)
+    finally:
+        ctx.server = ctx.main
+    return Disposition.EXACT
+
+
+def location(ctx: Context, section: Section) -> Disposition:
+    """<Location>/<LocationMatch>: a URL region whose directives the layout step merges."""
+    regex = section.key == "locationmatch" or (len(section.args) >= 2 and section.args[0] == "~")
+    if ctx.scope is not None:
+        ctx.diags.add("A2N101", f"<{section.name}> inside another <Location> is not allowed by httpd",
+                      section.span, directive="<" + section.name)
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
+    args = section.args[1:] if section.args and section.args[0] == "~" else section.args
+    if not args:
+        ctx.diags.add("A2N001", f"<{section.name}> needs a path", section.span, directive="<" + section.name)
+        return Disposition.UNSUPPORTED
+    path = args[0]
+    if not regex and any(c in path for c in "*?["):
+        ctx.diags.add("A2N101", f"<{section.name} {path}>: wildcard Location paths are not translated yet; nothing "
+                      "inside it was emitted", section.span, directive="<" + section.name)
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
+    if not regex and "//" in path:
+        path = re.sub("/+", "/", path)
+    scope = Scope(path, regex=regex, span=section.span)
+    ctx.server.scopes.append(scope)
+    ctx.scope = scope
+    try:
+        ctx.walk(section.children)
+    finally:
+        ctx.scope = None
+    if regex:
+        ctx.diags.add("A2N208", f"<{section.name} {path}>: nginx uses the first matching "
+                      "regular-expression location, where httpd merges every matching section", section.span,
+                      directive="<" + section.name)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT
 
 
 RULES = table(
@@ -129,7 +175,9 @@ RULES = table(
     Rule("ServerName", Disposition.EXACT, server_name),
     Rule("ServerAlias", Disposition.EXACT, server_alias),
     Rule("DocumentRoot", Disposition.EXACT, document_root),
-    Rule("VirtualHost", Disposition.EXACT, section=True),
+    Rule("VirtualHost", Disposition.EXACT, virtual_host, section=True),
+    Rule("Location", Disposition.EXACT, location, section=True),
+    Rule("LocationMatch", Disposition.APPROXIMATE, location, section=True),
 )
 
 
@@ -206,7 +254,8 @@ def resolve_sockets(ctx: Context) -> None:
                 continue
             added.add(sock.key())
             covered.add(sock.key())
-            ld = ListenDirective(sock, ssl=ssl, span=server.span)
+            ld = ListenDirective(sock, ssl=ssl, span=server.span,
+                                 http2=bool(server.settings.get("listen_http2") or ctx.main.settings.get("listen_http2")))
             if sock.key() not in seen_default:
                 ld.default_server = True
                 seen_default.add(sock.key())
@@ -233,3 +282,241 @@ def resolve_sockets(ctx: Context) -> None:
             server.names = [main.names[0]]
         if server.root is None and main.root is not None:
             server.root, server.root_span = main.root, main.root_span
+
+
+# --------------------------------------------------------------- request handling defaults
+
+def _seconds(value: str) -> str | None:
+    if value.isdigit():
+        return f"{value}s"
+    if value.endswith("ms") and value[:-2].isdigit():
+        return value
+    return None
+
+
+def _http_level(ctx: Context) -> bool:
+    """Directives of the main server apply to every virtual host: emit them at http level."""
+    return not ctx.in_vhost and ctx.scope is None
+
+
+def directory_index(ctx: Context, d: Directive) -> Disposition:
+    names = [a for a in d.args]
+    if not names:
+        return Disposition.UNSUPPORTED
+    if names == ["disabled"]:
+        ctx.diags.add("A2N209", "DirectoryIndex disabled: nginx's index module cannot be switched off; "
+                      "an index file that exists is still served", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    # nginx accepts an absolute (URL) entry only last; httpd tries them in order.
+    if any(n.startswith("/") for n in names[:-1]):
+        ctx.diags.add("A2N210", "DirectoryIndex: nginx accepts an absolute entry only in the last position; "
+                      "later entries were dropped", d.span, directive=d.name)
+        names = names[:next(i for i, n in enumerate(names) if n.startswith("/")) + 1]
+    ctx.emit("index", names, d.span)
+    return Disposition.EXACT
+
+
+def error_document(ctx: Context, d: Directive) -> Disposition:
+    if len(d.args) < 2 or not d.args[0].isdigit():
+        ctx.diags.add("A2N001", "ErrorDocument needs a status code and a target", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    code, target = d.args[0], d.args[1]
+    quoted = d.quoted[1] if len(d.quoted) > 1 else False
+    if target == "default":
+        return Disposition.EXACT
+    if not quoted and (target.startswith("/") or re.match(r"^https?://", target)) and " " not in target:
+        ctx.emit("error_page", [code, target], d.span)
+        return Disposition.EXACT
+    name = f"@a2n_error_{code}_{len(ctx.server.locations) + len(ctx.model.maps)}"
+    from ..model import Location, Stmt
+    ctx.emit("error_page", [code, name], d.span)
+    ctx.server.locations.append(Location("", name, [Stmt("default_type", ["text/html"], d.span),
+                                                    Stmt("return", [code, target], d.span)], d.span))
+    ctx.diags.add("A2N211", f"ErrorDocument {code} with a message: nginx returns the text from a named location "
+                  "(as text/html); httpd sends it as is", d.span, directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def keepalive(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value == "off":
+        ctx.settings["keepalive_timeout"] = ("0", d.span)
+    elif value != "on":
+        return Disposition.UNSUPPORTED
+    else:
+        ctx.settings.setdefault("keepalive_on", True)
+    return Disposition.EXACT
+
+
+def _number_setting(key: str, fmt):
+    def handler(ctx: Context, d: Directive) -> Disposition:
+        value = d.args[0] if d.args else ""
+        out = fmt(value)
+        if out is None:
+            ctx.diags.add("A2N001", f"{d.name} {value}: not a valid value", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        if key == "keepalive_timeout" and ctx.settings.get("keepalive_timeout", ("",))[0] == "0":
+            return Disposition.EXACT  # KeepAlive Off wins
+        ctx.settings[key] = (out, d.span)
+        return Disposition.EXACT
+    return handler
+
+
+def _requests(value: str) -> str | None:
+    if not value.isdigit():
+        return None
+    return "1000000000" if value == "0" else value   # 0 is unlimited in httpd
+
+
+def _bytes(value: str) -> str | None:
+    return value if value.isdigit() else None       # 0 is unlimited in both
+
+
+def server_tokens(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value in ("prod", "productonly", "major", "minor", "min", "minimal"):
+        ctx.settings["server_tokens"] = ("off", d.span)
+    elif value in ("os", "full"):
+        ctx.settings["server_tokens"] = ("on", d.span)
+    else:
+        return Disposition.UNSUPPORTED
+    ctx.diags.add("A2N212", f"ServerTokens {d.args[0]}: nginx sends `Server: nginx` with server_tokens off, "
+                  "nginx/version with on; httpd's banner differs", d.span, directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def trace_enable(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value == "off":
+        return Disposition.EXACT
+    ctx.diags.add("A2N213", f"TraceEnable {d.args[0] if d.args else ''}: nginx always answers TRACE with 405",
+                  d.span, directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def add_default_charset(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0] if d.args else ""
+    if value.lower() == "off":
+        ctx.emit("charset", ["off"], d.span)
+        return Disposition.EXACT
+    charset = "iso-8859-1" if value.lower() == "on" else value
+    ctx.emit("charset", [charset], d.span)
+    ctx.emit("charset_types", ["text/html", "text/plain"], d.span)
+    ctx.diags.add("A2N214", "AddDefaultCharset: nginx adds the charset to text/html and text/plain responses it "
+                  "serves or proxies; httpd also only where none is set", d.span, directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def add_type(ctx: Context, d: Directive) -> Disposition:
+    if len(d.args) < 2:
+        return Disposition.UNSUPPORTED
+    mime, exts = d.args[0], [e.lstrip(".").lower() for e in d.args[1:]]
+    ctx.settings.setdefault("types", []).append((mime, exts, d.span))
+    return Disposition.EXACT
+
+
+def types_config(ctx: Context, d: Directive) -> Disposition:
+    ctx.settings["types_config"] = (d.args[0] if d.args else "", d.span)
+    ctx.diags.add("A2N215", f"TypesConfig {d.args[0] if d.args else ''}: Apache's mime.types format differs from "
+                  "nginx's; nginx's own mime.types is included instead", d.span, directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def use_canonical_name(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value == "off":
+        ctx.emit("server_name_in_redirect", ["off"], d.span)
+        return Disposition.EXACT
+    if value == "on":
+        ctx.emit("server_name_in_redirect", ["on"], d.span)
+        ctx.diags.add("A2N216", "UseCanonicalName On: nginx uses server_name for its own redirects and the "
+                      "listening port (port_in_redirect); httpd also uses them for SERVER_NAME/PORT", d.span,
+                      directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.UNSUPPORTED
+
+
+def enable_sendfile(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value not in ("on", "off"):
+        return Disposition.UNSUPPORTED
+    ctx.emit("sendfile", [value], d.span)
+    return Disposition.EXACT
+
+
+def protocols(ctx: Context, d: Directive) -> Disposition:
+    protos = [a.lower() for a in d.args]
+    ctx.settings["http2"] = ("h2" in protos, d.span)
+    if "h2c" in protos:
+        ctx.diags.add("A2N217", "Protocols h2c (HTTP/2 over cleartext with Upgrade) has no nginx equivalent",
+                      d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT
+
+
+DEFAULTS = (
+    # (setting, nginx directive, Apache default) — nginx's own defaults differ, so they are always written.
+    ("keepalive_timeout", "keepalive_timeout", "5s"),
+    ("keepalive_requests", "keepalive_requests", "100"),
+    ("limit_request_body", "client_max_body_size", "1g"),
+)
+
+
+def finish_server(ctx: Context, server: Server) -> None:
+    """Settings that become directives once the whole server is seen, and httpd's defaults made explicit."""
+    main = ctx.main
+    for key, name, default in DEFAULTS:
+        own = server.settings.get(key)
+        if own:
+            server.statements.append(Stmt(name, [own[0]], own[1]))
+        elif (server is main) == ctx.model.full and not main.settings.get(key):
+            # Full configs carry httpd's defaults once at http level; site files in each server.
+            server.statements.append(Stmt(name, [default], None, comment="httpd default"))
+    timeout = server.settings.get("timeout")
+    if timeout:
+        for name in ("client_header_timeout", "client_body_timeout", "send_timeout"):
+            server.statements.append(Stmt(name, [timeout[0]], timeout[1]))
+    tokens = server.settings.get("server_tokens")
+    if tokens:
+        server.statements.append(Stmt("server_tokens", [tokens[0]], tokens[1]))
+    types = server.settings.get("types")
+    if types or (server is main and ctx.model.full):
+        server.statements.append(Stmt("include", ["mime.types"], None))
+        if server is main and ctx.model.full:
+            server.statements.append(Stmt("default_type", ["application/octet-stream"], None))
+        if types:
+            block = [Stmt(mime, exts, span) for mime, exts, span in types]
+            server.statements.append(Stmt("types", [], types[0][2], block=block))
+    h2 = server.settings.get("http2") or (main.settings.get("http2") if server is not main else None)
+    if h2 and h2[0]:
+        if ctx.model.nginx_version >= (1, 25, 1):
+            server.statements.append(Stmt("http2", ["on"], h2[1]))
+        else:
+            server.settings["listen_http2"] = True
+
+
+RULES.update(table(
+    Rule("DirectoryIndex", Disposition.EXACT, directory_index),
+    Rule("ErrorDocument", Disposition.EXACT, error_document),
+    Rule("KeepAlive", Disposition.EXACT, keepalive),
+    Rule("KeepAliveTimeout", Disposition.EXACT, _number_setting("keepalive_timeout", _seconds)),
+    Rule("MaxKeepAliveRequests", Disposition.EXACT, _number_setting("keepalive_requests", _requests)),
+    Rule("Timeout", Disposition.EXACT, _number_setting("timeout", _seconds)),
+    Rule("LimitRequestBody", Disposition.EXACT, _number_setting("limit_request_body", _bytes)),
+    Rule("ServerTokens", Disposition.APPROXIMATE, server_tokens),
+    Rule("ServerSignature", Disposition.NOT_APPLICABLE,
+         note="nginx's own error pages carry no server signature beyond the Server header"),
+    Rule("TraceEnable", Disposition.EXACT, trace_enable),
+    Rule("AddDefaultCharset", Disposition.APPROXIMATE, add_default_charset),
+    Rule("AddType", Disposition.EXACT, add_type),
+    Rule("TypesConfig", Disposition.APPROXIMATE, types_config),
+    Rule("UseCanonicalName", Disposition.EXACT, use_canonical_name),
+    Rule("EnableSendfile", Disposition.EXACT, enable_sendfile),
+    Rule("EnableMMAP", Disposition.NOT_APPLICABLE, note="nginx decides on memory mapping itself"),
+    Rule("Protocols", Disposition.EXACT, protocols),
+    Rule("AccessFileName", Disposition.NOT_APPLICABLE, note="nginx reads no per-directory files; .htaccess content "
+         "must be translated into the configuration"),
+    Rule("NameVirtualHost", Disposition.NOT_APPLICABLE, note="obsolete since httpd 2.4; name-based virtual hosts "
+         "need no declaration in either server"),
+    Rule("ServerPath", Disposition.NOT_APPLICABLE, note="legacy support for HTTP/1.0 clients without Host"),
+))

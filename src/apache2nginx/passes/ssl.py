@@ -1,10 +1,14 @@
 """mod_ssl: the TLS settings of a virtual host.
 
-This version translates the socket and certificate essentials (SSLEngine,
-SSLCertificateFile, SSLCertificateKeyFile); the other SSL directives are
-reported as unsupported until their mappings land.
+Certificates, protocols (httpd's `all -SSLv3 ...` arithmetic turned into an
+explicit list, since the two servers' defaults differ), ciphers, sessions,
+stapling, client certificates and the backend (SSLProxy*) side. Where nginx
+checks less than httpd (backend certificate names, per-path client
+certificates), an error or warning says so.
 """
 from __future__ import annotations
+
+import re
 
 from ..model import Server, Stmt
 from ..syntax.tree import Directive
@@ -36,6 +40,7 @@ def finish_server(ctx: Context, server: Server) -> None:
     """A TLS server needs a certificate and key in nginx; supply what httpd would use."""
     if not server.ssl:
         return
+    finish_tls(ctx, server)
     names = {s.name for s in server.statements}
     if "ssl_certificate" not in names:
         ctx.diags.add("A2N206", "SSLEngine on without SSLCertificateFile: httpd refuses to start such a server; "
@@ -54,3 +59,221 @@ RULES = table(
     Rule("SSLCertificateFile", Disposition.EXACT, _file_stmt("ssl_certificate")),
     Rule("SSLCertificateKeyFile", Disposition.EXACT, _file_stmt("ssl_certificate_key")),
 )
+
+
+# ----------------------------------------------------------------- protocols and ciphers
+
+PROTOCOLS = ["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
+_ALIASES = {"tlsv1": "TLSv1", "tlsv1.1": "TLSv1.1", "tlsv1.2": "TLSv1.2", "tlsv1.3": "TLSv1.3", "sslv3": "SSLv3",
+            "sslv2": "SSLv2"}
+
+
+def protocol_set(args: list[str]) -> list[str] | None:
+    """httpd's SSLProtocol: left to right, a bare token replaces the set, +/- add or remove."""
+    current: set[str] = set()
+    for arg in args:
+        sign = arg[0] if arg[0] in "+-" else ""
+        token = arg[1:] if sign else arg
+        low = token.lower()
+        members = set(PROTOCOLS) if low == "all" else {_ALIASES.get(low, "")}
+        if "" in members:
+            return None
+        if sign == "+":
+            current |= members
+        elif sign == "-":
+            current -= members
+        else:
+            current = set(members)
+    return [p for p in PROTOCOLS if p in current]
+
+
+def ssl_protocol(ctx: Context, d: Directive) -> Disposition:
+    protos = protocol_set(list(d.args))
+    if protos is None:
+        ctx.diags.add("A2N001", f"SSLProtocol {' '.join(d.args)}: unknown protocol", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if not protos:
+        ctx.diags.add("A2N218", "SSLProtocol leaves no protocol enabled", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    ctx.settings["ssl_protocols"] = (protos, d.span)
+    return Disposition.EXACT
+
+
+def ssl_cipher_suite(ctx: Context, d: Directive) -> Disposition:
+    args = list(d.args)
+    if len(args) == 2 and args[0].upper() == "TLSV1.3":
+        ctx.emit("ssl_conf_command", ["Ciphersuites", args[1]], d.span)
+        return Disposition.EXACT
+    if len(args) == 2 and args[0].upper() == "SSL":
+        args = args[1:]
+    if len(args) != 1:
+        return Disposition.UNSUPPORTED
+    ctx.emit("ssl_ciphers", [args[0]], d.span)
+    return Disposition.EXACT
+
+
+def _flag(nginx_name: str):
+    def handler(ctx: Context, d: Directive) -> Disposition:
+        value = d.args[0].lower() if d.args else ""
+        if value not in ("on", "off"):
+            return Disposition.UNSUPPORTED
+        ctx.emit(nginx_name, [value], d.span)
+        return Disposition.EXACT
+    return handler
+
+
+def ssl_session_cache(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0] if d.args else ""
+    low = value.lower()
+    if low in ("none", "nonenotnull"):
+        ctx.model.http_statements.append(Stmt("ssl_session_cache", ["none"], d.span))
+        return Disposition.EXACT
+    m = re.match(r"^shm(?:cb|ht)?:[^(]*(?:\((\d+)\))?$", value, re.I)
+    if m:
+        size = int(m.group(1) or 512000)
+        ctx.model.http_statements.append(Stmt("ssl_session_cache", [f"shared:SSL:{max(1, size // 1024)}k"], d.span))
+        return Disposition.EXACT
+    ctx.diags.add("A2N219", f"SSLSessionCache {value}: only shared-memory caches translate; nginx uses "
+                  "ssl_session_cache shared:NAME:SIZE", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+def ssl_session_timeout(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0] if d.args else ""
+    if not value.isdigit():
+        return Disposition.UNSUPPORTED
+    ctx.emit("ssl_session_timeout", [f"{value}s"], d.span)
+    return Disposition.EXACT
+
+
+def ssl_chain(ctx: Context, d: Directive) -> Disposition:
+    ctx.diags.add("A2N220", f"SSLCertificateChainFile {d.args[0] if d.args else ''}: nginx reads the chain from the "
+                  "ssl_certificate file; append the chain to the certificate file (cat cert chain > fullchain)",
+                  d.span, directive=d.name, hint="point SSLCertificateFile at a file holding certificate and chain")
+    return Disposition.APPROXIMATE
+
+
+def ssl_verify_client(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    mapping = {"none": "off", "optional": "optional", "require": "on", "optional_no_ca": "optional_no_ca"}
+    if value not in mapping:
+        return Disposition.UNSUPPORTED
+    if ctx.scope is not None:
+        ctx.diags.add("A2N221", "SSLVerifyClient inside <Location> (per-path client certificates) is not "
+                      "translated; the path is NOT protected by a client certificate in the translation",
+                      d.span, directive=d.name, hint="set ssl_verify_client optional on the server and "
+                      "`if ($ssl_client_verify != SUCCESS) { return 403; }` in the location")
+        return Disposition.UNSUPPORTED
+    ctx.emit("ssl_verify_client", [mapping[value]], d.span)
+    if value != "none":
+        ctx.diags.add("A2N222", "client certificates: nginx before 1.26.3/1.27.4 lets a TLS 1.3 session resumed "
+                      "from another virtual host skip ssl_verify_client (CVE-2025-23419)", d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT
+
+
+def _file(nginx_name: str):
+    def handler(ctx: Context, d: Directive) -> Disposition:
+        if not d.args:
+            return Disposition.UNSUPPORTED
+        ctx.emit(nginx_name, [d.args[0]], d.span)
+        return Disposition.EXACT
+    return handler
+
+
+def ssl_verify_depth(ctx: Context, d: Directive) -> Disposition:
+    if not d.args or not d.args[0].isdigit():
+        return Disposition.UNSUPPORTED
+    ctx.emit("ssl_verify_depth", [d.args[0]], d.span)
+    return Disposition.EXACT
+
+
+def ssl_stapling(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value == "off":
+        return Disposition.EXACT
+    ctx.emit("ssl_stapling", ["on"], d.span)
+    ctx.emit("ssl_stapling_verify", ["on"], d.span)
+    ctx.diags.add("A2N223", "SSLUseStapling: nginx needs a resolver to fetch OCSP responses and caches them per "
+                  "worker; add `resolver` with your DNS servers", d.span, directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def ssl_proxy_verify(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value == "require":
+        ctx.emit("proxy_ssl_verify", ["on"], d.span)
+        return Disposition.EXACT
+    if value == "none":
+        ctx.emit("proxy_ssl_verify", ["off"], d.span)
+        ctx.diags.add("A2N224", "SSLProxyVerify none: httpd still checks the backend certificate's name and expiry "
+                      "(SSLProxyCheckPeerName/Expire); nginx checks nothing without proxy_ssl_verify on",
+                      d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.UNSUPPORTED
+
+
+def ssl_proxy_check(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value == "off":
+        return Disposition.EXACT   # nginx checks nothing unless proxy_ssl_verify is on
+    ctx.diags.add("A2N224", f"{d.name} on: nginx checks the backend certificate only with proxy_ssl_verify on",
+                  d.span, directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def ssl_proxy_protocol(ctx: Context, d: Directive) -> Disposition:
+    protos = protocol_set(list(d.args))
+    if not protos:
+        return Disposition.UNSUPPORTED
+    ctx.emit("proxy_ssl_protocols", protos, d.span)
+    return Disposition.EXACT
+
+
+def finish_tls(ctx: Context, server: Server) -> None:
+    if not server.ssl:
+        return
+    protos = server.settings.get("ssl_protocols") or ctx.main.settings.get("ssl_protocols")
+    if protos:
+        server.statements.append(Stmt("ssl_protocols", protos[0], protos[1]))
+    else:
+        # httpd's default `all -SSLv3`; nginx's own default differs between versions.
+        server.statements.append(Stmt("ssl_protocols", PROTOCOLS, None))
+
+
+RULES.update(table(
+    Rule("SSLProtocol", Disposition.EXACT, ssl_protocol),
+    Rule("SSLCipherSuite", Disposition.EXACT, ssl_cipher_suite),
+    Rule("SSLHonorCipherOrder", Disposition.EXACT, _flag("ssl_prefer_server_ciphers")),
+    Rule("SSLSessionCache", Disposition.EXACT, ssl_session_cache),
+    Rule("SSLSessionCacheTimeout", Disposition.EXACT, ssl_session_timeout),
+    Rule("SSLSessionTickets", Disposition.EXACT, _flag("ssl_session_tickets")),
+    Rule("SSLCertificateChainFile", Disposition.APPROXIMATE, ssl_chain),
+    Rule("SSLCACertificateFile", Disposition.EXACT, _file("ssl_client_certificate")),
+    Rule("SSLCARevocationFile", Disposition.EXACT, _file("ssl_crl")),
+    Rule("SSLVerifyClient", Disposition.EXACT, ssl_verify_client),
+    Rule("SSLVerifyDepth", Disposition.EXACT, ssl_verify_depth),
+    Rule("SSLUseStapling", Disposition.APPROXIMATE, ssl_stapling),
+    Rule("SSLStaplingCache", Disposition.NOT_APPLICABLE, note="nginx caches OCSP responses per worker"),
+    Rule("SSLStaplingResponderTimeout", Disposition.NOT_APPLICABLE, note="nginx uses resolver_timeout"),
+    Rule("SSLStaplingReturnResponderErrors", Disposition.NOT_APPLICABLE, note="nginx never staples errors"),
+    Rule("SSLCompression", Disposition.EXACT, lambda ctx, d: Disposition.EXACT if (d.args and d.args[0].lower() ==
+                                                                                    "off") else Disposition.UNSUPPORTED),
+    Rule("SSLRandomSeed", Disposition.NOT_APPLICABLE, note="OpenSSL seeds itself"),
+    Rule("SSLPassPhraseDialog", Disposition.NOT_APPLICABLE, note="builtin dialog: nginx asks no pass phrase "
+         "(use ssl_password_file for encrypted keys)"),
+    Rule("SSLCryptoDevice", Disposition.NOT_APPLICABLE, note="nginx uses OpenSSL's default engine"),
+    Rule("SSLOptions", Disposition.NOT_APPLICABLE, note="exports TLS data to CGI/SSI; FastCGI locations need "
+         "fastcgi_param with $ssl_* variables"),
+    Rule("SSLProxyVerify", Disposition.EXACT, ssl_proxy_verify),
+    Rule("SSLProxyCheckPeerName", Disposition.EXACT, ssl_proxy_check),
+    Rule("SSLProxyCheckPeerCN", Disposition.EXACT, ssl_proxy_check),
+    Rule("SSLProxyCheckPeerExpire", Disposition.EXACT, ssl_proxy_check),
+    Rule("SSLProxyCACertificateFile", Disposition.EXACT, _file("proxy_ssl_trusted_certificate")),
+    Rule("SSLProxyMachineCertificateFile", Disposition.EXACT, _file("proxy_ssl_certificate")),
+    Rule("SSLProxyProtocol", Disposition.EXACT, ssl_proxy_protocol),
+    Rule("SSLProxyCipherSuite", Disposition.EXACT, _file("proxy_ssl_ciphers")),
+    Rule("SSLInsecureRenegotiation", Disposition.NOT_APPLICABLE, note="nginx never allows insecure renegotiation"),
+    Rule("SSLStrictSNIVHostCheck", Disposition.NOT_APPLICABLE, note="nginx selects the server by SNI and Host "
+         "separately; ssl_reject_handshake on the default server refuses clients without SNI"),
+))

@@ -14,10 +14,11 @@ from ..diagnostics import Diagnostics
 from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
-from . import core, process, ssl
+from ..emit.layout import lay_out
+from . import alias, core, headers, log, misc, process, proxy, ssl
 from .base import Context, Disposition, Rule, Tally
 
-PASSES = (core, ssl, process)
+PASSES = (core, ssl, process, proxy, alias, headers, log, misc)
 
 
 def _merged_rules() -> dict[str, Rule]:
@@ -39,14 +40,24 @@ class Translator:
         self.tally = Tally()
         self.model = NginxModel(full=loaded.full_server_config)
         main = Server(span=None, is_main=True)
-        self.ctx = Context(self.model, diags, main, main, options=options or {})
+        self.ctx = Context(self.model, diags, main, main, options=dict(options or {}))
+        self.ctx.walk = self.walk
+        self.model.nginx_version = self.ctx.options.get("nginx_version", (1, 22))
 
     def run(self) -> tuple[NginxModel, Tally]:
         for _ in self.loaded.consumed:
             self.tally.add(Disposition.EXACT)
         self.walk(self.loaded.children, untranslated=None)
-        self.finish(self.ctx.main)
+        # Servers are completed once everything is read: httpd merges the whole main server config
+        # into every virtual host, wherever in the file it stands.
+        for server in [self.ctx.main] + self.model.servers:
+            self.finish(server)
         core.resolve_sockets(self.ctx)
+        for module in PASSES:
+            hook = getattr(module, "finish_model", None)
+            if hook is not None:
+                hook(self.ctx)
+        lay_out(self.model, self.diags, proxy.emitter(self.model, self.ctx.main))
         return self.model, self.tally
 
     def finish(self, server: Server) -> None:
@@ -56,8 +67,7 @@ class Translator:
             if hook is not None:
                 hook(self.ctx, server)
 
-    def walk(self, nodes, untranslated: Section | None) -> None:
-        ctx = self.ctx
+    def walk(self, nodes, untranslated: Section | None = None) -> None:
         for node in nodes:
             if node.is_section:
                 self.section(node, untranslated)
@@ -65,25 +75,13 @@ class Translator:
                 self.directive(node, untranslated)
 
     def section(self, section: Section, untranslated: Section | None) -> None:
-        ctx = self.ctx
         key = "<" + section.key
-        if key == "<virtualhost" and untranslated is None and ctx.server is ctx.main:
-            self.tally.add(Disposition.EXACT)
-            server = core.virtual_host(ctx, section)
-            self.model.servers.append(server)
-            ctx.server = server
-            try:
-                self.walk(section.children, None)
-                self.finish(server)
-            finally:
-                ctx.server = ctx.main
+        rule = RULES.get(key)
+        if rule is not None and rule.handler is not None and untranslated is None:
+            disposition = rule.handler(self.ctx, section) or rule.disposition
+            self.tally.add(disposition)
             return
-        if key == "<virtualhost":
-            self.report(section, Disposition.UNSUPPORTED, untranslated,
-                        reason="<VirtualHost> is only allowed at the top level")
-        else:
-            rule = RULES.get(key)
-            self.report(section, rule.disposition if rule else None, untranslated)
+        self.report(section, rule.disposition if rule else None, untranslated)
         self.walk(section.children, untranslated or section)
 
     def directive(self, d: Directive, untranslated: Section | None) -> None:
@@ -97,7 +95,7 @@ class Translator:
         disposition = rule.disposition
         if rule.handler is not None:
             disposition = rule.handler(self.ctx, d) or disposition
-        if disposition is Disposition.NOT_APPLICABLE:
+        if disposition is Disposition.NOT_APPLICABLE and rule.note:
             self.diags.add("A2N102", f"{d.name}: not applicable to nginx: {rule.note}", d.span, directive=d.name)
         elif disposition is Disposition.UNSUPPORTED and rule.handler is not None:
             self.diags.add("A2N101", f"{d.name} {' '.join(d.args)}: this form is not translated; nothing was "

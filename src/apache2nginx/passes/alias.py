@@ -1,0 +1,108 @@
+"""mod_alias: Redirect, RedirectMatch, RedirectPermanent/Temp, Alias, AliasMatch, ScriptAlias.
+
+Redirects and aliases are first-match lists that run after ProxyPass; the
+layout step turns each entry into `= P` / `^~ P/` locations (aliases keep
+their slashes paired, so `/u../x` can never reach outside the aliased
+directory) and redirects keep the remainder of the path and the query string
+exactly as httpd builds them.
+"""
+from __future__ import annotations
+
+from ..model import Route
+from ..syntax.tree import Directive
+from .base import Context, Disposition, Rule, table
+
+STATUS = {"permanent": 301, "temp": 302, "seeother": 303, "gone": 410}
+
+
+def _status(ctx: Context, d: Directive, args: list[str]) -> tuple[int, list[str]] | None:
+    if d.key == "redirectpermanent":
+        return 301, args
+    if d.key == "redirecttemp":
+        return 302, args
+    if args and args[0].lower() in STATUS:
+        return STATUS[args[0].lower()], args[1:]
+    if args and args[0].isdigit():
+        return int(args[0]), args[1:]
+    return 302, args
+
+
+def redirect(ctx: Context, d: Directive) -> Disposition:
+    parsed = _status(ctx, d, list(d.args))
+    status, rest = parsed
+    if ctx.scope is not None:
+        ctx.diags.add("A2N101", f"{d.name} inside <Location> (expression form) is not translated yet", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    regex = d.key == "redirectmatch"
+    if not rest:
+        ctx.diags.add("A2N001", f"{d.name} needs a path", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    path, target = rest[0], rest[1] if len(rest) > 1 else ""
+    if 300 <= status < 400 and not target:
+        ctx.diags.add("A2N001", f"{d.name}: a {status} redirect needs a URL", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if regex:
+        target = _nginx_captures(target)
+    ctx.server.routes.append(Route("redirect", path, target, status=status, regex=regex, span=d.span,
+                                   params={"directive": d.name}))
+    if regex:
+        ctx.diags.add("A2N401", f"{d.name} {path}: regular-expression locations are tried in order after prefix "
+                      "ones; check that no other location takes these requests first", d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT
+
+
+def _nginx_captures(text: str) -> str:
+    """httpd's $1..$9 are nginx's too; a literal $ must not start a variable."""
+    out = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "$" and i + 1 < len(text) and text[i + 1].isdigit():
+            out.append("$" + text[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def alias(ctx: Context, d: Directive) -> Disposition:
+    if ctx.scope is not None:
+        ctx.diags.add("A2N101", f"{d.name} inside <Location> is not translated yet", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if len(d.args) < 2:
+        ctx.diags.add("A2N001", f"{d.name} needs a URL path and a directory", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    url, fs = d.args[0], d.args[1]
+    regex = d.key == "aliasmatch"
+    if not regex and url.endswith("/") != fs.endswith("/"):
+        ctx.diags.add("A2N402", f"Alias {url} {fs}: the trailing slashes differ; httpd maps {url}x to "
+                      f"{fs}{'' if fs.endswith('/') else ''}x literally and so does the translation", d.span,
+                      directive=d.name)
+    if regex:
+        fs = _nginx_captures(fs)
+        ctx.diags.add("A2N403", f"AliasMatch {url}: check that no capture can contain '..' after a '/'", d.span,
+                      directive=d.name)
+    ctx.server.routes.append(Route("alias", url, fs, regex=regex, span=d.span, params={"directive": d.name}))
+    return Disposition.APPROXIMATE if regex else Disposition.EXACT
+
+
+def script_alias(ctx: Context, d: Directive) -> Disposition:
+    ctx.diags.add("A2N404", f"{d.name}: nginx runs no CGI programs; serve them through a FastCGI wrapper "
+                  "(fcgiwrap) by hand. Nothing was emitted, so these URLs fall through to the document root",
+                  d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+RULES = table(
+    Rule("Redirect", Disposition.EXACT, redirect),
+    Rule("RedirectPermanent", Disposition.EXACT, redirect),
+    Rule("RedirectTemp", Disposition.EXACT, redirect),
+    Rule("RedirectMatch", Disposition.APPROXIMATE, redirect),
+    Rule("Alias", Disposition.EXACT, alias),
+    Rule("AliasMatch", Disposition.APPROXIMATE, alias),
+    Rule("ScriptAlias", Disposition.UNSUPPORTED, script_alias),
+    Rule("ScriptAliasMatch", Disposition.UNSUPPORTED, script_alias),
+)

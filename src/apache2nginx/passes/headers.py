@@ -1,0 +1,107 @@
+"""mod_headers: Header and RequestHeader.
+
+`Header always set` is nginx's `add_header ... always` exactly. The default
+(onsuccess) table has no exact nginx twin: it replaces a backend's header of
+the same name and also covers proxied 4xx/5xx, whereas `add_header` adds and
+fires only on 2xx/3xx; the translation hides the backend's copy and warns.
+Inheritance is the emitter's job: any block with its own `add_header` gets the
+enclosing list repeated first, as Apache merges Header lists.
+"""
+from __future__ import annotations
+
+import re
+
+from ..syntax.tree import Directive
+from .base import Context, Disposition, Rule, table
+
+_FORMAT = re.compile(r"%(?:\{[^}]*\}[a-zA-Z]|[a-zA-Z%])")
+
+
+def _split(d: Directive) -> tuple[str, str, list[str], list[str]]:
+    args = list(d.args)
+    condition = "onsuccess"
+    if args and args[0].lower() in ("always", "onsuccess"):
+        condition = args.pop(0).lower()
+    action = args.pop(0).lower() if args else ""
+    extras = [a for a in args if a.lower() == "early" or a.lower().startswith(("env=", "expr="))]
+    rest = [a for a in args if a not in extras]
+    return condition, action, rest, extras
+
+
+def header(ctx: Context, d: Directive) -> Disposition:
+    condition, action, rest, extras = _split(d)
+    if extras:
+        ctx.diags.add("A2N501", f"Header {' '.join(d.args)}: the condition {extras[0]!r} is not translated; "
+                      "nothing was emitted for this header", d.span, directive=d.name,
+                      hint="express the condition with a map that yields an empty value when it is false")
+        return Disposition.UNSUPPORTED
+    if not rest:
+        ctx.diags.add("A2N001", "Header needs a header name", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    name = rest[0]
+    value = rest[1] if len(rest) > 1 else ""
+    if action in ("set", "add", "append", "merge", "setifempty", "edit", "edit*") and _FORMAT.search(value):
+        ctx.diags.add("A2N502", f"Header {name}: the format specifiers in {value!r} are not translated; "
+                      "nothing was emitted for this header", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    always = ["always"] if condition == "always" else []
+    if action == "set":
+        if condition == "always":
+            ctx.emit("add_header", [name, value, "always"], d.span)
+            return Disposition.EXACT
+        ctx.emit("proxy_hide_header", [name], d.span)
+        ctx.emit("add_header", [name, value], d.span)
+        ctx.diags.add("A2N503", f"Header set {name}: httpd also sets it on proxied 4xx/5xx responses; nginx "
+                      "add_header (without always) only on 2xx/3xx", d.span, directive=d.name,
+                      hint="use `Header always set` on the Apache side if the header belongs on every response")
+        return Disposition.APPROXIMATE
+    if action == "add":
+        ctx.emit("add_header", [name, value, *always], d.span)
+        if not always:
+            ctx.diags.add("A2N503", f"Header add {name}: nginx add_header without always fires only on 2xx/3xx",
+                          d.span, directive=d.name)
+            return Disposition.APPROXIMATE
+        return Disposition.EXACT
+    if action == "unset":
+        ctx.emit("proxy_hide_header", [name], d.span)
+        if name.lower() in ("server", "date", "content-length", "content-type", "connection", "etag",
+                            "last-modified", "accept-ranges"):
+            ctx.diags.add("A2N504", f"Header unset {name}: nginx generates this header itself and cannot remove "
+                          "it without a third-party module (headers-more); only a backend's copy is hidden",
+                          d.span, directive=d.name)
+            return Disposition.APPROXIMATE
+        return Disposition.EXACT
+    ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
+                  "headers-more module; nothing was emitted", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+def request_header(ctx: Context, d: Directive) -> Disposition:
+    args = list(d.args)
+    action = args.pop(0).lower() if args else ""
+    extras = [a for a in args if a.lower() == "early" or a.lower().startswith(("env=", "expr="))]
+    rest = [a for a in args if a not in extras]
+    if extras or not rest:
+        ctx.diags.add("A2N501", f"RequestHeader {' '.join(d.args)}: conditions are not translated; nothing was "
+                      "emitted", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    name = rest[0]
+    if action == "set" and len(rest) > 1:
+        if _FORMAT.search(rest[1]):
+            ctx.diags.add("A2N502", f"RequestHeader {name}: format specifiers are not translated", d.span,
+                          directive=d.name)
+            return Disposition.UNSUPPORTED
+        ctx.emit("proxy_set_header", [name, rest[1]], d.span)
+        return Disposition.EXACT
+    if action == "unset":
+        ctx.emit("proxy_set_header", [name, ""], d.span)
+        return Disposition.EXACT
+    ctx.diags.add("A2N505", f"RequestHeader {action}: not translated; nothing was emitted", d.span,
+                  directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+RULES = table(
+    Rule("Header", Disposition.EXACT, header),
+    Rule("RequestHeader", Disposition.EXACT, request_header),
+)

@@ -1,0 +1,172 @@
+"""Smaller modules: mod_ratelimit, mod_env, mod_filter/mod_deflate, mod_expires, mod_remoteip, mod_status.
+
+mod_ratelimit is bandwidth per response (`rate-limit` in KiB/s), which is
+nginx's `limit_rate`, not request-rate limiting. mod_deflate becomes gzip
+(with gzip_proxied any and gzip_vary, as DEFLATE compresses proxied responses
+and adds Vary). mod_remoteip becomes real_ip, with trust-everyone flagged as a
+security risk. A status page keeps its access rules or is reported.
+"""
+from __future__ import annotations
+
+from ..model import MapBlock, Stmt
+from ..syntax.tree import Directive
+from .base import Context, Disposition, Rule, table
+
+RATELIMIT_VARS = {"rate-limit", "rate-initial-burst"}
+
+
+def set_output_filter(ctx: Context, d: Directive) -> Disposition:
+    filters = [f for a in d.args for f in a.replace(";", " ").split()]
+    disposition = Disposition.EXACT
+    for f in filters:
+        upper = f.upper()
+        if upper == "RATE_LIMIT":
+            ctx.settings["rate_limit_filter"] = d.span
+        elif upper == "DEFLATE":
+            ctx.emit("gzip", ["on"], d.span)
+            ctx.emit("gzip_proxied", ["any"], d.span)
+            ctx.emit("gzip_vary", ["on"], d.span)
+            ctx.emit("gzip_types", ["*"], d.span)
+            disposition = Disposition.APPROXIMATE
+        else:
+            ctx.diags.add("A2N101", f"{d.name} {f}: this output filter has no nginx translation; nothing was emitted",
+                          d.span, directive=d.name)
+            disposition = Disposition.UNSUPPORTED
+    return disposition
+
+
+def set_env(ctx: Context, d: Directive) -> Disposition:
+    if not d.args:
+        return Disposition.UNSUPPORTED
+    name = d.args[0]
+    value = d.args[1] if len(d.args) > 1 else ""
+    if name.lower() == "rate-limit":
+        ctx.settings["rate_limit"] = (value, d.span)
+        return Disposition.EXACT
+    if name.lower() == "rate-initial-burst":
+        ctx.settings["rate_burst"] = (value, d.span)
+        return Disposition.EXACT
+    if name.lower().startswith("rate-"):
+        ctx.diags.add("A2N701", f"SetEnv {name}: mod_ratelimit knows only rate-limit and rate-initial-burst; httpd "
+                      "ignores this variable, and so does the translation", d.span, directive=d.name)
+        return Disposition.NOT_APPLICABLE
+    ctx.diags.add("A2N702", f"SetEnv {name}: environment variables reach CGI/FastCGI programs and other modules' "
+                  "conditions in httpd; the translation does not carry them", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+def finish_scopes(ctx: Context, server) -> None:
+    """Turn mod_ratelimit settings into limit_rate where the RATE_LIMIT filter is on."""
+    holders = [(server.settings, server.statements)] + [(s.settings, s.statements) for s in server.scopes]
+    for settings, statements in holders:
+        if "rate_limit_filter" not in settings:
+            if "rate_limit" in settings:
+                ctx.diags.add("A2N703", "SetEnv rate-limit without SetOutputFilter RATE_LIMIT has no effect in "
+                              "httpd; nothing is emitted", settings["rate_limit"][1])
+            continue
+        rate = settings.get("rate_limit") or server.settings.get("rate_limit")
+        if rate and rate[0].isdigit():
+            statements.append(Stmt("limit_rate", [f"{rate[0]}k"], rate[1]))
+            statements.append(Stmt("proxy_ignore_headers", ["X-Accel-Limit-Rate"], rate[1]))
+            burst = settings.get("rate_burst")
+            if burst and burst[0].isdigit():
+                statements.append(Stmt("limit_rate_after", [f"{burst[0]}k"], burst[1]))
+
+
+def add_output_filter_by_type(ctx: Context, d: Directive) -> Disposition:
+    if len(d.args) < 2:
+        return Disposition.UNSUPPORTED
+    filters = d.args[0].upper().split(";")
+    if filters != ["DEFLATE"]:
+        ctx.diags.add("A2N101", f"AddOutputFilterByType {d.args[0]}: only DEFLATE is translated", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    types = ctx.settings.setdefault("gzip_types", [])
+    types.extend(t for t in d.args[1:] if t not in types)
+    ctx.settings["gzip_span"] = d.span
+    return Disposition.APPROXIMATE
+
+
+def finish_gzip(ctx: Context, server) -> None:
+    for settings, statements in [(server.settings, server.statements)] + [(s.settings, s.statements)
+                                                                          for s in server.scopes]:
+        types = settings.get("gzip_types")
+        if not types:
+            continue
+        span = settings.get("gzip_span")
+        statements += [Stmt("gzip", ["on"], span), Stmt("gzip_types", [t for t in types if t != "text/html"] or
+                                                        ["text/plain"], span),
+                       Stmt("gzip_proxied", ["any"], span), Stmt("gzip_vary", ["on"], span),
+                       Stmt("gzip_http_version", ["1.0"], span)]
+        ctx.diags.add("A2N704", "mod_deflate becomes gzip: nginx always compresses text/html once gzip is on, and "
+                      "its gzip_proxied decision looks at the request's Via header", span)
+
+
+def remote_ip_header(ctx: Context, d: Directive) -> Disposition:
+    if not d.args:
+        return Disposition.UNSUPPORTED
+    ctx.settings["remoteip_header"] = (d.args[0], d.span)
+    return Disposition.EXACT
+
+
+def remote_ip_proxy(ctx: Context, d: Directive) -> Disposition:
+    ctx.settings.setdefault("remoteip_proxies", []).extend((a, d.span) for a in d.args)
+    if d.key.startswith("remoteiptrusted"):
+        ctx.diags.add("A2N705", f"{d.name}: httpd refuses private addresses reported by these proxies; nginx's "
+                      "set_real_ip_from trusts whatever they report", d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT
+
+
+def finish_remoteip(ctx: Context, server) -> None:
+    header = server.settings.get("remoteip_header") or (ctx.main.settings.get("remoteip_header")
+                                                         if server is not ctx.main else None)
+    if not header:
+        return
+    proxies = server.settings.get("remoteip_proxies") or ctx.main.settings.get("remoteip_proxies") or []
+    server.statements.append(Stmt("real_ip_header", [header[0]], header[1]))
+    if not proxies:
+        ctx.diags.add("A2N706", "RemoteIPHeader without RemoteIPInternalProxy/TrustedProxy trusts every client: "
+                      "anyone can set their address with this header. The translation keeps that "
+                      "(set_real_ip_from 0.0.0.0/0 and ::/0) but it is a security risk", header[1],
+                      directive="RemoteIPHeader", hint="list the proxies with RemoteIPInternalProxy")
+        proxies = [("0.0.0.0/0", header[1]), ("::/0", header[1])]
+    for addr, span in proxies:
+        server.statements.append(Stmt("set_real_ip_from", [addr], span))
+    server.statements.append(Stmt("real_ip_recursive", ["on"], header[1]))
+
+
+def set_handler(ctx: Context, d: Directive) -> Disposition:
+    handler = d.args[0].lower() if d.args else ""
+    if handler == "server-status":
+        ctx.emit("stub_status", [], d.span)
+        ctx.diags.add("A2N707", "server-status becomes stub_status: the page shows different figures; its access "
+                      "rules must be translated with it", d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    if handler == "balancer-manager":
+        ctx.diags.add("A2N708", "balancer-manager has no nginx open-source equivalent; nothing was emitted",
+                      d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if handler in ("none", "default-handler"):
+        return Disposition.EXACT
+    ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} is not translated; nothing was emitted",
+                  d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+def finish_server(ctx: Context, server) -> None:
+    finish_scopes(ctx, server)
+    finish_gzip(ctx, server)
+    finish_remoteip(ctx, server)
+
+
+RULES = table(
+    Rule("SetOutputFilter", Disposition.EXACT, set_output_filter),
+    Rule("SetEnv", Disposition.EXACT, set_env),
+    Rule("AddOutputFilterByType", Disposition.APPROXIMATE, add_output_filter_by_type),
+    Rule("RemoteIPHeader", Disposition.EXACT, remote_ip_header),
+    Rule("RemoteIPInternalProxy", Disposition.EXACT, remote_ip_proxy),
+    Rule("RemoteIPTrustedProxy", Disposition.APPROXIMATE, remote_ip_proxy),
+    Rule("SetHandler", Disposition.APPROXIMATE, set_handler),
+    Rule("ExtendedStatus", Disposition.NOT_APPLICABLE, note="stub_status has no extended mode"),
+)

@@ -1,0 +1,640 @@
+"""mod_proxy and mod_proxy_balancer: ProxyPass routes, balancers, backend requests.
+
+Owns the backend side. Every backend gets an `upstream` with connection reuse
+(`keepalive`, `proxy_http_version 1.1`, `Connection ""`), because mod_proxy
+reuses backend connections by default and nginx would otherwise speak
+HTTP/1.0 with `Connection: close`. `<Proxy balancer://>` members keep their
+order, weights and states; Apache's `retry` ban is approximated with
+`max_fails`/`fail_timeout` and said so. The request Apache sends is rebuilt
+explicitly: Host (ProxyPreserveHost), X-Forwarded-For/-Host/-Server
+(ProxyAddHeaders), Location rewriting (ProxyPassReverse, else
+`proxy_redirect off`), timeouts.
+"""
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from functools import reduce
+
+from ..model import MapBlock, ProxyTarget, Route, Scope, Server, Stmt, Upstream, UpstreamServer
+from ..syntax.tree import Directive, Section
+from .base import Context, Disposition, Rule, table
+
+_URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:]*)(?::(?P<port>\d+))?(?P<path>/.*)?$")
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+HTTP_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
+WORKER_KEYS = {"timeout", "connectiontimeout", "retry", "keepalive", "disablereuse", "enablereuse", "max", "ttl",
+               "upgrade", "flushpackets", "min", "smax", "acquire", "ping", "loadfactor", "status", "route",
+               "lbset", "redirect", "iobuffersize", "receivebuffersize", "flushwait", "secret", "mapping",
+               "addressttl", "responsefieldsize", "hcmethod", "hcinterval", "hcpasses", "hcfails", "hcuri",
+               "hcexpr", "hctemplate", "lbmethod", "maxattempts", "nofailover", "stickysession",
+               "stickysessionsep", "scolonpathdelim", "failonstatus", "failontimeout", "forcerecovery",
+               "growth", "proxyrequests"}
+
+
+def parse_url(text: str):
+    m = _URL.match(text)
+    if not m:
+        return None
+    scheme = m.group("scheme").lower()
+    return scheme, m.group("host"), m.group("port"), m.group("path") or ""
+
+
+def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for i, arg in enumerate(args):
+        key, sep, value = arg.partition("=")
+        if not sep:
+            if arg.lower() in ("nocanon", "interpolate", "noquery"):
+                params[arg.lower()] = "on"
+                continue
+            ctx.diags.add("A2N001", f"{d.name}: {arg!r} is not a key=value parameter", d.arg_span(start + i),
+                          directive=d.name)
+            continue
+        params[key.lower()] = value
+    return params
+
+
+# ----------------------------------------------------------------- upstreams
+
+def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarget | None:
+    parsed = parse_url(url)
+    if parsed is None:
+        ctx.diags.add("A2N302", f"{d.name}: {url} is not a URL the translator understands", d.arg_span(index),
+                      directive=d.name)
+        return None
+    scheme, host, port, path = parsed
+    if scheme == "balancer":
+        up = ctx.model.upstreams.get(host)
+        if up is None or not up.servers:
+            ctx.diags.add("A2N303", f"{d.name}: balancer://{host} has no <Proxy balancer://{host}> members in the input",
+                          d.arg_span(index), directive=d.name)
+            return None
+        return ProxyTarget(up_scheme(up), host, path, up_host_header(up), d.span)
+    if scheme not in HTTP_SCHEMES:
+        ctx.diags.add("A2N302", f"{d.name}: the {scheme}:// backend protocol has no nginx proxy_pass equivalent "
+                      "in this translator; nothing was emitted for it", d.arg_span(index), directive=d.name)
+        return None
+    port_num = int(port) if port else DEFAULT_PORTS[scheme]
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", host.strip("[]")) + f"_{port_num}"
+    up = ctx.model.upstreams.get(name)
+    if up is None:
+        up = Upstream(name, [UpstreamServer(f"{host}:{port_num}", [], d.span)], span=d.span)
+        up.scheme = HTTP_SCHEMES[scheme]  # type: ignore[attr-defined]
+        up.host_header = host + (f":{port}" if port else "")  # type: ignore[attr-defined]
+        ctx.model.upstreams[name] = up
+    return ProxyTarget(HTTP_SCHEMES[scheme], name, path, up.host_header, d.span)  # type: ignore[attr-defined]
+
+
+def up_scheme(up: Upstream) -> str:
+    return getattr(up, "scheme", "http")
+
+
+def up_host_header(up: Upstream) -> str:
+    return getattr(up, "host_header", up.name)
+
+
+# ----------------------------------------------------------------- ProxyPass
+
+def proxy_pass(ctx: Context, d: Directive) -> Disposition:
+    args = list(d.args)
+    in_location = ctx.scope is not None and not ctx.scope.regex
+    if in_location:
+        path = ctx.scope.path
+        if not args:
+            ctx.diags.add("A2N001", "ProxyPass needs a URL", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        url, rest, url_index = args[0], args[1:], 0
+    else:
+        if ctx.scope is not None:
+            ctx.diags.add("A2N304", "ProxyPass in <LocationMatch> is not allowed by httpd (use ProxyPassMatch)",
+                          d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        if len(args) < 2:
+            ctx.diags.add("A2N001", "ProxyPass needs a path and a URL", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        path, url, rest, url_index = args[0], args[1], args[2:], 1
+    if url == "!":
+        if in_location:
+            ctx.diags.add("A2N304", "ProxyPass ! inside <Location>: httpd ignores it (use the no-proxy "
+                          "environment variable)", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        ctx.server.routes.append(Route("proxy-exclude", path, span=d.span, params={"directive": "ProxyPass"}))
+        return Disposition.EXACT
+    params = _params(ctx, d, rest, url_index + 1)
+    target = _upstream_for(ctx, d, url, url_index)
+    if target is None:
+        return Disposition.UNSUPPORTED
+    disposition = _apply_worker_params(ctx, d, target, params, url)
+    route = Route("proxy", path, url, proxy=target, params={**params, "directive": "ProxyPass"}, span=d.span)
+    if in_location:
+        ctx.scope.proxy = route
+    else:
+        ctx.server.routes.append(route)
+    return disposition
+
+
+def proxy_pass_match(ctx: Context, d: Directive) -> Disposition:
+    args = list(d.args)
+    if ctx.scope is not None and ctx.scope.regex:
+        regex, url, rest, idx = ctx.scope.path, args[0] if args else "", args[1:], 0
+    elif ctx.scope is None and len(args) >= 2:
+        regex, url, rest, idx = args[0], args[1], args[2:], 1
+    else:
+        ctx.diags.add("A2N001", "ProxyPassMatch needs a regular expression and a URL", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if url == "!":
+        ctx.diags.add("A2N305", "ProxyPassMatch ! exclusions are not translated; nothing was emitted for it",
+                      d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    params = _params(ctx, d, rest, idx + 1)
+    target = _upstream_for(ctx, d, url, idx)
+    if target is None:
+        return Disposition.UNSUPPORTED
+    _apply_worker_params(ctx, d, target, params, url)
+    route = Route("proxy", regex, url, regex=True, proxy=target, params={**params, "directive": "ProxyPassMatch"},
+                  span=d.span)
+    if "$" in target.path:
+        ctx.diags.add("A2N306", "ProxyPassMatch with $N: nginx substitutes decoded captures; an encoded CR/LF, "
+                      "? or # in the request reaches the backend decoded", d.span, directive=d.name)
+    if ctx.scope is not None:
+        ctx.scope.proxy = route
+    else:
+        ctx.server.routes.append(route)
+    return Disposition.APPROXIMATE
+
+
+def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params: dict, url: str) -> Disposition:
+    up = ctx.model.upstreams[target.upstream]
+    disposition = Disposition.EXACT
+    for key, value in params.items():
+        if key in ("directive", "nocanon"):
+            continue
+        low = value.lower()
+        if key in ("timeout", "connectiontimeout", "flushpackets", "upgrade", "keepalive"):
+            continue  # location-level, applied by the emitter from route.params
+        if key == "disablereuse" and low == "on" or key == "enablereuse" and low == "off":
+            up.reuse = False
+        elif key in ("enablereuse", "disablereuse"):
+            pass
+        elif key == "retry":
+            _retry(ctx, d, up, value)
+        elif key == "max":
+            for s in up.servers:
+                s.params = [p for p in s.params if not p.startswith("max_conns=")] + [f"max_conns={value}"]
+            ctx.diags.add("A2N307", f"max={value}: nginx answers 502 beyond max_conns where httpd queues "
+                          "requests for a free connection", d.span, directive=d.name)
+            disposition = Disposition.APPROXIMATE
+        elif key == "ttl":
+            up.statements.append(Stmt("keepalive_timeout", [f"{value}s" if value.isdigit() else value], d.span))
+        elif key in ("min", "smax"):
+            pass  # connection pool tuning: nginx sizes its pool with keepalive N
+        else:
+            ctx.diags.add("A2N308", f"{d.name} parameter {key}={value} is not translated", d.span, directive=d.name)
+            disposition = Disposition.APPROXIMATE
+    if "nocanon" in params:
+        ctx.diags.add("A2N309", "nocanon: nginx sends the normalised URI (as without nocanon) for a proxy_pass with "
+                      "a path", d.span, directive=d.name)
+        disposition = Disposition.APPROXIMATE
+    return disposition
+
+
+def _retry(ctx: Context, d: Directive | None, up: Upstream, value: str, implicit: bool = False,
+           server: UpstreamServer | None = None) -> None:
+    targets = [server] if server else up.servers
+    for s in targets:
+        s.params = [p for p in s.params if not p.startswith(("max_fails=", "fail_timeout="))]
+        if value == "0":
+            s.params.append("max_fails=0")
+        else:
+            s.params += ["max_fails=1", f"fail_timeout={value}s"]
+    up.retry_set = True  # type: ignore[attr-defined]
+    if not getattr(up, "retry_warned", False):
+        up.retry_warned = True  # type: ignore[attr-defined]
+        lone = "" if getattr(up, "balancer", False) else "; nginx never bans the only server of an upstream"
+        ctx.diags.add("A2N310", f"upstream {up.name}: Apache's retry={value} "
+                      f"{'(its default) ' if implicit else ''}is approximated by "
+                      f"{'max_fails=0' if value == '0' else f'max_fails=1 fail_timeout={value}s'}{lone}",
+                      d.span if d else up.span, directive=d.name if d else None)
+
+
+# ----------------------------------------------------------------- balancers
+
+def proxy_section(ctx: Context, section: Section) -> Disposition:
+    if not section.args:
+        ctx.diags.add("A2N001", "<Proxy> needs a URL", section.span, directive="<Proxy")
+        return Disposition.UNSUPPORTED
+    url = section.args[0]
+    parsed = parse_url(url)
+    if not parsed or parsed[0] != "balancer":
+        ctx.diags.add("A2N101", f"<Proxy {url}>: access control on proxied URLs is not translated yet; "
+                      "nothing inside it was emitted", section.span, directive="<Proxy",
+                      hint="restrict the matching nginx locations by hand (allow/deny, auth_basic)")
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
+    name = parsed[1]
+    up = ctx.model.upstreams.get(name) or Upstream(name, span=section.span)
+    up.balancer = True  # type: ignore[attr-defined]
+    ctx.model.upstreams[name] = up
+    previous = ctx.options.get("balancer")
+    ctx.options["balancer"] = up
+    try:
+        ctx.walk(section.children)
+    finally:
+        ctx.options["balancer"] = previous
+    _finish_balancer(ctx, up, section)
+    return Disposition.EXACT
+
+
+def balancer_member(ctx: Context, d: Directive) -> Disposition:
+    up: Upstream | None = ctx.options.get("balancer")
+    args = list(d.args)
+    if up is None:
+        if len(args) >= 2 and args[0].lower().startswith("balancer://"):
+            name = parse_url(args[0])[1] if parse_url(args[0]) else None
+            if name:
+                up = ctx.model.upstreams.setdefault(name, Upstream(name, span=d.span))
+                up.balancer = True  # type: ignore[attr-defined]
+                args = args[1:]
+        if up is None:
+            ctx.diags.add("A2N001", "BalancerMember outside <Proxy balancer://...>", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+    if not args:
+        ctx.diags.add("A2N001", "BalancerMember needs a URL", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    parsed = parse_url(args[0])
+    if not parsed or parsed[0] not in HTTP_SCHEMES:
+        ctx.diags.add("A2N302", f"BalancerMember {args[0]}: only http(s)/ws(s) members are translated", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    scheme, host, port, path = parsed
+    port_num = int(port) if port else DEFAULT_PORTS[scheme]
+    member = UpstreamServer(f"{host}:{port_num}", [], d.span)
+    member.url = args[0].rstrip("/")  # type: ignore[attr-defined]
+    member.loadfactor = Fraction(1)  # type: ignore[attr-defined]
+    up.scheme = HTTP_SCHEMES[scheme]  # type: ignore[attr-defined]
+    if not hasattr(up, "host_header"):
+        up.host_header = host + (f":{port}" if port else "")  # type: ignore[attr-defined]
+    if path not in ("", "/"):
+        ctx.diags.add("A2N311", f"BalancerMember {args[0]}: a member path is prefixed to every request in httpd; "
+                      "nginx upstream servers have no path", d.span, directive=d.name)
+    up.servers.append(member)
+    disposition = Disposition.EXACT
+    params = _params(ctx, d, args[1:], 1)
+    for key, value in params.items():
+        low = value.lower()
+        if key == "loadfactor":
+            try:
+                member.loadfactor = Fraction(value)  # type: ignore[attr-defined]
+            except (ValueError, ZeroDivisionError):
+                ctx.diags.add("A2N001", f"loadfactor={value} is not a number", d.span, directive=d.name)
+        elif key == "status":
+            for flag in re.findall(r"([+-]?)([A-Za-z])", value):
+                sign, letter = flag
+                if sign == "-":
+                    continue
+                letter = letter.upper()
+                if letter in ("H", "R"):
+                    member.params.append("backup")
+                    if letter == "R":
+                        ctx.diags.add("A2N312", "status=+R (hot spare) becomes backup: nginx uses backups only when "
+                                      "every primary server is down", d.span, directive=d.name)
+                        disposition = Disposition.APPROXIMATE
+                elif letter in ("D", "S"):
+                    member.params.append("down")
+                elif letter == "I":
+                    member.params = [p for p in member.params if not p.startswith(("max_fails", "fail_timeout"))]
+                    member.params.append("max_fails=0")
+                    member.ignore_errors = True  # type: ignore[attr-defined]
+                else:
+                    ctx.diags.add("A2N308", f"status=+{letter} has no nginx equivalent", d.span, directive=d.name)
+                    disposition = Disposition.APPROXIMATE
+        elif key == "lbset":
+            if value == "0":
+                continue
+            if value == "1":
+                member.params.append("backup")
+            ctx.diags.add("A2N312", f"lbset={value}: nginx has only primary and backup servers", d.span,
+                          directive=d.name)
+            disposition = Disposition.APPROXIMATE
+        elif key == "retry":
+            if not getattr(member, "ignore_errors", False):
+                _retry(ctx, d, up, value, server=member)
+            disposition = Disposition.APPROXIMATE
+        elif key == "max":
+            member.params.append(f"max_conns={value}")
+            disposition = Disposition.APPROXIMATE
+        elif key == "route":
+            member.route = value  # type: ignore[attr-defined]
+        elif key in ("disablereuse", "enablereuse"):
+            if (key == "disablereuse") == (low == "on"):
+                up.reuse = False
+        elif key == "ttl":
+            up.statements.append(Stmt("keepalive_timeout", [f"{value}s" if value.isdigit() else value], d.span))
+        elif key in ("timeout", "connectiontimeout", "keepalive", "flushpackets", "min", "smax"):
+            up.member_location_params = {**getattr(up, "member_location_params", {}), key: value}  # type: ignore
+        else:
+            ctx.diags.add("A2N308", f"BalancerMember parameter {key}={value} is not translated", d.span,
+                          directive=d.name)
+            disposition = Disposition.APPROXIMATE
+    return disposition
+
+
+def proxy_set(ctx: Context, d: Directive) -> Disposition:
+    up: Upstream | None = ctx.options.get("balancer")
+    args = list(d.args)
+    if up is None and args and args[0].lower().startswith("balancer://"):
+        parsed = parse_url(args[0])
+        if parsed:
+            up = ctx.model.upstreams.setdefault(parsed[1], Upstream(parsed[1], span=d.span))
+            up.balancer = True  # type: ignore[attr-defined]
+        args = args[1:]
+    if up is None:
+        ctx.diags.add("A2N101", "ProxySet outside a balancer is not translated", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    disposition = Disposition.EXACT
+    for key, value in _params(ctx, d, args, 0).items():
+        low = value.lower()
+        settings = up.__dict__.setdefault("lb", {})
+        if key == "lbmethod":
+            if low == "byrequests":
+                pass
+            elif low == "bybusyness":
+                settings["method"] = "least_conn"
+            elif low == "bytraffic":
+                ctx.diags.add("A2N313", "lbmethod=bytraffic balances by bytes transferred; nginx balances requests "
+                              "round-robin", d.span, directive=d.name)
+                disposition = Disposition.APPROXIMATE
+            else:
+                ctx.diags.add("A2N314", f"lbmethod={value} has no nginx equivalent; round-robin is used", d.span,
+                              directive=d.name)
+                disposition = Disposition.UNSUPPORTED
+        elif key == "stickysession":
+            ctx.diags.add("A2N315", f"stickysession={value}: session stickiness is lost (nginx open source has no "
+                          "route-based sticky sessions; the map-based emulation is not generated yet)", d.span,
+                          directive=d.name, hint="emulate with map $cookie_... and per-route upstreams, or hash")
+            disposition = Disposition.UNSUPPORTED
+        elif key == "maxattempts":
+            settings["tries"] = int(value) + 1 if value.isdigit() else None
+            disposition = Disposition.APPROXIMATE
+        elif key == "failonstatus":
+            codes = [c.strip() for c in value.split(",") if c.strip()]
+            settings["next_upstream"] = codes
+            ctx.diags.add("A2N316", f"failonstatus={value}: nginx also retries the request on the next server "
+                          "(idempotent methods only), where httpd returns that response", d.span, directive=d.name)
+            disposition = Disposition.APPROXIMATE
+        elif key == "failontimeout":
+            pass  # nginx always counts timeouts as failures
+        elif key in ("nofailover", "timeout", "growth", "forcerecovery", "scolonpathdelim", "stickysessionsep"):
+            ctx.diags.add("A2N308", f"ProxySet {key}={value} is not translated", d.span, directive=d.name)
+            disposition = Disposition.APPROXIMATE
+        elif key == "retry":
+            for s in up.servers:
+                _retry(ctx, d, up, value, server=s)
+            disposition = Disposition.APPROXIMATE
+        else:
+            ctx.diags.add("A2N308", f"ProxySet {key}={value} is not translated", d.span, directive=d.name)
+            disposition = Disposition.APPROXIMATE
+    return disposition
+
+
+def _finish_balancer(ctx: Context, up: Upstream, section: Section | None) -> None:
+    if not up.servers:
+        return
+    factors = [getattr(s, "loadfactor", Fraction(1)) for s in up.servers]
+    if len(set(factors)) > 1:
+        denominator = reduce(lambda a, b: a * b // math.gcd(a, b), (f.denominator for f in factors), 1)
+        ints = [int(f * denominator) for f in factors]
+        g = reduce(math.gcd, ints)
+        for s, w in zip(up.servers, ints):
+            if w // g != 1:
+                s.params.insert(0, f"weight={w // g}")
+    if not getattr(up, "retry_set", False):
+        _retry(ctx, None, up, "60", implicit=True)
+    method = getattr(up, "lb", {}).get("method")
+    if method:
+        up.statements.insert(0, Stmt(method, [], section.span if section else None))
+
+
+# ----------------------------------------------------------------- other directives
+
+def _setting(key: str, kind: str = "flag"):
+    def handler(ctx: Context, d: Directive) -> Disposition:
+        if not d.args:
+            ctx.diags.add("A2N001", f"{d.name} needs a value", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        value = d.args[0].lower() if kind == "flag" else d.args[0]
+        ctx.settings[key] = (value, d.span)
+        return Disposition.EXACT
+    return handler
+
+
+def proxy_pass_reverse(ctx: Context, d: Directive) -> Disposition:
+    args = list(d.args)
+    if ctx.scope is not None and not ctx.scope.regex and len(args) == 1:
+        path, url = ctx.scope.path, args[0]
+    elif len(args) >= 2:
+        path, url = args[0], args[1]
+    else:
+        ctx.diags.add("A2N001", "ProxyPassReverse needs a path and a URL", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    parsed = parse_url(url)
+    if not parsed:
+        ctx.diags.add("A2N302", f"ProxyPassReverse {url}: not a URL", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    urls: list[str]
+    if parsed[0] == "balancer":
+        up = ctx.model.upstreams.get(parsed[1])
+        if up is None or not up.servers:
+            ctx.diags.add("A2N303", f"ProxyPassReverse: balancer://{parsed[1]} has no members", d.span,
+                          directive=d.name)
+            return Disposition.UNSUPPORTED
+        urls = [getattr(s, "url", f"http://{s.address}") + parsed[3] for s in up.servers]
+    else:
+        urls = [url]
+    ctx.settings.setdefault("reverse", []).append((urls, path, d.span))
+    return Disposition.APPROXIMATE
+
+
+def proxy_requests(ctx: Context, d: Directive) -> Disposition:
+    if d.args and d.args[0].lower() == "on":
+        ctx.diags.add("A2N317", "ProxyRequests On makes httpd a forward proxy; nginx has no forward proxy and "
+                      "nothing was emitted", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    return Disposition.EXACT
+
+
+def proxy_via(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else "off"
+    if value == "off":
+        return Disposition.EXACT
+    if value == "block":
+        ctx.emit("proxy_set_header", ["Via", ""], d.span)
+        ctx.emit("proxy_hide_header", ["Via"], d.span)
+        return Disposition.EXACT
+    ctx.diags.add("A2N318", f"ProxyVia {d.args[0]}: the Via header is not added by nginx", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+def proxy_error_override(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else "off"
+    ctx.settings["error_override"] = (value == "on", d.args[1:], d.span)
+    return Disposition.EXACT if value in ("on", "off") else Disposition.UNSUPPORTED
+
+
+def proxy_timeout(ctx: Context, d: Directive) -> Disposition:
+    if not d.args:
+        return Disposition.UNSUPPORTED
+    ctx.settings["proxy_timeout"] = (d.args[0], d.span)
+    return Disposition.EXACT
+
+
+def ssl_proxy_engine(ctx: Context, d: Directive) -> Disposition:
+    ctx.settings["ssl_proxy"] = ((d.args[0].lower() if d.args else "off") == "on", d.span)
+    return Disposition.EXACT
+
+
+RULES = table(
+    Rule("ProxyPass", Disposition.EXACT, proxy_pass),
+    Rule("ProxyPassMatch", Disposition.APPROXIMATE, proxy_pass_match),
+    Rule("ProxyPassReverse", Disposition.APPROXIMATE, proxy_pass_reverse),
+    Rule("ProxyPreserveHost", Disposition.EXACT, _setting("preserve_host")),
+    Rule("ProxyAddHeaders", Disposition.EXACT, _setting("add_headers")),
+    Rule("ProxyTimeout", Disposition.EXACT, proxy_timeout),
+    Rule("ProxyErrorOverride", Disposition.EXACT, proxy_error_override),
+    Rule("ProxyRequests", Disposition.EXACT, proxy_requests),
+    Rule("ProxyVia", Disposition.EXACT, proxy_via),
+    Rule("BalancerMember", Disposition.EXACT, balancer_member),
+    Rule("ProxySet", Disposition.EXACT, proxy_set),
+    Rule("SSLProxyEngine", Disposition.EXACT, ssl_proxy_engine),
+    Rule("Proxy", Disposition.EXACT, proxy_section, section=True),
+)
+
+
+# ----------------------------------------------------------------- emission
+
+def _setting_value(server: Server, main: Server, scope_settings: dict | None, key: str, default=None):
+    for holder in (scope_settings, server.settings, main.settings):
+        if holder and key in holder:
+            return holder[key]
+    return default
+
+
+def _duration(value: str) -> str:
+    if value.endswith("ms") and value[:-2].isdigit():
+        return value
+    return f"{value}s" if value.isdigit() else value
+
+
+def emitter(model, main: Server):
+    """The function the layout step calls for a proxied region: nginx statements for one location."""
+    maps_done: set[str] = set()
+
+    def ensure_map(var: str, block: MapBlock) -> None:
+        if var not in maps_done:
+            maps_done.add(var)
+            model.maps.append(block)
+
+    def emit(server: Server, route: Route, region: str, matched: str) -> list[Stmt]:
+        target: ProxyTarget = route.proxy
+        up = model.upstreams[target.upstream]
+        scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
+        span = route.span
+        out: list[Stmt] = []
+        if route.regex:
+            uri = target.path
+            if uri and "$" not in uri:
+                # ProxyPassMatch without $N appends the whole path to the URL's.
+                uri = uri.rstrip("/") + "$uri"
+            if uri:
+                out.append(Stmt("proxy_pass", [f"{target.scheme}://{target.upstream}{uri}$is_args$args"], span))
+            else:
+                out.append(Stmt("proxy_pass", [f"{target.scheme}://{target.upstream}"], span))
+        else:
+            rest = matched[len(route.path):] if matched.startswith(route.path) else ""
+            uri = target.path + rest or "/"
+            out.append(Stmt("proxy_pass", [f"{target.scheme}://{target.upstream}{uri}"], span))
+        websocket = route.params.get("upgrade", "").lower() == "websocket" or route.target.lower().startswith("ws")
+        if up.reuse or websocket:
+            out.append(Stmt("proxy_http_version", ["1.1"], span))
+        if websocket:
+            ensure_map("$a2n_upgrade", MapBlock("$http_upgrade", "$a2n_upgrade", [("~*^websocket$", "websocket")],
+                                                '""'))
+            ensure_map("$a2n_connection_upgrade", MapBlock("$http_upgrade", "$a2n_connection_upgrade",
+                                                           [("~*^websocket$", "upgrade")],
+                                                           '""' if up.reuse else "close"))
+            out.append(Stmt("proxy_set_header", ["Upgrade", "$a2n_upgrade"], span))
+            out.append(Stmt("proxy_set_header", ["Connection", "$a2n_connection_upgrade"], span))
+        elif up.reuse:
+            out.append(Stmt("proxy_set_header", ["Connection", ""], span))
+        preserve = _setting_value(server, main, scope_settings, "preserve_host", ("off", None))
+        if preserve[0] == "on":
+            ensure_map("$a2n_host", MapBlock("$http_host", "$a2n_host", [('""', "$host")], "$http_host"))
+            out.append(Stmt("proxy_set_header", ["Host", "$a2n_host"], preserve[1]))
+        else:
+            out.append(Stmt("proxy_set_header", ["Host", target.host_header], span))
+        add_headers = _setting_value(server, main, scope_settings, "add_headers", ("on", None))
+        if add_headers[0] != "off":
+            ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
+                                                         [('""', "$http_host")], '"$http_x_forwarded_host, $http_host"'))
+            ensure_map("$a2n_x_forwarded_server", MapBlock("$http_x_forwarded_server", "$a2n_x_forwarded_server",
+                                                           [('""', "$server_name")],
+                                                           '"$http_x_forwarded_server, $server_name"'))
+            out += [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], add_headers[1] or span),
+                    Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], add_headers[1] or span),
+                    Stmt("proxy_set_header", ["X-Forwarded-Server", "$a2n_x_forwarded_server"],
+                         add_headers[1] or span)]
+        if target.scheme == "https":
+            out.append(Stmt("proxy_ssl_server_name", ["on"], span))
+            out.append(Stmt("proxy_ssl_name", [target.host_header.rsplit(":", 1)[0]], span))
+        reverse = []
+        for holder in (scope_settings or {}, server.settings):
+            for urls, path, rspan in holder.get("reverse", []):
+                if segment_prefix_or_equal(path, region):
+                    reverse.append((urls, path, rspan))
+        if reverse:
+            ensure_map("$a2n_host", MapBlock("$http_host", "$a2n_host", [('""', "$host")], "$http_host"))
+            for urls, path, rspan in reverse:
+                for u in urls:
+                    out.append(Stmt("proxy_redirect", [u, f"$scheme://$a2n_host{path}"], rspan))
+        else:
+            out.append(Stmt("proxy_redirect", ["off"], span))
+        params = {**getattr(up, "member_location_params", {}), **route.params}
+        timeout = params.get("timeout") or (_setting_value(server, main, scope_settings, "proxy_timeout",
+                                                           (None, None))[0])
+        if timeout:
+            out.append(Stmt("proxy_read_timeout", [_duration(timeout)], span))
+            out.append(Stmt("proxy_send_timeout", [_duration(timeout)], span))
+        connect = params.get("connectiontimeout")
+        if connect:
+            out.append(Stmt("proxy_connect_timeout", [_duration(connect)], span))
+        if params.get("keepalive", "").lower() == "on":
+            out.append(Stmt("proxy_socket_keepalive", ["on"], span))
+        if params.get("flushpackets", "").lower() in ("on", "auto"):
+            out.append(Stmt("proxy_buffering", ["off"], span))
+        lb = getattr(up, "lb", {})
+        if lb.get("next_upstream"):
+            out.append(Stmt("proxy_next_upstream", ["error", "timeout"] + [f"http_{c}" for c in lb["next_upstream"]
+                                                                         if c in ("500", "502", "503", "504", "403",
+                                                                                  "404", "429")], span))
+        if lb.get("tries"):
+            out.append(Stmt("proxy_next_upstream_tries", [str(lb["tries"])], span))
+        override = _setting_value(server, main, scope_settings, "error_override", (False, [], None))
+        if override[0]:
+            out.append(Stmt("proxy_intercept_errors", ["on"], override[2]))
+        return out
+
+    return emit
+
+
+def segment_prefix_or_equal(prefix: str, path: str) -> bool:
+    from ..emit.layout import segment_prefix
+    return segment_prefix(prefix, path) or segment_prefix(path, prefix)
+
+
+def finish_model(ctx: Context) -> None:
+    """Connection reuse for every upstream whose Apache workers reuse connections."""
+    for up in ctx.model.upstreams.values():
+        if up.reuse and not any(s.name == "keepalive" for s in up.statements):
+            up.statements.append(Stmt("keepalive", ["32"], up.span))
