@@ -74,7 +74,7 @@ class Renderer:
             main_statements=model.main_statements,
             log_formats=list(model.log_formats.values()) if first else [],
             maps=model.maps if first else [],
-            upstreams=list(model.upstreams.values()) if first else [],
+            upstreams=[u for u in model.upstreams.values() if u.servers] if first else [],
             server_statements=server_statements,
             locations=locations,
             source=self.source,

@@ -8,7 +8,10 @@ security risk. A status page keeps its access rules or is reported.
 """
 from __future__ import annotations
 
-from ..model import MapBlock, Stmt
+import ipaddress
+import re
+
+from ..model import Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, Rule, table
 
@@ -109,8 +112,17 @@ def remote_ip_header(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
+def _address(text: str) -> str:
+    """An address or network in the canonical form nginx accepts (httpd also takes zero-padded IPv6)."""
+    try:
+        return str(ipaddress.ip_network(re.sub(r"(?<![0-9A-Fa-f])0+(?=[0-9A-Fa-f])", "", text.strip("[]")),
+                                        strict=False)).replace("/32", "").replace("/128", "")
+    except ValueError:
+        return text
+
+
 def remote_ip_proxy(ctx: Context, d: Directive) -> Disposition:
-    ctx.settings.setdefault("remoteip_proxies", []).extend((a, d.span) for a in d.args)
+    ctx.settings.setdefault("remoteip_proxies", []).extend((_address(a), d.span) for a in d.args)
     if d.key.startswith("remoteiptrusted"):
         ctx.diags.add("A2N705", f"{d.name}: httpd refuses private addresses reported by these proxies; nginx's "
                       "set_real_ip_from trusts whatever they report", d.span, directive=d.name)
