@@ -44,7 +44,8 @@ THIRD_PARTY = {
                   "PerlAuthzHandler PerlAccessHandler PerlTransHandler PerlSetEnv PerlPassEnv <Perl",
     "mod_fcgid.c": "FcgidWrapper FcgidMaxRequestLen FcgidIOTimeout FcgidConnectTimeout FcgidMaxProcesses "
                    "FcgidIdleTimeout FcgidBusyTimeout FcgidInitialEnv FcgidMaxRequestsPerProcess FcgidProcessLifeTime "
-                   "FcgidIPCDir FcgidProcessTableFile FcgidPassHeader FcgidMinProcessesPerClass FcgidMaxProcessesPerClass",
+                   "FcgidIPCDir FcgidProcessTableFile FcgidPassHeader FcgidMinProcessesPerClass FcgidMaxProcessesPerClass "
+                   "FCGIWrapper IPCCommTimeout IPCConnectTimeout MaxRequestLen DefaultInitEnv",
     "mod_evasive.c": "DOSHashTableSize DOSPageCount DOSSiteCount DOSPageInterval DOSSiteInterval DOSBlockingPeriod "
                      "DOSEmailNotify DOSSystemCommand DOSLogDir DOSWhitelist",
     "mod_pagespeed.c": "ModPagespeed ModPagespeedEnableFilters ModPagespeedDisableFilters ModPagespeedFileCachePath",

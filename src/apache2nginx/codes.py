@@ -705,3 +705,17 @@ _short("A2N224", "backend-certificate-checks", "warning", "nginx checks backend 
        "nothing unless proxy_ssl_verify is on.",
        "a backend with a wrong or expired certificate is accepted by nginx: a security loss on untrusted networks.",
        "set proxy_ssl_verify on with proxy_ssl_trusted_certificate and proxy_ssl_name.")
+_short("A2N709", "expires-overrides-backend", "warning", "mod_expires becomes nginx's expires.",
+       "nginx's expires sets Expires and Cache-Control on every matching response, replacing a backend's; httpd "
+       "leaves a response that already has Expires alone.",
+       "proxied responses that set their own caching headers get nginx's instead.",
+       "scope the expires map away from proxied locations, or map $upstream_http_expires to off first.")
+_short("A2N710", "etag-format", "warning", "FileETag is approximated.",
+       "nginx's ETag is always derived from modification time and size; httpd's components are configurable.",
+       "ETags differ between the servers, so caches revalidate once after the switch.",
+       "nothing, usually.")
+_short("A2N711", "encoded-slashes", "error", "nginx decodes %2F in paths.",
+       "with AllowEncodedSlashes Off (the default) httpd answers 404 to a path containing %2F; with NoDecode it "
+       "keeps it encoded. nginx always decodes it to /.",
+       "a request httpd refused can reach a location or backend in nginx.",
+       "return 404 for $request_uri ~* %2F where that matters.")

@@ -15,10 +15,10 @@ from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
 from ..emit.layout import lay_out
-from . import alias, core, headers, log, misc, process, proxy, ssl
+from . import alias, core, expires, headers, log, mime, misc, process, proxy, ssl
 from .base import Context, Disposition, Rule, Tally
 
-PASSES = (core, ssl, process, proxy, alias, headers, log, misc)
+PASSES = (core, ssl, process, proxy, alias, headers, log, misc, expires, mime)
 
 
 def _merged_rules() -> dict[str, Rule]:

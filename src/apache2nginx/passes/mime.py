@@ -1,0 +1,72 @@
+"""mod_mime, mod_autoindex cosmetics and mod_setenvif's browser workarounds.
+
+Directives that shape directory listings (icons, descriptions) only matter
+once listings are translated, and nginx's autoindex has none of them; the
+old-browser workarounds BrowserMatch sets (nokeepalive for MSIE, downgrade-1.0)
+concern clients that no longer exist. Both are not-applicable, with notes.
+Everything that changes responses for current clients is reported.
+"""
+from __future__ import annotations
+
+from ..syntax.tree import Directive
+from .base import Context, Disposition, Rule, table
+
+_LISTING = ("directory listings (Options Indexes) are not translated, and nginx's autoindex has no icons, "
+            "descriptions, headers or readmes")
+WORKAROUND_VARS = {"nokeepalive", "ssl-unclean-shutdown", "downgrade-1.0", "force-response-1.0",
+                   "redirect-carefully", "gzip-only-text/html", "no-gzip", "suppress-error-charset"}
+
+
+def browser_match(ctx: Context, d: Directive) -> Disposition:
+    assignments = d.args[1:] if d.key.startswith("browsermatch") else d.args[2:]
+    names = {a.split("=", 1)[0].lstrip("!").lower() for a in assignments}
+    if names and names <= WORKAROUND_VARS:
+        ctx.diags.add("A2N102", f"{d.name}: a workaround for obsolete browsers ({', '.join(sorted(names))}); nginx "
+                      "needs none (keepalive_disable msie6 is its default)", d.span, directive=d.name)
+        return Disposition.NOT_APPLICABLE
+    ctx.diags.add("A2N702", f"{d.name}: environment variables set from request attributes are not carried into "
+                  "nginx; express the condition with map", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+def file_etag(ctx: Context, d: Directive) -> Disposition:
+    values = [a.lower().lstrip("+") for a in d.args]
+    if values == ["none"]:
+        ctx.emit("etag", ["off"], d.span)
+        return Disposition.EXACT
+    ctx.emit("etag", ["on"], d.span)
+    ctx.diags.add("A2N710", f"FileETag {' '.join(d.args)}: nginx's ETag is always built from modification time "
+                  "and size", d.span, directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def allow_encoded_slashes(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value == "on":
+        return Disposition.EXACT   # nginx decodes %2F too
+    ctx.diags.add("A2N711", f"AllowEncodedSlashes {d.args[0] if d.args else ''}: nginx always decodes %2F in "
+                  "the path; httpd " + ("404s such requests" if value == "off" else "keeps %2F encoded"), d.span,
+                  directive=d.name, hint="match $request_uri for %2F and return 404 to keep httpd's refusal")
+    return Disposition.UNSUPPORTED
+
+
+RULES = table(
+    *(Rule(name, Disposition.NOT_APPLICABLE, note=_LISTING) for name in (
+        "AddIcon", "AddIconByType", "AddIconByEncoding", "AddAlt", "AddAltByType", "AddAltByEncoding",
+        "AddDescription", "DefaultIcon", "HeaderName", "ReadmeName", "IndexOptions", "IndexOrderDefault",
+        "IndexStyleSheet", "IndexHeadInsert", "IndexIgnoreReset")),
+    Rule("IndexIgnore", Disposition.NOT_APPLICABLE, note=_LISTING + "; if listings are enabled in nginx, files "
+         "httpd hid from them become listed"),
+    Rule("BrowserMatch", Disposition.NOT_APPLICABLE, browser_match),
+    Rule("BrowserMatchNoCase", Disposition.NOT_APPLICABLE, browser_match),
+    Rule("SetEnvIf", Disposition.NOT_APPLICABLE, browser_match),
+    Rule("SetEnvIfNoCase", Disposition.NOT_APPLICABLE, browser_match),
+    Rule("FileETag", Disposition.EXACT, file_etag),
+    Rule("AllowEncodedSlashes", Disposition.EXACT, allow_encoded_slashes),
+    Rule("AddLanguage", Disposition.NOT_APPLICABLE, note="languages matter only for content negotiation "
+         "(MultiViews), which nginx does not do"),
+    Rule("LanguagePriority", Disposition.NOT_APPLICABLE, note="content negotiation (MultiViews) has no nginx "
+         "equivalent"),
+    Rule("ForceLanguagePriority", Disposition.NOT_APPLICABLE, note="content negotiation has no nginx equivalent"),
+    Rule("DefaultLanguage", Disposition.NOT_APPLICABLE, note="nginx sends no Content-Language by default"),
+)
