@@ -719,3 +719,19 @@ _short("A2N711", "encoded-slashes", "error", "nginx decodes %2F in paths.",
        "keeps it encoded. nginx always decodes it to /.",
        "a request httpd refused can reach a location or backend in nginx.",
        "return 404 for $request_uri ~* %2F where that matters.")
+_short("A2N319", "proxy-slash-mismatch", "warning", "ProxyPass path and URL disagree on the trailing slash.",
+       "httpd appends the rest of the request path to the URL literally: ProxyPass /a http://b/ sends /a/x as "
+       "//x, and ProxyPass /a/ http://b/c sends /a/x as /cx. The translation reproduces it.",
+       "backends often treat the doubled or missing slash differently from what was intended.",
+       "give both sides a trailing slash, or neither.")
+_short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
+       "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
+       "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "
+       "^~ prefix location.",
+       "scripts under a translated ^~ prefix (an Alias, a <Location>) are served as files instead of run.",
+       "repeat the FastCGI location inside those prefix locations by hand.")
+_short("A2N320", "balancer-host-header", "warning", "Balancer members receive one Host header.",
+       "without ProxyPreserveHost httpd sends each member its own host:port as Host; nginx sends one value for "
+       "the whole upstream (the first member's).",
+       "members that check their Host header (name-based virtual hosts) may answer differently.",
+       "set ProxyPreserveHost On, or give the members a common name.")

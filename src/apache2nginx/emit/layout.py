@@ -46,6 +46,7 @@ class Layout:
         self.server = server
         self.diags = diags
         self.proxy_emitter = proxy_emitter
+        self.redirect_vars: dict[int, str] = {}
 
     def run(self) -> None:
         server = self.server
@@ -89,6 +90,11 @@ class Layout:
                 if handler is not None:
                     loc.statements.extend(self._handler(handler, path, matched))
                 server.locations.append(loc)
+            if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
+                    and path[:-1] not in regions:
+                # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
+                # match `/p`, which falls through to the document root.
+                server.locations.append(Location("=", path[:-1], list(statements), span))
         for r in server.routes:
             if not r.regex and id(r) not in winners and r.kind != "proxy-exclude":
                 self.diags.add("A2N301", f"{r.params.get('directive', r.kind)} {r.path}: an earlier entry matches "
@@ -131,14 +137,13 @@ class Layout:
         if route.path == "/" and target.endswith("/") and "?" not in target:
             return [Stmt("return", [code, target[:-1] + "$request_uri"], route.span)]
         # Prefix + remainder + (query unless the target has one), taken from the raw request line.
+        if id(route) in self.redirect_vars:
+            return [Stmt("return", [code, self.redirect_vars[id(route)]], route.span)]
         var = f"$a2n_redirect_{len(self.model.maps)}"
+        self.redirect_vars[id(route)] = var
         from ..model import MapBlock
-        prefix = route.path.rstrip("/") if route.path != "/" else ""
-        pattern = "~^" + _regex_escape(prefix) + "(?<a2n_rest>[^?]*)(?<a2n_query>\\?.*)?$"
+        pattern = "~^" + _regex_escape(route.path) + "(?<a2n_rest>[^?]*)(?<a2n_query>\\?.*)?$"
         value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
-        if route.path.endswith("/") and route.path != "/":
-            value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
-            pattern = "~^" + _regex_escape(route.path) + "(?<a2n_rest>[^?]*)(?<a2n_query>\\?.*)?$"
         self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
 

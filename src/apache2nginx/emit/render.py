@@ -55,7 +55,7 @@ class Renderer:
                   ". Regenerate with `apache2nginx convert` rather than editing by hand.")
         template = self.env.get_template("nginx.conf.j2" if full else "http.j2")
         chosen = model.servers if servers is None else servers
-        main = next((s for s in model.servers if s.is_main), None)
+        main = model.main_server
         http_level = list(model.http_statements) + (main.statements if main is not None else [])
         first = servers is None or (chosen and model.servers and chosen[0] is model.servers[0]) or full
 

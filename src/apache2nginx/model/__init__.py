@@ -191,3 +191,4 @@ class NginxModel:
     maps: list[MapBlock] = field(default_factory=list)
     log_formats: dict[str, LogFormat] = field(default_factory=dict)
     main_statements: list[Stmt] = field(default_factory=list)   # nginx main context (full configs)
+    main_server: Server | None = None   # Apache's main server: its settings apply to every virtual host

@@ -401,7 +401,7 @@ def add_default_charset(ctx: Context, d: Directive) -> Disposition:
         return Disposition.EXACT
     charset = "iso-8859-1" if value.lower() == "on" else value
     ctx.emit("charset", [charset], d.span)
-    ctx.emit("charset_types", ["text/html", "text/plain"], d.span)
+    ctx.emit("charset_types", ["text/plain"], d.span)   # text/html is always included
     ctx.diags.add("A2N214", "AddDefaultCharset: nginx adds the charset to text/html and text/plain responses it "
                   "serves or proxies; httpd also only where none is set", d.span, directive=d.name)
     return Disposition.APPROXIMATE
@@ -454,6 +454,44 @@ def protocols(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
+def stock_mime_types() -> list[tuple[str, list[str]]]:
+    """nginx's stock mime.types as (type, extensions), in file order."""
+    from importlib import resources
+    text = resources.files("apache2nginx.data").joinpath("nginx-mime.types").read_text("utf-8")
+    body = text[text.index("{") + 1:text.rindex("}")]
+    out = []
+    for entry in body.split(";"):
+        words = entry.split()
+        if len(words) >= 2 and not words[0].startswith("#"):
+            out.append((words[0], words[1:]))
+    return out
+
+
+def _types(server: Server, types: list, full_main: bool) -> None:
+    """AddType on top of nginx's mime.types. A `types` block replaces the inherited map, so it either
+    follows `include mime.types` or, when an extension is already there, carries the merged map whole
+    (nginx warns about a duplicate extension otherwise)."""
+    added = {ext: (mime, span) for mime, exts, span in types for ext in exts}
+    stock = stock_mime_types()
+    stock_exts = {e for _, exts in stock for e in exts}
+    if added.keys() & stock_exts:
+        block = []
+        for mime, exts in stock:
+            kept = [e for e in exts if e not in added]
+            if kept:
+                block.append(Stmt(mime, kept, None))
+        block += [Stmt(mime, exts, span) for mime, exts, span in types]
+        server.statements.append(Stmt("types", [], types[0][2], block=block,
+                                      comment="nginx's mime.types with the AddType overrides"))
+    else:
+        server.statements.append(Stmt("include", ["mime.types"], None))
+        if types:
+            server.statements.append(Stmt("types", [], types[0][2],
+                                          block=[Stmt(mime, exts, span) for mime, exts, span in types]))
+    if full_main:
+        server.statements.append(Stmt("default_type", ["application/octet-stream"], None))
+
+
 DEFAULTS = (
     # (setting, nginx directive, Apache default) — nginx's own defaults differ, so they are always written.
     ("keepalive_timeout", "keepalive_timeout", "5s"),
@@ -481,12 +519,7 @@ def finish_server(ctx: Context, server: Server) -> None:
         server.statements.append(Stmt("server_tokens", [tokens[0]], tokens[1]))
     types = server.settings.get("types")
     if types or (server is main and ctx.model.full):
-        server.statements.append(Stmt("include", ["mime.types"], None))
-        if server is main and ctx.model.full:
-            server.statements.append(Stmt("default_type", ["application/octet-stream"], None))
-        if types:
-            block = [Stmt(mime, exts, span) for mime, exts, span in types]
-            server.statements.append(Stmt("types", [], types[0][2], block=block))
+        _types(server, types or [], full_main=server is main and ctx.model.full)
     h2 = server.settings.get("http2") or (main.settings.get("http2") if server is not main else None)
     if h2 and h2[0]:
         if ctx.model.nginx_version >= (1, 25, 1):

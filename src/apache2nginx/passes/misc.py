@@ -161,6 +161,9 @@ def set_handler(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     if handler in ("none", "default-handler"):
         return Disposition.EXACT
+    if handler.startswith("proxy:"):
+        from .fastcgi import set_handler_fcgi
+        return set_handler_fcgi(ctx, d)
     ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} is not translated; nothing was emitted",
                   d.span, directive=d.name)
     return Disposition.UNSUPPORTED

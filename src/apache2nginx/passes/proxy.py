@@ -127,6 +127,10 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
     if target is None:
         return Disposition.UNSUPPORTED
     disposition = _apply_worker_params(ctx, d, target, params, url)
+    if path.endswith("/") != (target.path or "/").endswith("/"):
+        ctx.diags.add("A2N319", f"ProxyPass {path} {url}: the trailing slashes differ, so httpd joins the rest of "
+                      "the path literally (a doubled or missing slash); the translation does the same", d.span,
+                      directive=d.name)
     route = Route("proxy", path, url, proxy=target, params={**params, "directive": "ProxyPass"}, span=d.span)
     if in_location:
         ctx.scope.proxy = route
@@ -527,7 +531,7 @@ def _duration(value: str) -> str:
     return f"{value}s" if value.isdigit() else value
 
 
-def emitter(model, main: Server):
+def emitter(model, main: Server, diags):
     """The function the layout step calls for a proxied region: nginx statements for one location."""
     maps_done: set[str] = set()
 
@@ -574,6 +578,11 @@ def emitter(model, main: Server):
             out.append(Stmt("proxy_set_header", ["Host", "$a2n_host"], preserve[1]))
         else:
             out.append(Stmt("proxy_set_header", ["Host", target.host_header], span))
+            hosts = {getattr(s, "url", s.address).split("://")[-1] for s in up.servers}
+            if len(hosts) > 1 and not getattr(up, "host_warned", False):
+                up.host_warned = True  # type: ignore[attr-defined]
+                diags.add("A2N320", f"upstream {up.name}: httpd sends each member its own Host; nginx sends "
+                          f"{target.host_header} to all of them", span)
         add_headers = _setting_value(server, main, scope_settings, "add_headers", ("on", None))
         if add_headers[0] != "off":
             ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
@@ -601,8 +610,12 @@ def emitter(model, main: Server):
         else:
             out.append(Stmt("proxy_redirect", ["off"], span))
         params = {**getattr(up, "member_location_params", {}), **route.params}
-        timeout = params.get("timeout") or (_setting_value(server, main, scope_settings, "proxy_timeout",
-                                                           (None, None))[0])
+        # httpd's chain: the worker's timeout=, else ProxyTimeout, else Timeout.
+        timeout = params.get("timeout") or _setting_value(server, main, scope_settings, "proxy_timeout",
+                                                          (None, None))[0]
+        if not timeout:
+            core_timeout = _setting_value(server, main, None, "timeout", (None, None))[0]
+            timeout = core_timeout[:-1] if core_timeout and core_timeout != "60s" else None
         if timeout:
             out.append(Stmt("proxy_read_timeout", [_duration(timeout)], span))
             out.append(Stmt("proxy_send_timeout", [_duration(timeout)], span))

@@ -15,10 +15,10 @@ from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
 from ..emit.layout import lay_out
-from . import alias, core, expires, headers, log, mime, misc, process, proxy, ssl
+from . import alias, core, expires, fastcgi, headers, log, mime, misc, process, proxy, ssl
 from .base import Context, Disposition, Rule, Tally
 
-PASSES = (core, ssl, process, proxy, alias, headers, log, misc, expires, mime)
+PASSES = (core, ssl, process, proxy, alias, headers, log, misc, expires, mime, fastcgi)
 
 
 def _merged_rules() -> dict[str, Rule]:
@@ -40,6 +40,7 @@ class Translator:
         self.tally = Tally()
         self.model = NginxModel(full=loaded.full_server_config)
         main = Server(span=None, is_main=True)
+        self.model.main_server = main
         self.ctx = Context(self.model, diags, main, main, options=dict(options or {}))
         self.ctx.walk = self.walk
         self.model.nginx_version = self.ctx.options.get("nginx_version", (1, 22))
@@ -57,7 +58,7 @@ class Translator:
             hook = getattr(module, "finish_model", None)
             if hook is not None:
                 hook(self.ctx)
-        lay_out(self.model, self.diags, proxy.emitter(self.model, self.ctx.main))
+        lay_out(self.model, self.diags, proxy.emitter(self.model, self.ctx.main, self.diags))
         return self.model, self.tally
 
     def finish(self, server: Server) -> None:
