@@ -106,10 +106,15 @@ def test_out_dir_writes_one_file_per_input(tmp_path):
     (d / "000-default.conf").write_text("<VirtualHost *:80>\nServerName default.test\n</VirtualHost>\n")
     (d / "shop.conf").write_text("<VirtualHost *:80>\nServerName shop.test\n</VirtualHost>\n")
     (d / "README").write_text("not a config\n")
+    (d / "shop.conf").write_text("<VirtualHost *:80>\nServerName shop.test\nProxyPass / http://shop.internal:81/\n"
+                                 "</VirtualHost>\n")
     out = tmp_path / "nginx"
     proc = run_cli("convert", str(d), "--out-dir", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["000-default.conf", "shop.conf"]
+    assert sorted(p.name for p in out.iterdir()) == ["00-apache2nginx-shared.conf", "000-default.conf", "shop.conf"]
+    shared = (out / "00-apache2nginx-shared.conf").read_text()
+    assert "upstream shop.internal_81 {" in shared and "\nserver {" not in shared
+    assert "upstream" not in (out / "shop.conf").read_text()
     first, second = (out / "000-default.conf").read_text(), (out / "shop.conf").read_text()
     # one socket, two files: the first site in Apache order is the default server
     assert "listen 80 default_server;" in first and "server_name default.test;" in first

@@ -735,3 +735,10 @@ _short("A2N320", "balancer-host-header", "warning", "Balancer members receive on
        "the whole upstream (the first member's).",
        "members that check their Host header (name-based virtual hosts) may answer differently.",
        "set ProxyPreserveHost On, or give the members a common name.")
+_short("A2N225", "shadowed-server-name", "warning", "A server name is shadowed by an earlier virtual host's wildcard.",
+       "httpd selects the first virtual host in configuration order whose ServerName or ServerAlias matches the "
+       "Host header; nginx prefers exact names over wildcards. Requests for this name go to the earlier virtual "
+       "host in httpd, so the translation leaves the name out of the later server.",
+       "if the two virtual hosts differ (access rules, backends), keeping the name would send its requests to a "
+       "different site.",
+       "remove the shadowed name on the Apache side, or order the virtual hosts as intended.")

@@ -20,6 +20,7 @@ from .syntax.loader import LoadedConfig, LoadOptions, load
 from .syntax.span import Span
 
 NGINX_VERSION_DEFAULT = "1.22"
+SHARED_OUTPUT = "00-apache2nginx-shared.conf"
 
 
 @dataclass
@@ -115,13 +116,16 @@ def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics)
     model, tally = translate(combined, diags, {"nginx_version": options.nginx_version})
     renderer = Renderer(options.source_comments)
     outputs: dict[str, str] = {}
-    if options.split_outputs and len(specs) > 1:
-        taken: set[str] = set()
+    if options.split_outputs and len(specs) > 1 and not model.full:
+        # One file per input with its servers, plus one shared file with what they all rely on
+        # (upstreams, maps, log formats, main-server settings): include it once, before the others.
+        taken: set[str] = {SHARED_OUTPUT}
+        outputs[SHARED_OUTPUT] = renderer.render(model, servers=[], inputs=[s.display for s in specs], full=False)
         for spec, lc in zip(specs, loaded):
             files = set(lc.files)
             servers = [s for s in model.servers if (s.span.file if s.span else loaded[0].name) in files]
-            outputs[_output_name(spec, taken, lc.full_server_config)] = renderer.render(
-                model, servers=servers, inputs=[spec.display], full=lc.full_server_config)
+            outputs[_output_name(spec, taken, False)] = renderer.render(
+                model, servers=servers, inputs=[spec.display], full=False, shared=False)
     else:
         name = _output_name(specs[0], set(), model.full) if len(specs) == 1 else "nginx.conf" if model.full \
             else "sites.conf"

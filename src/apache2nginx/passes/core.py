@@ -238,6 +238,40 @@ def _vhost_sockets(ctx: Context, server: Server, listens: list[ApacheListen]) ->
     return out
 
 
+def _wildcard_matches(pattern: str, name: str) -> bool:
+    if pattern.startswith("~"):
+        return re.fullmatch(pattern[2:-1] if pattern.startswith("~^") else pattern[1:], name) is not None
+    if pattern.startswith("*."):
+        return name.endswith(pattern[1:])
+    if pattern.endswith(".*"):
+        return name.startswith(pattern[:-1])
+    return False
+
+
+def _shadowed_names(ctx: Context, vhosts: list[Server]) -> None:
+    """httpd takes the first virtual host (config order) whose name or alias matches; nginx prefers exact
+    names over wildcards. An exact name on a later vhost that an earlier vhost's wildcard already matches is
+    never selected by httpd, so it is dropped to keep nginx from routing those requests elsewhere."""
+    for j, later in enumerate(vhosts):
+        sockets = {l.socket.key() for l in later.listens}
+        keep = []
+        for name in later.names:
+            owner = None
+            if not name.startswith("~") and "*" not in name:
+                for earlier in vhosts[:j]:
+                    if sockets & {l.socket.key() for l in earlier.listens} and \
+                            any(_wildcard_matches(p, name) for p in earlier.names if p != name):
+                        owner = earlier
+                        break
+            if owner is not None:
+                ctx.diags.add("A2N225", f"server name {name}: an earlier virtual host's wildcard name already "
+                              "matches it, so httpd never selects this one for it; the name is left out (nginx "
+                              "would prefer the exact name)", later.span, related=[owner.span] if owner.span else [])
+                continue
+            keep.append(name)
+        later.names = keep
+
+
 def resolve_sockets(ctx: Context) -> None:
     model = ctx.model
     listens = model.apache_listens
@@ -276,6 +310,7 @@ def resolve_sockets(ctx: Context) -> None:
             ctx.diags.add("A2N205", "the main server (directives outside <VirtualHost>) answers on "
                           + ", ".join(l.socket.nginx() for l in main.listens), main.listens[0].span)
             model.servers.insert(0, main)
+    _shadowed_names(ctx, vhosts)
     # Virtual hosts inherit the main server's name and document root where they set none.
     for server in vhosts:
         if not server.names and main.names:

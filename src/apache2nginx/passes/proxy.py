@@ -499,7 +499,23 @@ def ssl_proxy_engine(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
+def _cookie(nginx_name: str):
+    """ProxyPassReverseCookieDomain/Path: httpd compares a prefix (the domain case-insensitively) and replaces
+    the whole attribute value; nginx's regex form does the same."""
+    def handler(ctx: Context, d: Directive) -> Disposition:
+        if len(d.args) < 2:
+            ctx.diags.add("A2N001", f"{d.name} needs two values", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        internal, public = d.args[0], d.args[1]
+        escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in internal)
+        ctx.emit(nginx_name, [f"~^{escaped}.*$", public], d.span)
+        return Disposition.EXACT
+    return handler
+
+
 RULES = table(
+    Rule("ProxyPassReverseCookieDomain", Disposition.EXACT, _cookie("proxy_cookie_domain")),
+    Rule("ProxyPassReverseCookiePath", Disposition.EXACT, _cookie("proxy_cookie_path")),
     Rule("ProxyPass", Disposition.EXACT, proxy_pass),
     Rule("ProxyPassMatch", Disposition.APPROXIMATE, proxy_pass_match),
     Rule("ProxyPassReverse", Disposition.APPROXIMATE, proxy_pass_reverse),
