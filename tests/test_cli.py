@@ -120,7 +120,7 @@ def test_out_dir_writes_one_file_per_input(tmp_path):
     assert "listen 80 default_server;" in first and "server_name default.test;" in first
     assert "listen 80;" in second and "default_server" not in second
     combined = run_cli("convert", str(d)).stdout
-    assert combined.count("server {") == 2
+    assert combined.count("\nserver {") == 2
 
 
 def test_usage_errors_exit_2(tmp_path):
