@@ -109,3 +109,30 @@ def table(*rules: Rule) -> dict[str, Rule]:
         assert key not in out, key
         out[key] = rule
     return out
+
+
+def flag(d: Directive) -> str:
+    """The first argument, lower-cased ("" when there is none): on/off style values."""
+    return d.args[0].lower() if d.args else ""
+
+
+def on_off_directive(nginx_name: str) -> Handler:
+    """A handler for `Directive on|off` that maps one to one onto an nginx on/off directive."""
+    def handler(ctx: Context, d: Directive) -> Disposition:
+        value = flag(d)
+        if value not in ("on", "off"):
+            return Disposition.UNSUPPORTED
+        ctx.emit(nginx_name, [value], d.span)
+        return Disposition.EXACT
+    return handler
+
+
+def value_directive(nginx_name: str) -> Handler:
+    """A handler for `Directive VALUE` that maps onto `nginx_name VALUE` (a file or a list)."""
+    def handler(ctx: Context, d: Directive) -> Disposition:
+        if not d.args:
+            ctx.diags.add("A2N001", f"{d.name} needs a value", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        ctx.emit(nginx_name, [d.args[0]], d.span)
+        return Disposition.EXACT
+    return handler

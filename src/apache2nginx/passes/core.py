@@ -13,7 +13,7 @@ import re
 
 from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, Rule, on_off_directive, table
 
 _ADDR = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\[\]]+))?(?::(?P<port>\d+|\*))?$")
 
@@ -471,12 +471,6 @@ def use_canonical_name(ctx: Context, d: Directive) -> Disposition:
     return Disposition.UNSUPPORTED
 
 
-def enable_sendfile(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
-    if value not in ("on", "off"):
-        return Disposition.UNSUPPORTED
-    ctx.emit("sendfile", [value], d.span)
-    return Disposition.EXACT
 
 
 def protocols(ctx: Context, d: Directive) -> Disposition:
@@ -579,7 +573,7 @@ RULES.update(table(
     Rule("AddType", Disposition.EXACT, add_type),
     Rule("TypesConfig", Disposition.APPROXIMATE, types_config),
     Rule("UseCanonicalName", Disposition.EXACT, use_canonical_name),
-    Rule("EnableSendfile", Disposition.EXACT, enable_sendfile),
+    Rule("EnableSendfile", Disposition.EXACT, on_off_directive("sendfile")),
     Rule("EnableMMAP", Disposition.NOT_APPLICABLE, note="nginx decides on memory mapping itself"),
     Rule("Protocols", Disposition.EXACT, protocols),
     Rule("AccessFileName", Disposition.NOT_APPLICABLE, note="nginx reads no per-directory files; .htaccess content "

@@ -12,7 +12,7 @@ import re
 
 from ..model import Server, Stmt
 from ..syntax.tree import Directive
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, Rule, on_off_directive, table, value_directive
 
 
 def ssl_engine(ctx: Context, d: Directive) -> Disposition:
@@ -26,14 +26,6 @@ def ssl_engine(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
-def _file_stmt(nginx_name: str):
-    def handler(ctx: Context, d: Directive) -> Disposition:
-        if not d.args:
-            ctx.diags.add("A2N001", f"{d.name} requires a file", d.span, directive=d.name)
-            return Disposition.UNSUPPORTED
-        ctx.server.statements.append(Stmt(nginx_name, [d.args[0]], d.span))
-        return Disposition.EXACT
-    return handler
 
 
 def finish_server(ctx: Context, server: Server) -> None:
@@ -56,8 +48,8 @@ def finish_server(ctx: Context, server: Server) -> None:
 
 RULES = table(
     Rule("SSLEngine", Disposition.EXACT, ssl_engine),
-    Rule("SSLCertificateFile", Disposition.EXACT, _file_stmt("ssl_certificate")),
-    Rule("SSLCertificateKeyFile", Disposition.EXACT, _file_stmt("ssl_certificate_key")),
+    Rule("SSLCertificateFile", Disposition.EXACT, value_directive("ssl_certificate")),
+    Rule("SSLCertificateKeyFile", Disposition.EXACT, value_directive("ssl_certificate_key")),
 )
 
 
@@ -112,14 +104,6 @@ def ssl_cipher_suite(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
-def _flag(nginx_name: str):
-    def handler(ctx: Context, d: Directive) -> Disposition:
-        value = d.args[0].lower() if d.args else ""
-        if value not in ("on", "off"):
-            return Disposition.UNSUPPORTED
-        ctx.emit(nginx_name, [value], d.span)
-        return Disposition.EXACT
-    return handler
 
 
 def ssl_session_cache(ctx: Context, d: Directive) -> Disposition:
@@ -172,13 +156,6 @@ def ssl_verify_client(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
-def _file(nginx_name: str):
-    def handler(ctx: Context, d: Directive) -> Disposition:
-        if not d.args:
-            return Disposition.UNSUPPORTED
-        ctx.emit(nginx_name, [d.args[0]], d.span)
-        return Disposition.EXACT
-    return handler
 
 
 def ssl_verify_depth(ctx: Context, d: Directive) -> Disposition:
@@ -244,13 +221,13 @@ def finish_tls(ctx: Context, server: Server) -> None:
 RULES.update(table(
     Rule("SSLProtocol", Disposition.EXACT, ssl_protocol),
     Rule("SSLCipherSuite", Disposition.EXACT, ssl_cipher_suite),
-    Rule("SSLHonorCipherOrder", Disposition.EXACT, _flag("ssl_prefer_server_ciphers")),
+    Rule("SSLHonorCipherOrder", Disposition.EXACT, on_off_directive("ssl_prefer_server_ciphers")),
     Rule("SSLSessionCache", Disposition.EXACT, ssl_session_cache),
     Rule("SSLSessionCacheTimeout", Disposition.EXACT, ssl_session_timeout),
-    Rule("SSLSessionTickets", Disposition.EXACT, _flag("ssl_session_tickets")),
+    Rule("SSLSessionTickets", Disposition.EXACT, on_off_directive("ssl_session_tickets")),
     Rule("SSLCertificateChainFile", Disposition.APPROXIMATE, ssl_chain),
-    Rule("SSLCACertificateFile", Disposition.EXACT, _file("ssl_client_certificate")),
-    Rule("SSLCARevocationFile", Disposition.EXACT, _file("ssl_crl")),
+    Rule("SSLCACertificateFile", Disposition.EXACT, value_directive("ssl_client_certificate")),
+    Rule("SSLCARevocationFile", Disposition.EXACT, value_directive("ssl_crl")),
     Rule("SSLVerifyClient", Disposition.EXACT, ssl_verify_client),
     Rule("SSLVerifyDepth", Disposition.EXACT, ssl_verify_depth),
     Rule("SSLUseStapling", Disposition.APPROXIMATE, ssl_stapling),
@@ -269,10 +246,10 @@ RULES.update(table(
     Rule("SSLProxyCheckPeerName", Disposition.EXACT, ssl_proxy_check),
     Rule("SSLProxyCheckPeerCN", Disposition.EXACT, ssl_proxy_check),
     Rule("SSLProxyCheckPeerExpire", Disposition.EXACT, ssl_proxy_check),
-    Rule("SSLProxyCACertificateFile", Disposition.EXACT, _file("proxy_ssl_trusted_certificate")),
-    Rule("SSLProxyMachineCertificateFile", Disposition.EXACT, _file("proxy_ssl_certificate")),
+    Rule("SSLProxyCACertificateFile", Disposition.EXACT, value_directive("proxy_ssl_trusted_certificate")),
+    Rule("SSLProxyMachineCertificateFile", Disposition.EXACT, value_directive("proxy_ssl_certificate")),
     Rule("SSLProxyProtocol", Disposition.EXACT, ssl_proxy_protocol),
-    Rule("SSLProxyCipherSuite", Disposition.EXACT, _file("proxy_ssl_ciphers")),
+    Rule("SSLProxyCipherSuite", Disposition.EXACT, value_directive("proxy_ssl_ciphers")),
     Rule("SSLInsecureRenegotiation", Disposition.NOT_APPLICABLE, note="nginx never allows insecure renegotiation"),
     Rule("SSLStrictSNIVHostCheck", Disposition.NOT_APPLICABLE, note="nginx selects the server by SNI and Host "
          "separately; ssl_reject_handshake on the default server refuses clients without SNI"),
