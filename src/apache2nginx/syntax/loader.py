@@ -79,6 +79,16 @@ class LoadedConfig:
                 stack.pop()
 
 
+def display_path(path: Path) -> str:
+    """How a file is named in diagnostics and source comments: relative to the working directory when it
+    lies below it (so outputs do not depend on where a checkout lives), else absolute."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
 class _Loader:
     def __init__(self, name: str, base_dir: Path, options: LoadOptions, diags: Diagnostics):
         self.name = name
@@ -205,10 +215,11 @@ class _Loader:
             self.diags.add("A2N021", f"includes nested more than {MAX_INCLUDE_DEPTH} deep at {path}",
                            via.span if via else Span.point(str(path)))
             return
-        cf = parse_file(path, self.diags, self.options.max_input_size)
+        name = display_path(path)
+        cf = parse_file(path, self.diags, self.options.max_input_size, name)
         if cf is None:
             return
-        self.files.append(str(path))
+        self.files.append(name)
         self.lines += cf.line_count
         self.include_stack.append(real)
         try:
