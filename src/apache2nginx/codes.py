@@ -606,7 +606,7 @@ _short("A2N701", "unknown-ratelimit-variable", "warning", "A rate-limit variable
        "rate-limit-period, and so does the translation.",
        "the setting suggests a request-rate limit that never existed: mod_ratelimit limits bandwidth.",
        "remove it, or use limit_req if a request rate limit is wanted.")
-_short("A2N702", "environment-variable", "warning", "SetEnv is not carried into nginx.",
+_short("A2N702", "environment-variable", "error", "SetEnv is not carried into nginx.",
        "httpd passes environment variables to CGI/FastCGI programs and to other modules' conditions.",
        "programs or conditions reading the variable see nothing.",
        "add fastcgi_param NAME value (FastCGI) or a map feeding the condition.")
@@ -637,7 +637,7 @@ _short("A2N708", "balancer-manager", "error", "balancer-manager has no nginx equ
        "drop it, or use nginx Plus.")
 
 # ------------------------------------------------------------------ A2N2xx core (continued) and TLS
-_short("A2N209", "directory-index-disabled", "warning", "DirectoryIndex disabled cannot be expressed.",
+_short("A2N209", "directory-index-disabled", "error", "DirectoryIndex disabled cannot be expressed.",
        "nginx's index module always serves an existing index file for a directory request.",
        "directories that Apache listed or refused now show their index file.",
        "add `location ~ /$ { return 403; }` (or autoindex) by hand if needed.")
@@ -742,3 +742,8 @@ _short("A2N225", "shadowed-server-name", "warning", "A server name is shadowed b
        "if the two virtual hosts differ (access rules, backends), keeping the name would send its requests to a "
        "different site.",
        "remove the shadowed name on the Apache side, or order the virtual hosts as intended.")
+_short("A2N321", "fastcgi-uwsgi-backend", "warning", "A FastCGI or uwsgi backend is approximated.",
+       "ProxyPass to fcgi:// or uwsgi:// becomes fastcgi_pass/uwsgi_pass with nginx's standard parameters; "
+       "httpd builds SCRIPT_FILENAME, PATH_INFO and the environment its own way.",
+       "an application reading CGI variables may see different values.",
+       "compare the parameters the application logs under both servers.")

@@ -94,6 +94,10 @@ class UpstreamServer:
     address: str
     params: list[str] = field(default_factory=list)
     span: Span | None = None
+    url: str = ""                     # the member URL as Apache names it (for proxy_redirect)
+    loadfactor: object = 1            # fractions.Fraction; scaled to integer weights
+    route: str | None = None
+    ignore_errors: bool = False
 
 
 @dataclass
@@ -103,6 +107,14 @@ class Upstream:
     statements: list[Stmt] = field(default_factory=list)
     span: Span | None = None
     reuse: bool = True        # backend connection reuse (keepalive); off with disablereuse
+    protocol: str = "http"    # http | fastcgi | uwsgi
+    scheme: str = "http"      # http | https, for proxy_pass
+    host_header: str = ""     # host[:port] httpd sends when ProxyPreserveHost is off
+    balancer: bool = False
+    lb: dict = field(default_factory=dict)             # lbmethod, failover settings from ProxySet
+    location_params: dict = field(default_factory=dict)  # member timeouts etc. applied where it is used
+    retry_set: bool = False
+    notes: set = field(default_factory=set)            # diagnostics already given for this upstream
 
 
 @dataclass

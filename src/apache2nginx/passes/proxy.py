@@ -22,8 +22,9 @@ from ..syntax.tree import Directive, Section
 from .base import Context, Disposition, Rule, table
 
 _URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:]*)(?::(?P<port>\d+))?(?P<path>/.*)?$")
-DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031}
 HTTP_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
+PROTOCOLS = {"http": "http", "https": "http", "ws": "http", "wss": "http", "fcgi": "fastcgi", "uwsgi": "uwsgi"}
 WORKER_KEYS = {"timeout", "connectiontimeout", "retry", "keepalive", "disablereuse", "enablereuse", "max", "ttl",
                "upgrade", "flushpackets", "min", "smax", "acquire", "ping", "loadfactor", "status", "route",
                "lbset", "redirect", "iobuffersize", "receivebuffersize", "flushwait", "secret", "mapping",
@@ -66,33 +67,26 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
         return None
     scheme, host, port, path = parsed
     if scheme == "balancer":
-        up = ctx.model.upstreams.get(host)
-        if up is None or not up.servers:
-            ctx.diags.add("A2N303", f"{d.name}: balancer://{host} has no <Proxy balancer://{host}> members in the input",
-                          d.arg_span(index), directive=d.name)
-            return None
-        return ProxyTarget(up_scheme(up), host, path, up_host_header(up), d.span)
-    if scheme not in HTTP_SCHEMES:
-        ctx.diags.add("A2N302", f"{d.name}: the {scheme}:// backend protocol has no nginx proxy_pass equivalent "
-                      "in this translator; nothing was emitted for it", d.arg_span(index), directive=d.name)
+        # The <Proxy balancer://> section may come later in the file: httpd reads the whole
+        # configuration first, so the members are checked when the server is laid out.
+        up = ctx.model.upstreams.setdefault(host, Upstream(host, span=d.span, balancer=True))
+        return ProxyTarget(up.scheme, host, path, up.host_header, d.span)
+    if scheme not in PROTOCOLS:
+        ctx.diags.add("A2N302", f"{d.name}: the {scheme}:// backend protocol has no nginx equivalent; nothing was "
+                      "emitted for it", d.arg_span(index), directive=d.name)
         return None
-    port_num = int(port) if port else DEFAULT_PORTS[scheme]
+    protocol = PROTOCOLS[scheme]
+    port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", host.strip("[]")) + f"_{port_num}"
     up = ctx.model.upstreams.get(name)
     if up is None:
-        up = Upstream(name, [UpstreamServer(f"{host}:{port_num}", [], d.span)], span=d.span)
-        up.scheme = HTTP_SCHEMES[scheme]  # type: ignore[attr-defined]
-        up.host_header = host + (f":{port}" if port else "")  # type: ignore[attr-defined]
+        up = Upstream(name, [UpstreamServer(f"{host}:{port_num}", [], d.span, url=f"{scheme}://{host}"
+                                            + (f":{port}" if port else ""))], span=d.span, protocol=protocol,
+                      scheme=HTTP_SCHEMES.get(scheme, "http"), host_header=host + (f":{port}" if port else ""),
+                      # mod_proxy_fcgi and _uwsgi reuse connections only with enablereuse=on.
+                      reuse=protocol == "http")
         ctx.model.upstreams[name] = up
-    return ProxyTarget(HTTP_SCHEMES[scheme], name, path, up.host_header, d.span)  # type: ignore[attr-defined]
-
-
-def up_scheme(up: Upstream) -> str:
-    return getattr(up, "scheme", "http")
-
-
-def up_host_header(up: Upstream) -> str:
-    return getattr(up, "host_header", up.name)
+    return ProxyTarget(up.scheme, name, path, up.host_header, d.span)
 
 
 # ----------------------------------------------------------------- ProxyPass
@@ -178,10 +172,8 @@ def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params
         low = value.lower()
         if key in ("timeout", "connectiontimeout", "flushpackets", "upgrade", "keepalive"):
             continue  # location-level, applied by the emitter from route.params
-        if key == "disablereuse" and low == "on" or key == "enablereuse" and low == "off":
-            up.reuse = False
-        elif key in ("enablereuse", "disablereuse"):
-            pass
+        if key in ("enablereuse", "disablereuse"):
+            up.reuse = (key == "enablereuse") == (low == "on")
         elif key == "retry":
             _retry(ctx, d, up, value)
         elif key == "max":
@@ -213,10 +205,10 @@ def _retry(ctx: Context, d: Directive | None, up: Upstream, value: str, implicit
             s.params.append("max_fails=0")
         else:
             s.params += ["max_fails=1", f"fail_timeout={value}s"]
-    up.retry_set = True  # type: ignore[attr-defined]
-    if not getattr(up, "retry_warned", False):
-        up.retry_warned = True  # type: ignore[attr-defined]
-        lone = "" if getattr(up, "balancer", False) else "; nginx never bans the only server of an upstream"
+    up.retry_set = True
+    if "retry" not in up.notes:
+        up.notes.add("retry")
+        lone = "" if up.balancer else "; nginx never bans the only server of an upstream"
         ctx.diags.add("A2N310", f"upstream {up.name}: Apache's retry={value} "
                       f"{'(its default) ' if implicit else ''}is approximated by "
                       f"{'max_fails=0' if value == '0' else f'max_fails=1 fail_timeout={value}s'}{lone}",
@@ -238,9 +230,8 @@ def proxy_section(ctx: Context, section: Section) -> Disposition:
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
     name = parsed[1]
-    up = ctx.model.upstreams.get(name) or Upstream(name, span=section.span)
-    up.balancer = True  # type: ignore[attr-defined]
-    ctx.model.upstreams[name] = up
+    up = ctx.model.upstreams.setdefault(name, Upstream(name, span=section.span, balancer=True))
+    up.balancer, up.span = True, section.span
     previous = ctx.options.get("balancer")
     ctx.options["balancer"] = up
     try:
@@ -258,8 +249,7 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
         if len(args) >= 2 and args[0].lower().startswith("balancer://"):
             name = parse_url(args[0])[1] if parse_url(args[0]) else None
             if name:
-                up = ctx.model.upstreams.setdefault(name, Upstream(name, span=d.span))
-                up.balancer = True  # type: ignore[attr-defined]
+                up = ctx.model.upstreams.setdefault(name, Upstream(name, span=d.span, balancer=True))
                 args = args[1:]
         if up is None:
             ctx.diags.add("A2N001", "BalancerMember outside <Proxy balancer://...>", d.span, directive=d.name)
@@ -268,18 +258,17 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N001", "BalancerMember needs a URL", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     parsed = parse_url(args[0])
-    if not parsed or parsed[0] not in HTTP_SCHEMES:
-        ctx.diags.add("A2N302", f"BalancerMember {args[0]}: only http(s)/ws(s) members are translated", d.span,
-                      directive=d.name)
+    if not parsed or parsed[0] not in PROTOCOLS:
+        ctx.diags.add("A2N302", f"BalancerMember {args[0]}: the {parsed[0] if parsed else 'given'} protocol has no "
+                      "nginx equivalent; the member is left out", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     scheme, host, port, path = parsed
-    port_num = int(port) if port else DEFAULT_PORTS[scheme]
-    member = UpstreamServer(f"{host}:{port_num}", [], d.span)
-    member.url = args[0].rstrip("/")  # type: ignore[attr-defined]
-    member.loadfactor = Fraction(1)  # type: ignore[attr-defined]
-    up.scheme = HTTP_SCHEMES[scheme]  # type: ignore[attr-defined]
-    if not hasattr(up, "host_header"):
-        up.host_header = host + (f":{port}" if port else "")  # type: ignore[attr-defined]
+    port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
+    member = UpstreamServer(f"{host}:{port_num}", [], d.span, url=args[0].rstrip("/"), loadfactor=Fraction(1))
+    if not up.servers:
+        up.protocol, up.scheme = PROTOCOLS[scheme], HTTP_SCHEMES.get(scheme, "http")
+        up.host_header = host + (f":{port}" if port else "")
+        up.reuse = up.protocol == "http"
     if path not in ("", "/"):
         ctx.diags.add("A2N311", f"BalancerMember {args[0]}: a member path is prefixed to every request in httpd; "
                       "nginx upstream servers have no path", d.span, directive=d.name)
@@ -290,7 +279,7 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
         low = value.lower()
         if key == "loadfactor":
             try:
-                member.loadfactor = Fraction(value)  # type: ignore[attr-defined]
+                member.loadfactor = Fraction(value)
             except (ValueError, ZeroDivisionError):
                 ctx.diags.add("A2N001", f"loadfactor={value} is not a number", d.span, directive=d.name)
         elif key == "status":
@@ -310,7 +299,7 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
                 elif letter == "I":
                     member.params = [p for p in member.params if not p.startswith(("max_fails", "fail_timeout"))]
                     member.params.append("max_fails=0")
-                    member.ignore_errors = True  # type: ignore[attr-defined]
+                    member.ignore_errors = True
                 else:
                     ctx.diags.add("A2N308", f"status=+{letter} has no nginx equivalent", d.span, directive=d.name)
                     disposition = Disposition.APPROXIMATE
@@ -323,21 +312,21 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
                           directive=d.name)
             disposition = Disposition.APPROXIMATE
         elif key == "retry":
-            if not getattr(member, "ignore_errors", False):
+            if not member.ignore_errors:
                 _retry(ctx, d, up, value, server=member)
             disposition = Disposition.APPROXIMATE
         elif key == "max":
             member.params.append(f"max_conns={value}")
             disposition = Disposition.APPROXIMATE
         elif key == "route":
-            member.route = value  # type: ignore[attr-defined]
+            member.route = value
         elif key in ("disablereuse", "enablereuse"):
             if (key == "disablereuse") == (low == "on"):
                 up.reuse = False
         elif key == "ttl":
             up.statements.append(Stmt("keepalive_timeout", [f"{value}s" if value.isdigit() else value], d.span))
         elif key in ("timeout", "connectiontimeout", "keepalive", "flushpackets", "min", "smax"):
-            up.member_location_params = {**getattr(up, "member_location_params", {}), key: value}  # type: ignore
+            up.location_params[key] = value
         else:
             ctx.diags.add("A2N308", f"BalancerMember parameter {key}={value} is not translated", d.span,
                           directive=d.name)
@@ -351,8 +340,7 @@ def proxy_set(ctx: Context, d: Directive) -> Disposition:
     if up is None and args and args[0].lower().startswith("balancer://"):
         parsed = parse_url(args[0])
         if parsed:
-            up = ctx.model.upstreams.setdefault(parsed[1], Upstream(parsed[1], span=d.span))
-            up.balancer = True  # type: ignore[attr-defined]
+            up = ctx.model.upstreams.setdefault(parsed[1], Upstream(parsed[1], span=d.span, balancer=True))
         args = args[1:]
     if up is None:
         ctx.diags.add("A2N101", "ProxySet outside a balancer is not translated", d.span, directive=d.name)
@@ -360,7 +348,7 @@ def proxy_set(ctx: Context, d: Directive) -> Disposition:
     disposition = Disposition.EXACT
     for key, value in _params(ctx, d, args, 0).items():
         low = value.lower()
-        settings = up.__dict__.setdefault("lb", {})
+        settings = up.lb
         if key == "lbmethod":
             if low == "byrequests":
                 pass
@@ -406,7 +394,7 @@ def proxy_set(ctx: Context, d: Directive) -> Disposition:
 def _finish_balancer(ctx: Context, up: Upstream, section: Section | None) -> None:
     if not up.servers:
         return
-    factors = [getattr(s, "loadfactor", Fraction(1)) for s in up.servers]
+    factors = [Fraction(s.loadfactor) for s in up.servers]
     if len(set(factors)) > 1:
         denominator = reduce(lambda a, b: a * b // math.gcd(a, b), (f.denominator for f in factors), 1)
         ints = [int(f * denominator) for f in factors]
@@ -414,9 +402,9 @@ def _finish_balancer(ctx: Context, up: Upstream, section: Section | None) -> Non
         for s, w in zip(up.servers, ints):
             if w // g != 1:
                 s.params.insert(0, f"weight={w // g}")
-    if not getattr(up, "retry_set", False):
+    if not up.retry_set:
         _retry(ctx, None, up, "60", implicit=True)
-    method = getattr(up, "lb", {}).get("method")
+    method = up.lb.get("method")
     if method:
         up.statements.insert(0, Stmt(method, [], section.span if section else None))
 
@@ -447,17 +435,8 @@ def proxy_pass_reverse(ctx: Context, d: Directive) -> Disposition:
     if not parsed:
         ctx.diags.add("A2N302", f"ProxyPassReverse {url}: not a URL", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    urls: list[str]
-    if parsed[0] == "balancer":
-        up = ctx.model.upstreams.get(parsed[1])
-        if up is None or not up.servers:
-            ctx.diags.add("A2N303", f"ProxyPassReverse: balancer://{parsed[1]} has no members", d.span,
-                          directive=d.name)
-            return Disposition.UNSUPPORTED
-        urls = [getattr(s, "url", f"http://{s.address}") + parsed[3] for s in up.servers]
-    else:
-        urls = [url]
-    ctx.settings.setdefault("reverse", []).append((urls, path, d.span))
+    # A balancer's members may be defined later in the file: they are expanded when laid out.
+    ctx.settings.setdefault("reverse", []).append((url, path, d.span))
     return Disposition.APPROXIMATE
 
 
@@ -478,7 +457,7 @@ def proxy_via(ctx: Context, d: Directive) -> Disposition:
         ctx.emit("proxy_hide_header", ["Via"], d.span)
         return Disposition.EXACT
     ctx.diags.add("A2N318", f"ProxyVia {d.args[0]}: the Via header is not added by nginx", d.span, directive=d.name)
-    return Disposition.UNSUPPORTED
+    return Disposition.APPROXIMATE
 
 
 def proxy_error_override(ctx: Context, d: Directive) -> Disposition:
@@ -556,25 +535,39 @@ def emitter(model, main: Server, diags):
             maps_done.add(var)
             model.maps.append(block)
 
+    def reverse_urls(url: str) -> list[str]:
+        parsed = parse_url(url)
+        if parsed and parsed[0] == "balancer":
+            up = model.upstreams.get(parsed[1])
+            return [(s.url or f"http://{s.address}") + parsed[3] for s in up.servers] if up else []
+        return [url]
+
     def emit(server: Server, route: Route, region: str, matched: str) -> list[Stmt]:
         target: ProxyTarget = route.proxy
         up = model.upstreams[target.upstream]
-        scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
         span = route.span
+        if not up.servers:
+            if "no-members" not in up.notes:
+                up.notes.add("no-members")
+                diags.add("A2N303", f"balancer://{up.name} has no usable members in the input; httpd answers 503 "
+                          "(no workers) and so does the translation", span)
+            return [Stmt("return", ["503"], span)]
+        scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
+        if up.protocol == "fastcgi":
+            return _fastcgi(route, target, up, matched, span)
+        if up.protocol == "uwsgi":
+            return [Stmt("include", ["uwsgi_params"], span), Stmt("uwsgi_pass", [target.upstream], span)]
         out: list[Stmt] = []
+        base = f"{up.scheme}://{target.upstream}"
         if route.regex:
             uri = target.path
             if uri and "$" not in uri:
                 # ProxyPassMatch without $N appends the whole path to the URL's.
                 uri = uri.rstrip("/") + "$uri"
-            if uri:
-                out.append(Stmt("proxy_pass", [f"{target.scheme}://{target.upstream}{uri}$is_args$args"], span))
-            else:
-                out.append(Stmt("proxy_pass", [f"{target.scheme}://{target.upstream}"], span))
+            out.append(Stmt("proxy_pass", [f"{base}{uri}$is_args$args" if uri else base], span))
         else:
             rest = matched[len(route.path):] if matched.startswith(route.path) else ""
-            uri = target.path + rest or "/"
-            out.append(Stmt("proxy_pass", [f"{target.scheme}://{target.upstream}{uri}"], span))
+            out.append(Stmt("proxy_pass", [f"{base}{target.path + rest or '/'}"], span))
         websocket = route.params.get("upgrade", "").lower() == "websocket" or route.target.lower().startswith("ws")
         if up.reuse or websocket:
             out.append(Stmt("proxy_http_version", ["1.1"], span))
@@ -593,12 +586,12 @@ def emitter(model, main: Server, diags):
             ensure_map("$a2n_host", MapBlock("$http_host", "$a2n_host", [('""', "$host")], "$http_host"))
             out.append(Stmt("proxy_set_header", ["Host", "$a2n_host"], preserve[1]))
         else:
-            out.append(Stmt("proxy_set_header", ["Host", target.host_header], span))
-            hosts = {getattr(s, "url", s.address).split("://")[-1] for s in up.servers}
-            if len(hosts) > 1 and not getattr(up, "host_warned", False):
-                up.host_warned = True  # type: ignore[attr-defined]
+            out.append(Stmt("proxy_set_header", ["Host", up.host_header], span))
+            hosts = {(s.url or s.address).split("://")[-1] for s in up.servers}
+            if len(hosts) > 1 and "host" not in up.notes:
+                up.notes.add("host")
                 diags.add("A2N320", f"upstream {up.name}: httpd sends each member its own Host; nginx sends "
-                          f"{target.host_header} to all of them", span)
+                          f"{up.host_header} to all of them", span)
         add_headers = _setting_value(server, main, scope_settings, "add_headers", ("on", None))
         if add_headers[0] != "off":
             ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
@@ -606,26 +599,26 @@ def emitter(model, main: Server, diags):
             ensure_map("$a2n_x_forwarded_server", MapBlock("$http_x_forwarded_server", "$a2n_x_forwarded_server",
                                                            [('""', "$server_name")],
                                                            '"$http_x_forwarded_server, $server_name"'))
-            out += [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], add_headers[1] or span),
-                    Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], add_headers[1] or span),
-                    Stmt("proxy_set_header", ["X-Forwarded-Server", "$a2n_x_forwarded_server"],
-                         add_headers[1] or span)]
-        if target.scheme == "https":
+            where = add_headers[1] or span
+            out += [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
+                    Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
+                    Stmt("proxy_set_header", ["X-Forwarded-Server", "$a2n_x_forwarded_server"], where)]
+        if up.scheme == "https":
             out.append(Stmt("proxy_ssl_server_name", ["on"], span))
-            out.append(Stmt("proxy_ssl_name", [target.host_header.rsplit(":", 1)[0]], span))
-        reverse = []
-        for holder in (scope_settings or {}, server.settings):
-            for urls, path, rspan in holder.get("reverse", []):
-                if segment_prefix_or_equal(path, region):
-                    reverse.append((urls, path, rspan))
+            out.append(Stmt("proxy_ssl_name", [up.host_header.rsplit(":", 1)[0]], span))
+            if "tls" not in up.notes:
+                up.notes.add("tls")
+                diags.add("A2N224", f"upstream {up.name}: httpd checks the backend certificate's name and expiry by "
+                          "default; nginx checks nothing unless proxy_ssl_verify is on", span)
+        reverse = [(u, path, rspan) for holder in (scope_settings or {}, server.settings)
+                   for url, path, rspan in holder.get("reverse", []) if segment_prefix_or_equal(path, region)
+                   for u in reverse_urls(url)]
         if reverse:
             ensure_map("$a2n_host", MapBlock("$http_host", "$a2n_host", [('""', "$host")], "$http_host"))
-            for urls, path, rspan in reverse:
-                for u in urls:
-                    out.append(Stmt("proxy_redirect", [u, f"$scheme://$a2n_host{path}"], rspan))
+            out += [Stmt("proxy_redirect", [u, f"$scheme://$a2n_host{path}"], rspan) for u, path, rspan in reverse]
         else:
             out.append(Stmt("proxy_redirect", ["off"], span))
-        params = {**getattr(up, "member_location_params", {}), **route.params}
+        params = {**up.location_params, **route.params}
         # httpd's chain: the worker's timeout=, else ProxyTimeout, else Timeout.
         timeout = params.get("timeout") or _setting_value(server, main, scope_settings, "proxy_timeout",
                                                           (None, None))[0]
@@ -635,26 +628,41 @@ def emitter(model, main: Server, diags):
         if timeout:
             out.append(Stmt("proxy_read_timeout", [_duration(timeout)], span))
             out.append(Stmt("proxy_send_timeout", [_duration(timeout)], span))
-        connect = params.get("connectiontimeout")
-        if connect:
-            out.append(Stmt("proxy_connect_timeout", [_duration(connect)], span))
+        if params.get("connectiontimeout"):
+            out.append(Stmt("proxy_connect_timeout", [_duration(params["connectiontimeout"])], span))
         if params.get("keepalive", "").lower() == "on":
             out.append(Stmt("proxy_socket_keepalive", ["on"], span))
         if params.get("flushpackets", "").lower() in ("on", "auto"):
             out.append(Stmt("proxy_buffering", ["off"], span))
-        lb = getattr(up, "lb", {})
-        if lb.get("next_upstream"):
-            out.append(Stmt("proxy_next_upstream", ["error", "timeout"] + [f"http_{c}" for c in lb["next_upstream"]
-                                                                         if c in ("500", "502", "503", "504", "403",
-                                                                                  "404", "429")], span))
-        if lb.get("tries"):
-            out.append(Stmt("proxy_next_upstream_tries", [str(lb["tries"])], span))
+        if up.lb.get("next_upstream"):
+            out.append(Stmt("proxy_next_upstream", ["error", "timeout"] + [
+                f"http_{c}" for c in up.lb["next_upstream"] if c in ("500", "502", "503", "504", "403", "404", "429")],
+                span))
+        if up.lb.get("tries"):
+            out.append(Stmt("proxy_next_upstream_tries", [str(up.lb["tries"])], span))
         override = _setting_value(server, main, scope_settings, "error_override", (False, [], None))
         if override[0]:
             out.append(Stmt("proxy_intercept_errors", ["on"], override[2]))
         return out
 
     return emit
+
+
+def _fastcgi(route: Route, target: ProxyTarget, up: Upstream, matched: str, span) -> list[Stmt]:
+    """mod_proxy_fcgi through ProxyPass/ProxyPassMatch: the URL's path is the script's file name."""
+    if route.regex:
+        script = target.path or "$document_root$fastcgi_script_name"
+    else:
+        rest = matched[len(route.path):] if matched.startswith(route.path) else ""
+        script = (target.path + rest) if target.path else "$document_root$fastcgi_script_name"
+        if not rest and matched.endswith("/"):
+            script = target.path.rstrip("/") + "$fastcgi_script_name" if target.path else script
+    out = [Stmt("include", ["fastcgi_params"], span),
+           Stmt("fastcgi_param", ["SCRIPT_FILENAME", script], span),
+           Stmt("fastcgi_pass", [target.upstream], span)]
+    if up.reuse:
+        out.append(Stmt("fastcgi_keep_conn", ["on"], span))
+    return out
 
 
 def segment_prefix_or_equal(prefix: str, path: str) -> bool:
@@ -665,5 +673,8 @@ def segment_prefix_or_equal(prefix: str, path: str) -> bool:
 def finish_model(ctx: Context) -> None:
     """Connection reuse for every upstream whose Apache workers reuse connections."""
     for up in ctx.model.upstreams.values():
+        if up.protocol != "http" and up.servers:
+            ctx.diags.add("A2N321", f"upstream {up.name}: the {up.protocol} backend is passed with its script "
+                          "name taken from the URL; check the parameters the application expects", up.span)
         if up.reuse and not any(s.name == "keepalive" for s in up.statements):
             up.statements.append(Stmt("keepalive", ["32"], up.span))

@@ -10,7 +10,7 @@ section. Config-time directives the loader resolved count as exact.
 from __future__ import annotations
 
 from ..catalogue import closest, known, known_section
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, Severity
 from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
@@ -94,11 +94,14 @@ class Translator:
             self.report(d, Disposition.UNSUPPORTED, untranslated)
             return
         disposition = rule.disposition
+        before = len(self.diags)
         if rule.handler is not None:
             disposition = rule.handler(self.ctx, d) or disposition
+        # An unsupported directive always carries an error; the handler's own one says best why.
+        reported = any(x.severity is Severity.ERROR for x in list(self.diags)[before:])
         if disposition is Disposition.NOT_APPLICABLE and rule.note:
             self.diags.add("A2N102", f"{d.name}: not applicable to nginx: {rule.note}", d.span, directive=d.name)
-        elif disposition is Disposition.UNSUPPORTED and rule.handler is not None:
+        elif disposition is Disposition.UNSUPPORTED and rule.handler is not None and not reported:
             self.diags.add("A2N101", f"{d.name} {' '.join(d.args)}: this form is not translated; nothing was "
                            "emitted for it", d.span, directive=d.name)
         self.tally.add(disposition)
