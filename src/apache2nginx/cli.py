@@ -133,6 +133,79 @@ convert_cmd.name = "convert"
 
 
 @main.command()
+@click.argument("apache_input")
+@click.option("--nginx", "nginx_file", type=click.Path(dir_okay=False, exists=True),
+              help="Verify this nginx file (hand-written or edited) instead of the translation.")
+@click.option("--requests", "requests_file", type=click.Path(dir_okay=False, exists=True),
+              help="Requests to replay, one a line: METHOD URL [Header:value]...")
+@click.option("--access-log", type=click.Path(dir_okay=False, exists=True),
+              help="Replay the requests of an Apache common/combined access log.")
+@click.option("--docroot", type=click.Path(file_okay=False, exists=True),
+              help="Serve this tree as every document root instead of a synthesised one.")
+@click.option("--down", multiple=True, metavar="HOST:PORT", help="A backend that should fail (no listener).")
+@click.option("--ignore-header", multiple=True, metavar="NAME", help="A response header not to compare.")
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--apache", "apache_path", help="The httpd binary (default: apache2 or httpd on $PATH).")
+@click.option("--nginx-bin", "nginx_path", help="The nginx binary (default: nginx on $PATH or /usr/sbin/nginx).")
+@click.option("--module", "modules", multiple=True, metavar="NAME")
+@click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]")
+@click.option("--server-root", type=click.Path(file_okay=False))
+def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, ignore_header, out_format,
+           apache_path, nginx_path, modules, defines, server_root):
+    """Run real httpd on APACHE_INPUT and real nginx on its translation side by side on loopback, replay the
+    same requests, and report every difference; exit 1 on any difference no diagnostic explains."""
+    import tempfile
+    from .lint.sandbox import find_nginx
+    from .verify import probes as probe_mod
+    from .verify.run import find_apache, verify as run_verify
+    diags = Diagnostics()
+    specs = gather_inputs([apache_input], diags)
+    options = ConvertOptions(load=LoadOptions(server_root=server_root, defines=_defines(defines),
+                                              modules=set(modules), missing_includes="warn"))
+    result = convert(specs, options, diags)
+    if result.fatal or result.config is None:
+        _emit_diagnostics(diags, "text", _colour("auto"))
+        sys.exit(2)
+    apache_bin, nginx_bin = find_apache() if not apache_path else apache_path, find_nginx(nginx_path)
+    if not apache_bin or not nginx_bin:
+        click.echo(f"apache2nginx: verify needs both servers: "
+                   f"{'apache2 ' if not apache_bin else ''}{'nginx' if not nginx_bin else ''} not found", err=True)
+        sys.exit(2)
+    probes = probe_mod.generate(result.config)
+    first = probe_mod.vhosts_of(result.config)[:1]
+    default_port = first[0].ports[0] if first and first[0].ports else 80
+    default_host = first[0].names[0] if first else "localhost"
+    if requests_file:
+        probes += probe_mod.parse_request_file(Path(requests_file).read_text(), default_port)
+    if access_log:
+        probes += probe_mod.parse_access_log(Path(access_log).read_text("utf-8", "replace"), default_host,
+                                             default_port)
+    with tempfile.TemporaryDirectory(prefix="a2n-verify-src-") as tmp:
+        target = nginx_file
+        if target is None:
+            target = str(Path(tmp) / "nginx.conf")
+            Path(target).write_text("".join(result.outputs.values()))
+        try:
+            outcome = run_verify(result.config, target, probes, list(diags), apache_bin, nginx_bin, docroot,
+                                 set(down), explain=nginx_file is None, ignored_headers={h.lower() for h in
+                                                                                         ignore_header})
+        except (RuntimeError, OSError) as exc:
+            click.echo(f"apache2nginx: verify could not run the servers: {exc}", err=True)
+            sys.exit(2)
+    if out_format == "json":
+        doc = {"summary": outcome.summary(), "differences": [d.to_json() for d in outcome.differences]}
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+    else:
+        for d in outcome.differences:
+            tag = f"explained by {d.explanation}" if d.explanation else "UNEXPLAINED"
+            click.echo(f"{tag:<22} {d.probe.line()}  {d.field}: apache {d.apache!r}, nginx {d.nginx!r}")
+        s = outcome.summary()
+        click.echo(f"{s['compared']} requests compared: {s['same']} same, {s['explained']} explained, "
+                   f"{s['unexplained']} unexplained")
+    sys.exit(1 if outcome.unexplained else 0)
+
+
+@main.command()
 @click.argument("code", required=False)
 def explain(code: str | None) -> None:
     """Explain diagnostic CODE (or list every code)."""

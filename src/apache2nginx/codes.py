@@ -747,3 +747,14 @@ _short("A2N321", "fastcgi-uwsgi-backend", "warning", "A FastCGI or uwsgi backend
        "httpd builds SCRIPT_FILENAME, PATH_INFO and the environment its own way.",
        "an application reading CGI variables may see different values.",
        "compare the parameters the application logs under both servers.")
+_short("A2N405", "redirect-raw-uri", "info", "A Redirect keeps the raw request path.",
+       "the nginx redirect appends the rest of the path from $request_uri, byte for byte as the client sent it; "
+       "httpd appends its decoded, slash-merged path re-escaped. They differ only for unusual URLs (// or "
+       "needlessly escaped characters).",
+       "the Location of such redirects differs in form, not in the resource it names.",
+       "nothing, usually.")
+_short("A2N226", "static-post", "info", "nginx answers POST to a static file with 405.",
+       "httpd's default handler serves a static file for POST as for GET; nginx's static module answers "
+       "405 Not Allowed to any method but GET and HEAD.",
+       "a form or client posting to a static URL gets an error instead of the file.",
+       "nothing, usually; where it matters, add `error_page 405 =200 $uri;` to that location.")

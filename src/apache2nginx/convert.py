@@ -39,6 +39,7 @@ class ConvertResult:
     fatal: bool
     lines: int = 0
     model: NginxModel | None = None
+    config: LoadedConfig | None = None    # the loaded Apache configuration (for verify)
 
 
 @dataclass
@@ -136,4 +137,4 @@ def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics)
         for err in errors:
             diags.add("A2N900", f"generated {name} does not re-parse: {err}", None, severity=Severity.ERROR)
             fatal = True
-    return ConvertResult(outputs, diags, tally, fatal, lines, model)
+    return ConvertResult(outputs, diags, tally, fatal, lines, model, combined)

@@ -57,10 +57,12 @@ class Layout:
         for p in [s.path for s in prefix_scopes] + [r.path for r in server.routes if not r.regex]:
             if p not in regions:
                 regions.append(p)
-        # `<Location />` applies to every request: its statements belong to the server level.
-        for scope in prefix_scopes:
-            if scope.path == "/":
-                server.statements.extend(scope.statements)
+        # `<Location />` applies to every request that reaches httpd's location walk, so its statements go
+        # into every location (and a `location /`), not to the server level where nginx would also apply
+        # them to the errors it answers before choosing a location.
+        root_statements = [st for s in prefix_scopes if s.path == "/" for st in s.statements]
+        if root_statements and "/" not in regions:
+            regions.insert(0, "/")
         winners: set[int] = set()
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
@@ -75,8 +77,8 @@ class Layout:
                         break
             if handler is not None:
                 winners.add(id(handler))
-            statements = [st for s in covering if s.path != "/" for st in s.statements]
-            if path == "/" and handler is None:
+            statements = [st for s in covering for st in s.statements]
+            if path == "/" and handler is None and not statements:
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
                     and not any(r.kind != "redirect" for r in server.routes) and not server.scopes:
@@ -103,11 +105,11 @@ class Layout:
         for r in server.routes:
             if r.regex:
                 loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
-                loc.statements.extend(self._handler(r, r.path, r.path))
+                loc.statements.extend(root_statements + self._handler(r, r.path, r.path))
                 server.locations.append(loc)
         for s in regex_scopes:
             loc = Location("~*" if s.nocase else "~", s.path, span=s.span)
-            loc.statements.extend(s.statements)
+            loc.statements.extend(root_statements + s.statements)
             if s.proxy is not None:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path))
             server.locations.append(loc)
@@ -134,6 +136,11 @@ class Layout:
             target = route.target
             return [Stmt("return", [code, target + ("" if "?" in target else "$is_args$args")], route.span)]
         target = route.target
+        if "raw-uri" not in route.params:
+            route.params["raw-uri"] = True
+            self.diags.add("A2N405", f"Redirect {route.path}: the remainder of the path is taken from the raw "
+                           "request line ($request_uri); httpd merges repeated slashes and re-escapes it",
+                           route.span, directive=route.params.get("directive"))
         if route.path == "/" and target.endswith("/") and "?" not in target:
             return [Stmt("return", [code, target[:-1] + "$request_uri"], route.span)]
         # Prefix + remainder + (query unless the target has one), taken from the raw request line.

@@ -62,7 +62,7 @@ class Renderer:
         first = shared or full
 
         def server_statements(server: Server):
-            return [] if server.is_main else merge(http_level, server.statements)
+            return server.own_statements + ([] if server.is_main else merge(http_level, server.statements))
 
         def locations(server: Server):
             parent = http_level if server.is_main else effective(http_level, server.statements)

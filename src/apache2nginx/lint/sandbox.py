@@ -84,8 +84,13 @@ class TestResult:
 class Sandbox:
     """A temporary nginx prefix holding a rebuilt copy of a configuration."""
 
-    def __init__(self, prefix: str | None = None):
+    def __init__(self, prefix: str | None = None, backends: dict[str, str] | None = None,
+                 paths: dict[str, str] | None = None):
+        """`backends` maps original `host:port` to a stand-in `127.0.0.1:port` and `paths` maps filesystem
+        prefixes (document roots, alias targets) to sandbox directories; both are used by `verify`."""
         self.prefix = Path(prefix or tempfile.mkdtemp(prefix="a2n-nginx-"))
+        self.backends = dict(backends or {})
+        self.paths = dict(paths or {})
         self.conf = self.prefix / "conf" / "nginx.conf"
         self.linemap: dict[int, tuple[str, int]] = {}
         self._lines: list[str] = []
@@ -138,6 +143,26 @@ class Sandbox:
         if name in ("ssl_dhparam", "ssl_crl", "ssl_stapling_file", "ssl_password_file", "ssl_session_ticket_key"):
             return "__drop__"
         return crt
+
+    def _mapped(self, arg: str) -> str:
+        for original, stand_in in self.backends.items():
+            if original in arg:
+                arg = re.sub(re.escape(original) + r"(?![0-9])", stand_in, arg)
+        for original, stand_in in self.paths.items():
+            base = original.rstrip("/")
+            if arg == original or arg == base or arg.startswith(base + "/"):
+                return stand_in.rstrip("/") + arg[len(base):]
+        return arg
+
+    def port_for(self, port: int) -> int | None:
+        """The sandbox port standing in for an original listening port (IPv4 or wildcard sockets)."""
+        fallback = None
+        for key, new in self.sockets.items():
+            if key == str(port) or key.endswith(f":{port}"):
+                if not key.startswith("["):
+                    return int(new.rsplit(":", 1)[1])
+                fallback = fallback or int(new.rsplit(":", 1)[1])   # an IPv6-only socket
+        return fallback
 
     def _pass_target(self, url: str) -> str:
         m = re.match(r"^(?P<scheme>[a-z]+://)?(?P<host>[^/$]+)(?P<rest>.*)$", url)
@@ -194,6 +219,8 @@ class Sandbox:
                 if value == "__drop__":
                     continue
                 args[0] = value
+            if self.backends or self.paths:
+                args = [self._mapped(a) for a in args]
             if name == "listen" and args and ctx != "main":
                 args = self._listen(args)
             if name == "server" and ctx == "upstream" and args:
@@ -206,6 +233,8 @@ class Sandbox:
                 args[0] = str(self.prefix / "logs" / "error.log")
             # Inside map/types blocks the "directive" is a key, which may be empty or need quotes.
             text = " ".join([_enquote(name) if name else '""'] + [_enquote(a) if a else '""' for a in args])
+            if name == "if":   # crossplane drops the parentheses of an if condition
+                text = "if (" + " ".join(_enquote(a) if a else '""' for a in args) + ")"
             if "block" in d:
                 self._emit(depth, text + " {", origin)
                 inner = name if name in ("http", "events", "upstream") else "block"

@@ -147,6 +147,9 @@ class Server:
     root_span: Span | None = None
     ssl: bool = False
     statements: list[Stmt] = field(default_factory=list)
+    # Statements that stay inside this server block even for Apache's main server (whose `statements`
+    # are emitted at http level so that every virtual host inherits them).
+    own_statements: list[Stmt] = field(default_factory=list)
     locations: list[Location] = field(default_factory=list)
     # Addresses from the <VirtualHost> line, resolved into listens by the vhost pass.
     addresses: list[tuple[str, Span]] = field(default_factory=list)

@@ -15,6 +15,7 @@ from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
 from .base import Context, Disposition, Rule, on_off_directive, table
 
+DEFAULT_DOCUMENT_ROOT = "/var/www/html"   # DocumentRoot compiled into Debian's httpd
 _ADDR = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\[\]]+))?(?::(?P<port>\d+|\*))?$")
 
 
@@ -311,12 +312,16 @@ def resolve_sockets(ctx: Context) -> None:
                           + ", ".join(l.socket.nginx() for l in main.listens), main.listens[0].span)
             model.servers.insert(0, main)
     _shadowed_names(ctx, vhosts)
-    # Virtual hosts inherit the main server's name and document root where they set none.
-    for server in vhosts:
+    # Virtual hosts inherit the main server's name and document root where they set none; with no
+    # DocumentRoot anywhere, httpd serves its compiled-in default (Debian's build: /var/www/html).
+    for server in vhosts + ([main] if main in model.servers else []):
         if not server.names and main.names:
             server.names = [main.names[0]]
-        if server.root is None and main.root is not None:
-            server.root, server.root_span = main.root, main.root_span
+        if server.root is None:
+            if main.root is not None:
+                server.root, server.root_span = main.root, main.root_span
+            else:
+                server.root = DEFAULT_DOCUMENT_ROOT
 
 
 # --------------------------------------------------------------- request handling defaults
@@ -532,6 +537,9 @@ DEFAULTS = (
 def finish_server(ctx: Context, server: Server) -> None:
     """Settings that become directives once the whole server is seen, and httpd's defaults made explicit."""
     main = ctx.main
+    if server is not main or ctx.model.full:
+        ctx.diags.add("A2N226", "nginx's static file handler answers POST (and other methods but GET/HEAD) "
+                      "with 405 where httpd serves the file", server.span)
     for key, name, default in DEFAULTS:
         own = server.settings.get(key)
         if own:

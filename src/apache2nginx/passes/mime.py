@@ -8,6 +8,7 @@ Everything that changes responses for current clients is reported.
 """
 from __future__ import annotations
 
+from ..model import MapBlock, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, Rule, table
 
@@ -15,6 +16,19 @@ _LISTING = ("directory listings (Options Indexes) are not translated, and nginx'
             "descriptions, headers or readmes")
 WORKAROUND_VARS = {"nokeepalive", "ssl-unclean-shutdown", "downgrade-1.0", "force-response-1.0",
                    "redirect-carefully", "gzip-only-text/html", "no-gzip", "suppress-error-charset"}
+
+
+def finish_server(ctx: Context, server) -> None:
+    """httpd answers 404 to a path containing an encoded slash (AllowEncodedSlashes Off, the default); nginx
+    would decode it and serve or proxy the request, so every server keeps httpd's refusal."""
+    setting = server.settings.get("allow_encoded_slashes") or ctx.main.settings.get("allow_encoded_slashes")
+    if setting and setting[0] != "off":
+        return
+    if not any(m.variable == "$a2n_encoded_slash" for m in ctx.model.maps):
+        ctx.model.maps.append(MapBlock("$request_uri", "$a2n_encoded_slash", [("~*^[^?]*%2f", "1")], "0"))
+    server.own_statements.insert(0, Stmt("if", ["($a2n_encoded_slash)"], None,
+                                         block=[Stmt("return", ["404"], None)],
+                                         comment="httpd refuses %2F in paths (AllowEncodedSlashes Off)"))
 
 
 def browser_match(ctx: Context, d: Directive) -> Disposition:
@@ -42,8 +56,11 @@ def file_etag(ctx: Context, d: Directive) -> Disposition:
 
 def allow_encoded_slashes(ctx: Context, d: Directive) -> Disposition:
     value = d.args[0].lower() if d.args else ""
+    ctx.settings["allow_encoded_slashes"] = (value, d.span)
     if value == "on":
         return Disposition.EXACT   # nginx decodes %2F too
+    if value == "off":
+        return Disposition.EXACT   # httpd's default: the 404 guard every server gets
     ctx.diags.add("A2N711", f"AllowEncodedSlashes {d.args[0] if d.args else ''}: nginx always decodes %2F in "
                   "the path; httpd " + ("404s such requests" if value == "off" else "keeps %2F encoded"), d.span,
                   directive=d.name, hint="match $request_uri for %2F and return 404 to keep httpd's refusal")

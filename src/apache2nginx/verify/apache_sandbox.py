@@ -1,0 +1,280 @@
+"""Running the user's Apache configuration in a loopback sandbox.
+
+The configuration goes through the same loader as `convert` (includes
+inlined, conditionals resolved) and is written back out with only sandbox
+edits: a preamble that loads the modules the directives need from Debian's
+module directory and sets User/Group, PidFile, Mutex and DefaultRuntimeDir
+inside the sandbox; every listening socket moved to a free loopback port;
+backends replaced by echo servers; document roots and alias targets moved to
+sandbox directories; certificates replaced by a generated pair; logs kept
+inside the sandbox.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from ..catalogue import known
+from ..syntax.loader import LoadedConfig
+from ..syntax.modules import BUILTIN, module_id
+from ..syntax.tree import Directive, Section
+
+MODULE_DIR = Path("/usr/lib/apache2/modules")
+BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "dir", "alias", "headers", "env", "setenvif",
+                "filter"]
+DEPENDENCIES = {
+    "proxy_balancer": ["proxy", "slotmem_shm", "lbmethod_byrequests", "lbmethod_bybusyness",
+                       "lbmethod_bytraffic", "proxy_http"],
+    "proxy": ["proxy_http", "proxy_wstunnel", "proxy_fcgi"],
+    "ssl": ["socache_shmcb"],
+    "ratelimit": ["filter"],
+    "deflate": ["filter"],
+}
+DROPPED = {"loadmodule", "loadfile", "user", "group", "pidfile", "mutex", "defaultruntimedir", "serverroot",
+           "lockfile", "scoreboardfile", "coredumpdirectory", "listen", "sslmutex", "sslstaplingcache",
+           "sslsessioncache", "sslrandomseed", "sslpassphrasedialog", "sslcertificatechainfile",
+           "sslcacertificatepath", "sslcarevocationpath", "sslcarevocationfile", "listenbacklog",
+           "accessfilename", "include",
+           "includeoptional"}
+CERT_KEYS = {"sslcertificatefile": 0, "sslcertificatekeyfile": 1, "sslcacertificatefile": 0,
+             "sslproxycacertificatefile": 0}
+FILTER_MODULES = {"DEFLATE": "deflate", "INFLATE": "deflate", "RATE_LIMIT": "ratelimit", "INCLUDES": "include",
+                  "SUBSTITUTE": "substitute", "SED": "sed", "PROXY_HTML": "proxy_html", "XML2ENC": "xml2enc"}
+URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancermember", "sethandler", "proxyset",
+                  "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
+PATH_DIRECTIVES = {"documentroot", "alias", "aliasmatch", "scriptalias", "scriptaliasmatch", "<directory",
+                   "<directorymatch", "errordocument"}
+_URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:|\s\"]+)(?::(?P<port>\d+))?")
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031, "ajp": 8009}
+
+
+def backend_key(scheme: str, host: str, port: str | None) -> str:
+    return f"{host}:{port or DEFAULT_PORTS.get(scheme.lower(), 80)}"
+
+
+def collect_backends(config: LoadedConfig) -> list[str]:
+    """Every distinct backend `host:port` the configuration proxies to, in order of appearance."""
+    seen: list[str] = []
+    for node in config.walk():
+        key = ("<" if node.is_section else "") + node.key
+        if key not in ("proxypass", "proxypassmatch", "balancermember", "sethandler"):
+            continue
+        for arg in node.args:
+            for m in _URL.finditer(arg):
+                if m.group("scheme").lower() in ("balancer",):
+                    continue
+                k = backend_key(m.group("scheme"), m.group("host"), m.group("port"))
+                if k not in seen:
+                    seen.append(k)
+    return seen
+
+
+def quote_arg(value: str) -> str:
+    if value and not re.search(r'[\s"\'\\]', value) and not value.startswith("#"):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ApacheSandbox:
+    def __init__(self, config: LoadedConfig, backends: dict[str, str], paths: dict[str, str],
+                 cert: tuple[str, str], apache_bin: str):
+        self.config = config
+        self.backends = backends          # "host:port" -> "127.0.0.1:port"
+        self.paths = paths                # original filesystem prefix -> sandbox directory
+        self.cert = cert
+        self.apache_bin = apache_bin
+        self.prefix = Path(tempfile.mkdtemp(prefix="a2n-httpd-"))
+        os.chmod(self.prefix, 0o755)
+        (self.prefix / "logs").mkdir()
+        self.ports: dict[tuple[str, int], int] = {}   # (address or "*", original port) -> sandbox port
+        self.modules: set[str] = set(BASE_MODULES)
+        self.proc: subprocess.Popen | None = None
+        self.log_count = 0
+
+    # -- rewriting -----------------------------------------------------------
+    def _port(self, address: str, port: int) -> int:
+        key = (address, port)
+        if key not in self.ports:
+            self.ports[key] = free_port()
+        return self.ports[key]
+
+    def _map_urls(self, arg: str) -> str:
+        def repl(m: re.Match) -> str:
+            scheme = m.group("scheme")
+            if scheme.lower() == "balancer":
+                return m.group(0)
+            k = backend_key(scheme, m.group("host"), m.group("port"))
+            if k in self.backends:
+                return f"{scheme}://{self.backends[k]}"
+            return m.group(0)
+        return _URL.sub(repl, arg)
+
+    def _map_path(self, arg: str) -> str:
+        for original, stand_in in sorted(self.paths.items(), key=lambda kv: -len(kv[0])):
+            base = original.rstrip("/")
+            if arg == original or arg == base or arg.startswith(base + "/"):
+                return stand_in.rstrip("/") + arg[len(base):]
+        return arg
+
+    def _need(self, node: Directive) -> None:
+        for arg in node.args:
+            for token in re.split(r"[;\s]+", arg):
+                if token.upper() in FILTER_MODULES:
+                    self.modules.add(FILTER_MODULES[token.upper()])
+            if node.key == "loglevel" and ":" in arg:
+                self.modules.add(arg.split(":", 1)[0].lower())
+        if any("balancer://" in a.lower() for a in node.args):
+            for dep in ["proxy_balancer"] + DEPENDENCIES["proxy_balancer"]:
+                self.modules.add(dep)
+        info = known(("<" if node.is_section else "") + node.name)
+        if info is None or not info.module.endswith(".c"):
+            return
+        mod = module_id(info.module)
+        if mod in BUILTIN or mod.startswith("mpm_") or mod in ("core_module", "http_module"):
+            return
+        name = mod[:-len("_module")]
+        self.modules.add(name)
+        for dep in DEPENDENCIES.get(name, []):
+            self.modules.add(dep)
+
+    def _vhost_args(self, args: list[str]) -> list[str]:
+        out = []
+        for addr in args:
+            host, _, port = addr.rpartition(":") if not addr.endswith("]") else (addr, "", "")
+            if not host:
+                host, port = addr, ""
+            ports = [int(port)] if port.isdigit() else sorted({p for _, p in self.listens}) or [80]
+            for p in ports:
+                address = "*" if host in ("*", "_default_") else host
+                out.append(f"*:{self._port(address, p)}")
+        return out
+
+    def render(self, nodes, depth: int = 0) -> list[str]:
+        lines: list[str] = []
+        pad = "    " * depth
+        for node in nodes:
+            key = node.key
+            self._need(node)
+            if node.is_section:
+                args = list(node.args)
+                skey = "<" + key
+                if key == "virtualhost":
+                    args = self._vhost_args(args)
+                elif skey in URL_DIRECTIVES:
+                    args = [self._map_urls(a) for a in args]
+                elif skey in PATH_DIRECTIVES:
+                    args = [self._map_path(a) for a in args]
+                lines.append(f"{pad}<{node.name}{' ' if args else ''}{' '.join(quote_arg(a) for a in args)}>")
+                lines.extend(self.render(node.children, depth + 1))
+                lines.append(f"{pad}</{node.name}>")
+                continue
+            if key in DROPPED:
+                continue
+            args = list(node.args)
+            if key in CERT_KEYS:
+                args = [self.cert[CERT_KEYS[key]]]
+            elif key == "errorlog":
+                args = [str(self.prefix / "logs" / "error.log")]
+            elif key in ("customlog", "transferlog"):
+                if args and args[0].startswith("|"):
+                    continue
+                self.log_count += 1
+                args = [str(self.prefix / "logs" / f"access{self.log_count}.log")] + args[1:]
+            elif key in URL_DIRECTIVES:
+                args = [self._map_urls(a) for a in args]
+            if key in PATH_DIRECTIVES:
+                args = [self._map_path(a) for a in args]
+            lines.append(pad + " ".join([node.name] + [quote_arg(a) for a in args]))
+        return lines
+
+    def write(self) -> Path:
+        self.listens: list[tuple[str, int]] = []
+        for node in self.config.walk():
+            if not node.is_section and node.key == "listen" and node.args:
+                text = node.args[0]
+                host, _, port = text.rpartition(":")
+                if not port.isdigit():
+                    continue
+                self.listens.append((host or "*", int(port)))
+        body = self.render(self.config.children)
+        for name in list(self.modules):
+            self.modules.update(DEPENDENCIES.get(name, []))
+        for host, port in self.listens:
+            self._port("*" if host in ("", "0.0.0.0", "[::]") else host, port)
+        listen_lines = sorted({f"Listen 127.0.0.1:{p}" for p in self.ports.values()})
+        modules = [f"LoadModule {m}_module {MODULE_DIR / f'mod_{m}.so'}" for m in sorted(self.modules)
+                   if (MODULE_DIR / f"mod_{m}.so").exists()]
+        user = "User www-data\nGroup www-data\n" if os.geteuid() == 0 else ""
+        preamble = (f"ServerRoot {self.prefix}\nPidFile {self.prefix}/httpd.pid\nMutex file:{self.prefix} default\n"
+                    f"DefaultRuntimeDir {self.prefix}\nErrorLog {self.prefix}/logs/error.log\n"
+                    f"ServerName localhost\n{user}" + "\n".join(modules) + "\n"
+                    "TypesConfig /etc/mime.types\n"
+                    + (f"SSLSessionCache shmcb:{self.prefix}/scache(512000)\n"
+                       f"SSLStaplingCache shmcb:{self.prefix}/stapling(32768)\n" if "ssl" in self.modules else "")
+                    + "\n".join(listen_lines) + "\n")
+        from ..passes.core import DEFAULT_DOCUMENT_ROOT
+        if DEFAULT_DOCUMENT_ROOT in self.paths:
+            # httpd's compiled-in DocumentRoot, moved into the sandbox like every other root.
+            preamble += f"DocumentRoot {self.paths[DEFAULT_DOCUMENT_ROOT]}\n"
+        conf = self.prefix / "httpd.conf"
+        conf.write_text(preamble + "\n".join(body) + "\n", encoding="utf-8")
+        return conf
+
+    def port_for(self, port: int, address: str = "*") -> int | None:
+        return self.ports.get((address, port)) or next((p for (a, o), p in self.ports.items() if o == port), None)
+
+    # -- running -------------------------------------------------------------
+    def start(self, timeout: float = 15) -> None:
+        conf = self.write()
+        self.proc = subprocess.Popen([self.apache_bin, "-f", str(conf), "-DFOREGROUND"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + timeout
+        pending = set(self.ports.values())
+        while pending and time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            for port in list(pending):
+                with socket.socket() as s:
+                    if s.connect_ex(("127.0.0.1", port)) == 0:
+                        pending.discard(port)
+            time.sleep(0.02)
+        if pending:
+            err = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
+            self.stop()
+            log = (self.prefix / "logs" / "error.log")
+            raise RuntimeError("httpd did not start: " + (err or "") + (log.read_text() if log.exists() else ""))
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+
+    def cleanup(self) -> None:
+        self.stop()
+        shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+def directive_names(nodes) -> set[str]:
+    out = set()
+    for n in nodes:
+        out.add(n.key)
+        if isinstance(n, Section):
+            out |= directive_names(n.children)
+    return out

@@ -1,0 +1,155 @@
+"""The requests `verify` replays: generated probes, a request file, or an access log.
+
+Generated probes come from the Apache configuration itself: for every virtual
+host, every URL boundary it names (Location prefixes, ProxyPass, Alias and
+Redirect paths, and `/`) is probed at and around the boundary (`/p`, `/p/`,
+`/pX`, `/p/a?b=c`, doubled slashes, dot segments, encoded characters, a case
+variant), with each of its host names, an unknown host, and its scheme.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ..syntax.loader import LoadedConfig
+
+
+@dataclass
+class Probe:
+    method: str
+    scheme: str
+    host: str              # the Host header sent ("" for none)
+    port: int              # the original port the request is aimed at
+    path: str              # raw request target, query included
+    headers: dict = field(default_factory=dict)
+    origin: str = "generated"
+
+    def line(self) -> str:
+        return f"{self.method} {self.scheme}://{self.host or '-'}:{self.port}{self.path}"
+
+
+@dataclass
+class VHostInfo:
+    names: list[str]
+    ports: list[int]
+    ssl: bool
+    prefixes: list[str]
+    file: str
+    line: int
+    end_line: int
+
+
+def vhosts_of(config: LoadedConfig) -> list[VHostInfo]:
+    out: list[VHostInfo] = []
+    listen_ports = sorted({int(n.args[0].rpartition(":")[2]) for n in config.walk()
+                           if not n.is_section and n.key == "listen" and n.args
+                           and n.args[0].rpartition(":")[2].isdigit()})
+    for node in config.children:
+        if not node.is_section or node.key != "virtualhost":
+            continue
+        names, prefixes, ssl = [], ["/"], False
+        ports = []
+        for addr in node.args:
+            port = addr.rpartition(":")[2]
+            ports += [int(port)] if port.isdigit() else (listen_ports or [80])
+        for child in node.walk():
+            key = child.key
+            if child.is_section and key == "location" and child.args and not any(c in child.args[0] for c in "*?["):
+                prefixes.append(child.args[0])
+            elif not child.is_section:
+                if key == "servername" and child.args:
+                    names.insert(0, child.args[0].split("://")[-1].split(":")[0].lower())
+                elif key == "serveralias":
+                    names += [a.lower() for a in child.args if "*" not in a and "?" not in a]
+                elif key == "sslengine" and child.args and child.args[0].lower() == "on":
+                    ssl = True
+                elif key in ("proxypass", "alias", "redirect", "redirectpermanent", "redirecttemp") and child.args:
+                    args = [a for a in child.args if a.lower() not in ("permanent", "temp", "seeother", "gone")
+                            and not a.isdigit()]
+                    if args and args[0].startswith("/") and child.parent is node:
+                        prefixes.append(args[0])
+        seen: list[str] = []
+        for p in prefixes:
+            if p not in seen:
+                seen.append(p)
+        out.append(VHostInfo(names or ["localhost"], sorted(set(ports)), ssl, seen, node.file, node.line,
+                             node.close_line))
+    return out
+
+
+def _variants(prefix: str) -> list[str]:
+    if prefix == "/":
+        return ["/", "/index.html", "/a?b=c", "//", "/.htaccess", "/%2e%2e/etc/passwd", "/nonexistent"]
+    p = prefix.rstrip("/")
+    last = p.rsplit("/", 1)[-1] or p
+    return [p, p + "/", p + "x", p + "/a?b=c", p + "?q=1", p + "//a", p + "/./a", f"{p}/../{last}/a",
+            p + "/a/..", p + "/%2Fa", p + "/%61", p + "/a%20b", p + ";x=1", p + "/a/b/c/",
+            p.upper() if p.upper() != p else p + "/A"]
+
+
+def generate(config: LoadedConfig) -> list[Probe]:
+    probes: list[Probe] = []
+    for vh in vhosts_of(config):
+        scheme = "https" if vh.ssl else "http"
+        for port in vh.ports:
+            for i, prefix in enumerate(vh.prefixes):
+                for path in _variants(prefix):
+                    probes.append(Probe("GET", scheme, vh.names[0], port, path))
+                if i == 0:
+                    for name in vh.names[1:] + ["unknown.invalid"]:
+                        probes.append(Probe("GET", scheme, name, port, "/"))
+                    probes.append(Probe("HEAD", scheme, vh.names[0], port, "/"))
+                else:
+                    probes.append(Probe("POST", scheme, vh.names[0], port, prefix.rstrip("/") + "/submit",
+                                        {"Content-Type": "application/x-www-form-urlencoded"}))
+    unique: dict[str, Probe] = {}
+    for p in probes:
+        unique.setdefault(p.line() + repr(sorted(p.headers.items())), p)
+    return list(unique.values())
+
+
+def parse_request_file(text: str, default_port: int, default_scheme: str = "http") -> list[Probe]:
+    """One request a line: `METHOD URL [Header: value]...`; URL absolute (sets Host) or a path."""
+    probes = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        words = shlex.split(line)
+        method, target = (words[0].upper(), words[1]) if len(words) > 1 else ("GET", words[0])
+        headers = {}
+        for h in words[2:]:
+            k, _, v = h.partition(":")
+            headers[k.strip()] = v.strip()
+        if "://" in target:
+            u = urlsplit(target)
+            path = (u.path or "/") + (f"?{u.query}" if u.query else "")
+            probes.append(Probe(method, u.scheme, u.hostname or "", u.port or (443 if u.scheme == "https" else 80),
+                                path, headers, "requests"))
+        else:
+            probes.append(Probe(method, default_scheme, headers.pop("Host", "localhost"), default_port, target,
+                                headers, "requests"))
+    return probes
+
+
+_LOG = re.compile(r'^\S+ \S+ \S+ \[[^\]]*\] "(?P<method>[A-Z]+) (?P<target>\S+) HTTP/[0-9.]+"')
+
+
+def parse_access_log(text: str, host: str, port: int, scheme: str = "http", limit: int = 2000) -> list[Probe]:
+    """Requests from an Apache common/combined (or vhost_combined) log, at most `limit`."""
+    probes = []
+    for line in text.splitlines():
+        vhost = None
+        m = _LOG.match(line)
+        if not m and ":" in line.split(" ", 1)[0]:
+            vhost, _, rest = line.partition(" ")
+            m = _LOG.match(rest)
+        if not m:
+            continue
+        probes.append(Probe(m.group("method"), scheme, (vhost.split(":")[0] if vhost else host), port,
+                            m.group("target"), {}, "access-log"))
+        if len(probes) >= limit:
+            break
+    return probes

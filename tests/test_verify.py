@@ -1,0 +1,94 @@
+"""`apache2nginx verify` with real httpd and real nginx: every fixture, the API-gateway example with at
+least 50 probes, and the seed's hand translation, whose real differences must be found."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+from fixture_cases import case_dirs
+
+SEED = ROOT.parent / "shared" / "seeds" / "api-gateway"
+CASES = case_dirs()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_fixture_has_no_unexplained_difference(case, apache_bin, nginx_bin):
+    args = (case / "args.txt").read_text().split() if (case / "args.txt").exists() else []
+    if "--nginx-version" in args:
+        pytest.skip("generated for a newer nginx than the one verify runs here")
+    proc = run_cli("verify", "apache.conf", "--format", "json", "--apache", apache_bin, "--nginx-bin", nginx_bin,
+                   cwd=case, timeout=300)
+    if (case / "verify-refused.txt").exists():
+        assert proc.returncode == 2 and "httpd did not start" in proc.stderr, proc.stderr[-800:]
+        return
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    doc = json.loads(proc.stdout)
+    s = doc["summary"]
+    assert s["unexplained"] == 0 and s["compared"] >= 9
+    assert s["compared"] == s["same"] + s["explained"] + s["unexplained"]
+    for d in doc["differences"]:
+        assert d["explained_by"], d
+
+
+def test_api_gateway_example_runs_at_least_50_probes(apache_bin, nginx_bin):
+    proc = run_cli("verify", "fixtures/examples/api-gateway/apache.conf", "--format", "json", "--apache", apache_bin,
+                   "--nginx-bin", nginx_bin, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["compared"] >= 50 and summary["unexplained"] == 0
+
+
+def _seed_or_skip() -> Path:
+    if not SEED.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{SEED} is missing")
+        pytest.skip("the shared seeds are not beside this checkout")
+    return SEED
+
+
+def test_seed_hand_translation_differences_are_found(apache_bin, nginx_bin):
+    seed = _seed_or_skip()
+    proc = run_cli("verify", str(seed / "apache.conf"), "--nginx", str(seed / "nginx-seed-hand.conf"),
+                   "--format", "json", "--apache", apache_bin, "--nginx-bin", nginx_bin, timeout=300)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    doc = json.loads(proc.stdout)
+    diffs = doc["differences"]
+    assert doc["summary"]["unexplained"] > 0 and all(d["explained_by"] is None for d in diffs)
+    # node4 answers requests Apache kept inside the node1-node3 pool
+    assert any(d["field"] == "backend" and d["nginx"] == "node4.internal:3000" and d["apache"] for d in diffs)
+    # a /v1X path that Apache did not proxy is proxied by the prefix location
+    assert any(d["request"].endswith("/v1x") and d["field"] == "backend" and d["apache"] is None for d in diffs)
+
+
+def test_request_file_and_access_log_are_replayed(apache_bin, nginx_bin, tmp_path):
+    (tmp_path / "requests.txt").write_text("# comments and blank lines are skipped\n\n"
+                                           "GET https://gateway.example.net/v1/orders?id=3\n"
+                                           "POST https://gateway.example.net/v2/items Content-Type:text/plain\n")
+    (tmp_path / "access.log").write_text(
+        '10.0.0.1 - - [21/Nov/2026:10:00:00 +0000] "GET /v1/health HTTP/1.1" 200 12 "-" "curl/8"\n'
+        'garbage line\n')
+    base = run_cli("verify", "fixtures/examples/api-gateway/apache.conf", "--format", "json", "--apache",
+                   apache_bin, "--nginx-bin", nginx_bin, cwd=ROOT, timeout=300)
+    more = run_cli("verify", "fixtures/examples/api-gateway/apache.conf", "--format", "json",
+                   "--requests", str(tmp_path / "requests.txt"), "--access-log", str(tmp_path / "access.log"),
+                   "--apache", apache_bin, "--nginx-bin", nginx_bin, cwd=ROOT, timeout=300)
+    assert more.returncode == 0, more.stdout[-2000:]
+    assert json.loads(more.stdout)["summary"]["compared"] == json.loads(base.stdout)["summary"]["compared"] + 3
+
+
+def test_a_wrong_nginx_file_is_caught_with_its_request(apache_bin, nginx_bin, tmp_path):
+    """A hand edit that widens /v2 into a bare prefix is an unexplained difference, and exit 1."""
+    converted = run_cli("convert", "fixtures/examples/api-gateway/apache.conf", cwd=ROOT).stdout
+    edited = converted.replace("location = /v2 {", "location /v2 {").replace("location ^~ /v2/ {",
+                                                                             "location ^~ /v2/unused/ {")
+    assert edited != converted
+    (tmp_path / "edited.conf").write_text(edited)
+    proc = run_cli("verify", "fixtures/examples/api-gateway/apache.conf", "--nginx", str(tmp_path / "edited.conf"),
+                   "--format", "json", "--apache", apache_bin, "--nginx-bin", nginx_bin, cwd=ROOT, timeout=300)
+    assert proc.returncode == 1
+    requests = {d["request"] for d in json.loads(proc.stdout)["differences"]}
+    assert any(r.endswith("/v2x") for r in requests)
