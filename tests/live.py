@@ -10,15 +10,15 @@ import http.client
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from apache2nginx.verify.process import stop_process, wait_for_ports
 
 ECHO_SERVER = textwrap.dedent('''
     import json, sys
@@ -59,23 +59,11 @@ def free_port() -> int:
 
 
 def wait_for_port(port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.02)
-    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
+    if wait_for_ports({port}, None, timeout):
+        raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
 
 
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+stop = stop_process
 
 
 @contextmanager

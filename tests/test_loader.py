@@ -34,7 +34,6 @@ def test_include_glob_directory_and_spans(tmp_path):
     # alphabetical within a glob; a directory is read recursively in order
     assert got == [("ServerName", "a"), ("ServerName", "b"), ("ServerAlias", "two"), ("ServerAlias", "one"),
                    ("Listen", "80")]
-    first = next(cfg.walk().__iter__())
     a = [n for n in cfg.walk() if n.args == ["a"]][0]
     assert a.file.endswith("conf.d/a.conf") and a.line == 1
     assert len(cfg.consumed) == 2 and cfg.lines == 4 + 1 + 1 + 1 + 1

@@ -17,7 +17,7 @@ import re
 from fractions import Fraction
 from functools import reduce
 
-from ..model import MapBlock, ProxyTarget, Route, Scope, Server, Stmt, Upstream, UpstreamServer
+from ..model import MapBlock, ProxyTarget, Route, Server, Stmt, Upstream, UpstreamServer
 from ..syntax.tree import Directive, Section
 from .base import Context, Disposition, Rule, table
 

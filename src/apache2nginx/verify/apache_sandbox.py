@@ -14,17 +14,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from ..catalogue import known
 from ..syntax.loader import LoadedConfig
 from ..syntax.modules import BUILTIN, module_id
 from ..syntax.tree import Directive, Section
+from .process import stop_process, wait_for_ports
 
 MODULE_DIR = Path("/usr/lib/apache2/modules")
 BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "dir", "alias", "headers", "env", "setenvif",
@@ -241,30 +240,14 @@ class ApacheSandbox:
         conf = self.write()
         self.proc = subprocess.Popen([self.apache_bin, "-f", str(conf), "-DFOREGROUND"], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + timeout
-        pending = set(self.ports.values())
-        while pending and time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                break
-            for port in list(pending):
-                with socket.socket() as s:
-                    if s.connect_ex(("127.0.0.1", port)) == 0:
-                        pending.discard(port)
-            time.sleep(0.02)
-        if pending:
+        if wait_for_ports(set(self.ports.values()), self.proc, timeout):
             err = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
             self.stop()
             log = (self.prefix / "logs" / "error.log")
             raise RuntimeError("httpd did not start: " + (err or "") + (log.read_text() if log.exists() else ""))
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop_process(self.proc)
 
     def cleanup(self) -> None:
         self.stop()

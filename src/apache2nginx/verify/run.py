@@ -25,6 +25,7 @@ from ..syntax.loader import LoadedConfig
 from .apache_sandbox import ApacheSandbox, collect_backends
 from .backends import EchoBackends
 from .compare import Comparator, Difference, Observation, send
+from .process import stop_process, wait_for_ports
 from .probes import Probe, VHostInfo, vhosts_of
 
 INFO_EXPLAINERS = {"A2N405", "A2N226"}
@@ -284,32 +285,16 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
 
 
 def _run_nginx(box: Sandbox, nginx_bin: str, probes: list[Probe]) -> list[Observation]:
-    import signal
-    import socket
-    import time
     proc = subprocess.Popen([nginx_bin, "-p", str(box.prefix) + "/", "-c", str(box.conf), "-e",
                              str(box.prefix / "logs" / "error.log"), "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         ports = {int(v.rsplit(":", 1)[1]) for v in box.sockets.values() if ":" in v}
-        deadline = time.monotonic() + 15
-        while ports and time.monotonic() < deadline and proc.poll() is None:
-            for port in list(ports):
-                with socket.socket() as s:
-                    if s.connect_ex(("127.0.0.1", port)) == 0:
-                        ports.discard(port)
-            time.sleep(0.02)
-        if ports:
+        if wait_for_ports(ports, proc):
             raise RuntimeError("nginx did not start: " + (proc.stderr.read() if proc.poll() is not None else ""))
         return replay(probes, box.port_for)
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
+        stop_process(proc)
 
 
 def _pools(config: LoadedConfig) -> dict[str, set[str]]:
