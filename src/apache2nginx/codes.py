@@ -758,3 +758,74 @@ _short("A2N226", "static-post", "info", "nginx answers POST to a static file wit
        "405 Not Allowed to any method but GET and HEAD.",
        "a form or client posting to a static URL gets an error instead of the file.",
        "nothing, usually; where it matters, add `error_page 405 =200 $uri;` to that location.")
+
+# ------------------------------------------------------------------ A2N8xx mod_rewrite
+_short("A2N801", "rewrite-extra-arguments", "error", "A RewriteRule has more than three arguments.",
+       "httpd refuses the line (\"RewriteRule: bad flag delimiters\"); usually a comment written after the flags.",
+       "httpd would not start with it.", "move the comment to its own line.")
+_short("A2N802", "rewrite-inherit", "error", "Inherited rewrite rules are not copied.",
+       "RewriteOptions Inherit makes httpd run the parent context's rules too; the translation does not copy them.",
+       "requests the parent's rules would rewrite are not rewritten.", "copy the parent's rules into this context.")
+_short("A2N803", "rewrite-option", "warning", "A RewriteOptions switch has no nginx counterpart.",
+       "edge switches (AllowAnyURI, MergeBase, ...) change how httpd matches or builds URLs.",
+       "a few unusual requests may be rewritten differently.", "check the affected rules by hand.")
+_short("A2N804", "rewrite-map", "error", "RewriteMap is not translated.",
+       "txt/rnd/dbm maps become nginx map blocks and int: maps have partial equivalents, but this translator "
+       "version converts none of them; prg: and dbd: need an external service.",
+       "rules that look values up in the map are not translated.",
+       "write the map as an nginx `map $key $value { ... }` and use the variable in the rule.")
+_short("A2N805", "rewrite-in-location", "error", "Rewrite directives inside <Location> are not translated.",
+       "httpd runs them per directory against the mapped file path, a combination with no clean nginx form.",
+       "requests under that Location are not rewritten.", "move the rules to the server or a <Directory>.")
+_short("A2N806", "rewrite-variable", "error", "A server variable has no nginx equivalent.",
+       "the %{...} variable (ENV:, SSL:, TIME_*, look-aheads, ...) cannot be read in nginx by this translator.",
+       "the rule that uses it was not translated.", "rewrite the condition with nginx variables by hand.")
+_short("A2N807", "rewrite-backreference", "error", "A %N back-reference has no matching condition group.",
+       "%N refers to a capture of the last matched RewriteCond; there is none with that number.",
+       "httpd substitutes an empty string; the rule was not translated.", "fix the back-reference.")
+_short("A2N808", "rewrite-test-string", "error", "A RewriteCond test string combines several values.",
+       "nginx's if compares one variable; a composite test string needs a set/map first.",
+       "the rule was not translated.", "build the value with `set $v ...;` and test $v.")
+_short("A2N809", "rewrite-file-test", "error", "A RewriteCond file test has no nginx equivalent.",
+       "-l/-L/-h (symbolic link), -F and -U (sub-request look-ups) cannot be tested in nginx.",
+       "the rule was not translated.", "replace the test, or handle the case in the application.")
+_short("A2N810", "rewrite-size-test", "warning", "RewriteCond -s is approximated by -f.",
+       "httpd tests for a non-empty regular file; nginx can only test that the file exists.",
+       "an empty file counts as present in nginx.", "nothing, usually.")
+_short("A2N811", "rewrite-comparison", "error", "A lexicographic or numeric comparison has no nginx equivalent.",
+       "RewriteCond <, >, <=, >=, -lt, -gt and friends compare values; nginx if only matches and tests equality.",
+       "the rule was not translated.", "enumerate the values with a map, or use a regular expression.")
+_short("A2N812", "rewrite-proxy", "error", "A [P] rule is not translated.",
+       "the rule proxies to a URL built from the request; the translation does not generate the proxy location.",
+       "matching requests are not proxied.", "use ProxyPass/ProxyPassMatch, or proxy_pass in a location by hand.")
+_short("A2N813", "rewrite-flag", "error", "A RewriteRule flag is not translated.",
+       "chains, skips, loops ([C], [S], [N]), handlers, types, cookies and back-reference escaping have no "
+       "direct nginx form in this translator.", "the rule was not translated.", "translate the rule by hand.")
+_short("A2N814", "rewrite-env", "warning", "[E=...] sets an nginx variable instead of an environment variable.",
+       "modules that read the environment variable in httpd (logging conditions, headers, CGI) do not see it.",
+       "their behaviour differs unless wired to the variable.", "use the nginx variable where it is consumed.")
+_short("A2N815", "rewrite-redirect-loop", "error", "A redirect to the same URL.",
+       "[R] with substitution - redirects a request to itself.", "clients loop.", "fix the rule.")
+_short("A2N816", "rewrite-redirect-escaping", "warning", "A redirect target is not escaped as httpd would.",
+       "without [NE] httpd escapes characters such as # and spaces in the redirect; nginx sends them as written.",
+       "the Location header differs for such targets.", "escape the target or add [NE] on the Apache side.")
+_short("A2N817", "dangling-rewrite-cond", "warning", "A RewriteCond is not followed by a RewriteRule.",
+       "conditions apply to the next rule only; at the end of a context httpd ignores them.",
+       "the condition does nothing.", "remove it or add its rule.")
+_short("A2N818", "rewrite-engine-off", "info", "Rewrite rules in a context where RewriteEngine is not on.",
+       "RewriteEngine defaults to off and is not inherited from the main server into virtual hosts.",
+       "httpd ignores these rules; so does the translation.", "add RewriteEngine On if the rules are meant to run.")
+_short("A2N819", "https-static", "info", "A %{HTTPS} condition is decided per server.",
+       "on a plain-HTTP server %{HTTPS} is always off, on a TLS server always on; the rule is kept or dropped "
+       "accordingly, with no runtime test.", "nothing: it is exact.", "nothing to do.")
+_short("A2N820", "front-controller-server-context", "warning", "A server-context front controller became try_files.",
+       "in server context %{REQUEST_FILENAME} is still the URL path, so httpd's -f/-d tests look for /index.php "
+       "at the filesystem root and nearly always fail; the translation applies the usual intent (test the "
+       "document root) with try_files.",
+       "existing files are served by nginx where httpd handed every request to the script.",
+       "use %{DOCUMENT_ROOT}%{REQUEST_FILENAME} or FallbackResource on the Apache side.")
+_short("A2N821", "per-directory-phase", "warning", "Per-directory rewrites run before access checks in nginx.",
+       "httpd runs .htaccess and <Directory> rewrites in the fixup phase, after authentication and authorization; "
+       "nginx runs a location's rewrite directives before allow/deny and auth_basic.",
+       "a rewrite into another location can skip the access rules httpd enforced first.",
+       "repeat the access rules in the target location.")

@@ -65,6 +65,7 @@ class Context:
     options: dict = field(default_factory=dict)
     scope: Scope | None = None
     walk: Callable | None = None
+    redispose: Callable | None = None   # settle a directive's disposition after the fact (set by the driver)
 
     def emit(self, name: str, args: list[str], span=None, block: list[Stmt] | None = None) -> Stmt:
         stmt = Stmt(name, list(args), span, block=block)

@@ -296,7 +296,15 @@ def resolve_sockets(ctx: Context) -> None:
                 seen_default.add(sock.key())
             server.listens.append(ld)
     main = ctx.main
-    main_needed = bool(listens) and (not vhosts or main.root or main.names)
+    if not listens and not vhosts and (main.own_statements or main.locations or main.routes or main.scopes):
+        # A configuration fragment (a .htaccess, a snippet) with request handling but no socket of its
+        # own: it serves on port 80, as Debian's ports.conf would have it.
+        ctx.diags.add("A2N201", "no Listen and no <VirtualHost>: the directives are translated as a server "
+                      "listening on port 80", None)
+        listens = [ApacheListen(None, 80, False, False, None)]
+        model.apache_listens = listens
+    main_needed = bool(listens) and (not vhosts or main.root or main.names or main.own_statements
+                                     or main.locations or main.routes)
     if main_needed:
         for l in listens:
             socks = [Socket(l.address, l.port, l.ipv6)] if l.address else [Socket(None, l.port, False),

@@ -15,10 +15,10 @@ from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
 from ..emit.layout import lay_out
-from . import alias, core, expires, fastcgi, headers, log, mime, misc, process, proxy, ssl
+from . import alias, core, expires, fastcgi, headers, log, mime, misc, process, proxy, rewrite, ssl
 from .base import Context, Disposition, Rule, Tally
 
-PASSES = (core, ssl, process, proxy, alias, headers, log, misc, expires, mime, fastcgi)
+PASSES = (core, ssl, process, proxy, alias, headers, log, misc, expires, mime, fastcgi, rewrite)
 
 
 def _merged_rules() -> dict[str, Rule]:
@@ -43,6 +43,8 @@ class Translator:
         self.model.main_server = main
         self.ctx = Context(self.model, diags, main, main, options=dict(options or {}))
         self.ctx.walk = self.walk
+        self.ctx.redispose = self.redispose
+        self.dispositions: dict[int, Disposition] = {}
         self.model.nginx_version = self.ctx.options.get("nginx_version", (1, 22))
 
     def run(self) -> tuple[NginxModel, Tally]:
@@ -60,6 +62,15 @@ class Translator:
                 hook(self.ctx)
         lay_out(self.model, self.diags, proxy.emitter(self.model, self.ctx.main, self.diags))
         return self.model, self.tally
+
+    def redispose(self, directive: Directive, disposition: Disposition) -> None:
+        """A pass learned a directive's real fate only once its whole context was read (mod_rewrite)."""
+        old = self.dispositions.get(id(directive))
+        if old is None or old is disposition:
+            return
+        self.tally.counts[old] -= 1
+        self.tally.add(disposition)
+        self.dispositions[id(directive)] = disposition
 
     def finish(self, server: Server) -> None:
         """Let each pass complete a server once all its directives are seen."""
@@ -99,6 +110,7 @@ class Translator:
             disposition = rule.handler(self.ctx, d) or disposition
         # An unsupported directive always carries an error; the handler's own one says best why.
         reported = any(x.severity is Severity.ERROR for x in list(self.diags)[before:])
+        self.dispositions[id(d)] = disposition
         if disposition is Disposition.NOT_APPLICABLE and rule.note:
             self.diags.add("A2N102", f"{d.name}: not applicable to nginx: {rule.note}", d.span, directive=d.name)
         elif disposition is Disposition.UNSUPPORTED and rule.handler is not None and not reported:

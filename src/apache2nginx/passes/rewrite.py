@@ -1,0 +1,663 @@
+"""mod_rewrite: RewriteEngine, RewriteCond, RewriteRule, RewriteBase, RewriteOptions, RewriteMap.
+
+Rules are collected per context (a virtual host, the main server, or a
+per-directory context such as a `.htaccess` file) and compiled once the whole
+context is read, because RewriteEngine and RewriteBase apply wherever they
+stand.
+
+Idioms become idiomatic nginx before anything generic is tried:
+- force-HTTPS (`%{HTTPS} off` + redirect to https) is decided per server —
+  always true on a plain-HTTP server, never on a TLS one — and becomes a
+  plain `return 301`;
+- canonical-host redirects on a literal host become a server of their own;
+- front controllers (`!-f` + `!-d` + rewrite to one script) become `try_files`;
+- runs of literal-path redirects collapse into one `map`.
+
+Everything else is compiled rule by rule, in order, at the phase httpd runs
+it (server context: before location selection, like translate_name): each
+rule's conditions set flag variables (nginx `if` has no AND/OR or nesting)
+and one `rewrite`/`return` acts on them. Query strings follow httpd: a
+substitution with `?` replaces the query unless QSA (so a trailing `?` stops
+nginx appending it), QSD drops it. Constructs nginx cannot express are errors.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..model import Location, MapBlock, Server, Stmt
+from ..syntax.span import Span
+from ..syntax.tree import Directive
+from .base import Context, Disposition, Rule, table
+
+# %{VAR} -> nginx variable (server context meaning).
+VARIABLES = {
+    "HTTP_HOST": "$http_host", "HTTP_USER_AGENT": "$http_user_agent", "HTTP_REFERER": "$http_referer",
+    "HTTP_COOKIE": "$http_cookie", "HTTP_ACCEPT": "$http_accept", "HTTP_FORWARDED": "$http_forwarded",
+    "HTTP_PROXY_CONNECTION": "$http_proxy_connection", "QUERY_STRING": "$args", "THE_REQUEST": "$request",
+    "REQUEST_METHOD": "$request_method", "REQUEST_SCHEME": "$scheme", "SERVER_PORT": "$server_port",
+    "SERVER_NAME": "$server_name", "SERVER_ADDR": "$server_addr", "SERVER_PROTOCOL": "$server_protocol",
+    "REMOTE_ADDR": "$remote_addr", "REMOTE_PORT": "$remote_port", "REMOTE_USER": "$remote_user",
+    "DOCUMENT_ROOT": "$document_root", "REQUEST_URI": "$a2n_request_uri", "HTTPS": "$a2n_https",
+    "REQUEST_FILENAME": "$a2n_request_uri", "SCRIPT_FILENAME": "$a2n_request_uri",
+    "CONN_REMOTE_ADDR": "$realip_remote_addr",
+}
+PER_DIR_VARIABLES = {"REQUEST_FILENAME": "$request_filename", "SCRIPT_FILENAME": "$request_filename"}
+_VAR = re.compile(r"%\{([A-Za-z_:][A-Za-z0-9_:.\-]*)\}")
+_FLAG_SPLIT = re.compile(r",(?![^\[]*\])")
+
+
+@dataclass
+class Cond:
+    test: str
+    pattern: str
+    flags: set[str]
+    span: Span
+    directive: Directive
+
+
+@dataclass
+class RRule:
+    pattern: str
+    substitution: str
+    flags: dict[str, str]
+    conds: list[Cond]
+    span: Span
+    directive: Directive
+    index: int = 0
+
+
+@dataclass
+class RewriteContext:
+    """The rewrite state of one server (or per-directory context)."""
+
+    engine: bool | None = None
+    engine_span: Span | None = None
+    base: str | None = None
+    rules: list[RRule] = field(default_factory=list)
+    pending: list[Cond] = field(default_factory=list)
+    directives: list[Directive] = field(default_factory=list)
+    per_dir: str | None = None     # URL prefix of a per-directory context (None: server context)
+
+
+def _state(ctx: Context) -> RewriteContext:
+    holder = ctx.scope.settings if ctx.scope is not None else ctx.server.settings
+    if "rewrite" not in holder:
+        holder["rewrite"] = RewriteContext(per_dir=ctx.options.get("htaccess_dir"))
+    return holder["rewrite"]
+
+
+def _flags(text: str | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if not text:
+        return out
+    body = text.strip()
+    if body.startswith("[") and body.endswith("]"):
+        body = body[1:-1]
+    for part in _FLAG_SPLIT.split(body):
+        part = part.strip()
+        if not part:
+            continue
+        key, _, value = part.partition("=")
+        out[key.strip().upper()] = value.strip()
+    return out
+
+
+_LONG = {"LAST": "L", "NOCASE": "NC", "REDIRECT": "R", "QSAPPEND": "QSA", "QSDISCARD": "QSD", "NOESCAPE": "NE",
+         "PASSTHROUGH": "PT", "PROXY": "P", "FORBIDDEN": "F", "GONE": "G", "ENV": "E", "COOKIE": "CO",
+         "TYPE": "T", "HANDLER": "H", "SKIP": "S", "CHAIN": "C", "NEXT": "N", "NOSUBREQ": "NS",
+         "DISCARDPATH": "DPI", "ORNEXT": "OR", "NOVARY": "NV", "QSLAST": "QSL", "BACKREFNOPLUS": "BNP"}
+
+
+def _normalise(flags: dict[str, str]) -> dict[str, str]:
+    return {_LONG.get(k, k): v for k, v in flags.items()}
+
+
+# ----------------------------------------------------------------- directive handlers
+
+def rewrite_engine(ctx: Context, d: Directive) -> Disposition:
+    state = _state(ctx)
+    value = d.args[0].lower() if d.args else ""
+    if value not in ("on", "off"):
+        ctx.diags.add("A2N001", "RewriteEngine takes on or off", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    state.engine, state.engine_span = value == "on", d.span
+    return Disposition.EXACT
+
+
+def rewrite_cond(ctx: Context, d: Directive) -> Disposition:
+    if ctx.scope is not None:
+        return _in_location(ctx, d)
+    if len(d.args) < 2:
+        ctx.diags.add("A2N001", "RewriteCond needs a test string and a condition", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    flags = {f.upper() for f in _flags(d.args[2] if len(d.args) > 2 else None)}
+    flags = {_LONG.get(f, f) for f in flags}
+    _state(ctx).pending.append(Cond(d.args[0], d.args[1], flags, d.span, d))
+    _state(ctx).directives.append(d)
+    return Disposition.EXACT
+
+
+def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
+    if ctx.scope is not None:
+        return _in_location(ctx, d)
+    state = _state(ctx)
+    if len(d.args) < 2:
+        ctx.diags.add("A2N001", "RewriteRule needs a pattern and a substitution", d.span, directive=d.name)
+        state.pending = []
+        return Disposition.UNSUPPORTED
+    flags = _normalise(_flags(d.args[2] if len(d.args) > 2 else None))
+    if len(d.args) > 3:
+        ctx.diags.add("A2N801", f"RewriteRule has {len(d.args)} arguments; httpd refuses more than three "
+                      "(a comment after the flags?)", d.span, directive=d.name)
+    rule = RRule(d.args[0], d.args[1], flags, state.pending, d.span, d, len(state.rules))
+    state.pending = []
+    state.rules.append(rule)
+    state.directives.append(d)
+    return Disposition.EXACT   # the real disposition is settled when the context is compiled
+
+
+def rewrite_base(ctx: Context, d: Directive) -> Disposition:
+    if d.args:
+        _state(ctx).base = d.args[0]
+    return Disposition.EXACT
+
+
+def rewrite_options(ctx: Context, d: Directive) -> Disposition:
+    opts = {a.lower() for a in d.args}
+    if opts & {"inherit", "inheritbefore", "inheritdown", "inheritdownbefore"}:
+        ctx.diags.add("A2N802", f"RewriteOptions {' '.join(d.args)}: inherited rules are not copied into this "
+                      "context; add them here by hand", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if opts & {"allowanyuri", "mergebase", "allownoslash", "ignorecontextinfo", "legacyprefixdocroot",
+               "ignoreinherit", "longurloptimization"}:
+        ctx.diags.add("A2N803", f"RewriteOptions {' '.join(d.args)}: an edge switch with no nginx counterpart",
+                      d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT
+
+
+def rewrite_map(ctx: Context, d: Directive) -> Disposition:
+    if len(d.args) < 2:
+        return Disposition.UNSUPPORTED
+    name, source = d.args[0], d.args[1]
+    kind = source.split(":", 1)[0].lower()
+    ctx.diags.add("A2N804", f"RewriteMap {name} {source}: {kind} maps are not translated; rules that use "
+                  f"${{{name}:...}} are reported", d.span, directive=d.name,
+                  hint="convert the map to an nginx `map` block by hand" if kind in ("txt", "rnd", "dbm")
+                  else "replace the program or database lookup with an nginx map or an auth_request service")
+    ctx.settings.setdefault("rewrite_maps", {})[name] = source
+    return Disposition.UNSUPPORTED
+
+
+def _in_location(ctx: Context, d: Directive) -> Disposition:
+    ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
+                  "the translation does not reproduce; nothing was emitted", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+RULES = table(
+    Rule("RewriteEngine", Disposition.EXACT, rewrite_engine),
+    Rule("RewriteCond", Disposition.EXACT, rewrite_cond),
+    Rule("RewriteRule", Disposition.EXACT, rewrite_rule),
+    Rule("RewriteBase", Disposition.EXACT, rewrite_base),
+    Rule("RewriteOptions", Disposition.EXACT, rewrite_options),
+    Rule("RewriteMap", Disposition.UNSUPPORTED, rewrite_map),
+)
+
+
+# ----------------------------------------------------------------- compilation
+
+class Unsupported(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class Compiler:
+    def __init__(self, ctx: Context, server: Server, state: RewriteContext):
+        self.ctx = ctx
+        self.server = server
+        self.state = state
+        self.per_dir = state.per_dir
+        self.out: list[Stmt] = []
+        self.needs_request_uri = False
+        self.counter = 0
+
+    # -- values --------------------------------------------------------------
+    def variable(self, name: str, rule: RRule | None = None) -> str:
+        upper = name.upper()
+        if upper.startswith("HTTP:"):
+            return "$http_" + name[5:].lower().replace("-", "_")
+        if upper.startswith("ENV:") or upper.startswith("SSL:") or upper.startswith("TIME") or \
+                upper in ("IS_SUBREQ", "API_VERSION", "REMOTE_HOST", "REMOTE_IDENT", "REQUEST_BODY"):
+            raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
+        if upper.startswith("LA-U:") or upper.startswith("LA-F:"):
+            raise Unsupported("A2N806", f"%{{{name}}} (a look-ahead) has no nginx equivalent")
+        if self.per_dir is not None and upper in PER_DIR_VARIABLES:
+            return PER_DIR_VARIABLES[upper]
+        if upper in VARIABLES:
+            value = VARIABLES[upper]
+            if value == "$a2n_request_uri":
+                self.needs_request_uri = True
+            if value == "$a2n_https":
+                self._https_map()
+            return value
+        if upper.startswith("HTTP_"):
+            return "$http_" + upper[5:].lower()
+        raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
+
+    def _https_map(self) -> None:
+        if not any(m.variable == "$a2n_https" for m in self.ctx.model.maps):
+            self.ctx.model.maps.append(MapBlock("$https", "$a2n_https", [('""', "off")], "on"))
+
+    def expand(self, text: str, rule: RRule, cond_names: dict[int, str]) -> str:
+        """Substitution text: %{VAR}, $N (rule captures) and %N (named condition captures)."""
+        if "${" in text:
+            raise Unsupported("A2N804", "the substitution uses a RewriteMap, which is not translated")
+        text = _VAR.sub(lambda m: "${" + self.variable(m.group(1), rule)[1:] + "}", text)
+
+        def backref(m: re.Match) -> str:
+            n = int(m.group(2))
+            if m.group(1) == "$":
+                return "${" + str(n) + "}" if n else "$uri"
+            if n not in cond_names:
+                raise Unsupported("A2N807", f"%{n} refers to a condition capture that does not exist")
+            return "${" + cond_names[n] + "}"
+        return re.sub(r"(?<!\\)([$%])(\d)", backref, text)
+
+    # -- regular expressions -------------------------------------------------
+    def rule_regex(self, rule: RRule) -> tuple[str, bool]:
+        pattern, negate = rule.pattern, False
+        if pattern.startswith("!"):
+            pattern, negate = pattern[1:], True
+        if self.per_dir is not None:
+            prefix = self.per_dir.rstrip("/") + "/"
+            esc = re.escape(prefix)
+            if pattern.startswith("^"):
+                pattern = "^" + esc + pattern[1:]
+            else:
+                pattern = "^" + esc + ".*?" + pattern if pattern not in ("", ".*") else "^" + esc + ".*"
+        if "NC" in rule.flags:
+            pattern = "(?i)" + pattern
+        return pattern, negate
+
+    # -- conditions ----------------------------------------------------------
+    def condition(self, cond: Cond, rule: RRule, name_prefix: str) -> tuple[str, dict[int, str]]:
+        """The nginx if-condition for one RewriteCond, and its named captures (for %N)."""
+        test = cond.test
+        pattern = cond.pattern
+        negate = pattern.startswith("!")
+        if negate:
+            pattern = pattern[1:]
+        nocase = "NC" in cond.flags
+        m = re.fullmatch(r"%\{([^}]+)\}", test)
+        if m:
+            var = self.variable(m.group(1), rule)
+        elif re.fullmatch(r"\$\d", test):
+            var = "$" + test[1]
+        else:
+            var = self.expand(test, rule, {})
+            if not var.startswith("$") or " " in var:
+                raise Unsupported("A2N808", f"RewriteCond test string {test!r} is not a single variable")
+        # file tests
+        if pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
+            kinds = {"-f": "-f", "-d": "-d", "-x": "-x", "-s": "-f"}
+            if pattern not in kinds:
+                raise Unsupported("A2N809", f"RewriteCond {pattern} has no nginx equivalent")
+            if pattern == "-s":
+                self.ctx.diags.add("A2N810", "RewriteCond -s (non-empty file) becomes -f: the size is not checked",
+                                   cond.span, directive="RewriteCond")
+            return f"{'!' if negate else ''}{kinds[pattern]} {var}", {}
+        if pattern.startswith(("<", ">", "-lt", "-le", "-gt", "-ge")) and not pattern.startswith("<>"):
+            raise Unsupported("A2N811", f"RewriteCond comparison {pattern!r} has no nginx equivalent")
+        if pattern.startswith("-eq"):
+            pattern = "=" + pattern[3:].strip()
+        if pattern.startswith("-ne"):
+            pattern, negate = "=" + pattern[3:].strip(), not negate
+        if pattern.startswith("="):
+            literal = pattern[1:]
+            if literal.startswith('"') and literal.endswith('"'):
+                literal = literal[1:-1]
+            if nocase:
+                return f"{var} {'!~*' if negate else '~*'} \"^{re.escape(literal)}$\"", {}
+            return f"{var} {'!=' if negate else '='} \"{literal}\"", {}
+        names: dict[int, str] = {}
+        if not negate:
+            pattern, names = _name_groups(pattern, name_prefix)
+        op = ("!~*" if negate else "~*") if nocase else ("!~" if negate else "~")
+        return f"{var} {op} {_quote_regex(pattern)}", names
+
+    # -- one rule ------------------------------------------------------------
+    def rule_statements(self, rule: RRule) -> list[Stmt]:
+        flags = rule.flags
+        for f in flags:
+            if f in ("P",):
+                raise Unsupported("A2N812", "[P] (proxy from a rewrite) is not translated; use ProxyPass or proxy "
+                                  "the target location by hand")
+            if f in ("N", "S", "C", "H", "QSL", "CO", "T", "B", "BNP", "BCTLS", "BNE"):
+                raise Unsupported("A2N813", f"the [{f}] flag is not translated")
+            if f not in ("L", "END", "R", "NC", "QSA", "QSD", "NE", "PT", "F", "G", "E", "NS", "DPI", "NV",
+                         "UNSAFEALLOW3F", "UNSAFEPREFIXSTAT"):
+                raise Unsupported("A2N813", f"the [{f}] flag is not known")
+        span = rule.span
+        self.counter += 1
+        tag = f"a2n_rw{self.counter}"
+        groups: list[list[Cond]] = []
+        for cond in rule.conds:
+            if groups and "OR" in groups[-1][-1].flags:
+                groups[-1].append(cond)
+            else:
+                groups.append([cond])
+        cond_names: dict[int, str] = {}
+        tests: list[tuple[int, str]] = []
+        for gi, group in enumerate(groups):
+            for cond in group:
+                text, names = self.condition(cond, rule, f"{tag}_c")
+                tests.append((gi, text))
+                if names:
+                    cond_names = names   # %N come from the last matched condition
+        pattern, negate = self.rule_regex(rule)
+        action = self.action(rule, pattern, negate, cond_names)
+        if not tests and not negate:
+            return action
+        out: list[Stmt] = []
+        if negate:
+            tests.append((len(groups), f"$uri !~ {_quote_regex(pattern)}"))
+            groups.append([])
+        if len(tests) == 1 and len(groups) == 1:
+            return [Stmt("if", [f"({tests[0][1]})"], span, block=action)]
+        var = "$" + tag
+        out.append(Stmt("set", [var, ""], span))
+        for gi, text in tests:
+            out.append(Stmt("if", [f"({text})"], span, block=[Stmt("set", [f"${tag}_g{gi}", "1"], span)]))
+        # every group variable starts empty, so the concatenation is all ones only when every group matched
+        inits = [Stmt("set", [f"${tag}_g{gi}", ""], span) for gi in range(len(groups))]
+        out = [out[0]] + inits + out[1:]
+        out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(len(groups)))], span))
+        out.append(Stmt("if", [f"({var} = {'1' * len(groups)})"], span, block=action))
+        return out
+
+    def action(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str]) -> list[Stmt]:
+        flags, span = rule.flags, rule.span
+        if "F" in flags:
+            return [Stmt("return", ["403"], span)]
+        if "G" in flags:
+            return [Stmt("return", ["410"], span)]
+        out: list[Stmt] = []
+        for key, value in flags.items():
+            if key == "E" and value:
+                name, _, val = value.partition(":")
+                if name.startswith("!"):
+                    continue
+                out.append(Stmt("set", ["$" + re.sub(r"[^A-Za-z0-9_]", "_", name), self.expand(val, rule,
+                                                                                              cond_names)], span))
+                self.ctx.diags.add("A2N814", f"[E={value}]: the environment variable becomes an nginx variable; "
+                                   "modules that read it in httpd do not see it", span, directive="RewriteRule")
+        subst = rule.substitution
+        if subst == "-":
+            if "R" in flags:
+                raise Unsupported("A2N815", "[R] with substitution - redirects to the same URL in a loop")
+            return out
+        target = self.expand(subst, rule, cond_names)
+        qsa, qsd = "QSA" in flags, "QSD" in flags
+        redirect = "R" in flags or re.match(r"^https?://", subst) is not None
+        if not redirect and self.per_dir is not None and not target.startswith("/"):
+            base = self.state.base or self.per_dir
+            target = base.rstrip("/") + "/" + target
+        if "?" in target:
+            if qsd:
+                target = target.split("?", 1)[0] + "?"
+            elif not qsa and not target.endswith("?"):
+                target += "?"      # httpd replaces the query; nginx would append the old one
+        elif qsd:
+            target += "?"
+        if redirect:
+            code = flags.get("R") or "302"
+            code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(code.lower(), code)
+            if not code.isdigit():
+                raise Unsupported("A2N813", f"[R={code}] is not a status code")
+            if not 300 <= int(code) < 400:
+                return out + [Stmt("return", [code], span)]
+            if "NE" not in flags and re.search(r"[#\s]", subst):
+                self.ctx.diags.add("A2N816", "the redirect target contains characters httpd escapes (without "
+                                   "[NE]); nginx sends them as written", span, directive="RewriteRule")
+            if code in ("301", "302") and not negate:
+                return out + [Stmt("rewrite", [pattern, target, "permanent" if code == "301" else "redirect"],
+                                   span)]
+            keep = not target.endswith("?") and "?" not in target
+            target = target.rstrip("?") + ("$is_args$args" if keep else "")
+            return out + [Stmt("return", [code, target], span)]
+        flag = "break" if "END" in flags else ("last" if ("L" in flags or "PT" in flags) else None)
+        if negate:
+            # a negated pattern has no captures: rewrite whatever the URI is
+            return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
+        return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
+
+
+def _quote_regex(pattern: str) -> str:
+    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']', pattern) \
+        else pattern
+
+
+def _name_groups(pattern: str, prefix: str) -> tuple[str, dict[int, str]]:
+    """Turn the capturing groups of a condition regex into named ones, so a later rewrite (which resets
+    $1..$9) keeps them for %N."""
+    names: dict[int, str] = {}
+    out = []
+    i, n, count = 0, len(pattern), 0
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            out.append(pattern[i:j + 1])
+            i = j + 1
+            continue
+        if c == "(" and not pattern.startswith("(?", i):
+            count += 1
+            name = f"{prefix}{count}"
+            names[count] = name
+            out.append(f"(?<{name}>")
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), names
+
+
+# ----------------------------------------------------------------- idioms
+
+_HTTPS_OFF = {"off", "^off$", "!on", "!^on$", "!=on", "=off"}
+
+
+def _https_test(cond: Cond) -> str | None:
+    """'off' when the condition holds on plain HTTP, 'on' when it holds on TLS, None otherwise."""
+    if cond.test.upper() == "%{HTTPS}":
+        p = cond.pattern.lower()
+        if p in _HTTPS_OFF:
+            return "off"
+        if p in ("on", "^on$", "=on", "!off", "!^off$", "!=off"):
+            return "on"
+    if cond.test.upper() in ("%{SERVER_PORT}",) and cond.pattern in ("80", "^80$", "=80"):
+        return "off"
+    if cond.test.upper() == "%{REQUEST_SCHEME}" and cond.pattern.lower() in ("http", "^http$", "=http"):
+        return "off"
+    return None
+
+
+_WHOLE = {"^(.*)$", "^/?(.*)$", "(.*)", "^/(.*)$", "^(.*)", "^", ".*", "^.*$", "^/(.*)", "^/?(.*)"}
+
+
+def static_https(rule: RRule, server_tls: bool) -> RRule | None:
+    """Drop %{HTTPS} conditions a server decides statically; None when the rule can never fire."""
+    kept = []
+    for cond in rule.conds:
+        t = _https_test(cond)
+        if t is None or "OR" in cond.flags:
+            kept.append(cond)
+            continue
+        holds = (t == "on") == server_tls
+        if not holds:
+            return None
+    return RRule(rule.pattern, rule.substitution, rule.flags, kept, rule.span, rule.directive, rule.index)
+
+
+def whole_site_redirect(rule: RRule) -> Stmt | None:
+    """`RewriteRule ^(.*)$ https://host/$1 [R=301,L]` with no conditions: `return 301 https://host$request_uri`."""
+    if rule.conds or "R" not in rule.flags or rule.pattern not in _WHOLE:
+        return None
+    m = re.fullmatch(r"(https?://(?:%\{HTTP_HOST\}|%\{SERVER_NAME\}|[A-Za-z0-9.\-:\[\]]+))"
+                     r"(?:/\$1|%\{REQUEST_URI\}|/)?", rule.substitution)
+    if not m or "?" in rule.substitution:
+        return None
+    if rule.substitution.endswith("/") and "(" in rule.pattern:
+        return None   # redirects everything to the home page, not this form
+    host = m.group(1).replace("%{HTTP_HOST}", "$http_host").replace("%{SERVER_NAME}", "$server_name")
+    code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
+        or "302"
+    return Stmt("return", [code, host + "$request_uri"], rule.span,
+                comment="httpd appends the decoded path re-escaped; $request_uri is the raw one")
+
+
+def front_controller(rules: list[RRule]) -> tuple[int, str] | None:
+    """`!-f` + `!-d` conditions and a rewrite of everything to one script: (index of the rule, script)."""
+    for i, rule in enumerate(rules):
+        tests = {(c.test.upper(), c.pattern) for c in rule.conds if "OR" not in c.flags}
+        if len(rule.conds) != 2 or tests != {("%{REQUEST_FILENAME}", "!-f"), ("%{REQUEST_FILENAME}", "!-d")}:
+            continue
+        if rule.pattern not in _WHOLE | {"^(.+)$", ".", "^(.*)$"} or "R" in rule.flags:
+            continue
+        script = rule.substitution.split("?", 1)[0]
+        if not re.fullmatch(r"/?[A-Za-z0-9_./-]+", script) or "$" in rule.substitution:
+            continue
+        return i, script
+    return None
+
+
+def literal_redirect(rule: RRule) -> tuple[str, str, str] | None:
+    """A condition-free redirect of one literal path: (path, target, code)."""
+    if rule.conds or "R" not in rule.flags:
+        return None
+    m = re.fullmatch(r"\^(/?[A-Za-z0-9_./\-~]*)\$", rule.pattern.replace("\\.", "."))
+    if not m or "$" in rule.substitution or "%" in rule.substitution or "NC" in rule.flags:
+        return None
+    code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
+        or "302"
+    return m.group(1), rule.substitution, code
+
+
+# ----------------------------------------------------------------- per server
+
+LITERAL_MAP_THRESHOLD = 8
+
+
+def finish_server(ctx: Context, server: Server) -> None:
+    state: RewriteContext | None = server.settings.get("rewrite")
+    if state is None:
+        return
+    if state.pending:
+        for cond in state.pending:
+            ctx.diags.add("A2N817", "RewriteCond with no RewriteRule after it: httpd ignores it", cond.span,
+                          directive="RewriteCond")
+    if not state.rules:
+        return
+    if not state.engine:
+        for rule in state.rules:
+            ctx.diags.add("A2N818", "RewriteEngine is not on in this context: httpd ignores this rule, and so does "
+                          "the translation", rule.span, directive="RewriteRule")
+        for directive in state.directives:
+            ctx.redispose(directive, Disposition.NOT_APPLICABLE)
+        return
+    compiler = Compiler(ctx, server, state)
+    tls = server.ssl
+    rules = []
+    for rule in state.rules:
+        decided = static_https(rule, tls)
+        if decided is None:
+            ctx.diags.add("A2N819", f"RewriteRule {rule.pattern}: its %{{HTTPS}} condition never holds on this "
+                          f"{'TLS' if tls else 'plain-HTTP'} server, so httpd never applies it", rule.span,
+                          directive="RewriteRule")
+            continue
+        rules.append(decided)
+    statements: list[Stmt] = []
+    location_statements: list[Stmt] = []
+    fc = front_controller(rules)
+    if fc is not None:
+        i, script = fc
+        prefix = (state.per_dir or "/").rstrip("/") + "/"
+        target = script if script.startswith("/") else (state.base or prefix).rstrip("/") + "/" + script
+        server.locations.insert(0, Location("^~" if prefix != "/" else "", prefix, [
+            Stmt("try_files", ["$uri", "$uri/", target + "$is_args$args"], rules[i].span,
+                 comment="front controller: RewriteCond !-f, !-d and RewriteRule")], rules[i].span))
+        if state.per_dir is None:
+            ctx.diags.add("A2N820", "front controller in server context: httpd tests the URL path itself as a file "
+                          "name (%{REQUEST_FILENAME} is not mapped yet), which rarely exists; the translation "
+                          "applies the intended document-root test (try_files)", rules[i].span,
+                          directive="RewriteRule")
+        rules = rules[:i] + rules[i + 1:]
+    literal = [literal_redirect(r) for r in rules]
+    run: list[int] = [i for i, lit in enumerate(literal) if lit is not None]
+    map_indices: set[int] = set()
+    if len(run) >= LITERAL_MAP_THRESHOLD and state.per_dir is None:
+        # Literal redirects are first-match and independent: one hashed map keeps lookup cost flat.
+        by_code: dict[str, list[int]] = {}
+        for i in run:
+            by_code.setdefault(literal[i][2], []).append(i)
+        for code, indices in by_code.items():
+            if len(indices) < LITERAL_MAP_THRESHOLD:
+                continue
+            var = f"$a2n_redirect_{code}_{len(ctx.model.maps)}"
+            entries: list[tuple[str, str]] = []
+            seen: set[str] = set()
+            for i in indices:
+                path, target, _ = literal[i]
+                path = path if path.startswith("/") else "/" + path
+                if path not in seen:
+                    seen.add(path)
+                    entries.append((path, target))
+            ctx.model.maps.append(MapBlock("$uri", var, entries, '""', span=rules[indices[0]].span))
+            statements.append(Stmt("if", [f"({var})"], rules[indices[0]].span,
+                                   block=[Stmt("return", [code, var + "$is_args$args"], rules[indices[0]].span)],
+                                   comment=f"{len(entries)} literal RewriteRule redirects"))
+            map_indices |= set(indices)
+    for i, rule in enumerate(rules):
+        if i in map_indices:
+            continue
+        whole = whole_site_redirect(rule) if state.per_dir is None else None
+        if whole is not None:
+            statements.append(whole)
+            continue
+        try:
+            stmts = compiler.rule_statements(rule)
+        except Unsupported as exc:
+            ctx.diags.add(exc.code, f"RewriteRule {rule.pattern} {rule.substitution}: {exc.message}; nothing was "
+                          "emitted for this rule", rule.span, directive="RewriteRule")
+            for directive in [rule.directive] + [c.directive for c in rule.conds]:
+                ctx.redispose(directive, Disposition.UNSUPPORTED)
+            continue
+        (location_statements if state.per_dir is not None else statements).extend(stmts)
+    if compiler.needs_request_uri:
+        # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
+        statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
+        location_statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
+    if state.per_dir is not None and location_statements:
+        prefix = state.per_dir.rstrip("/") + "/"
+        loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
+        if loc is None:
+            loc = Location("^~" if prefix != "/" else "", prefix, [], state.rules[0].span)
+            server.locations.append(loc)
+        loc.statements = location_statements + loc.statements
+        ctx.diags.add("A2N821", "per-directory rewrite rules run in nginx before the location's access checks; "
+                      "httpd runs them after authentication and authorization", state.rules[0].span,
+                      directive="RewriteRule")
+    server.own_statements.extend(statements)
