@@ -45,7 +45,11 @@ def test_directive_arguments_and_positions():
     ('ProxyPassReverse "/js""http://h/js"\n', ["/js", "http://h/js"]),
     ('Header set X "a"b\n', ["set", "X", "a", "b"]),
     ('Header set X foo"bar"\n', ["set", "X", 'foo"bar"']),
-    ('RewriteRule ^a\\\\b x\n', ["^a\\b", "x"]),          # unquoted \\ folds to \ as in substring_conf
+    ('Header set X a\\\\b\n', ["set", "X", "a\\b"]),           # unquoted \\ folds to \ as in substring_conf
+    # mod_rewrite parses its own arguments: nothing is unescaped, quotes only group, "\ " keeps the blank
+    ('RewriteRule ^a\\\\b x\n', ["^a\\\\b", "x"]),
+    ('RewriteRule "^/a\\\\.b$" /c [L]\n', ["^/a\\\\.b$", "/c", "[L]"]),
+    ('RewriteCond %{HTTP:X} ^a\\ b$\n', ["%{HTTP:X}", "^a\\ b$"]),
     ('RewriteRule \\.css\\.gz$ - [T=text/css]\n', ["\\.css\\.gz$", "-", "[T=text/css]"]),
     ("IndexIgnore .??* *~ *# RCS\n", [".??*", "*~", "*#", "RCS"]),
     ("Header set X a #b\n", ["set", "X", "a", "#b"]),

@@ -20,8 +20,9 @@ def test_fixture_has_no_unexplained_difference(case, apache_bin, nginx_bin):
     args = (case / "args.txt").read_text().split() if (case / "args.txt").exists() else []
     if "--nginx-version" in args:
         pytest.skip("generated for a newer nginx than the one verify runs here")
-    proc = run_cli("verify", "apache.conf", "--format", "json", "--apache", apache_bin, "--nginx-bin", nginx_bin,
-                   cwd=case, timeout=300)
+    extra = ["--requests", "requests.txt"] if (case / "requests.txt").exists() else []
+    proc = run_cli("verify", "apache.conf", *args, *extra, "--format", "json", "--apache", apache_bin,
+                   "--nginx-bin", nginx_bin, cwd=case, timeout=300)
     if (case / "verify-refused.txt").exists():
         assert proc.returncode == 2 and "httpd did not start" in proc.stderr, proc.stderr[-800:]
         return

@@ -72,13 +72,15 @@ def _defines(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--server-root", type=click.Path(file_okay=False), help="Resolve relative Include paths here.")
 @click.option("--missing-includes", type=click.Choice(["error", "warn"]), default="error", show_default=True,
               help="A missing Include stops the conversion (error) or is reported and skipped (warn).")
+@click.option("--htaccess-dir", metavar="URLPATH",
+              help="The input is a .htaccess governing this URL path (detected for files named .htaccess: /).")
 @click.option("--max-input-size", type=int, default=DEFAULT_MAX_INPUT, show_default=True,
               help="Refuse input files larger than this many bytes.")
 @click.option("--source-comments/--no-source-comments", default=True, show_default=True,
               help="Mark emitted lines with the Apache file:line they come from.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version, strict, modules, without_modules, defines,
-                server_root, missing_includes, max_input_size, source_comments, color):
+                server_root, missing_includes, htaccess_dir, max_input_size, source_comments, color):
     """Translate Apache configuration INPUTS (files, directories, or - for stdin) to nginx."""
     if output and out_dir:
         raise click.UsageError("use either -o/--output or --out-dir, not both")
@@ -92,7 +94,8 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
     options = ConvertOptions(
         load=LoadOptions(server_root=server_root, defines=_defines(defines), modules=set(modules), without_modules=set(without_modules),
                          missing_includes=missing_includes, max_input_size=max_input_size),
-        nginx_version=version, source_comments=source_comments, split_outputs=bool(out_dir))
+        nginx_version=version, source_comments=source_comments, split_outputs=bool(out_dir),
+        htaccess_dir=htaccess_dir)
     sources = SourceCache()
     if stdin is not None:
         sources.remember("<stdin>", stdin.decode("utf-8", "replace"))
@@ -150,8 +153,10 @@ convert_cmd.name = "convert"
 @click.option("--module", "modules", multiple=True, metavar="NAME")
 @click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]")
 @click.option("--server-root", type=click.Path(file_okay=False))
+@click.option("--htaccess-dir", metavar="URLPATH", help="The input is a .htaccess governing this URL path.")
+@click.option("--nginx-version", default="1.22", help="Accepted for symmetry with convert; verify runs the local nginx.")
 def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, ignore_header, out_format,
-           apache_path, nginx_path, modules, defines, server_root):
+           apache_path, nginx_path, modules, defines, server_root, htaccess_dir, nginx_version):
     """Run real httpd on APACHE_INPUT and real nginx on its translation side by side on loopback, replay the
     same requests, and report every difference; exit 1 on any difference no diagnostic explains."""
     import tempfile
@@ -161,8 +166,11 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
     diags = Diagnostics()
     specs = gather_inputs([apache_input], diags)
     options = ConvertOptions(load=LoadOptions(server_root=server_root, defines=_defines(defines),
-                                              modules=set(modules), missing_includes="warn"))
+                                              modules=set(modules), missing_includes="warn"),
+                             htaccess_dir=htaccess_dir)
     result = convert(specs, options, diags)
+    if htaccess_dir is None and Path(apache_input).name in (".htaccess", "htaccess"):
+        htaccess_dir = "/"
     if result.fatal or result.config is None:
         _emit_diagnostics(diags, "text", _colour("auto"))
         sys.exit(2)
@@ -188,7 +196,8 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
         try:
             outcome = run_verify(result.config, target, probes, list(diags), apache_bin, nginx_bin, docroot,
                                  set(down), explain=nginx_file is None, ignored_headers={h.lower() for h in
-                                                                                         ignore_header})
+                                                                                         ignore_header},
+                                 htaccess_dir=htaccess_dir)
         except (RuntimeError, OSError) as exc:
             click.echo(f"apache2nginx: verify could not run the servers: {exc}", err=True)
             sys.exit(2)

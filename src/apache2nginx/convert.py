@@ -29,6 +29,7 @@ class ConvertOptions:
     nginx_version: tuple[int, ...] = (1, 22)
     source_comments: bool = True
     split_outputs: bool = False   # one output per input (--out-dir)
+    htaccess_dir: str | None = None  # the URL path a .htaccess input governs
 
 
 @dataclass
@@ -114,7 +115,12 @@ def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics)
     if diags.has_errors or not loaded:
         return ConvertResult({}, diags, tally, True, lines)
     combined = combine(loaded)
-    model, tally = translate(combined, diags, {"nginx_version": options.nginx_version})
+    htaccess_dir = options.htaccess_dir
+    if htaccess_dir is None and len(specs) == 1 and specs[0].path is not None \
+            and specs[0].path.name in (".htaccess", "htaccess"):
+        htaccess_dir = "/"
+    model, tally = translate(combined, diags, {"nginx_version": options.nginx_version,
+                                               "htaccess_dir": htaccess_dir})
     renderer = Renderer(options.source_comments)
     outputs: dict[str, str] = {}
     if options.split_outputs and len(specs) > 1 and not model.full:

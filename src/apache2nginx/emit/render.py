@@ -26,7 +26,8 @@ def quote(arg: str) -> str:
     escapes; inside quotes `\\` and `\"` are escapes, so both are doubled there.
     """
     if arg and not _NEEDS_QUOTE.search(arg):
-        return arg
+        # nginx folds `\\` to `\` in every token (quoted or not): keep a literal double backslash
+        return arg.replace("\\\\", "\\\\\\\\") if "\\\\" in arg else arg
     return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -44,7 +45,11 @@ class Renderer:
 
     def directive(self, name: str, args: list[str], span: Span | None = None, opens_block: bool = False,
                   comment: str | None = None) -> str:
-        line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
+        if name == "if":
+            # the condition is written as nginx reads it: `if ($var ~ re)`, never quoted as one argument
+            line = "if " + " ".join(args) + (" {" if opens_block else ";")
+        else:
+            line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
         return line + self.source(span, comment or "")
 
     def render(self, model: NginxModel, servers: list[Server] | None = None, inputs: list[str] | None = None,

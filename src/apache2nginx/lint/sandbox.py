@@ -41,6 +41,16 @@ PASS_DIRECTIVES = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grp
 _HOSTPORT = re.compile(r"^(?P<host>\[[^\]]+\]|[^:/]+)(?::(?P<port>\d+))?$")
 
 
+def free_port(taken: set = frozenset()) -> int:
+    """A free loopback port not in `taken` (the kernel may hand the same port out twice in a row)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if str(port) not in taken and port not in taken:
+            return port
+
+
 def _loopback(address: str) -> str:
     """A host name becomes 127.0.0.1 (same port): nginx -t resolves names, the sandbox must not need DNS."""
     if address.startswith("unix:"):
@@ -191,9 +201,8 @@ class Sandbox:
             new = f"unix:{self.prefix / ('sock-%d' % len(self.sockets))}"
         else:
             if key not in self.sockets:
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", 0))
-                    self.sockets[key] = f"127.0.0.1:{s.getsockname()[1]}"
+                taken = {v.rsplit(":", 1)[1] for v in self.sockets.values()}
+                self.sockets[key] = f"127.0.0.1:{free_port(taken)}"
             new = self.sockets[key]
         return [new] + [a for a in args[1:] if not a.startswith("ipv6only")]
 

@@ -260,7 +260,7 @@ class Compiler:
         def backref(m: re.Match) -> str:
             n = int(m.group(2))
             if m.group(1) == "$":
-                return "${" + str(n) + "}" if n else "$uri"
+                return f"${n}" if n else "$uri"   # nginx reads exactly one digit after $
             if n not in cond_names:
                 raise Unsupported("A2N807", f"%{n} refers to a condition capture that does not exist")
             return "${" + cond_names[n] + "}"
@@ -359,6 +359,11 @@ class Compiler:
                     cond_names = names   # %N come from the last matched condition
         pattern, negate = self.rule_regex(rule)
         action = self.action(rule, pattern, negate, cond_names)
+        if action and action[-1].name == "return" and not negate and pattern not in _MATCH_ALL:
+            # `return` does not test the pattern itself (rewrite does): test it last, so its captures are
+            # the ones $1..$9 in the return refer to.
+            tests.append((len(groups), f"$uri ~ {_quote_regex(pattern)}"))
+            groups.append([])
         if not tests and not negate:
             return action
         out: list[Stmt] = []
@@ -495,6 +500,7 @@ def _https_test(cond: Cond) -> str | None:
     return None
 
 
+_MATCH_ALL = {"^", "^.*$", ".*", "^(.*)$", "(.*)", "^(.*)", "^/?(.*)$", "^/?(.*)", "(?i)^", "(?i).*"}
 _WHOLE = {"^(.*)$", "^/?(.*)$", "(.*)", "^/(.*)$", "^(.*)", "^", ".*", "^.*$", "^/(.*)", "^/?(.*)"}
 
 
@@ -636,6 +642,9 @@ def finish_server(ctx: Context, server: Server) -> None:
         whole = whole_site_redirect(rule) if state.per_dir is None else None
         if whole is not None:
             statements.append(whole)
+            ctx.diags.add("A2N405", f"RewriteRule {rule.pattern}: the redirect keeps the raw request path "
+                          "($request_uri); httpd merges repeated slashes and re-escapes it", rule.span,
+                          directive="RewriteRule")
             continue
         try:
             stmts = compiler.rule_statements(rule)

@@ -77,6 +77,42 @@ def unquote(raw: str) -> tuple[str, bool, bool]:
     return "".join(out).rstrip(), True, False
 
 
+MOD_REWRITE_RAW = {"rewriterule", "rewritecond"}
+
+
+def rewrite_words(text: str) -> list[tuple[str, int, int, bool, bool]]:
+    """mod_rewrite's own argument parser (parseargline) for RewriteRule and RewriteCond.
+
+    Unlike ap_getword_conf it folds no escapes: a quote only groups, and a backslash before a blank
+    keeps the blank inside the argument (both stay in the value, as PCRE reads them).
+    """
+    words = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return words
+        start = i
+        quote = text[i] if text[i] in "\"'" else ""
+        if quote:
+            i += 1
+        vstart = i
+        while i < n:
+            c = text[i]
+            if (c.isspace() and not quote) or (quote and c == quote):
+                break
+            if c == "\\" and i + 1 < n and text[i + 1].isspace():
+                i += 2
+                continue
+            i += 1
+        value = text[vstart:i]
+        terminated = not quote or (i < n and text[i] == quote)
+        if quote and i < n:
+            i += 1
+        words.append((value, start, i, bool(quote), terminated))
+
+
 def split_words(text: str) -> list[tuple[str, int, int, bool, bool]]:
     """httpd's ap_getword_conf applied repeatedly: (value, start, end, quoted, terminated)."""
     words = []
@@ -208,6 +244,18 @@ class _Builder:
             pos.append((line, base + s, line, base + e))
         return args, pos, quoted
 
+    def _raw_rewrite(self, d: Directive, node) -> None:
+        """Re-read a RewriteRule/RewriteCond's arguments with mod_rewrite's parser (see rewrite_words)."""
+        raw = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        if "\\" in raw:
+            raw = _CONTINUATION.sub("", raw)
+        name_len = len(raw) - len(raw[len(raw.split(None, 1)[0]):]) if raw.split() else 0
+        words = rewrite_words(raw[name_len:])
+        d.args = [w[0] for w in words]
+        d.quoted = [w[3] for w in words]
+        base = d.column + name_len
+        d.arg_pos = [(d.line, base + w[1], d.line, base + w[2]) for w in words]
+
     def _attach(self, d: Directive) -> None:
         if self.stack:
             d.parent = self.stack[-1]
@@ -216,6 +264,12 @@ class _Builder:
             self.root.append(d)
 
     def add_directive(self, node) -> None:
+        self._add_directive(node)
+        container = self.container()
+        if container and container[-1].name.lower() in MOD_REWRITE_RAW:
+            self._raw_rewrite(container[-1], node)
+
+    def _add_directive(self, node) -> None:
         # Fast path: one line, no backslash, ASCII file -> tokenise the directive's text with a regex.
         if self.ascii and not node.has_error:
             raw = self.src[node.start_byte:node.end_byte]

@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
 from ..catalogue import known
+from ..lint.sandbox import free_port
 from ..syntax.loader import LoadedConfig
 from ..syntax.modules import BUILTIN, module_id
 from ..syntax.tree import Directive, Section
@@ -81,15 +81,16 @@ def quote_arg(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def quote_rewrite_arg(value: str) -> str:
+    if value and not re.search(r"\s", value.replace("\\ ", "")):
+        return value
+    return ("'" + value + "'") if '"' in value else ('"' + value + '"')
 
 
 class ApacheSandbox:
     def __init__(self, config: LoadedConfig, backends: dict[str, str], paths: dict[str, str],
-                 cert: tuple[str, str], apache_bin: str):
+                 cert: tuple[str, str], apache_bin: str, htaccess_dir: str | None = None):
+        self.htaccess_dir = htaccess_dir
         self.config = config
         self.backends = backends          # "host:port" -> "127.0.0.1:port"
         self.paths = paths                # original filesystem prefix -> sandbox directory
@@ -107,7 +108,7 @@ class ApacheSandbox:
     def _port(self, address: str, port: int) -> int:
         key = (address, port)
         if key not in self.ports:
-            self.ports[key] = free_port()
+            self.ports[key] = free_port(set(self.ports.values()))
         return self.ports[key]
 
     def _map_urls(self, arg: str) -> str:
@@ -196,6 +197,10 @@ class ApacheSandbox:
                 args = [self._map_urls(a) for a in args]
             if key in PATH_DIRECTIVES:
                 args = [self._map_path(a) for a in args]
+            if key in ("rewriterule", "rewritecond"):
+                # mod_rewrite reads its own arguments: quotes only group, nothing is unescaped
+                lines.append(pad + " ".join([node.name] + [quote_rewrite_arg(a) for a in args]))
+                continue
             lines.append(pad + " ".join([node.name] + [quote_arg(a) for a in args]))
         return lines
 
@@ -209,6 +214,16 @@ class ApacheSandbox:
                     continue
                 self.listens.append((host or "*", int(port)))
         body = self.render(self.config.children)
+        if not self.ports and not self.listens:
+            self._port("*", 80)   # a fragment: the translation serves it on port 80 too
+        if self.htaccess_dir is not None:
+            # A .htaccess input: httpd reads it per directory, so it runs inside that <Directory>.
+            from ..passes.core import DEFAULT_DOCUMENT_ROOT
+            root = self.paths.get(DEFAULT_DOCUMENT_ROOT, DEFAULT_DOCUMENT_ROOT).rstrip("/")
+            directory = root + "/" + self.htaccess_dir.strip("/")
+            body = [f"<Directory {quote_arg(directory.rstrip('/') or '/')}>", "    Options +FollowSymLinks"] + \
+                ["    " + line for line in body] + ["</Directory>"]
+            self.modules.add("rewrite")
         for name in list(self.modules):
             self.modules.update(DEPENDENCIES.get(name, []))
         for host, port in self.listens:

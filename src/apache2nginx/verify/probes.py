@@ -43,6 +43,8 @@ class VHostInfo:
 
 def vhosts_of(config: LoadedConfig) -> list[VHostInfo]:
     out: list[VHostInfo] = []
+    if not any(n.is_section and n.key == "virtualhost" for n in config.children):
+        return [_main_server(config)]
     listen_ports = sorted({int(n.args[0].rpartition(":")[2]) for n in config.walk()
                            if not n.is_section and n.key == "listen" and n.args
                            and n.args[0].rpartition(":")[2].isdigit()})
@@ -77,6 +79,25 @@ def vhosts_of(config: LoadedConfig) -> list[VHostInfo]:
         out.append(VHostInfo(names or ["localhost"], sorted(set(ports)), ssl, seen, node.file, node.line,
                              node.close_line))
     return out
+
+
+def _main_server(config: LoadedConfig) -> VHostInfo:
+    """A configuration without virtual hosts (a server config, a fragment, a .htaccess): the main server."""
+    names, prefixes, ports = [], ["/"], []
+    for node in config.walk():
+        if node.is_section and node.key == "location" and node.args:
+            prefixes.append(node.args[0])
+        elif not node.is_section and node.args:
+            if node.key == "servername":
+                names.append(node.args[0].split("://")[-1].split(":")[0].lower())
+            elif node.key == "listen" and node.args[0].rpartition(":")[2].isdigit():
+                ports.append(int(node.args[0].rpartition(":")[2]))
+            elif node.key in ("proxypass", "alias") and node.args[0].startswith("/"):
+                prefixes.append(node.args[0])
+    lines = [n.line for n in config.walk()]
+    first_file = config.children[0].file if config.children else config.name
+    return VHostInfo(names or ["localhost"], sorted(set(ports)) or [80], False, list(dict.fromkeys(prefixes)),
+                     first_file, min(lines, default=1), max(lines, default=1))
 
 
 def _variants(prefix: str) -> list[str]:

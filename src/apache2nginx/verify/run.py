@@ -237,7 +237,8 @@ def replay(probes: list[Probe], port_for) -> list[Observation]:
 
 def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: list[Diagnostic],
            apache_bin: str, nginx_bin: str, docroot: str | None = None, down: set[str] | None = None,
-           explain: bool = True, ignored_headers: set[str] | None = None) -> VerifyResult:
+           explain: bool = True, ignored_headers: set[str] | None = None,
+           htaccess_dir: str | None = None) -> VerifyResult:
     result = VerifyResult()
     work = Path(tempfile.mkdtemp(prefix="a2n-verify-"))
     os.chmod(work, 0o755)
@@ -247,7 +248,7 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
         paths = synthesize_docroots(config, probes, work / "docroots", docroot)
         with EchoBackends(identities, down) as echo:
             mapping = {i: echo.address(i) for i in identities}
-            apache_box = ApacheSandbox(config, mapping, paths, cert, apache_bin)
+            apache_box = ApacheSandbox(config, mapping, paths, cert, apache_bin, htaccess_dir)
             try:
                 apache_box.start()
                 apache_obs = replay(probes, apache_box.port_for)
