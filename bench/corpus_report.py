@@ -36,6 +36,8 @@ def main() -> int:
     inputs = [line.strip() for line in (args.corpus / "INPUTS.txt").read_text().splitlines() if line.strip()]
     nginx = None if args.no_nginx else find_nginx()
     totals: Counter = Counter()
+    families = {"rewrite (RewriteRule/RewriteCond)": {"rewriterule", "rewritecond"}}
+    family_totals = {name: Counter() for name in families}
     start = time.perf_counter()
     width = max(len(i) for i in inputs)
     if not args.quiet:
@@ -54,6 +56,10 @@ def main() -> int:
                 traceback.print_exc()
                 continue
             summary = result.tally.summary()
+            for fam, names in families.items():
+                for name in names:
+                    for disp, n in result.tally.by_name.get(name, {}).items():
+                        family_totals[fam][disp.value] += n
             for k in KEYS:
                 totals[k] += summary[k]
             totals["directives"] += summary["directives"]
@@ -77,6 +83,11 @@ def main() -> int:
           f"{totals['refused']}")
     print(f"directives: {totals['directives']}  " + "  ".join(f"{k}: {totals[k]}" for k in KEYS))
     print(f"exact or approximate: {covered / d:.1%}")
+    for fam, counts in family_totals.items():
+        n = sum(counts.values()) or 1
+        print(f"{fam}: {sum(counts.values())} directives, "
+              f"{(counts['exact'] + counts['approximate']) / n:.1%} exact or approximate, "
+              + ", ".join(f"{k}: {counts[k]}" for k in KEYS))
     if nginx:
         print(f"nginx -t: {totals['nginx_pass']} pass, {totals['nginx_fail']} fail")
     print(f"time: {elapsed:.1f} s")

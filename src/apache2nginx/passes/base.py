@@ -29,9 +29,18 @@ class Disposition(str, Enum):
 @dataclass
 class Tally:
     counts: dict[Disposition, int] = field(default_factory=lambda: {d: 0 for d in Disposition})
+    by_name: dict[str, dict[Disposition, int]] = field(default_factory=dict)
 
-    def add(self, disposition: Disposition) -> None:
+    def add(self, disposition: Disposition, name: str = "") -> None:
         self.counts[disposition] += 1
+        if name:
+            per = self.by_name.setdefault(name.lower(), {d: 0 for d in Disposition})
+            per[disposition] += 1
+
+    def remove(self, disposition: Disposition, name: str = "") -> None:
+        self.counts[disposition] -= 1
+        if name and name.lower() in self.by_name:
+            self.by_name[name.lower()][disposition] -= 1
 
     @property
     def total(self) -> int:

@@ -223,6 +223,7 @@ class Compiler:
         self.out: list[Stmt] = []
         self.needs_request_uri = False
         self.counter = 0
+        self.prelude: list[Stmt] = []   # `set` statements that build composite test strings
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
@@ -297,9 +298,12 @@ class Compiler:
         elif re.fullmatch(r"\$\d", test):
             var = "$" + test[1]
         else:
-            var = self.expand(test, rule, {})
-            if not var.startswith("$") or " " in var:
-                raise Unsupported("A2N808", f"RewriteCond test string {test!r} is not a single variable")
+            if re.search(r"(?<!\\)[$%]\d", test):
+                raise Unsupported("A2N808", f"RewriteCond test string {test!r} combines back-references with other "
+                                  "text, which nginx can only build after the rule's pattern matched")
+            value = self.expand(test, rule, {})
+            var = f"${name_prefix}t{len(self.prelude)}"
+            self.prelude.append(Stmt("set", [var, value], cond.span))
         # file tests
         if pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
             kinds = {"-f": "-f", "-d": "-d", "-x": "-x", "-s": "-f"}
@@ -330,6 +334,11 @@ class Compiler:
 
     # -- one rule ------------------------------------------------------------
     def rule_statements(self, rule: RRule) -> list[Stmt]:
+        self.prelude = []
+        body = self._rule_statements(rule)
+        return self.built_prelude + body
+
+    def _rule_statements(self, rule: RRule) -> list[Stmt]:
         flags = rule.flags
         for f in flags:
             if f in ("P",):
@@ -357,6 +366,7 @@ class Compiler:
                 tests.append((gi, text))
                 if names:
                     cond_names = names   # %N come from the last matched condition
+        self.built_prelude = self.prelude
         pattern, negate = self.rule_regex(rule)
         action = self.action(rule, pattern, negate, cond_names)
         if action and action[-1].name == "return" and not negate and pattern not in _MATCH_ALL:

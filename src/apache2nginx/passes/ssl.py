@@ -91,6 +91,16 @@ def ssl_protocol(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
+def _per_location_tls(ctx: Context, d: Directive) -> bool:
+    if ctx.scope is None:
+        return False
+    ctx.diags.add("A2N221", f"{d.name} inside <Location>: httpd renegotiates TLS for that path; nginx sets TLS "
+                  "parameters per server only, so the path does NOT get them in the translation", d.span,
+                  directive=d.name, hint="give the path its own server name, or enforce the requirement in the "
+                  "application")
+    return True
+
+
 def ssl_cipher_suite(ctx: Context, d: Directive) -> Disposition:
     args = list(d.args)
     if len(args) == 2 and args[0].upper() == "TLSV1.3":
@@ -207,6 +217,12 @@ def ssl_proxy_protocol(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
+def _wrap_rules() -> None:
+    for key, rule in list(RULES.items()):
+        if rule.handler is not None and not key.startswith("sslproxy") and key != "sslengine":
+            RULES[key] = Rule(rule.name, rule.disposition, _server_only(rule.handler), rule.note, rule.section)
+
+
 def finish_tls(ctx: Context, server: Server) -> None:
     if not server.ssl:
         return
@@ -216,6 +232,15 @@ def finish_tls(ctx: Context, server: Server) -> None:
     else:
         # httpd's default `all -SSLv3`; nginx's own default differs between versions.
         server.statements.append(Stmt("ssl_protocols", PROTOCOLS, None))
+
+
+def _server_only(handler):
+    """nginx takes TLS settings per server: inside <Location> they are a per-path renegotiation it lacks."""
+    def wrapped(ctx: Context, d: Directive) -> Disposition:
+        if d.key != "sslverifyclient" and _per_location_tls(ctx, d):
+            return Disposition.UNSUPPORTED
+        return handler(ctx, d)
+    return wrapped
 
 
 RULES.update(table(
@@ -254,3 +279,6 @@ RULES.update(table(
     Rule("SSLStrictSNIVHostCheck", Disposition.NOT_APPLICABLE, note="nginx selects the server by SNI and Host "
          "separately; ssl_reject_handshake on the default server refuses clients without SNI"),
 ))
+
+
+_wrap_rules()

@@ -48,8 +48,8 @@ class Translator:
         self.model.nginx_version = self.ctx.options.get("nginx_version", (1, 22))
 
     def run(self) -> tuple[NginxModel, Tally]:
-        for _ in self.loaded.consumed:
-            self.tally.add(Disposition.EXACT)
+        for node in self.loaded.consumed:
+            self.tally.add(Disposition.EXACT, ("<" + node.name) if node.is_section else node.name)
         self.walk(self.loaded.children, untranslated=None)
         # Servers are completed once everything is read: httpd merges the whole main server config
         # into every virtual host, wherever in the file it stands.
@@ -68,8 +68,8 @@ class Translator:
         old = self.dispositions.get(id(directive))
         if old is None or old is disposition:
             return
-        self.tally.counts[old] -= 1
-        self.tally.add(disposition)
+        self.tally.remove(old, directive.name)
+        self.tally.add(disposition, directive.name)
         self.dispositions[id(directive)] = disposition
 
     def finish(self, server: Server) -> None:
@@ -91,7 +91,7 @@ class Translator:
         rule = RULES.get(key)
         if rule is not None and rule.handler is not None and untranslated is None:
             disposition = rule.handler(self.ctx, section) or rule.disposition
-            self.tally.add(disposition)
+            self.tally.add(disposition, "<" + section.name)
             return
         self.report(section, rule.disposition if rule else None, untranslated)
         self.walk(section.children, untranslated or section)
@@ -116,7 +116,7 @@ class Translator:
         elif disposition is Disposition.UNSUPPORTED and rule.handler is not None and not reported:
             self.diags.add("A2N101", f"{d.name} {' '.join(d.args)}: this form is not translated; nothing was "
                            "emitted for it", d.span, directive=d.name)
-        self.tally.add(disposition)
+        self.tally.add(disposition, d.name)
 
     def report(self, node: Directive, disposition: Disposition | None, untranslated: Section | None,
                reason: str | None = None) -> None:
@@ -128,7 +128,7 @@ class Translator:
                 hint = (f"did you mean {guess}?" if guess else
                         "if a third-party module provides it, translate its effect by hand")
                 self.diags.add("A2N100", f"unknown directive {label}", node.name_span, directive=label, hint=hint)
-                self.tally.add(Disposition.UNKNOWN)
+                self.tally.add(Disposition.UNKNOWN, label)
                 return
             disposition = Disposition.UNSUPPORTED
         if disposition is Disposition.UNSUPPORTED:
@@ -136,7 +136,7 @@ class Translator:
             why = reason or "no nginx translation for it yet"
             self.diags.add("A2N101", f"{label}{where}: {why}; nothing was emitted for it", node.span,
                            directive=label, related=[untranslated.span] if untranslated else [])
-        self.tally.add(disposition)
+        self.tally.add(disposition, label)
 
 
 def translate(loaded: LoadedConfig, diags: Diagnostics, options: dict | None = None) -> tuple[NginxModel, Tally]:
