@@ -9,6 +9,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
   command -v apache2 >/dev/null || [ -x /usr/sbin/apache2 ] || missing="$missing apache2"
   command -v openssl >/dev/null || missing="$missing openssl"
+  command -v wrk >/dev/null || missing="$missing wrk"
   if [ -n "$missing" ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null

@@ -12,3 +12,18 @@ def test_parse_scaling_benchmark_runs():
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "lines/s" in proc.stdout
+
+
+def test_redirect_scaling_benchmark_runs(apache_bin, nginx_bin):
+    import shutil
+    if not shutil.which("wrk"):
+        import os
+        if os.environ.get("CI"):
+            import pytest
+            pytest.fail("wrk is required (apt-get install wrk); the test command installs it when run as root")
+        import pytest
+        pytest.skip("wrk is not installed")
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "redirect_scaling.py"), "--tiny"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "nginx(" in proc.stdout and "req/s" in proc.stdout

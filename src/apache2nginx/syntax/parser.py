@@ -80,6 +80,9 @@ def unquote(raw: str) -> tuple[str, bool, bool]:
 MOD_REWRITE_RAW = {"rewriterule", "rewritecond"}
 
 
+_REWRITE_WORD = re.compile(r'"([^"]*)("?)|\'([^\']*)(\'?)|((?:\\\s|\S)+)')
+
+
 def rewrite_words(text: str) -> list[tuple[str, int, int, bool, bool]]:
     """mod_rewrite's own argument parser (parseargline) for RewriteRule and RewriteCond.
 
@@ -87,30 +90,14 @@ def rewrite_words(text: str) -> list[tuple[str, int, int, bool, bool]]:
     keeps the blank inside the argument (both stay in the value, as PCRE reads them).
     """
     words = []
-    i, n = 0, len(text)
-    while True:
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n:
-            return words
-        start = i
-        quote = text[i] if text[i] in "\"'" else ""
-        if quote:
-            i += 1
-        vstart = i
-        while i < n:
-            c = text[i]
-            if (c.isspace() and not quote) or (quote and c == quote):
-                break
-            if c == "\\" and i + 1 < n and text[i + 1].isspace():
-                i += 2
-                continue
-            i += 1
-        value = text[vstart:i]
-        terminated = not quote or (i < n and text[i] == quote)
-        if quote and i < n:
-            i += 1
-        words.append((value, start, i, bool(quote), terminated))
+    for m in _REWRITE_WORD.finditer(text):
+        if m.group(5) is not None:
+            words.append((m.group(5), m.start(), m.end(), False, True))
+        elif m.group(1) is not None:
+            words.append((m.group(1), m.start(), m.end(), True, m.group(2) == '"'))
+        else:
+            words.append((m.group(3), m.start(), m.end(), True, m.group(4) == "'"))
+    return words
 
 
 def split_words(text: str) -> list[tuple[str, int, int, bool, bool]]:
@@ -256,38 +243,42 @@ class _Builder:
         base = d.column + name_len
         d.arg_pos = [(d.line, base + w[1], d.line, base + w[2]) for w in words]
 
-    def _attach(self, d: Directive) -> None:
-        if self.stack:
-            d.parent = self.stack[-1]
-            self.stack[-1].children.append(d)
+    def add_directive(self, node) -> None:
+        stack = self.stack
+        raw = self.src[node.start_byte:node.end_byte]
+        if self.ascii and b"\\" not in raw and b"\n" not in raw and b'"' not in raw and b"'" not in raw \
+                and not node.has_error and not _SPLIT_MISMATCH.search(raw):
+            # The common line: ASCII, one line, no quotes or backslashes. Both httpd parsers (and so
+            # mod_rewrite's) split it on blanks; positions are computed only if a diagnostic asks.
+            r0, c0 = node.start_point
+            text = raw.decode("ascii")
+            words = text.split()
+            line = r0 + 1
+            d = Directive(words[0], words[1:], self.name, line, c0 + 1, line, c0 + 1 + len(text), None, None)
+            d._raw_text = text
+        else:
+            d = self._build_directive(node, raw)
+            name = d.name
+            if (name[0] == "R" or name[0] == "r") and name.lower() in MOD_REWRITE_RAW and (
+                    b'"' in raw or b"'" in raw or b"\\\\" in raw or b"\\ " in raw or b"\\\t" in raw):
+                # The parsers differ only on quotes, a doubled backslash and a backslash before a blank.
+                self._raw_rewrite(d, node)
+        if stack:
+            d.parent = stack[-1]
+            stack[-1].children.append(d)
         else:
             self.root.append(d)
 
-    def add_directive(self, node) -> None:
-        self._add_directive(node)
-        container = self.container()
-        if container and container[-1].name.lower() in MOD_REWRITE_RAW:
-            self._raw_rewrite(container[-1], node)
-
-    def _add_directive(self, node) -> None:
-        # Fast path: one line, no backslash, ASCII file -> tokenise the directive's text with a regex.
-        if self.ascii and not node.has_error:
-            raw = self.src[node.start_byte:node.end_byte]
-            if b"\\" not in raw and b"\n" not in raw and not _SPLIT_MISMATCH.search(raw):
-                r0, c0 = node.start_point
-                text = raw.decode("ascii")
-                if '"' not in text and "'" not in text:
-                    words = text.split()
-                    line = r0 + 1
-                    d = Directive(words[0], words[1:], self.name, line, c0 + 1, line, c0 + 1 + len(text), None, None)
-                    d._raw_text = text
-                    self._attach(d)
-                    return
-                name = _NAME.match(text).group()
-                line, base = r0 + 1, c0 + 1
-                args, pos, quoted = self._fast_args(text, len(name), line, base, name)
-                self._attach(Directive(name, args, self.name, line, base, line, c0 + 1 + len(text), pos, quoted))
-                return
+    def _build_directive(self, node, raw: bytes) -> Directive:
+        if self.ascii and not node.has_error and b"\\" not in raw and b"\n" not in raw \
+                and not _SPLIT_MISMATCH.search(raw):
+            # One ASCII line with quotes: a regular expression equivalent to the grammar's tokens.
+            r0, c0 = node.start_point
+            text = raw.decode("ascii")
+            name = _NAME.match(text).group()
+            line, base = r0 + 1, c0 + 1
+            args, pos, quoted = self._fast_args(text, len(name), line, base, name)
+            return Directive(name, args, self.name, line, base, line, c0 + 1 + len(text), pos, quoted)
         children = node.children
         name_node = children[0]
         name = self.text(name_node)
@@ -315,7 +306,7 @@ class _Builder:
                                                                                  r1 + 1, col(r1, c1)),
                                    directive=name)
         (r0, c0), (r1, c1) = node.start_point, node.end_point
-        self._attach(Directive(name, args, self.name, r0 + 1, col(r0, c0), r1 + 1, col(r1, c1), pos, quoted))
+        return Directive(name, args, self.name, r0 + 1, col(r0, c0), r1 + 1, col(r1, c1), pos, quoted)
 
     def open_section(self, node) -> None:
         if self.ascii and not node.has_error:
