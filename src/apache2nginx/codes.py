@@ -829,3 +829,14 @@ _short("A2N821", "per-directory-phase", "warning", "Per-directory rewrites run b
        "nginx runs a location's rewrite directives before allow/deny and auth_basic.",
        "a rewrite into another location can skip the access rules httpd enforced first.",
        "repeat the access rules in the target location.")
+_short("A2N822", "canonical-host-server", "warning", "A canonical-host rewrite became a server of its own.",
+       "the redirected host names get their own server block with a return; nginx selects it by name, ignoring a "
+       "port in the Host header, whereas %{HTTP_HOST} includes it (so `Host: example.com:80` is redirected by "
+       "nginx but not matched by the Apache condition).",
+       "only clients that send an explicit port in Host see a difference.",
+       "nothing, usually.")
+_short("A2N823", "rewrite-double-slash", "warning", "A redirect target gets a doubled slash, as in httpd.",
+       "in server context the URL path starts with `/`, so `^(.*)$` captures it and `https://host/$1` becomes "
+       "`https://host//path`. The translation reproduces it.",
+       "clients follow the doubled slash; some servers treat it as a different path.",
+       "use `^/?(.*)$` (or %{REQUEST_URI}) in the rule.")

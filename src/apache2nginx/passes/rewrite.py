@@ -541,6 +541,8 @@ def whole_site_redirect(rule: RRule) -> Stmt | None:
     host = m.group(1).replace("%{HTTP_HOST}", "$http_host").replace("%{SERVER_NAME}", "$server_name")
     code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
         or "302"
+    if rule.substitution.endswith("/$1") and captures_slash(rule.pattern):
+        host += "/"   # $1 starts with the path's own slash: httpd sends a doubled one
     return Stmt("return", [code, host + "$request_uri"], rule.span,
                 comment="httpd appends the decoded path re-escaped; $request_uri is the raw one")
 
@@ -570,6 +572,66 @@ def literal_redirect(rule: RRule) -> tuple[str, str, str] | None:
     code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
         or "302"
     return m.group(1), rule.substitution, code
+
+
+def canonical_host(rule: RRule) -> tuple[str, bool, str] | None:
+    """`RewriteCond %{HTTP_HOST} [!]^host$` + a whole-path redirect: (host, negated, return target)."""
+    if len(rule.conds) != 1 or "R" not in rule.flags or rule.pattern not in _WHOLE:
+        return None
+    cond = rule.conds[0]
+    if cond.test.upper() != "%{HTTP_HOST}" or cond.flags - {"NC"}:
+        return None
+    pattern, negated = cond.pattern, cond.pattern.startswith("!")
+    if negated:
+        pattern = pattern[1:]
+    m = re.fullmatch(r"\^((?:[A-Za-z0-9-]|\\\.)+)\$", pattern)
+    if not m:
+        return None
+    host = m.group(1).replace("\\.", ".").lower()
+    t = re.fullmatch(r"(https?://[A-Za-z0-9.\-]+(?::\d+)?)(?:/\$1|%\{REQUEST_URI\}|/)?", rule.substitution)
+    if not t or (rule.substitution.endswith("/") and "(" in rule.pattern):
+        return None
+    slash = "/" if rule.substitution.endswith("/$1") and captures_slash(rule.pattern) else ""
+    return host, negated, t.group(1) + slash + "$request_uri"
+
+
+def captures_slash(pattern: str) -> bool:
+    """In server context the path starts with `/`: `^(.*)$` captures it, `^/(.*)$` and `^/?(.*)$` do not."""
+    return pattern in ("^(.*)$", "(.*)", "^(.*)")
+
+
+def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
+    """A canonical-host redirect becomes a server of its own for the redirected names, as nginx prefers."""
+    found = canonical_host(rule)
+    if found is None or server is ctx.main or server.ssl is None:
+        return False
+    host, negated, target = found
+    names = [n for n in server.names]
+    if host not in names:
+        return False
+    code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
+        or "302"
+    redirect = Server(span=rule.span, addresses=list(server.addresses), ssl=server.ssl,
+                      statements=[s for s in server.statements if s.name.startswith("ssl_")])
+    redirect.own_statements.append(Stmt("return", [code, target], rule.span,
+                                        comment="canonical host: RewriteCond %{HTTP_HOST} + RewriteRule"))
+    position = ctx.model.servers.index(server)
+    if negated:
+        # Every name but `host` (and, as the first vhost, unknown hosts) is redirected.
+        redirect.names = [n for n in names if n != host]
+        redirect.name_spans = [rule.span] * len(redirect.names)
+        server.names, server.name_spans = [host], [server.name_spans[0] if server.name_spans else rule.span]
+        ctx.model.servers.insert(position, redirect)
+    else:
+        redirect.names, redirect.name_spans = [host], [rule.span]
+        server.names = [n for n in names if n != host]
+        server.name_spans = server.name_spans[:len(server.names)]
+        ctx.model.servers.insert(position + 1, redirect)
+    redirect.has_server_name = True
+    ctx.diags.add("A2N822", f"canonical-host rule for {host}: a server of its own answers with the redirect; "
+                  "nginx matches the host name without its port, where %{HTTP_HOST} includes a port the "
+                  "client sent", rule.span, directive="RewriteRule")
+    return True
 
 
 # ----------------------------------------------------------------- per server
@@ -648,6 +710,12 @@ def finish_server(ctx: Context, server: Server) -> None:
             map_indices |= set(indices)
     for i, rule in enumerate(rules):
         if i in map_indices:
+            continue
+        if rule.substitution.endswith("/$1") and captures_slash(rule.pattern) and "R" in rule.flags:
+            ctx.diags.add("A2N823", f"RewriteRule {rule.pattern} {rule.substitution}: in server context $1 starts "
+                          "with the path's slash, so httpd redirects to a doubled slash; the translation does the "
+                          "same", rule.span, directive="RewriteRule", hint="use ^/?(.*)$ as the pattern")
+        if state.per_dir is None and _split_canonical(ctx, server, rule):
             continue
         whole = whole_site_redirect(rule) if state.per_dir is None else None
         if whole is not None:

@@ -207,6 +207,7 @@ _FIELDS_BY_CODE = {
     "A2N4": {"status", "location", "body", "backend"},
     "A2N5": {"header", "backend header"},
     "A2N6": set(),                                   # logs are not observed
+    "A2N8": {"status", "location", "header", "body", "backend"},
     "A2N701": set(), "A2N702": {"*"}, "A2N703": set(), "A2N704": {"header"},
     "A2N705": {"backend header x-forwarded-for", "status"}, "A2N706": {"backend header x-forwarded-for", "status"},
     "A2N707": {"status", "body", "header"}, "A2N708": {"status", "body", "backend"},
