@@ -840,3 +840,14 @@ _short("A2N823", "rewrite-double-slash", "warning", "A redirect target gets a do
        "`https://host//path`. The translation reproduces it.",
        "clients follow the doubled slash; some servers treat it as a different path.",
        "use `^/?(.*)$` (or %{REQUEST_URI}) in the rule.")
+_short("A2N824", "rewrite-engine-assumed", "warning", "RewriteEngine is assumed on for a snippet.",
+       "the input has rewrite rules but never sets RewriteEngine; such a file is usually included where the engine "
+       "is on, so its rules are translated. On its own, httpd would ignore them.",
+       "if the including context leaves the engine off, the translation rewrites where httpd did not.",
+       "add RewriteEngine On (or Off) to the file to make its intent explicit.")
+_short("A2N825", "rewrite-proxy", "warning", "A [P] rule proxies through an internal location.",
+       "the rewrite leads to an internal location that proxies to the fixed backend with the rest of the path; "
+       "like httpd's default worker it does not reuse connections. X-Forwarded-Host and -Server are set rather "
+       "than appended to values the client sent.",
+       "backends behind several proxies may see shorter X-Forwarded-* chains.",
+       "use ProxyPass where the target is fixed; it gives connection reuse too.")

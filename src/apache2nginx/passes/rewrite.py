@@ -122,6 +122,7 @@ def rewrite_engine(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N001", "RewriteEngine takes on or off", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     state.engine, state.engine_span = value == "on", d.span
+    ctx.options["rewrite_engine_mentioned"] = True
     return Disposition.EXACT
 
 
@@ -341,12 +342,9 @@ class Compiler:
     def _rule_statements(self, rule: RRule) -> list[Stmt]:
         flags = rule.flags
         for f in flags:
-            if f in ("P",):
-                raise Unsupported("A2N812", "[P] (proxy from a rewrite) is not translated; use ProxyPass or proxy "
-                                  "the target location by hand")
             if f in ("N", "S", "C", "H", "QSL", "CO", "T", "B", "BNP", "BCTLS", "BNE"):
                 raise Unsupported("A2N813", f"the [{f}] flag is not translated")
-            if f not in ("L", "END", "R", "NC", "QSA", "QSD", "NE", "PT", "F", "G", "E", "NS", "DPI", "NV",
+            if f not in ("L", "END", "R", "NC", "QSA", "QSD", "NE", "PT", "F", "G", "E", "NS", "DPI", "NV", "P",
                          "UNSAFEALLOW3F", "UNSAFEPREFIXSTAT"):
                 raise Unsupported("A2N813", f"the [{f}] flag is not known")
         span = rule.span
@@ -414,6 +412,8 @@ class Compiler:
             if "R" in flags:
                 raise Unsupported("A2N815", "[R] with substitution - redirects to the same URL in a loop")
             return out
+        if "P" in flags:
+            return out + self.proxy(rule, pattern, negate, cond_names)
         target = self.expand(subst, rule, cond_names)
         qsa, qsd = "QSA" in flags, "QSD" in flags
         redirect = "R" in flags or re.match(r"^https?://", subst) is not None
@@ -448,6 +448,35 @@ class Compiler:
             # a negated pattern has no captures: rewrite whatever the URI is
             return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
         return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
+
+
+    def proxy(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str]) -> list[Stmt]:
+        """[P] to a fixed backend: rewrite into an internal location that proxies, prefix swapped for the path."""
+        m = re.fullmatch(r"(https?)://([A-Za-z0-9.\-]+(?::\d+)?)(/[^?]*)?(\?.*)?", rule.substitution)
+        if not m or negate:
+            raise Unsupported("A2N812", "[P] to a backend built from the request (or with a negated pattern) is "
+                              "not translated: a host taken from the request makes an open proxy")
+        scheme, host, path, query = m.group(1), m.group(2), m.group(3) or "/", m.group(4) or ""
+        number = self.ctx.options["rewrite_proxies"] = self.ctx.options.get("rewrite_proxies", 0) + 1
+        prefix = f"/a2n_proxy_{number}"
+        target = self.expand(prefix + path + query, rule, cond_names)
+        if query and "QSA" not in rule.flags and not target.endswith("?"):
+            target += "?"
+        loc = Location("^~", prefix + "/", [
+            Stmt("internal", [], rule.span),
+            Stmt("proxy_pass", [f"{scheme}://{host}/"], rule.span,
+                 comment="RewriteRule [P]: httpd's default worker, no connection reuse"),
+            Stmt("proxy_set_header", ["Host", host], rule.span),
+            Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], rule.span),
+            Stmt("proxy_set_header", ["X-Forwarded-Host", "$http_host"], rule.span),
+            Stmt("proxy_set_header", ["X-Forwarded-Server", "$server_name"], rule.span),
+            Stmt("proxy_redirect", ["off"], rule.span),
+        ], rule.span)
+        self.server.locations.append(loc)
+        self.ctx.diags.add("A2N825", f"RewriteRule [P] to {scheme}://{host}: proxied through an internal location; "
+                           "X-Forwarded-Host/-Server are set, not appended as httpd does", rule.span,
+                           directive="RewriteRule")
+        return [Stmt("rewrite", [pattern, target, "last"], rule.span)]
 
 
 def _quote_regex(pattern: str) -> str:
@@ -649,6 +678,14 @@ def finish_server(ctx: Context, server: Server) -> None:
                           directive="RewriteCond")
     if not state.rules:
         return
+    if state.engine is None and not ctx.options.get("rewrite_engine_mentioned"):
+        # No RewriteEngine anywhere in the input: a snippet meant for a context that turns it on.
+        ctx.diags.add("A2N824", "the input never sets RewriteEngine: its rules are translated as if the including "
+                      "context turned it on (httpd ignores them otherwise)", state.rules[0].span,
+                      directive="RewriteRule", hint="add RewriteEngine On to the file if it is used on its own")
+        state.engine = True
+        for directive in state.directives:
+            ctx.redispose(directive, Disposition.APPROXIMATE)
     if not state.engine:
         for rule in state.rules:
             ctx.diags.add("A2N818", "RewriteEngine is not on in this context: httpd ignores this rule, and so does "

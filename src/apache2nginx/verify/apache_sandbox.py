@@ -47,6 +47,7 @@ CERT_KEYS = {"sslcertificatefile": 0, "sslcertificatekeyfile": 1, "sslcacertific
 FILTER_MODULES = {"DEFLATE": "deflate", "INFLATE": "deflate", "RATE_LIMIT": "ratelimit", "INCLUDES": "include",
                   "SUBSTITUTE": "substitute", "SED": "sed", "PROXY_HTML": "proxy_html", "XML2ENC": "xml2enc"}
 URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancermember", "sethandler", "proxyset",
+                  "rewriterule",
                   "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
 PATH_DIRECTIVES = {"documentroot", "alias", "aliasmatch", "scriptalias", "scriptaliasmatch", "<directory",
                    "<directorymatch", "errordocument"}
@@ -63,7 +64,10 @@ def collect_backends(config: LoadedConfig) -> list[str]:
     seen: list[str] = []
     for node in config.walk():
         key = ("<" if node.is_section else "") + node.key
-        if key not in ("proxypass", "proxypassmatch", "balancermember", "sethandler"):
+        if key == "rewriterule" and len(node.args) > 2 and re.search(r"[\[,]\s*(P|proxy)\s*[,\]]", node.args[2],
+                                                                      re.I):
+            pass   # a [P] rule's target is a backend too
+        elif key not in ("proxypass", "proxypassmatch", "balancermember", "sethandler"):
             continue
         for arg in node.args:
             for m in _URL.finditer(arg):
@@ -136,6 +140,8 @@ class ApacheSandbox:
                     self.modules.add(FILTER_MODULES[token.upper()])
             if node.key == "loglevel" and ":" in arg:
                 self.modules.add(arg.split(":", 1)[0].lower())
+        if node.key == "rewriterule" and len(node.args) > 2 and re.search(r"\bP\b|proxy", node.args[2], re.I):
+            self.modules.update(["proxy", "proxy_http"])
         if any("balancer://" in a.lower() for a in node.args):
             for dep in ["proxy_balancer"] + DEPENDENCIES["proxy_balancer"]:
                 self.modules.add(dep)

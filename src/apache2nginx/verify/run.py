@@ -171,7 +171,7 @@ class Explainer:
                 return v
         return on_port[0] if on_port else None
 
-    def explain(self, probe: Probe, field_name: str) -> str | None:
+    def explain(self, probe: Probe, field_name: str, statuses: tuple = ()) -> str | None:
         vh = self.vhost_for(probe)
         path = unquote(urlsplit(probe.path).path)
         candidates = []
@@ -190,7 +190,8 @@ class Explainer:
         # follows in its region. A warning accounts only for the fields its kind of change can affect.
         candidates = [d for d in candidates
                       if (d.severity is Severity.ERROR or can_explain(d.code, field_name))
-                      and not (d.code == "A2N226" and probe.method in ("GET", "HEAD"))]
+                      # POST to a static file: only a 405 on one side is that difference
+                      and not (d.code == "A2N226" and (probe.method in ("GET", "HEAD") or 405 not in statuses))]
         preferred = FIELD_CODES.get(field_name, ())
         for code in preferred:
             for d in candidates:
@@ -207,7 +208,11 @@ _FIELDS_BY_CODE = {
     "A2N4": {"status", "location", "body", "backend"},
     "A2N5": {"header", "backend header"},
     "A2N6": set(),                                   # logs are not observed
-    "A2N8": {"status", "location", "header", "body", "backend"},
+    "A2N8": set(),
+    "A2N803": {"*"}, "A2N810": {"status", "body", "backend", "location"}, "A2N814": {"header", "status"},
+    "A2N816": {"location"}, "A2N820": {"status", "body", "backend"}, "A2N821": {"status"},
+    "A2N822": {"status", "location"}, "A2N823": {"location"}, "A2N824": {"*"},
+    "A2N825": {"backend header x-forwarded-host", "backend header x-forwarded-server"},
     "A2N701": set(), "A2N702": {"*"}, "A2N703": set(), "A2N704": {"header"},
     "A2N705": {"backend header x-forwarded-for", "status"}, "A2N706": {"backend header x-forwarded-for", "status"},
     "A2N707": {"status", "body", "header"}, "A2N708": {"status", "body", "backend"},
@@ -279,7 +284,7 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
                 result.same += 1
                 continue
             for field_name, av, nv in found:
-                code = explainer.explain(probe, field_name) if explainer else None
+                code = explainer.explain(probe, field_name, (a.status, n.status)) if explainer else None
                 result.differences.append(Difference(probe, field_name, av, nv, code))
     finally:
         shutil.rmtree(work, ignore_errors=True)
