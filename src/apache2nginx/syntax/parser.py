@@ -29,6 +29,9 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13))
 _NAME = re.compile(r'\S+')
 _SECTION_NAME = re.compile(r'[^\s>]+')
 _TOKEN = re.compile(r'"[^"]*"?|\'[^\']*\'?|\S+')
+# Anything that keeps a line off the common path: backslashes, newlines (continuations), quotes, and
+# control characters Python's str.split() treats as blanks but httpd and the grammar do not.
+_NOT_PLAIN = re.compile(rb"[\\\n\"'\x00-\x08\x0e-\x1f\x7f]")
 # Characters Python's str.split()/\S treat as blanks but httpd and the grammar do not.
 _SPLIT_MISMATCH = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
@@ -187,6 +190,7 @@ class _Builder:
         self._lines: list[bytes] | None = None
         self.root: list[Node] = []
         self.stack: list[Section] = []
+        self.clean = False   # the whole tree parsed without errors (set by build)
         self.aborted = False
 
     # positions ------------------------------------------------------------
@@ -246,8 +250,7 @@ class _Builder:
     def add_directive(self, node) -> None:
         stack = self.stack
         raw = self.src[node.start_byte:node.end_byte]
-        if self.ascii and b"\\" not in raw and b"\n" not in raw and b'"' not in raw and b"'" not in raw \
-                and not node.has_error and not _SPLIT_MISMATCH.search(raw):
+        if self.ascii and not _NOT_PLAIN.search(raw) and (self.clean or not node.has_error):
             # The common line: ASCII, one line, no quotes or backslashes. Both httpd parsers (and so
             # mod_rewrite's) split it on blanks; positions are computed only if a diagnostic asks.
             r0, c0 = node.start_point
@@ -270,7 +273,7 @@ class _Builder:
             self.root.append(d)
 
     def _build_directive(self, node, raw: bytes) -> Directive:
-        if self.ascii and not node.has_error and b"\\" not in raw and b"\n" not in raw \
+        if self.ascii and (self.clean or not node.has_error) and b"\\" not in raw and b"\n" not in raw \
                 and not _SPLIT_MISMATCH.search(raw):
             # One ASCII line with quotes: a regular expression equivalent to the grammar's tokens.
             r0, c0 = node.start_point
@@ -309,7 +312,7 @@ class _Builder:
         return Directive(name, args, self.name, r0 + 1, col(r0, c0), r1 + 1, col(r1, c1), pos, quoted)
 
     def open_section(self, node) -> None:
-        if self.ascii and not node.has_error:
+        if self.ascii and (self.clean or not node.has_error):
             raw = self.src[node.start_byte:node.end_byte]
             if raw.endswith(b">") and b"\\" not in raw and b"\n" not in raw and not _SPLIT_MISMATCH.search(raw):
                 text = raw.decode("ascii")
@@ -411,6 +414,7 @@ class _Builder:
         self.diags.add("A2N001", msg, sp)
 
     def build(self, root) -> None:
+        self.clean = not root.has_error
         # Iterative walk over statements; descends only into containers.
         todo = [iter(root.children)]
         while todo and not self.aborted:
