@@ -851,3 +851,7 @@ _short("A2N825", "rewrite-proxy", "warning", "A [P] rule proxies through an inte
        "than appended to values the client sent.",
        "backends behind several proxies may see shorter X-Forwarded-* chains.",
        "use ProxyPass where the target is fixed; it gives connection reuse too.")
+_short("A2N826", "directory-rewrite-unmapped", "error", "Rewrite rules in a <Directory> outside the DocumentRoot.",
+       "per-directory rules apply to the URLs that map into the directory; only directories under the server's "
+       "DocumentRoot are mapped by this translator (Alias targets are not yet).",
+       "the rules were not translated.", "move them to the server context with the URL prefix in the pattern.")

@@ -78,9 +78,19 @@ class RewriteContext:
     pending: list[Cond] = field(default_factory=list)
     directives: list[Directive] = field(default_factory=list)
     per_dir: str | None = None     # URL prefix of a per-directory context (None: server context)
+    directory: str | None = None   # the <Directory> path, turned into per_dir once DocumentRoot is known
+
+
+PER_DIRECTORY = {"rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions"}
 
 
 def _state(ctx: Context) -> RewriteContext:
+    if ctx.directory is not None:
+        states = ctx.server.settings.setdefault("directory_rewrites", {})
+        key = id(ctx.directory)
+        if key not in states:
+            states[key] = RewriteContext(directory=ctx.directory.args[0] if ctx.directory.args else "")
+        return states[key]
     holder = ctx.scope.settings if ctx.scope is not None else ctx.server.settings
     if "rewrite" not in holder:
         holder["rewrite"] = RewriteContext(per_dir=ctx.options.get("htaccess_dir"))
@@ -669,9 +679,36 @@ LITERAL_MAP_THRESHOLD = 8
 
 
 def finish_server(ctx: Context, server: Server) -> None:
-    state: RewriteContext | None = server.settings.get("rewrite")
-    if state is None:
-        return
+    for state in server.settings.get("directory_rewrites", {}).values():
+        prefix = _directory_url(ctx, server, state.directory or "")
+        if prefix is None:
+            for rule in state.rules:
+                ctx.diags.add("A2N826", f"RewriteRule in <Directory {state.directory}>: the directory is not under "
+                              "this server's DocumentRoot, so the URL it serves is unknown; nothing was emitted",
+                              rule.span, directive="RewriteRule")
+            for directive in state.directives:
+                ctx.redispose(directive, Disposition.UNSUPPORTED)
+            continue
+        state.per_dir = prefix
+        _finish_state(ctx, server, state)
+    state = server.settings.get("rewrite")
+    if state is not None:
+        _finish_state(ctx, server, state)
+
+
+def _directory_url(ctx: Context, server: Server, directory: str) -> str | None:
+    """The URL path a filesystem directory serves through the server's DocumentRoot."""
+    from .core import DEFAULT_DOCUMENT_ROOT
+    root = (server.root or ctx.main.root or DEFAULT_DOCUMENT_ROOT).rstrip("/")
+    directory = directory.rstrip("/")
+    if directory == root:
+        return "/"
+    if directory.startswith(root + "/"):
+        return directory[len(root):] + "/"
+    return None
+
+
+def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
     if state.pending:
         for cond in state.pending:
             ctx.diags.add("A2N817", "RewriteCond with no RewriteRule after it: httpd ignores it", cond.span,

@@ -101,9 +101,16 @@ class Translator:
         if rule is None:
             self.report(d, None, untranslated)
             return
-        if untranslated is not None and rule.disposition is not Disposition.NOT_APPLICABLE:
+        directory = None
+        if untranslated is not None and untranslated.key == "directory" and d.key in rewrite.PER_DIRECTORY \
+                and d.parent is untranslated:
+            # mod_rewrite inside <Directory> is translated (per-directory context) even though the section's
+            # access semantics are not yet: the rules are compiled for the URL path the directory serves.
+            directory = untranslated
+        elif untranslated is not None and rule.disposition is not Disposition.NOT_APPLICABLE:
             self.report(d, Disposition.UNSUPPORTED, untranslated)
             return
+        self.ctx.directory = directory
         disposition = rule.disposition
         before = len(self.diags)
         if rule.handler is not None:
