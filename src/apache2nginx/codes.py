@@ -855,3 +855,8 @@ _short("A2N826", "directory-rewrite-unmapped", "error", "Rewrite rules in a <Dir
        "per-directory rules apply to the URLs that map into the directory; only directories under the server's "
        "DocumentRoot are mapped by this translator (Alias targets are not yet).",
        "the rules were not translated.", "move them to the server context with the URL prefix in the pattern.")
+_short("A2N827", "rewrite-type", "warning", "A [T=type] rule became a regex location.",
+       "httpd forces the response type for every request the pattern matches; the translation uses a regular-"
+       "expression location with an empty types map and that default_type.",
+       "requests under a ^~ prefix location (a translated Location, Alias or ProxyPass) keep their usual type.",
+       "repeat the types/default_type inside those locations if they serve such files.")

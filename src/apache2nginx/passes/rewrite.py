@@ -352,6 +352,8 @@ class Compiler:
     def _rule_statements(self, rule: RRule) -> list[Stmt]:
         flags = rule.flags
         for f in flags:
+            if f == "T" and rule.substitution == "-" and not rule.conds and not rule.pattern.startswith("!"):
+                continue
             if f in ("N", "S", "C", "H", "QSL", "CO", "T", "B", "BNP", "BCTLS", "BNE"):
                 raise Unsupported("A2N813", f"the [{f}] flag is not translated")
             if f not in ("L", "END", "R", "NC", "QSA", "QSD", "NE", "PT", "F", "G", "E", "NS", "DPI", "NV", "P",
@@ -418,6 +420,15 @@ class Compiler:
                 self.ctx.diags.add("A2N814", f"[E={value}]: the environment variable becomes an nginx variable; "
                                    "modules that read it in httpd do not see it", span, directive="RewriteRule")
         subst = rule.substitution
+        if subst == "-" and "T" in flags:
+            # Force the type of responses the pattern matches: a regex location with an emptied types map.
+            self.server.locations.append(Location("~", pattern, [
+                Stmt("types", [], span, block=[]),
+                Stmt("default_type", [flags["T"]], span, comment="RewriteRule [T]")], span))
+            self.ctx.diags.add("A2N827", f"RewriteRule {rule.pattern} - [T={flags['T']}]: a regular-expression "
+                               "location sets the type; it is not consulted for URLs under ^~ prefix locations",
+                               span, directive="RewriteRule")
+            return out
         if subst == "-":
             if "R" in flags:
                 raise Unsupported("A2N815", "[R] with substitution - redirects to the same URL in a loop")

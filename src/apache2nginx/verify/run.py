@@ -213,6 +213,7 @@ _FIELDS_BY_CODE = {
     "A2N816": {"location"}, "A2N820": {"status", "body", "backend"}, "A2N821": {"status"},
     "A2N822": {"status", "location"}, "A2N823": {"location"}, "A2N824": {"*"},
     "A2N825": {"backend header x-forwarded-host", "backend header x-forwarded-server"},
+    "A2N827": {"header content-type", "status"},
     "A2N701": set(), "A2N702": {"*"}, "A2N703": set(), "A2N704": {"header"},
     "A2N705": {"backend header x-forwarded-for", "status"}, "A2N706": {"backend header x-forwarded-for", "status"},
     "A2N707": {"status", "body", "header"}, "A2N708": {"status", "body", "backend"},
