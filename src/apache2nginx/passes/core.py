@@ -13,7 +13,7 @@ import re
 
 from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
-from .base import Context, Disposition, Rule, on_off_directive, table
+from .base import Context, Disposition, flag, on_off_directive, Rule, table
 
 DEFAULT_DOCUMENT_ROOT = "/var/www/html"   # DocumentRoot compiled into Debian's httpd
 _ADDR = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\[\]]+))?(?::(?P<port>\d+|\*))?$")
@@ -386,7 +386,7 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
 
 
 def keepalive(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value == "off":
         ctx.settings["keepalive_timeout"] = ("0", d.span)
     elif value != "on":
@@ -421,7 +421,7 @@ def _bytes(value: str) -> str | None:
 
 
 def server_tokens(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value in ("prod", "productonly", "major", "minor", "min", "minimal"):
         ctx.settings["server_tokens"] = ("off", d.span)
     elif value in ("os", "full"):
@@ -434,7 +434,8 @@ def server_tokens(ctx: Context, d: Directive) -> Disposition:
 
 
 def trace_enable(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    ctx.options.setdefault("trace_enable", []).append(d)
+    value = flag(d)
     if value == "off":
         return Disposition.EXACT
     ctx.diags.add("A2N213", f"TraceEnable {d.args[0] if d.args else ''}: nginx always answers TRACE with 405",
@@ -471,7 +472,7 @@ def types_config(ctx: Context, d: Directive) -> Disposition:
 
 
 def use_canonical_name(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value == "off":
         ctx.emit("server_name_in_redirect", ["off"], d.span)
         return Disposition.EXACT
@@ -546,8 +547,12 @@ def finish_server(ctx: Context, server: Server) -> None:
     """Settings that become directives once the whole server is seen, and httpd's defaults made explicit."""
     main = ctx.main
     if server is not main or ctx.model.full:
+        trace_off = any(flag(t) == "off" for t in ctx.options.get("trace_enable", []))
         ctx.diags.add("A2N226", "nginx's static file handler answers POST (and other methods but GET/HEAD) "
-                      "with 405 where httpd serves the file", server.span)
+                      "with 405 where httpd serves the file" + ("" if trace_off else
+                                                                "; nginx also answers TRACE with 405, which "
+                                                                "httpd echoes (TraceEnable defaults to on)"),
+                      server.span)
     for key, name, default in DEFAULTS:
         own = server.settings.get(key)
         if own:

@@ -11,7 +11,7 @@ import re
 
 from ..model import MapBlock, Stmt
 from ..syntax.tree import Directive
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, flag, Rule, table
 
 UNITS = {"year": 31536000, "month": 2592000, "week": 604800, "day": 86400, "hour": 3600, "minute": 60,
          "second": 1}
@@ -44,7 +44,7 @@ def parse_expiry(text: str) -> str | None:
 
 
 def expires_active(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value not in ("on", "off"):
         return Disposition.UNSUPPORTED
     ctx.settings["expires_active"] = (value == "on", d.span)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..model import MapBlock, Stmt
 from ..syntax.tree import Directive
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, flag, Rule, table
 
 _LISTING = ("directory listings (Options Indexes) are not translated, and nginx's autoindex has no icons, "
             "descriptions, headers or readmes")
@@ -55,7 +55,7 @@ def file_etag(ctx: Context, d: Directive) -> Disposition:
 
 
 def allow_encoded_slashes(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     ctx.settings["allow_encoded_slashes"] = (value, d.span)
     if value == "on":
         return Disposition.EXACT   # nginx decodes %2F too

@@ -13,7 +13,7 @@ import re
 
 from ..model import Stmt
 from ..syntax.tree import Directive
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, flag, Rule, table
 
 RATELIMIT_VARS = {"rate-limit", "rate-initial-burst"}
 
@@ -149,7 +149,7 @@ def finish_remoteip(ctx: Context, server) -> None:
 
 
 def set_handler(ctx: Context, d: Directive) -> Disposition:
-    handler = d.args[0].lower() if d.args else ""
+    handler = flag(d)
     if handler == "server-status":
         ctx.emit("stub_status", [], d.span)
         ctx.diags.add("A2N707", "server-status becomes stub_status: the page shows different figures; its access "

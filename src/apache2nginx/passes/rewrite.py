@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, flag, Rule, table
 
 # %{VAR} -> nginx variable (server context meaning).
 VARIABLES = {
@@ -127,7 +127,7 @@ def _normalise(flags: dict[str, str]) -> dict[str, str]:
 
 def rewrite_engine(ctx: Context, d: Directive) -> Disposition:
     state = _state(ctx)
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value not in ("on", "off"):
         ctx.diags.add("A2N001", "RewriteEngine takes on or off", d.span, directive=d.name)
         return Disposition.UNSUPPORTED

@@ -12,11 +12,11 @@ import re
 
 from ..model import Server, Stmt
 from ..syntax.tree import Directive
-from .base import Context, Disposition, Rule, on_off_directive, table, value_directive
+from .base import Context, Disposition, flag, on_off_directive, Rule, table, value_directive
 
 
 def ssl_engine(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value not in ("on", "off", "optional"):
         ctx.diags.add("A2N001", f"SSLEngine {value}: expected on, off or optional", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
@@ -148,7 +148,7 @@ def ssl_chain(ctx: Context, d: Directive) -> Disposition:
 
 
 def ssl_verify_client(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     mapping = {"none": "off", "optional": "optional", "require": "on", "optional_no_ca": "optional_no_ca"}
     if value not in mapping:
         return Disposition.UNSUPPORTED
@@ -176,7 +176,7 @@ def ssl_verify_depth(ctx: Context, d: Directive) -> Disposition:
 
 
 def ssl_stapling(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value == "off":
         return Disposition.EXACT
     ctx.emit("ssl_stapling", ["on"], d.span)
@@ -187,7 +187,7 @@ def ssl_stapling(ctx: Context, d: Directive) -> Disposition:
 
 
 def ssl_proxy_verify(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value == "require":
         ctx.emit("proxy_ssl_verify", ["on"], d.span)
         return Disposition.EXACT
@@ -201,7 +201,7 @@ def ssl_proxy_verify(ctx: Context, d: Directive) -> Disposition:
 
 
 def ssl_proxy_check(ctx: Context, d: Directive) -> Disposition:
-    value = d.args[0].lower() if d.args else ""
+    value = flag(d)
     if value == "off":
         return Disposition.EXACT   # nginx checks nothing unless proxy_ssl_verify is on
     ctx.diags.add("A2N224", f"{d.name} on: nginx checks the backend certificate only with proxy_ssl_verify on",
