@@ -93,3 +93,23 @@ def test_a_wrong_nginx_file_is_caught_with_its_request(apache_bin, nginx_bin, tm
     assert proc.returncode == 1
     requests = {d["request"] for d in json.loads(proc.stdout)["differences"]}
     assert any(r.endswith("/v2x") for r in requests)
+
+
+def test_a_server_that_listens_then_exits_is_not_taken_for_started():
+    """httpd binds its ports before mod_ssl's post-config checks and can still exit: an accepting
+    port is not enough to call it started."""
+    import subprocess
+    import sys
+
+    from apache2nginx.lint.sandbox import free_port
+    from apache2nginx.verify.process import wait_for_ports
+
+    port = free_port()
+    script = ("import socket,time\ns=socket.socket();s.bind(('127.0.0.1',%d));s.listen();time.sleep(0.5)" % port)
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        assert wait_for_ports({port}, proc, timeout=5, ready=lambda: False) == {port}
+        assert proc.poll() is not None
+    finally:
+        proc.kill()
+        proc.wait()

@@ -261,10 +261,10 @@ class ApacheSandbox:
         conf = self.write()
         self.proc = subprocess.Popen([self.apache_bin, "-f", str(conf), "-DFOREGROUND"], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True)
-        if wait_for_ports(set(self.ports.values()), self.proc, timeout):
+        log = self.prefix / "logs" / "error.log"
+        if wait_for_ports(set(self.ports.values()), self.proc, timeout, lambda: _resumed(log)):
             err = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
             self.stop()
-            log = (self.prefix / "logs" / "error.log")
             raise RuntimeError("httpd did not start: " + (err or "") + (log.read_text() if log.exists() else ""))
 
     def stop(self) -> None:
@@ -282,3 +282,12 @@ def directive_names(nodes) -> set[str]:
         if isinstance(n, Section):
             out |= directive_names(n.children)
     return out
+
+
+def _resumed(log: Path) -> bool:
+    """httpd has finished its post-config hooks: the MPM logged AH00489 ("resuming normal operations"),
+    which it does whatever the LogLevel."""
+    try:
+        return b"AH00489" in log.read_bytes()
+    except OSError:
+        return False

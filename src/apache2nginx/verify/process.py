@@ -6,22 +6,30 @@ import signal
 import socket
 import subprocess
 import time
+from typing import Callable
 
 
-def wait_for_ports(ports: set[int], proc: subprocess.Popen | None = None, timeout: float = 15) -> set[int]:
-    """Wait until every port accepts connections; returns those that never did (empty on success)."""
+def wait_for_ports(ports: set[int], proc: subprocess.Popen | None = None, timeout: float = 15,
+                   ready: Callable[[], bool] | None = None) -> set[int]:
+    """Wait until every port accepts connections and `ready()` holds; returns the ports that never did
+    (all of them when the process died or `ready` never held; empty on success).
+
+    An accepting port alone is not proof: httpd binds its listeners before its post-config hooks
+    (mod_ssl's certificate checks among them) run, and may still exit after the kernel has accepted
+    a connection."""
     pending = set(ports)
     deadline = time.monotonic() + timeout
-    while pending and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
-            break
+            return set(ports)
         for port in list(pending):
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     pending.discard(port)
-        if pending:
-            time.sleep(0.02)
-    return pending
+        if not pending and (ready is None or ready()):
+            return set()
+        time.sleep(0.02)
+    return pending or set(ports)
 
 
 def stop_process(proc: subprocess.Popen | None) -> None:
