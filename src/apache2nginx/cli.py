@@ -127,8 +127,8 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
                              + result.tally.line() + "\n")
     if result.fatal:
         sys.exit(2)
-    if (strict and diags.at_least(Severity.WARNING)) or any(d.code == "A2N100" for d in diags):
-        # An unknown directive is a finding even without --strict: httpd refuses it too.
+    if (strict and diags.at_least(Severity.WARNING)) or any(d.code in ("A2N001", "A2N100") for d in diags):
+        # A syntax error or an unknown directive is a finding even without --strict: httpd refuses it too.
         sys.exit(1)
 
 

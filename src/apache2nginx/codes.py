@@ -769,11 +769,13 @@ _short("A2N802", "rewrite-inherit", "error", "Inherited rewrite rules are not co
 _short("A2N803", "rewrite-option", "warning", "A RewriteOptions switch has no nginx counterpart.",
        "edge switches (AllowAnyURI, MergeBase, ...) change how httpd matches or builds URLs.",
        "a few unusual requests may be rewritten differently.", "check the affected rules by hand.")
-_short("A2N804", "rewrite-map", "error", "RewriteMap is not translated.",
-       "txt/rnd/dbm maps become nginx map blocks and int: maps have partial equivalents, but this translator "
-       "version converts none of them; prg: and dbd: need an external service.",
+_short("A2N804", "rewrite-map", "error", "A RewriteMap (or a lookup in it) is not translated.",
+       "txt maps become nginx map blocks read from the map file, and int:tolower of the host name becomes $host. "
+       "dbm maps are binary databases, prg: maps run a program and dbd:/fastdbd: query SQL at request time; "
+       "rnd maps pick at random; other int: functions have no nginx equivalent.",
        "rules that look values up in the map are not translated.",
-       "write the map as an nginx `map $key $value { ... }` and use the variable in the rule.")
+       "export a dbm map as a txt map, or write an nginx `map $key $value { ... }` (or an auth_request / "
+       "backend service for program and SQL lookups) and use the variable in the rule.")
 _short("A2N805", "rewrite-in-location", "error", "Rewrite directives inside <Location> are not translated.",
        "httpd runs them per directory against the mapped file path, a combination with no clean nginx form.",
        "requests under that Location are not rewritten.", "move the rules to the server or a <Directory>.")
@@ -799,8 +801,8 @@ _short("A2N812", "rewrite-proxy", "error", "A [P] rule is not translated.",
        "the rule proxies to a URL built from the request; the translation does not generate the proxy location.",
        "matching requests are not proxied.", "use ProxyPass/ProxyPassMatch, or proxy_pass in a location by hand.")
 _short("A2N813", "rewrite-flag", "error", "A RewriteRule flag is not translated.",
-       "chains, skips, loops ([C], [S], [N]), handlers, types, cookies and back-reference escaping have no "
-       "direct nginx form in this translator.", "the rule was not translated.", "translate the rule by hand.")
+       "loops ([N]), handlers ([H]) and types forced together with a substitution or conditions ([T]) have no "
+       "direct nginx form in this translator; the flag's arguments may also be malformed.", "the rule was not translated.", "translate the rule by hand.")
 _short("A2N814", "rewrite-env", "warning", "[E=...] sets an nginx variable instead of an environment variable.",
        "modules that read the environment variable in httpd (logging conditions, headers, CGI) do not see it.",
        "their behaviour differs unless wired to the variable.", "use the nginx variable where it is consumed.")
@@ -860,3 +862,29 @@ _short("A2N827", "rewrite-type", "warning", "A [T=type] rule became a regex loca
        "expression location with an empty types map and that default_type.",
        "requests under a ^~ prefix location (a translated Location, Alias or ProxyPass) keep their usual type.",
        "repeat the types/default_type inside those locations if they serve such files.")
+_short("A2N828", "rewrite-backref-escaping", "warning", "[B] back-reference escaping differs in nginx.",
+       "httpd's [B] (and BNP, BCTLS, BNE) %-escapes the captured text before it is put into the substitution. "
+       "nginx's rewrite copies captures as they are, except in the query part of the target when the request "
+       "URI itself contained %-escapes or `+`; then it escapes space, #, %, &, +, ; and ?.",
+       "a capture holding a raw `&`, `=` or `/` reaches the backend unescaped: a query parameter can be split.",
+       "avoid the capture in the query (pass the path instead), or validate the characters in the pattern "
+       "(e.g. `([A-Za-z0-9_-]+)`), which makes both servers agree.")
+_short("A2N830", "rewrite-dependent-rule", "error", "A rule depends on a [C] or [S] rule that is not translated.",
+       "a rule chained to an untranslated [C] rule, or inside the range of an untranslated [S] rule, would run "
+       "where httpd skips it.", "the rule was not translated either.",
+       "translate the head rule by hand, then this one.")
+_short("A2N831", "rewrite-map-file", "error", "A RewriteMap file is missing or unreadable.",
+       "httpd checks txt and rnd map files when it starts and refuses to run without them; the translation "
+       "reads the entries into nginx `map` blocks, so without the file its maps are empty.",
+       "every lookup in the translation gives the default value.",
+       "convert where the map file is present, or pass --server-root so a relative path resolves.")
+_short("A2N832", "rewrite-map-tolower", "warning", "An int:tolower lookup of the host became $host.",
+       "nginx's $host is the Host header's name in lower case, without a port. For %{SERVER_NAME} that is what "
+       "httpd gives under UseCanonicalName Off (the default); %{HTTP_HOST} also carries the port when the "
+       "client sent one.", "a rule that relies on the port in the lowered value sees none.",
+       "nothing, usually; match the port with %{SERVER_PORT} if it matters.")
+_short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
+       "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
+       "translation sends `Max-Age` with the same number of seconds.",
+       "clients that ignore Max-Age (very old ones) keep the cookie for the session only.",
+       "nothing, usually; set the cookie in the application if the exact header matters.")

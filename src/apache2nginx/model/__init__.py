@@ -125,6 +125,7 @@ class MapBlock:
     default: str | None = None
     hostnames: bool = False
     span: Span | None = None
+    volatile: bool = False          # re-evaluated at every use (its source changes within a request)
 
 
 @dataclass

@@ -7,7 +7,8 @@ merits, so these are not-applicable: reported as info, never silently dropped.
 """
 from __future__ import annotations
 
-from .base import Disposition, Rule, table
+from .base import Context, Disposition, flag, Rule, table
+from ..syntax.tree import Directive
 
 _MPM_NOTE = ("MPM tuning has no per-server nginx equivalent; size worker_processes and "
              "worker_connections globally instead")
@@ -22,7 +23,6 @@ _NA = {
     "Mutex": "nginx needs no accept mutex configuration",
     "DefaultRuntimeDir": "nginx keeps its runtime files under its prefix",
     "ServerAdmin": "only shown on httpd's own error pages; nginx's pages do not show it",
-    "HostnameLookups": "nginx never does reverse DNS for logging",
     "ServerLimit": _MPM_NOTE, "StartServers": _MPM_NOTE, "MinSpareServers": _MPM_NOTE,
     "MaxSpareServers": _MPM_NOTE, "MaxRequestWorkers": _MPM_NOTE, "MaxClients": _MPM_NOTE,
     "MaxConnectionsPerChild": _MPM_NOTE, "MaxRequestsPerChild": _MPM_NOTE, "MinSpareThreads": _MPM_NOTE,
@@ -36,4 +36,15 @@ _NA = {
     "CoreDumpDirectory": "nginx uses working_directory in its main context",
 }
 
-RULES = table(*(Rule(name, Disposition.NOT_APPLICABLE, note=note) for name, note in _NA.items()))
+
+
+def hostname_lookups(ctx: Context, d: Directive) -> Disposition:
+    """Recorded for mod_rewrite: with lookups on anywhere, %{REMOTE_HOST} is a DNS name, not the address."""
+    if flag(d) in ("on", "double"):
+        ctx.options["hostname_lookups"] = True
+    return Disposition.NOT_APPLICABLE
+
+
+RULES = table(*(Rule(name, Disposition.NOT_APPLICABLE, note=note) for name, note in _NA.items()),
+              Rule("HostnameLookups", Disposition.NOT_APPLICABLE, hostname_lookups,
+                   note="nginx never does reverse DNS for logging"))

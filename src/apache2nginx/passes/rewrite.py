@@ -29,6 +29,7 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
+from .rewrite_compare import integer_compare, string_compare
 
 # %{VAR} -> nginx variable (server context meaning).
 VARIABLES = {
@@ -42,6 +43,15 @@ VARIABLES = {
     "REQUEST_FILENAME": "$a2n_request_uri", "SCRIPT_FILENAME": "$a2n_request_uri",
     "CONN_REMOTE_ADDR": "$realip_remote_addr",
 }
+def env_variable(name: str) -> str:
+    """The nginx variable an [E=NAME] flag sets (prefixed: nginx refuses `set` on its own names, case-blind)."""
+    return "$a2n_env_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+# %{TIME_*} as pieces of $time_iso8601 (2026-11-21T06:37:07+00:00); TIME_WDAY has no source in nginx.
+_TIME_PARTS = {"TIME_YEAR": "$1", "TIME_MON": "$2", "TIME_DAY": "$3", "TIME_HOUR": "$4", "TIME_MIN": "$5",
+               "TIME_SEC": "$6", "TIME": "$1$2$3$4$5$6"}
+
 PER_DIR_VARIABLES = {"REQUEST_FILENAME": "$request_filename", "SCRIPT_FILENAME": "$request_filename"}
 _VAR = re.compile(r"%\{([A-Za-z_:][A-Za-z0-9_:.\-]*)\}")
 _FLAG_SPLIT = re.compile(r",(?![^\[]*\])")
@@ -97,6 +107,10 @@ def _state(ctx: Context) -> RewriteContext:
     return holder["rewrite"]
 
 
+def _bracketed(text: str) -> bool:
+    return len(text) >= 2 and text[0] == "[" and text[-1] == "]"
+
+
 def _flags(text: str | None) -> dict[str, str]:
     out: dict[str, str] = {}
     if not text:
@@ -142,6 +156,11 @@ def rewrite_cond(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) < 2:
         ctx.diags.add("A2N001", "RewriteCond needs a test string and a condition", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
+    if len(d.args) > 2 and not _bracketed(d.args[2]):
+        ctx.diags.add("A2N001", f"RewriteCond flags {d.args[2]!r} are not in [brackets]: httpd refuses the "
+                      "configuration (bad flag delimiters)", d.arg_span(2), directive=d.name,
+                      hint="quote a pattern that holds a space, e.g. \"-gt 10\"")
+        return Disposition.UNSUPPORTED
     flags = {f.upper() for f in _flags(d.args[2] if len(d.args) > 2 else None)}
     flags = {_LONG.get(f, f) for f in flags}
     _state(ctx).pending.append(Cond(d.args[0], d.args[1], flags, d.span, d))
@@ -157,7 +176,14 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N001", "RewriteRule needs a pattern and a substitution", d.span, directive=d.name)
         state.pending = []
         return Disposition.UNSUPPORTED
+    if len(d.args) > 2 and not _bracketed(d.args[2]):
+        ctx.diags.add("A2N001", f"RewriteRule flags {d.args[2]!r} are not in [brackets]: httpd refuses the "
+                      "configuration (bad flag delimiters)", d.arg_span(2), directive=d.name)
+        state.pending = []
+        return Disposition.UNSUPPORTED
     flags = _normalise(_flags(d.args[2] if len(d.args) > 2 else None))
+    if flags.get("E"):
+        ctx.options.setdefault("rewrite_env", set()).add(flags["E"].lstrip("!").partition(":")[0])
     if len(d.args) > 3:
         ctx.diags.add("A2N801", f"RewriteRule has {len(d.args)} arguments; httpd refuses more than three "
                       "(a comment after the flags?)", d.span, directive=d.name)
@@ -188,16 +214,73 @@ def rewrite_options(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
+@dataclass
+class RewriteMapDef:
+    """A RewriteMap as the rules see it: its kind and, for txt maps, the entries httpd would look up."""
+
+    name: str
+    kind: str                      # txt, rnd, int, dbm, prg, dbd, fastdbd
+    source: str
+    span: Span
+    entries: dict[str, str] | None = None   # first occurrence of each key wins, as in httpd
+    problem: str | None = None      # why rules cannot use it
+
+
+def read_txt_map(text: str) -> dict[str, str]:
+    """httpd's txt map format: `key value` lines; lines starting with `#` or white space are skipped, the
+    first line for a key wins, a key without a value is no entry."""
+    entries: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line or line[0] == "#" or line[0].isspace():
+            continue
+        words = line.split()
+        if len(words) >= 2 and words[0] not in entries:
+            entries[words[0]] = words[1]
+    return entries
+
+
 def rewrite_map(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) < 2:
+        ctx.diags.add("A2N001", "RewriteMap needs a name and a type:source", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     name, source = d.args[0], d.args[1]
-    kind = source.split(":", 1)[0].lower()
+    kind, _, path = source.partition(":")
+    kind = kind.lower().split("=", 1)[0]
+    mapdef = RewriteMapDef(name, kind, source, d.span)
+    ctx.settings.setdefault("rewrite_maps", {})[name] = mapdef
+    if kind in ("txt", "rnd"):
+        locate = ctx.options.get("locate")
+        found = locate(path) if locate else None
+        if found is None:
+            ctx.diags.add("A2N831", f"RewriteMap {name}: the map file {path} was not found; httpd refuses to start "
+                          "without it, and the translation's map is empty", d.span, directive=d.name,
+                          hint="convert where the map file is present (or pass --server-root)")
+            mapdef.entries = {}
+            return Disposition.UNSUPPORTED
+        try:
+            mapdef.entries = read_txt_map(found.read_text(encoding="utf-8", errors="surrogateescape"))
+        except OSError as exc:
+            ctx.diags.add("A2N831", f"RewriteMap {name}: the map file {path} cannot be read ({exc.strerror})",
+                          d.span, directive=d.name)
+            mapdef.entries = {}
+            return Disposition.UNSUPPORTED
+        unsafe = [k for k, v in mapdef.entries.items() if "$" in v or "$" in k or "{" in v]
+        if unsafe:
+            mapdef.problem = f"its entry {unsafe[0]!r} holds `$` or `{{`, which nginx map values read as variables"
+        elif kind == "rnd":
+            mapdef.problem = "rnd maps (random choice per lookup) are not translated"
+        return Disposition.UNSUPPORTED if mapdef.problem else Disposition.EXACT
+    if kind == "int":
+        if path.lower() in ("tolower", "toupper", "escape", "unescape"):
+            return Disposition.EXACT   # each use is judged where it stands
+        mapdef.problem = f"int:{path} is not a function httpd provides"
+        ctx.diags.add("A2N804", f"RewriteMap {name} {source}: {mapdef.problem}", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    mapdef.problem = f"{kind} maps ask a program or a database at request time"
     ctx.diags.add("A2N804", f"RewriteMap {name} {source}: {kind} maps are not translated; rules that use "
                   f"${{{name}:...}} are reported", d.span, directive=d.name,
-                  hint="convert the map to an nginx `map` block by hand" if kind in ("txt", "rnd", "dbm")
+                  hint="export a dbm map to a txt map (httxt2dbm's input) and point RewriteMap at it" if kind == "dbm"
                   else "replace the program or database lookup with an nginx map or an auth_request service")
-    ctx.settings.setdefault("rewrite_maps", {})[name] = source
     return Disposition.UNSUPPORTED
 
 
@@ -213,7 +296,7 @@ RULES = table(
     Rule("RewriteRule", Disposition.EXACT, rewrite_rule),
     Rule("RewriteBase", Disposition.EXACT, rewrite_base),
     Rule("RewriteOptions", Disposition.EXACT, rewrite_options),
-    Rule("RewriteMap", Disposition.UNSUPPORTED, rewrite_map),
+    Rule("RewriteMap", Disposition.EXACT, rewrite_map),
 )
 
 
@@ -234,14 +317,24 @@ class Compiler:
         self.out: list[Stmt] = []
         self.needs_request_uri = False
         self.counter = 0
-        self.prelude: list[Stmt] = []   # `set` statements that build composite test strings
+        self.tests_built: list[Stmt] = []   # `set` statements that build a composite test string
+        self.lookups: list[Stmt] = []       # statements that look RewriteMap values up
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
         upper = name.upper()
         if upper.startswith("HTTP:"):
             return "$http_" + name[5:].lower().replace("-", "_")
-        if upper.startswith("ENV:") or upper.startswith("SSL:") or upper.startswith("TIME") or \
+        if upper.startswith("ENV:"):
+            if name[4:] in self.ctx.options.get("rewrite_env", ()):
+                return env_variable(name[4:])
+            raise Unsupported("A2N806", f"%{{{name}}} is not set by a RewriteRule [E=] flag of this input (SetEnv, "
+                              "SetEnvIf or the process environment are not translated into nginx variables)")
+        if upper == "REMOTE_HOST" and not self.ctx.options.get("hostname_lookups"):
+            return "$remote_addr"   # HostnameLookups Off: httpd gives the address itself
+        if upper in _TIME_PARTS:
+            return self._time_variable(upper)
+        if upper.startswith("SSL:") or upper.startswith("TIME") or \
                 upper in ("IS_SUBREQ", "API_VERSION", "REMOTE_HOST", "REMOTE_IDENT", "REQUEST_BODY"):
             raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
         if upper.startswith("LA-U:") or upper.startswith("LA-F:"):
@@ -259,24 +352,101 @@ class Compiler:
             return "$http_" + upper[5:].lower()
         raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
 
+    def _time_variable(self, name: str) -> str:
+        """httpd's TIME_* variables (local time) cut out of nginx's $time_iso8601, also local time."""
+        variable = "$a2n_" + name.lower()
+        if not any(m.variable == variable for m in self.ctx.model.maps):
+            self.ctx.model.maps.append(MapBlock(
+                "$time_iso8601", variable,
+                [("~^(\\d{4})-(\\d\\d)-(\\d\\d)T(\\d\\d):(\\d\\d):(\\d\\d)", _TIME_PARTS[name])], '""'))
+        return variable
+
     def _https_map(self) -> None:
         if not any(m.variable == "$a2n_https" for m in self.ctx.model.maps):
             self.ctx.model.maps.append(MapBlock("$https", "$a2n_https", [('""', "off")], "on"))
 
-    def expand(self, text: str, rule: RRule, cond_names: dict[int, str]) -> str:
-        """Substitution text: %{VAR}, $N (rule captures) and %N (named condition captures)."""
+    def expand(self, text: str, rule: RRule, cond_names: dict[int, str],
+               rule_names: dict[int, str] | None = None) -> str:
+        """Substitution text: %{VAR}, $N (rule captures: nginx's own, or named ones saved before the
+        conditions ran) and %N (named condition captures)."""
         if "${" in text:
-            raise Unsupported("A2N804", "the substitution uses a RewriteMap, which is not translated")
+            text = self.expand_maps(text, rule, cond_names, rule_names)
         text = _VAR.sub(lambda m: "${" + self.variable(m.group(1), rule)[1:] + "}", text)
 
         def backref(m: re.Match) -> str:
             n = int(m.group(2))
+            if m.group(1) == "$" and rule_names is not None:
+                return "${" + rule_names[n] + "}" if n in rule_names else ""   # httpd: empty
             if m.group(1) == "$":
                 return f"${n}" if n else "$uri"   # nginx reads exactly one digit after $
-            if n not in cond_names:
-                raise Unsupported("A2N807", f"%{n} refers to a condition capture that does not exist")
-            return "${" + cond_names[n] + "}"
+            return "${" + cond_names[n] + "}" if n in cond_names else ""
         return re.sub(r"(?<!\\)([$%])(\d)", backref, text)
+
+    # -- RewriteMap lookups --------------------------------------------------
+    def expand_maps(self, text: str, rule: RRule, cond_names: dict[int, str],
+                    rule_names: dict[int, str] | None) -> str:
+        """Replace each `${map:key|default}` with a variable that `self.lookups` statements fill in."""
+        out, i = [], 0
+        while True:
+            start = text.find("${", i)
+            if start < 0:
+                out.append(text[i:])
+                return "".join(out)
+            end, depth = start + 2, 1
+            while end < len(text) and depth:
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            if depth:
+                raise Unsupported("A2N804", f"the map lookup {text[start:]!r} is not closed")
+            body = text[start + 2:end - 1]
+            name, colon, rest = body.partition(":")
+            if not colon:
+                raise Unsupported("A2N804", f"${{{body}}} is not a map lookup (${{map:key}})")
+            key, bar, default = _split_default(rest)
+            out.append(text[i:start])
+            out.append(self.map_value(name, key, default if bar else None, rule, cond_names, rule_names))
+            i = end
+
+    def map_value(self, name: str, key: str, default: str | None, rule: RRule, cond_names: dict[int, str],
+                  rule_names: dict[int, str] | None) -> str:
+        mapdef = self.server.settings.get("rewrite_maps", {}).get(name) or \
+            self.ctx.main.settings.get("rewrite_maps", {}).get(name)
+        if mapdef is None:
+            raise Unsupported("A2N804", f"${{{name}:...}} uses a map no RewriteMap defines")
+        if mapdef.problem:
+            raise Unsupported("A2N804", f"${{{name}:...}}: {mapdef.problem}")
+        if mapdef.kind == "int":
+            function = mapdef.source.partition(":")[2].lower()
+            if function == "tolower" and key.upper() in ("%{SERVER_NAME}", "%{HTTP_HOST}"):
+                self.ctx.diags.add("A2N832", f"${{{name}:{key}}}: nginx's $host is the lower-cased host name"
+                                   + (" without the port %{HTTP_HOST} includes" if "HTTP_HOST" in key.upper()
+                                      else " (as %{SERVER_NAME} is under UseCanonicalName Off)"),
+                                   rule.span, directive="RewriteRule")
+                return "${host}"
+            raise Unsupported("A2N804", f"${{{name}:{key}}}: int:{function} has no nginx equivalent for a value "
+                              "other than the host name")
+        key_value = self.expand(key, rule, cond_names, rule_names)
+        default_value = self.expand(default, rule, cond_names, rule_names) if default is not None else ""
+        cache = self.ctx.options.setdefault("rewrite_map_blocks", {})
+        source = (name, id(mapdef), key_value)
+        if source not in cache:
+            number = len(cache) + 1
+            variable = f"$a2n_map{number}"
+            # nginx matches map strings ignoring case, httpd's txt keys are exact: every value carries its key,
+            # and the lookup keeps it only when the key matches exactly.
+            entries = [(_map_key(k), f"{k} {v}") for k, v in mapdef.entries.items()]
+            self.ctx.model.maps.append(MapBlock(_quote_value(key_value), variable, entries, '""',
+                                                span=mapdef.span, volatile=True))
+            cache[source] = variable
+        found = cache[source]
+        self.counter += 1
+        pair, value = f"$a2n_lookup{self.counter}_pair", f"$a2n_lookup{self.counter}"
+        self.lookups.extend([
+            Stmt("set", [pair, f"{key_value} ${{{found[1:]}}}"], rule.span),
+            Stmt("set", [value, default_value], rule.span, comment=f"${{{name}:...}} (RewriteMap)"),
+            Stmt("if", [f'({pair} ~ "^(\\S+) \\1 (\\S*)$")'], rule.span, block=[Stmt("set", [value, "$2"], rule.span)]),
+        ])
+        return "${" + value[1:] + "}"
 
     # -- regular expressions -------------------------------------------------
     def rule_regex(self, rule: RRule) -> tuple[str, bool]:
@@ -295,8 +465,12 @@ class Compiler:
         return pattern, negate
 
     # -- conditions ----------------------------------------------------------
-    def condition(self, cond: Cond, rule: RRule, name_prefix: str) -> tuple[str, dict[int, str]]:
-        """The nginx if-condition for one RewriteCond, and its named captures (for %N)."""
+    def condition(self, cond: Cond, rule: RRule, name_prefix: str, cond_names: dict[int, str],
+                  rule_names: dict[int, str]) -> tuple[str, dict[int, str] | None]:
+        """The nginx if-condition for one RewriteCond, and its named captures (for %N).
+
+        `rule_names` are the rule pattern's captures saved under names before any condition ran (httpd
+        matches the pattern first), `cond_names` those of the last condition that captured."""
         test = cond.test
         pattern = cond.pattern
         negate = pattern.startswith("!")
@@ -306,15 +480,12 @@ class Compiler:
         m = re.fullmatch(r"%\{([^}]+)\}", test)
         if m:
             var = self.variable(m.group(1), rule)
-        elif re.fullmatch(r"\$\d", test):
-            var = "$" + test[1]
         else:
-            if re.search(r"(?<!\\)[$%]\d", test):
-                raise Unsupported("A2N808", f"RewriteCond test string {test!r} combines back-references with other "
-                                  "text, which nginx can only build after the rule's pattern matched")
-            value = self.expand(test, rule, {})
-            var = f"${name_prefix}t{len(self.prelude)}"
-            self.prelude.append(Stmt("set", [var, value], cond.span))
+            self.lookups = []
+            value = self.expand(test, rule, cond_names, rule_names)
+            var = f"${name_prefix}t{len(self.tests_built)}"
+            self.tests_built.extend(self.lookups + [Stmt("set", [var, value], cond.span)])
+            self.lookups = []
         # file tests
         if pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
             kinds = {"-f": "-f", "-d": "-d", "-x": "-x", "-s": "-f"}
@@ -323,87 +494,114 @@ class Compiler:
             if pattern == "-s":
                 self.ctx.diags.add("A2N810", "RewriteCond -s (non-empty file) becomes -f: the size is not checked",
                                    cond.span, directive="RewriteCond")
-            return f"{'!' if negate else ''}{kinds[pattern]} {var}", {}
-        if pattern.startswith(("<", ">", "-lt", "-le", "-gt", "-ge")) and not pattern.startswith("<>"):
-            raise Unsupported("A2N811", f"RewriteCond comparison {pattern!r} has no nginx equivalent")
-        if pattern.startswith("-eq"):
-            pattern = "=" + pattern[3:].strip()
-        if pattern.startswith("-ne"):
-            pattern, negate = "=" + pattern[3:].strip(), not negate
+            return f"{'!' if negate else ''}{kinds[pattern]} {var}", None
+        compare = re.match(r"(<=|>=|<|>)(.*)$", pattern, re.S)
+        if compare:
+            if nocase:
+                raise Unsupported("A2N811", f"RewriteCond comparison {pattern!r} with [NC] is not translated")
+            regex = string_compare(compare.group(1), compare.group(2))
+            return f"{var} {'!~' if negate else '~'} {_quote_regex(regex)}", None
+        compare = re.match(r"-(lt|le|eq|ne|ge|gt)(.*)$", pattern, re.S)
+        if compare:
+            op = compare.group(1)
+            regex = integer_compare("-eq" if op == "ne" else "-" + op, compare.group(2))
+            if regex is None:
+                raise Unsupported("A2N811", f"RewriteCond {pattern!r}: the value compared with is not an integer")
+            negate = negate != (op == "ne")
+            return f"{var} {'!~' if negate else '~'} {_quote_regex(regex)}", None
         if pattern.startswith("="):
             literal = pattern[1:]
-            if literal.startswith('"') and literal.endswith('"'):
-                literal = literal[1:-1]
-            if nocase:
-                return f"{var} {'!~*' if negate else '~*'} \"^{re.escape(literal)}$\"", {}
-            return f"{var} {'!=' if negate else '='} \"{literal}\"", {}
-        names: dict[int, str] = {}
+            if literal == '""':
+                literal = ""      # httpd's spelling of the empty string
+            if nocase or "$" in literal or '"' in literal or "\\" in literal:
+                regex = "^" + _pcre_literal(literal) + "$"
+                op = ("!~*" if negate else "~*") if nocase else ("!~" if negate else "~")
+                return f"{var} {op} {_quote_regex(regex)}", None
+            return f"{var} {'!=' if negate else '='} \"{literal}\"", None
+        names: dict[int, str] | None = None
         if not negate:
             pattern, names = _name_groups(pattern, name_prefix)
         op = ("!~*" if negate else "~*") if nocase else ("!~" if negate else "~")
         return f"{var} {op} {_quote_regex(pattern)}", names
 
     # -- one rule ------------------------------------------------------------
-    def rule_statements(self, rule: RRule) -> list[Stmt]:
-        self.prelude = []
-        body = self._rule_statements(rule)
-        return self.built_prelude + body
-
-    def _rule_statements(self, rule: RRule) -> list[Stmt]:
+    def rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
+        """One rule as nginx statements. `guards` are extra tests that must all hold (a [C] chain or an
+        [S] skip), `marks` variables set to 1 when the rule matches (for the rules that depend on it)."""
         flags = rule.flags
         for f in flags:
             if f == "T" and rule.substitution == "-" and not rule.conds and not rule.pattern.startswith("!"):
                 continue
-            if f in ("N", "S", "C", "H", "QSL", "CO", "T", "B", "BNP", "BCTLS", "BNE"):
+            if f in ("N", "H", "T"):
                 raise Unsupported("A2N813", f"the [{f}] flag is not translated")
+            if f == "QSL" and rule.substitution.count("?") > 1:
+                raise Unsupported("A2N813", "[QSL] with more than one `?` in the substitution is not translated")
             if f not in ("L", "END", "R", "NC", "QSA", "QSD", "NE", "PT", "F", "G", "E", "NS", "DPI", "NV", "P",
-                         "UNSAFEALLOW3F", "UNSAFEPREFIXSTAT"):
+                         "UNSAFEALLOW3F", "UNSAFEPREFIXSTAT", "C", "S", "QSL", "CO", "B", "BNP", "BCTLS", "BNE"):
                 raise Unsupported("A2N813", f"the [{f}] flag is not known")
         span = rule.span
         self.counter += 1
         tag = f"a2n_rw{self.counter}"
-        groups: list[list[Cond]] = []
-        for cond in rule.conds:
-            if groups and "OR" in groups[-1][-1].flags:
-                groups[-1].append(cond)
-            else:
-                groups.append([cond])
-        cond_names: dict[int, str] = {}
-        tests: list[tuple[int, str]] = []
-        for gi, group in enumerate(groups):
-            for cond in group:
-                text, names = self.condition(cond, rule, f"{tag}_c")
-                tests.append((gi, text))
-                if names:
-                    cond_names = names   # %N come from the last matched condition
-        self.built_prelude = self.prelude
         pattern, negate = self.rule_regex(rule)
-        action = self.action(rule, pattern, negate, cond_names)
-        if action and action[-1].name == "return" and not negate and pattern not in _MATCH_ALL:
-            # `return` does not test the pattern itself (rewrite does): test it last, so its captures are
-            # the ones $1..$9 in the return refer to.
-            tests.append((len(groups), f"$uri ~ {_quote_regex(pattern)}"))
-            groups.append([])
-        if not tests and not negate:
-            return action
-        out: list[Stmt] = []
-        if negate:
-            tests.append((len(groups), f"$uri !~ {_quote_regex(pattern)}"))
-            groups.append([])
-        if len(tests) == 1 and len(groups) == 1:
-            return [Stmt("if", [f"({tests[0][1]})"], span, block=action)]
+        # tests: (AND group, nginx condition, statements that build its test string first)
+        tests: list[tuple[int, str, list[Stmt]]] = []
+        groups = 0
+        for guard in guards:
+            tests.append((groups, guard, []))
+            groups += 1
+        rule_names: dict[int, str] | None = None
+        if any(_uses_rule_capture(text) for text in [c.test for c in rule.conds] + _flag_values(rule)):
+            # httpd matches the pattern before it looks at the conditions: save its captures by name, since
+            # every regex a condition runs resets $1..$9.
+            named, rule_names = ("", {}) if negate else _name_groups(pattern, f"{tag}_r")
+            tests.append((groups, f"$uri {'!~' if negate else '~'} {_quote_regex(named or pattern)}", []))
+            groups += 1
+        cond_groups: list[list[Cond]] = []
+        for cond in rule.conds:
+            if cond_groups and "OR" in cond_groups[-1][-1].flags:
+                cond_groups[-1].append(cond)
+            else:
+                cond_groups.append([cond])
+        cond_names: dict[int, str] = {}
+        for group in cond_groups:
+            for cond in group:
+                self.tests_built = []
+                text, names = self.condition(cond, rule, f"{tag}_c{len(tests)}_", cond_names, rule_names or {})
+                tests.append((groups, text, self.tests_built))
+                if names is not None:
+                    cond_names = names   # %N come from the last regular expression that matched
+            groups += 1
+        self.lookups = []
+        action = self.action(rule, pattern, negate, cond_names, rule_names)
+        action = [Stmt("set", [mark, "1"], span) for mark in marks] + action
+        # nginx allows no `if` inside an `if`: map lookups run before the test of the whole rule
+        lookups, self.lookups = self.lookups, []
+        if negate and rule_names is None:
+            tests.append((groups, f"$uri !~ {_quote_regex(pattern)}", []))
+            groups += 1
+        elif not negate and (marks or (pattern not in _MATCH_ALL and not (action and action[-1].name == "rewrite"))):
+            # only `rewrite` tests the pattern itself: test it last, so $1..$9 in a `return` are its captures
+            tests.append((groups, f"$uri ~ {_quote_regex(pattern)}", []))
+            groups += 1
+        if not action:
+            return []
+        if not tests:
+            return lookups + action
+        if groups == 1 and len(tests) == 1 and not lookups:
+            return tests[0][2] + [Stmt("if", [f"({tests[0][1]})"], span, block=action)]
         var = "$" + tag
-        out.append(Stmt("set", [var, ""], span))
-        for gi, text in tests:
-            out.append(Stmt("if", [f"({text})"], span, block=[Stmt("set", [f"${tag}_g{gi}", "1"], span)]))
         # every group variable starts empty, so the concatenation is all ones only when every group matched
-        inits = [Stmt("set", [f"${tag}_g{gi}", ""], span) for gi in range(len(groups))]
-        out = [out[0]] + inits + out[1:]
-        out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(len(groups)))], span))
-        out.append(Stmt("if", [f"({var} = {'1' * len(groups)})"], span, block=action))
+        out = [Stmt("set", [var, ""], span)] + [Stmt("set", [f"${tag}_g{gi}", ""], span) for gi in range(groups)]
+        for gi, text, before in tests:
+            out.extend(before)
+            out.append(Stmt("if", [f"({text})"], span, block=[Stmt("set", [f"${tag}_g{gi}", "1"], span)]))
+        out.extend(lookups)
+        out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
+        out.append(Stmt("if", [f"({var} = {'1' * groups})"], span, block=action))
         return out
 
-    def action(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str]) -> list[Stmt]:
+    def action(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str],
+               rule_names: dict[int, str] | None = None) -> list[Stmt]:
         flags, span = rule.flags, rule.span
         if "F" in flags:
             return [Stmt("return", ["403"], span)]
@@ -413,10 +611,10 @@ class Compiler:
         for key, value in flags.items():
             if key == "E" and value:
                 name, _, val = value.partition(":")
-                if name.startswith("!"):
-                    continue
-                out.append(Stmt("set", ["$" + re.sub(r"[^A-Za-z0-9_]", "_", name), self.expand(val, rule,
-                                                                                              cond_names)], span))
+                unset = name.startswith("!")
+                name = name.lstrip("!")
+                out.append(Stmt("set", [env_variable(name), "" if unset else self.expand(val, rule, cond_names,
+                                                                                           rule_names)], span))
                 self.ctx.diags.add("A2N814", f"[E={value}]: the environment variable becomes an nginx variable; "
                                    "modules that read it in httpd do not see it", span, directive="RewriteRule")
         subst = rule.substitution
@@ -429,13 +627,22 @@ class Compiler:
                                "location sets the type; it is not consulted for URLs under ^~ prefix locations",
                                span, directive="RewriteRule")
             return out
+        if "CO" in flags:
+            out.extend(self.cookie(rule, cond_names, rule_names))
         if subst == "-":
             if "R" in flags:
                 raise Unsupported("A2N815", "[R] with substitution - redirects to the same URL in a loop")
+            if "L" in flags or "END" in flags:
+                out.append(Stmt("break", [], span, comment="RewriteRule - [L]: the remaining rules are skipped"))
             return out
         if "P" in flags:
             return out + self.proxy(rule, pattern, negate, cond_names)
-        target = self.expand(subst, rule, cond_names)
+        target = self.expand(subst, rule, cond_names, rule_names)
+        escaping = [f for f in ("B", "BNP", "BCTLS", "BNE") if f in flags]
+        if escaping and re.search(r"(?<!\\)\$\d", subst):
+            self.ctx.diags.add("A2N828", f"RewriteRule {rule.pattern} {subst} [{','.join(escaping)}]: nginx escapes "
+                               "a back-reference only after the `?` of the target and only when the request URI "
+                               "itself held %-escapes or `+`; httpd escapes every non-alphanumeric character", rule.span, directive="RewriteRule")
         qsa, qsd = "QSA" in flags, "QSD" in flags
         redirect = "R" in flags or re.match(r"^https?://", subst) is not None
         if not redirect and self.per_dir is not None and not target.startswith("/"):
@@ -471,6 +678,51 @@ class Compiler:
         return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
 
 
+    def cookie(self, rule: RRule, cond_names: dict[int, str], rule_names: dict[int, str] | None) -> list[Stmt]:
+        """[CO=NAME:VALUE:DOMAIN[:LIFETIME[:PATH[:SECURE[:HTTPONLY[:SAMESITE]]]]]]: the Set-Cookie header httpd
+        builds, in a variable that a server-wide `add_header ... always` sends (empty: no header)."""
+        data, sep = rule.flags["CO"], ":"
+        if data.startswith(";"):
+            data, sep = data[1:], ";"
+        parts = [p for p in data.split(sep)]
+        if len(parts) < 3 or not all(parts[:3]):
+            raise Unsupported("A2N813", "[CO] needs at least NAME:VALUE:DOMAIN (httpd sets no cookie otherwise)")
+        name, value, domain = parts[:3]
+        lifetime, path, secure, httponly, samesite = (parts[3:] + [None] * 5)[:5]
+        text = f"{name}={value}; path={path or '/'}; domain={domain}"
+        # httpd joins the pieces with apr_pstrcat, which stops at the first absent one: reproduce that.
+        if lifetime is not None:
+            minutes = int(re.match(r"\s*[+-]?\d*", lifetime).group().strip() or 0) if \
+                re.match(r"\s*[+-]?\d", lifetime) else 0
+            if minutes:
+                text += f"; Max-Age={minutes * 60}"
+                self.ctx.diags.add("A2N829", f"[CO={rule.flags['CO']}]: the cookie's lifetime is sent as Max-Age="
+                                   f"{minutes * 60}; httpd sends an expires= date", rule.span,
+                                   directive="RewriteRule")
+            else:
+                return self._cookie_statements(rule, text, cond_names, rule_names)
+        if secure is not None:
+            if secure.lower() not in ("true", "1", "secure"):
+                return self._cookie_statements(rule, text, cond_names, rule_names)
+            text += "; secure"
+        if httponly is not None:
+            if httponly.lower() not in ("true", "1", "httponly"):
+                return self._cookie_statements(rule, text, cond_names, rule_names)
+            text += "; HttpOnly"
+        if samesite and samesite.lower() not in ("0", "false"):
+            text += f"; SameSite={samesite}"
+        return self._cookie_statements(rule, text, cond_names, rule_names)
+
+    def _cookie_statements(self, rule: RRule, text: str, cond_names: dict[int, str],
+                           rule_names: dict[int, str] | None) -> list[Stmt]:
+        self.ctx.options["rewrite_cookies"] = number = self.ctx.options.get("rewrite_cookies", 0) + 1
+        var = f"$a2n_cookie{number}"
+        inits = sum(1 for st in self.server.own_statements if st.name == "set" and st.args[0].startswith("$a2n_cookie"))
+        self.server.own_statements.insert(inits, Stmt("set", [var, ""], rule.span))
+        self.server.own_statements.append(Stmt("add_header", ["Set-Cookie", var, "always"], rule.span,
+                                               comment="RewriteRule [CO]: empty unless the rule matched"))
+        return [Stmt("set", [var, self.expand(text, rule, cond_names, rule_names)], rule.span)]
+
     def proxy(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str]) -> list[Stmt]:
         """[P] to a fixed backend: rewrite into an internal location that proxies, prefix swapped for the path."""
         m = re.fullmatch(r"(https?)://([A-Za-z0-9.\-]+(?::\d+)?)(/[^?]*)?(\?.*)?", rule.substitution)
@@ -498,6 +750,44 @@ class Compiler:
                            "X-Forwarded-Host/-Server are set, not appended as httpd does", rule.span,
                            directive="RewriteRule")
         return [Stmt("rewrite", [pattern, target, "last"], rule.span)]
+
+
+def _uses_rule_capture(text: str) -> bool:
+    """$N outside the rule's own rewrite, or a map lookup (whose regex resets $1..$9)."""
+    return re.search(r"(?<!\\)\$\d", text) is not None or "${" in text
+
+
+def _pcre_literal(text: str) -> str:
+    """`text` matched literally by PCRE (`\\Q...\\E` cannot hold `\\E`; escape byte by byte instead)."""
+    return "".join(c if c.isalnum() or c == "_" else "\\" + c if ord(c) < 128 else c for c in text)
+
+
+def _map_key(key: str) -> str:
+    """A literal nginx map key: `\\` keeps a leading `~` or a parameter name from being read as one."""
+    return "\\" + key if key.startswith("~") or key in ("default", "hostnames", "include", "volatile") else key
+
+
+def _split_default(text: str) -> tuple[str, str, str]:
+    """`key|default` at the top level of a map lookup (a `|` inside a nested %{...} or ${...} is not it)."""
+    depth = 0
+    for i, c in enumerate(text):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return text[:i], "|", text[i + 1:]
+    return text, "", ""
+
+
+def _quote_value(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\'$]', value) \
+        else value
+
+
+def _flag_values(rule: RRule) -> list[str]:
+    return [v for k, v in rule.flags.items() if k in ("E", "CO") and v] + \
+        ([rule.substitution] if "${" in rule.substitution else [])
 
 
 def _quote_regex(pattern: str) -> str:
@@ -612,16 +902,25 @@ def front_controller(rules: list[RRule]) -> tuple[int, str] | None:
     return None
 
 
+def _script_passthrough(rule: RRule, script: str) -> bool:
+    """`RewriteRule ^index\\.php$ - [L]` before a front controller: try_files serves the script as it is."""
+    if rule.conds or rule.substitution != "-" or set(rule.flags) - {"L", "END", "NC"}:
+        return False
+    name = script.rsplit("/", 1)[-1]
+    return rule.pattern in (f"^{re.escape(name)}$", f"^{name}$", f"^/{re.escape(name)}$", f"^/{name}$")
+
+
 def literal_redirect(rule: RRule) -> tuple[str, str, str] | None:
     """A condition-free redirect of one literal path: (path, target, code)."""
     if rule.conds or "R" not in rule.flags:
         return None
-    m = re.fullmatch(r"\^(/?[A-Za-z0-9_./\-~]*)\$", rule.pattern.replace("\\.", "."))
-    if not m or "$" in rule.substitution or "%" in rule.substitution or "NC" in rule.flags:
+    # a literal path: every `.` escaped (an unescaped one matches any character)
+    m = re.fullmatch(r"\^(/?(?:[A-Za-z0-9_/\-~]|\\\.)*)\$", rule.pattern)
+    if not m or re.search(r"[$%?\s]", rule.substitution) or "NC" in rule.flags or set(rule.flags) - {"R", "L"}:
         return None
     code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
         or "302"
-    return m.group(1), rule.substitution, code
+    return m.group(1).replace("\\.", "."), rule.substitution, code
 
 
 def canonical_host(rule: RRule) -> tuple[str, bool, str] | None:
@@ -684,6 +983,70 @@ def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
     return True
 
 
+class _Flow:
+    """[C] and [S] across a ruleset: which guards a rule runs under and which marks it sets.
+
+    A rule after a [C] rule runs only if that rule matched (`$a2n_chainN = 1`); the N rules after an [S=N]
+    rule run only if it did not (`$a2n_skipN = ""`). A rule whose head could not be translated is not
+    translated either: it would run where httpd skips it."""
+
+    def __init__(self) -> None:
+        self.number = 0
+        self.chain: str | None = None          # guard from the previous rule's [C]
+        self.chain_broken: str | None = None   # why the chain cannot be followed
+        self.chain_never = False               # the chain's head can never fire
+        self.skips: list[list] = []            # [remaining rules, guard or None when the [S] rule failed]
+        self.pending_init: list[Stmt] = []
+
+    def enter(self, rule: RRule | None, original: RRule) -> tuple[list[str], list[str], str | None, bool]:
+        """(guards, marks, why it cannot be translated or None, whether it can never fire)."""
+        guards = [g for _, g in self.skips if g]
+        blocked = next(("it is skipped by an [S] rule that is not translated" for _, g in self.skips
+                        if g is None), None)
+        self.skips = [[n - 1, g] for n, g in self.skips if n - 1 > 0]
+        if self.chain is not None:
+            guards.append(self.chain)
+        if self.chain_broken is not None:
+            blocked = blocked or self.chain_broken
+        never = self.chain_never
+        self.chain, self.chain_broken, self.chain_never = None, None, False
+        if rule is None or never:
+            # A rule that can never fire never skips, and the rules chained to it never run either.
+            self.chain_never = "C" in original.flags
+            return guards, [], None, True
+        marks: list[str] = []
+        self.pending_init = []
+        if "C" in rule.flags:
+            self.number += 1
+            mark = f"$a2n_chain{self.number}"
+            marks.append(mark)
+            self.pending_init.append(Stmt("set", [mark, ""], rule.span))
+            self.chain = f"{mark} = 1"
+        skip = rule.flags.get("S")
+        if skip is not None:
+            if not skip.isdigit() or int(skip) < 1:
+                blocked = blocked or f"[S={skip}] is not a positive number of rules"
+            else:
+                self.number += 1
+                mark = f"$a2n_skip{self.number}"
+                marks.append(mark)
+                self.pending_init.append(Stmt("set", [mark, ""], rule.span))
+                self.skips.append([int(skip), f'{mark} = ""'])
+        if blocked is not None and "C" in rule.flags:
+            self.chain, self.chain_broken = None, "it is chained ([C]) to a rule that is not translated"
+        return guards, marks, blocked, False
+
+    def emitted(self, stmts: list[Stmt]) -> None:
+        stmts[:0] = self.pending_init
+
+    def failed(self, rule: RRule) -> None:
+        if "C" in rule.flags:
+            self.chain, self.chain_broken = None, "it is chained ([C]) to a rule that is not translated"
+        if "S" in rule.flags and self.skips and self.skips[-1][1] and self.skips[-1][1].startswith(
+                f"$a2n_skip{self.number} "):
+            self.skips[-1][1] = None
+
+
 # ----------------------------------------------------------------- per server
 
 LITERAL_MAP_THRESHOLD = 8
@@ -743,18 +1106,23 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         return
     compiler = Compiler(ctx, server, state)
     tls = server.ssl
-    rules = []
+    # [C] chains and [S] skips make rules depend on their neighbours: keep every position (None for a rule
+    # that can never fire) and leave the ruleset-wide idioms alone.
+    flow = any("C" in r.flags or "S" in r.flags for r in state.rules)
+    rules: list[RRule | None] = []
     for rule in state.rules:
         decided = static_https(rule, tls)
         if decided is None:
             ctx.diags.add("A2N819", f"RewriteRule {rule.pattern}: its %{{HTTPS}} condition never holds on this "
                           f"{'TLS' if tls else 'plain-HTTP'} server, so httpd never applies it", rule.span,
                           directive="RewriteRule")
+            if flow:
+                rules.append(None)
             continue
         rules.append(decided)
     statements: list[Stmt] = []
     location_statements: list[Stmt] = []
-    fc = front_controller(rules)
+    fc = front_controller(rules) if not flow else None
     if fc is not None:
         i, script = fc
         prefix = (state.per_dir or "/").rstrip("/") + "/"
@@ -767,8 +1135,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                           "name (%{REQUEST_FILENAME} is not mapped yet), which rarely exists; the translation "
                           "applies the intended document-root test (try_files)", rules[i].span,
                           directive="RewriteRule")
-        rules = rules[:i] + rules[i + 1:]
-    literal = [literal_redirect(r) for r in rules]
+        rules = [r for j, r in enumerate(rules) if j != i and not _script_passthrough(r, target)]
+    literal = [literal_redirect(r) if not flow else None for r in rules]
     run: list[int] = [i for i, lit in enumerate(literal) if lit is not None]
     map_indices: set[int] = set()
     if len(run) >= LITERAL_MAP_THRESHOLD and state.per_dir is None:
@@ -787,14 +1155,47 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                 path = path if path.startswith("/") else "/" + path
                 if path not in seen:
                     seen.add(path)
-                    entries.append((path, target))
-            ctx.model.maps.append(MapBlock("$uri", var, entries, '""', span=rules[indices[0]].span))
-            statements.append(Stmt("if", [f"({var})"], rules[indices[0]].span,
-                                   block=[Stmt("return", [code, var + "$is_args$args"], rules[indices[0]].span)],
+                    # nginx map strings match ignoring case, httpd's patterns do not: the value carries the
+                    # path, and the redirect happens only when it equals $uri exactly.
+                    entries.append((_map_key(path), f"{path} {target}"))
+            span = rules[indices[0]].span
+            ctx.model.maps.append(MapBlock("$uri", var, entries, '""', span=span))
+            pair = f"{var}_pair"
+            statements.append(Stmt("set", [pair, f"$uri {var}"], span,
                                    comment=f"{len(entries)} literal RewriteRule redirects"))
+            statements.append(Stmt("if", [f'({pair} ~ "^(\\S+) \\1 (\\S+)$")'], span,
+                                   block=[Stmt("return", [code, "$2$is_args$args"], span)]))
             map_indices |= set(indices)
+    flow_state = _Flow()
     for i, rule in enumerate(rules):
         if i in map_indices:
+            continue
+        guards, marks, blocked, never = flow_state.enter(rule, state.rules[i] if flow else rule)
+        if never:
+            if rule is not None:
+                ctx.diags.add("A2N819", f"RewriteRule {rule.pattern}: it is chained ([C]) to a rule that never "
+                              "applies on this server, so httpd never applies it either", rule.span,
+                              directive="RewriteRule")
+            continue
+        if blocked is not None:
+            ctx.diags.add("A2N830", f"RewriteRule {rule.pattern} {rule.substitution}: {blocked}; nothing was "
+                          "emitted for this rule", rule.span, directive="RewriteRule")
+            for directive in [rule.directive] + [c.directive for c in rule.conds]:
+                ctx.redispose(directive, Disposition.UNSUPPORTED)
+            flow_state.failed(rule)
+            continue
+        if guards or marks:
+            try:
+                stmts = compiler.rule_statements(rule, guards, marks)
+            except Unsupported as exc:
+                ctx.diags.add(exc.code, f"RewriteRule {rule.pattern} {rule.substitution}: {exc.message}; nothing "
+                              "was emitted for this rule", rule.span, directive="RewriteRule")
+                for directive in [rule.directive] + [c.directive for c in rule.conds]:
+                    ctx.redispose(directive, Disposition.UNSUPPORTED)
+                flow_state.failed(rule)
+                continue
+            flow_state.emitted(stmts)
+            (location_statements if state.per_dir is not None else statements).extend(stmts)
             continue
         if rule.substitution.endswith("/$1") and captures_slash(rule.pattern) and "R" in rule.flags:
             ctx.diags.add("A2N823", f"RewriteRule {rule.pattern} {rule.substitution}: in server context $1 starts "

@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .. import catalogue
 from ..diagnostics import Diagnostics
@@ -66,6 +67,8 @@ class LoadedConfig:
     consumed: list[Directive]        # config-time directives resolved while loading
     skipped: int = 0                 # directives inside false conditionals
     full_server_config: bool = False  # the input is a whole server config, not a site file
+    locate: Callable[[str], Path | None] | None = None  # a file the config names (map files), found as httpd would
+
 
     def walk(self):
         stack = [iter(self.children)]
@@ -134,6 +137,8 @@ class _Loader:
         name = m.group(1)
         if name in self.defines:
             return self.defines[name]
+        if ":" in name:
+            return m.group(0)   # a RewriteMap lookup (${map:key}): Define names cannot hold `:`, httpd is silent
         self.diags.add("A2N022", f"${{{name}}} is not defined; the text is kept as it is",
                        node.arg_span(index), directive=node.name)
         return m.group(0)
@@ -171,6 +176,13 @@ class _Loader:
             elif cand.exists():
                 return self._expand([text])
         return None
+
+    def locate(self, path: str) -> Path | None:
+        """A single file the configuration names (not an include pattern), looked up like an include."""
+        candidates = [Path(path)] if os.path.isabs(path) else [r / path for r in self.roots()]
+        if os.path.isabs(path) and self.server_root and path.startswith(self.server_root.rstrip("/") + "/"):
+            candidates.extend(r / path[len(self.server_root.rstrip("/")) + 1:] for r in self.roots())
+        return next((c for c in candidates if c.is_file()), None)
 
     @staticmethod
     def _expand(paths: list[str]) -> list[Path]:
@@ -378,4 +390,4 @@ def _load(path, options, diags, data, display_name, name, base):
     if not out and not loader.consumed and not diags.has_errors:
         diags.add("A2N025", "the input holds no directives", Span.point(name))
     return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,
-                        loader.skipped, loader.full)
+                        loader.skipped, loader.full, loader.locate)

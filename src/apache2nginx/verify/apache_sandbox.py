@@ -201,6 +201,12 @@ class ApacheSandbox:
                 args = [str(self.prefix / "logs" / f"access{self.log_count}.log")] + args[1:]
             elif key in URL_DIRECTIVES:
                 args = [self._map_urls(a) for a in args]
+            elif key == "rewritemap" and len(args) > 1 and self.config.locate is not None:
+                # the map file as the translation read it (a relative path means nothing in the sandbox)
+                kind, colon, path = args[1].partition(":")
+                found = self.config.locate(path) if colon and kind.lower() in ("txt", "rnd") else None
+                if found is not None:
+                    args = [args[0], f"{kind}:{found.resolve()}"] + args[2:]
             if key in PATH_DIRECTIVES:
                 args = [self._map_path(a) for a in args]
             if key in ("rewriterule", "rewritecond"):
