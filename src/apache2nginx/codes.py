@@ -883,6 +883,13 @@ _short("A2N832", "rewrite-map-tolower", "warning", "An int:tolower lookup of the
        "httpd gives under UseCanonicalName Off (the default); %{HTTP_HOST} also carries the port when the "
        "client sent one.", "a rule that relies on the port in the lowered value sees none.",
        "nothing, usually; match the port with %{SERVER_PORT} if it matters.")
+_short("A2N833", "rewrite-next-bounded", "warning", "An [N] rule is repeated a fixed number of times.",
+       "[N] restarts the ruleset with the rewritten URL until the rule stops matching (httpd's bound is 32000 "
+       "rounds, or N=limit). nginx has no loop in its rewrite phase, so the rule is written out in a row: as "
+       "many times as httpd allows when N=limit is small (then exact, a further match answers 500 as in httpd), "
+       "16 times otherwise.",
+       "a URL that needs more rounds is rewritten only partly by nginx.",
+       "keep the rounds a URL needs under the bound, or do the replacement in the application.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

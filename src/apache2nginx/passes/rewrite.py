@@ -107,6 +107,18 @@ def _state(ctx: Context) -> RewriteContext:
     return holder["rewrite"]
 
 
+def _capture_starts_path(pattern: str) -> bool:
+    """In server context, $1 of these patterns begins with the URL path's own `/`: `^(/...` anchors it, and
+    an unanchored `(.*...` matches leftmost, from the start of the path."""
+    return pattern.startswith(("^(/", "^(.*", "(.*", "^(.+", "(.+"))
+
+
+def _status(value: str) -> str | None:
+    """[R=...]: a status code, the keywords httpd knows, 302 when empty; None when it is none of those."""
+    code = {"permanent": "301", "temp": "302", "seeother": "303", "": "302"}.get(value.lower(), value)
+    return code if code.isdigit() and 100 <= int(code) < 600 else None
+
+
 def _bracketed(text: str) -> bool:
     return len(text) >= 2 and text[0] == "[" and text[-1] == "]"
 
@@ -131,6 +143,12 @@ _LONG = {"LAST": "L", "NOCASE": "NC", "REDIRECT": "R", "QSAPPEND": "QSA", "QSDIS
          "PASSTHROUGH": "PT", "PROXY": "P", "FORBIDDEN": "F", "GONE": "G", "ENV": "E", "COOKIE": "CO",
          "TYPE": "T", "HANDLER": "H", "SKIP": "S", "CHAIN": "C", "NEXT": "N", "NOSUBREQ": "NS",
          "DISCARDPATH": "DPI", "ORNEXT": "OR", "NOVARY": "NV", "QSLAST": "QSL", "BACKREFNOPLUS": "BNP"}
+
+
+# The flags httpd 2.4 accepts (anything else: "unknown flag", the configuration is refused).
+RULE_FLAGS = {"B", "BCTLS", "BNE", "BNP", "C", "CO", "DPI", "E", "END", "F", "G", "H", "L", "N", "NC", "NE", "NS",
+              "P", "PT", "QSA", "QSD", "QSL", "R", "S", "T", "UNSAFEALLOW3F", "UNSAFEPREFIXSTAT"}
+COND_FLAGS = {"NC", "OR", "NV"}
 
 
 def _normalise(flags: dict[str, str]) -> dict[str, str]:
@@ -163,6 +181,11 @@ def rewrite_cond(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     flags = {f.upper() for f in _flags(d.args[2] if len(d.args) > 2 else None)}
     flags = {_LONG.get(f, f) for f in flags}
+    unknown = sorted(flags - COND_FLAGS)
+    if unknown:
+        ctx.diags.add("A2N001", f"RewriteCond: unknown flag {unknown[0]!r}; httpd refuses the configuration",
+                      d.arg_span(2), directive=d.name)
+        return Disposition.UNSUPPORTED
     _state(ctx).pending.append(Cond(d.args[0], d.args[1], flags, d.span, d))
     _state(ctx).directives.append(d)
     return Disposition.EXACT
@@ -182,6 +205,12 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
         state.pending = []
         return Disposition.UNSUPPORTED
     flags = _normalise(_flags(d.args[2] if len(d.args) > 2 else None))
+    unknown = sorted(f for f in flags if f not in RULE_FLAGS)
+    if unknown:
+        ctx.diags.add("A2N001", f"RewriteRule: unknown flag {unknown[0]!r}; httpd refuses the configuration",
+                      d.arg_span(2), directive=d.name)
+        state.pending = []
+        return Disposition.UNSUPPORTED
     if flags.get("E"):
         ctx.options.setdefault("rewrite_env", set()).add(flags["E"].lstrip("!").partition(":")[0])
     if len(d.args) > 3:
@@ -319,6 +348,7 @@ class Compiler:
         self.counter = 0
         self.tests_built: list[Stmt] = []   # `set` statements that build a composite test string
         self.lookups: list[Stmt] = []       # statements that look RewriteMap values up
+        self.unrolling = False              # compiling an [N] rule that the caller repeats
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
@@ -532,13 +562,13 @@ class Compiler:
         for f in flags:
             if f == "T" and rule.substitution == "-" and not rule.conds and not rule.pattern.startswith("!"):
                 continue
-            if f in ("N", "H", "T"):
+            if f == "N" and not self.unrolling:
+                raise Unsupported("A2N813", "[N] restarts the whole ruleset; it is translated only on the first "
+                                  "rule of its context")
+            if f in ("H", "T"):
                 raise Unsupported("A2N813", f"the [{f}] flag is not translated")
             if f == "QSL" and rule.substitution.count("?") > 1:
                 raise Unsupported("A2N813", "[QSL] with more than one `?` in the substitution is not translated")
-            if f not in ("L", "END", "R", "NC", "QSA", "QSD", "NE", "PT", "F", "G", "E", "NS", "DPI", "NV", "P",
-                         "UNSAFEALLOW3F", "UNSAFEPREFIXSTAT", "C", "S", "QSL", "CO", "B", "BNP", "BCTLS", "BNE"):
-                raise Unsupported("A2N813", f"the [{f}] flag is not known")
         span = rule.span
         self.counter += 1
         tag = f"a2n_rw{self.counter}"
@@ -631,6 +661,10 @@ class Compiler:
             out.extend(self.cookie(rule, cond_names, rule_names))
         if subst == "-":
             if "R" in flags:
+                code = _status(flags["R"])
+                if code is not None and not 300 <= int(code) < 400:
+                    # outside 3xx httpd drops the substitution and answers with the status, as if [L]
+                    return out + [Stmt("return", [code], span)]
                 raise Unsupported("A2N815", "[R] with substitution - redirects to the same URL in a loop")
             if "L" in flags or "END" in flags:
                 out.append(Stmt("break", [], span, comment="RewriteRule - [L]: the remaining rules are skipped"))
@@ -656,10 +690,9 @@ class Compiler:
         elif qsd:
             target += "?"
         if redirect:
-            code = flags.get("R") or "302"
-            code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(code.lower(), code)
-            if not code.isdigit():
-                raise Unsupported("A2N813", f"[R={code}] is not a status code")
+            code = _status(flags.get("R", ""))
+            if code is None:
+                raise Unsupported("A2N813", f"[R={flags.get('R')}] is not a status code")
             if not 300 <= int(code) < 400:
                 return out + [Stmt("return", [code], span)]
             if "NE" not in flags and re.search(r"[#\s]", subst):
@@ -725,7 +758,9 @@ class Compiler:
 
     def proxy(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str]) -> list[Stmt]:
         """[P] to a fixed backend: rewrite into an internal location that proxies, prefix swapped for the path."""
-        m = re.fullmatch(r"(https?)://([A-Za-z0-9.\-]+(?::\d+)?)(/[^?]*)?(\?.*)?", rule.substitution)
+        lead = r"(?:/|%\{REQUEST_URI\}" + (r"|\$1" if self.per_dir is None and _capture_starts_path(rule.pattern)
+                                           else "") + ")"
+        m = re.fullmatch(r"(https?)://([A-Za-z0-9.\-]+(?::\d+)?)(" + lead + r"[^?]*)?(\?.*)?", rule.substitution)
         if not m or negate:
             raise Unsupported("A2N812", "[P] to a backend built from the request (or with a negated pattern) is "
                               "not translated: a host taken from the request makes an open proxy")
@@ -879,8 +914,9 @@ def whole_site_redirect(rule: RRule) -> Stmt | None:
     if rule.substitution.endswith("/") and "(" in rule.pattern:
         return None   # redirects everything to the home page, not this form
     host = m.group(1).replace("%{HTTP_HOST}", "$http_host").replace("%{SERVER_NAME}", "$server_name")
-    code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
-        or "302"
+    code = _status(rule.flags["R"])
+    if code is None or not 300 <= int(code) < 400:
+        return None
     if rule.substitution.endswith("/$1") and captures_slash(rule.pattern):
         host += "/"   # $1 starts with the path's own slash: httpd sends a doubled one
     return Stmt("return", [code, host + "$request_uri"], rule.span,
@@ -918,8 +954,9 @@ def literal_redirect(rule: RRule) -> tuple[str, str, str] | None:
     m = re.fullmatch(r"\^(/?(?:[A-Za-z0-9_/\-~]|\\\.)*)\$", rule.pattern)
     if not m or re.search(r"[$%?\s]", rule.substitution) or "NC" in rule.flags or set(rule.flags) - {"R", "L"}:
         return None
-    code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
-        or "302"
+    code = _status(rule.flags["R"])
+    if code is None or not 300 <= int(code) < 400:
+        return None
     return m.group(1).replace("\\.", "."), rule.substitution, code
 
 
@@ -958,8 +995,9 @@ def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
     names = [n for n in server.names]
     if host not in names:
         return False
-    code = {"permanent": "301", "temp": "302", "seeother": "303"}.get(rule.flags["R"].lower(), rule.flags["R"]) \
-        or "302"
+    code = _status(rule.flags["R"])
+    if code is None or not 300 <= int(code) < 400:
+        return False
     redirect = Server(span=rule.span, addresses=list(server.addresses), ssl=server.ssl,
                       statements=[s for s in server.statements if s.name.startswith("ssl_")])
     redirect.own_statements.append(Stmt("return", [code, target], rule.span,
@@ -981,6 +1019,36 @@ def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
                   "nginx matches the host name without its port, where %{HTTP_HOST} includes a port the "
                   "client sent", rule.span, directive="RewriteRule")
     return True
+
+
+N_UNROLL = 16
+
+
+def _unrolled(ctx: Context, compiler: Compiler, rule: RRule) -> tuple[list[Stmt], bool]:
+    """The first rule of a context with [N]: restarting the ruleset from the top re-applies this rule until
+    it no longer matches, so it is written out that many times (at most N_UNROLL); within httpd's bound a
+    further match answers 500 as httpd does."""
+    limit = rule.flags.get("N", "")
+    # observed on httpd 2.4: with N=k the rule may apply k-2 times, the next match is a 500
+    rounds = max(int(limit) - 2, 0) if limit.isdigit() and int(limit) > 0 else 32000 - 2
+    times = min(rounds, N_UNROLL)
+    if "L" in rule.flags or "END" in rule.flags or "R" in rule.flags or "P" in rule.flags:
+        raise Unsupported("A2N813", "[N] together with [L], [END], [R] or [P] is not translated")
+    plain = RRule(rule.pattern, rule.substitution, {k: v for k, v in rule.flags.items() if k != "N"}, rule.conds,
+                  rule.span, rule.directive, rule.index)
+    out: list[Stmt] = []
+    for _ in range(times):
+        out.extend(compiler.rule_statements(plain))
+    bounded = rounds <= N_UNROLL
+    if bounded:
+        # httpd gives up with a 500 once the bound is reached and the rule still matches
+        fail = RRule(rule.pattern, "-", {"R": "500"}, rule.conds, rule.span, rule.directive, rule.index)
+        out.extend(compiler.rule_statements(fail))
+    else:
+        ctx.diags.add("A2N833", f"RewriteRule {rule.pattern} {rule.substitution} [N]: repeated {times} times; "
+                      f"httpd repeats it until it no longer matches (up to {rounds} times)", rule.span,
+                      directive="RewriteRule")
+    return out, bounded
 
 
 class _Flow:
@@ -1183,6 +1251,19 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             for directive in [rule.directive] + [c.directive for c in rule.conds]:
                 ctx.redispose(directive, Disposition.UNSUPPORTED)
             flow_state.failed(rule)
+            continue
+        if "N" in rule.flags and i == 0 and not guards and not marks:
+            try:
+                stmts, exact = _unrolled(ctx, compiler, rule)
+            except Unsupported as exc:
+                ctx.diags.add(exc.code, f"RewriteRule {rule.pattern} {rule.substitution}: {exc.message}; nothing "
+                              "was emitted for this rule", rule.span, directive="RewriteRule")
+                for directive in [rule.directive] + [c.directive for c in rule.conds]:
+                    ctx.redispose(directive, Disposition.UNSUPPORTED)
+                continue
+            for directive in [rule.directive] + [c.directive for c in rule.conds]:
+                ctx.redispose(directive, Disposition.EXACT if exact else Disposition.APPROXIMATE)
+            (location_statements if state.per_dir is not None else statements).extend(stmts)
             continue
         if guards or marks:
             try:

@@ -197,7 +197,8 @@ class Explainer:
             for d in candidates:
                 if d.code == code:
                     return d.code
-        return candidates[0].code if candidates else None
+        # the diagnostic that names the field most precisely ("header set-cookie" before "header") wins
+        return max(candidates, key=lambda d: _specificity(d.code, field_name)).code if candidates else None
 
 
 # Which observed fields a code can account for. A family's entry applies unless a code has its own.
@@ -214,7 +215,7 @@ _FIELDS_BY_CODE = {
     "A2N822": {"status", "location"}, "A2N823": {"location"}, "A2N824": {"*"},
     "A2N825": {"backend header x-forwarded-host", "backend header x-forwarded-server"},
     "A2N827": {"header content-type", "status"}, "A2N828": {"backend", "location", "status"},
-    "A2N829": {"header set-cookie"}, "A2N832": {"status", "location", "backend"},
+    "A2N829": {"header set-cookie"}, "A2N833": {"status", "location", "backend", "body"}, "A2N832": {"status", "location", "backend"},
     "A2N701": set(), "A2N702": {"*"}, "A2N703": set(), "A2N704": {"header"},
     "A2N705": {"backend header x-forwarded-for", "status"}, "A2N706": {"backend header x-forwarded-for", "status"},
     "A2N707": {"status", "body", "header"}, "A2N708": {"status", "body", "backend"},
@@ -224,6 +225,11 @@ _FIELDS_BY_CODE = {
     "A2N220": set(), "A2N222": {"connection", "status"}, "A2N221": {"connection", "status"},
     "A2N9": set(),
 }
+
+
+def _specificity(code: str, field_name: str) -> int:
+    allowed = _FIELDS_BY_CODE.get(code) or _FIELDS_BY_CODE.get(code[:4], set())
+    return max((len(f) for f in allowed if field_name == f or field_name.startswith(f + " ")), default=0)
 
 
 def can_explain(code: str, field_name: str) -> bool:
