@@ -531,7 +531,7 @@ def emitter(model, main: Server, diags):
     maps_done: set[str] = set()
 
     def ensure_map(var: str, block: MapBlock) -> None:
-        if var not in maps_done:
+        if var not in maps_done and not any(m.variable == var for m in model.maps):
             maps_done.add(var)
             model.maps.append(block)
 

@@ -711,6 +711,15 @@ class Compiler:
         return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
 
 
+    def _websocket_headers(self, span: Span) -> list[Stmt]:
+        """[P] to ws:// or wss://: HTTP/1.1 and the Upgrade handshake passed on, as mod_proxy_wstunnel does."""
+        _ensure_map(self.ctx, MapBlock("$http_upgrade", "$a2n_upgrade", [("~*^websocket$", "websocket")], '""'))
+        _ensure_map(self.ctx, MapBlock("$http_upgrade", "$a2n_connection_upgrade", [("~*^websocket$", "upgrade")],
+                                       "close"))
+        return [Stmt("proxy_http_version", ["1.1"], span),
+                Stmt("proxy_set_header", ["Upgrade", "$a2n_upgrade"], span),
+                Stmt("proxy_set_header", ["Connection", "$a2n_connection_upgrade"], span)]
+
     def cookie(self, rule: RRule, cond_names: dict[int, str], rule_names: dict[int, str] | None) -> list[Stmt]:
         """[CO=NAME:VALUE:DOMAIN[:LIFETIME[:PATH[:SECURE[:HTTPONLY[:SAMESITE]]]]]]: the Set-Cookie header httpd
         builds, in a variable that a server-wide `add_header ... always` sends (empty: no header)."""
@@ -760,11 +769,13 @@ class Compiler:
         """[P] to a fixed backend: rewrite into an internal location that proxies, prefix swapped for the path."""
         lead = r"(?:/|%\{REQUEST_URI\}" + (r"|\$1" if self.per_dir is None and _capture_starts_path(rule.pattern)
                                            else "") + ")"
-        m = re.fullmatch(r"(https?)://([A-Za-z0-9.\-]+(?::\d+)?)(" + lead + r"[^?]*)?(\?.*)?", rule.substitution)
+        m = re.fullmatch(r"(https?|wss?)://([A-Za-z0-9.\-]+(?::\d+)?)(" + lead + r"[^?]*)?(\?.*)?", rule.substitution)
         if not m or negate:
             raise Unsupported("A2N812", "[P] to a backend built from the request (or with a negated pattern) is "
                               "not translated: a host taken from the request makes an open proxy")
         scheme, host, path, query = m.group(1), m.group(2), m.group(3) or "/", m.group(4) or ""
+        websocket = scheme.startswith("ws")
+        scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
         number = self.ctx.options["rewrite_proxies"] = self.ctx.options.get("rewrite_proxies", 0) + 1
         prefix = f"/a2n_proxy_{number}"
         target = self.expand(prefix + path + query, rule, cond_names)
@@ -779,7 +790,7 @@ class Compiler:
             Stmt("proxy_set_header", ["X-Forwarded-Host", "$http_host"], rule.span),
             Stmt("proxy_set_header", ["X-Forwarded-Server", "$server_name"], rule.span),
             Stmt("proxy_redirect", ["off"], rule.span),
-        ], rule.span)
+        ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
         self.server.locations.append(loc)
         self.ctx.diags.add("A2N825", f"RewriteRule [P] to {scheme}://{host}: proxied through an internal location; "
                            "X-Forwarded-Host/-Server are set, not appended as httpd does", rule.span,
@@ -823,6 +834,11 @@ def _quote_value(value: str) -> str:
 def _flag_values(rule: RRule) -> list[str]:
     return [v for k, v in rule.flags.items() if k in ("E", "CO") and v] + \
         ([rule.substitution] if "${" in rule.substitution else [])
+
+
+def _ensure_map(ctx: Context, block: MapBlock) -> None:
+    if not any(m.variable == block.variable for m in ctx.model.maps):
+        ctx.model.maps.append(block)
 
 
 def _quote_regex(pattern: str) -> str:

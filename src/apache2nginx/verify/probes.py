@@ -132,7 +132,8 @@ def generate(config: LoadedConfig) -> list[Probe]:
 
 
 def parse_request_file(text: str, default_port: int, default_scheme: str = "http") -> list[Probe]:
-    """One request a line: `METHOD URL [Header: value]...`; URL absolute (sets Host) or a path."""
+    """One request a line: `METHOD URL [Header: value]...` (shell quoting; `Name:value`, `Name: value` or
+    `"Name: value with spaces"`); URL absolute (sets Host) or a path."""
     probes = []
     for raw in text.splitlines():
         line = raw.strip()
@@ -141,8 +142,11 @@ def parse_request_file(text: str, default_port: int, default_scheme: str = "http
         words = shlex.split(line)
         method, target = (words[0].upper(), words[1]) if len(words) > 1 else ("GET", words[0])
         headers = {}
-        for h in words[2:]:
-            k, _, v = h.partition(":")
+        rest = words[2:]
+        while rest:
+            k, _, v = rest.pop(0).partition(":")
+            if not v and rest and ":" not in rest[0]:
+                v = rest.pop(0)      # `Name: value` written with a space
             headers[k.strip()] = v.strip()
         if "://" in target:
             u = urlsplit(target)

@@ -9,6 +9,7 @@ virtual host and <Location>, or at server level); otherwise it is
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -103,9 +104,14 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     """A sandbox directory for every DocumentRoot and Alias target, holding the files the probes ask for."""
     from ..passes.core import DEFAULT_DOCUMENT_ROOT
     originals: list[str] = [DEFAULT_DOCUMENT_ROOT]
+    # literal local rewrite targets exist too, so that where a rule leads shows in the response
+    targets = []
     for node in config.walk():
         if node.is_section:
             continue
+        if node.key == "rewriterule" and len(node.args) > 1 and node.args[1].startswith("/") \
+                and not re.search(r"[$%]", node.args[1]):
+            targets.append(node.args[1].split("?", 1)[0])
         if node.key == "documentroot" and node.args:
             originals.append(node.args[0])
         elif node.key in ("alias",) and len(node.args) >= 2:
@@ -132,9 +138,8 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
         for d in wanted_dirs:
             (root / d).mkdir(parents=True, exist_ok=True)
             (root / d / "index.html").write_text(f"index of {original}/{d}\n")
-        for p in probes:
-            clean = unquote(urlsplit(p.path).path)
-            if clean.endswith("/") or ".." in clean or "//" in clean or "%" in p.path:
+        for clean in [unquote(urlsplit(p.path).path) for p in probes if "%" not in p.path] + targets:
+            if clean.endswith("/") or ".." in clean or "//" in clean:
                 continue
             rel = clean.lstrip("/")
             if rel and rel not in wanted_dirs and not (root / rel).exists():
