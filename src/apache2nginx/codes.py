@@ -763,8 +763,9 @@ _short("A2N226", "static-post", "info", "nginx answers POST to a static file wit
 _short("A2N801", "rewrite-extra-arguments", "error", "A RewriteRule has more than three arguments.",
        "httpd refuses the line (\"RewriteRule: bad flag delimiters\"); usually a comment written after the flags.",
        "httpd would not start with it.", "move the comment to its own line.")
-_short("A2N802", "rewrite-inherit", "error", "Inherited rewrite rules are not copied.",
-       "RewriteOptions Inherit makes httpd run the parent context's rules too; the translation does not copy them.",
+_short("A2N802", "rewrite-inherit", "error", "Inherited per-directory rewrite rules are not copied.",
+       "RewriteOptions Inherit makes httpd run the parent context's rules too. Virtual hosts inheriting the main "
+       "server's rules are translated; a directory or .htaccess inheriting its parent directory's are not.",
        "requests the parent's rules would rewrite are not rewritten.", "copy the parent's rules into this context.")
 _short("A2N803", "rewrite-option", "warning", "A RewriteOptions switch has no nginx counterpart.",
        "edge switches (AllowAnyURI, MergeBase, ...) change how httpd matches or builds URLs.",

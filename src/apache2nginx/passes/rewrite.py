@@ -88,6 +88,8 @@ class RewriteContext:
     pending: list[Cond] = field(default_factory=list)
     directives: list[Directive] = field(default_factory=list)
     per_dir: str | None = None     # URL prefix of a per-directory context (None: server context)
+    inherit: str | None = None      # RewriteOptions Inherit ("after") / InheritBefore ("before"), in a vhost
+    inherit_down: str | None = None  # RewriteOptions InheritDown[Before], in the main server
     directory: str | None = None   # the <Directory> path, turned into per_dir once DocumentRoot is known
 
 
@@ -231,9 +233,19 @@ def rewrite_base(ctx: Context, d: Directive) -> Disposition:
 
 def rewrite_options(ctx: Context, d: Directive) -> Disposition:
     opts = {a.lower() for a in d.args}
-    if opts & {"inherit", "inheritbefore", "inheritdown", "inheritdownbefore"}:
-        ctx.diags.add("A2N802", f"RewriteOptions {' '.join(d.args)}: inherited rules are not copied into this "
-                      "context; add them here by hand", d.span, directive=d.name)
+    inherit = opts & {"inherit", "inheritbefore", "inheritdown", "inheritdownbefore"}
+    if inherit and ctx.directory is None and ctx.scope is None and ctx.options.get("htaccess_dir") is None:
+        # server context: a virtual host takes the main server's rules (after its own, or before them)
+        state = _state(ctx)
+        if inherit & {"inherit", "inheritbefore"} and ctx.in_vhost:
+            state.inherit = "before" if "inheritbefore" in inherit else "after"
+        if inherit & {"inheritdown", "inheritdownbefore"} and not ctx.in_vhost:
+            state.inherit_down = "before" if "inheritdownbefore" in inherit else "after"
+        if state.inherit or state.inherit_down:
+            return Disposition.EXACT
+    if inherit:
+        ctx.diags.add("A2N802", f"RewriteOptions {' '.join(d.args)}: a directory's inherited rules are not copied "
+                      "into this context; add them here by hand", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     if opts & {"allowanyuri", "mergebase", "allownoslash", "ignorecontextinfo", "legacyprefixdocroot",
                "ignoreinherit", "longurloptimization"}:
@@ -1150,8 +1162,30 @@ def finish_server(ctx: Context, server: Server) -> None:
         state.per_dir = prefix
         _finish_state(ctx, server, state)
     state = server.settings.get("rewrite")
+    main_state = ctx.main.settings.get("rewrite") if server is not ctx.main else None
+    if main_state is not None:
+        state = _merged_with_main(state, main_state)
     if state is not None:
         _finish_state(ctx, server, state)
+
+
+def _merged_with_main(state: RewriteContext | None, main: RewriteContext) -> RewriteContext | None:
+    """A virtual host's rewrite state as httpd merges it: the engine setting comes from the main server
+    unless the host sets its own, and the main server's rules join only with Inherit (or InheritDown)."""
+    mode = (state.inherit if state is not None else None) or main.inherit_down
+    if state is None:
+        if mode is None or not main.rules:
+            return None
+        state = RewriteContext()
+    merged = RewriteContext(engine=state.engine if state.engine is not None else main.engine,
+                            engine_span=state.engine_span or main.engine_span, base=state.base,
+                            rules=list(state.rules), pending=state.pending, directives=list(state.directives),
+                            per_dir=state.per_dir)
+    if mode is not None:
+        copies = [RRule(r.pattern, r.substitution, dict(r.flags), list(r.conds), r.span, r.directive, r.index)
+                  for r in main.rules]
+        merged.rules = copies + merged.rules if mode == "before" else merged.rules + copies
+    return merged
 
 
 def _directory_url(ctx: Context, server: Server, directory: str) -> str | None:
