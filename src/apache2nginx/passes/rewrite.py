@@ -1052,6 +1052,14 @@ def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
 N_UNROLL = 16
 
 
+def _not_translated(ctx: Context, rule: RRule, code: str, why: str) -> None:
+    """Report a rule (and its conditions) as untranslated: an error, never a silent drop."""
+    ctx.diags.add(code, f"RewriteRule {rule.pattern} {rule.substitution}: {why}; nothing was emitted for this rule",
+                  rule.span, directive="RewriteRule")
+    for directive in [rule.directive] + [c.directive for c in rule.conds]:
+        ctx.redispose(directive, Disposition.UNSUPPORTED)
+
+
 def _unrolled(ctx: Context, compiler: Compiler, rule: RRule) -> tuple[list[Stmt], bool]:
     """The first rule of a context with [N]: restarting the ruleset from the top re-applies this rule until
     it no longer matches, so it is written out that many times (at most N_UNROLL); within httpd's bound a
@@ -1296,20 +1304,14 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                               directive="RewriteRule")
             continue
         if blocked is not None:
-            ctx.diags.add("A2N830", f"RewriteRule {rule.pattern} {rule.substitution}: {blocked}; nothing was "
-                          "emitted for this rule", rule.span, directive="RewriteRule")
-            for directive in [rule.directive] + [c.directive for c in rule.conds]:
-                ctx.redispose(directive, Disposition.UNSUPPORTED)
+            _not_translated(ctx, rule, "A2N830", blocked)
             flow_state.failed(rule)
             continue
         if "N" in rule.flags and i == 0 and not guards and not marks:
             try:
                 stmts, exact = _unrolled(ctx, compiler, rule)
             except Unsupported as exc:
-                ctx.diags.add(exc.code, f"RewriteRule {rule.pattern} {rule.substitution}: {exc.message}; nothing "
-                              "was emitted for this rule", rule.span, directive="RewriteRule")
-                for directive in [rule.directive] + [c.directive for c in rule.conds]:
-                    ctx.redispose(directive, Disposition.UNSUPPORTED)
+                _not_translated(ctx, rule, exc.code, exc.message)
                 continue
             for directive in [rule.directive] + [c.directive for c in rule.conds]:
                 ctx.redispose(directive, Disposition.EXACT if exact else Disposition.APPROXIMATE)
@@ -1319,10 +1321,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             try:
                 stmts = compiler.rule_statements(rule, guards, marks)
             except Unsupported as exc:
-                ctx.diags.add(exc.code, f"RewriteRule {rule.pattern} {rule.substitution}: {exc.message}; nothing "
-                              "was emitted for this rule", rule.span, directive="RewriteRule")
-                for directive in [rule.directive] + [c.directive for c in rule.conds]:
-                    ctx.redispose(directive, Disposition.UNSUPPORTED)
+                _not_translated(ctx, rule, exc.code, exc.message)
                 flow_state.failed(rule)
                 continue
             flow_state.emitted(stmts)
@@ -1344,10 +1343,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         try:
             stmts = compiler.rule_statements(rule)
         except Unsupported as exc:
-            ctx.diags.add(exc.code, f"RewriteRule {rule.pattern} {rule.substitution}: {exc.message}; nothing was "
-                          "emitted for this rule", rule.span, directive="RewriteRule")
-            for directive in [rule.directive] + [c.directive for c in rule.conds]:
-                ctx.redispose(directive, Disposition.UNSUPPORTED)
+            _not_translated(ctx, rule, exc.code, exc.message)
             continue
         (location_statements if state.per_dir is not None else statements).extend(stmts)
     if compiler.needs_request_uri:
