@@ -891,6 +891,11 @@ _short("A2N833", "rewrite-next-bounded", "warning", "An [N] rule is repeated a f
        "16 times otherwise.",
        "a URL that needs more rounds is rewritten only partly by nginx.",
        "keep the rounds a URL needs under the bound, or do the replacement in the application.")
+_short("A2N834", "rewrite-map-random", "warning", "An rnd RewriteMap became split_clients.",
+       "httpd picks one of a key's `a|b|c` alternatives at random on every lookup; nginx's split_clients picks by "
+       "a hash of $request_id, which is random per request. The spread is the same (each alternative an equal "
+       "share), the sequence is not, and two lookups in one request agree in nginx.",
+       "only the order in which alternatives come up differs.", "nothing, usually.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

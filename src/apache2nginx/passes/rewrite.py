@@ -308,8 +308,6 @@ def rewrite_map(ctx: Context, d: Directive) -> Disposition:
         unsafe = [k for k, v in mapdef.entries.items() if "$" in v or "$" in k or "{" in v]
         if unsafe:
             mapdef.problem = f"its entry {unsafe[0]!r} holds `$` or `{{`, which nginx map values read as variables"
-        elif kind == "rnd":
-            mapdef.problem = "rnd maps (random choice per lookup) are not translated"
         return Disposition.UNSUPPORTED if mapdef.problem else Disposition.EXACT
     if kind == "int":
         if path.lower() in ("tolower", "toupper", "escape", "unescape"):
@@ -449,6 +447,32 @@ class Compiler:
             out.append(self.map_value(name, key, default if bar else None, rule, cond_names, rule_names))
             i = end
 
+    def random_value(self, mapdef: RewriteMapDef, key: str, default: str | None, rule: RRule) -> str:
+        """rnd: a literal key's `a|b|c` alternatives picked per request by split_clients on $request_id
+        (random); httpd draws a random number per lookup: the same spread, not the same sequence."""
+        if re.search(r"[$%]", key):
+            raise Unsupported("A2N804", f"${{{mapdef.name}:{key}}}: an rnd map looked up with a key built from the "
+                              "request is not translated")
+        choices = [c for c in mapdef.entries.get(key, "").split("|") if c]
+        if not choices:
+            return default if default is not None and not re.search(r"[$%]", default) else ""
+        if len(choices) == 1 and "$" not in choices[0]:
+            return choices[0]
+        if any("$" in c or '"' in c for c in choices):
+            raise Unsupported("A2N804", f"${{{mapdef.name}:{key}}}: an alternative holds `$` or a quote")
+        cache = self.ctx.options.setdefault("rewrite_random", {})
+        if (id(mapdef), key) not in cache:
+            variable = f"$a2n_random{len(cache) + 1}"
+            share = int(10000 / len(choices)) / 100
+            block = [Stmt(f"{share:.2f}%", [c], None) for c in choices[:-1]] + [Stmt("*", [choices[-1]], None)]
+            self.ctx.model.http_statements.append(Stmt("split_clients", ["${request_id}", variable], mapdef.span,
+                                                       block=block))
+            cache[(id(mapdef), key)] = variable
+            self.ctx.diags.add("A2N834", f"RewriteMap {mapdef.name} (rnd) key {key}: one of {len(choices)} "
+                               "alternatives picked per request by split_clients; httpd picks at random per lookup",
+                               mapdef.span, directive="RewriteMap")
+        return "${" + cache[(id(mapdef), key)][1:] + "}"
+
     def map_value(self, name: str, key: str, default: str | None, rule: RRule, cond_names: dict[int, str],
                   rule_names: dict[int, str] | None) -> str:
         mapdef = self.server.settings.get("rewrite_maps", {}).get(name) or \
@@ -457,6 +481,8 @@ class Compiler:
             raise Unsupported("A2N804", f"${{{name}:...}} uses a map no RewriteMap defines")
         if mapdef.problem:
             raise Unsupported("A2N804", f"${{{name}:...}}: {mapdef.problem}")
+        if mapdef.kind == "rnd":
+            return self.random_value(mapdef, key, default, rule)
         if mapdef.kind == "int":
             function = mapdef.source.partition(":")[2].lower()
             if function == "tolower" and key.upper() in ("%{SERVER_NAME}", "%{HTTP_HOST}"):
