@@ -48,13 +48,29 @@ class Layout:
         self.proxy_emitter = proxy_emitter
         self.redirect_vars: dict[int, str] = {}
 
+    def inherited(self) -> tuple[list[Scope], list[Route]]:
+        """The sections and lists that apply to this server, merged with the main server's as httpd merges
+        them: main-server <Location>s before the host's own, ProxyPass lists main first, mod_alias lists
+        (Redirect, Alias) the host's own first."""
+        server, main = self.server, self.model.main_server
+        if main is None or main is server:
+            return list(server.scopes), list(server.routes)
+        def kind(routes: list[Route], kinds: tuple[str, ...]) -> list[Route]:
+            return [r for r in routes if r.kind in kinds]
+        proxies = ("proxy", "proxy-exclude")
+        routes = (kind(main.routes, proxies) + kind(server.routes, proxies)
+                  + kind(server.routes, ("redirect",)) + kind(main.routes, ("redirect",))
+                  + kind(server.routes, ("alias",)) + kind(main.routes, ("alias",)))
+        return list(main.scopes) + list(server.scopes), routes
+
     def run(self) -> None:
         server = self.server
-        prefix_scopes = [s for s in server.scopes if not s.regex]
-        regex_scopes = [s for s in server.scopes if s.regex]
-        routes = sorted((r for r in server.routes if not r.regex), key=lambda r: KIND_ORDER[r.kind])
+        scopes, all_routes = self.inherited()
+        prefix_scopes = [s for s in scopes if not s.regex]
+        regex_scopes = [s for s in scopes if s.regex]
+        routes = sorted((r for r in all_routes if not r.regex), key=lambda r: KIND_ORDER[r.kind])
         regions: list[str] = []
-        for p in [s.path for s in prefix_scopes] + [r.path for r in server.routes if not r.regex]:
+        for p in [s.path for s in prefix_scopes] + [r.path for r in all_routes if not r.regex]:
             if p not in regions:
                 regions.append(p)
         # `<Location />` applies to every request that reaches httpd's location walk, so its statements go
@@ -81,7 +97,7 @@ class Layout:
             if path == "/" and handler is None and not statements:
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
-                    and not any(r.kind != "redirect" for r in server.routes) and not server.scopes:
+                    and not any(r.kind != "redirect" for r in all_routes) and not scopes:
                 # The whole server redirects: a server-level return is the idiomatic form.
                 server.statements.extend(self._handler(handler, "/", "/"))
                 continue
@@ -97,12 +113,12 @@ class Layout:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
                 # match `/p`, which falls through to the document root.
                 server.locations.append(Location("=", path[:-1], list(statements), span))
-        for r in server.routes:
+        for r in server.routes:   # only the server's own: an inherited entry may win in another host
             if not r.regex and id(r) not in winners and r.kind != "proxy-exclude":
                 self.diags.add("A2N301", f"{r.params.get('directive', r.kind)} {r.path}: an earlier entry matches "
                                "every request this one would, so httpd never uses it; it is left out", r.span,
                                directive=r.params.get("directive"))
-        for r in server.routes:
+        for r in all_routes:
             if r.regex:
                 loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
                 loc.statements.extend(root_statements + self._handler(r, r.path, r.path))
