@@ -206,7 +206,8 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     else:
         for d in outcome.differences:
-            tag = f"explained by {d.explanation}" if d.explanation else "UNEXPLAINED"
+            tag = "WIDENED ACCESS" if d.widened else f"explained by {d.explanation}" if d.explanation \
+                else "UNEXPLAINED"
             click.echo(f"{tag:<22} {d.probe.line()}  {d.field}: apache {d.apache!r}, nginx {d.nginx!r}")
         s = outcome.summary()
         click.echo(f"{s['compared']} requests compared: {s['same']} same, {s['explained']} explained, "

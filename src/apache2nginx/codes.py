@@ -724,6 +724,36 @@ _short("A2N319", "proxy-slash-mismatch", "warning", "ProxyPass path and URL disa
        "//x, and ProxyPass /a/ http://b/c sends /a/x as /cx. The translation reproduces it.",
        "backends often treat the doubled or missing slash differently from what was intended.",
        "give both sides a trailing slash, or neither.")
+_short("A2N740", "directory-not-translated", "error", "A <Directory> section is not translated.",
+       "plain directory paths are mapped to the URLs that reach them; regular-expression (<DirectoryMatch>, "
+       "<Directory ~>) and wildcard paths, and directories nested in other sections, are not.",
+       "nothing inside it is enforced by nginx, access rules included.",
+       "write the directory out as a plain path, or add its rules to the nginx locations by hand.")
+_short("A2N741", "files-not-translated", "error", "A <Files> or <FilesMatch> section is not translated.",
+       "file sections become regular-expression locations nested where they apply; a pattern that names a "
+       "directory (`/`) or anchors inside the name, or a file section inside <Location>, is not translated.",
+       "nothing inside it is enforced by nginx, access rules included.",
+       "add a `location ~ ... { deny all; }` (or what the section says) by hand.")
+_short("A2N742", "access-refused", "error", "An access rule nginx cannot check exactly: the region is refused.",
+       "Require host/env/expr/user/group, <RequireNone>, Allow from a host name or env=, Digest/LDAP/DBM "
+       "authentication and some Require combinations have no exact nginx form. Rather than serve what httpd "
+       "might refuse, the translation refuses the region to everyone (`deny all`).",
+       "clients httpd admitted get 403 from nginx.",
+       "express the rule with Require ip, Require valid-user (AuthType Basic, AuthUserFile) or Require all, or "
+       "put the check in front of nginx (auth_request to a service that implements it).")
+_short("A2N743", "options-outside-directory", "error", "Options outside <Directory> is not translated.",
+       "in <Location> or <Files> httpd applies Options only partly (symlink checks need a directory).",
+       "the option has no effect in the translation.", "move Options into the <Directory> it is meant for.")
+_short("A2N744", "htaccess-overrides", "warning", "AllowOverride lets .htaccess files change this directory.",
+       "httpd reads .htaccess files in every request under the directory and applies what they say (access "
+       "rules included); nginx never reads them.",
+       "whatever those files say is not in the translation unless they are converted too.",
+       "convert them: `apache2nginx convert --docroot DIR` reads every .htaccess the configuration honours.")
+_short("A2N745", "rewrite-before-access", "error", "Per-directory rewrites would run before the access rules.",
+       "httpd runs .htaccess/<Directory> rewrite rules after authentication and authorization; nginx runs a "
+       "location's rewrite directives first, and a rewrite to another location leaves this one's allow/deny "
+       "and auth_basic behind.", "a request can reach the rewrite target without passing the access rules.",
+       "repeat the access rules in the locations the rules rewrite to (or in the server).")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "

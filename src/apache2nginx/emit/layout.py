@@ -16,8 +16,14 @@ plus `location ^~ P/` (never a bare `location /p`, which would also match
 """
 from __future__ import annotations
 
+import re
+
 from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
+from ..passes.access import access_statements, merge, options_statements
+
+ACCESS_NAMES = {"allow", "deny", "satisfy", "auth_basic", "auth_basic_user_file", "limit_except", "autoindex",
+                "disable_symlinks"}
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "redirect": 1, "alias": 2}
 
@@ -63,9 +69,51 @@ class Layout:
                   + kind(server.routes, ("alias",)) + kind(main.routes, ("alias",)))
         return list(main.scopes) + list(server.scopes), routes
 
+    def sections(self, attr: str) -> list[Scope]:
+        """<Directory> or <Files> sections that apply to this server: the main server's, then its own."""
+        main = self.model.main_server
+        own = self.server.settings.get(attr, [])
+        if main is None or main is self.server:
+            return list(own)
+        return list(main.settings.get(attr, [])) + list(own)
+
+    # -- filesystem ----------------------------------------------------------
+    def fs_routes(self, routes: list[Route]) -> list[tuple[str, str]]:
+        """(URL prefix, directory) pairs through which files are served: the DocumentRoot and each Alias."""
+        out = [(r.path, r.target) for r in routes if r.kind == "alias" and not r.regex]
+        if self.server.root:
+            out.append(("/", self.server.root))
+        return out
+
+    @staticmethod
+    def fs_path(handler: Route | None, region: str, root: str | None) -> str | None:
+        if handler is None:
+            return None if root is None else _join(root, region)
+        if handler.kind == "alias" and not handler.regex:
+            rest = region[len(handler.path):] if region.startswith(handler.path) else ""
+            return _join(handler.target, rest)
+        return None     # proxied or redirected: no directory applies
+
+    def covering_directories(self, fs: str | None) -> list[Scope]:
+        if fs is None:
+            return []
+        found = [(d.fs_path.count("/") if d.fs_path != "/" else 0, i, d) for i, d in enumerate(self.directories)
+                 if fs_within(d.fs_path, fs)]
+        return [d for _, _, d in sorted(found, key=lambda t: (t[0], t[1]))]
+
+    def access(self, configs: list, region: str, span) -> list[Stmt]:
+        eff = merge([c for c in configs if c is not None])
+        stmts = access_statements(self.diags, eff, region, span, self.reported, tls=bool(self.server.ssl))
+        if eff.options_span is not None:
+            stmts += options_statements(eff)
+        return stmts
+
     def run(self) -> None:
         server = self.server
         scopes, all_routes = self.inherited()
+        self.directories = self.sections("directories")
+        self.files = self.sections("files")
+        self.reported: set = self.model.__dict__.setdefault("_access_reported", set())
         prefix_scopes = [s for s in scopes if not s.regex]
         regex_scopes = [s for s in scopes if s.regex]
         routes = sorted((r for r in all_routes if not r.regex), key=lambda r: KIND_ORDER[r.kind])
@@ -73,6 +121,16 @@ class Layout:
         for p in [s.path for s in prefix_scopes] + [r.path for r in all_routes if not r.regex]:
             if p not in regions:
                 regions.append(p)
+        # Directories become URL regions through every route that serves files from them.
+        for d in self.directories:
+            for url, target in self.fs_routes(all_routes):
+                if fs_within(target, d.fs_path) and d.fs_path.rstrip("/") != target.rstrip("/"):
+                    rest = d.fs_path[len(target.rstrip("/")):]
+                    region = (url.rstrip("/") + rest) or "/"
+                    if region not in regions:
+                        regions.append(region)
+        if (self.directories or self.files) and "/" not in regions:
+            regions.insert(0, "/")
         # `<Location />` applies to every request that reaches httpd's location walk, so its statements go
         # into every location (and a `location /`), not to the server level where nginx would also apply
         # them to the errors it answers before choosing a location.
@@ -80,6 +138,7 @@ class Layout:
         if root_statements and "/" not in regions:
             regions.insert(0, "/")
         winners: set[int] = set()
+        root_access: list[Stmt] = []
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
             handler: Route | None = None
@@ -93,42 +152,98 @@ class Layout:
                         break
             if handler is not None:
                 winners.add(id(handler))
-            statements = [st for s in covering for st in s.statements]
-            if path == "/" and handler is None and not statements:
+            fs = self.fs_path(handler, path, server.root)
+            dirs = self.covering_directories(fs)
+            dir_configs = [d.settings.get("access") for d in dirs]
+            loc_configs = [s.settings.get("access") for s in covering]
+            span = covering[-1].span if covering else (handler.span if handler else (dirs[-1].span if dirs else None))
+            access = [] if handler is not None and handler.kind == "redirect" else \
+                self.access(dir_configs + loc_configs, _describe(path), span)
+            if path == "/":
+                root_access = access
+            statements = access + [st for d in dirs for st in d.statements] + \
+                [st for s in covering for st in s.statements]
+            if path == "/" and handler is None and not statements and not self.files:
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
                     and not any(r.kind != "redirect" for r in all_routes) and not scopes:
                 # The whole server redirects: a server-level return is the idiomatic form.
                 server.statements.extend(self._handler(handler, "/", "/"))
                 continue
-            span = covering[-1].span if covering else (handler.span if handler else None)
+            files = [f for f in self.files if fs is not None and (f.parent is None or f.parent in dirs)]
             for modifier, matched in _variants(path):
                 loc = Location(modifier, matched, span=span)
                 loc.statements.extend(statements)
                 if handler is not None:
                     loc.statements.extend(self._handler(handler, path, matched))
-                server.locations.append(loc)
+                self.nest_files(loc, files, dir_configs, loc_configs, matched)
+                existing = next((l for l in server.locations if l.key() == loc.key()), None)
+                if existing is None:
+                    server.locations.append(loc)
+                else:
+                    # a pass already made this location (per-directory rewrites, a front controller)
+                    self.merge_into(existing, loc, access)
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
                 # match `/p`, which falls through to the document root.
-                server.locations.append(Location("=", path[:-1], list(statements), span))
+                server.locations.append(Location("=", path[:-1], list(access + statements), span))
         for r in server.routes:   # only the server's own: an inherited entry may win in another host
             if not r.regex and id(r) not in winners and r.kind != "proxy-exclude":
                 self.diags.add("A2N301", f"{r.params.get('directive', r.kind)} {r.path}: an earlier entry matches "
                                "every request this one would, so httpd never uses it; it is left out", r.span,
                                directive=r.params.get("directive"))
+        # Regular-expression locations are consulted only for URLs under `location /` (the other prefix
+        # locations are ^~): they get the access rules of the document root's region.
+        for loc in server.locations:
+            if loc.modifier in ("~", "~*") and root_access and not any(st.name == "internal" for st in loc.statements):
+                loc.statements[:0] = root_access
         for r in all_routes:
             if r.regex:
                 loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
-                loc.statements.extend(root_statements + self._handler(r, r.path, r.path))
+                loc.statements.extend(root_access + root_statements + self._handler(r, r.path, r.path))
                 server.locations.append(loc)
         for s in regex_scopes:
             loc = Location("~*" if s.nocase else "~", s.path, span=s.span)
-            loc.statements.extend(root_statements + s.statements)
+            access = self.access([s.settings.get("access")], s.path, s.span) if s.settings.get("access") else \
+                root_access
+            loc.statements.extend(access + root_statements + s.statements)
             if s.proxy is not None:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path))
             server.locations.append(loc)
+
+    def merge_into(self, existing: Location, loc: Location, access: list[Stmt]) -> None:
+        """httpd checks access before per-directory rewrites run; nginx runs a location's rewrites first.
+        A plain refusal moves into the rewrite phase (`return 403` first); anything else is an error."""
+        rewrites = [st for st in existing.statements if st.name in ("rewrite", "return", "if", "set", "break")]
+        if rewrites and access:
+            if all(st.name == "deny" and st.args == ["all"] for st in access):
+                existing.statements.insert(0, Stmt("return", ["403"], access[0].span,
+                                                   comment="refused before the directory's rewrites, as in httpd"))
+            else:
+                self.diags.add("A2N745", f"location {existing.path}: its per-directory rewrite rules run before its "
+                               "access rules in nginx, and a rewrite to another location skips them; httpd checks "
+                               "access first", access[0].span or existing.span,
+                               hint="repeat the access rules in the locations the rules rewrite to")
+        existing.statements[:0] = [st for st in loc.statements if st not in existing.statements]
+        existing.locations.extend(loc.locations)
+
+    def nest_files(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list,
+                   matched: str) -> None:
+        """<Files> sections merge between directories and locations; nginx needs them nested in every
+        location they apply to (a ^~ location hides the server's regex locations)."""
+        for f in files:
+            config = f.settings.get("access")
+            if config is None and not f.statements:
+                continue
+            access = self.access(dir_configs + [config] + loc_configs, f"files matching {f.path}", f.span)
+            if loc.modifier == "=":
+                # an exact location cannot hold another: decide for its one URL here
+                if re.search(f.files_regex, matched):
+                    loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES]
+                    loc.statements[:0] = access + f.statements
+                continue
+            loc.locations.append(Location("~", f.files_regex, access + list(f.statements), f.span))
 
     def _handler(self, route: Route, region: str, matched: str) -> list[Stmt]:
         if route.kind == "proxy-exclude":
@@ -169,6 +284,20 @@ class Layout:
         value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
         self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
+
+
+def fs_within(directory: str, path: str) -> bool:
+    """A <Directory> covers the directory itself and everything below it, by whole path components."""
+    directory = directory.rstrip("/")
+    return not directory or path == directory or path.startswith(directory + "/")
+
+
+def _join(base: str, rest: str) -> str:
+    return (base.rstrip("/") + "/" + rest.lstrip("/")).rstrip("/") or "/"
+
+
+def _describe(region: str) -> str:
+    return f"the URL region {region}"
 
 
 def _regex_escape(text: str) -> str:

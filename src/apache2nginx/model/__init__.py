@@ -162,7 +162,9 @@ class Server:
 
 @dataclass
 class Scope:
-    """An Apache <Location>/<LocationMatch> region and what its directives asked for."""
+    """An Apache section region and what its directives asked for: a <Location>/<LocationMatch> (URL
+    space), a <Directory> (`fs_path`: the layout finds the URLs that reach it) or a <Files>/<FilesMatch>
+    (`files_regex`: matched against the last path segment, nested into the locations it applies to)."""
 
     path: str
     regex: bool = False
@@ -171,6 +173,10 @@ class Scope:
     proxy: "Route | None" = None
     settings: dict = field(default_factory=dict)
     span: Span | None = None
+    kind: str = "location"            # location | directory | files
+    fs_path: str | None = None        # directory: the filesystem path
+    files_regex: str | None = None    # files: a PCRE over the URL whose match means "the basename matches"
+    parent: "Scope | None" = None     # files inside a <Directory>
 
 
 @dataclass

@@ -5,7 +5,7 @@ resolved, existing file matches the FilesMatch pattern. nginx matches URLs,
 so the translation is the regex location with nginx's standard guard:
 `fastcgi_split_path_info` plus `try_files $fastcgi_script_name =404`, without
 which `/uploads/x.jpg/y.php` would reach PHP. Other `<FilesMatch>`/`<Files>`
-sections belong to the section and access-control model and are reported.
+sections belong to the access pass, which hands FastCGI ones here.
 """
 from __future__ import annotations
 
@@ -41,13 +41,19 @@ def _url_regex(files_regex: str) -> tuple[str, str] | None:
     return f"[^/]{inner}(/|$)", f"^(.+?{inner})(/.*)$"
 
 
+def handles(section: Section) -> bool:
+    """A <FilesMatch> whose SetHandler hands files to FastCGI (the access pass owns the other file sections)."""
+    return any(not c.is_section and c.key == "sethandler" and c.args and fcgi_target(c.args[0])
+               for c in section.children)
+
+
 def files_section(ctx: Context, section: Section) -> Disposition:
     handlers = [c for c in section.children if not c.is_section and c.key == "sethandler" and c.args]
     target = fcgi_target(handlers[0].args[0]) if handlers else None
     regexes = _url_regex(section.args[-1]) if section.args and section.key == "filesmatch" else None
     if target is None or regexes is None or ctx.scope is not None:
-        ctx.diags.add("A2N101", f"<{section.name} {' '.join(section.args)}>: file sections are not translated yet; "
-                      "nothing inside it was emitted", section.span, directive="<" + section.name,
+        ctx.diags.add("A2N101", f"<{section.name} {' '.join(section.args)}>: this FastCGI file section is not "
+                      "translated; nothing inside it was emitted", section.span, directive="<" + section.name,
                       hint="translate it as a regex location by hand")
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
@@ -86,6 +92,4 @@ def set_handler_fcgi(ctx: Context, d: Directive) -> Disposition:
     return Disposition.APPROXIMATE
 
 
-RULES = table(
-    Rule("FilesMatch", Disposition.APPROXIMATE, files_section, section=True),
-)
+RULES = table()

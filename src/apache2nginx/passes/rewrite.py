@@ -171,7 +171,7 @@ def rewrite_engine(ctx: Context, d: Directive) -> Disposition:
 
 
 def rewrite_cond(ctx: Context, d: Directive) -> Disposition:
-    if ctx.scope is not None:
+    if ctx.scope is not None and ctx.directory is None:
         return _in_location(ctx, d)
     if len(d.args) < 2:
         ctx.diags.add("A2N001", "RewriteCond needs a test string and a condition", d.span, directive=d.name)
@@ -194,7 +194,7 @@ def rewrite_cond(ctx: Context, d: Directive) -> Disposition:
 
 
 def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
-    if ctx.scope is not None:
+    if ctx.scope is not None and ctx.directory is None:
         return _in_location(ctx, d)
     state = _state(ctx)
     if len(d.args) < 2:

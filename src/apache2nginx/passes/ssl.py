@@ -153,11 +153,14 @@ def ssl_verify_client(ctx: Context, d: Directive) -> Disposition:
     if value not in mapping:
         return Disposition.UNSUPPORTED
     if ctx.scope is not None:
-        ctx.diags.add("A2N221", "SSLVerifyClient inside <Location> (per-path client certificates) is not "
-                      "translated; the path is NOT protected by a client certificate in the translation",
-                      d.span, directive=d.name, hint="set ssl_verify_client optional on the server and "
-                      "`if ($ssl_client_verify != SUCCESS) { return 403; }` in the location")
-        return Disposition.UNSUPPORTED
+        from .access import refuse_here
+        if value in ("require", "optional"):
+            ctx.diags.add("A2N221", "SSLVerifyClient inside a section (per-path client certificates) is not "
+                          "translated; the region is refused to everyone instead (deny all)",
+                          d.span, directive=d.name, hint="set ssl_verify_client optional on the server and "
+                          "`if ($ssl_client_verify != SUCCESS) { return 403; }` in the location")
+        refuse_here(ctx, "SSLVerifyClient " + value if value in ("require", "optional") else None, d.span)
+        return Disposition.UNSUPPORTED if value in ("require", "optional") else Disposition.EXACT
     ctx.emit("ssl_verify_client", [mapping[value]], d.span)
     if value != "none":
         ctx.diags.add("A2N222", "client certificates: nginx before 1.26.3/1.27.4 lets a TLS 1.3 session resumed "

@@ -15,10 +15,10 @@ from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
 from ..emit.layout import lay_out
-from . import alias, core, expires, fastcgi, headers, log, mime, misc, process, proxy, rewrite, ssl
+from . import access, alias, core, expires, fastcgi, headers, log, mime, misc, process, proxy, rewrite, ssl
 from .base import Context, Disposition, Rule, Tally
 
-PASSES = (core, ssl, process, proxy, alias, headers, log, misc, expires, mime, fastcgi, rewrite)
+PASSES = (core, ssl, process, proxy, alias, headers, log, misc, expires, mime, fastcgi, rewrite, access)
 
 
 def _merged_rules() -> dict[str, Rule]:
@@ -110,6 +110,15 @@ class Translator:
         elif untranslated is not None and rule.disposition is not Disposition.NOT_APPLICABLE:
             self.report(d, Disposition.UNSUPPORTED, untranslated)
             return
+        scope = self.ctx.scope
+        if scope is not None and scope.kind != "location" and rule.disposition is not Disposition.NOT_APPLICABLE \
+                and d.key not in (access.IN_DIRECTORY if scope.kind == "directory" else access.IN_FILES):
+            self.report(d, Disposition.UNSUPPORTED, d.parent if isinstance(d.parent, Section) else None,
+                        reason=f"not translated inside a <{'Directory' if scope.kind == 'directory' else 'Files'}>"
+                               " section yet")
+            return
+        if scope is not None and scope.kind == "directory" and d.key in rewrite.PER_DIRECTORY:
+            directory = scope.settings["section"]
         self.ctx.directory = directory
         disposition = rule.disposition
         before = len(self.diags)

@@ -49,6 +49,9 @@ FILTER_MODULES = {"DEFLATE": "deflate", "INFLATE": "deflate", "RATE_LIMIT": "rat
 URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancermember", "sethandler", "proxyset",
                   "rewriterule",
                   "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
+# Handlers that name the module providing them (loaded by Debian's default set, as in the translation).
+HANDLER_MODULES = {"server-status": "status", "server-info": "info", "balancer-manager": "proxy_balancer",
+                   "cgi-script": "cgi"}
 PATH_DIRECTIVES = {"documentroot", "alias", "aliasmatch", "scriptalias", "scriptaliasmatch", "<directory",
                    "<directorymatch", "errordocument"}
 _URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:|\s\"]+)(?::(?P<port>\d+))?")
@@ -142,6 +145,8 @@ class ApacheSandbox:
                 self.modules.add(arg.split(":", 1)[0].lower())
         if node.key == "rewriterule" and len(node.args) > 2 and re.search(r"\bP\b|proxy", node.args[2], re.I):
             self.modules.update(["proxy", "proxy_http"])
+        if node.key in ("sethandler", "addhandler") and node.args and node.args[0].lower() in HANDLER_MODULES:
+            self.modules.add(HANDLER_MODULES[node.args[0].lower()])
         if any("balancer://" in a.lower() for a in node.args):
             for dep in ["proxy_balancer"] + DEPENDENCIES["proxy_balancer"]:
                 self.modules.add(dep)

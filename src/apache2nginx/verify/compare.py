@@ -82,10 +82,12 @@ class Difference:
     apache: object
     nginx: object
     explanation: str | None = None
+    widened: bool = False      # httpd refused (401/403), nginx served: never explained by anything
 
     def to_json(self) -> dict:
         return {"request": self.probe.line(), "method": self.probe.method, "field": self.field,
-                "apache": self.apache, "nginx": self.nginx, "explained_by": self.explanation}
+                "apache": self.apache, "nginx": self.nginx, "explained_by": self.explanation,
+                "widened": self.widened}
 
 
 class Comparator:

@@ -125,10 +125,75 @@ def generate(config: LoadedConfig) -> list[Probe]:
                 else:
                     probes.append(Probe("POST", scheme, vh.names[0], port, prefix.rstrip("/") + "/submit",
                                         {"Content-Type": "application/x-www-form-urlencoded"}))
+        for port in vh.ports:
+            for path in security_paths(config, vh):
+                probes.append(Probe("GET", scheme, vh.names[0], port, path, origin="security"))
+            for path in security_paths(config, vh)[:3]:
+                probes.append(Probe("HEAD", scheme, vh.names[0], port, path, origin="security"))
+                probes.append(Probe("GET", scheme, "unknown.invalid", port, path, origin="security"))
     unique: dict[str, Probe] = {}
     for p in probes:
         unique.setdefault(p.line() + repr(sorted(p.headers.items())), p)
     return list(unique.values())
+
+
+# Names that are usually refused: a file section in the configuration is probed with these.
+SENSITIVE_NAMES = [".htaccess", ".htpasswd", "x.bak", "x.inc", "x.sql", "x.log", "x.swp", "x.orig", "x~"]
+ACCESS_KEYS = {"require", "order", "allow", "deny", "satisfy", "authtype", "requireall", "requireany",
+               "requirenone"}
+
+
+def restricted_prefixes(config: LoadedConfig, vh: VHostInfo) -> list[str]:
+    """URL prefixes of the sections that hold access rules: <Location>s, and <Directory>s through the
+    DocumentRoot and every Alias that reaches them, plus every Alias (its target may be refused)."""
+    from ..passes.core import DEFAULT_DOCUMENT_ROOT
+    roots: list[tuple[str, str]] = []
+    main_root = next((n.args[0] for n in config.children if not n.is_section and n.key == "documentroot"
+                      and n.args), None)
+    in_vhost = [n for n in config.walk() if vh.file == n.file and vh.line <= n.line <= vh.end_line]
+    vh_root = next((n.args[0] for n in in_vhost if not n.is_section and n.key == "documentroot" and n.args), None)
+    roots.append(("/", (vh_root or main_root or DEFAULT_DOCUMENT_ROOT).rstrip("/")))
+    for n in config.walk():
+        if not n.is_section and n.key == "alias" and len(n.args) >= 2 and n.args[0].startswith("/"):
+            roots.append((n.args[0].rstrip("/") or "/", n.args[1].rstrip("/")))
+    out: list[str] = [url for url, _ in roots if url != "/"]
+    for n in config.walk():
+        if not n.is_section or not n.args or not _holds_access(n):
+            continue
+        if n.key == "location" and n.args[0].startswith("/") and not any(c in n.args[0] for c in "*?["):
+            out.append(n.args[0].rstrip("/") or "/")
+        elif n.key == "directory" and n.args[0].startswith("/"):
+            d = n.args[0].rstrip("/")
+            for url, target in roots:
+                if d == target or d.startswith(target + "/"):
+                    out.append((url.rstrip("/") + d[len(target):]) or "/")
+    return list(dict.fromkeys(out))
+
+
+def _holds_access(section) -> bool:
+    return any(c.key in ACCESS_KEYS for c in section.walk() if c is not section)
+
+
+def security_paths(config: LoadedConfig, vh: VHostInfo) -> list[str]:
+    """Requests that try to get around each restriction: case, encodings, doubled slashes, dot segments,
+    a trailing slash, path info, `;` parameters; and sensitive file names where file sections exist."""
+    paths: list[str] = []
+    for prefix in restricted_prefixes(config, vh):
+        base = prefix.rstrip("/")
+        if not base:
+            continue
+        head, _, last = base.rpartition("/")
+        first = last[0] if last else ""
+        encoded = f"{head}/%{ord(first):02x}{last[1:]}" if first else base
+        paths += [f"{base}/a.txt", f"{base}/a.txt".upper(), f"/{base}/a.txt", f"{base}//a.txt",
+                  f"/.{base}/a.txt", f"/x/..{base}/a.txt", f"{encoded}/a.txt", f"{base}%2fa.txt",
+                  f"{base}/%2e/a.txt", f"{base}/a.txt/", f"{base}/a.txt/x", f"{base};x/a.txt", f"{base}/a.txt;x",
+                  base, base + "/"]
+    if any(n.is_section and n.key in ("files", "filesmatch") for n in config.walk()):
+        for name in SENSITIVE_NAMES:
+            paths += [f"/{name}", f"/sub/{name}", f"/{name}".upper(), f"/{name}/x", f"/{name};x"]
+        paths += ["/%2ehtaccess", "/.ht%61ccess"]
+    return list(dict.fromkeys(paths))
 
 
 def parse_request_file(text: str, default_port: int, default_scheme: str = "http") -> list[Probe]:

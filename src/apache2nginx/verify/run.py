@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import crossplane
 
@@ -106,6 +106,11 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     originals: list[str] = [DEFAULT_DOCUMENT_ROOT]
     # literal local rewrite targets exist too, so that where a rule leads shows in the response
     targets = []
+    # no files under a <Location> whose handler answers itself (server-status, ...): a directory there would
+    # make httpd's mod_dir redirect where a real server has none
+    handled = [n.args[0].rstrip("/") for n in config.walk() if n.is_section and n.key == "location" and n.args
+               and any(c.key == "sethandler" and c.args and c.args[0].lower() not in ("none", "default-handler")
+                       for c in n.children if not c.is_section)]
     for node in config.walk():
         if node.is_section:
             continue
@@ -128,20 +133,27 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
         (root / ".htpasswd").write_text("user:$apr1$x$y\n")
         (root / "a.txt").write_text(f"a.txt of {original}\n")
         wanted_dirs = set()
-        for p in probes:
-            clean = unquote(urlsplit(p.path).path)
-            if ".." in clean or "//" in clean or "%" in p.path:
+        requested = [c for c in (normalized_path(p.path) for p in probes if "%" not in p.path)
+                     if not any(c == h or c.startswith(h + "/") for h in handled)]
+        # a name with an extension requested as a file stays a file (path-info probes go through it)
+        files_wanted = {c.strip("/") for c in requested if not c.endswith("/") and "." in c.rsplit("/", 1)[-1]}
+        for clean in requested:
+            if ".." in clean or "//" in clean:
                 continue
             parts = [s for s in clean.split("/") if s]
             for j in range(1, len(parts) + (1 if clean.endswith("/") else 0)):
-                wanted_dirs.add("/".join(parts[:j]))
+                if "/".join(parts[:j]) not in files_wanted:
+                    wanted_dirs.add("/".join(parts[:j]))
         for d in wanted_dirs:
             (root / d).mkdir(parents=True, exist_ok=True)
             (root / d / "index.html").write_text(f"index of {original}/{d}\n")
-        for clean in [unquote(urlsplit(p.path).path) for p in probes if "%" not in p.path] + targets:
+        for clean in requested + targets:
             if clean.endswith("/") or ".." in clean or "//" in clean:
                 continue
             rel = clean.lstrip("/")
+            parents = rel.split("/")[:-1]
+            if any("/".join(parents[:k + 1]) in files_wanted for k in range(len(parents))):
+                continue    # path info after a file: the file itself is what exists
             if rel and rel not in wanted_dirs and not (root / rel).exists():
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 (root / rel).write_text(f"{rel} of {original}\n")
@@ -178,7 +190,7 @@ class Explainer:
 
     def explain(self, probe: Probe, field_name: str, statuses: tuple = ()) -> str | None:
         vh = self.vhost_for(probe)
-        path = unquote(urlsplit(probe.path).path)
+        path = normalized_path(probe.path)
         candidates = []
         for d in self.diags:
             s = d.span
@@ -231,6 +243,25 @@ _FIELDS_BY_CODE = {
     "A2N220": set(), "A2N222": {"connection", "status"}, "A2N221": {"connection", "status"},
     "A2N9": set(),
 }
+
+
+def request_path(target: str) -> str:
+    """The decoded path of a request target (not urlsplit: in a request line `//x` is no authority)."""
+    return unquote(target.split("?", 1)[0].split("#", 1)[0])
+
+
+def normalized_path(target: str) -> str:
+    """The path both servers match sections against: decoded, slashes merged, dot segments resolved."""
+    raw = request_path(target)
+    out: list[str] = []
+    for segment in re.sub("/+", "/", raw).split("/"):
+        if segment == "..":
+            if out:
+                out.pop()
+        elif segment != ".":
+            out.append(segment)
+    path = "/".join(out)
+    return path if path.startswith("/") else "/" + path
 
 
 def _specificity(code: str, field_name: str) -> int:
@@ -297,7 +328,12 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
             if not found:
                 result.same += 1
                 continue
+            widened = a.status in (401, 403) and n.status is not None and n.status < 400
             for field_name, av, nv in found:
+                if widened:
+                    # access httpd refused and nginx granted: a security hole, whatever any diagnostic says
+                    result.differences.append(Difference(probe, field_name, av, nv, None, widened=True))
+                    continue
                 code = explainer.explain(probe, field_name, (a.status, n.status)) if explainer else None
                 result.differences.append(Difference(probe, field_name, av, nv, code))
     finally:

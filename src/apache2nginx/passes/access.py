@@ -1,0 +1,702 @@
+"""Sections and access control: <Directory>, <Files>, <FilesMatch>; mod_authz_core (Require,
+<RequireAll>/<RequireAny>/<RequireNone>, AuthMerging), mod_authz_host (Require ip/host/local),
+mod_access_compat (Order, Allow, Deny, Satisfy), mod_auth_basic with mod_authn_file (AuthType Basic,
+AuthName, AuthUserFile, AuthBasicProvider), mod_authz_groupfile, and Options/AllowOverride.
+
+What each section says is recorded on its Scope (`settings["access"]`, an AccessConfig); the layout
+step merges the sections that cover a region in httpd's order (directories shortest first, then files,
+then locations; within a group config order, main server before virtual host) and `effective_access`
+turns the result into nginx `allow`/`deny`/`satisfy`/`auth_basic`.
+
+The one rule here: access is never widened. A Require tree, an Allow/Deny form or an authentication
+provider that nginx cannot check exactly becomes `deny all` in that region, with an error that says
+what was refused — nginx then refuses more than httpd, never less.
+"""
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass, field
+
+from ..model import Scope, Stmt
+from ..syntax.span import Span
+from ..syntax.tree import Directive, Section
+from .base import Context, Disposition, Rule, table
+
+
+# ----------------------------------------------------------------- what a section says
+
+@dataclass
+class Authz:
+    """A Require tree: containers ("any", "all", "none") or a leaf (one Require line)."""
+
+    op: str
+    kind: str = ""
+    args: list[str] = field(default_factory=list)
+    negated: bool = False
+    children: list["Authz"] = field(default_factory=list)
+    span: Span | None = None
+
+
+@dataclass
+class AccessConfig:
+    authz: Authz | None = None                 # the section's own Require lines (implicit RequireAny)
+    authz_span: Span | None = None
+    merging: str = "off"                       # AuthMerging
+    order: str | None = None                   # mod_access_compat
+    allows: list[tuple[str, Span]] | None = None
+    denies: list[tuple[str, Span]] | None = None
+    compat_span: Span | None = None
+    satisfy: str | None = None
+    auth: dict[str, tuple[str, Span]] = field(default_factory=dict)   # type, name, userfile, ...
+    options: list[tuple[str, Span]] | None = None                     # Options, as written
+    stack: list[Authz] = field(default_factory=list)                  # open <Require*> containers
+    refuse: tuple[str | None, Span] | None = None   # a TLS requirement nginx cannot check here (None: lifted)
+    ssl_only: Span | None = None                   # SSLRequireSSL
+
+    @property
+    def has_compat(self) -> bool:
+        return self.order is not None or self.allows is not None or self.denies is not None
+
+
+def _config(ctx: Context) -> AccessConfig | None:
+    scope = ctx.scope
+    if scope is None:
+        htaccess = ctx.options.get("htaccess_dir")
+        if htaccess is None:
+            return None
+        scope = ctx.server.settings.get("htaccess_scope")
+        if scope is None:
+            # A .htaccess file's own directives govern the directory it stands in.
+            scope = Scope(htaccess if htaccess.endswith("/") or htaccess == "/" else htaccess, span=None)
+            ctx.server.scopes.append(scope)
+            ctx.server.settings["htaccess_scope"] = scope
+    return scope.settings.setdefault("access", AccessConfig())
+
+
+def _not_here(ctx: Context, d: Directive) -> Disposition:
+    ctx.diags.add("A2N001", f"{d.name} is not allowed outside <Directory>, <Location> or <Files>: httpd refuses "
+                  "the configuration", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+# ----------------------------------------------------------------- Require and its containers
+
+def require(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    args = list(d.args)
+    negated = bool(args) and args[0].lower() == "not"
+    if negated:
+        args = args[1:]
+    if not args:
+        ctx.diags.add("A2N001", "Require needs a provider (all, ip, valid-user, ...)", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    _add(config, Authz("leaf", args[0].lower(), args[1:], negated, span=d.span))
+    return Disposition.EXACT
+
+
+def _add(config: AccessConfig, node: Authz) -> None:
+    """Into the open container, or the section's own implicit <RequireAny>."""
+    if config.stack:
+        config.stack[-1].children.append(node)
+        return
+    if config.authz is None:
+        config.authz = Authz("any", span=node.span)
+    config.authz.children.append(node)
+    config.authz_span = config.authz_span or node.span
+
+
+def require_container(ctx: Context, section: Section) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        ctx.diags.add("A2N001", f"<{section.name}> is not allowed outside <Directory>, <Location> or <Files>",
+                      section.span, directive="<" + section.name)
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
+    node = Authz({"requireall": "all", "requireany": "any", "requirenone": "none"}[section.key], span=section.span)
+    _add(config, node)
+    config.stack.append(node)
+    try:
+        ctx.walk(section.children)
+    finally:
+        config.stack.pop()
+    return Disposition.EXACT
+
+
+def auth_merging(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    config.merging = (d.args[0].lower() if d.args else "off")
+    return Disposition.EXACT
+
+
+# ----------------------------------------------------------------- mod_access_compat
+
+def order(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    value = "".join(d.args).lower().replace(" ", "")
+    if value not in ("deny,allow", "allow,deny", "mutual-failure"):
+        ctx.diags.add("A2N001", f"Order {' '.join(d.args)}: httpd accepts Deny,Allow, Allow,Deny or "
+                      "Mutual-failure", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    config.order = value
+    config.compat_span = config.compat_span or d.span
+    return Disposition.EXACT
+
+
+def allow_deny(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    args = list(d.args)
+    if not args or args[0].lower() != "from" or len(args) < 2:
+        ctx.diags.add("A2N001", f"{d.name} needs `from` and at least one host", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    entries = [(a, d.span) for a in args[1:]]
+    if d.key == "allow":
+        config.allows = (config.allows or []) + entries
+    else:
+        config.denies = (config.denies or []) + entries
+    config.compat_span = config.compat_span or d.span
+    return Disposition.EXACT
+
+
+def satisfy(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    value = d.args[0].lower() if d.args else ""
+    if value not in ("all", "any"):
+        ctx.diags.add("A2N001", "Satisfy takes All or Any", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    config.satisfy = value
+    return Disposition.EXACT
+
+
+# ----------------------------------------------------------------- authentication
+
+_AUTH_KEYS = {"authtype": "type", "authname": "name", "authuserfile": "userfile", "authgroupfile": "groupfile",
+              "authbasicprovider": "provider"}
+
+
+def auth_setting(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    if not d.args:
+        ctx.diags.add("A2N001", f"{d.name} needs a value", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    config.auth[_AUTH_KEYS[d.key]] = (" ".join(d.args), d.span)
+    return Disposition.EXACT
+
+
+def auth_unsupported(ctx: Context, d: Directive) -> Disposition:
+    """Digest, LDAP, DBM, DBD and other providers: the regions that require a user are refused."""
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    config.auth.setdefault("unsupported", (d.name, d.span))
+    return Disposition.UNSUPPORTED
+
+
+def refuse_here(ctx: Context, what: str | None, span: Span) -> None:
+    """A requirement of this section nginx cannot check per location (None: a later section lifts it)."""
+    config = _config(ctx)
+    if config is not None:
+        config.refuse = (what, span)
+
+
+def ssl_require_ssl(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    config.ssl_only = d.span
+    return Disposition.EXACT
+
+
+def ssl_require(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    config.refuse = (f"SSLRequire {' '.join(d.args)}", d.span)
+    return Disposition.UNSUPPORTED
+
+
+# ----------------------------------------------------------------- Options and overrides
+
+def options(ctx: Context, d: Directive) -> Disposition:
+    config = _config(ctx)
+    if config is None:
+        return _not_here(ctx, d)
+    if ctx.scope is not None and ctx.scope.kind != "directory":
+        ctx.diags.add("A2N743", f"Options {' '.join(d.args)} outside <Directory>: httpd applies only some options "
+                      "there (no symlink checks in <Location>); not translated", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    config.options = (config.options or []) + [(a, d.span) for a in d.args]
+    return Disposition.EXACT
+
+
+def allow_override(ctx: Context, d: Directive) -> Disposition:
+    values = {a.lower() for a in d.args}
+    if values <= {"none"}:
+        return Disposition.EXACT      # httpd reads no .htaccess there, nor does nginx
+    where = ctx.scope.fs_path if ctx.scope is not None and ctx.scope.fs_path else "this directory"
+    ctx.diags.add("A2N744", f"{d.name} {' '.join(d.args)}: httpd reads .htaccess files under {where}; nginx never "
+                  "does, so their rules must be converted too", d.span, directive=d.name,
+                  hint=f"convert them with `apache2nginx convert --docroot` or `--htaccess-dir` for each file under "
+                       f"{where}")
+    return Disposition.APPROXIMATE
+
+
+# ----------------------------------------------------------------- sections
+
+def directory(ctx: Context, section: Section) -> Disposition:
+    """<Directory path>: recorded with its filesystem path; the layout finds every URL that reaches it."""
+    args = section.args
+    regex = section.key == "directorymatch" or (len(args) >= 2 and args[0] == "~")
+    if ctx.scope is not None or regex or not args or any(c in args[0] for c in "*?["):
+        what = "inside another section" if ctx.scope is not None else \
+            "a regular expression or wildcard" if args else "without a path"
+        ctx.diags.add("A2N740", f"<{section.name} {' '.join(args)}>: {what} is not translated; nothing inside it "
+                      "was emitted" + (", and its access rules are not enforced" if _has_access(section) else ""),
+                      section.span, directive="<" + section.name,
+                      hint="write the directory out as a plain path, or add the access rules by hand")
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
+    path = re.sub("/+", "/", args[0])
+    path = path.rstrip("/") or "/"
+    scope = Scope(path, span=section.span, kind="directory", fs_path=path, settings={"section": section})
+    ctx.server.settings.setdefault("directories", []).append(scope)
+    previous, ctx.scope = ctx.scope, scope
+    try:
+        ctx.walk(section.children)
+    finally:
+        ctx.scope = previous
+    return Disposition.EXACT
+
+
+def files(ctx: Context, section: Section) -> Disposition:
+    """<Files>/<FilesMatch>: a pattern on the file's name, nested into the locations it applies to.
+    A FilesMatch that hands PHP to FastCGI belongs to the fastcgi pass."""
+    from . import fastcgi
+    if fastcgi.handles(section):
+        return fastcgi.files_section(ctx, section)
+    args = section.args
+    regex = section.key == "filesmatch" or (len(args) >= 2 and args[0] == "~")
+    pattern = args[-1] if args else ""
+    url_regex = basename_regex(pattern, regex) if args else None
+    inside = ctx.scope
+    if url_regex is None or (inside is not None and inside.kind != "directory"):
+        why = "its pattern cannot be turned into a URL regular expression" if url_regex is None else \
+            "it stands inside a section other than <Directory>"
+        ctx.diags.add("A2N741", f"<{section.name} {' '.join(args)}>: {why}; nothing inside it was emitted"
+                      + (", and its access rules are not enforced" if _has_access(section) else ""),
+                      section.span, directive="<" + section.name)
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
+    scope = Scope(pattern, regex=True, span=section.span, kind="files", files_regex=url_regex, parent=inside)
+    ctx.server.settings.setdefault("files", []).append(scope)
+    previous, ctx.scope = ctx.scope, scope
+    try:
+        ctx.walk(section.children)
+    finally:
+        ctx.scope = previous
+    return Disposition.EXACT
+
+
+ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype", "authname", "authuserfile",
+                     "authgroupfile", "authbasicprovider", "authmerging", "authdigestprovider", "authdigestdomain",
+                     "authldapurl", "authdbmuserfile", "authdbduserpwquery", "sslrequire", "sslrequiressl"}
+# What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
+IN_DIRECTORY = ACCESS_DIRECTIVES | {"options", "allowoverride", "allowoverridelist", "directoryindex", "header",
+                                    "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
+                                    "requireall", "requireany", "requirenone", "files", "filesmatch",
+                                    "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset"}
+IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "header"}
+
+
+def _has_access(section: Section) -> bool:
+    stack = list(section.children)
+    while stack:
+        node = stack.pop()
+        if node.key in ACCESS_DIRECTIVES or node.key in ("requireall", "requireany", "requirenone"):
+            return True
+        if node.is_section:
+            stack.extend(node.children)
+    return False
+
+
+def basename_regex(pattern: str, regex: bool) -> str | None:
+    """A PCRE over the URL path that matches when its last segment is a name the pattern accepts."""
+    if not regex:
+        # fnmatch: * and ? never match `/`; [...] is a class; a leading `.` has no special rule in httpd
+        out = []
+        i = 0
+        while i < len(pattern):
+            c = pattern[i]
+            if c == "*":
+                out.append("[^/]*")
+            elif c == "?":
+                out.append("[^/]")
+            elif c == "[":
+                j = pattern.find("]", i + 1)
+                if j < 0:
+                    return None
+                body = pattern[i + 1:j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("/", "") + "]")
+                i = j
+            elif c == "/":
+                return None
+            else:
+                out.append(re.escape(c))
+            i += 1
+        # a segment, last or followed by path info (httpd matched the file the path info follows)
+        return "(?:^|/)" + "".join(out) + "(?:/|$)"
+    body = pattern
+    anchored = body.startswith("^")
+    if anchored:
+        body = body[1:]
+    if "^" in body.replace("[^", "") or "/" in body:
+        return None
+    ends = body.endswith("$") and not body.endswith("\\$")
+    if ends:
+        body = body[:-1]
+    if re.search(r"(?<!\\)\.|\[\^|\\[SWD]", body):
+        # the expression could run across a `/`: hold it to the last segment
+        return "(?:^|/)(?=[^/]*$)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + ("$" if ends else "")
+    # the expression stays inside one segment: any segment, last or followed by path info
+    return "(?:^|/)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + \
+        ("(?:/|$)" if ends else "[^/]*(?:/|$)")
+
+
+# ----------------------------------------------------------------- merging and emitting
+
+@dataclass
+class Effective:
+    """What httpd decides for a region, after merging its sections in order."""
+
+    authz: Authz | None = None
+    order: str | None = None
+    allows: list[tuple[str, Span]] = field(default_factory=list)
+    denies: list[tuple[str, Span]] = field(default_factory=list)
+    compat: bool = False
+    compat_span: Span | None = None
+    satisfy: str = "all"
+    auth: dict[str, tuple[str, Span]] = field(default_factory=dict)
+    options: set[str] = field(default_factory=lambda: {"followsymlinks"})
+    options_span: Span | None = None
+    refuse: tuple[str | None, Span] | None = None
+    ssl_only: Span | None = None
+
+
+def merge(configs: list[AccessConfig]) -> Effective:
+    """httpd's merge: a section's Require lines replace earlier ones (unless AuthMerging), any of Order/
+    Allow/Deny replaces the earlier set, Satisfy and each Auth* setting are inherited one by one."""
+    eff = Effective()
+    for c in configs:
+        if c.authz is not None and c.authz.children:
+            if c.merging in ("and", "or") and eff.authz is not None:
+                eff.authz = Authz("all" if c.merging == "and" else "any", children=[eff.authz, c.authz],
+                                  span=c.authz_span)
+            else:
+                eff.authz = c.authz
+        if c.has_compat:
+            eff.compat = True
+            eff.order = c.order or "deny,allow"
+            eff.allows = list(c.allows or [])
+            eff.denies = list(c.denies or [])
+            eff.compat_span = c.compat_span
+        if c.satisfy:
+            eff.satisfy = c.satisfy
+        eff.auth.update(c.auth)
+        if c.options:
+            eff.options = _merge_options(eff.options, c.options)
+            eff.options_span = c.options[0][1]
+        if c.refuse is not None:
+            eff.refuse = c.refuse
+        if c.ssl_only is not None:
+            eff.ssl_only = c.ssl_only
+    return eff
+
+
+def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[str]:
+    words = [w.lower() for w, _ in written]
+    relative = all(w[0] in "+-" for w in words)
+    out = set(current) if relative else set()
+    for w in words:
+        name = w.lstrip("+-")
+        names = {"indexes", "includes", "followsymlinks", "execcgi", "multiviews"} if name == "all" else {name}
+        if name == "none":
+            out = set()
+        elif w.startswith("-"):
+            out -= names
+        else:
+            out |= names
+    return out
+
+
+class Refused(Exception):
+    """A construct nginx cannot check exactly: the region is refused (deny all)."""
+
+    def __init__(self, message: str, span: Span | None):
+        super().__init__(message)
+        self.message, self.span = message, span
+
+
+def access_statements(ctx_diags, eff: Effective, region: str, span: Span | None,
+                      reported: set, tls: bool = False) -> list[Stmt]:
+    """nginx statements enforcing `eff`; `deny all` plus an error for whatever cannot be enforced exactly.
+    `reported` collects (span, message) already said, so a section shared by many locations is reported once.
+    `tls`: the server answers over TLS only (SSLRequireSSL holds)."""
+    try:
+        if eff.refuse is not None and eff.refuse[0] is not None:
+            raise Refused(eff.refuse[0], eff.refuse[1])
+        if eff.ssl_only is not None and not tls:
+            return [Stmt("deny", ["all"], eff.ssl_only, comment="SSLRequireSSL on a plain-HTTP server")]
+        return _enforce(eff, span)
+    except Refused as exc:
+        key = (exc.span, exc.message)
+        if key not in reported:
+            reported.add(key)
+            ctx_diags.add("A2N742", f"{exc.message}: nginx cannot check this exactly, so {region} is refused "
+                          "to everyone (deny all)", exc.span,
+                          hint="rewrite the rule with Require ip / Require valid-user / Require all, or put the "
+                               "check in front of nginx (auth_request)")
+        return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused")]
+
+
+def _enforce(eff: Effective, span: Span | None) -> list[Stmt]:
+    authz = _simplify(eff.authz) if eff.authz is not None else None
+    form = _form(authz) if authz is not None else ("grant",)
+    user = None
+    if form[0] in ("user", "ip+user"):
+        user = _basic_auth(eff, authz.span if authz else span)
+    if eff.compat:
+        compat_list = _compat_list(eff)
+        if form[0] == "grant":
+            return compat_list
+        if form[0] == "deny":
+            return [Stmt("deny", ["all"], authz.span)]
+        if form[0] == "user":
+            return [Stmt("satisfy", [eff.satisfy], eff.compat_span)] + compat_list + user
+        raise Refused("Order/Allow/Deny together with a Require on addresses", eff.compat_span)
+    if form[0] == "grant":
+        return []
+    if form[0] == "deny":
+        return [Stmt("deny", ["all"], authz.span)]
+    if form[0] == "ip":
+        return _ip_list(form[1], form[2], authz.span)
+    if form[0] == "user":
+        return user
+    if form[0] == "ip+user":
+        _, allow, deny, how = form
+        return [Stmt("satisfy", [how], authz.span)] + _ip_list(allow, deny, authz.span) + user
+    if form[0] == "method":
+        return [Stmt("limit_except", sorted(form[1]), authz.span, block=[Stmt("deny", ["all"], authz.span)])]
+    raise Refused("this Require combination", authz.span)
+
+
+def _simplify(node: Authz) -> Authz:
+    if node.op == "leaf":
+        return node
+    children = [_simplify(c) for c in node.children]
+    if node.op in ("any", "all") and len(children) == 1:
+        return children[0]
+    return Authz(node.op, children=children, span=node.span or (children[0].span if children else None))
+
+
+def _form(node: Authz) -> tuple:
+    """Classify a Require tree into a shape nginx can enforce, or raise Refused."""
+    if node.op == "leaf":
+        return _leaf_form(node)
+    if node.op == "none":
+        raise Refused("<RequireNone>", node.span)
+    forms = [_form(c) for c in node.children]
+    kinds = {f[0] for f in forms}
+    if node.op == "any":
+        if "grant" in kinds:
+            return ("grant",)
+        forms = [f for f in forms if f[0] != "deny"]
+        if not forms:
+            return ("deny",)
+        kinds = {f[0] for f in forms}
+        if kinds == {"ip"}:
+            if any(f[2] for f in forms):
+                raise Refused("Require not ip inside a <RequireAny>", node.span)
+            return ("ip", [a for f in forms for a in f[1]], [])
+        if kinds <= {"ip", "user"} and "user" in kinds:
+            ips = [f for f in forms if f[0] == "ip"]
+            if any(f[2] for f in ips):
+                raise Refused("Require not ip inside a <RequireAny>", node.span)
+            return ("ip+user", [a for f in ips for a in f[1]], [], "any")
+        if kinds == {"method"}:
+            return ("method", set().union(*(f[1] for f in forms)))
+        raise Refused("this <RequireAny> combination", node.span)
+    # all
+    if "deny" in kinds:
+        return ("deny",)
+    forms = [f for f in forms if f[0] != "grant"]
+    if not forms:
+        return ("grant",)
+    kinds = {f[0] for f in forms}
+    if kinds == {"ip"} or kinds == {"notip"} or kinds == {"ip", "notip"}:
+        positive = [f for f in forms if f[0] == "ip"]
+        if len(positive) > 1:
+            raise Refused("two Require ip lines that must both hold", node.span)
+        allow = positive[0][1] if positive else ["all"]
+        deny = [a for f in forms for a in f[2]]
+        return ("ip", allow, deny)
+    if kinds <= {"ip", "notip", "user"} and "user" in kinds:
+        positive = [f for f in forms if f[0] == "ip"]
+        if len(positive) > 1:
+            raise Refused("two Require ip lines that must both hold", node.span)
+        deny = [a for f in forms for a in f[2]]
+        return ("ip+user", positive[0][1] if positive else ["all"], deny, "all")
+    raise Refused("this <RequireAll> combination", node.span)
+
+
+def _leaf_form(leaf: Authz) -> tuple:
+    kind, args = leaf.kind, leaf.args
+    what = f"Require {'not ' if leaf.negated else ''}{kind} {' '.join(args)}".strip()
+    if kind == "all":
+        value = args[0].lower() if args else ""
+        if leaf.negated or value not in ("granted", "denied"):
+            raise Refused(what, leaf.span)
+        return ("grant",) if value == "granted" else ("deny",)
+    if kind == "ip":
+        nets = [_network(a, leaf.span) for a in args]
+        if leaf.negated:
+            return ("notip", [], nets)
+        return ("ip", nets, [])
+    if kind == "local" and not leaf.negated:
+        return ("ip", ["127.0.0.0/8", "::1"], [])
+    if kind == "valid-user" and not leaf.negated:
+        return ("user",)
+    if kind == "method" and not leaf.negated:
+        methods = {m.upper() for m in args}
+        if "TRACE" in methods:
+            raise Refused(what + " (TRACE)", leaf.span)
+        return ("method", methods)
+    raise Refused(what, leaf.span)
+
+
+def _network(text: str, span: Span | None) -> str:
+    """httpd's address forms: a full address, a partial one (`10.1` = 10.1.0.0/16), `a/nn`, `a/mask`."""
+    try:
+        if "/" in text:
+            addr, _, mask = text.partition("/")
+            if "." in mask:
+                return str(ipaddress.ip_network(f"{addr}/{mask}", strict=False))
+            return str(ipaddress.ip_network(text, strict=False))
+        if ":" in text:
+            return str(ipaddress.ip_address(text))
+        parts = text.rstrip(".").split(".")
+        if len(parts) < 4 and all(p.isdigit() for p in parts):
+            net = ".".join(parts + ["0"] * (4 - len(parts)))
+            return str(ipaddress.ip_network(f"{net}/{8 * len(parts)}", strict=False))
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        raise Refused(f"the host or address {text!r} (host names need DNS lookups nginx does not do)", span)
+
+
+def _ip_list(allow: list[str], deny: list[str], span: Span | None) -> list[Stmt]:
+    out = [Stmt("deny", [d], span) for d in deny]
+    if allow == ["all"]:
+        return out
+    return out + [Stmt("allow", [a], span) for a in allow] + [Stmt("deny", ["all"], span)]
+
+
+def _compat_list(eff: Effective) -> list[Stmt]:
+    """mod_access_compat's three passes as nginx's first-match allow/deny list."""
+    allows = [_compat_host(v, s) for v, s in eff.allows]
+    denies = [_compat_host(v, s) for v, s in eff.denies]
+    span = eff.compat_span
+    if eff.order == "deny,allow":
+        # default allow; Deny applies, then Allow overrides it
+        if "all" in allows:
+            return []
+        return [Stmt("allow", [a], span) for a in allows] + [Stmt("deny", [d], span) for d in denies]
+    # allow,deny and mutual-failure: default deny; allowed only if Allow matches and Deny does not
+    if "all" in denies:
+        return [Stmt("deny", ["all"], span)]
+    out = [Stmt("deny", [d], span) for d in denies]
+    if "all" in allows:
+        return out
+    return out + [Stmt("allow", [a], span) for a in allows] + [Stmt("deny", ["all"], span)]
+
+
+def _compat_host(value: str, span: Span) -> str:
+    if value.lower() == "all":
+        return "all"
+    if value.lower().startswith("env="):
+        raise Refused(f"Allow/Deny from {value} (environment variables)", span)
+    return _network(value, span)
+
+
+def _basic_auth(eff: Effective, span: Span | None) -> list[Stmt]:
+    if "unsupported" in eff.auth:
+        name, where = eff.auth["unsupported"]
+        raise Refused(f"{name} (an authentication method or provider nginx does not have)", where)
+    kind = eff.auth.get("type")
+    if kind is None or kind[0].lower() != "basic":
+        raise Refused(f"AuthType {kind[0] if kind else '(none)'} (only Basic is translated)",
+                      kind[1] if kind else span)
+    provider = eff.auth.get("provider")
+    if provider is not None and provider[0].lower() != "file":
+        raise Refused(f"AuthBasicProvider {provider[0]}", provider[1])
+    userfile = eff.auth.get("userfile")
+    if userfile is None:
+        raise Refused("Require valid-user without an AuthUserFile", span)
+    name = eff.auth.get("name", ("", span))[0] or "Restricted"
+    return [Stmt("auth_basic", [name], kind[1]), Stmt("auth_basic_user_file", [userfile[0]], userfile[1])]
+
+
+def options_statements(eff: Effective) -> list[Stmt]:
+    """Options Indexes -> autoindex; symlink options -> disable_symlinks (nginx follows by default)."""
+    out = []
+    span = eff.options_span
+    if "indexes" in eff.options:
+        out.append(Stmt("autoindex", ["on"], span))
+    if "followsymlinks" not in eff.options:
+        out.append(Stmt("disable_symlinks", ["if_not_owner" if "symlinksifownermatch" in eff.options else "on"],
+                        span))
+    return out
+
+
+RULES = table(
+    Rule("Require", Disposition.EXACT, require),
+    Rule("RequireAll", Disposition.EXACT, require_container, section=True),
+    Rule("RequireAny", Disposition.EXACT, require_container, section=True),
+    Rule("RequireNone", Disposition.EXACT, require_container, section=True),
+    Rule("AuthMerging", Disposition.EXACT, auth_merging),
+    Rule("Order", Disposition.EXACT, order),
+    Rule("Allow", Disposition.EXACT, allow_deny),
+    Rule("Deny", Disposition.EXACT, allow_deny),
+    Rule("Satisfy", Disposition.EXACT, satisfy),
+    Rule("AuthType", Disposition.EXACT, auth_setting),
+    Rule("AuthName", Disposition.EXACT, auth_setting),
+    Rule("AuthUserFile", Disposition.EXACT, auth_setting),
+    Rule("AuthGroupFile", Disposition.EXACT, auth_setting),
+    Rule("AuthBasicProvider", Disposition.EXACT, auth_setting),
+    Rule("AuthDigestProvider", Disposition.UNSUPPORTED, auth_unsupported),
+    Rule("AuthDigestDomain", Disposition.UNSUPPORTED, auth_unsupported),
+    Rule("AuthLDAPURL", Disposition.UNSUPPORTED, auth_unsupported),
+    Rule("AuthDBMUserFile", Disposition.UNSUPPORTED, auth_unsupported),
+    Rule("AuthDBDUserPWQuery", Disposition.UNSUPPORTED, auth_unsupported),
+    Rule("SSLRequireSSL", Disposition.EXACT, ssl_require_ssl),
+    Rule("SSLRequire", Disposition.UNSUPPORTED, ssl_require),
+    Rule("Options", Disposition.EXACT, options),
+    Rule("AllowOverride", Disposition.EXACT, allow_override),
+    Rule("AllowOverrideList", Disposition.EXACT, allow_override),
+    Rule("Directory", Disposition.EXACT, directory, section=True),
+    Rule("DirectoryMatch", Disposition.UNSUPPORTED, directory, section=True),
+    Rule("Files", Disposition.EXACT, files, section=True),
+    Rule("FilesMatch", Disposition.EXACT, files, section=True),
+)
