@@ -100,7 +100,8 @@ def combine(loaded: list[LoadedConfig]) -> LoadedConfig:
         lines=sum(lc.lines for lc in loaded), profile=first.profile, defines=first.defines,
         consumed=[d for lc in loaded for d in lc.consumed], skipped=sum(lc.skipped for lc in loaded),
         full_server_config=any(lc.full_server_config for lc in loaded),
-        locate=lambda path: next((found for lc in loaded if lc.locate and (found := lc.locate(path))), None))
+        locate=lambda path: next((found for lc in loaded if lc.locate and (found := lc.locate(path))), None),
+        server_root=next((lc.server_root for lc in loaded if lc.server_root), None))
 
 
 def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics) -> ConvertResult:
@@ -121,7 +122,8 @@ def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics)
             and specs[0].path.name in (".htaccess", "htaccess"):
         htaccess_dir = "/"
     model, tally = translate(combined, diags, {"nginx_version": options.nginx_version,
-                                               "htaccess_dir": htaccess_dir, "locate": combined.locate})
+                                               "htaccess_dir": htaccess_dir, "locate": combined.locate,
+                                               "server_root": combined.server_root})
     renderer = Renderer(options.source_comments)
     outputs: dict[str, str] = {}
     if options.split_outputs and len(specs) > 1 and not model.full:

@@ -93,8 +93,23 @@ def require(ctx: Context, d: Directive) -> Disposition:
     if not args:
         ctx.diags.add("A2N001", "Require needs a provider (all, ip, valid-user, ...)", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    _add(config, Authz("leaf", args[0].lower(), args[1:], negated, span=d.span))
+    leaf = Authz("leaf", args[0].lower(), args[1:], negated, span=d.span)
+    _add(config, leaf)
+    try:
+        _leaf_form(leaf)
+    except Refused as exc:
+        _refused_now(ctx, exc.message, d.span)
+        return Disposition.UNSUPPORTED
     return Disposition.EXACT
+
+
+def _refused_now(ctx: Context, what: str, span: Span) -> None:
+    """Say at the directive that the regions it governs are refused; the layout then stays quiet about it."""
+    ctx.diags.add("A2N742", f"{what}: nginx cannot check this exactly, so every region it governs is refused "
+                  "to everyone (deny all)", span,
+                  hint="rewrite the rule with Require ip / Require valid-user / Require all, or put the check in "
+                       "front of nginx (auth_request)")
+    ctx.model.__dict__.setdefault("_access_reported", set()).add(span)
 
 
 def _add(config: AccessConfig, node: Authz) -> None:
@@ -180,6 +195,7 @@ def satisfy(ctx: Context, d: Directive) -> Disposition:
 
 # ----------------------------------------------------------------- authentication
 
+DEBIAN_SERVER_ROOT = "/etc/apache2"
 _AUTH_KEYS = {"authtype": "type", "authname": "name", "authuserfile": "userfile", "authgroupfile": "groupfile",
               "authbasicprovider": "provider"}
 
@@ -191,7 +207,15 @@ def auth_setting(ctx: Context, d: Directive) -> Disposition:
     if not d.args:
         ctx.diags.add("A2N001", f"{d.name} needs a value", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    config.auth[_AUTH_KEYS[d.key]] = (" ".join(d.args), d.span)
+    value = " ".join(d.args)
+    if d.key in ("authuserfile", "authgroupfile") and not value.startswith("/"):
+        # httpd reads a relative name under ServerRoot; nginx would read it under its own prefix
+        value = (ctx.options.get("server_root") or DEBIAN_SERVER_ROOT).rstrip("/") + "/" + value
+    config.auth[_AUTH_KEYS[d.key]] = (value, d.span)
+    if (d.key == "authtype" and value.lower() not in ("basic", "none")) or \
+            (d.key == "authbasicprovider" and value.lower() != "file"):
+        _refused_now(ctx, f"{d.name} {value} (only Basic with password files is translated)", d.span)
+        return Disposition.UNSUPPORTED
     return Disposition.EXACT
 
 
@@ -201,6 +225,7 @@ def auth_unsupported(ctx: Context, d: Directive) -> Disposition:
     if config is None:
         return _not_here(ctx, d)
     config.auth.setdefault("unsupported", (d.name, d.span))
+    _refused_now(ctx, f"{d.name} (an authentication provider nginx does not have)", d.span)
     return Disposition.UNSUPPORTED
 
 
@@ -224,6 +249,7 @@ def ssl_require(ctx: Context, d: Directive) -> Disposition:
     if config is None:
         return _not_here(ctx, d)
     config.refuse = (f"SSLRequire {' '.join(d.args)}", d.span)
+    _refused_now(ctx, f"SSLRequire {' '.join(d.args)}", d.span)
     return Disposition.UNSUPPORTED
 
 
@@ -462,9 +488,8 @@ def access_statements(ctx_diags, eff: Effective, region: str, span: Span | None,
             return [Stmt("deny", ["all"], eff.ssl_only, comment="SSLRequireSSL on a plain-HTTP server")]
         return _enforce(eff, span)
     except Refused as exc:
-        key = (exc.span, exc.message)
-        if key not in reported:
-            reported.add(key)
+        if exc.span not in reported:
+            reported.add(exc.span)
             ctx_diags.add("A2N742", f"{exc.message}: nginx cannot check this exactly, so {region} is refused "
                           "to everyone (deny all)", exc.span,
                           hint="rewrite the rule with Require ip / Require valid-user / Require all, or put the "
@@ -609,7 +634,7 @@ def _network(text: str, span: Span | None) -> str:
 def _ip_list(allow: list[str], deny: list[str], span: Span | None) -> list[Stmt]:
     out = [Stmt("deny", [d], span) for d in deny]
     if allow == ["all"]:
-        return out
+        return out + [Stmt("allow", ["all"], span)]
     return out + [Stmt("allow", [a], span) for a in allow] + [Stmt("deny", ["all"], span)]
 
 
@@ -618,17 +643,20 @@ def _compat_list(eff: Effective) -> list[Stmt]:
     allows = [_compat_host(v, s) for v, s in eff.allows]
     denies = [_compat_host(v, s) for v, s in eff.denies]
     span = eff.compat_span
+    # An explicit `allow all` ends a list whose default is to allow: under `satisfy any` nginx counts only
+    # a matching allow as a grant.
     if eff.order == "deny,allow":
         # default allow; Deny applies, then Allow overrides it
         if "all" in allows:
-            return []
-        return [Stmt("allow", [a], span) for a in allows] + [Stmt("deny", [d], span) for d in denies]
+            return [Stmt("allow", ["all"], span)]
+        return [Stmt("allow", [a], span) for a in allows] + [Stmt("deny", [d], span) for d in denies] + \
+            [Stmt("allow", ["all"], span)]
     # allow,deny and mutual-failure: default deny; allowed only if Allow matches and Deny does not
     if "all" in denies:
         return [Stmt("deny", ["all"], span)]
     out = [Stmt("deny", [d], span) for d in denies]
     if "all" in allows:
-        return out
+        return out + [Stmt("allow", ["all"], span)]
     return out + [Stmt("allow", [a], span) for a in allows] + [Stmt("deny", ["all"], span)]
 
 

@@ -68,6 +68,7 @@ class LoadedConfig:
     skipped: int = 0                 # directives inside false conditionals
     full_server_config: bool = False  # the input is a whole server config, not a site file
     locate: Callable[[str], Path | None] | None = None  # a file the config names (map files), found as httpd would
+    server_root: str | None = None    # the ServerRoot the input names (relative file names are under it)
 
 
     def walk(self):
@@ -390,4 +391,4 @@ def _load(path, options, diags, data, display_name, name, base):
     if not out and not loader.consumed and not diags.has_errors:
         diags.add("A2N025", "the input holds no directives", Span.point(name))
     return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,
-                        loader.skipped, loader.full, loader.locate)
+                        loader.skipped, loader.full, loader.locate, loader.server_root)

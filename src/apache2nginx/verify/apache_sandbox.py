@@ -49,11 +49,14 @@ FILTER_MODULES = {"DEFLATE": "deflate", "INFLATE": "deflate", "RATE_LIMIT": "rat
 URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancermember", "sethandler", "proxyset",
                   "rewriterule",
                   "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
+# Require providers and the modules that register them.
+AUTHZ_PROVIDERS = {"valid-user": "authz_user", "user": "authz_user", "group": "authz_groupfile",
+                   "ip": "authz_host", "host": "authz_host", "forward-dns": "authz_host", "local": "authz_host"}
 # Handlers that name the module providing them (loaded by Debian's default set, as in the translation).
 HANDLER_MODULES = {"server-status": "status", "server-info": "info", "balancer-manager": "proxy_balancer",
                    "cgi-script": "cgi"}
 PATH_DIRECTIVES = {"documentroot", "alias", "aliasmatch", "scriptalias", "scriptaliasmatch", "<directory",
-                   "<directorymatch", "errordocument"}
+                   "<directorymatch", "errordocument", "authuserfile", "authgroupfile"}
 _URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:|\s\"]+)(?::(?P<port>\d+))?")
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031, "ajp": 8009}
 
@@ -145,6 +148,13 @@ class ApacheSandbox:
                 self.modules.add(arg.split(":", 1)[0].lower())
         if node.key == "rewriterule" and len(node.args) > 2 and re.search(r"\bP\b|proxy", node.args[2], re.I):
             self.modules.update(["proxy", "proxy_http"])
+        if node.key == "require" and node.args:
+            provider = node.args[1 if node.args[0].lower() == "not" and len(node.args) > 1 else 0].lower()
+            if provider in AUTHZ_PROVIDERS:
+                self.modules.add(AUTHZ_PROVIDERS[provider])
+        if node.key == "authtype" and node.args and node.args[0].lower() in ("basic", "digest"):
+            self.modules.add("auth_" + node.args[0].lower())
+            self.modules.add("authn_file")
         if node.key in ("sethandler", "addhandler") and node.args and node.args[0].lower() in HANDLER_MODULES:
             self.modules.add(HANDLER_MODULES[node.args[0].lower()])
         if any("balancer://" in a.lower() for a in node.args):

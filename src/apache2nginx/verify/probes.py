@@ -131,6 +131,12 @@ def generate(config: LoadedConfig) -> list[Probe]:
             for path in security_paths(config, vh)[:3]:
                 probes.append(Probe("HEAD", scheme, vh.names[0], port, path, origin="security"))
                 probes.append(Probe("GET", scheme, "unknown.invalid", port, path, origin="security"))
+            if any(not n.is_section and n.key == "authtype" for n in config.walk()):
+                # verify's own password files hold verify:verify (a user's own file keeps its users)
+                for path in security_paths(config, vh)[:1] + restricted_prefixes(config, vh):
+                    for credentials in ("dmVyaWZ5OnZlcmlmeQ==", "dmVyaWZ5Ondyb25n"):   # verify:verify, verify:wrong
+                        probes.append(Probe("GET", scheme, vh.names[0], port, path.rstrip("/") + "/a.txt",
+                                            {"Authorization": "Basic " + credentials}, origin="security"))
     unique: dict[str, Probe] = {}
     for p in probes:
         unique.setdefault(p.line() + repr(sorted(p.headers.items())), p)

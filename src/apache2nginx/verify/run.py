@@ -158,6 +158,21 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 (root / rel).write_text(f"{rel} of {original}\n")
         paths[original] = str(root)
+    # password files: the user's own where it exists, else one with the user verify:verify
+    for node in config.walk():
+        if not node.is_section and node.key == "authuserfile" and node.args:
+            name = node.args[0]
+            original = name if name.startswith("/") else \
+                (config.server_root or "/etc/apache2").rstrip("/") + "/" + name
+            if original in paths:
+                continue
+            found = config.locate(name) if config.locate else None
+            target = base / f"htpasswd{len(paths)}"
+            if found is not None:
+                shutil.copy(found, target)
+            else:
+                target.write_text(f"{VERIFY_USER}:{_apr1(VERIFY_PASSWORD)}\n")
+            paths[original] = str(target)
     for dirpath, dirnames, filenames in os.walk(base):
         os.chmod(dirpath, 0o755)
         for f in filenames:
@@ -243,6 +258,14 @@ _FIELDS_BY_CODE = {
     "A2N220": set(), "A2N222": {"connection", "status"}, "A2N221": {"connection", "status"},
     "A2N9": set(),
 }
+
+
+VERIFY_USER, VERIFY_PASSWORD = "verify", "verify"
+
+
+def _apr1(password: str) -> str:
+    return subprocess.run(["openssl", "passwd", "-apr1", password], check=True, capture_output=True,
+                          text=True, timeout=30).stdout.strip()
 
 
 def request_path(target: str) -> str:
