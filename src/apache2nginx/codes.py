@@ -754,6 +754,13 @@ _short("A2N745", "rewrite-before-access", "error", "Per-directory rewrites would
        "location's rewrite directives first, and a rewrite to another location leaves this one's allow/deny "
        "and auth_basic behind.", "a request can reach the rewrite target without passing the access rules.",
        "repeat the access rules in the locations the rules rewrite to (or in the server).")
+_short("A2N747", "files-section-segments", "warning", "A refusing file section also covers directories of that name.",
+       "httpd matches <Files>/<FilesMatch> against the name of the file a request resolves to; a URL alone does not "
+       "say which segment is the file (`/x.php/info` runs x.php with path info). The translation applies the "
+       "pattern to every path segment, so path info after a refused file stays refused (a PHP location would "
+       "otherwise run it), and a directory whose name matches is refused too.",
+       "a directory whose name matches the pattern (e.g. `.well-known` under `^\\.`) is refused by nginx.",
+       "add a `location ^~ /.well-known/ { ... }` (or the directory concerned) that grants it.")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "

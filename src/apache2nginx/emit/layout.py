@@ -97,8 +97,9 @@ class Layout:
     def covering_directories(self, fs: str | None) -> list[Scope]:
         if fs is None:
             return []
-        found = [(d.fs_path.count("/") if d.fs_path != "/" else 0, i, d) for i, d in enumerate(self.directories)
-                 if fs_within(d.fs_path, fs)]
+        # the server's own defaults (Options outside any section) come before every <Directory>
+        found = [(-1 if d.settings.get("server_level") else d.fs_path.count("/") if d.fs_path != "/" else 0, i, d)
+                 for i, d in enumerate(self.directories) if fs_within(d.fs_path, fs)]
         return [d for _, _, d in sorted(found, key=lambda t: (t[0], t[1]))]
 
     def access(self, configs: list, region: str, span) -> list[Stmt]:

@@ -258,7 +258,13 @@ def ssl_require(ctx: Context, d: Directive) -> Disposition:
 def options(ctx: Context, d: Directive) -> Disposition:
     config = _config(ctx)
     if config is None:
-        return _not_here(ctx, d)
+        # server context: the defaults every directory of this server starts from
+        scope = ctx.server.settings.get("server_options")
+        if scope is None:
+            scope = Scope("/", span=d.span, kind="directory", fs_path="/", settings={"server_level": True})
+            ctx.server.settings["server_options"] = scope
+            ctx.server.settings.setdefault("directories", []).insert(0, scope)
+        config = scope.settings.setdefault("access", AccessConfig())
     if ctx.scope is not None and ctx.scope.kind != "directory":
         ctx.diags.add("A2N743", f"Options {' '.join(d.args)} outside <Directory>: httpd applies only some options "
                       "there (no symlink checks in <Location>); not translated", d.span, directive=d.name)
@@ -325,6 +331,13 @@ def files(ctx: Context, section: Section) -> Disposition:
                       section.span, directive="<" + section.name)
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
+    if _has_access(section):
+        ctx.diags.add("A2N747", f"<{section.name} {' '.join(args)}>: a URL does not tell a file from a directory, so "
+                      "nginx also refuses a directory whose name matches (and the paths below it), where httpd "
+                      "refuses only the file; path info after a refused file (/x.sql/y) stays refused as in httpd",
+                      section.span, directive="<" + section.name,
+                      hint="if a directory of a matching name must stay reachable (e.g. /.well-known/), add a "
+                           "^~ location for it")
     scope = Scope(pattern, regex=True, span=section.span, kind="files", files_regex=url_regex, parent=inside)
     ctx.server.settings.setdefault("files", []).append(scope)
     previous, ctx.scope = ctx.scope, scope
@@ -389,17 +402,46 @@ def basename_regex(pattern: str, regex: bool) -> str | None:
     anchored = body.startswith("^")
     if anchored:
         body = body[1:]
-    if "^" in body.replace("[^", "") or "/" in body:
+    # `^` opening an alternative (`(^a|b)`, `x|^y`) is the start of the name too
+    body = re.sub(r"(?<=[(|])\^", "(?<![^/])", body)
+    if "^" in body.replace("[^", "").replace("(?<![^/])", "") or "/" in body.replace("(?<![^/])", ""):
         return None
     ends = body.endswith("$") and not body.endswith("\\$")
     if ends:
         body = body[:-1]
-    if re.search(r"(?<!\\)\.|\[\^|\\[SWD]", body):
-        # the expression could run across a `/`: hold it to the last segment
-        return "(?:^|/)(?=[^/]*$)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + ("$" if ends else "")
-    # the expression stays inside one segment: any segment, last or followed by path info
+    body = _within_segment(body)
+    # any segment, last or followed by path info (httpd matched the file the path info follows)
     return "(?:^|/)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + \
         ("(?:/|$)" if ends else "[^/]*(?:/|$)")
+
+
+def _within_segment(body: str) -> str:
+    """Keep every wildcard of a file-name expression inside one path segment: a name holds no `/`, so
+    `.` becomes `[^/]`, negated classes and \\S \\W \\D exclude `/` too, and `$` (the end of the name) is the
+    end of the segment. The names it matches are the same."""
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            pair = body[i:i + 2]
+            out.append({"\\S": "[^/\\s]", "\\W": "[^/\\w]", "\\D": "[^/\\d]"}.get(pair, pair))
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < len(body) and body[j] == "^":
+                j += 1
+            if j < len(body) and body[j] == "]":
+                j += 1
+            while j < len(body) and body[j] != "]":
+                j += 2 if body[j] == "\\" else 1
+            cls = body[i:j + 1]
+            out.append("[^/" + cls[2:] if cls.startswith("[^") else cls)
+            i = j + 1
+            continue
+        out.append("[^/]" if c == "." else "(?=/|$)" if c == "$" else c)
+        i += 1
+    return "".join(out)
 
 
 # ----------------------------------------------------------------- merging and emitting

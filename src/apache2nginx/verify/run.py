@@ -156,7 +156,9 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
                 continue    # path info after a file: the file itself is what exists
             if rel and rel not in wanted_dirs and not (root / rel).exists():
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).write_text(f"{rel} of {original}\n")
+                # httpd parses a .htaccess it finds (its default is to honour them): keep it a comment
+                comment = "# " if rel.rsplit("/", 1)[-1].startswith(".ht") else ""
+                (root / rel).write_text(f"{comment}{rel} of {original}\n")
         paths[original] = str(root)
     # password files: the user's own where it exists, else one with the user verify:verify
     for node in config.walk():
@@ -254,7 +256,7 @@ _FIELDS_BY_CODE = {
     "A2N707": {"status", "body", "header"}, "A2N708": {"status", "body", "backend"},
     "A2N709": {"header expires", "header cache-control"}, "A2N710": {"header etag"},
     "A2N711": {"status", "backend", "body"}, "A2N720": {"status", "body", "backend"},
-    "A2N226": {"status", "body", "header"},
+    "A2N226": {"status", "body", "header"}, "A2N747": {"status"},
     "A2N220": set(), "A2N222": {"connection", "status"}, "A2N221": {"connection", "status"},
     "A2N9": set(),
 }
