@@ -348,15 +348,32 @@ def files(ctx: Context, section: Section) -> Disposition:
     return Disposition.EXACT
 
 
+def limit_section(ctx: Context, section: Section) -> Disposition:
+    """<Limit>/<LimitExcept>: access rules for some methods only. Not translated per method yet: when the
+    section holds access rules, the region is refused to everyone (never served more widely than httpd)."""
+    config = _config(ctx)
+    if config is None:
+        ctx.diags.add("A2N001", f"<{section.name}> is not allowed outside <Directory>, <Location> or <Files>",
+                      section.span, directive="<" + section.name)
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
+    if _has_access(section):
+        what = f"<{section.name} {' '.join(section.args)}> (access rules for some methods only)"
+        config.refuse = (what, section.span)
+        _refused_now(ctx, what, section.span)
+    ctx.walk(section.children, untranslated=section)
+    return Disposition.UNSUPPORTED
+
+
 ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype", "authname", "authuserfile",
                      "authgroupfile", "authbasicprovider", "authmerging", "authdigestprovider", "authdigestdomain",
                      "authldapurl", "authdbmuserfile", "authdbduserpwquery", "sslrequire", "sslrequiressl"}
 # What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
-IN_DIRECTORY = ACCESS_DIRECTIVES | {"options", "allowoverride", "allowoverridelist", "directoryindex", "header",
+IN_DIRECTORY = ACCESS_DIRECTIVES | {"limit", "limitexcept", "options", "allowoverride", "allowoverridelist", "directoryindex", "header",
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
                                     "requireall", "requireany", "requirenone", "files", "filesmatch",
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset"}
-IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "header"}
+IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header"}
 
 
 def _has_access(section: Section) -> bool:
@@ -765,6 +782,8 @@ RULES = table(
     Rule("Options", Disposition.EXACT, options),
     Rule("AllowOverride", Disposition.EXACT, allow_override),
     Rule("AllowOverrideList", Disposition.EXACT, allow_override),
+    Rule("Limit", Disposition.UNSUPPORTED, limit_section, section=True),
+    Rule("LimitExcept", Disposition.UNSUPPORTED, limit_section, section=True),
     Rule("Directory", Disposition.EXACT, directory, section=True),
     Rule("DirectoryMatch", Disposition.UNSUPPORTED, directory, section=True),
     Rule("Files", Disposition.EXACT, files, section=True),
