@@ -27,3 +27,10 @@ def test_redirect_scaling_benchmark_runs(apache_bin, nginx_bin):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "nginx(" in proc.stdout and "req/s" in proc.stdout
+
+
+def test_htaccess_tree_benchmark_runs():
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "htaccess_tree.py"), "--files", "24"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "files/s" in proc.stdout

@@ -45,6 +45,18 @@ def main() -> None:
     """Migrate Apache httpd configurations to nginx, reporting every divergence."""
 
 
+def _world_readable(path: Path) -> bool:
+    """Can an unprivileged worker reach `path` (x on every directory above it, r+x on it)?"""
+    import os
+    import stat
+    path = path.resolve()
+    for parent in list(path.parents)[:-1]:
+        if not os.stat(parent).st_mode & stat.S_IXOTH:
+            return False
+    mode = os.stat(path).st_mode
+    return bool(mode & stat.S_IROTH and mode & stat.S_IXOTH)
+
+
 def _defines(values: tuple[str, ...]) -> dict[str, str]:
     out = {}
     for v in values:
@@ -74,13 +86,18 @@ def _defines(values: tuple[str, ...]) -> dict[str, str]:
               help="A missing Include stops the conversion (error) or is reported and skipped (warn).")
 @click.option("--htaccess-dir", metavar="URLPATH",
               help="The input is a .htaccess governing this URL path (detected for files named .htaccess: /).")
+@click.option("--docroot", metavar="DIR[=PATH]",
+              help="Read every .htaccess under DIR that httpd would honour; DIR stands for the DocumentRoot PATH "
+                   "(default: the configuration's DocumentRoot).")
+@click.option("--jobs", type=int, default=0, show_default=True,
+              help="Worker processes for reading large .htaccess trees (0: every core).")
 @click.option("--max-input-size", type=int, default=DEFAULT_MAX_INPUT, show_default=True,
               help="Refuse input files larger than this many bytes.")
 @click.option("--source-comments/--no-source-comments", default=True, show_default=True,
               help="Mark emitted lines with the Apache file:line they come from.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version, strict, modules, without_modules, defines,
-                server_root, missing_includes, htaccess_dir, max_input_size, source_comments, color):
+                server_root, missing_includes, htaccess_dir, docroot, jobs, max_input_size, source_comments, color):
     """Translate Apache configuration INPUTS (files, directories, or - for stdin) to nginx."""
     if output and out_dir:
         raise click.UsageError("use either -o/--output or --out-dir, not both")
@@ -95,7 +112,13 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
         load=LoadOptions(server_root=server_root, defines=_defines(defines), modules=set(modules), without_modules=set(without_modules),
                          missing_includes=missing_includes, max_input_size=max_input_size),
         nginx_version=version, source_comments=source_comments, split_outputs=bool(out_dir),
-        htaccess_dir=htaccess_dir)
+        htaccess_dir=htaccess_dir, jobs=max(jobs, 0))
+    if docroot:
+        directory, _, stands_for = docroot.partition("=")
+        if not Path(directory).is_dir():
+            raise click.BadParameter(f"{directory} is not a directory", param_hint="--docroot")
+        options.docroot, options.docroot_for = Path(directory), stands_for or None
+        options.progress = click.progressbar if sys.stderr.isatty() else None
     sources = SourceCache()
     if stdin is not None:
         sources.remember("<stdin>", stdin.decode("utf-8", "replace"))
@@ -167,7 +190,11 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
     specs = gather_inputs([apache_input], diags)
     options = ConvertOptions(load=LoadOptions(server_root=server_root, defines=_defines(defines),
                                               modules=set(modules), missing_includes="warn"),
-                             htaccess_dir=htaccess_dir)
+                             htaccess_dir=htaccess_dir,
+                             docroot=Path(docroot) if docroot and nginx_file is None else None)
+    if docroot and not _world_readable(Path(docroot)):
+        click.echo(f"apache2nginx: warning: {docroot} (or a directory above it) is not readable by other users; "
+                   "the servers' workers will refuse every request in it, on both sides", err=True)
     result = convert(specs, options, diags)
     if htaccess_dir is None and Path(apache_input).name in (".htaccess", "htaccess"):
         htaccess_dir = "/"

@@ -761,6 +761,15 @@ _short("A2N747", "files-section-segments", "warning", "A refusing file section a
        "otherwise run it), and a directory whose name matches is refused too.",
        "a directory whose name matches the pattern (e.g. `.well-known` under `^\\.`) is refused by nginx.",
        "add a `location ^~ /.well-known/ { ... }` (or the directory concerned) that grants it.")
+_short("A2N748", "htaccess-not-allowed", "error", "A .htaccess holds a directive its AllowOverride forbids.",
+       "httpd answers 500 Internal Server Error for every request under that directory when its .htaccess holds "
+       "a directive outside the classes AllowOverride permits.",
+       "the translation refuses those requests (403) rather than apply part of the file.",
+       "remove the directive or widen AllowOverride, then convert again.")
+_short("A2N749", "htaccess-tree", "info", "The .htaccess files of a document root were read.",
+       "convert --docroot walks the directory, reads every .htaccess httpd would honour (AllowOverride is not "
+       "None for its directory) and translates each as the <Directory> section httpd merges it as.",
+       "nothing; later edits to those files need another conversion.", "convert again after editing them.")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "

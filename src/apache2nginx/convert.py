@@ -30,6 +30,10 @@ class ConvertOptions:
     source_comments: bool = True
     split_outputs: bool = False   # one output per input (--out-dir)
     htaccess_dir: str | None = None  # the URL path a .htaccess input governs
+    docroot: Path | None = None      # a document root on disk whose .htaccess files are read
+    docroot_for: str | None = None   # the DocumentRoot it stands for (default: the configuration's)
+    jobs: int = 0                    # worker processes for large .htaccess trees (0: every core)
+    progress: object = None          # click.progressbar-like factory, for a TTY
 
 
 @dataclass
@@ -104,6 +108,20 @@ def combine(loaded: list[LoadedConfig]) -> LoadedConfig:
         server_root=next((lc.server_root for lc in loaded if lc.server_root), None))
 
 
+def _read_htaccess_tree(config: LoadedConfig, options: ConvertOptions, diags: Diagnostics) -> dict:
+    """--docroot: the honoured .htaccess files join the configuration as <Directory> sections."""
+    from . import htaccess
+    from .passes.core import DEFAULT_DOCUMENT_ROOT
+    root = options.docroot_for or next((n.args[0] for n in config.walk() if not n.is_section
+                                        and n.key == "documentroot" and n.args), DEFAULT_DOCUMENT_ROOT)
+    result = htaccess.collect(options.docroot, root, config, diags, options.jobs, options.progress)
+    config.children.extend(result.sections)
+    diags.add("A2N749", f"{options.docroot}: {result.read} .htaccess file(s) read as <Directory> sections under "
+              f"{root}" + (f"; {result.skipped} not read by httpd either (AllowOverride None)" if result.skipped
+                           else ""), Span.point(str(options.docroot)))
+    return result.refused
+
+
 def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics) -> ConvertResult:
     tally = Tally()
     if diags.has_errors or not specs:
@@ -121,9 +139,16 @@ def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics)
     if htaccess_dir is None and len(specs) == 1 and specs[0].path is not None \
             and specs[0].path.name in (".htaccess", "htaccess"):
         htaccess_dir = "/"
+    refused: dict = {}
+    own_nodes = len(combined.children)
+    if options.docroot is not None:
+        refused = _read_htaccess_tree(combined, options, diags)
     model, tally = translate(combined, diags, {"nginx_version": options.nginx_version,
+                                               "refused_directories": refused,
                                                "htaccess_dir": htaccess_dir, "locate": combined.locate,
                                                "server_root": combined.server_root})
+    # the configuration as httpd reads it (verify re-emits it; httpd reads the .htaccess files itself)
+    del combined.children[own_nodes:]
     renderer = Renderer(options.source_comments)
     outputs: dict[str, str] = {}
     if options.split_outputs and len(specs) > 1 and not model.full:

@@ -95,11 +95,19 @@ class Layout:
         return None     # proxied or redirected: no directory applies
 
     def covering_directories(self, fs: str | None) -> list[Scope]:
+        """The <Directory> sections that apply to a path, in httpd's merge order: found by walking the
+        path's ancestors in an index (linear in the tree, however many directories there are)."""
         if fs is None:
             return []
-        # the server's own defaults (Options outside any section) come before every <Directory>
-        found = [(-1 if d.settings.get("server_level") else d.fs_path.count("/") if d.fs_path != "/" else 0, i, d)
-                 for i, d in enumerate(self.directories) if fs_within(d.fs_path, fs)]
+        found: list[tuple[int, int, Scope]] = []
+        path = fs.rstrip("/") or "/"
+        while True:
+            for i, d in self.directory_index.get(path, ()):
+                # the server's own defaults (Options outside any section) come before every <Directory>
+                found.append((-1 if d.settings.get("server_level") else 0 if path == "/" else path.count("/"), i, d))
+            if path == "/":
+                break
+            path = path.rsplit("/", 1)[0] or "/"
         return [d for _, _, d in sorted(found, key=lambda t: (t[0], t[1]))]
 
     def access(self, configs: list, region: str, span) -> list[Stmt]:
@@ -113,23 +121,34 @@ class Layout:
         server = self.server
         scopes, all_routes = self.inherited()
         self.directories = self.sections("directories")
+        self.directory_index: dict[str, list[tuple[int, Scope]]] = {}
+        for i, d in enumerate(self.directories):
+            self.directory_index.setdefault(d.fs_path.rstrip("/") or "/", []).append((i, d))
         self.files = self.sections("files")
+        files_by_parent: dict[int, list[Scope]] = {}
+        for f in self.files:
+            files_by_parent.setdefault(id(f.parent) if f.parent is not None else 0, []).append(f)
         self.reported: set = self.model.__dict__.setdefault("_access_reported", set())
         prefix_scopes = [s for s in scopes if not s.regex]
         regex_scopes = [s for s in scopes if s.regex]
         routes = sorted((r for r in all_routes if not r.regex), key=lambda r: KIND_ORDER[r.kind])
         regions: list[str] = []
+        seen_regions: set[str] = set()
         for p in [s.path for s in prefix_scopes] + [r.path for r in all_routes if not r.regex]:
-            if p not in regions:
+            if p not in seen_regions:
+                seen_regions.add(p)
                 regions.append(p)
         # Directories become URL regions through every route that serves files from them.
+        fs_routes = self.fs_routes(all_routes)
         for d in self.directories:
-            for url, target in self.fs_routes(all_routes):
+            for url, target in fs_routes:
                 if fs_within(target, d.fs_path) and d.fs_path.rstrip("/") != target.rstrip("/"):
                     rest = d.fs_path[len(target.rstrip("/")):]
                     region = (url.rstrip("/") + rest) or "/"
-                    if region not in regions:
+                    if region not in seen_regions:
+                        seen_regions.add(region)
                         regions.append(region)
+        by_key = {l.key(): l for l in server.locations}   # locations the passes made already
         if (self.directories or self.files) and "/" not in regions:
             regions.insert(0, "/")
         # `<Location />` applies to every request that reaches httpd's location walk, so its statements go
@@ -171,16 +190,18 @@ class Layout:
                 # The whole server redirects: a server-level return is the idiomatic form.
                 server.statements.extend(self._handler(handler, "/", "/"))
                 continue
-            files = [f for f in self.files if fs is not None and (f.parent is None or f.parent in dirs)]
+            files = [] if fs is None else \
+                files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
             for modifier, matched in _variants(path):
                 loc = Location(modifier, matched, span=span)
                 loc.statements.extend(statements)
                 if handler is not None:
                     loc.statements.extend(self._handler(handler, path, matched))
                 self.nest_files(loc, files, dir_configs, loc_configs, matched)
-                existing = next((l for l in server.locations if l.key() == loc.key()), None)
+                existing = by_key.get(loc.key())
                 if existing is None:
                     server.locations.append(loc)
+                    by_key[loc.key()] = loc
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)

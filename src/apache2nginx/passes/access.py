@@ -309,6 +309,11 @@ def directory(ctx: Context, section: Section) -> Disposition:
         ctx.walk(section.children)
     finally:
         ctx.scope = previous
+    refused = ctx.options.get("refused_directories", {}).get(path)
+    if refused is not None:
+        # a .htaccess httpd refuses to apply (AllowOverride): every request there is a 500 in httpd
+        scope.settings.setdefault("access", AccessConfig()).refuse = refused
+        ctx.model.__dict__.setdefault("_access_reported", set()).add(refused[1])   # said when it was read
     return Disposition.EXACT
 
 

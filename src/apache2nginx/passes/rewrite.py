@@ -91,6 +91,7 @@ class RewriteContext:
     inherit: str | None = None      # RewriteOptions Inherit ("after") / InheritBefore ("before"), in a vhost
     inherit_down: str | None = None  # RewriteOptions InheritDown[Before], in the main server
     directory: str | None = None   # the <Directory> path, turned into per_dir once DocumentRoot is known
+    mapped: bool = False           # some server serves that directory
 
 
 PER_DIRECTORY = {"rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions"}
@@ -1183,16 +1184,13 @@ LITERAL_MAP_THRESHOLD = 8
 
 
 def finish_server(ctx: Context, server: Server) -> None:
-    for state in server.settings.get("directory_rewrites", {}).values():
+    own = list(server.settings.get("directory_rewrites", {}).values())
+    inherited = [] if server is ctx.main else list(ctx.main.settings.get("directory_rewrites", {}).values())
+    for state in inherited + own:
         prefix = _directory_url(ctx, server, state.directory or "")
         if prefix is None:
-            for rule in state.rules:
-                ctx.diags.add("A2N826", f"RewriteRule in <Directory {state.directory}>: the directory is not under "
-                              "this server's DocumentRoot, so the URL it serves is unknown; nothing was emitted",
-                              rule.span, directive="RewriteRule")
-            for directive in state.directives:
-                ctx.redispose(directive, Disposition.UNSUPPORTED)
             continue
+        state.mapped = True
         state.per_dir = prefix
         _finish_state(ctx, server, state)
     state = server.settings.get("rewrite")
@@ -1201,6 +1199,21 @@ def finish_server(ctx: Context, server: Server) -> None:
         state = _merged_with_main(state, main_state)
     if state is not None:
         _finish_state(ctx, server, state)
+
+
+def finish_model(ctx: Context) -> None:
+    """Per-directory rules no server serves: httpd never applies them, and they are reported."""
+    states = [s for server in [ctx.main] + ctx.model.servers
+              for s in server.settings.get("directory_rewrites", {}).values()]
+    for state in {id(s): s for s in states}.values():
+        if state.mapped:
+            continue
+        for rule in state.rules:
+            ctx.diags.add("A2N826", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot of this "
+                          "configuration serves the directory, so the URL it governs is unknown; nothing was emitted",
+                          rule.span, directive="RewriteRule")
+        for directive in state.directives:
+            ctx.redispose(directive, Disposition.UNSUPPORTED)
 
 
 def _merged_with_main(state: RewriteContext | None, main: RewriteContext) -> RewriteContext | None:

@@ -99,8 +99,9 @@ def quote_rewrite_arg(value: str) -> str:
 
 class ApacheSandbox:
     def __init__(self, config: LoadedConfig, backends: dict[str, str], paths: dict[str, str],
-                 cert: tuple[str, str], apache_bin: str, htaccess_dir: str | None = None):
+                 cert: tuple[str, str], apache_bin: str, htaccess_dir: str | None = None, extra_nodes=()):
         self.htaccess_dir = htaccess_dir
+        self.extra_nodes = list(extra_nodes)   # directives httpd reads elsewhere (.htaccess): their modules
         self.config = config
         self.backends = backends          # "host:port" -> "127.0.0.1:port"
         self.paths = paths                # original filesystem prefix -> sandbox directory
@@ -241,6 +242,8 @@ class ApacheSandbox:
                     continue
                 self.listens.append((host or "*", int(port)))
         body = self.render(self.config.children)
+        for node in self.extra_nodes:
+            self._need(node)
         if not self.ports and not self.listens:
             self._port("*", 80)   # a fragment: the translation serves it on port 80 too
         if self.htaccess_dir is not None:

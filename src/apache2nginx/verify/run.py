@@ -185,12 +185,14 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
 class Explainer:
     """Finds the diagnostic that accounts for a difference on a given request."""
 
-    def __init__(self, config: LoadedConfig, diags: list[Diagnostic], vhosts: list[VHostInfo]):
+    def __init__(self, config: LoadedConfig, diags: list[Diagnostic], vhosts: list[VHostInfo],
+                 htaccess_regions: dict[str, str] | None = None):
         # Loading decisions (A2N0xx: includes, conditionals, variables) apply to both servers alike, so they
         # never explain a difference; neither does a note that does not change behaviour (info).
         self.diags = [d for d in diags if d.span and not d.code.startswith("A2N0")
                       and (d.severity.rank >= Severity.WARNING.rank or d.code in INFO_EXPLAINERS)]
         self.vhosts = vhosts
+        self.htaccess_regions = htaccess_regions or {}          # .htaccess file -> the URL prefix it governs
         self.locations: list[tuple[str, str, int, int]] = []   # file, prefix, first, last line
         for node in config.walk():
             if node.is_section and node.key in ("location", "proxy", "directory", "files", "filesmatch",
@@ -214,6 +216,9 @@ class Explainer:
             inside_vhost = vh is not None and s.file == vh.file and vh.line <= s.line <= vh.end_line
             in_any_vhost = any(v.file == s.file and v.line <= s.line <= v.end_line for v in self.vhosts)
             if not inside_vhost and in_any_vhost:
+                continue
+            region = self.htaccess_regions.get(s.file)
+            if region is not None and not segment_prefix(region, path or "/"):
                 continue
             section = next(((pfx, a, b) for f, pfx, a, b in self.locations if f == s.file and a <= s.line <= b),
                            None)
@@ -270,6 +275,29 @@ def _apr1(password: str) -> str:
                           text=True, timeout=30).stdout.strip()
 
 
+def _htaccess_regions(docroot: str | None) -> dict[str, str]:
+    """The URL prefix each .htaccess of a user's document root governs (served as the site's root)."""
+    out: dict[str, str] = {}
+    for dirpath, _, filenames in os.walk(docroot) if docroot else ():
+        if ".htaccess" in filenames:
+            rel = os.path.relpath(dirpath, docroot)
+            out[os.path.join(dirpath, ".htaccess")] = "/" if rel == "." else "/" + rel.replace(os.sep, "/")
+    return out
+
+
+def _htaccess_nodes(docroot: str) -> list:
+    """Every directive of the .htaccess files under a user's document root (httpd loads their modules)."""
+    from ..syntax.loader import LoadOptions, load
+    from ..diagnostics import Diagnostics
+    nodes = []
+    for dirpath, _, filenames in os.walk(docroot):
+        if ".htaccess" in filenames:
+            loaded = load(os.path.join(dirpath, ".htaccess"), LoadOptions(missing_includes="warn"), Diagnostics())
+            if loaded is not None:
+                nodes.extend(loaded.walk())
+    return nodes
+
+
 def request_path(target: str) -> str:
     """The decoded path of a request target (not urlsplit: in a request line `//x` is no authority)."""
     return unquote(target.split("?", 1)[0].split("#", 1)[0])
@@ -324,7 +352,8 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
         paths = synthesize_docroots(config, probes, work / "docroots", docroot)
         with EchoBackends(identities, down) as echo:
             mapping = {i: echo.address(i) for i in identities}
-            apache_box = ApacheSandbox(config, mapping, paths, cert, apache_bin, htaccess_dir)
+            apache_box = ApacheSandbox(config, mapping, paths, cert, apache_bin, htaccess_dir,
+                                       _htaccess_nodes(docroot) if docroot else ())
             try:
                 apache_box.start()
                 apache_obs = replay(probes, apache_box.port_for)
@@ -346,7 +375,7 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
             if port.isdigit() and ":" in stand_in:
                 back[int(stand_in.rsplit(":", 1)[1])] = int(port)
         comparator = Comparator(back, pools, ignored_headers)
-        explainer = Explainer(config, diags, vhosts_of(config)) if explain else None
+        explainer = Explainer(config, diags, vhosts_of(config), _htaccess_regions(docroot)) if explain else None
         for probe, a, n in zip(probes, apache_obs, nginx_obs):
             result.compared += 1
             found = comparator.diff(probe, a, n)
