@@ -25,6 +25,13 @@ from apache2nginx.lint.sandbox import find_nginx, nginx_test
 from apache2nginx.syntax.loader import LoadOptions
 
 KEYS = ("exact", "approximate", "unsupported", "not_applicable", "unknown")
+# Access directives may only be exact or unsupported (an error, and the region refused): never approximate.
+ACCESS_NAMES = {"require", "order", "allow", "deny", "satisfy", "authtype", "authname", "authuserfile",
+                "authgroupfile", "authbasicprovider", "authmerging", "authdigestprovider", "authdigestdomain",
+                "authldapurl", "authdbmuserfile", "authdbduserpwquery", "sslrequire", "sslrequiressl",
+                "<requireall", "<requireany", "<requirenone", "<limit", "<limitexcept"}
+SECTION_NAMES = {"<directory", "<directorymatch", "<files", "<filesmatch", "<location", "<locationmatch", "<if",
+                 "<elseif", "<else", "<proxy", "<proxymatch", "options", "allowoverride", "allowoverridelist"}
 
 
 def main() -> int:
@@ -36,7 +43,9 @@ def main() -> int:
     inputs = [line.strip() for line in (args.corpus / "INPUTS.txt").read_text().splitlines() if line.strip()]
     nginx = None if args.no_nginx else find_nginx()
     totals: Counter = Counter()
-    families = {"rewrite (RewriteRule/RewriteCond)": {"rewriterule", "rewritecond"}}
+    families = {"rewrite (RewriteRule/RewriteCond)": {"rewriterule", "rewritecond"},
+                "access and auth": ACCESS_NAMES,
+                "sections (Directory/Files/Location...)": SECTION_NAMES}
     family_totals = {name: Counter() for name in families}
     start = time.perf_counter()
     width = max(len(i) for i in inputs)
@@ -88,6 +97,10 @@ def main() -> int:
         print(f"{fam}: {sum(counts.values())} directives, "
               f"{(counts['exact'] + counts['approximate']) / n:.1%} exact or approximate, "
               + ", ".join(f"{k}: {counts[k]}" for k in KEYS))
+    access = family_totals["access and auth"]
+    loose = access["approximate"] + access["not_applicable"] + access["unknown"]
+    print(f"access directives translated exactly or reported as errors: "
+          f"{'yes' if not loose else f'NO ({loose} approximate, not applicable or unknown)'}")
     if nginx:
         print(f"nginx -t: {totals['nginx_pass']} pass, {totals['nginx_fail']} fail")
     print(f"time: {elapsed:.1f} s")

@@ -770,6 +770,20 @@ _short("A2N749", "htaccess-tree", "info", "The .htaccess files of a document roo
        "convert --docroot walks the directory, reads every .htaccess httpd would honour (AllowOverride is not "
        "None for its directory) and translates each as the <Directory> section httpd merges it as.",
        "nothing; later edits to those files need another conversion.", "convert again after editing them.")
+_short("A2N750", "exec-cgi", "error", "Options ExecCGI: nginx runs no CGI programs.",
+       "httpd executes CGI scripts in this directory; nginx has no CGI support and would send such files as they "
+       "are, which can disclose their source.", "scripts are not run; their text may be served.",
+       "run them through fcgiwrap with fastcgi_pass, or refuse them (`location ~ \\.cgi$ { deny all; }`).")
+_short("A2N751", "multiviews", "warning", "Options MultiViews: no content negotiation in nginx.",
+       "httpd finds /doc as doc.html (or doc.en.html, by Accept-Language); nginx looks up the exact name only.",
+       "extensionless URLs answer 404.", "add `try_files $uri $uri.html $uri/ =404` where they must work.")
+_short("A2N752", "server-side-includes", "warning", "Options Includes: server-side includes are not translated.",
+       "mod_include parses .shtml (or XBitHack) pages; nginx's ssi module understands a different subset.",
+       "pages are sent with their <!--#include --> comments unprocessed.",
+       "turn on `ssi on;` for those locations after checking the directives they use.")
+_short("A2N753", "accept-path-info", "warning", "AcceptPathInfo On is not translated.",
+       "httpd serves /file.html/extra as file.html with PATH_INFO=/extra; nginx's static module answers 404.",
+       "such URLs answer 404.", "rewrite them onto the file in a location if they must work.")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "

@@ -270,7 +270,44 @@ def options(ctx: Context, d: Directive) -> Disposition:
                       "there (no symlink checks in <Location>); not translated", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     config.options = (config.options or []) + [(a, d.span) for a in d.args]
+    granted = {a.lower().lstrip("+") for a in d.args if not a.startswith("-")}
+    disposition = Disposition.EXACT
+    if granted & {"multiviews"}:
+        ctx.diags.add("A2N751", "Options MultiViews: nginx does not negotiate content (/doc finding doc.html or "
+                      "doc.en.html); those URLs answer 404", d.span, directive=d.name,
+                      hint="add try_files $uri $uri.html $uri/ =404 where extensionless URLs must work")
+        disposition = Disposition.APPROXIMATE
+    if granted & {"includes", "includesnoexec"}:
+        ctx.diags.add("A2N752", "Options Includes: server-side includes are not translated (nginx's ssi module "
+                      "differs); .shtml pages are sent unprocessed", d.span, directive=d.name)
+        disposition = Disposition.APPROXIMATE
+    if granted & {"execcgi", "all"}:
+        ctx.diags.add("A2N750", "Options ExecCGI: nginx runs no CGI programs; scripts httpd would execute here "
+                      "are served as files (their source) unless a handler is added", d.span, directive=d.name,
+                      hint="run them through fcgiwrap (fastcgi_pass) or refuse them with a location")
+        disposition = Disposition.UNSUPPORTED
+    return disposition
+
+
+def fallback_resource(ctx: Context, d: Directive) -> Disposition:
+    """FallbackResource URL: requests that map to no file or directory go to URL, as try_files does."""
+    if not d.args:
+        ctx.diags.add("A2N001", "FallbackResource needs a URL (or disabled)", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if d.args[0].lower() == "disabled":
+        return Disposition.EXACT
+    target = d.args[0] if d.args[0].startswith("/") else "/" + d.args[0]
+    ctx.emit("try_files", ["$uri", "$uri/", target + "$is_args$args"], d.span)
     return Disposition.EXACT
+
+
+def accept_path_info(ctx: Context, d: Directive) -> Disposition:
+    value = d.args[0].lower() if d.args else ""
+    if value == "on":
+        ctx.diags.add("A2N753", "AcceptPathInfo On: httpd serves /file.html/extra as file.html; nginx answers 404",
+                      d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT   # Off and Default: static files refuse path info in both servers
 
 
 def allow_override(ctx: Context, d: Directive) -> Disposition:
@@ -374,7 +411,7 @@ ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype",
                      "authgroupfile", "authbasicprovider", "authmerging", "authdigestprovider", "authdigestdomain",
                      "authldapurl", "authdbmuserfile", "authdbduserpwquery", "sslrequire", "sslrequiressl"}
 # What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
-IN_DIRECTORY = ACCESS_DIRECTIVES | {"limit", "limitexcept", "options", "allowoverride", "allowoverridelist", "directoryindex", "header",
+IN_DIRECTORY = ACCESS_DIRECTIVES | {"limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options", "allowoverride", "allowoverridelist", "directoryindex", "header",
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
                                     "requireall", "requireany", "requirenone", "files", "filesmatch",
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset"}
@@ -522,7 +559,7 @@ def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[st
     out = set(current) if relative else set()
     for w in words:
         name = w.lstrip("+-")
-        names = {"indexes", "includes", "followsymlinks", "execcgi", "multiviews"} if name == "all" else {name}
+        names = {"indexes", "includes", "followsymlinks", "execcgi"} if name == "all" else {name}
         if name == "none":
             out = set()
         elif w.startswith("-"):
@@ -785,6 +822,8 @@ RULES = table(
     Rule("SSLRequireSSL", Disposition.EXACT, ssl_require_ssl),
     Rule("SSLRequire", Disposition.UNSUPPORTED, ssl_require),
     Rule("Options", Disposition.EXACT, options),
+    Rule("FallbackResource", Disposition.EXACT, fallback_resource),
+    Rule("AcceptPathInfo", Disposition.EXACT, accept_path_info),
     Rule("AllowOverride", Disposition.EXACT, allow_override),
     Rule("AllowOverrideList", Disposition.EXACT, allow_override),
     Rule("Limit", Disposition.UNSUPPORTED, limit_section, section=True),
