@@ -727,7 +727,8 @@ _short("A2N319", "proxy-slash-mismatch", "warning", "ProxyPass path and URL disa
 _short("A2N740", "directory-not-translated", "error", "A <Directory> section is not translated.",
        "plain directory paths are mapped to the URLs that reach them; regular-expression (<DirectoryMatch>, "
        "<Directory ~>) and wildcard paths, and directories nested in other sections, are not.",
-       "nothing inside it is enforced by nginx, access rules included.",
+       "nothing inside it is emitted; when it holds access rules the whole server is refused (deny all), since "
+       "nginx cannot tell which URLs it covers.",
        "write the directory out as a plain path, or add its rules to the nginx locations by hand.")
 _short("A2N741", "files-not-translated", "error", "A <Files> or <FilesMatch> section is not translated.",
        "file sections become regular-expression locations nested where they apply; a pattern that names a "

@@ -110,6 +110,16 @@ class Layout:
             path = path.rsplit("/", 1)[0] or "/"
         return [d for _, _, d in sorted(found, key=lambda t: (t[0], t[1]))]
 
+    def proxy_refused(self, route: Route) -> bool:
+        """A <Proxy> section with access rules covers this route's backend URL (they are not translated)."""
+        from fnmatch import fnmatchcase
+        main = self.model.main_server
+        sections = list(self.server.settings.get("proxy_refused", ())) + \
+            (list(main.settings.get("proxy_refused", ())) if main is not None and main is not self.server else [])
+        target = route.target
+        return any(fnmatchcase(target, url) if any(c in url for c in "*?[") else target.startswith(url)
+                   for url, _ in sections)
+
     def access(self, configs: list, region: str, span) -> list[Stmt]:
         eff = merge([c for c in configs if c is not None])
         stmts = access_statements(self.diags, eff, region, span, self.reported, tls=bool(self.server.ssl))
@@ -124,6 +134,8 @@ class Layout:
         self.directory_index: dict[str, list[tuple[int, Scope]]] = {}
         for i, d in enumerate(self.directories):
             self.directory_index.setdefault(d.fs_path.rstrip("/") or "/", []).append((i, d))
+        main = self.model.main_server
+        self.refuse_all = server.settings.get("refuse_all") or (main.settings.get("refuse_all") if main else None)
         self.files = self.sections("files")
         files_by_parent: dict[int, list[Scope]] = {}
         for f in self.files:
@@ -149,7 +161,7 @@ class Layout:
                         seen_regions.add(region)
                         regions.append(region)
         by_key = {l.key(): l for l in server.locations}   # locations the passes made already
-        if (self.directories or self.files) and "/" not in regions:
+        if (self.directories or self.files or self.refuse_all) and "/" not in regions:
             regions.insert(0, "/")
         # `<Location />` applies to every request that reaches httpd's location walk, so its statements go
         # into every location (and a `location /`), not to the server level where nginx would also apply
@@ -179,6 +191,10 @@ class Layout:
             span = covering[-1].span if covering else (handler.span if handler else (dirs[-1].span if dirs else None))
             access = [] if handler is not None and handler.kind == "redirect" else \
                 self.access(dir_configs + loc_configs, _describe(path), span)
+            if self.refuse_all is not None:
+                access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
+            elif handler is not None and handler.kind == "proxy" and self.proxy_refused(handler):
+                access = [Stmt("deny", ["all"], handler.span, comment="<Proxy> access rules: refused")]
             if path == "/":
                 root_access = access
             statements = access + [st for d in dirs for st in d.statements] + \
@@ -225,6 +241,7 @@ class Layout:
                 loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
                 loc.statements.extend(root_access + root_statements + self._handler(r, r.path, r.path))
                 server.locations.append(loc)
+        prefix_locations = [l for l in server.locations if l.modifier in ("", "^~", "=")]
         for s in regex_scopes:
             loc = Location("~*" if s.nocase else "~", s.path, span=s.span)
             access = self.access([s.settings.get("access")], s.path, s.span) if s.settings.get("access") else \
@@ -233,6 +250,24 @@ class Layout:
             if s.proxy is not None:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path))
             server.locations.append(loc)
+            if s.settings.get("access") is not None and access:
+                self.guard_prefixes(s, access, prefix_locations)
+
+    def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
+        """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
+        consults a regex location: there its URLs are refused in the rewrite phase (exact for a plain refusal,
+        narrower than httpd for address lists or authentication, which are reported)."""
+        if not all(st.name == "deny" and st.args == ["all"] for st in access):
+            if scope.span not in self.reported:
+                self.reported.add(scope.span)
+                self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
+                               "regex location; under prefix locations nginx never consults it, so its URLs there "
+                               "are refused to everyone (return 403)", scope.span)
+        op = "~*" if scope.nocase else "~"
+        for loc in locations:
+            loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
+                                          block=[Stmt("return", ["403"], scope.span)],
+                                          comment="<LocationMatch> access rule"))
 
     def merge_into(self, existing: Location, loc: Location, access: list[Stmt]) -> None:
         """httpd checks access before per-directory rewrites run; nginx runs a location's rewrites first.
@@ -316,6 +351,11 @@ def fs_within(directory: str, path: str) -> bool:
 
 def _join(base: str, rest: str) -> str:
     return (base.rstrip("/") + "/" + rest.lstrip("/")).rstrip("/") or "/"
+
+
+def _quote_if_needed(pattern: str) -> str:
+    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']', pattern) \
+        else pattern
 
 
 def _describe(region: str) -> str:

@@ -331,10 +331,19 @@ def directory(ctx: Context, section: Section) -> Disposition:
     if ctx.scope is not None or regex or not args or any(c in args[0] for c in "*?["):
         what = "inside another section" if ctx.scope is not None else \
             "a regular expression or wildcard" if args else "without a path"
+        refusing = _has_access(section)
         ctx.diags.add("A2N740", f"<{section.name} {' '.join(args)}>: {what} is not translated; nothing inside it "
-                      "was emitted" + (", and its access rules are not enforced" if _has_access(section) else ""),
+                      "was emitted" + (", and since it holds access rules the whole server is refused (deny all)"
+                                       if refusing else ""),
                       section.span, directive="<" + section.name,
                       hint="write the directory out as a plain path, or add the access rules by hand")
+        if refusing:
+            if ctx.scope is None:
+                ctx.server.settings["refuse_all"] = (f"<{section.name} {' '.join(args)}> (access rules)",
+                                                     section.span)
+            else:
+                _config(ctx).refuse = (f"<{section.name} {' '.join(args)}> (access rules)", section.span)
+            ctx.model.__dict__.setdefault("_access_reported", set()).add(section.span)
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
     path = re.sub("/+", "/", args[0])
@@ -407,15 +416,34 @@ def limit_section(ctx: Context, section: Section) -> Disposition:
     return Disposition.UNSUPPORTED
 
 
+def if_section(ctx: Context, section: Section) -> Disposition:
+    """<If>/<ElseIf>/<Else>: per-request expressions are not translated; one that holds access rules
+    refuses what it governs (its section, or the whole server) instead of leaving it open."""
+    what = f"<{section.name}{' ' + ' '.join(section.args) if section.args else ''}>"
+    if _has_access(section):
+        config = _config(ctx)
+        if config is not None:
+            config.refuse = (f"{what} (access rules under an expression)", section.span)
+        else:
+            ctx.server.settings["refuse_all"] = (f"{what} (access rules under an expression)", section.span)
+        _refused_now(ctx, f"{what} (access rules under an expression)", section.span)
+    else:
+        ctx.diags.add("A2N101", f"{what}: expression sections are not translated yet; nothing inside it was emitted",
+                      section.span, directive="<" + section.name)
+    ctx.walk(section.children, untranslated=section)
+    return Disposition.UNSUPPORTED
+
+
 ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype", "authname", "authuserfile",
                      "authgroupfile", "authbasicprovider", "authmerging", "authdigestprovider", "authdigestdomain",
                      "authldapurl", "authdbmuserfile", "authdbduserpwquery", "sslrequire", "sslrequiressl"}
 # What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
-IN_DIRECTORY = ACCESS_DIRECTIVES | {"limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options", "allowoverride", "allowoverridelist", "directoryindex", "header",
+IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options", "allowoverride", "allowoverridelist", "directoryindex", "header",
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
                                     "requireall", "requireany", "requirenone", "files", "filesmatch",
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset"}
-IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header"}
+IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
+                                "elseif", "else"}
 
 
 def _has_access(section: Section) -> bool:
@@ -826,6 +854,9 @@ RULES = table(
     Rule("AcceptPathInfo", Disposition.EXACT, accept_path_info),
     Rule("AllowOverride", Disposition.EXACT, allow_override),
     Rule("AllowOverrideList", Disposition.EXACT, allow_override),
+    Rule("If", Disposition.UNSUPPORTED, if_section, section=True),
+    Rule("ElseIf", Disposition.UNSUPPORTED, if_section, section=True),
+    Rule("Else", Disposition.UNSUPPORTED, if_section, section=True),
     Rule("Limit", Disposition.UNSUPPORTED, limit_section, section=True),
     Rule("LimitExcept", Disposition.UNSUPPORTED, limit_section, section=True),
     Rule("Directory", Disposition.EXACT, directory, section=True),

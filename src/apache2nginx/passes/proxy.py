@@ -224,9 +224,14 @@ def proxy_section(ctx: Context, section: Section) -> Disposition:
     url = section.args[0]
     parsed = parse_url(url)
     if not parsed or parsed[0] != "balancer":
-        ctx.diags.add("A2N101", f"<Proxy {url}>: access control on proxied URLs is not translated yet; "
-                      "nothing inside it was emitted", section.span, directive="<Proxy",
-                      hint="restrict the matching nginx locations by hand (allow/deny, auth_basic)")
+        from .access import _has_access, _refused_now
+        if _has_access(section):
+            # never served more widely than httpd: the routes it governs are refused to everyone
+            ctx.server.settings.setdefault("proxy_refused", []).append((url, section.span))
+            _refused_now(ctx, f"<Proxy {url}> (access rules on proxied URLs)", section.span)
+        else:
+            ctx.diags.add("A2N101", f"<Proxy {url}>: settings for proxied URLs are not translated yet; "
+                          "nothing inside it was emitted", section.span, directive="<Proxy")
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
     name = parsed[1]
