@@ -75,17 +75,31 @@ def _config(ctx: Context) -> AccessConfig | None:
 
 
 def _not_here(ctx: Context, d: Directive) -> Disposition:
-    ctx.diags.add("A2N001", f"{d.name} is not allowed outside <Directory>, <Location> or <Files>: httpd refuses "
-                  "the configuration", d.span, directive=d.name)
+    label = f"<{d.name}>" if d.is_section else d.name
+    ctx.diags.add("A2N001", f"{label} is not allowed outside <Directory>, <Location> or <Files>: httpd refuses "
+                  "the configuration", d.span, directive=("<" if d.is_section else "") + d.name)
+    if d.is_section:
+        ctx.walk(d.children, untranslated=d)
     return Disposition.UNSUPPORTED
+
+
+def in_section(handler):
+    """A directive httpd allows only inside <Directory>, <Location> or <Files> (or a .htaccess): the handler
+    gets that section's AccessConfig."""
+    def wrapped(ctx: Context, d: Directive) -> Disposition:
+        config = _config(ctx)
+        if config is None:
+            return _not_here(ctx, d)
+        return handler(ctx, d, config)
+    wrapped.__name__ = handler.__name__
+    wrapped.__doc__ = handler.__doc__
+    return wrapped
 
 
 # ----------------------------------------------------------------- Require and its containers
 
-def require(ctx: Context, d: Directive) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
+@in_section
+def require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     args = list(d.args)
     negated = bool(args) and args[0].lower() == "not"
     if negated:
@@ -123,13 +137,8 @@ def _add(config: AccessConfig, node: Authz) -> None:
     config.authz_span = config.authz_span or node.span
 
 
-def require_container(ctx: Context, section: Section) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        ctx.diags.add("A2N001", f"<{section.name}> is not allowed outside <Directory>, <Location> or <Files>",
-                      section.span, directive="<" + section.name)
-        ctx.walk(section.children, untranslated=section)
-        return Disposition.UNSUPPORTED
+@in_section
+def require_container(ctx: Context, section: Section, config: AccessConfig) -> Disposition:
     node = Authz({"requireall": "all", "requireany": "any", "requirenone": "none"}[section.key], span=section.span)
     _add(config, node)
     config.stack.append(node)
@@ -140,20 +149,16 @@ def require_container(ctx: Context, section: Section) -> Disposition:
     return Disposition.EXACT
 
 
-def auth_merging(ctx: Context, d: Directive) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
+@in_section
+def auth_merging(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     config.merging = (d.args[0].lower() if d.args else "off")
     return Disposition.EXACT
 
 
 # ----------------------------------------------------------------- mod_access_compat
 
-def order(ctx: Context, d: Directive) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
+@in_section
+def order(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     value = "".join(d.args).lower().replace(" ", "")
     if value not in ("deny,allow", "allow,deny", "mutual-failure"):
         ctx.diags.add("A2N001", f"Order {' '.join(d.args)}: httpd accepts Deny,Allow, Allow,Deny or "
@@ -164,10 +169,8 @@ def order(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
-def allow_deny(ctx: Context, d: Directive) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
+@in_section
+def allow_deny(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     args = list(d.args)
     if not args or args[0].lower() != "from" or len(args) < 2:
         ctx.diags.add("A2N001", f"{d.name} needs `from` and at least one host", d.span, directive=d.name)
@@ -181,10 +184,8 @@ def allow_deny(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
-def satisfy(ctx: Context, d: Directive) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
+@in_section
+def satisfy(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     value = d.args[0].lower() if d.args else ""
     if value not in ("all", "any"):
         ctx.diags.add("A2N001", "Satisfy takes All or Any", d.span, directive=d.name)
@@ -200,10 +201,8 @@ _AUTH_KEYS = {"authtype": "type", "authname": "name", "authuserfile": "userfile"
               "authbasicprovider": "provider"}
 
 
-def auth_setting(ctx: Context, d: Directive) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
+@in_section
+def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     if not d.args:
         ctx.diags.add("A2N001", f"{d.name} needs a value", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
@@ -219,11 +218,9 @@ def auth_setting(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
-def auth_unsupported(ctx: Context, d: Directive) -> Disposition:
+@in_section
+def auth_unsupported(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     """Digest, LDAP, DBM, DBD and other providers: the regions that require a user are refused."""
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
     config.auth.setdefault("unsupported", (d.name, d.span))
     _refused_now(ctx, f"{d.name} (an authentication provider nginx does not have)", d.span)
     return Disposition.UNSUPPORTED
@@ -236,18 +233,14 @@ def refuse_here(ctx: Context, what: str | None, span: Span) -> None:
         config.refuse = (what, span)
 
 
-def ssl_require_ssl(ctx: Context, d: Directive) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
+@in_section
+def ssl_require_ssl(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     config.ssl_only = d.span
     return Disposition.EXACT
 
 
-def ssl_require(ctx: Context, d: Directive) -> Disposition:
-    config = _config(ctx)
-    if config is None:
-        return _not_here(ctx, d)
+@in_section
+def ssl_require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     config.refuse = (f"SSLRequire {' '.join(d.args)}", d.span)
     _refused_now(ctx, f"SSLRequire {' '.join(d.args)}", d.span)
     return Disposition.UNSUPPORTED
@@ -324,6 +317,16 @@ def allow_override(ctx: Context, d: Directive) -> Disposition:
 
 # ----------------------------------------------------------------- sections
 
+def _walk_into(ctx: Context, section: Section, scope: Scope, kind: str) -> None:
+    """Record a filesystem section on its server and translate its contents into it."""
+    ctx.server.settings.setdefault(kind, []).append(scope)
+    previous, ctx.scope = ctx.scope, scope
+    try:
+        ctx.walk(section.children)
+    finally:
+        ctx.scope = previous
+
+
 def directory(ctx: Context, section: Section) -> Disposition:
     """<Directory path>: recorded with its filesystem path; the layout finds every URL that reaches it."""
     args = section.args
@@ -349,12 +352,7 @@ def directory(ctx: Context, section: Section) -> Disposition:
     path = re.sub("/+", "/", args[0])
     path = path.rstrip("/") or "/"
     scope = Scope(path, span=section.span, kind="directory", fs_path=path, settings={"section": section})
-    ctx.server.settings.setdefault("directories", []).append(scope)
-    previous, ctx.scope = ctx.scope, scope
-    try:
-        ctx.walk(section.children)
-    finally:
-        ctx.scope = previous
+    _walk_into(ctx, section, scope, "directories")
     refused = ctx.options.get("refused_directories", {}).get(path)
     if refused is not None:
         # a .htaccess httpd refuses to apply (AllowOverride): every request there is a 500 in httpd
@@ -390,24 +388,14 @@ def files(ctx: Context, section: Section) -> Disposition:
                       hint="if a directory of a matching name must stay reachable (e.g. /.well-known/), add a "
                            "^~ location for it")
     scope = Scope(pattern, regex=True, span=section.span, kind="files", files_regex=url_regex, parent=inside)
-    ctx.server.settings.setdefault("files", []).append(scope)
-    previous, ctx.scope = ctx.scope, scope
-    try:
-        ctx.walk(section.children)
-    finally:
-        ctx.scope = previous
+    _walk_into(ctx, section, scope, "files")
     return Disposition.EXACT
 
 
-def limit_section(ctx: Context, section: Section) -> Disposition:
+@in_section
+def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Disposition:
     """<Limit>/<LimitExcept>: access rules for some methods only. Not translated per method yet: when the
     section holds access rules, the region is refused to everyone (never served more widely than httpd)."""
-    config = _config(ctx)
-    if config is None:
-        ctx.diags.add("A2N001", f"<{section.name}> is not allowed outside <Directory>, <Location> or <Files>",
-                      section.span, directive="<" + section.name)
-        ctx.walk(section.children, untranslated=section)
-        return Disposition.UNSUPPORTED
     if _has_access(section):
         what = f"<{section.name} {' '.join(section.args)}> (access rules for some methods only)"
         config.refuse = (what, section.span)
