@@ -121,8 +121,9 @@ class Layout:
                    for url, _ in sections)
 
     def access(self, configs: list, region: str, span) -> list[Stmt]:
-        eff = merge([c for c in configs if c is not None])
-        stmts = access_statements(self.diags, eff, region, span, self.reported, tls=bool(self.server.ssl))
+        configs = [c for c in configs if c is not None]
+        eff = merge(configs)
+        stmts = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl))
         if eff.options_span is not None:
             stmts += options_statements(eff)
         return stmts

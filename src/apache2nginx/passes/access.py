@@ -53,6 +53,7 @@ class AccessConfig:
     stack: list[Authz] = field(default_factory=list)                  # open <Require*> containers
     refuse: tuple[str | None, Span] | None = None   # a TLS requirement nginx cannot check here (None: lifted)
     ssl_only: Span | None = None                   # SSLRequireSSL
+    limits: list = field(default_factory=list)     # (limit|limitexcept, methods, AccessConfig, span)
 
     @property
     def has_compat(self) -> bool:
@@ -392,16 +393,35 @@ def files(ctx: Context, section: Section) -> Disposition:
     return Disposition.EXACT
 
 
+NGINX_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "MKCOL", "COPY", "MOVE", "OPTIONS", "PROPFIND",
+                 "PROPPATCH", "LOCK", "UNLOCK", "PATCH")
+
+
 @in_section
 def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Disposition:
-    """<Limit>/<LimitExcept>: access rules for some methods only. Not translated per method yet: when the
-    section holds access rules, the region is refused to everyone (never served more widely than httpd)."""
-    if _has_access(section):
-        what = f"<{section.name} {' '.join(section.args)}> (access rules for some methods only)"
-        config.refuse = (what, section.span)
-        _refused_now(ctx, what, section.span)
-    ctx.walk(section.children, untranslated=section)
-    return Disposition.UNSUPPORTED
+    """<Limit>/<LimitExcept>: access rules for some methods only (observed on httpd 2.4: the section's
+    rules replace earlier sections' for every method, and a method no rule applies to is granted).
+    Translated with nginx's limit_except; what it cannot express refuses the region."""
+    methods = [m.upper() for m in section.args]
+    inner = AccessConfig()
+    scope = Scope(section.name, span=section.span, kind="limit", settings={"access": inner})
+    previous, ctx.scope = ctx.scope, scope
+    try:
+        ctx.walk(section.children)
+    finally:
+        ctx.scope = previous
+    if inner.authz is None and not inner.has_compat and not inner.auth:
+        return Disposition.EXACT      # nothing about access inside
+    config.auth.update(inner.auth)
+    unknown = [m for m in methods if m not in NGINX_METHODS]
+    if unknown or config.limits or inner.refuse:
+        why = f"methods nginx does not know ({', '.join(unknown)})" if unknown else \
+            "a second method section" if config.limits else inner.refuse[0]
+        config.refuse = (f"<{section.name} {' '.join(section.args)}> ({why})", section.span)
+        _refused_now(ctx, f"<{section.name} {' '.join(section.args)}> ({why})", section.span)
+        return Disposition.UNSUPPORTED
+    config.limits.append((section.key, set(methods), inner, section.span))
+    return Disposition.EXACT
 
 
 def if_section(ctx: Context, section: Section) -> Disposition:
@@ -430,6 +450,7 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcep
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
                                     "requireall", "requireany", "requirenone", "files", "filesmatch",
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset"}
+IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
                                 "elseif", "else"}
 
@@ -593,16 +614,20 @@ class Refused(Exception):
         self.message, self.span = message, span
 
 
-def access_statements(ctx_diags, eff: Effective, region: str, span: Span | None,
+def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span: Span | None,
                       reported: set, tls: bool = False) -> list[Stmt]:
     """nginx statements enforcing `eff`; `deny all` plus an error for whatever cannot be enforced exactly.
     `reported` collects (span, message) already said, so a section shared by many locations is reported once.
     `tls`: the server answers over TLS only (SSLRequireSSL holds)."""
     try:
+        eff = merge(configs)
         if eff.refuse is not None and eff.refuse[0] is not None:
             raise Refused(eff.refuse[0], eff.refuse[1])
         if eff.ssl_only is not None and not tls:
             return [Stmt("deny", ["all"], eff.ssl_only, comment="SSLRequireSSL on a plain-HTTP server")]
+        limited = [c for c in configs if c.limits]
+        if limited:
+            return _enforce_limits(configs, limited, span)
         return _enforce(eff, span)
     except Refused as exc:
         if exc.span not in reported:
@@ -643,6 +668,54 @@ def _enforce(eff: Effective, span: Span | None) -> list[Stmt]:
     if form[0] == "method":
         return [Stmt("limit_except", sorted(form[1]), authz.span, block=[Stmt("deny", ["all"], authz.span)])]
     raise Refused("this Require combination", authz.span)
+
+
+def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], span: Span | None) -> list[Stmt]:
+    """<Limit>/<LimitExcept> (observed on httpd 2.4): a section's Require lines, limited or not, replace the
+    earlier sections' for every method, and a method none of them applies to is granted; its Order/Allow/Deny
+    likewise replace the earlier ones. So there are two classes of methods, those the method section covers
+    and the others, each with its own merged rules; nginx's limit_except names the methods that keep the
+    location's own statements and holds the others'."""
+    sets = {(c.limits[0][0], frozenset(c.limits[0][1])) for c in limited}
+    kind, methods = next(iter(sets))
+    where = limited[-1].limits[0][3]
+    if len(sets) > 1:
+        raise Refused("method sections for different methods in the sections that cover this region", where)
+    inside = _enforce(merge([_project(c, True) for c in configs]), where)
+    outside = _enforce(merge([_project(c, False) for c in configs]), span)
+    if kind == "limitexcept":
+        # the listed methods keep the location's statements; every other method (nginx: not listed) is inside
+        keep, location_level, block = sorted(methods), outside, inside
+    else:
+        if outside and not all(st.name == "deny" and st.args == ["all"] for st in inside):
+            # methods nginx does not know would get the listed methods' (looser) rules
+            raise Refused("<Limit> with rules beside it for the other methods (use <LimitExcept>)", where)
+        keep = [m for m in NGINX_METHODS if m not in methods and not (m == "HEAD" and "GET" in methods)]
+        location_level, block = outside, inside
+    return location_level + [Stmt("limit_except", keep, where, block=block or [Stmt("allow", ["all"], where)])]
+
+
+def _project(config: AccessConfig, inside: bool) -> AccessConfig:
+    """A section's rules for one class of methods: its unlimited lines, plus the method section's when the
+    class is the one it covers. A section that says anything about access still replaces earlier ones."""
+    if not config.limits:
+        return config
+    _, _, inner, where = config.limits[0]
+    view = AccessConfig(merging=config.merging, satisfy=inner.satisfy or config.satisfy,
+                        auth={**config.auth, **inner.auth}, options=config.options, refuse=config.refuse,
+                        ssl_only=config.ssl_only)
+    lines = (config.authz.children if config.authz else []) + \
+        (inner.authz.children if inside and inner.authz else [])
+    if config.authz is not None or inner.authz is not None:
+        # no line applies to this class: httpd grants it (and the earlier sections' rules no longer count)
+        view.authz = Authz("any", children=lines or [Authz("leaf", "all", ["granted"], span=where)], span=where)
+        view.authz_span = where
+    if config.has_compat or inner.has_compat:
+        view.order = (inner.order if inside and inner.order else None) or config.order or "deny,allow"
+        view.allows = list(config.allows or []) + (list(inner.allows or []) if inside else [])
+        view.denies = list(config.denies or []) + (list(inner.denies or []) if inside else [])
+        view.compat_span = config.compat_span or inner.compat_span
+    return view
 
 
 def _simplify(node: Authz) -> Authz:

@@ -112,10 +112,10 @@ class Translator:
             return
         scope = self.ctx.scope
         if scope is not None and scope.kind != "location" and rule.disposition is not Disposition.NOT_APPLICABLE \
-                and d.key not in (access.IN_DIRECTORY if scope.kind == "directory" else access.IN_FILES):
+                and d.key not in {"directory": access.IN_DIRECTORY, "limit": access.IN_LIMIT}.get(scope.kind,
+                                                                                                 access.IN_FILES):
             self.report(d, Disposition.UNSUPPORTED, d.parent if isinstance(d.parent, Section) else None,
-                        reason=f"not translated inside a <{'Directory' if scope.kind == 'directory' else 'Files'}>"
-                               " section yet")
+                        reason=f"not translated inside a <{scope.kind.capitalize()}> section yet")
             return
         if scope is not None and scope.kind == "directory" and d.key in rewrite.PER_DIRECTORY:
             directory = scope.settings["section"]
