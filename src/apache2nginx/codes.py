@@ -785,6 +785,11 @@ _short("A2N752", "server-side-includes", "warning", "Options Includes: server-si
 _short("A2N753", "accept-path-info", "warning", "AcceptPathInfo On is not translated.",
        "httpd serves /file.html/extra as file.html with PATH_INFO=/extra; nginx's static module answers 404.",
        "such URLs answer 404.", "rewrite them onto the file in a location if they must work.")
+_short("A2N754", "password-hashes", "warning", "Some password hashes may not be checked by nginx.",
+       "nginx's auth_basic checks $apr1$ and {SHA} itself and hands everything else to the system crypt(3). "
+       "bcrypt ($2y$) works only where crypt(3) is libxcrypt (Debian 12 and later); a hash in no known form "
+       "never matches.", "those users cannot log in through nginx.",
+       "re-create their passwords with `htpasswd -m` (apr1) or make sure the system crypt(3) knows bcrypt.")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "

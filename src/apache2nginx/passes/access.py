@@ -211,12 +211,48 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
     if d.key in ("authuserfile", "authgroupfile") and not value.startswith("/"):
         # httpd reads a relative name under ServerRoot; nginx would read it under its own prefix
         value = (ctx.options.get("server_root") or DEBIAN_SERVER_ROOT).rstrip("/") + "/" + value
+    if d.key == "authuserfile":
+        _check_password_file(ctx, d, value)
     config.auth[_AUTH_KEYS[d.key]] = (value, d.span)
     if (d.key == "authtype" and value.lower() not in ("basic", "none")) or \
             (d.key == "authbasicprovider" and value.lower() != "file"):
         _refused_now(ctx, f"{d.name} {value} (only Basic with password files is translated)", d.span)
         return Disposition.UNSUPPORTED
     return Disposition.EXACT
+
+
+def password_scheme(hashed: str) -> str:
+    """The scheme of one htpasswd hash, as nginx's auth_basic sees it."""
+    if hashed.startswith("$apr1$"):
+        return "apr1"
+    if hashed.startswith("{SHA}"):
+        return "sha1"
+    if hashed.startswith(("$2y$", "$2a$", "$2b$")):
+        return "bcrypt"
+    if hashed.startswith(("$1$", "$5$", "$6$")) or (len(hashed) == 13 and "$" not in hashed):
+        return "crypt"
+    return "unknown"
+
+
+def _check_password_file(ctx: Context, d: Directive, path: str) -> None:
+    """Report password hashes nginx may not check: bcrypt needs the system crypt(3) to know it (libxcrypt,
+    Debian 12 and later); anything unrecognised fails every login."""
+    locate = ctx.options.get("locate")
+    found = locate(d.args[0]) if locate and d.args else None
+    if found is None:
+        return
+    try:
+        lines = found.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    schemes = {password_scheme(line.split(":", 1)[1].strip()) for line in lines if ":" in line}
+    if "bcrypt" in schemes:
+        ctx.diags.add("A2N754", f"{path}: bcrypt password hashes: nginx checks them with the system's crypt(3), "
+                      "which knows bcrypt only with libxcrypt (Debian 12 and later); elsewhere every such login "
+                      "fails", d.span, directive=d.name)
+    if "unknown" in schemes:
+        ctx.diags.add("A2N754", f"{path}: password hashes nginx does not recognise (only $apr1$, {{SHA}}, "
+                      "bcrypt and crypt(3) forms): those users cannot log in", d.span, directive=d.name)
 
 
 @in_section

@@ -1,0 +1,69 @@
+"""Unit checks of the pieces access control and rewrite conditions are built from, against models of
+httpd's own semantics."""
+from __future__ import annotations
+
+import itertools
+import re
+
+from apache2nginx.passes.access import basename_regex, password_scheme
+from apache2nginx.passes.rewrite_compare import integer_compare, string_compare
+
+
+def _lexicographic(a: str, b: str) -> int:
+    """mod_rewrite's compare_lexicography: a longer string is greater, then byte by byte."""
+    x, y = a.encode("latin-1"), b.encode("latin-1")
+    if len(x) != len(y):
+        return 1 if len(x) > len(y) else -1
+    for p, q in zip(x, y):
+        if p != q:
+            return 1 if p > q else -1
+    return 0
+
+
+def _atoi(text: str) -> int:
+    m = re.match(r"[\t\n\x0b\f\r ]*([+-]?)(\d*)", text)
+    value = int(m.group(2) or 0)
+    return -value if m.group(1) == "-" else value
+
+
+def test_string_comparisons_match_httpds_order():
+    ops = {"<": lambda c: c < 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0, ">=": lambda c: c >= 0}
+    for constant in ["", "0700", "a", "zz", "~"]:
+        for op, holds in ops.items():
+            rx = re.compile(string_compare(op, constant))
+            for n in range(4):
+                for chars in itertools.product("0a9Z ~", repeat=n):
+                    s = "".join(chars)
+                    assert bool(rx.search(s)) == holds(_lexicographic(s, constant)), (op, constant, s)
+
+
+def test_integer_comparisons_match_atoi():
+    ops = {"-lt": lambda a, b: a < b, "-le": lambda a, b: a <= b, "-gt": lambda a, b: a > b,
+           "-ge": lambda a, b: a >= b, "-eq": lambda a, b: a == b}
+    samples = ["", "0", "007", "+7", "-7", " 12", "12abc", "abc", "-", "+", "-0", " -3x", "+-3", " +0012"] + \
+        [str(x) for x in range(-120, 130, 7)]
+    for constant in [0, 1, 7, 10, 99, 100, -1, -7, -100]:
+        for op, holds in ops.items():
+            rx = re.compile(integer_compare(op, str(constant)))
+            for s in samples:
+                assert bool(rx.search(s)) == holds(_atoi(s), constant), (op, constant, s)
+
+
+def test_file_patterns_match_the_name_of_a_segment():
+    dot_ht = re.compile(basename_regex(".ht*", False))
+    assert dot_ht.search("/.htaccess") and dot_ht.search("/a/.htpasswd") and dot_ht.search("/.htaccess/x")
+    assert not dot_ht.search("/a.htaccess") and not dot_ht.search("/x")
+    alternatives = re.compile(basename_regex(r"\.(inc|.*sql)$|^(\..*|Entries.*)$", True))
+    assert alternatives.search("/d/x.inc") and alternatives.search("/a.mysql") and alternatives.search("/.git")
+    assert alternatives.search("/x.sql/more")          # path info after the refused file
+    assert not alternatives.search("/x.include") and not alternatives.search("/xEntries")
+    assert basename_regex("a/b", False) is None         # a pattern naming a directory is not a file name
+
+
+def test_password_schemes():
+    assert password_scheme("$apr1$salt$hash") == "apr1"
+    assert password_scheme("{SHA}abc=") == "sha1"
+    assert password_scheme("$2y$05$abcdefghijklmnopqrstuv") == "bcrypt"
+    assert password_scheme("$6$salt$hash") == "crypt"
+    assert password_scheme("abcdefghijklm") == "crypt"   # 13-character DES
+    assert password_scheme("plaintext") == "unknown"
