@@ -1,0 +1,589 @@
+"""Compiling one RewriteRule (with its conditions) into nginx rewrite-module statements: variables,
+back-references, RewriteMap lookups, condition tests, flags and the rewrite/return that acts."""
+from __future__ import annotations
+
+import re
+
+from ..model import Location, MapBlock, Server, Stmt
+from ..syntax.span import Span
+from .base import Context
+from .rewrite_compare import integer_compare, string_compare
+from .rewrite_model import (_MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES, RewriteContext,
+                            RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status, env_variable)
+
+class Unsupported(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class Compiler:
+    def __init__(self, ctx: Context, server: Server, state: RewriteContext):
+        self.ctx = ctx
+        self.server = server
+        self.state = state
+        self.per_dir = state.per_dir
+        self.out: list[Stmt] = []
+        self.needs_request_uri = False
+        self.counter = 0
+        self.tests_built: list[Stmt] = []   # `set` statements that build a composite test string
+        self.lookups: list[Stmt] = []       # statements that look RewriteMap values up
+        self.unrolling = False              # compiling an [N] rule that the caller repeats
+
+    # -- values --------------------------------------------------------------
+    def variable(self, name: str, rule: RRule | None = None) -> str:
+        upper = name.upper()
+        if upper.startswith("HTTP:"):
+            return "$http_" + name[5:].lower().replace("-", "_")
+        if upper.startswith("ENV:"):
+            if name[4:] in self.ctx.options.get("rewrite_env", ()):
+                return env_variable(name[4:])
+            raise Unsupported("A2N806", f"%{{{name}}} is not set by a RewriteRule [E=] flag of this input (SetEnv, "
+                              "SetEnvIf or the process environment are not translated into nginx variables)")
+        if upper == "REMOTE_HOST" and not self.ctx.options.get("hostname_lookups"):
+            return "$remote_addr"   # HostnameLookups Off: httpd gives the address itself
+        if upper in _TIME_PARTS:
+            return self._time_variable(upper)
+        if upper.startswith("SSL:") or upper.startswith("TIME") or \
+                upper in ("IS_SUBREQ", "API_VERSION", "REMOTE_HOST", "REMOTE_IDENT", "REQUEST_BODY"):
+            raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
+        if upper.startswith("LA-U:") or upper.startswith("LA-F:"):
+            raise Unsupported("A2N806", f"%{{{name}}} (a look-ahead) has no nginx equivalent")
+        if self.per_dir is not None and upper in PER_DIR_VARIABLES:
+            return PER_DIR_VARIABLES[upper]
+        if upper in VARIABLES:
+            value = VARIABLES[upper]
+            if value == "$a2n_request_uri":
+                self.needs_request_uri = True
+            if value == "$a2n_https":
+                self._https_map()
+            return value
+        if upper.startswith("HTTP_"):
+            return "$http_" + upper[5:].lower()
+        raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
+
+    def _time_variable(self, name: str) -> str:
+        """httpd's TIME_* variables (local time) cut out of nginx's $time_iso8601, also local time."""
+        variable = "$a2n_" + name.lower()
+        if not any(m.variable == variable for m in self.ctx.model.maps):
+            self.ctx.model.maps.append(MapBlock(
+                "$time_iso8601", variable,
+                [("~^(\\d{4})-(\\d\\d)-(\\d\\d)T(\\d\\d):(\\d\\d):(\\d\\d)", _TIME_PARTS[name])], '""'))
+        return variable
+
+    def _https_map(self) -> None:
+        if not any(m.variable == "$a2n_https" for m in self.ctx.model.maps):
+            self.ctx.model.maps.append(MapBlock("$https", "$a2n_https", [('""', "off")], "on"))
+
+    def expand(self, text: str, rule: RRule, cond_names: dict[int, str],
+               rule_names: dict[int, str] | None = None) -> str:
+        """Substitution text: %{VAR}, $N (rule captures: nginx's own, or named ones saved before the
+        conditions ran) and %N (named condition captures)."""
+        if "${" in text:
+            text = self.expand_maps(text, rule, cond_names, rule_names)
+        text = _VAR.sub(lambda m: "${" + self.variable(m.group(1), rule)[1:] + "}", text)
+
+        def backref(m: re.Match) -> str:
+            n = int(m.group(2))
+            if m.group(1) == "$" and rule_names is not None:
+                return "${" + rule_names[n] + "}" if n in rule_names else ""   # httpd: empty
+            if m.group(1) == "$":
+                return f"${n}" if n else "$uri"   # nginx reads exactly one digit after $
+            return "${" + cond_names[n] + "}" if n in cond_names else ""
+        return re.sub(r"(?<!\\)([$%])(\d)", backref, text)
+
+    # -- RewriteMap lookups --------------------------------------------------
+    def expand_maps(self, text: str, rule: RRule, cond_names: dict[int, str],
+                    rule_names: dict[int, str] | None) -> str:
+        """Replace each `${map:key|default}` with a variable that `self.lookups` statements fill in."""
+        out, i = [], 0
+        while True:
+            start = text.find("${", i)
+            if start < 0:
+                out.append(text[i:])
+                return "".join(out)
+            end, depth = start + 2, 1
+            while end < len(text) and depth:
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            if depth:
+                raise Unsupported("A2N804", f"the map lookup {text[start:]!r} is not closed")
+            body = text[start + 2:end - 1]
+            name, colon, rest = body.partition(":")
+            if not colon:
+                raise Unsupported("A2N804", f"${{{body}}} is not a map lookup (${{map:key}})")
+            key, bar, default = _split_default(rest)
+            out.append(text[i:start])
+            out.append(self.map_value(name, key, default if bar else None, rule, cond_names, rule_names))
+            i = end
+
+    def random_value(self, mapdef: RewriteMapDef, key: str, default: str | None, rule: RRule) -> str:
+        """rnd: a literal key's `a|b|c` alternatives picked per request by split_clients on $request_id
+        (random); httpd draws a random number per lookup: the same spread, not the same sequence."""
+        if re.search(r"[$%]", key):
+            raise Unsupported("A2N804", f"${{{mapdef.name}:{key}}}: an rnd map looked up with a key built from the "
+                              "request is not translated")
+        choices = [c for c in mapdef.entries.get(key, "").split("|") if c]
+        if not choices:
+            return default if default is not None and not re.search(r"[$%]", default) else ""
+        if len(choices) == 1 and "$" not in choices[0]:
+            return choices[0]
+        if any("$" in c or '"' in c for c in choices):
+            raise Unsupported("A2N804", f"${{{mapdef.name}:{key}}}: an alternative holds `$` or a quote")
+        cache = self.ctx.options.setdefault("rewrite_random", {})
+        if (id(mapdef), key) not in cache:
+            variable = f"$a2n_random{len(cache) + 1}"
+            share = int(10000 / len(choices)) / 100
+            block = [Stmt(f"{share:.2f}%", [c], None) for c in choices[:-1]] + [Stmt("*", [choices[-1]], None)]
+            self.ctx.model.http_statements.append(Stmt("split_clients", ["${request_id}", variable], mapdef.span,
+                                                       block=block))
+            cache[(id(mapdef), key)] = variable
+            self.ctx.diags.add("A2N834", f"RewriteMap {mapdef.name} (rnd) key {key}: one of {len(choices)} "
+                               "alternatives picked per request by split_clients; httpd picks at random per lookup",
+                               mapdef.span, directive="RewriteMap")
+        return "${" + cache[(id(mapdef), key)][1:] + "}"
+
+    def map_value(self, name: str, key: str, default: str | None, rule: RRule, cond_names: dict[int, str],
+                  rule_names: dict[int, str] | None) -> str:
+        mapdef = self.server.settings.get("rewrite_maps", {}).get(name) or \
+            self.ctx.main.settings.get("rewrite_maps", {}).get(name)
+        if mapdef is None:
+            raise Unsupported("A2N804", f"${{{name}:...}} uses a map no RewriteMap defines")
+        if mapdef.problem:
+            raise Unsupported("A2N804", f"${{{name}:...}}: {mapdef.problem}")
+        if mapdef.kind == "rnd":
+            return self.random_value(mapdef, key, default, rule)
+        if mapdef.kind == "int":
+            function = mapdef.source.partition(":")[2].lower()
+            if function == "tolower" and key.upper() in ("%{SERVER_NAME}", "%{HTTP_HOST}"):
+                self.ctx.diags.add("A2N832", f"${{{name}:{key}}}: nginx's $host is the lower-cased host name"
+                                   + (" without the port %{HTTP_HOST} includes" if "HTTP_HOST" in key.upper()
+                                      else " (as %{SERVER_NAME} is under UseCanonicalName Off)"),
+                                   rule.span, directive="RewriteRule")
+                return "${host}"
+            raise Unsupported("A2N804", f"${{{name}:{key}}}: int:{function} has no nginx equivalent for a value "
+                              "other than the host name")
+        key_value = self.expand(key, rule, cond_names, rule_names)
+        default_value = self.expand(default, rule, cond_names, rule_names) if default is not None else ""
+        cache = self.ctx.options.setdefault("rewrite_map_blocks", {})
+        source = (name, id(mapdef), key_value)
+        if source not in cache:
+            number = len(cache) + 1
+            variable = f"$a2n_map{number}"
+            # nginx matches map strings ignoring case, httpd's txt keys are exact: every value carries its key,
+            # and the lookup keeps it only when the key matches exactly.
+            entries = [(_map_key(k), f"{k} {v}") for k, v in mapdef.entries.items()]
+            self.ctx.model.maps.append(MapBlock(_quote_value(key_value), variable, entries, '""',
+                                                span=mapdef.span, volatile=True))
+            cache[source] = variable
+        found = cache[source]
+        self.counter += 1
+        pair, value = f"$a2n_lookup{self.counter}_pair", f"$a2n_lookup{self.counter}"
+        self.lookups.extend([
+            Stmt("set", [pair, f"{key_value} ${{{found[1:]}}}"], rule.span),
+            Stmt("set", [value, default_value], rule.span, comment=f"${{{name}:...}} (RewriteMap)"),
+            Stmt("if", [f'({pair} ~ "^(\\S+) \\1 (\\S*)$")'], rule.span, block=[Stmt("set", [value, "$2"], rule.span)]),
+        ])
+        return "${" + value[1:] + "}"
+
+    # -- regular expressions -------------------------------------------------
+    def rule_regex(self, rule: RRule) -> tuple[str, bool]:
+        pattern, negate = rule.pattern, False
+        if pattern.startswith("!"):
+            pattern, negate = pattern[1:], True
+        if self.per_dir is not None:
+            prefix = self.per_dir.rstrip("/") + "/"
+            esc = re.escape(prefix)
+            if pattern.startswith("^"):
+                pattern = "^" + esc + pattern[1:]
+            else:
+                pattern = "^" + esc + ".*?" + pattern if pattern not in ("", ".*") else "^" + esc + ".*"
+        if "NC" in rule.flags:
+            pattern = "(?i)" + pattern
+        return pattern, negate
+
+    # -- conditions ----------------------------------------------------------
+    def condition(self, cond: Cond, rule: RRule, name_prefix: str, cond_names: dict[int, str],
+                  rule_names: dict[int, str]) -> tuple[str, dict[int, str] | None]:
+        """The nginx if-condition for one RewriteCond, and its named captures (for %N).
+
+        `rule_names` are the rule pattern's captures saved under names before any condition ran (httpd
+        matches the pattern first), `cond_names` those of the last condition that captured."""
+        test = cond.test
+        pattern = cond.pattern
+        negate = pattern.startswith("!")
+        if negate:
+            pattern = pattern[1:]
+        nocase = "NC" in cond.flags
+        m = re.fullmatch(r"%\{([^}]+)\}", test)
+        if m:
+            var = self.variable(m.group(1), rule)
+        else:
+            self.lookups = []
+            value = self.expand(test, rule, cond_names, rule_names)
+            var = f"${name_prefix}t{len(self.tests_built)}"
+            self.tests_built.extend(self.lookups + [Stmt("set", [var, value], cond.span)])
+            self.lookups = []
+        # file tests
+        if pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
+            kinds = {"-f": "-f", "-d": "-d", "-x": "-x", "-s": "-f"}
+            if pattern not in kinds:
+                raise Unsupported("A2N809", f"RewriteCond {pattern} has no nginx equivalent")
+            if pattern == "-s":
+                self.ctx.diags.add("A2N810", "RewriteCond -s (non-empty file) becomes -f: the size is not checked",
+                                   cond.span, directive="RewriteCond")
+            return f"{'!' if negate else ''}{kinds[pattern]} {var}", None
+        compare = re.match(r"(<=|>=|<|>)(.*)$", pattern, re.S)
+        if compare:
+            if nocase:
+                raise Unsupported("A2N811", f"RewriteCond comparison {pattern!r} with [NC] is not translated")
+            regex = string_compare(compare.group(1), compare.group(2))
+            return f"{var} {'!~' if negate else '~'} {_quote_regex(regex)}", None
+        compare = re.match(r"-(lt|le|eq|ne|ge|gt)(.*)$", pattern, re.S)
+        if compare:
+            op = compare.group(1)
+            regex = integer_compare("-eq" if op == "ne" else "-" + op, compare.group(2))
+            if regex is None:
+                raise Unsupported("A2N811", f"RewriteCond {pattern!r}: the value compared with is not an integer")
+            negate = negate != (op == "ne")
+            return f"{var} {'!~' if negate else '~'} {_quote_regex(regex)}", None
+        if pattern.startswith("="):
+            literal = pattern[1:]
+            if literal == '""':
+                literal = ""      # httpd's spelling of the empty string
+            if nocase or "$" in literal or '"' in literal or "\\" in literal:
+                regex = "^" + _pcre_literal(literal) + "$"
+                op = ("!~*" if negate else "~*") if nocase else ("!~" if negate else "~")
+                return f"{var} {op} {_quote_regex(regex)}", None
+            return f"{var} {'!=' if negate else '='} \"{literal}\"", None
+        names: dict[int, str] | None = None
+        if not negate:
+            pattern, names = _name_groups(pattern, name_prefix)
+        op = ("!~*" if negate else "~*") if nocase else ("!~" if negate else "~")
+        return f"{var} {op} {_quote_regex(pattern)}", names
+
+    # -- one rule ------------------------------------------------------------
+    def rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
+        """One rule as nginx statements. `guards` are extra tests that must all hold (a [C] chain or an
+        [S] skip), `marks` variables set to 1 when the rule matches (for the rules that depend on it)."""
+        flags = rule.flags
+        for f in flags:
+            if f == "T" and rule.substitution == "-" and not rule.conds and not rule.pattern.startswith("!"):
+                continue
+            if f == "N" and not self.unrolling:
+                raise Unsupported("A2N813", "[N] restarts the whole ruleset; it is translated only on the first "
+                                  "rule of its context")
+            if f in ("H", "T"):
+                raise Unsupported("A2N813", f"the [{f}] flag is not translated")
+            if f == "QSL" and rule.substitution.count("?") > 1:
+                raise Unsupported("A2N813", "[QSL] with more than one `?` in the substitution is not translated")
+        span = rule.span
+        self.counter += 1
+        tag = f"a2n_rw{self.counter}"
+        pattern, negate = self.rule_regex(rule)
+        # tests: (AND group, nginx condition, statements that build its test string first)
+        tests: list[tuple[int, str, list[Stmt]]] = []
+        groups = 0
+        for guard in guards:
+            tests.append((groups, guard, []))
+            groups += 1
+        rule_names: dict[int, str] | None = None
+        if any(_uses_rule_capture(text) for text in [c.test for c in rule.conds] + _flag_values(rule)):
+            # httpd matches the pattern before it looks at the conditions: save its captures by name, since
+            # every regex a condition runs resets $1..$9.
+            named, rule_names = ("", {}) if negate else _name_groups(pattern, f"{tag}_r")
+            tests.append((groups, f"$uri {'!~' if negate else '~'} {_quote_regex(named or pattern)}", []))
+            groups += 1
+        cond_groups: list[list[Cond]] = []
+        for cond in rule.conds:
+            if cond_groups and "OR" in cond_groups[-1][-1].flags:
+                cond_groups[-1].append(cond)
+            else:
+                cond_groups.append([cond])
+        cond_names: dict[int, str] = {}
+        for group in cond_groups:
+            for cond in group:
+                self.tests_built = []
+                text, names = self.condition(cond, rule, f"{tag}_c{len(tests)}_", cond_names, rule_names or {})
+                tests.append((groups, text, self.tests_built))
+                if names is not None:
+                    cond_names = names   # %N come from the last regular expression that matched
+            groups += 1
+        self.lookups = []
+        action = self.action(rule, pattern, negate, cond_names, rule_names)
+        action = [Stmt("set", [mark, "1"], span) for mark in marks] + action
+        # nginx allows no `if` inside an `if`: map lookups run before the test of the whole rule
+        lookups, self.lookups = self.lookups, []
+        if negate and rule_names is None:
+            tests.append((groups, f"$uri !~ {_quote_regex(pattern)}", []))
+            groups += 1
+        elif not negate and (marks or (pattern not in _MATCH_ALL and not (action and action[-1].name == "rewrite"))):
+            # only `rewrite` tests the pattern itself: test it last, so $1..$9 in a `return` are its captures
+            tests.append((groups, f"$uri ~ {_quote_regex(pattern)}", []))
+            groups += 1
+        if not action:
+            return []
+        if not tests:
+            return lookups + action
+        if groups == 1 and len(tests) == 1 and not lookups:
+            return tests[0][2] + [Stmt("if", [f"({tests[0][1]})"], span, block=action)]
+        var = "$" + tag
+        # every group variable starts empty, so the concatenation is all ones only when every group matched
+        out = [Stmt("set", [var, ""], span)] + [Stmt("set", [f"${tag}_g{gi}", ""], span) for gi in range(groups)]
+        for gi, text, before in tests:
+            out.extend(before)
+            out.append(Stmt("if", [f"({text})"], span, block=[Stmt("set", [f"${tag}_g{gi}", "1"], span)]))
+        out.extend(lookups)
+        out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
+        out.append(Stmt("if", [f"({var} = {'1' * groups})"], span, block=action))
+        return out
+
+    def action(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str],
+               rule_names: dict[int, str] | None = None) -> list[Stmt]:
+        flags, span = rule.flags, rule.span
+        if "F" in flags:
+            return [Stmt("return", ["403"], span)]
+        if "G" in flags:
+            return [Stmt("return", ["410"], span)]
+        out: list[Stmt] = []
+        for key, value in flags.items():
+            if key == "E" and value:
+                name, _, val = value.partition(":")
+                unset = name.startswith("!")
+                name = name.lstrip("!")
+                out.append(Stmt("set", [env_variable(name), "" if unset else self.expand(val, rule, cond_names,
+                                                                                           rule_names)], span))
+                self.ctx.diags.add("A2N814", f"[E={value}]: the environment variable becomes an nginx variable; "
+                                   "modules that read it in httpd do not see it", span, directive="RewriteRule")
+        subst = rule.substitution
+        if subst == "-" and "T" in flags:
+            # Force the type of responses the pattern matches: a regex location with an emptied types map.
+            self.server.locations.append(Location("~", pattern, [
+                Stmt("types", [], span, block=[]),
+                Stmt("default_type", [flags["T"]], span, comment="RewriteRule [T]")], span))
+            self.ctx.diags.add("A2N827", f"RewriteRule {rule.pattern} - [T={flags['T']}]: a regular-expression "
+                               "location sets the type; it is not consulted for URLs under ^~ prefix locations",
+                               span, directive="RewriteRule")
+            return out
+        if "CO" in flags:
+            out.extend(self.cookie(rule, cond_names, rule_names))
+        if subst == "-":
+            if "R" in flags:
+                code = _status(flags["R"])
+                if code is not None and not 300 <= int(code) < 400:
+                    # outside 3xx httpd drops the substitution and answers with the status, as if [L]
+                    return out + [Stmt("return", [code], span)]
+                raise Unsupported("A2N815", "[R] with substitution - redirects to the same URL in a loop")
+            if "L" in flags or "END" in flags:
+                out.append(Stmt("break", [], span, comment="RewriteRule - [L]: the remaining rules are skipped"))
+            return out
+        if "P" in flags:
+            return out + self.proxy(rule, pattern, negate, cond_names)
+        target = self.expand(subst, rule, cond_names, rule_names)
+        escaping = [f for f in ("B", "BNP", "BCTLS", "BNE") if f in flags]
+        if escaping and re.search(r"(?<!\\)\$\d", subst):
+            self.ctx.diags.add("A2N828", f"RewriteRule {rule.pattern} {subst} [{','.join(escaping)}]: nginx escapes "
+                               "a back-reference only after the `?` of the target and only when the request URI "
+                               "itself held %-escapes or `+`; httpd escapes every non-alphanumeric character", rule.span, directive="RewriteRule")
+        qsa, qsd = "QSA" in flags, "QSD" in flags
+        redirect = "R" in flags or re.match(r"^https?://", subst) is not None
+        if not redirect and self.per_dir is not None and not target.startswith("/"):
+            base = self.state.base or self.per_dir
+            target = base.rstrip("/") + "/" + target
+        if "?" in target:
+            if qsd:
+                target = target.split("?", 1)[0] + "?"
+            elif not qsa and not target.endswith("?"):
+                target += "?"      # httpd replaces the query; nginx would append the old one
+        elif qsd:
+            target += "?"
+        if redirect:
+            code = _status(flags.get("R", ""))
+            if code is None:
+                raise Unsupported("A2N813", f"[R={flags.get('R')}] is not a status code")
+            if not 300 <= int(code) < 400:
+                return out + [Stmt("return", [code], span)]
+            if "NE" not in flags and re.search(r"[#\s]", subst):
+                self.ctx.diags.add("A2N816", "the redirect target contains characters httpd escapes (without "
+                                   "[NE]); nginx sends them as written", span, directive="RewriteRule")
+            if code in ("301", "302") and not negate:
+                return out + [Stmt("rewrite", [pattern, target, "permanent" if code == "301" else "redirect"],
+                                   span)]
+            keep = not target.endswith("?") and "?" not in target
+            target = target.rstrip("?") + ("$is_args$args" if keep else "")
+            return out + [Stmt("return", [code, target], span)]
+        flag = "break" if "END" in flags else ("last" if ("L" in flags or "PT" in flags) else None)
+        if negate:
+            # a negated pattern has no captures: rewrite whatever the URI is
+            return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
+        return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
+
+
+    def _websocket_headers(self, span: Span) -> list[Stmt]:
+        """[P] to ws:// or wss://: HTTP/1.1 and the Upgrade handshake passed on, as mod_proxy_wstunnel does."""
+        _ensure_map(self.ctx, MapBlock("$http_upgrade", "$a2n_upgrade", [("~*^websocket$", "websocket")], '""'))
+        _ensure_map(self.ctx, MapBlock("$http_upgrade", "$a2n_connection_upgrade", [("~*^websocket$", "upgrade")],
+                                       "close"))
+        return [Stmt("proxy_http_version", ["1.1"], span),
+                Stmt("proxy_set_header", ["Upgrade", "$a2n_upgrade"], span),
+                Stmt("proxy_set_header", ["Connection", "$a2n_connection_upgrade"], span)]
+
+    def cookie(self, rule: RRule, cond_names: dict[int, str], rule_names: dict[int, str] | None) -> list[Stmt]:
+        """[CO=NAME:VALUE:DOMAIN[:LIFETIME[:PATH[:SECURE[:HTTPONLY[:SAMESITE]]]]]]: the Set-Cookie header httpd
+        builds, in a variable that a server-wide `add_header ... always` sends (empty: no header)."""
+        data, sep = rule.flags["CO"], ":"
+        if data.startswith(";"):
+            data, sep = data[1:], ";"
+        parts = [p for p in data.split(sep)]
+        if len(parts) < 3 or not all(parts[:3]):
+            raise Unsupported("A2N813", "[CO] needs at least NAME:VALUE:DOMAIN (httpd sets no cookie otherwise)")
+        name, value, domain = parts[:3]
+        lifetime, path, secure, httponly, samesite = (parts[3:] + [None] * 5)[:5]
+        text = f"{name}={value}; path={path or '/'}; domain={domain}"
+        # httpd joins the pieces with apr_pstrcat, which stops at the first absent one: reproduce that.
+        if lifetime is not None:
+            minutes = int(re.match(r"\s*[+-]?\d*", lifetime).group().strip() or 0) if \
+                re.match(r"\s*[+-]?\d", lifetime) else 0
+            if minutes:
+                text += f"; Max-Age={minutes * 60}"
+                self.ctx.diags.add("A2N829", f"[CO={rule.flags['CO']}]: the cookie's lifetime is sent as Max-Age="
+                                   f"{minutes * 60}; httpd sends an expires= date", rule.span,
+                                   directive="RewriteRule")
+            else:
+                return self._cookie_statements(rule, text, cond_names, rule_names)
+        if secure is not None:
+            if secure.lower() not in ("true", "1", "secure"):
+                return self._cookie_statements(rule, text, cond_names, rule_names)
+            text += "; secure"
+        if httponly is not None:
+            if httponly.lower() not in ("true", "1", "httponly"):
+                return self._cookie_statements(rule, text, cond_names, rule_names)
+            text += "; HttpOnly"
+        if samesite and samesite.lower() not in ("0", "false"):
+            text += f"; SameSite={samesite}"
+        return self._cookie_statements(rule, text, cond_names, rule_names)
+
+    def _cookie_statements(self, rule: RRule, text: str, cond_names: dict[int, str],
+                           rule_names: dict[int, str] | None) -> list[Stmt]:
+        self.ctx.options["rewrite_cookies"] = number = self.ctx.options.get("rewrite_cookies", 0) + 1
+        var = f"$a2n_cookie{number}"
+        inits = sum(1 for st in self.server.own_statements if st.name == "set" and st.args[0].startswith("$a2n_cookie"))
+        self.server.own_statements.insert(inits, Stmt("set", [var, ""], rule.span))
+        self.server.own_statements.append(Stmt("add_header", ["Set-Cookie", var, "always"], rule.span,
+                                               comment="RewriteRule [CO]: empty unless the rule matched"))
+        return [Stmt("set", [var, self.expand(text, rule, cond_names, rule_names)], rule.span)]
+
+    def proxy(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str]) -> list[Stmt]:
+        """[P] to a fixed backend: rewrite into an internal location that proxies, prefix swapped for the path."""
+        lead = r"(?:/|%\{REQUEST_URI\}" + (r"|\$1" if self.per_dir is None and _capture_starts_path(rule.pattern)
+                                           else "") + ")"
+        m = re.fullmatch(r"(https?|wss?)://([A-Za-z0-9.\-]+(?::\d+)?)(" + lead + r"[^?]*)?(\?.*)?", rule.substitution)
+        if not m or negate:
+            raise Unsupported("A2N812", "[P] to a backend built from the request (or with a negated pattern) is "
+                              "not translated: a host taken from the request makes an open proxy")
+        scheme, host, path, query = m.group(1), m.group(2), m.group(3) or "/", m.group(4) or ""
+        websocket = scheme.startswith("ws")
+        scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
+        number = self.ctx.options["rewrite_proxies"] = self.ctx.options.get("rewrite_proxies", 0) + 1
+        prefix = f"/a2n_proxy_{number}"
+        target = self.expand(prefix + path + query, rule, cond_names)
+        if query and "QSA" not in rule.flags and not target.endswith("?"):
+            target += "?"
+        loc = Location("^~", prefix + "/", [
+            Stmt("internal", [], rule.span),
+            Stmt("proxy_pass", [f"{scheme}://{host}/"], rule.span,
+                 comment="RewriteRule [P]: httpd's default worker, no connection reuse"),
+            Stmt("proxy_set_header", ["Host", host], rule.span),
+            Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], rule.span),
+            Stmt("proxy_set_header", ["X-Forwarded-Host", "$http_host"], rule.span),
+            Stmt("proxy_set_header", ["X-Forwarded-Server", "$server_name"], rule.span),
+            Stmt("proxy_redirect", ["off"], rule.span),
+        ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
+        self.server.locations.append(loc)
+        self.ctx.diags.add("A2N825", f"RewriteRule [P] to {scheme}://{host}: proxied through an internal location; "
+                           "X-Forwarded-Host/-Server are set, not appended as httpd does", rule.span,
+                           directive="RewriteRule")
+        return [Stmt("rewrite", [pattern, target, "last"], rule.span)]
+
+
+def _uses_rule_capture(text: str) -> bool:
+    """$N outside the rule's own rewrite, or a map lookup (whose regex resets $1..$9)."""
+    return re.search(r"(?<!\\)\$\d", text) is not None or "${" in text
+
+
+def _pcre_literal(text: str) -> str:
+    """`text` matched literally by PCRE (`\\Q...\\E` cannot hold `\\E`; escape byte by byte instead)."""
+    return "".join(c if c.isalnum() or c == "_" else "\\" + c if ord(c) < 128 else c for c in text)
+
+
+def _map_key(key: str) -> str:
+    """A literal nginx map key: `\\` keeps a leading `~` or a parameter name from being read as one."""
+    return "\\" + key if key.startswith("~") or key in ("default", "hostnames", "include", "volatile") else key
+
+
+def _split_default(text: str) -> tuple[str, str, str]:
+    """`key|default` at the top level of a map lookup (a `|` inside a nested %{...} or ${...} is not it)."""
+    depth = 0
+    for i, c in enumerate(text):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return text[:i], "|", text[i + 1:]
+    return text, "", ""
+
+
+def _quote_value(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\'$]', value) \
+        else value
+
+
+def _flag_values(rule: RRule) -> list[str]:
+    return [v for k, v in rule.flags.items() if k in ("E", "CO") and v] + \
+        ([rule.substitution] if "${" in rule.substitution else [])
+
+
+def _ensure_map(ctx: Context, block: MapBlock) -> None:
+    if not any(m.variable == block.variable for m in ctx.model.maps):
+        ctx.model.maps.append(block)
+
+
+def _quote_regex(pattern: str) -> str:
+    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']', pattern) \
+        else pattern
+
+
+def _name_groups(pattern: str, prefix: str) -> tuple[str, dict[int, str]]:
+    """Turn the capturing groups of a condition regex into named ones, so a later rewrite (which resets
+    $1..$9) keeps them for %N."""
+    names: dict[int, str] = {}
+    out = []
+    i, n, count = 0, len(pattern), 0
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            out.append(pattern[i:j + 1])
+            i = j + 1
+            continue
+        if c == "(" and not pattern.startswith("(?", i):
+            count += 1
+            name = f"{prefix}{count}"
+            names[count] = name
+            out.append(f"(?<{name}>")
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), names

@@ -1,0 +1,152 @@
+"""mod_rewrite's rules as the translation reads them: conditions, rules, per-context state, flags, maps
+and the %{VARIABLE} table; shared by the handlers, the compiler and the idioms."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..syntax.span import Span
+from ..syntax.tree import Directive
+
+# %{VAR} -> nginx variable (server context meaning).
+VARIABLES = {
+    "HTTP_HOST": "$http_host", "HTTP_USER_AGENT": "$http_user_agent", "HTTP_REFERER": "$http_referer",
+    "HTTP_COOKIE": "$http_cookie", "HTTP_ACCEPT": "$http_accept", "HTTP_FORWARDED": "$http_forwarded",
+    "HTTP_PROXY_CONNECTION": "$http_proxy_connection", "QUERY_STRING": "$args", "THE_REQUEST": "$request",
+    "REQUEST_METHOD": "$request_method", "REQUEST_SCHEME": "$scheme", "SERVER_PORT": "$server_port",
+    "SERVER_NAME": "$server_name", "SERVER_ADDR": "$server_addr", "SERVER_PROTOCOL": "$server_protocol",
+    "REMOTE_ADDR": "$remote_addr", "REMOTE_PORT": "$remote_port", "REMOTE_USER": "$remote_user",
+    "DOCUMENT_ROOT": "$document_root", "REQUEST_URI": "$a2n_request_uri", "HTTPS": "$a2n_https",
+    "REQUEST_FILENAME": "$a2n_request_uri", "SCRIPT_FILENAME": "$a2n_request_uri",
+    "CONN_REMOTE_ADDR": "$realip_remote_addr",
+}
+def env_variable(name: str) -> str:
+    """The nginx variable an [E=NAME] flag sets (prefixed: nginx refuses `set` on its own names, case-blind)."""
+    return "$a2n_env_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+# %{TIME_*} as pieces of $time_iso8601 (2026-11-21T06:37:07+00:00); TIME_WDAY has no source in nginx.
+_TIME_PARTS = {"TIME_YEAR": "$1", "TIME_MON": "$2", "TIME_DAY": "$3", "TIME_HOUR": "$4", "TIME_MIN": "$5",
+               "TIME_SEC": "$6", "TIME": "$1$2$3$4$5$6"}
+
+PER_DIR_VARIABLES = {"REQUEST_FILENAME": "$request_filename", "SCRIPT_FILENAME": "$request_filename"}
+_VAR = re.compile(r"%\{([A-Za-z_:][A-Za-z0-9_:.\-]*)\}")
+_FLAG_SPLIT = re.compile(r",(?![^\[]*\])")
+
+
+@dataclass
+class Cond:
+    test: str
+    pattern: str
+    flags: set[str]
+    span: Span
+    directive: Directive
+
+
+@dataclass
+class RRule:
+    pattern: str
+    substitution: str
+    flags: dict[str, str]
+    conds: list[Cond]
+    span: Span
+    directive: Directive
+    index: int = 0
+
+
+@dataclass
+class RewriteContext:
+    """The rewrite state of one server (or per-directory context)."""
+
+    engine: bool | None = None
+    engine_span: Span | None = None
+    base: str | None = None
+    rules: list[RRule] = field(default_factory=list)
+    pending: list[Cond] = field(default_factory=list)
+    directives: list[Directive] = field(default_factory=list)
+    per_dir: str | None = None     # URL prefix of a per-directory context (None: server context)
+    inherit: str | None = None      # RewriteOptions Inherit ("after") / InheritBefore ("before"), in a vhost
+    inherit_down: str | None = None  # RewriteOptions InheritDown[Before], in the main server
+    directory: str | None = None   # the <Directory> path, turned into per_dir once DocumentRoot is known
+    mapped: bool = False           # some server serves that directory
+
+
+PER_DIRECTORY = {"rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions"}
+
+
+def _capture_starts_path(pattern: str) -> bool:
+    """In server context, $1 of these patterns begins with the URL path's own `/`: `^(/...` anchors it, and
+    an unanchored `(.*...` matches leftmost, from the start of the path."""
+    return pattern.startswith(("^(/", "^(.*", "(.*", "^(.+", "(.+"))
+
+
+def _status(value: str) -> str | None:
+    """[R=...]: a status code, the keywords httpd knows, 302 when empty; None when it is none of those."""
+    code = {"permanent": "301", "temp": "302", "seeother": "303", "": "302"}.get(value.lower(), value)
+    return code if code.isdigit() and 100 <= int(code) < 600 else None
+
+
+def _bracketed(text: str) -> bool:
+    return len(text) >= 2 and text[0] == "[" and text[-1] == "]"
+
+
+def _flags(text: str | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if not text:
+        return out
+    body = text.strip()
+    if body.startswith("[") and body.endswith("]"):
+        body = body[1:-1]
+    for part in _FLAG_SPLIT.split(body):
+        part = part.strip()
+        if not part:
+            continue
+        key, _, value = part.partition("=")
+        out[key.strip().upper()] = value.strip()
+    return out
+
+
+_LONG = {"LAST": "L", "NOCASE": "NC", "REDIRECT": "R", "QSAPPEND": "QSA", "QSDISCARD": "QSD", "NOESCAPE": "NE",
+         "PASSTHROUGH": "PT", "PROXY": "P", "FORBIDDEN": "F", "GONE": "G", "ENV": "E", "COOKIE": "CO",
+         "TYPE": "T", "HANDLER": "H", "SKIP": "S", "CHAIN": "C", "NEXT": "N", "NOSUBREQ": "NS",
+         "DISCARDPATH": "DPI", "ORNEXT": "OR", "NOVARY": "NV", "QSLAST": "QSL", "BACKREFNOPLUS": "BNP"}
+
+
+# The flags httpd 2.4 accepts (anything else: "unknown flag", the configuration is refused).
+RULE_FLAGS = {"B", "BCTLS", "BNE", "BNP", "C", "CO", "DPI", "E", "END", "F", "G", "H", "L", "N", "NC", "NE", "NS",
+              "P", "PT", "QSA", "QSD", "QSL", "R", "S", "T", "UNSAFEALLOW3F", "UNSAFEPREFIXSTAT"}
+COND_FLAGS = {"NC", "OR", "NV"}
+
+
+def _normalise(flags: dict[str, str]) -> dict[str, str]:
+    return {_LONG.get(k, k): v for k, v in flags.items()}
+
+
+@dataclass
+class RewriteMapDef:
+    """A RewriteMap as the rules see it: its kind and, for txt maps, the entries httpd would look up."""
+
+    name: str
+    kind: str                      # txt, rnd, int, dbm, prg, dbd, fastdbd
+    source: str
+    span: Span
+    entries: dict[str, str] | None = None   # first occurrence of each key wins, as in httpd
+    problem: str | None = None      # why rules cannot use it
+
+
+def read_txt_map(text: str) -> dict[str, str]:
+    """httpd's txt map format: `key value` lines; lines starting with `#` or white space are skipped, the
+    first line for a key wins, a key without a value is no entry."""
+    entries: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line or line[0] == "#" or line[0].isspace():
+            continue
+        words = line.split()
+        if len(words) >= 2 and words[0] not in entries:
+            entries[words[0]] = words[1]
+    return entries
+
+
+# Patterns that match every URL path (and those that capture all of it).
+_MATCH_ALL = {"^", "^.*$", ".*", "^(.*)$", "(.*)", "^(.*)", "^/?(.*)$", "^/?(.*)", "(?i)^", "(?i).*"}
+_WHOLE = {"^(.*)$", "^/?(.*)$", "(.*)", "^/(.*)$", "^(.*)", "^", ".*", "^.*$", "^/(.*)", "^/?(.*)"}
