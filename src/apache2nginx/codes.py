@@ -790,6 +790,10 @@ _short("A2N754", "password-hashes", "warning", "Some password hashes may not be 
        "bcrypt ($2y$) works only where crypt(3) is libxcrypt (Debian 12 and later); a hash in no known form "
        "never matches.", "those users cannot log in through nginx.",
        "re-create their passwords with `htpasswd -m` (apr1) or make sure the system crypt(3) knows bcrypt.")
+_short("A2N755", "group-file-read", "warning", "AuthGroupFile was read at conversion time.",
+       "nginx has no group files: the members of the groups a Require group names are written into the "
+       "translation as a test on the user name.", "a later change to the group file is not seen by nginx.",
+       "convert again after editing the group file.")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "

@@ -213,6 +213,17 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
         value = (ctx.options.get("server_root") or DEBIAN_SERVER_ROOT).rstrip("/") + "/" + value
     if d.key == "authuserfile":
         _check_password_file(ctx, d, value)
+    if d.key == "authgroupfile":
+        locate = ctx.options.get("locate")
+        found = locate(d.args[0]) if locate and d.args else None
+        if found is not None:
+            try:
+                config.auth["groupfile_local"] = (found.read_text(encoding="utf-8", errors="replace"), d.span)
+                ctx.diags.add("A2N755", f"AuthGroupFile {value}: the groups are read now and written into the "
+                              "translation; later changes to the file need another conversion", d.span,
+                              directive=d.name)
+            except OSError:
+                pass
     config.auth[_AUTH_KEYS[d.key]] = (value, d.span)
     if (d.key == "authtype" and value.lower() not in ("basic", "none")) or \
             (d.key == "authbasicprovider" and value.lower() != "file"):
@@ -688,6 +699,8 @@ def _enforce(eff: Effective, span: Span | None) -> list[Stmt]:
         if form[0] == "deny":
             return [Stmt("deny", ["all"], authz.span)]
         if form[0] == "user":
+            if form[1] is not None:
+                raise Refused("Order/Allow/Deny together with Require user or group", eff.compat_span)
             return [Stmt("satisfy", [eff.satisfy], eff.compat_span)] + compat_list + user
         raise Refused("Order/Allow/Deny together with a Require on addresses", eff.compat_span)
     if form[0] == "grant":
@@ -697,13 +710,45 @@ def _enforce(eff: Effective, span: Span | None) -> list[Stmt]:
     if form[0] == "ip":
         return _ip_list(form[1], form[2], authz.span)
     if form[0] == "user":
-        return user
+        return user + _user_filter(eff, form, authz.span)
     if form[0] == "ip+user":
         _, allow, deny, how = form
         return [Stmt("satisfy", [how], authz.span)] + _ip_list(allow, deny, authz.span) + user
     if form[0] == "method":
         return [Stmt("limit_except", sorted(form[1]), authz.span, block=[Stmt("deny", ["all"], authz.span)])]
     raise Refused("this Require combination", authz.span)
+
+
+def _user_filter(eff: Effective, form: tuple, span: Span | None) -> list[Stmt]:
+    """Require user/group: auth_basic checks the password, and a rewrite-phase test on the claimed name
+    (empty: no credentials yet, so auth_basic still sends its challenge) answers 401 for anyone else, as
+    httpd re-asks a user it does not authorize. Groups are read from AuthGroupFile now (reported)."""
+    if form[1] is None:
+        return []
+    names = set(form[1])
+    if len(form) > 2:
+        names |= _group_members(eff, form[2], span)
+    realm = eff.auth.get("name", ("Restricted", span))[0].replace('"', "")
+    pattern = "^(?:|" + "|".join(_literal_regex(n) for n in sorted(names)) + ")$"
+    return [Stmt("if", [f'($remote_user !~ "{pattern}")'], span, comment="Require user/group",
+                 block=[Stmt("add_header", ["WWW-Authenticate", f'Basic realm="{realm}"', "always"], span),
+                        Stmt("return", ["401"], span)])]
+
+
+def _literal_regex(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "\\" + c for c in text)
+
+
+def _group_members(eff: Effective, groups: frozenset, span: Span | None) -> set[str]:
+    local = eff.auth.get("groupfile_local")
+    if local is None:
+        raise Refused(f"Require group {' '.join(sorted(groups))} (the AuthGroupFile cannot be read here)", span)
+    members: set[str] = set()
+    for line in local[0].splitlines():
+        name, colon, users = line.partition(":")
+        if colon and name.strip() in groups:
+            members |= set(users.split())
+    return members
 
 
 def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], span: Span | None) -> list[Stmt]:
@@ -763,10 +808,20 @@ def _simplify(node: Authz) -> Authz:
     return Authz(node.op, children=children, span=node.span or (children[0].span if children else None))
 
 
+def _users(forms: list[tuple]) -> tuple:
+    """Several user requirements in a RequireAny: valid-user absorbs lists; lists and groups add up."""
+    if any(f[0] == "user" and f[1] is None for f in forms):
+        return ("user", None)
+    names = frozenset().union(*(f[1] for f in forms if f[0] == "user"))
+    groups = frozenset().union(*(f[1] for f in forms if f[0] == "group"))
+    return ("user", names, groups) if groups else ("user", names)
+
+
 def _form(node: Authz) -> tuple:
     """Classify a Require tree into a shape nginx can enforce, or raise Refused."""
     if node.op == "leaf":
-        return _leaf_form(node)
+        form = _leaf_form(node)
+        return ("user", frozenset(), form[1]) if form[0] == "group" else form
     if node.op == "none":
         raise Refused("<RequireNone>", node.span)
     forms = [_form(c) for c in node.children]
@@ -782,10 +837,14 @@ def _form(node: Authz) -> tuple:
             if any(f[2] for f in forms):
                 raise Refused("Require not ip inside a <RequireAny>", node.span)
             return ("ip", [a for f in forms for a in f[1]], [])
+        if kinds == {"user"}:
+            return _users(forms)
         if kinds <= {"ip", "user"} and "user" in kinds:
             ips = [f for f in forms if f[0] == "ip"]
             if any(f[2] for f in ips):
                 raise Refused("Require not ip inside a <RequireAny>", node.span)
+            if _users([f for f in forms if f[0] == "user"]) != ("user", None):
+                raise Refused("Require user or group together with addresses", node.span)
             return ("ip+user", [a for f in ips for a in f[1]], [], "any")
         if kinds == {"method"}:
             return ("method", set().union(*(f[1] for f in forms)))
@@ -804,7 +863,11 @@ def _form(node: Authz) -> tuple:
         allow = positive[0][1] if positive else ["all"]
         deny = [a for f in forms for a in f[2]]
         return ("ip", allow, deny)
+    if kinds == {"user"} and len(forms) == 1:
+        return forms[0]
     if kinds <= {"ip", "notip", "user"} and "user" in kinds:
+        if any(f != ("user", None) for f in forms if f[0] == "user"):
+            raise Refused("Require user or group together with other requirements", node.span)
         positive = [f for f in forms if f[0] == "ip"]
         if len(positive) > 1:
             raise Refused("two Require ip lines that must both hold", node.span)
@@ -829,7 +892,11 @@ def _leaf_form(leaf: Authz) -> tuple:
     if kind == "local" and not leaf.negated:
         return ("ip", ["127.0.0.0/8", "::1"], [])
     if kind == "valid-user" and not leaf.negated:
-        return ("user",)
+        return ("user", None)
+    if kind == "user" and not leaf.negated and args:
+        return ("user", frozenset(args))
+    if kind == "group" and not leaf.negated and args:
+        return ("group", frozenset(args))
     if kind == "method" and not leaf.negated:
         methods = {m.upper() for m in args}
         if "TRACE" in methods:

@@ -223,6 +223,9 @@ class ApacheSandbox:
                 found = self.config.locate(path) if colon and kind.lower() in ("txt", "rnd") else None
                 if found is not None:
                     args = [args[0], f"{kind}:{found.resolve()}"] + args[2:]
+            if key in ("authuserfile", "authgroupfile") and args and not args[0].startswith("/"):
+                # httpd's reading: under ServerRoot (the sandbox has its own ServerRoot)
+                args = [(self.config.server_root or "/etc/apache2").rstrip("/") + "/" + args[0]] + args[1:]
             if key in PATH_DIRECTIVES:
                 args = [self._map_path(a) for a in args]
             if key in ("rewriterule", "rewritecond"):

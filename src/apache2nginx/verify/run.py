@@ -162,7 +162,7 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
         paths[original] = str(root)
     # password files: the user's own where it exists, else one with the user verify:verify
     for node in config.walk():
-        if not node.is_section and node.key == "authuserfile" and node.args:
+        if not node.is_section and node.key in ("authuserfile", "authgroupfile") and node.args:
             name = node.args[0]
             original = name if name.startswith("/") else \
                 (config.server_root or "/etc/apache2").rstrip("/") + "/" + name
@@ -172,6 +172,8 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
             target = base / f"htpasswd{len(paths)}"
             if found is not None:
                 shutil.copy(found, target)
+            elif node.key == "authgroupfile":
+                target.write_text("")
             else:
                 target.write_text(f"{VERIFY_USER}:{_apr1(VERIFY_PASSWORD)}\n")
             paths[original] = str(target)
