@@ -141,7 +141,7 @@ class Layout:
         files_by_parent: dict[int, list[Scope]] = {}
         for f in self.files:
             files_by_parent.setdefault(id(f.parent) if f.parent is not None else 0, []).append(f)
-        self.reported: set = self.model.__dict__.setdefault("_access_reported", set())
+        self.reported: set = self.model.access_reported
         prefix_scopes = [s for s in scopes if not s.regex]
         regex_scopes = [s for s in scopes if s.regex]
         routes = sorted((r for r in all_routes if not r.regex), key=lambda r: KIND_ORDER[r.kind])

@@ -214,3 +214,5 @@ class NginxModel:
     log_formats: dict[str, LogFormat] = field(default_factory=dict)
     main_statements: list[Stmt] = field(default_factory=list)   # nginx main context (full configs)
     main_server: Server | None = None   # Apache's main server: its settings apply to every virtual host
+    # spans of access rules already reported as refused, so a section many locations share is said once
+    access_reported: set = field(default_factory=set)

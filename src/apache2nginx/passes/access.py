@@ -124,7 +124,7 @@ def _refused_now(ctx: Context, what: str, span: Span) -> None:
                   "to everyone (deny all)", span,
                   hint="rewrite the rule with Require ip / Require valid-user / Require all, or put the check in "
                        "front of nginx (auth_request)")
-    ctx.model.__dict__.setdefault("_access_reported", set()).add(span)
+    ctx.model.access_reported.add(span)
 
 
 def _add(config: AccessConfig, node: Authz) -> None:
@@ -394,7 +394,7 @@ def directory(ctx: Context, section: Section) -> Disposition:
                                                      section.span)
             else:
                 _config(ctx).refuse = (f"<{section.name} {' '.join(args)}> (access rules)", section.span)
-            ctx.model.__dict__.setdefault("_access_reported", set()).add(section.span)
+            ctx.model.access_reported.add(section.span)
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
     path = re.sub("/+", "/", args[0])
@@ -405,7 +405,7 @@ def directory(ctx: Context, section: Section) -> Disposition:
     if refused is not None:
         # a .htaccess httpd refuses to apply (AllowOverride): every request there is a 500 in httpd
         scope.settings.setdefault("access", AccessConfig()).refuse = refused
-        ctx.model.__dict__.setdefault("_access_reported", set()).add(refused[1])   # said when it was read
+        ctx.model.access_reported.add(refused[1])   # said when it was read
     return Disposition.EXACT
 
 
