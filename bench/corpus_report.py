@@ -1,6 +1,6 @@
 """Corpus report: how the translator does on real-world Apache configurations.
 
-    python3 bench/corpus_report.py ../shared/corpus [--no-nginx] [--quiet]
+    python3 bench/corpus_report.py ../shared/corpus [--no-nginx] [--quiet] [--top N]
 
 Reads the corpus's INPUTS.txt and converts every input on its own (missing
 includes reported, not fatal, since the corpus holds single files cut out of
@@ -39,6 +39,8 @@ def main() -> int:
     ap.add_argument("corpus", type=Path)
     ap.add_argument("--no-nginx", action="store_true", help="skip the nginx -t check")
     ap.add_argument("--quiet", action="store_true", help="print only the totals")
+    ap.add_argument("--top", type=int, default=0, metavar="N",
+                    help="also print the N directives most often unsupported or unknown")
     args = ap.parse_args()
     inputs = [line.strip() for line in (args.corpus / "INPUTS.txt").read_text().splitlines() if line.strip()]
     nginx = None if args.no_nginx else find_nginx()
@@ -47,6 +49,7 @@ def main() -> int:
                 "access and auth": ACCESS_NAMES,
                 "sections (Directory/Files/Location...)": SECTION_NAMES}
     family_totals = {name: Counter() for name in families}
+    untranslated: Counter = Counter()
     start = time.perf_counter()
     width = max(len(i) for i in inputs)
     if not args.quiet:
@@ -69,6 +72,10 @@ def main() -> int:
                 for name in names:
                     for disp, n in result.tally.by_name.get(name, {}).items():
                         family_totals[fam][disp.value] += n
+            for name, counts in result.tally.by_name.items():
+                for disp, n in counts.items():
+                    if disp.value in ("unsupported", "unknown"):
+                        untranslated[name] += n
             for k in KEYS:
                 totals[k] += summary[k]
             totals["directives"] += summary["directives"]
@@ -101,6 +108,9 @@ def main() -> int:
     loose = access["approximate"] + access["not_applicable"] + access["unknown"]
     print(f"access directives translated exactly or reported as errors: "
           f"{'yes' if not loose else f'NO ({loose} approximate, not applicable or unknown)'}")
+    if args.top:
+        print("most often unsupported or unknown: "
+              + ", ".join(f"{name} {n}" for name, n in untranslated.most_common(args.top)))
     if nginx:
         print(f"nginx -t: {totals['nginx_pass']} pass, {totals['nginx_fail']} fail")
     print(f"time: {elapsed:.1f} s")
