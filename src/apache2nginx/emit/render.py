@@ -100,7 +100,7 @@ def _with_statements(loc: Location, statements: list) -> Location:
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
-    return Environment(loader=PackageLoader("apache2nginx", "templates"), trim_blocks=True, lstrip_blocks=True,
+    return Environment(loader=PackageLoader("apache2nginx.templates", "."), trim_blocks=True, lstrip_blocks=True,
                        keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False)
 
 
