@@ -309,3 +309,5 @@ def run() -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     run()
+from .check import check_command  # noqa: E402  (registered last: check.py does not import cli)
+main.add_command(check_command)
