@@ -301,6 +301,14 @@ class Layout:
                     loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES]
                     loc.statements[:0] = access + f.statements
                 continue
+            if f.settings.get("script_alias") and any(st.name == "alias" for st in loc.statements):
+                loc.locations.append(_aliased_script_location(f, access))
+                if f.span not in self.reported:
+                    self.reported.add(f.span)
+                    self.diags.add("A2N720", f"<FilesMatch {f.path}> under the Alias {loc.path}: scripts run as the "
+                                   "aliased file; path info after them (/x.php/extra) answers 404, where httpd runs "
+                                   "the script", f.span)
+                continue
             loc.locations.append(Location("~", f.files_regex, access + list(f.statements), f.span))
 
     def _handler(self, route: Route, region: str, matched: str) -> list[Stmt]:
@@ -342,6 +350,19 @@ class Layout:
         value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
         self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
+
+
+def _aliased_script_location(f: Scope, access: list[Stmt]) -> Location:
+    """A script handler under an Alias: $document_root is not the script's directory there, and try_files is
+    unreliable with alias, so the script is the aliased file itself (no path info, reported by the pass)."""
+    regex = f.settings["script_alias"]
+    statements = [st for st in f.statements if st.name not in ("fastcgi_split_path_info", "try_files")
+                  and not (st.name == "fastcgi_param" and st.args[0] in ("SCRIPT_FILENAME", "PATH_INFO"))]
+    span = f.statements[0].span if f.statements else f.span
+    statements[:0] = [Stmt("if", ["(!-f $request_filename)"], span, block=[Stmt("return", ["404"], span)],
+                           comment="httpd runs only files that exist")]
+    statements.insert(-1, Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], span))
+    return Location("~", regex, access + statements, f.span)
 
 
 def fs_within(directory: str, path: str) -> bool:

@@ -496,7 +496,8 @@ ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype",
 IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options", "allowoverride", "allowoverridelist", "directoryindex", "header",
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
                                     "requireall", "requireany", "requirenone", "files", "filesmatch",
-                                    "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset"}
+                                    "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset",
+                                    "fcgiwrapper", "fcgidwrapper"}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
                                 "elseif", "else"}
