@@ -941,6 +941,13 @@ _short("A2N828", "rewrite-backref-escaping", "warning", "[B] back-reference esca
        "avoid the capture in the query (pass the path instead), or validate the characters in the pattern "
        "(e.g. `([A-Za-z0-9_-]+)`), which makes both servers agree.")
 _short("A2N830", "rewrite-dependent-rule", "error", "A rule depends on a [C] or [S] rule that is not translated.",
+_short("A2N721", "fastcgi-server-needed", "warning", "Scripts httpd ran itself go to a FastCGI server.",
+       "mod_php runs PHP inside httpd and mod_fcgid starts its FastCGI programs (FcgidWrapper) itself; nginx does "
+       "neither. The translation sends those scripts with fastcgi_pass to a FastCGI server at a fixed socket "
+       "(Debian's php-fpm socket, unix:/run/php/php-fpm.sock), which must be running.",
+       "until a FastCGI server listens there, those scripts answer 502; its php.ini and environment may differ "
+       "from mod_php's or the wrapper's.",
+       "run php-fpm (or the wrapper under spawn-fcgi) on that socket, or change the fastcgi_pass lines.")
        "a rule chained to an untranslated [C] rule, or inside the range of an untranslated [S] rule, would run "
        "where httpd skips it.", "the rule was not translated either.",
        "translate the head rule by hand, then this one.")
