@@ -235,3 +235,50 @@ def test_invalid_config_exits_2(tmp_path: Path, toml: str, message: str):
 def test_no_arguments_and_no_config_exits_2(tmp_path: Path):
     proc = run_cli("check", cwd=tmp_path)
     assert proc.returncode == 2 and ".apache2nginx.toml" in proc.stderr
+
+
+# --------------------------------------------------------------------------- action.yml
+
+def _action_script() -> tuple[dict, str]:
+    yaml = pytest.importorskip("yaml")       # PyYAML comes with pre-commit (test extras)
+    action = yaml.safe_load((FIXTURES.parent / "action.yml").read_text())
+    step = next(s for s in action["runs"]["steps"] if s.get("id") == "run")
+    assert "${{" not in step["run"], "inputs reach the script through env only"
+    return action, step["run"]
+
+
+def _run_action(cwd: Path, **inputs: str) -> tuple[subprocess.CompletedProcess, dict]:
+    action, script = _action_script()
+    env = {**os.environ, "NO_COLOR": "1", "GITHUB_OUTPUT": str(cwd / "github-output")}
+    for name, spec in action["inputs"].items():
+        env["A2N_" + {"sarif-file": "SARIF"}.get(name, name.upper())] = inputs.get(name, spec.get("default", ""))
+    (cwd / "github-output").write_text("")
+    proc = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    outputs = dict(line.split("=", 1) for line in (cwd / "github-output").read_text().splitlines())
+    return proc, outputs
+
+
+def test_action_runs_check_and_lint_from_the_config(pair: Path, nginx_bin):
+    (pair / ".apache2nginx.toml").write_text('[convert]\ndefines = ["PROD"]\n'
+                                            '[[pair]]\napache = "apache/site.conf"\nnginx = "nginx/site.conf"\n')
+    run_cli("convert", "--define", "PROD", "apache/site.conf", "-o", "nginx/site.conf", cwd=pair)
+    proc, out = _run_action(pair)
+    assert out == {"sarif": "apache2nginx.sarif", "failed": "false"}, proc.stdout + proc.stderr
+    assert "::group::apache2nginx check" in proc.stdout and "::group::apache2nginx lint" in proc.stdout
+    import json
+    assert json.loads((pair / "apache2nginx.sarif").read_text())["version"] == "2.1.0"
+
+
+def test_action_fails_on_drift_and_annotates_lint_findings(pair: Path, nginx_bin):
+    (pair / "nginx" / "bad.conf").write_text("server {\n    listen 8080;\n    frobnicate on;\n}\n")
+    proc, out = _run_action(pair, commands="check lint", apache="apache/site.conf", nginx="nginx/bad.conf",
+                            **{"sarif-file": "lint.sarif"})
+    assert out["failed"] == "true" and out["sarif"] == "lint.sarif"
+    assert "::error::nginx files drifted" in proc.stdout
+    assert '::error file=nginx/bad.conf,line=3::A2N901: nginx: unknown directive "frobnicate"' in proc.stdout
+    proc, out = _run_action(pair, commands="lint", nginx="nginx/*.conf", severity="none")
+    assert out["failed"] == "false", "severity none reports without failing"
+    proc, out = _run_action(pair, commands="convert check", apache="apache/site.conf", nginx="nginx/new.conf",
+                            args="--define PROD")
+    assert out["failed"] == "false", proc.stdout + proc.stderr
+    assert "/new" in (pair / "nginx" / "new.conf").read_text()
