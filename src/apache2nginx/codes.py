@@ -708,6 +708,12 @@ _short("A2N224", "backend-certificate-checks", "warning", "nginx checks backend 
 _short("A2N709", "expires-overrides-backend", "warning", "mod_expires becomes nginx's expires.",
        "nginx's expires sets Expires and Cache-Control on every matching response, replacing a backend's; httpd "
        "leaves a response that already has Expires alone.",
+_short("A2N506", "header-append-as-line", "warning", "Header append/merge becomes another header line.",
+       "httpd's append joins the value to an existing header of that name with a comma (merge only when the "
+       "value is not already there); nginx's add_header sends its own line next to the backend's. For list "
+       "headers (Vary, Cache-Control, Link...) HTTP defines both forms as the same list.",
+       "a client reading a non-list header may see two values; merge may repeat a value the backend sent.",
+       "nothing for list headers; otherwise use the headers-more module's more_set_headers.")
        "proxied responses that set their own caching headers get nginx's instead.",
        "scope the expires map away from proxied locations, or map $upstream_http_expires to off first.")
 _short("A2N710", "etag-format", "warning", "FileETag is approximated.",

@@ -13,6 +13,7 @@ import re
 
 from ..syntax.tree import Directive
 from .base import Context, Disposition, Rule, table
+from .header_expr import HeaderCondition, Untranslatable
 
 _FORMAT = re.compile(r"%(?:\{[^}]*\}[a-zA-Z]|[a-zA-Z%])")
 
@@ -30,6 +31,9 @@ def _split(d: Directive) -> tuple[str, str, list[str], list[str]]:
 
 def header(ctx: Context, d: Directive) -> Disposition:
     condition, action, rest, extras = _split(d)
+    if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
+            and len(rest) == 2:
+        return _conditional(ctx, d, condition, action, rest, extras[0][5:])
     if extras:
         ctx.diags.add("A2N501", f"Header {' '.join(d.args)}: the condition {extras[0]!r} is not translated; "
                       "nothing was emitted for this header", d.span, directive=d.name,
@@ -62,6 +66,10 @@ def header(ctx: Context, d: Directive) -> Disposition:
                           d.span, directive=d.name)
             return Disposition.APPROXIMATE
         return Disposition.EXACT
+    if action in ("append", "merge"):
+        ctx.emit("add_header", [name, value, *always], d.span)
+        _list_header(ctx, d, action, name)
+        return Disposition.APPROXIMATE
     if action == "unset":
         ctx.emit("proxy_hide_header", [name], d.span)
         if name.lower() in ("server", "date", "content-length", "content-type", "connection", "etag",
@@ -74,6 +82,51 @@ def header(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _list_header(ctx: Context, d: Directive, action: str, name: str) -> None:
+    ctx.diags.add("A2N506", f"Header {action} {name}: httpd joins the value to an existing {name} with a comma"
+                  + (" unless it is already there" if action == "merge" else "")
+                  + "; nginx sends it as another header line, which HTTP reads as the same list"
+                  + (" (so a value already present is repeated)" if action == "merge" else "")
+                  + ("" if name.lower() in _LIST_HEADERS else f"; {name} may not be a list header, so clients may "
+                     "read it differently"), d.span, directive=d.name)
+
+
+# Headers whose value is a comma-separated list: repeated lines mean the same as one joined line (RFC 9110 5.3).
+_LIST_HEADERS = {"vary", "cache-control", "link", "allow", "accept-patch", "access-control-allow-headers",
+                 "access-control-allow-methods", "access-control-expose-headers", "content-encoding", "via",
+                 "warning", "x-robots-tag", "timing-allow-origin", "server-timing", "accept-ranges"}
+
+
+def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str) -> Disposition:
+    """Header set|add NAME VALUE expr=...: a map yields VALUE when the expression holds, and add_header sends
+    nothing for an empty value."""
+    name, value = rest
+    if _FORMAT.search(value):
+        ctx.diags.add("A2N502", f"Header {name}: the format specifiers in {value!r} are not translated; "
+                      "nothing was emitted for this header", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    compiler = HeaderCondition(ctx.model.maps)
+    try:
+        variable = compiler.value_map(compiler.compile(expr), value)
+    except Untranslatable as e:
+        ctx.diags.add("A2N501", f"Header {' '.join(d.args)}: the condition expr={expr} is not translated ({e}); "
+                      "nothing was emitted for this header", d.span, directive=d.name,
+                      hint="express the condition with a map that yields an empty value when it is false")
+        return Disposition.UNSUPPORTED
+    if action in ("append", "merge"):
+        ctx.emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
+        _list_header(ctx, d, action, name)
+        return Disposition.APPROXIMATE
+    if condition == "always":
+        ctx.emit("add_header", [name, variable, "always"], d.span)
+        return Disposition.EXACT
+    ctx.emit("add_header", [name, variable], d.span)
+    ctx.diags.add("A2N503", f"Header {action} {name} (with a condition): nginx add_header without always fires only "
+                  "on 2xx/3xx, and a backend's own copy is kept beside it", d.span, directive=d.name,
+                  hint="use `Header always` on the Apache side if the header belongs on every response")
+    return Disposition.APPROXIMATE
 
 
 def request_header(ctx: Context, d: Directive) -> Disposition:

@@ -1,0 +1,178 @@
+"""ap_expr conditions of mod_headers (`Header ... expr=...`) as nginx maps.
+
+httpd evaluates `expr=` when the response leaves (mod_headers is an output
+filter), so `%{CONTENT_TYPE}` is the response's type. nginx has no
+expressions, but `map` over response and request variables is evaluated
+just as late, when `add_header` reads it, and `add_header` sends nothing for
+an empty value. So a condition becomes maps that yield `1` or empty, combined
+by further maps for `&&`, `||` and `!`, and the header's value becomes a map
+that is the value when the condition holds and empty otherwise.
+
+The subset translated: `%{VAR} =~ m#re#flags` / `!~`, `==` / `!=` against a
+quoted string, `-z` / `-n`, `true` / `false`, parentheses, `!`, `&&`, `||`,
+over CONTENT_TYPE, HTTPS, REQUEST_METHOD, REQUEST_SCHEME, REMOTE_ADDR,
+HTTP_HOST, `req:`/`http:` request headers and `resp:` response headers.
+Anything else raises `Untranslatable`, and the header is reported.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import MapBlock
+
+# ap_expr variable -> the nginx variable holding the same text.
+_VARIABLES = {"content_type": "$sent_http_content_type", "https": "$a2n_https", "request_method": "$request_method",
+              "request_scheme": "$scheme", "remote_addr": "$remote_addr", "http_host": "$http_host"}
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<var>%\{[^}]+\}) |
+    (?P<regex>m(?P<d>[^\w\s])(?P<body>(?:\\.|(?!(?P=d)).)*)(?P=d)(?P<flags>[a-z]*)
+        | /(?P<sbody>(?:\\.|[^/])*)/(?P<sflags>[a-z]*)) |
+    (?P<str>'[^']*'|"[^"]*") |
+    (?P<op>=~|!~|==|!=|&&|\|\||-z\b|-n\b|!|\(|\)) |
+    (?P<word>true|false)
+    )""", re.X)
+
+
+class Untranslatable(ValueError):
+    """The expression uses something this translation does not express."""
+
+
+def _tokens(text: str) -> list[tuple[str, str, str]]:
+    out, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise Untranslatable(f"cannot read {text[pos:pos + 20]!r}")
+        pos = m.end()
+        if m.group("var"):
+            out.append(("var", m.group("var")[2:-1], ""))
+        elif m.group("regex"):
+            body = m.group("body") if m.group("body") is not None else m.group("sbody")
+            flags = m.group("flags") if m.group("body") is not None else m.group("sflags")
+            out.append(("regex", body, flags or ""))
+        elif m.group("str"):
+            out.append(("str", m.group("str")[1:-1], ""))
+        elif m.group("op"):
+            out.append(("op", m.group("op"), ""))
+        else:
+            out.append(("word", m.group("word"), ""))
+    return out
+
+
+def _variable(name: str) -> str:
+    lower = name.lower()
+    if lower in _VARIABLES:
+        return _VARIABLES[lower]
+    prefix, _, header = lower.partition(":")
+    if header and re.fullmatch(r"[a-z0-9-]+", header):
+        if prefix in ("req", "http"):
+            return "$http_" + header.replace("-", "_")
+        if prefix == "resp":
+            return "$sent_http_" + header.replace("-", "_")
+    raise Untranslatable(f"%{{{name}}} has no nginx variable here")
+
+
+class HeaderCondition:
+    """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
+
+    def __init__(self, maps: list[MapBlock]):
+        self.maps = maps
+        if not any(m.variable == "$a2n_https" for m in maps):
+            # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
+            maps.append(MapBlock("$https", "$a2n_https", [('""', "off")], "on"))
+
+    def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
+        for m in self.maps:
+            if m.source == source and m.entries == entries and m.default == default and \
+                    m.variable.startswith("$a2n_hdr_"):
+                return m.variable
+        variable = f"$a2n_hdr_{sum(m.variable.startswith('$a2n_hdr_') for m in self.maps) + 1}"
+        self.maps.append(MapBlock(source, variable, entries, default))
+        return variable
+
+    def compile(self, text: str) -> str:
+        self.tokens, self.pos = _tokens(text), 0
+        if not self.tokens:
+            raise Untranslatable("empty expression")
+        result = self._or()
+        if self.pos != len(self.tokens):
+            raise Untranslatable(f"unexpected {self.tokens[self.pos][1]!r}")
+        return result
+
+    def value_map(self, condition: str, value: str) -> str:
+        """A variable that is VALUE when the condition holds, empty otherwise."""
+        return self._map(condition, [("1", value or '""')])
+
+    def _peek(self, kind: str, value: str | None = None) -> bool:
+        if self.pos >= len(self.tokens):
+            return False
+        k, v, _ = self.tokens[self.pos]
+        return k == kind and (value is None or v == value)
+
+    def _take(self) -> tuple[str, str, str]:
+        if self.pos >= len(self.tokens):
+            raise Untranslatable("the expression ends too early")
+        self.pos += 1
+        return self.tokens[self.pos - 1]
+
+    def _or(self) -> str:
+        parts = [self._and()]
+        while self._peek("op", "||"):
+            self._take()
+            parts.append(self._and())
+        if len(parts) == 1:
+            return parts[0]
+        return self._map("".join(parts), [("~1", "1")])
+
+    def _and(self) -> str:
+        parts = [self._unary()]
+        while self._peek("op", "&&"):
+            self._take()
+            parts.append(self._unary())
+        if len(parts) == 1:
+            return parts[0]
+        return self._map("".join(parts), [("1" * len(parts), "1")])
+
+    def _unary(self) -> str:
+        if self._peek("op", "!"):
+            self._take()
+            return self._map(self._unary(), [('""', "1")])
+        if self._peek("op", "("):
+            self._take()
+            inner = self._or()
+            if not self._peek("op", ")"):
+                raise Untranslatable("unbalanced parentheses")
+            self._take()
+            return inner
+        return self._atom()
+
+    def _atom(self) -> str:
+        kind, value, _ = self._take()
+        if kind == "word":
+            return self._map("1" if value == "true" else '""', [("1", "1")])
+        if kind == "op" and value in ("-z", "-n"):
+            k, name, _ = self._take()
+            if k != "var":
+                raise Untranslatable(f"{value} needs a %{{VAR}}")
+            return self._map(_variable(name), [('""', "1")] if value == "-z" else [('""', '""')],
+                             '""' if value == "-z" else "1")
+        if kind != "var":
+            raise Untranslatable(f"unexpected {value!r}")
+        source = _variable(value)
+        _, op, _ = self._take()
+        k, operand, flags = self._take()
+        if op in ("=~", "!~") and k == "regex":
+            if set(flags) - {"i"}:
+                raise Untranslatable(f"regex flags {flags!r}")
+            key = ("~*" if "i" in flags else "~") + operand
+            return self._map(source, [(key, "1")] if op == "=~" else [(key, '""')], '""' if op == "=~" else "1")
+        if op in ("==", "!=") and k == "str":
+            if "%{" in operand:
+                raise Untranslatable("a variable inside a compared string")
+            key = operand or '""'
+            if key in ("default", "hostnames", "include", "volatile") or key.startswith(("~", "\\")):
+                key = "\\" + key
+            return self._map(source, [(key, "1")] if op == "==" else [(key, '""')], '""' if op == "==" else "1")
+        raise Untranslatable(f"the comparison {op!r} with {operand!r}")
