@@ -286,6 +286,13 @@ class Sandbox:
         else:
             main_part = [d for d in parsed if d["directive"] in MAIN_ONLY - {"include", "http", "events"}]
             http_part = [d for d in parsed if d not in main_part]
+            if not {d["directive"] for d in http_part} & {"types", "default_type"}:
+                # a bare http-context file is included from an nginx.conf that loads the MIME types, as
+                # Debian's does; without them every file would be text/plain
+                http_part[:0] = [{"directive": "include", "args": [str(m)], "line": 0, "_file": ""}
+                                 for m in MIME_TYPES if m.is_file()][:1]
+                http_part.insert(0, {"directive": "default_type", "args": ["application/octet-stream"], "line": 0,
+                                     "_file": ""})
             self._block(main_part, 0, "main")
             self._emit(0, "events {", None)
             self._emit(1, "worker_connections 1024;", None)
@@ -323,6 +330,10 @@ class Sandbox:
                 continue  # about the sandbox's stand-in certificate, not the user's configuration
             messages.append(NginxMessage(m.group("level"), m.group("msg"), file, line))
         return TestResult(proc.returncode == 0, messages, proc.stderr)
+
+
+MIME_TYPES = (Path("/etc/nginx/mime.types"), Path("/usr/local/nginx/conf/mime.types"),
+              Path("/usr/local/etc/nginx/mime.types"))
 
 
 def _walk(block: list[dict]):
