@@ -975,6 +975,13 @@ _short("A2N833", "rewrite-next-bounded", "warning", "An [N] rule is repeated a f
        "a URL that needs more rounds is rewritten only partly by nginx.",
        "keep the rounds a URL needs under the bound, or do the replacement in the application.")
 _short("A2N834", "rewrite-map-random", "warning", "An rnd RewriteMap became split_clients.",
+_short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fcgiwrap.",
+       "nginx runs no CGI programs. A ScriptAlias directory becomes a location that hands each request to "
+       "fcgiwrap (a small FastCGI server that runs CGI programs) at /run/fcgiwrap.socket, Debian's socket. The "
+       "first path segment after the prefix is the program and the rest is PATH_INFO, as for a flat cgi-bin.",
+       "nothing runs until fcgiwrap is installed and listening; a program in a subdirectory is not found, and "
+       "a missing program answers 403 (fcgiwrap) rather than httpd's 404.",
+       "apt-get install fcgiwrap (or change the fastcgi_pass socket).")
        "httpd picks one of a key's `a|b|c` alternatives at random on every lookup; nginx's split_clients picks by "
        "a hash of $request_id, which is random per request. The spread is the same (each alternative an equal "
        "share), the sequence is not, and two lookups in one request agree in nginx.",

@@ -21,6 +21,7 @@ import re
 from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
 from ..passes.access import access_statements, merge, options_statements
+from ..passes.alias import FCGIWRAP_SOCKET
 
 ACCESS_NAMES = {"allow", "deny", "satisfy", "auth_basic", "auth_basic_user_file", "limit_except", "autoindex",
                 "disable_symlinks"}
@@ -316,6 +317,13 @@ class Layout:
             return []
         if route.kind == "proxy":
             return self.proxy_emitter(self.server, route, region, matched)
+        if route.kind == "alias" and route.params.get("cgi"):
+            span = route.span
+            return [Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
+                    Stmt("include", ["fastcgi_params"], span),
+                    Stmt("fastcgi_param", ["SCRIPT_FILENAME", route.params["cgi"]], span),
+                    Stmt("fastcgi_param", ["PATH_INFO", "$fastcgi_path_info"], span),
+                    Stmt("fastcgi_pass", [FCGIWRAP_SOCKET], span)]
         if route.kind == "alias":
             if route.regex:
                 return [Stmt("alias", [route.target], route.span)]

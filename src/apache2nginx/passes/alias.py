@@ -8,6 +8,8 @@ exactly as httpd builds them.
 """
 from __future__ import annotations
 
+import re
+
 from ..model import Route
 from ..syntax.tree import Directive
 from .base import Context, Disposition, Rule, table
@@ -89,7 +91,28 @@ def alias(ctx: Context, d: Directive) -> Disposition:
     return Disposition.APPROXIMATE if regex else Disposition.EXACT
 
 
+# Debian's fcgiwrap listens here (its systemd socket unit).
+FCGIWRAP_SOCKET = "unix:/run/fcgiwrap.socket"
+
+
 def script_alias(ctx: Context, d: Directive) -> Disposition:
+    """ScriptAlias /url/ /dir/: every file under /dir/ runs as a CGI program. nginx runs none itself; the
+    translation hands them to fcgiwrap (the first path segment after the prefix is the program, the rest its
+    PATH_INFO, as httpd does for a flat cgi-bin)."""
+    if d.key == "scriptalias" and ctx.scope is None and len(d.args) == 2 and d.args[0].endswith("/"):
+        url, fs = d.args
+        fs = fs if fs.endswith("/") else fs + "/"
+        from ..model import MapBlock
+        variable = f"$a2n_cgi_{sum(m.variable.startswith('$a2n_cgi_') for m in ctx.model.maps) + 1}"
+        ctx.model.maps.append(MapBlock("$fastcgi_script_name", variable,
+                                       [(f"~^{re.escape(url)}(.*)$", fs + "$1")], '""', span=d.span))
+        ctx.server.routes.append(Route("alias", url, fs, span=d.span,
+                                       params={"directive": d.name, "cgi": variable}))
+        ctx.diags.add("A2N406", f"{d.name} {url}: the programs run through fcgiwrap at "
+                      f"{FCGIWRAP_SOCKET.removeprefix('unix:')} (install and start it); a program in a subdirectory "
+                      f"of {d.args[1]} is not found, and a missing one answers 403 (fcgiwrap) instead of httpd's 404",
+                      d.span, directive=d.name, hint="apt-get install fcgiwrap (it listens on /run/fcgiwrap.socket)")
+        return Disposition.APPROXIMATE
     ctx.diags.add("A2N404", f"{d.name}: nginx runs no CGI programs; serve them through a FastCGI wrapper "
                   "(fcgiwrap) by hand. Nothing was emitted, so these URLs fall through to the document root",
                   d.span, directive=d.name)
@@ -103,6 +126,6 @@ RULES = table(
     Rule("RedirectMatch", Disposition.APPROXIMATE, redirect),
     Rule("Alias", Disposition.EXACT, alias),
     Rule("AliasMatch", Disposition.APPROXIMATE, alias),
-    Rule("ScriptAlias", Disposition.UNSUPPORTED, script_alias),
+    Rule("ScriptAlias", Disposition.APPROXIMATE, script_alias),
     Rule("ScriptAliasMatch", Disposition.UNSUPPORTED, script_alias),
 )
