@@ -158,7 +158,8 @@ class Sandbox:
         for original, stand_in in self.backends.items():
             if original in arg:
                 arg = re.sub(re.escape(original) + r"(?![0-9])", stand_in, arg)
-        for original, stand_in in self.paths.items():
+        # the longest original first: an Alias target inside a DocumentRoot has a stand-in of its own
+        for original, stand_in in sorted(self.paths.items(), key=lambda kv: -len(kv[0].rstrip("/"))):
             base = original.rstrip("/")
             if arg == original or arg == base or arg.startswith(base + "/"):
                 return stand_in.rstrip("/") + arg[len(base):]
