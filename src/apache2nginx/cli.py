@@ -39,10 +39,29 @@ def _emit_diagnostics(diags: Diagnostics, fmt: str, colour: bool, sources: Sourc
     sys.stderr.write(render(items, fmt, sources, colour))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+MAIN_EPILOG = """\b
+Examples:
+  apache2nginx convert /etc/apache2/apache2.conf -o nginx.conf
+  apache2nginx lint nginx.conf
+  apache2nginx check apache.conf nginx.conf
+  apache2nginx verify apache.conf --requests requests.txt
+  apache2nginx explain A2N960
+
+\b
+Shell completion (commands, options, choices; also for the short name a2n):
+  bash: eval "$(_APACHE2NGINX_COMPLETE=bash_source apache2nginx)"   in ~/.bashrc
+  zsh:  eval "$(_APACHE2NGINX_COMPLETE=zsh_source apache2nginx)"    in ~/.zshrc
+  fish: _APACHE2NGINX_COMPLETE=fish_source apache2nginx | source    in ~/.config/fish/completions/apache2nginx.fish
+  (for a2n use _A2N_COMPLETE=..._source a2n)"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=MAIN_EPILOG)
 @click.version_option(__version__, prog_name="apache2nginx")
 def main() -> None:
-    """Migrate Apache httpd configurations to nginx, reporting every divergence."""
+    """Migrate Apache httpd configurations to nginx, reporting every divergence.
+
+    Each command has examples in its --help; `apache2nginx explain CODE` explains a diagnostic.
+    """
 
 
 def _world_readable(path: Path) -> bool:
@@ -65,7 +84,22 @@ def _defines(values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-@main.command()
+CONVERT_EPILOG = """\b
+Examples:
+  apache2nginx convert /etc/apache2/apache2.conf -o /etc/nginx/nginx.conf
+  apache2nginx convert /etc/apache2/sites-enabled/ --out-dir /etc/nginx/conf.d
+  apache2nginx convert site.conf --module ssl --define PRODUCTION --strict
+  apache2nginx convert site.conf --format json > translation.json
+  apache2nginx convert site.conf --diagnostics sarif -o nginx.conf 2> convert.sarif
+  apache2nginx convert public/.htaccess --htaccess-dir /blog
+  cat vhost.conf | apache2nginx convert - --no-source-comments
+
+\b
+Exit status: 0 converted; 1 an unknown directive or a syntax error (with
+--strict: any warning or error); 2 bad usage or unreadable input."""
+
+
+@main.command(epilog=CONVERT_EPILOG)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the nginx configuration to FILE.")
 @click.option("--out-dir", type=click.Path(file_okay=False), help="Write one nginx file per input into DIR.")
@@ -158,7 +192,25 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
 convert_cmd.name = "convert"
 
 
-@main.command()
+VERIFY_EPILOG = """\b
+Examples:
+  apache2nginx verify apache.conf
+  apache2nginx verify apache.conf --requests requests.txt
+  apache2nginx verify apache.conf --access-log /var/log/apache2/access.log --format json
+  apache2nginx verify apache.conf --nginx nginx.conf --docroot /srv/www
+  apache2nginx verify apache.conf --down backend.internal:8080 --ignore-header Date
+
+\b
+A requests file has one request a line: METHOD URL [Header:value]...
+  GET /api/v1/users
+  POST /login Content-Type:application/x-www-form-urlencoded
+
+\b
+Exit status: 0 every difference explained; 1 an unexplained difference;
+2 bad usage, unreadable input, or no apache2/nginx binary."""
+
+
+@main.command(epilog=VERIFY_EPILOG)
 @click.argument("apache_input")
 @click.option("--nginx", "nginx_file", type=click.Path(dir_okay=False, exists=True),
               help="Verify this nginx file (hand-written or edited) instead of the translation.")
@@ -242,7 +294,14 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
     sys.exit(1 if outcome.unexplained else 0)
 
 
-@main.command()
+EXPLAIN_EPILOG = """\b
+Examples:
+  apache2nginx explain A2N960
+  apache2nginx explain a2n101
+  apache2nginx explain | grep error"""
+
+
+@main.command(epilog=EXPLAIN_EPILOG)
 @click.argument("code", required=False)
 def explain(code: str | None) -> None:
     """Explain diagnostic CODE (or list every code)."""
@@ -258,43 +317,82 @@ def explain(code: str | None) -> None:
     click.echo(info.explain)
 
 
-@main.command()
+LINT_EPILOG = """\b
+Examples:
+  apache2nginx lint /etc/nginx/nginx.conf
+  apache2nginx lint --diagnostics sarif -o lint.sarif nginx/*.conf
+  apache2nginx lint --severity error --no-gixy site.conf
+  apache2nginx lint --source-root apache/ --gixy ~/.local/bin/gixy nginx.conf
+  A2N_GIXY=/opt/gixy/bin/gixy apache2nginx lint --gixy-skip version_disclosure nginx.conf
+
+\b
+Exit status: 0 no finding at or above --severity; 1 findings; 2 bad usage,
+an unreadable file, or no nginx binary."""
+
+
+@main.command(epilog=LINT_EPILOG)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--nginx", "nginx_path", help="The nginx binary (default: nginx on $PATH or /usr/sbin/nginx).")
-@click.option("--diagnostics", "diag_format", type=FORMATS, default="text", show_default=True)
+@click.option("--gixy", "gixy_path", metavar="PATH",
+              help="The gixy (gixy-ng) program (default: $A2N_GIXY, else gixy on $PATH; skipped when none).")
+@click.option("--no-gixy", is_flag=True, help="Do not run gixy even when it is installed.")
+@click.option("--gixy-skip", "gixy_skips", multiple=True, metavar="PLUGIN",
+              help="A gixy check not to run, e.g. version_disclosure (repeatable).")
+@click.option("--source-root", type=click.Path(file_okay=False),
+              help="Where the Apache files named in source comments (# apache.conf:42) are "
+                   "(default: beside the nginx file, then the working directory).")
+@click.option("--diagnostics", "diag_format", type=FORMATS, default="text", show_default=True,
+              help="How findings are printed (on stderr, or to --output).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the findings to FILE instead of stderr.")
+@click.option("--severity", "threshold", type=click.Choice(["info", "warning", "error"]), default="warning",
+              show_default=True, help="Report findings of this severity and above; exit 1 when there is any.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-def lint(files, nginx_path, diag_format, color):
-    """Check nginx configuration FILES with the real `nginx -t` in a sandbox."""
-    from .lint.sandbox import find_nginx, nginx_test
+def lint(files, nginx_path, gixy_path, no_gixy, gixy_skips, source_root, diag_format, output, threshold, color):
+    """Check nginx configuration FILES: the real `nginx -t` in a sandbox, structural checks for the mistakes a
+    migration makes (lost add_header, alias traversal, if in location, upstreams without keep-alive, variables
+    in proxy_pass without a resolver, prefixes wider than the Apache section they come from), and gixy's
+    security checks when gixy is installed."""
+    from .lint.gixy import find_gixy
+    from .lint.run import LintOptions, lint_file
+    from .lint.sandbox import find_nginx
     from .syntax.span import Span
     diags = Diagnostics()
     nginx = find_nginx(nginx_path)
     if nginx is None:
-        diags.add("A2N902", "nginx not found", None)
-        _emit_diagnostics(diags, diag_format, _colour(color))
+        diags.add("A2N902", "nginx not found" + (f" at {nginx_path}" if nginx_path else ""), Span.point(files[0]))
+        _lint_report(diags, diag_format, output, color)
         sys.exit(2)
+    gixy = None
+    if not no_gixy:
+        gixy = find_gixy(gixy_path)
+        if gixy_path and gixy is None:
+            raise click.BadParameter(f"{gixy_path} is not a program", param_hint="--gixy")
+    options = LintOptions(nginx=nginx, gixy=gixy, gixy_skips=tuple(gixy_skips), source_root=source_root)
     for f in files:
-        if not Path(f).is_file():
-            diags.add("A2N013", f"cannot read {f}", Span.point(f))
-            continue
-        result = nginx_test(f, nginx)
-        for m in result.messages:
-            span = Span.point(m.file, m.line or 1) if m.file else Span.point(f)
-            code = "A2N901" if m.level in ("emerg", "alert", "crit", "error") else "A2N903"
-            diags.add(code, f"nginx: {m.message}", span)
-        if not result.ok and not result.messages:
-            diags.add("A2N901", f"nginx -t failed: {result.output.strip()[:500]}", Span.point(f))
-    _emit_diagnostics(diags, diag_format, _colour(color))
-    if any(d.code in ("A2N013",) for d in diags):
+        lint_file(f, options, diags)
+    level = Severity(threshold)
+    shown = Diagnostics()
+    shown.extend(d for d in diags if d.severity.rank >= level.rank or d.code == "A2N013")
+    _lint_report(shown, diag_format, output, color)
+    if options.unreadable:
         sys.exit(2)
-    if diags.at_least(Severity.WARNING):
+    if len(shown):
         sys.exit(1)
+
+
+def _lint_report(diags: Diagnostics, fmt: str, output: str | None, color: str) -> None:
+    if output:
+        write_atomic(output, render(diags.sorted(), fmt, None, False))
+    else:
+        _emit_diagnostics(diags, fmt, _colour(color))
 
 
 def run() -> None:
     """Entry point: an unexpected error is reported as a bug, never as a traceback."""
+    # `python -m apache2nginx` is the same program: same usage line, same completion variable.
+    prog = "apache2nginx" if Path(sys.argv[0]).name == "__main__.py" else None
     try:
-        main(standalone_mode=True)
+        main(prog_name=prog, standalone_mode=True)
     except SystemExit:
         raise
     except KeyboardInterrupt:

@@ -425,6 +425,151 @@ name that will never be selected.
 How to fix it: read nginx's message and correct the reported line.
 """, None)
 
+# ------------------------------------------- A2N96x lint: structural checks of nginx files
+
+_code("A2N960", "add-header-dropped", "warning", "A block's own add_header drops the headers it would inherit.", """
+What it means: a server, location or `if` block has `add_header` directives
+of its own while an enclosing level (http, server or an outer location) has
+others that it does not repeat. nginx's array directives are inherited only by
+a block that defines none of its own, so the enclosing headers are not sent
+for requests this block handles. httpd's `Header` directives, by contrast,
+merge from every section that applies.
+
+Why it matters: security headers set once at the server level
+(Strict-Transport-Security, X-Frame-Options, Content-Security-Policy ...)
+silently disappear from exactly the URLs that add a header of their own.
+
+How to fix it: repeat every enclosing `add_header` inside the block (the
+message lists them), or move the block's own header to the enclosing level.
+nginx 1.29.3 and later also offer `add_header_inherit merge;`.
+""", "repeat the enclosing add_header directives in this block")
+
+_code("A2N961", "alias-traversal", "error", "A prefix location without a trailing slash has an alias with one.", """
+What it means: `location /files { alias /data/files/; }` maps the rest of the
+URI after `/files` onto the directory, so `/files../secret` becomes
+`/data/files/../secret`: one directory above the alias target is readable.
+
+Why it matters: it is a path traversal: files next to the aliased directory
+(configuration, keys, other sites) can be downloaded.
+
+How to fix it: make both end the same way: `location /files/ { alias
+/data/files/; }` (and, if `/files` itself must answer, `location = /files {
+return 301 /files/; }`), or drop the slash from both.
+""", "end the location with a slash too, or drop it from the alias")
+
+_code("A2N962", "if-in-location", "warning", "An `if` inside a location does more than return, rewrite or set.", """
+What it means: an `if` block inside a location holds directives other than
+`return`, `rewrite ... last|break|redirect|permanent` and `set`. nginx turns
+such an `if` into a nested location configuration that replaces the enclosing
+one when the condition is true ("if is evil"): directives such as `try_files`,
+`proxy_pass` with a URI, `add_header` of the enclosing location, or a second
+`if` behave in surprising ways.
+
+Why it matters: requests that meet the condition may be served with a
+different configuration than the one you read, including lost headers or
+access rules, or crash into a 404 or 500.
+
+How to fix it: keep only `return`, `rewrite ... last` and `set` inside the
+`if` (an `add_header` next to a `return` is fine: it shapes that response);
+express the rest with `map` (to compute a variable), separate locations, or
+`try_files`.
+""", "keep only return/rewrite/set inside if; use map or separate locations for the rest")
+
+_code("A2N963", "upstream-without-keepalive", "warning", "An upstream keeps no idle connections.", """
+What it means: an `upstream` block has no `keepalive N` directive, so nginx
+opens a new connection to a backend for every request and closes it after.
+
+Why it matters: httpd's mod_proxy reuses backend connections by default; the
+nginx side then pays a TCP (and TLS) handshake per request, adds latency and
+can exhaust ephemeral ports under load.
+
+How to fix it: add `keepalive 32;` (or a number suited to the backends) to the
+upstream, and in every location that proxies to it set
+`proxy_http_version 1.1;` and `proxy_set_header Connection "";`. When the
+upstream's source comment names an Apache `ProxyPass ... disablereuse=On` (or
+`enablereuse=Off`), httpd does not reuse connections either and nothing is
+reported.
+""", "add `keepalive 32;` to the upstream")
+
+_code("A2N964", "proxy-keepalive-headers-missing", "warning",
+      "proxy_pass to an upstream without HTTP/1.1 and an empty Connection header.", """
+What it means: a `proxy_pass` sends requests to an upstream block, but where it
+stands `proxy_http_version 1.1` and `proxy_set_header Connection ""` are not
+both in effect. nginx talks HTTP/1.0 with `Connection: close` to backends by
+default, so the upstream's `keepalive` connections are never reused. (Remember
+that a location with any `proxy_set_header` of its own inherits none from the
+levels above.)
+
+Why it matters: every request opens a new backend connection, unlike httpd's
+mod_proxy, which reuses them.
+
+How to fix it: set `proxy_http_version 1.1;` and `proxy_set_header Connection
+"";` in the location (or the server, if the location sets no
+`proxy_set_header` of its own). A WebSocket location may set Connection from a
+variable instead.
+""", "set proxy_http_version 1.1 and proxy_set_header Connection \"\" here")
+
+_code("A2N965", "proxy-pass-needs-resolver", "error", "proxy_pass with variables and no resolver in effect.", """
+What it means: the address of a `proxy_pass` (or another `*_pass`) contains
+variables, so nginx resolves its host name when a request arrives rather than
+at start-up, and that needs a `resolver` directive. None is in effect at this
+place, and the host is neither an IP address nor the name of an upstream
+block.
+
+Why it matters: every request that reaches it fails with 502 Bad Gateway and
+"no resolver defined to resolve ..." in the error log; `nginx -t` does not
+notice.
+
+How to fix it: add `resolver 127.0.0.53;` (your DNS server) at the http or
+server level, or proxy to a named `upstream` block (resolved at start-up), or
+remove the variables from the host part.
+""", "add a resolver, or proxy to a named upstream")
+
+_code("A2N966", "location-widens-apache-boundary", "error",
+      "A bare prefix location widens the path boundary of the Apache section it comes from.", """
+What it means: the generated configuration says (in its source comment) that
+this `location /p` comes from an Apache `<Location /p>`, `ProxyPass /p` or
+`Alias /p`. httpd matches such a path on segment boundaries: `/p` and `/p/...`
+but not `/pX`. nginx's `location /p` is a plain string prefix and also takes
+`/pX`, `/p.bak`, `/p-admin` ...
+
+Why it matters: requests Apache sent elsewhere are now proxied to the backend,
+served from the alias, or given this section's access rules: the routing (and
+possibly the exposure) changed without anyone editing the Apache side.
+
+How to fix it: write `location = /p { ... }` plus `location ^~ /p/ { ... }`
+(what `apache2nginx convert` emits), or end the prefix with a slash if `/p`
+itself need not match.
+""", "use `location = /p` and `location ^~ /p/` as convert does")
+
+_code("A2N967", "gixy-finding", "warning", "gixy reported a problem in the configuration.", """
+What it means: gixy (gixy-ng), the nginx configuration security analyser,
+found an issue; the message gives its check (plugin) name, summary and reason.
+The severity follows gixy's: HIGH is an error, MEDIUM a warning, LOW and
+UNSPECIFIED are info.
+
+Why it matters: gixy's checks cover well-known nginx pitfalls such as
+header injection through $uri, SSRF through proxy_pass variables, host
+header spoofing and regular expressions open to ReDoS.
+
+How to fix it: follow the reference URL in the message (gixy documents each
+check with examples); if the finding does not apply, skip that check with
+`--gixy-skip PLUGIN`.
+""", None)
+
+_code("A2N968", "gixy-failed", "warning", "gixy could not check the configuration.", """
+What it means: `lint` found a gixy program but it failed: it exited with an
+error, timed out, or printed no JSON report (for example an old gixy without
+`-f json`, or a configuration it cannot read).
+
+Why it matters: gixy's security checks were not applied to this file; the
+other checks still ran.
+
+How to fix it: run gixy yourself on the file to see its message; install a
+current gixy-ng in its own environment (`pipx install gixy-ng`) and point
+`--gixy` or A2N_GIXY at it, or pass `--no-gixy`.
+""", "run gixy on the file to see why; or pass --no-gixy")
+
 
 def _short(code: str, name: str, severity: str, summary: str, meaning: str, matters: str, fix: str,
            hint: str | None = None) -> None:
@@ -563,6 +708,12 @@ _short("A2N504", "header-unset-generated", "warning", "nginx cannot remove a hea
        "Date or similar without the headers-more module.",
        "the header is still sent.",
        "use server_tokens off for the version, or build nginx with headers-more.")
+_short("A2N506", "header-append-as-line", "warning", "Header append/merge becomes another header line.",
+       "httpd's append joins the value to an existing header of that name with a comma (merge only when the "
+       "value is not already there); nginx's add_header sends its own line next to the backend's. For list "
+       "headers (Vary, Cache-Control, Link...) HTTP defines both forms as the same list.",
+       "a client reading a non-list header may see two values; merge may repeat a value the backend sent.",
+       "nothing for list headers; otherwise use the headers-more module's more_set_headers.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",
@@ -708,12 +859,6 @@ _short("A2N224", "backend-certificate-checks", "warning", "nginx checks backend 
 _short("A2N709", "expires-overrides-backend", "warning", "mod_expires becomes nginx's expires.",
        "nginx's expires sets Expires and Cache-Control on every matching response, replacing a backend's; httpd "
        "leaves a response that already has Expires alone.",
-_short("A2N506", "header-append-as-line", "warning", "Header append/merge becomes another header line.",
-       "httpd's append joins the value to an existing header of that name with a comma (merge only when the "
-       "value is not already there); nginx's add_header sends its own line next to the backend's. For list "
-       "headers (Vary, Cache-Control, Link...) HTTP defines both forms as the same list.",
-       "a client reading a non-list header may see two values; merge may repeat a value the backend sent.",
-       "nothing for list headers; otherwise use the headers-more module's more_set_headers.")
        "proxied responses that set their own caching headers get nginx's instead.",
        "scope the expires map away from proxied locations, or map $upstream_http_expires to off first.")
 _short("A2N710", "etag-format", "warning", "FileETag is approximated.",
@@ -806,6 +951,13 @@ _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became 
        "^~ prefix location.",
        "scripts under a translated ^~ prefix (an Alias, a <Location>) are served as files instead of run.",
        "repeat the FastCGI location inside those prefix locations by hand.")
+_short("A2N721", "fastcgi-server-needed", "warning", "Scripts httpd ran itself go to a FastCGI server.",
+       "mod_php runs PHP inside httpd and mod_fcgid starts its FastCGI programs (FcgidWrapper) itself; nginx does "
+       "neither. The translation sends those scripts with fastcgi_pass to a FastCGI server at a fixed socket "
+       "(Debian's php-fpm socket, unix:/run/php/php-fpm.sock), which must be running.",
+       "until a FastCGI server listens there, those scripts answer 502; its php.ini and environment may differ "
+       "from mod_php's or the wrapper's.",
+       "run php-fpm (or the wrapper under spawn-fcgi) on that socket, or change the fastcgi_pass lines.")
 _short("A2N320", "balancer-host-header", "warning", "Balancer members receive one Host header.",
        "without ProxyPreserveHost httpd sends each member its own host:port as Host; nginx sends one value for "
        "the whole upstream (the first member's).",
@@ -823,6 +975,13 @@ _short("A2N321", "fastcgi-uwsgi-backend", "warning", "A FastCGI or uwsgi backend
        "httpd builds SCRIPT_FILENAME, PATH_INFO and the environment its own way.",
        "an application reading CGI variables may see different values.",
        "compare the parameters the application logs under both servers.")
+_short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fcgiwrap.",
+       "nginx runs no CGI programs. A ScriptAlias directory becomes a location that hands each request to "
+       "fcgiwrap (a small FastCGI server that runs CGI programs) at /run/fcgiwrap.socket, Debian's socket. The "
+       "first path segment after the prefix is the program and the rest is PATH_INFO, as for a flat cgi-bin.",
+       "nothing runs until fcgiwrap is installed and listening; a program in a subdirectory is not found, and "
+       "a missing program answers 403 (fcgiwrap) rather than httpd's 404.",
+       "apt-get install fcgiwrap (or change the fastcgi_pass socket).")
 _short("A2N405", "redirect-raw-uri", "info", "A Redirect keeps the raw request path.",
        "the nginx redirect appends the rest of the path from $request_uri, byte for byte as the client sent it; "
        "httpd appends its decoded, slash-merged path re-escaped. They differ only for unusual URLs (// or "
@@ -947,13 +1106,6 @@ _short("A2N828", "rewrite-backref-escaping", "warning", "[B] back-reference esca
        "avoid the capture in the query (pass the path instead), or validate the characters in the pattern "
        "(e.g. `([A-Za-z0-9_-]+)`), which makes both servers agree.")
 _short("A2N830", "rewrite-dependent-rule", "error", "A rule depends on a [C] or [S] rule that is not translated.",
-_short("A2N721", "fastcgi-server-needed", "warning", "Scripts httpd ran itself go to a FastCGI server.",
-       "mod_php runs PHP inside httpd and mod_fcgid starts its FastCGI programs (FcgidWrapper) itself; nginx does "
-       "neither. The translation sends those scripts with fastcgi_pass to a FastCGI server at a fixed socket "
-       "(Debian's php-fpm socket, unix:/run/php/php-fpm.sock), which must be running.",
-       "until a FastCGI server listens there, those scripts answer 502; its php.ini and environment may differ "
-       "from mod_php's or the wrapper's.",
-       "run php-fpm (or the wrapper under spawn-fcgi) on that socket, or change the fastcgi_pass lines.")
        "a rule chained to an untranslated [C] rule, or inside the range of an untranslated [S] rule, would run "
        "where httpd skips it.", "the rule was not translated either.",
        "translate the head rule by hand, then this one.")
@@ -975,13 +1127,6 @@ _short("A2N833", "rewrite-next-bounded", "warning", "An [N] rule is repeated a f
        "a URL that needs more rounds is rewritten only partly by nginx.",
        "keep the rounds a URL needs under the bound, or do the replacement in the application.")
 _short("A2N834", "rewrite-map-random", "warning", "An rnd RewriteMap became split_clients.",
-_short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fcgiwrap.",
-       "nginx runs no CGI programs. A ScriptAlias directory becomes a location that hands each request to "
-       "fcgiwrap (a small FastCGI server that runs CGI programs) at /run/fcgiwrap.socket, Debian's socket. The "
-       "first path segment after the prefix is the program and the rest is PATH_INFO, as for a flat cgi-bin.",
-       "nothing runs until fcgiwrap is installed and listening; a program in a subdirectory is not found, and "
-       "a missing program answers 403 (fcgiwrap) rather than httpd's 404.",
-       "apt-get install fcgiwrap (or change the fastcgi_pass socket).")
        "httpd picks one of a key's `a|b|c` alternatives at random on every lookup; nginx's split_clients picks by "
        "a hash of $request_id, which is random per request. The spread is the same (each alternative an equal "
        "share), the sequence is not, and two lookups in one request agree in nginx.",

@@ -169,14 +169,29 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
+def _sarif_uri(file: str) -> str:
+    """An artifact URI: a relative path (what GitHub code scanning resolves against the checkout) when the file
+    lies under the working directory or was given relative, else a file:// URI; percent-encoded either way."""
+    from urllib.parse import quote
+    if file == "<stdin>":
+        return "stdin"
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            path = path.resolve().relative_to(Path.cwd().resolve())
+        except (ValueError, OSError):
+            return path.as_uri()
+    return quote(path.as_posix(), safe="/-._~!$&'()*+,;=:@")
+
+
 def _sarif_location(span: Span) -> dict:
     return {
         "physicalLocation": {
-            "artifactLocation": {"uri": Path(span.file).as_posix() if span.file != "<stdin>" else "stdin"},
+            "artifactLocation": {"uri": _sarif_uri(span.file)},
             "region": {
                 "startLine": max(1, span.line),
                 "startColumn": max(1, span.column),
-                "endLine": max(span.line, span.end_line),
+                "endLine": max(span.line, span.end_line, 1),
                 "endColumn": max(1, span.end_column if span.end_line > span.line or span.end_column > span.column
                                  else span.column + 1),
             },
@@ -184,21 +199,34 @@ def _sarif_location(span: Span) -> dict:
     }
 
 
+def _sarif_rule(info: CodeInfo) -> dict:
+    explain = info.explain.strip()
+    rule = {
+        "id": info.code,
+        "name": info.name,
+        "shortDescription": {"text": info.summary},
+        "fullDescription": {"text": explain.split("\n\n")[0].removeprefix("What it means: ")},
+        "help": {"text": explain + (f"\n\nHint: {info.hint}" if info.hint else ""),
+                 "markdown": "\n\n".join(_help_markdown(p) for p in explain.split("\n\n"))
+                 + (f"\n\n**Hint:** {info.hint}" if info.hint else "")},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[Severity(info.severity)]},
+        "properties": {"tags": ["apache2nginx", info.name]},
+    }
+    return rule
+
+
+def _help_markdown(paragraph: str) -> str:
+    for head in ("What it means:", "Why it matters:", "How to fix it:"):
+        if paragraph.startswith(head):
+            return f"**{head}**{paragraph[len(head):]}"
+    return paragraph
+
+
 def sarif_document(diags: Iterable[Diagnostic]) -> dict:
     diags = list(diags)
     used = sorted({d.code for d in diags})
     rule_index = {code: i for i, code in enumerate(used)}
-    rules = []
-    for code in used:
-        info: CodeInfo = lookup(code)
-        rules.append({
-            "id": code,
-            "name": info.name,
-            "shortDescription": {"text": info.summary},
-            "fullDescription": {"text": info.explain.strip().split("\n\n")[0]},
-            "help": {"text": info.explain.strip()},
-            "defaultConfiguration": {"level": _SARIF_LEVEL[Severity(info.severity)]},
-        })
+    rules = [_sarif_rule(lookup(code)) for code in used]
     results = []
     for d in diags:
         result: dict = {
@@ -210,7 +238,9 @@ def sarif_document(diags: Iterable[Diagnostic]) -> dict:
         if d.span:
             result["locations"] = [_sarif_location(d.span)]
         if d.related:
-            result["relatedLocations"] = [dict(_sarif_location(s), id=i) for i, s in enumerate(d.related)]
+            result["relatedLocations"] = [
+                dict(_sarif_location(s), id=i, message={"text": f"source: {s.file}:{s.line}"})
+                for i, s in enumerate(d.related)]
         results.append(result)
     return {
         "$schema": SARIF_SCHEMA,
@@ -219,9 +249,11 @@ def sarif_document(diags: Iterable[Diagnostic]) -> dict:
             "tool": {"driver": {
                 "name": "apache2nginx",
                 "version": __version__,
+                "semanticVersion": __version__,
                 "informationUri": "https://pypi.org/project/apache2nginx/",
                 "rules": rules,
             }},
+            "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     }

@@ -1,0 +1,391 @@
+"""Our own structural checks of nginx configurations (A2N960-A2N966).
+
+This module owns the configuration tree the checks walk (crossplane's parse
+with includes followed and comments kept, each directive knowing its parent
+block and the Apache `file:line` its source comment names), the helpers that
+answer "which value of directive X is in effect here" the way nginx inherits
+(plain directives from the nearest level that sets them, array directives such
+as add_header and proxy_set_header only from the nearest level that has any),
+and one small function per check. Each check looks for one mistake that a
+migration from httpd tends to make and nginx -t does not catch:
+
+  A2N960  add_header in a block drops the add_headers of the levels above
+  A2N961  alias traversal: `location /foo { alias /data/foo/; }`
+  A2N962  an `if` in a location that does more than return/rewrite/set
+  A2N963  an upstream without `keepalive`
+  A2N964  proxy_pass to an upstream without HTTP/1.1 and `Connection ""`
+  A2N965  a *_pass with variables and no resolver in effect
+  A2N966  a bare prefix location that widens an Apache <Location>/ProxyPass/Alias boundary
+
+`nginx -t` (sandbox.py) stays the syntax gate; these checks run on whatever
+crossplane can parse, and skip what they cannot.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import crossplane
+
+from ..syntax.span import Span
+
+# Blocks that hold an http configuration level (nginx merges each into the one around it).
+SCOPES = {"http", "server", "location", "if", "limit_except"}
+PASS_DIRECTIVES = ("proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass")
+# `# apache.conf:42`, `# RewriteRule [P]: ... apache.conf:42`, `# from parts/v.conf:7`
+_SOURCE_COMMENT = re.compile(r"(?:^|\s)(?P<file>[^\s:#]+):(?P<line>\d+)\s*$")
+
+
+@dataclass(eq=False)
+class Node:
+    """One nginx directive: its name and arguments, where it stands, and the block around it."""
+
+    name: str
+    args: list[str]
+    file: str
+    line: int
+    parent: "Node | None" = None
+    block: "list[Node] | None" = None
+    source: tuple[str, int] | None = None   # the Apache file:line its source comment names
+
+    def children(self, name: str) -> list["Node"]:
+        return [n for n in self.block or () if n.name == name]
+
+    @property
+    def context(self) -> str:
+        """The name of the enclosing block directive ('main' at the top)."""
+        return self.parent.name if self.parent else "main"
+
+
+@dataclass
+class Finding:
+    code: str
+    node: Node
+    message: str
+    related: list[Span] = field(default_factory=list)
+    lines: tuple[int, ...] = ()     # other lines of the same file the finding is about
+
+
+@dataclass
+class Config:
+    """A parsed configuration: a synthetic root node holding the top-level directives."""
+
+    root: Node
+    path: str
+    source_root: Path | None = None
+    errors: list[dict] = field(default_factory=list)
+    _lines: dict[str, list[str]] = field(default_factory=dict)
+
+    def walk(self) -> Iterator[Node]:
+        stack = list(reversed(self.root.block or []))
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.block or []))
+
+    def upstream_names(self) -> set[str]:
+        return {n.args[0] for n in self.walk() if n.name == "upstream" and n.args and n.context != "stream"}
+
+    # -- locating ---------------------------------------------------------------
+    def text_line(self, file: str, line: int) -> str:
+        lines = self._lines.get(file)
+        if lines is None:
+            try:
+                lines = Path(file).read_text("utf-8", "replace").splitlines()
+            except OSError:
+                lines = []
+            self._lines[file] = lines
+        return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+    def span(self, node: Node) -> Span:
+        """The directive's name in the nginx file (crossplane gives lines only; the column is found)."""
+        text = self.text_line(node.file, node.line)
+        m = re.search(r"(?<![\w$-])" + re.escape(node.name) + r"(?![\w-])", text) if node.name else None
+        col = m.start() + 1 if m else 1
+        return Span(node.file, node.line, col, node.line, col + max(len(node.name), 1))
+
+    def apache_source(self, node: Node) -> tuple[Path, int] | None:
+        """The Apache file (resolved, existing) and line a directive's source comment names."""
+        if node.source is None:
+            return None
+        name, line = node.source
+        candidates = [Path(name)] if os.path.isabs(name) else [
+            *([self.source_root / name] if self.source_root else []),
+            Path(node.file).resolve().parent / name, Path(self.path).resolve().parent / name, Path(name)]
+        for cand in candidates:
+            if cand.is_file():
+                return cand, line
+        return None
+
+    def related(self, node: Node) -> list[Span]:
+        """The Apache source of a directive as a related location, when its comment names one that exists."""
+        found = self.apache_source(node)
+        if not found:
+            return []
+        path, line = found
+        return [Span.point(_display(path), line)]
+
+
+def _display(path: Path) -> str:
+    """A path as it is best shown: relative to the working directory when it lies under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load(path: str, source_root: str | None = None) -> Config:
+    """Parse `path` (includes followed, combined into one tree) with every directive's source comment."""
+    payload = crossplane.parse(path, combine=True, comments=True, check_ctx=False, check_args=False,
+                               catch_errors=True)
+    root = Node("main", [], path, 0, None, [])
+    cfg = Config(root, path, Path(source_root) if source_root else None, list(payload.get("errors", [])))
+    parsed = payload["config"][0]["parsed"] if payload.get("config") else []
+    _build(parsed, root, path)
+    return cfg
+
+
+def _build(items: list[dict], parent: Node, file: str) -> None:
+    last: Node | None = None
+    for d in items:
+        dfile = d.get("file", file)
+        if d["directive"] == "#":
+            m = _SOURCE_COMMENT.search(d.get("comment", ""))
+            if m:
+                # A comment on the line of a directive (after `;` or after `{`) names its source.
+                if last is not None and last.line == d["line"] and last.file == dfile and last.source is None:
+                    last.source = (m.group("file"), int(m.group("line")))
+                elif parent.line == d["line"] and parent.file == dfile and parent.source is None:
+                    parent.source = (m.group("file"), int(m.group("line")))
+            continue
+        node = Node(d["directive"], list(d.get("args", [])), dfile, d.get("line", 0), parent)
+        parent.block.append(node)  # type: ignore[union-attr]
+        if "block" in d:
+            node.block = []
+            _build(d["block"], node, dfile)
+        last = node
+
+
+# --------------------------------------------------------------------- inheritance
+
+def scope_of(node: Node) -> Node:
+    """The configuration level a directive stands in (the root stands for http in a bare snippet)."""
+    p = node.parent
+    while p is not None and p.parent is not None and p.name not in SCOPES:
+        p = p.parent
+    return p  # type: ignore[return-value]
+
+
+def in_effect(level: Node, name: str) -> list[Node]:
+    """The `name` directives nginx applies at `level`: its own, else those of the nearest level above
+    that has any (how both plain and array directives are inherited)."""
+    p: Node | None = level
+    while p is not None:
+        own = p.children(name)
+        if own:
+            return own
+        p = p.parent
+    return []
+
+
+def _location_path(node: Node) -> tuple[str, str] | None:
+    """(modifier, path) of a location; modifier '' for a plain prefix."""
+    if not node.args:
+        return None
+    if len(node.args) >= 2 and node.args[0] in ("=", "^~", "~", "~*"):
+        return node.args[0], node.args[1]
+    arg = node.args[0]
+    for mod in ("^~", "~*", "~", "="):   # `location =/x` and `location ~^/x` are legal too
+        if arg.startswith(mod) and len(arg) > len(mod):
+            return mod, arg[len(mod):]
+    return "", arg
+
+
+def _header_name(node: Node) -> str:
+    return node.args[0].lower() if node.args else ""
+
+
+def _pass_host(url: str) -> str:
+    """The host part of a *_pass address (scheme, port and path removed)."""
+    rest = re.sub(r"^[a-z0-9+.-]+://", "", url, flags=re.I)
+    if rest.startswith("["):
+        return rest[: rest.find("]") + 1] if "]" in rest else rest
+    return re.split(r"[/:]", rest, maxsplit=1)[0]
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return True
+    except ValueError:
+        return False
+
+
+# --------------------------------------------------------------------- the checks
+
+def check_add_header_dropped(cfg: Config) -> Iterator[Finding]:
+    """A2N960: a block with add_header of its own loses the enclosing levels' add_headers."""
+    for node in cfg.walk():
+        if node.name not in ("server", "location", "if", "limit_except") or node.block is None:
+            continue
+        own = node.children("add_header")
+        if not own or node.parent is None:
+            continue
+        above = in_effect(node.parent, "add_header")
+        names = {_header_name(h) for h in own}
+        lost = [h for h in above if _header_name(h) not in names]
+        if not lost:
+            continue
+        listed = ", ".join(f"{h.args[0] if h.args else '?'} (line {h.line})" for h in lost)
+        yield Finding("A2N960", own[0],
+                      f"this {node.name}'s add_header replaces the inherited ones: {listed} "
+                      f"{'is' if len(lost) == 1 else 'are'} not sent here", cfg.related(own[0]),
+                      tuple(h.line for h in lost if h.file == own[0].file))
+
+
+def check_alias_traversal(cfg: Config) -> Iterator[Finding]:
+    """A2N961: prefix location without a trailing slash, alias with one."""
+    for node in cfg.walk():
+        if node.name != "location":
+            continue
+        loc = _location_path(node)
+        if not loc or loc[0] not in ("", "^~") or loc[1].endswith("/") or loc[1].startswith("@"):
+            continue
+        for alias in node.children("alias"):
+            if alias.args and alias.args[0].endswith("/"):
+                yield Finding("A2N961", alias,
+                              f"location {loc[1]} has no trailing slash but alias {alias.args[0]} has: "
+                              f"{loc[1]}../ reaches the directory above {alias.args[0]}", cfg.related(alias))
+
+
+_SAFE_IN_IF = {"return", "set"}
+_REWRITE_FLAGS = {"last", "break", "redirect", "permanent"}
+# Response headers are safe next to a `return`: the response is produced in the if's own configuration.
+_WITH_RETURN = {"add_header", "add_trailer"}
+
+
+def check_if_in_location(cfg: Config) -> Iterator[Finding]:
+    """A2N962: `if` in a location holding more than return, rewrite with a flag, or set."""
+    for node in cfg.walk():
+        if node.name != "if" or node.context != "location":
+            continue
+        unsafe = []
+        returns = any(inner.name == "return" for inner in node.block or ())
+        for inner in node.block or ():
+            if inner.name in _SAFE_IN_IF or (returns and inner.name in _WITH_RETURN):
+                continue
+            if inner.name == "rewrite" and len(inner.args) >= 3 and inner.args[-1] in _REWRITE_FLAGS:
+                continue
+            unsafe.append(inner)
+        if unsafe:
+            names = ", ".join(dict.fromkeys(f"{u.name}{'' if u.name != 'rewrite' else ' without a flag'}"
+                                            for u in unsafe))
+            yield Finding("A2N962", node, f"`if` inside a location also does {names}: only return, "
+                          "rewrite ... last|break|redirect|permanent and set are safe there", cfg.related(node),
+                          tuple(u.line for u in unsafe if u.file == node.file))
+
+
+def _apache_disables_reuse(cfg: Config, node: Node) -> bool:
+    """The Apache source line asks for no connection reuse (ProxyPass ... disablereuse=On / enablereuse=Off):
+    an nginx side without keepalive is then faithful, not a mistake."""
+    found = cfg.apache_source(node)
+    if not found:
+        return False
+    text = cfg.text_line(str(found[0]), found[1]).lower().replace('"', "")
+    return bool(re.search(r"\bdisablereuse=on\b|\benablereuse=off\b", text))
+
+
+def check_upstream_keepalive(cfg: Config) -> Iterator[Finding]:
+    """A2N963: an http upstream block without `keepalive N` (unless its Apache source disables reuse)."""
+    for node in cfg.walk():
+        if node.name == "upstream" and node.context != "stream" and node.block is not None \
+                and not node.children("keepalive") and not _apache_disables_reuse(cfg, node):
+            name = node.args[0] if node.args else "?"
+            yield Finding("A2N963", node, f"upstream {name} has no keepalive: every request opens a new "
+                          "backend connection", cfg.related(node))
+
+
+def check_proxy_keepalive_headers(cfg: Config) -> Iterator[Finding]:
+    """A2N964: proxy_pass to an upstream without proxy_http_version 1.1 and Connection "" in effect."""
+    upstreams = cfg.upstream_names()
+    for node in cfg.walk():
+        if node.name != "proxy_pass" or not node.args:
+            continue
+        host = _pass_host(node.args[0])
+        if "$" in host or host not in upstreams or _apache_disables_reuse(cfg, node):
+            continue
+        level = scope_of(node)
+        version = in_effect(level, "proxy_http_version")
+        missing = []
+        if not version or not version[-1].args or version[-1].args[0] != "1.1":
+            missing.append("proxy_http_version 1.1")
+        connection = [h for h in in_effect(level, "proxy_set_header")
+                      if len(h.args) >= 2 and h.args[0].lower() == "connection"]
+        value = connection[-1].args[1] if connection else None
+        if value is None or not (value == "" or "$" in value or value.lower() == "upgrade"):
+            missing.append('proxy_set_header Connection ""')
+        if missing:
+            yield Finding("A2N964", node, f"proxy_pass to upstream {host} without {' and '.join(missing)} in "
+                          "effect: its keepalive connections are not reused", cfg.related(node))
+
+
+def check_pass_resolver(cfg: Config) -> Iterator[Finding]:
+    """A2N965: a *_pass address with variables whose host needs run-time DNS, and no resolver in effect."""
+    upstreams = cfg.upstream_names()
+    for node in cfg.walk():
+        if node.name not in PASS_DIRECTIVES or not node.args or "$" not in node.args[0]:
+            continue
+        url = node.args[0]
+        if re.sub(r"^[a-z0-9+.-]+://", "", url, flags=re.I).startswith("unix:"):
+            continue
+        host = _pass_host(url)
+        if "$" not in host and (host in upstreams or _is_ip(host)):
+            continue
+        if in_effect(scope_of(node), "resolver"):
+            continue
+        yield Finding("A2N965", node, f"{node.name} {url} has variables, so its host is resolved per request, "
+                      "and no resolver is in effect: requests get 502", cfg.related(node))
+
+
+_APACHE_BOUNDARY = re.compile(
+    r"""^\s*(?:<\s*(?P<section>Location)\s+|(?P<directive>ProxyPass|Alias|ScriptAlias)\s+)["']?(?P<path>/[^\s"'>]*)""",
+    re.I)
+
+
+def check_apache_boundary(cfg: Config) -> Iterator[Finding]:
+    """A2N966: a bare `location /p` whose source is Apache's segment-bounded <Location /p>/ProxyPass/Alias."""
+    for node in cfg.walk():
+        if node.name != "location":
+            continue
+        loc = _location_path(node)
+        if not loc or loc[0] != "" or loc[1] == "/" or loc[1].endswith("/") or loc[1].startswith("@"):
+            continue
+        found = cfg.apache_source(node)
+        if not found:
+            continue
+        path, line = found
+        text = cfg.text_line(str(path), line)
+        m = _APACHE_BOUNDARY.match(text)
+        if not m or m.group("path").rstrip("/") != loc[1]:
+            continue
+        what = f"<Location {m.group('path')}>" if m.group("section") else f"{m.group('directive')} {m.group('path')}"
+        yield Finding("A2N966", node,
+                      f"location {loc[1]} also matches {loc[1]}X (e.g. {loc[1]}-old, {loc[1]}.bak), which Apache's "
+                      f"{what} does not: use `location = {loc[1]}` and `location ^~ {loc[1]}/`",
+                      [Span.point(_display(path), line)])
+
+
+CHECKS: tuple[Callable[[Config], Iterator[Finding]], ...] = (
+    check_add_header_dropped, check_alias_traversal, check_if_in_location, check_upstream_keepalive,
+    check_proxy_keepalive_headers, check_pass_resolver, check_apache_boundary)
+
+
+def run_checks(path: str, source_root: str | None = None) -> tuple[Config, list[Finding]]:
+    cfg = load(path, source_root)
+    findings = [f for check in CHECKS for f in check(cfg)]
+    findings.sort(key=lambda f: (f.node.file, f.node.line, f.code))
+    return cfg, findings
