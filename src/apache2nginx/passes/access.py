@@ -500,7 +500,7 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcep
                                     "fcgiwrapper", "fcgidwrapper"}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
-                                "elseif", "else"}
+                                "elseif", "else", "sethandler"}
 
 
 def _has_access(section: Section) -> bool:

@@ -150,6 +150,8 @@ def finish_remoteip(ctx: Context, server) -> None:
 
 def set_handler(ctx: Context, d: Directive) -> Disposition:
     handler = flag(d)
+    if ctx.scope is not None and ctx.scope.kind == "files":
+        return _files_handler(ctx, d, handler)
     if handler == "server-status":
         ctx.emit("stub_status", [], d.span)
         ctx.diags.add("A2N707", "server-status becomes stub_status: the page shows different figures; its access "
@@ -165,6 +167,19 @@ def set_handler(ctx: Context, d: Directive) -> Disposition:
         from .fastcgi import set_handler_fcgi
         return set_handler_fcgi(ctx, d)
     ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} is not translated; nothing was emitted",
+                  d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+def _files_handler(ctx: Context, d: Directive, handler: str) -> Disposition:
+    """SetHandler None in a <Files> section: the files are served as files, which is what nginx does unless a
+    script location of the server takes them (a handler set at server level cannot be switched off here)."""
+    scripts = [loc for loc in ctx.server.locations if any(st.name == "fastcgi_pass" for st in loc.statements)]
+    if handler in ("none", "default-handler") and not scripts:
+        return Disposition.EXACT
+    why = "a script location of the server still takes these files" if handler in ("none", "default-handler") \
+        else "only script handlers (FastCGI, PHP) are translated for file sections"
+    ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} inside <Files>: {why}; nothing was emitted",
                   d.span, directive=d.name)
     return Disposition.UNSUPPORTED
 
