@@ -79,9 +79,6 @@ class HeaderCondition:
 
     def __init__(self, maps: list[MapBlock]):
         self.maps = maps
-        if not any(m.variable == "$a2n_https" for m in maps):
-            # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
-            maps.append(MapBlock("$https", "$a2n_https", [('""', "off")], "on"))
 
     def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
         for m in self.maps:
@@ -104,6 +101,12 @@ class HeaderCondition:
     def value_map(self, condition: str, value: str) -> str:
         """A variable that is VALUE when the condition holds, empty otherwise."""
         return self._map(condition, [("1", value or '""')])
+
+    def value_when_set(self, variable: str, value: str, negate: bool) -> str:
+        """A variable that is VALUE when VARIABLE is non-empty (empty, with NEGATE), empty otherwise."""
+        if negate:
+            return self._map(variable, [('""', value or '""')])
+        return self._map(variable, [('""', '""')], value or '""')
 
     def _peek(self, kind: str, value: str | None = None) -> bool:
         if self.pos >= len(self.tokens):
@@ -161,6 +164,9 @@ class HeaderCondition:
         if kind != "var":
             raise Untranslatable(f"unexpected {value!r}")
         source = _variable(value)
+        if source == "$a2n_https" and not any(m.variable == source for m in self.maps):
+            # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
+            self.maps.append(MapBlock("$https", source, [('""', "off")], "on"))
         _, op, _ = self._take()
         k, operand, flags = self._take()
         if op in ("=~", "!~") and k == "regex":

@@ -14,6 +14,7 @@ import re
 from ..syntax.tree import Directive
 from .base import Context, Disposition, Rule, table
 from .header_expr import HeaderCondition, Untranslatable
+from .setenvif import variable_for
 
 _FORMAT = re.compile(r"%(?:\{[^}]*\}[a-zA-Z]|[a-zA-Z%])")
 
@@ -34,6 +35,9 @@ def header(ctx: Context, d: Directive) -> Disposition:
     if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
             and len(rest) == 2:
         return _conditional(ctx, d, condition, action, rest, extras[0][5:])
+    if len(extras) == 1 and extras[0].lower().startswith("env=") and action in ("set", "add", "append", "merge") \
+            and len(rest) == 2 and variable_for(ctx, extras[0][4:].lstrip("!")) is not None:
+        return _conditional(ctx, d, condition, action, rest, None, extras[0][4:])
     if extras:
         ctx.diags.add("A2N501", f"Header {' '.join(d.args)}: the condition {extras[0]!r} is not translated; "
                       "nothing was emitted for this header", d.span, directive=d.name,
@@ -99,9 +103,10 @@ _LIST_HEADERS = {"vary", "cache-control", "link", "allow", "accept-patch", "acce
                  "warning", "x-robots-tag", "timing-allow-origin", "server-timing", "accept-ranges"}
 
 
-def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str) -> Disposition:
-    """Header set|add NAME VALUE expr=...: a map yields VALUE when the expression holds, and add_header sends
-    nothing for an empty value."""
+def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str | None,
+                 env: str | None = None) -> Disposition:
+    """Header set|add NAME VALUE expr=...|env=...: a map yields VALUE when the condition holds, and add_header
+    sends nothing for an empty value."""
     name, value = rest
     if _FORMAT.search(value):
         ctx.diags.add("A2N502", f"Header {name}: the format specifiers in {value!r} are not translated; "
@@ -109,7 +114,10 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         return Disposition.UNSUPPORTED
     compiler = HeaderCondition(ctx.model.maps)
     try:
-        variable = compiler.value_map(compiler.compile(expr), value)
+        if env is not None:
+            variable = compiler.value_when_set(variable_for(ctx, env.lstrip("!")), value, env.startswith("!"))
+        else:
+            variable = compiler.value_map(compiler.compile(expr), value)
     except Untranslatable as e:
         ctx.diags.add("A2N501", f"Header {' '.join(d.args)}: the condition expr={expr} is not translated ({e}); "
                       "nothing was emitted for this header", d.span, directive=d.name,

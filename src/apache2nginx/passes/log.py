@@ -12,6 +12,7 @@ import re
 
 from ..model import LogFormat, MapBlock, Stmt
 from ..syntax.tree import Directive
+from .setenvif import condition_variable
 from .base import Context, Disposition, Rule, table
 
 # Debian's apache2.conf defines these; a site file uses them without defining them.
@@ -179,6 +180,10 @@ def custom_log(ctx: Context, d: Directive) -> Disposition:
         nickname = "transfer"
     name = _define(ctx, nickname, fmt, src)
     out = [target, name]
+    conditions = [condition_variable(ctx, r[4:]) if r.lower().startswith("env=") else None for r in rest]
+    if len(rest) == 1 and conditions[0] is not None:
+        out.append(f"if={conditions[0]}")
+        rest = []
     if rest:
         ctx.diags.add("A2N606", f"{d.name} {' '.join(rest)}: the condition is not translated; every request is "
                       "logged", d.span, directive=d.name)

@@ -1,4 +1,4 @@
-"""mod_mime, mod_autoindex cosmetics and mod_setenvif's browser workarounds.
+"""mod_mime, mod_autoindex cosmetics and mod_setenvif's browser workarounds (its other variables: setenvif).
 
 Directives that shape directory listings (icons, descriptions) only matter
 once listings are translated, and nginx's autoindex has none of them; the
@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..model import MapBlock, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
+from .setenvif import set_env_if
 
 _LISTING = ("directory listings (Options Indexes) are not translated, and nginx's autoindex has no icons, "
             "descriptions, headers or readmes")
@@ -38,9 +39,16 @@ def browser_match(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N102", f"{d.name}: a workaround for obsolete browsers ({', '.join(sorted(names))}); nginx "
                       "needs none (keepalive_disable msie6 is its default)", d.span, directive=d.name)
         return Disposition.NOT_APPLICABLE
-    ctx.diags.add("A2N702", f"{d.name}: environment variables set from request attributes are not carried into "
-                  "nginx; express the condition with map", d.span, directive=d.name)
-    return Disposition.UNSUPPORTED
+    if d.key.startswith("browsermatch"):
+        attribute, regex = "User-Agent", d.args[0] if d.args else ""
+    else:
+        attribute, regex = (d.args[0], d.args[1]) if len(d.args) >= 2 else ("", "")
+    real = [a for a in assignments if a.split("=", 1)[0].lstrip("!").lower() not in WORKAROUND_VARS]
+    if not attribute or not regex or not real:
+        ctx.diags.add("A2N001", f"{d.name} needs an attribute, a regular expression and a variable", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    return set_env_if(ctx, d, real, attribute, regex, nocase=d.key.endswith("nocase"))
 
 
 def file_etag(ctx: Context, d: Directive) -> Disposition:
