@@ -75,6 +75,7 @@ class Context:
     scope: Scope | None = None
     walk: Callable | None = None
     redispose: Callable | None = None   # settle a directive's disposition after the fact (set by the driver)
+    count: Callable | None = None       # tally a directive a section handler translated itself (set by the driver)
     directory: Section | None = None    # the <Directory> a per-directory directive stands in
 
     def emit(self, name: str, args: list[str], span=None, block: list[Stmt] | None = None) -> Stmt:

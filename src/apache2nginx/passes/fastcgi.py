@@ -103,6 +103,8 @@ def files_section(ctx: Context, section: Section) -> Disposition:
                       directive=handlers[0].name,
                       hint=f"start {server} on {target.removeprefix('unix:')}, or change fastcgi_pass")
     rest = [c for c in section.children if c is not handlers[0]]
+    disposition = Disposition.APPROXIMATE if server is not None else Disposition.EXACT
+    ctx.count(handlers[0], disposition)
     if inside is not None:
         # nested into every location serving the directory, with the access rules of the section
         scope = Scope(section.args[-1], regex=True, span=section.span, kind="files",
@@ -114,7 +116,7 @@ def files_section(ctx: Context, section: Section) -> Disposition:
             ctx.walk(rest)
         finally:
             ctx.scope = previous
-        return Disposition.APPROXIMATE if server is not None else Disposition.EXACT
+        return disposition
     ctx.server.locations.append(Location("~", location_regex, statements, section.span))
     ctx.walk(rest, untranslated=section)
     ctx.diags.add("A2N720", f"<FilesMatch {section.args[-1]}> + FastCGI becomes `location ~ {location_regex}`: "

@@ -44,6 +44,7 @@ class Translator:
         self.ctx = Context(self.model, diags, main, main, options=dict(options or {}))
         self.ctx.walk = self.walk
         self.ctx.redispose = self.redispose
+        self.ctx.count = self.count
         self.dispositions: dict[int, Disposition] = {}
         self.model.nginx_version = self.ctx.options.get("nginx_version", (1, 22))
 
@@ -62,6 +63,10 @@ class Translator:
                 hook(self.ctx)
         lay_out(self.model, self.diags, proxy.emitter(self.model, self.ctx.main, self.diags))
         return self.model, self.tally
+
+    def count(self, directive: Directive, disposition: Disposition) -> None:
+        self.dispositions[id(directive)] = disposition
+        self.tally.add(disposition, directive.name)
 
     def redispose(self, directive: Directive, disposition: Disposition) -> None:
         """A pass learned a directive's real fate only once its whole context was read (mod_rewrite)."""
