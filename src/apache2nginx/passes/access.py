@@ -475,6 +475,10 @@ def if_section(ctx: Context, section: Section) -> Disposition:
     """<If>/<ElseIf>/<Else>: per-request expressions are not translated; one that holds access rules
     refuses what it governs (its section, or the whole server) instead of leaving it open."""
     what = f"<{section.name}{' ' + ' '.join(section.args) if section.args else ''}>"
+    if not section.children:
+        return Disposition.EXACT      # nothing to apply under any condition
+    if if_redirect(ctx, section):
+        return Disposition.EXACT
     if _has_access(section):
         config = _config(ctx)
         if config is not None:
@@ -487,6 +491,58 @@ def if_section(ctx: Context, section: Section) -> Disposition:
                       section.span, directive="<" + section.name)
     ctx.walk(section.children, untranslated=section)
     return Disposition.UNSUPPORTED
+
+
+def if_redirect(ctx: Context, section: Section) -> bool:
+    """<If "expr"> Redirect [status] / URL </If> at server level (httpd's documented canonical-host form):
+    a server-level `if` on maps of the expression, returning the redirect with the path and query kept."""
+    from .alias import _status
+    from .header_expr import HeaderCondition, Untranslatable
+    siblings = section.parent.children if section.parent is not None else []
+    following = siblings[siblings.index(section) + 1:] if section in siblings else []
+    if section.key != "if" or ctx.scope is not None or not section.args or \
+            (following and following[0].is_section and following[0].key in ("elseif", "else")):
+        return False
+    redirects = []
+    for child in section.children:
+        if child.is_section or child.key not in ("redirect", "redirectpermanent", "redirecttemp"):
+            return False
+        status, rest = _status(ctx, child, list(child.args))
+        if len(rest) != 2 or rest[0] != "/" or not rest[1].endswith("/") or not 300 <= status < 400:
+            return False
+        redirects.append((child, status, rest[1]))
+    if len(redirects) != 1:
+        return False
+    try:
+        condition = HeaderCondition(ctx.model.maps, request_only=True).compile(section.args[0])
+    except Untranslatable:
+        return False
+    child, status, target = redirects[0]
+    # after access in httpd (a fixup), before it in nginx: reported where the server has access rules
+    ctx.server.settings.setdefault("if_redirects", []).append(
+        Stmt("if", [f"({condition})"], section.span,
+             block=[Stmt("return", [str(status), target[:-1] + "$request_uri"], child.span)]))
+    ctx.count(child, Disposition.EXACT)
+    ctx.diags.add("A2N405", f"{child.name} in {section.name}: the redirect appends the rest of the path from "
+                  "$request_uri, byte for byte as the client sent it", child.span, directive=child.name)
+    return True
+
+
+def finish_server(ctx: Context, server) -> None:
+    """A server's <If> redirects (the main server's too: httpd merges its sections into every virtual host)
+    run in nginx's server rewrite phase, before any access rule; httpd redirects only requests it admits."""
+    redirects = (ctx.main.settings.get("if_redirects", []) if server is not ctx.main else []) + \
+        server.settings.get("if_redirects", [])
+    if not redirects:
+        return
+    server.own_statements.extend(redirects)
+    restricted = [s for holder in (server, ctx.main)
+                  for s in holder.settings.get("directories", []) + holder.settings.get("files", []) + holder.scopes
+                  if s.settings.get("access") is not None]
+    if restricted:
+        ctx.diags.add("A2N745", "an <If> redirect runs before the access rules in nginx: a request httpd refuses "
+                      "(401/403) is redirected instead", redirects[0].span,
+                      related=[s.span for s in restricted[:3] if s.span is not None])
 
 
 ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype", "authname", "authuserfile",

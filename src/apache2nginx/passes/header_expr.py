@@ -11,7 +11,9 @@ that is the value when the condition holds and empty otherwise.
 The subset translated: `%{VAR} =~ m#re#flags` / `!~`, `==` / `!=` against a
 quoted string, `-z` / `-n`, `true` / `false`, parentheses, `!`, `&&`, `||`,
 over CONTENT_TYPE, HTTPS, REQUEST_METHOD, REQUEST_SCHEME, REMOTE_ADDR,
-HTTP_HOST, `req:`/`http:` request headers and `resp:` response headers.
+HTTP_HOST, SERVER_PROTOCOL, `req:`/`http:` request headers (also as
+`req('Name')`) and `resp:` response headers. `<If>` sections use the same
+compiler, limited to what is known before the response.
 Anything else raises `Untranslatable`, and the header is reported.
 """
 from __future__ import annotations
@@ -22,10 +24,14 @@ from ..model import MapBlock
 
 # ap_expr variable -> the nginx variable holding the same text.
 _VARIABLES = {"content_type": "$sent_http_content_type", "https": "$a2n_https", "request_method": "$request_method",
-              "request_scheme": "$scheme", "remote_addr": "$remote_addr", "http_host": "$http_host"}
+              "request_scheme": "$scheme", "remote_addr": "$remote_addr", "http_host": "$http_host",
+              "server_protocol": "$server_protocol"}
+# What only exists once the response does: an <If> (evaluated before the handler) cannot test it.
+RESPONSE_VARIABLES = ("$sent_http_",)
 
 _TOKEN = re.compile(r"""\s*(?:
     (?P<var>%\{[^}]+\}) |
+    (?P<func>(?:req|http|resp)\(\s*'[^']*'\s*\)) |
     (?P<regex>m(?P<d>[^\w\s])(?P<body>(?:\\.|(?!(?P=d)).)*)(?P=d)(?P<flags>[a-z]*)
         | /(?P<sbody>(?:\\.|[^/])*)/(?P<sflags>[a-z]*)) |
     (?P<str>'[^']*'|"[^"]*") |
@@ -48,6 +54,9 @@ def _tokens(text: str) -> list[tuple[str, str, str]]:
         pos = m.end()
         if m.group("var"):
             out.append(("var", m.group("var")[2:-1], ""))
+        elif m.group("func"):
+            func, _, arg = m.group("func").partition("(")
+            out.append(("var", func + ":" + arg.strip(" )").strip("'"), ""))
         elif m.group("regex"):
             body = m.group("body") if m.group("body") is not None else m.group("sbody")
             flags = m.group("flags") if m.group("body") is not None else m.group("sflags")
@@ -77,8 +86,9 @@ def _variable(name: str) -> str:
 class HeaderCondition:
     """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
 
-    def __init__(self, maps: list[MapBlock]):
+    def __init__(self, maps: list[MapBlock], request_only: bool = False):
         self.maps = maps
+        self.request_only = request_only
 
     def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
         for m in self.maps:
@@ -164,6 +174,8 @@ class HeaderCondition:
         if kind != "var":
             raise Untranslatable(f"unexpected {value!r}")
         source = _variable(value)
+        if self.request_only and source.startswith(RESPONSE_VARIABLES):
+            raise Untranslatable(f"%{{{value}}} is not known before the response")
         if source == "$a2n_https" and not any(m.variable == source for m in self.maps):
             # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
             self.maps.append(MapBlock("$https", source, [('""', "off")], "on"))
