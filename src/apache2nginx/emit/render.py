@@ -14,6 +14,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from .. import __version__
 from ..model import Location, NginxModel, Server
 from .inherit import effective, merge
+from .selfcheck import fast_clean
 from ..syntax.span import Span
 
 _NEEDS_QUOTE = re.compile(r"[\s;{}\"'#]|\\$")
@@ -107,6 +108,8 @@ def _environment() -> Environment:
 def self_check(text: str, full: bool) -> list[str]:
     """Re-parse generated nginx with crossplane; returns the errors (empty when fine)."""
     body = text if full else "events {}\nhttp {\n" + text + "\n}\n"
+    if fast_clean(body):
+        return []
     fd, path = tempfile.mkstemp(suffix=".conf", prefix="a2n-check-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
