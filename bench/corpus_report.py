@@ -99,6 +99,9 @@ def main() -> int:
           f"{totals['refused']}")
     print(f"directives: {totals['directives']}  " + "  ".join(f"{k}: {totals[k]}" for k in KEYS))
     print(f"exact or approximate: {covered / d:.1%}")
+    applicable = d - totals["not_applicable"]
+    print(f"exact or approximate among directives nginx needs something for (not-applicable ones, such as "
+          f"LoadModule, left out): {covered / (applicable or 1):.1%}")
     for fam, counts in family_totals.items():
         n = sum(counts.values()) or 1
         print(f"{fam}: {sum(counts.values())} directives, "
