@@ -21,6 +21,21 @@ _NEEDS_QUOTE = re.compile(r"[\s;{}\"'#]|\\$")
 
 
 def quote(arg: str) -> str:
+    """An nginx argument, quoted only when nginx's tokenizer requires it (memoised: arguments repeat)."""
+    try:
+        return _QUOTED[arg]
+    except KeyError:
+        pass
+    if len(_QUOTED) >= 1 << 16:
+        _QUOTED.clear()
+    quoted = _QUOTED[arg] = _quote(arg)
+    return quoted
+
+
+_QUOTED: dict[str, str] = {}
+
+
+def _quote(arg: str) -> str:
     """An nginx argument, quoted only when nginx's tokenizer requires it.
 
     Unquoted, nginx keeps a backslash before any character other than its own
@@ -52,6 +67,37 @@ class Renderer:
         else:
             line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
         return line + self.source(span, comment or "")
+
+    def statements(self, stmts: list, depth: int) -> str:
+        """Statements at `depth`, with their nested blocks (if, limit_except), one a line."""
+        out: list[str] = []
+        self._statements(stmts, depth, out)
+        return "".join(out)
+
+    def _statements(self, stmts: list, depth: int, out: list[str]) -> None:
+        pad = "    " * depth
+        directive = self.directive
+        for stmt in stmts:
+            if stmt.block is not None:
+                out.append(pad + directive(stmt.name, stmt.args, stmt.span, True, stmt.comment) + "\n")
+                self._statements(stmt.block, depth + 1, out)
+                out.append(pad + "}\n")
+            else:
+                out.append(pad + directive(stmt.name, stmt.args, stmt.span, False, stmt.comment) + "\n")
+
+    def location(self, loc: Location, depth: int) -> str:
+        """A location block with its statements and nested locations."""
+        out: list[str] = []
+        self._location(loc, depth, out)
+        return "".join(out)
+
+    def _location(self, loc: Location, depth: int, out: list[str]) -> None:
+        pad = "    " * depth
+        out.append(f"{pad}location {(loc.modifier + ' ') if loc.modifier else ''}{loc.path} {{{self.source(loc.span)}\n")
+        self._statements(loc.statements, depth + 1, out)
+        for inner in loc.locations:
+            self._location(inner, depth + 1, out)
+        out.append(pad + "}\n")
 
     def render(self, model: NginxModel, servers: list[Server] | None = None, inputs: list[str] | None = None,
                full: bool | None = None, shared: bool = True) -> str:
@@ -87,6 +133,8 @@ class Renderer:
             locations=locations,
             source=self.source,
             directive=self.directive,
+            statements=self.statements,
+            location=self.location,
             quote=quote,
         )
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"

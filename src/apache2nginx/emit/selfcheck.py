@@ -14,6 +14,7 @@ messages (and their line numbers) are crossplane's own.
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 from crossplane.analyzer import analyze, enter_block_ctx
 from crossplane.errors import NgxParserDirectiveError
@@ -43,53 +44,61 @@ class _Unsure(Exception):
     """The fast pass cannot vouch for the text: crossplane decides."""
 
 
-def _tokens(text: str) -> list[tuple[str, bool]]:
-    """(token, quoted) as crossplane's lexer yields them, comments left out."""
-    found = _TOKEN.findall(text)
-    while found and found[-1] == ("", "", "", "", ""):
-        found.pop()
-    out: list[tuple[str, bool]] = []
-    append = out.append
-    for plain, dq, sq, other, bad in found:
-        if plain:
-            append((plain, False))
-        elif other:
-            append((other, False))
-        elif dq:
-            append((dq[1:-1].replace('\\"', '"'), True))
-        elif sq:
-            append((sq[1:-1].replace("\\'", "'"), True))
-        else:
-            raise _Unsure          # an unterminated quote, a lone backslash at the end
-    if out and not out[-1][1] and out[-1][0] not in ("{", "}", ";") and \
-            not (text[-1:].isspace() and not out[-1][0][-1:].isspace()):
-        raise _Unsure              # crossplane drops a bare token the input ends in (or may)
-    return out
+CHUNK = 1 << 20          # characters tokenised at once (the token lists stay small)
+
+
+def _tokens(text: str):
+    """(token, quoted) as crossplane's lexer yields them, comments left out, one list per chunk of lines."""
+    size = len(text)
+    pos = 0
+    while pos < size:
+        end = text.find("\n", pos + CHUNK)
+        end = size if end < 0 else end + 1
+        out: list[tuple[str, bool]] = []
+        append = out.append
+        for plain, dq, sq, other, bad in _TOKEN.findall(text, pos, end):
+            if plain:
+                append((plain, False))
+            elif other:
+                append((other, False))
+            elif dq:
+                append((dq[1:-1].replace('\\"', '"'), True))
+            elif sq:
+                append((sq[1:-1].replace("\\'", "'"), True))
+            elif bad:
+                raise _Unsure      # an unterminated quote (or one left open across chunks), a lone backslash
+        if out and not out[-1][1] and out[-1][0][-1:].isspace():
+            raise _Unsure          # a bare token that took in a newline may go on past the chunk
+        if end == size and out and not out[-1][1] and out[-1][0] not in ("{", "}", ";") and \
+                not text[-1:].isspace():
+            raise _Unsure          # crossplane drops a bare token the input ends in
+        yield out
+        pos = end
 
 
 _ANALYZED: set[tuple] = set()
 
 
-def _parse(tokens: list[tuple[str, bool]], pos: int, ctx: tuple, fname: str) -> int:
-    """crossplane.parser.parse's `_parse`, for a text without errors; returns the position after the block."""
-    n = len(tokens)
-    while pos < n:
-        token, quoted = tokens[pos]
-        pos += 1
+def _parse(tokens, ctx: tuple, fname: str) -> None:
+    """crossplane.parser.parse's `_parse` for a text without errors, pulling from one token iterator;
+    returns at the `}` closing the block (raises _Unsure on anything crossplane would report)."""
+    for token, quoted in tokens:
         if token == "}" and not quoted:
-            return pos
+            if not ctx:
+                raise _Unsure      # unexpected "}"
+            return
+        if token == "{" and not quoted:
+            raise _Unsure          # a block without a name (crossplane still counts its brace)
         stmt = {"directive": token, "line": 0, "args": []}
         args = stmt["args"]
-        if pos >= n:
-            raise _Unsure
-        token, quoted = tokens[pos]
-        pos += 1
+        token, quoted = next(tokens, _END)
         while token not in ("{", ";", "}") or quoted:
+            if quoted is None:
+                raise _Unsure      # the input ends inside a statement
             args.append(token)
-            if pos >= n:
-                raise _Unsure
-            token, quoted = tokens[pos]
-            pos += 1
+            token, quoted = next(tokens, _END)
+        if quoted is None:
+            raise _Unsure
         if stmt["directive"] == "if":
             if args and args[0].startswith("(") and args[-1].endswith(")"):
                 args[0] = args[0][1:].lstrip()
@@ -109,13 +118,14 @@ def _parse(tokens: list[tuple[str, bool]], pos: int, ctx: tuple, fname: str) -> 
                 raise _Unsure from None
             _ANALYZED.add(key)
         if token == "{" and not quoted:
-            pos = _parse(tokens, pos, enter_block_ctx(stmt, ctx), fname)
+            _parse(tokens, enter_block_ctx(stmt, ctx), fname)
         elif token == "}":
-            # a statement closed by `}` is an error crossplane reports (not terminated by ";")
-            raise _Unsure
+            raise _Unsure          # a statement closed by `}`: crossplane says it is not terminated by ";"
     if ctx:
-        raise _Unsure          # end of input inside a block
-    return pos
+        raise _Unsure              # the input ends inside a block
+
+
+_END = ("", None)
 
 
 def fast_clean(text: str) -> bool | None:
@@ -123,22 +133,7 @@ def fast_clean(text: str) -> bool | None:
     if any(name in text for name in EXTERNAL_LEXERS):
         return None
     try:
-        tokens = _tokens(text)
-        depth = 0
-        for token, quoted in tokens:
-            if quoted:
-                continue
-            if token == "{":
-                depth += 1
-            elif token == "}":
-                depth -= 1
-                if depth < 0:
-                    return None
-        if depth:
-            return None
-        pos = _parse(tokens, 0, (), "<self-check>")
-        if pos != len(tokens):
-            return None
+        _parse(chain.from_iterable(_tokens(text)), (), "<self-check>")
     except (_Unsure, RecursionError):
         return None
     return True
