@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -63,7 +62,10 @@ from apache2nginx.diagnostics import Diagnostics
 from apache2nginx.lint.sandbox import Sandbox, find_nginx, free_port
 from apache2nginx.syntax.loader import load
 from apache2nginx.verify.apache_sandbox import ApacheSandbox
-from apache2nginx.verify.process import stop_process, wait_for_ports
+from apache2nginx.verify.process import stop_process
+
+import _common
+from _common import fmt
 
 DEFAULT_SIZES = (10, 1000, 10000)
 TINY_SIZES = (10, 50)
@@ -167,37 +169,11 @@ def warm_up(port: int, n: int, requests: int, timeout: float = 10) -> None:
             conn.close()
 
 
-_UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
-
-
-def _to_ms(value: str) -> float | None:
-    m = re.fullmatch(r"([\d.]+)(us|ms|s|m|h)", value.strip())
-    return float(m.group(1)) * _UNITS_MS[m.group(2)] if m else None
-
-
 def run_wrk(wrk: str, port: int, n: int, seconds: int) -> tuple[float | None, float | None, float | None, str]:
-    """One bounded wrk run; returns requests/s, p50 ms, p99 ms and a note."""
-    url = f"http://127.0.0.1:{port}/old/page-{n - 1}.html"
-    cmd = [wrk, f"-t{WRK_THREADS}", f"-c{WRK_CONNECTIONS}", f"-d{seconds}s", "--latency", "-H", f"Host: {HOST}", url]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 30)
-    except subprocess.TimeoutExpired:
-        return None, None, None, "wrk timed out"
-    out = proc.stdout
-    rps = re.search(r"^Requests/sec:\s+([\d.]+)", out, re.M)
-    p50 = re.search(r"^\s+50%\s+(\S+)", out, re.M)
-    p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M)
-    notes = []
-    if proc.returncode != 0:
-        notes.append(f"wrk exited {proc.returncode}: {proc.stderr.strip()[:200]}")
-    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    if bad:
-        notes.append(f"{bad.group(1)} non-2xx/3xx responses")
-    errors = re.search(r"Socket errors:.*", out)
-    if errors:
-        notes.append(errors.group(0).strip())
-    return (float(rps.group(1)) if rps else None, _to_ms(p50.group(1)) if p50 else None,
-            _to_ms(p99.group(1)) if p99 else None, "; ".join(notes))
+    """One bounded wrk run on the last rule; returns requests/s, p50 ms, p99 ms and a note."""
+    r = _common.run_wrk(wrk, f"http://127.0.0.1:{port}/old/page-{n - 1}.html", WRK_THREADS, WRK_CONNECTIONS,
+                        seconds, {"Host": HOST})
+    return r.rps, r.p50_ms, r.p99_ms, r.note
 
 
 def measure(server: str, port: int, n: int, args: argparse.Namespace) -> Result:
@@ -223,14 +199,10 @@ def bench_nginx(nginx_conf: Path, orig_port: int, n: int, args: argparse.Namespa
         port = box.port_for(orig_port)
         if port is None:
             raise ServerFailed(f"nginx sandbox has no socket for port {orig_port}")
-        log = box.prefix / "logs" / "error.log"
-        proc = subprocess.Popen([args.nginx, "-p", f"{box.prefix}/", "-c", str(box.conf), "-e", str(log),
-                                 "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if wait_for_ports({port}, proc, timeout=30):
-            stop_process(proc)
-            err = proc.stderr.read() if proc.stderr else ""
-            raise ServerFailed("nginx did not start: " + (err or "") +
-                               (log.read_text(errors="replace")[-2000:] if log.exists() else ""))
+        try:
+            proc = _common.start_nginx(args.nginx, box, {port})
+        except RuntimeError as exc:
+            raise ServerFailed(str(exc)) from exc
         return measure("nginx", port, n, args)
     finally:
         stop_process(proc)
@@ -259,10 +231,6 @@ def bench_apache(apache_conf: Path, docroot: Path, orig_port: int, n: int, cert:
 
 
 # ----------------------------------------------------------------------------- main
-
-def fmt(value: float | None, spec: str) -> str:
-    return format(value, spec) if value is not None else "-"
-
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
