@@ -124,7 +124,8 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
               help="Read every .htaccess under DIR that httpd would honour; DIR stands for the DocumentRoot PATH "
                    "(default: the configuration's DocumentRoot).")
 @click.option("--jobs", type=int, default=0, show_default=True,
-              help="Worker processes for reading large .htaccess trees (0: every core).")
+              help="Worker processes for reading many inputs, checking many outputs and reading large .htaccess "
+                   "trees (0: every core).")
 @click.option("--max-input-size", type=int, default=DEFAULT_MAX_INPUT, show_default=True,
               help="Refuse input files larger than this many bytes.")
 @click.option("--source-comments/--no-source-comments", default=True, show_default=True,

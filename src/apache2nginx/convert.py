@@ -9,6 +9,9 @@ when the run is not fatal.
 from __future__ import annotations
 
 import gc
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from .syntax.span import Span
 
 NGINX_VERSION_DEFAULT = "1.22"
 SHARED_OUTPUT = "00-apache2nginx-shared.conf"
+PARALLEL_FROM = 16       # below this many inputs (or outputs) one process is faster than starting workers
 
 
 @dataclass
@@ -33,7 +37,7 @@ class ConvertOptions:
     htaccess_dir: str | None = None  # the URL path a .htaccess input governs
     docroot: Path | None = None      # a document root on disk whose .htaccess files are read
     docroot_for: str | None = None   # the DocumentRoot it stands for (default: the configuration's)
-    jobs: int = 0                    # worker processes for large .htaccess trees (0: every core)
+    jobs: int = 0                    # worker processes for many inputs/outputs and large .htaccess trees (0: every core)
     progress: object = None          # click.progressbar-like factory, for a TTY
 
 
@@ -123,6 +127,77 @@ def _read_htaccess_tree(config: LoadedConfig, options: ConvertOptions, diags: Di
     return result.refused
 
 
+def _workers(options: ConvertOptions, tasks: int) -> int:
+    """Worker processes for `tasks` independent pieces of work (1: do them here)."""
+    if tasks < PARALLEL_FROM:
+        return 1
+    return max(1, min(options.jobs or os.cpu_count() or 1, tasks))
+
+
+def _progress(options: ConvertOptions):
+    if options.progress is not None:
+        return options.progress
+    if sys.stderr.isatty():
+        import click
+        return click.progressbar
+    return None
+
+
+def _tracked(iterable, total: int, progress, label: str):
+    if progress is None:
+        yield from iterable
+        return
+    with progress(length=total, label=label, file=sys.stderr) as bar:
+        for item in iterable:
+            bar.update(1)
+            yield item
+
+
+def _load_one(job: tuple[InputSpec, LoadOptions]) -> tuple[LoadedConfig | None, list]:
+    """Worker: load one input on its own; returns the configuration and the diagnostics loading gave."""
+    spec, load_options = job
+    file_diags = Diagnostics()
+    lc = load(spec.path or spec.display, load_options, file_diags, data=spec.data, display_name=spec.display)
+    return lc, list(file_diags)
+
+
+def _load_inputs(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics) -> list[LoadedConfig]:
+    """Every input loaded on its own (in worker processes when there are many), in input order."""
+    workers = _workers(options, len(specs))
+    if workers > 1:
+        chunk = max(1, len(specs) // (workers * 4))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(_tracked(pool.map(_load_one, [(s, options.load) for s in specs], chunksize=chunk),
+                                    len(specs), _progress(options), "reading inputs"))
+        found = Diagnostics()
+        for _, file_diags in results:
+            found.extend(file_diags)
+        # An input loaded after an error reads differently (no "holds no directives" report): on errors the
+        # inputs are read again one after the other, as the sequential run does.
+        if not found.has_errors:
+            diags.extend(found)
+            return [lc for lc, _ in results if lc is not None]
+    loaded: list[LoadedConfig] = []
+    for spec in specs:
+        lc = load(spec.path or spec.display, options.load, diags, data=spec.data, display_name=spec.display)
+        if lc is not None:
+            loaded.append(lc)
+    return loaded
+
+
+def _check_one(text: str) -> list[str]:
+    return self_check(text, full="\nhttp {" in text or text.startswith("events"))
+
+
+def _check_outputs(texts: list[str], options: ConvertOptions) -> list[list[str]]:
+    """The self-check of every output (in worker processes when there are many), in output order."""
+    workers = _workers(options, len(texts))
+    if workers == 1:
+        return [_check_one(text) for text in texts]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(_check_one, texts, chunksize=max(1, len(texts) // (workers * 4))))
+
+
 def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics) -> ConvertResult:
     # The cyclic collector would walk the whole tree and model again and again while they grow (a third
     # of the time at 100k lines) and finds nothing to free: the trees are alive until the end.
@@ -139,11 +214,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
     tally = Tally()
     if diags.has_errors or not specs:
         return ConvertResult({}, diags, tally, True)
-    loaded: list[LoadedConfig] = []
-    for spec in specs:
-        lc = load(spec.path or spec.display, options.load, diags, data=spec.data, display_name=spec.display)
-        if lc is not None:
-            loaded.append(lc)
+    loaded = _load_inputs(specs, options, diags)
     lines = sum(lc.lines for lc in loaded)
     if diags.has_errors or not loaded:
         return ConvertResult({}, diags, tally, True, lines)
@@ -179,8 +250,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
             else "sites.conf"
         outputs[name] = renderer.render(model, inputs=[s.display for s in specs])
     fatal = False
-    for name, text in outputs.items():
-        errors = self_check(text, full="\nhttp {" in text or text.startswith("events"))
+    for name, errors in zip(outputs, _check_outputs(list(outputs.values()), options)):
         for err in errors:
             diags.add("A2N900", f"generated {name} does not re-parse: {err}", None, severity=Severity.ERROR)
             fatal = True
