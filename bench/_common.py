@@ -308,14 +308,15 @@ def run_wrk(wrk: str, url: str, threads: int, connections: int, seconds: int,
 
 # ----------------------------------------------------------------------------- nginx in a sandbox
 
-def start_nginx(nginx: str, box, ports: set[int], timeout: float = 30):
-    """Start nginx in foreground on a built `apache2nginx.lint.sandbox.Sandbox`; returns the process once
-    every port listens (raises RuntimeError with nginx's complaint otherwise). Stop it with
-    `apache2nginx.verify.process.stop_process`."""
+def start_nginx(nginx: str, prefix: Path, conf: Path, ports: set[int], timeout: float = 30):
+    """Start nginx in the foreground with prefix `prefix` (e.g. a built `apache2nginx.lint.sandbox.Sandbox`'s
+    prefix and conf); returns the process once every port listens (raises RuntimeError with nginx's
+    complaint otherwise). Stop it with `apache2nginx.verify.process.stop_process`."""
     from apache2nginx.verify.process import stop_process, wait_for_ports
-    log = box.prefix / "logs" / "error.log"
-    proc = subprocess.Popen([nginx, "-p", f"{box.prefix}/", "-c", str(box.conf), "-e", str(log),
-                             "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = prefix / "logs" / "error.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([nginx, "-p", f"{prefix}/", "-c", str(conf), "-e", str(log), "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if wait_for_ports(ports, proc, timeout=timeout):
         stop_process(proc)
         err = proc.stderr.read() if proc.stderr else ""

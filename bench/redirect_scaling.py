@@ -200,7 +200,7 @@ def bench_nginx(nginx_conf: Path, orig_port: int, n: int, args: argparse.Namespa
         if port is None:
             raise ServerFailed(f"nginx sandbox has no socket for port {orig_port}")
         try:
-            proc = _common.start_nginx(args.nginx, box, {port})
+            proc = _common.start_nginx(args.nginx, box.prefix, box.conf, {port})
         except RuntimeError as exc:
             raise ServerFailed(str(exc)) from exc
         return measure("nginx", port, n, args)
