@@ -200,17 +200,21 @@ def _check_outputs(texts: list[str], options: ConvertOptions) -> list[list[str]]
 
 def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics) -> ConvertResult:
     # The cyclic collector would walk the whole tree and model again and again while they grow (a third
-    # of the time at 100k lines) and finds nothing to free: the trees are alive until the end.
+    # of the time at 100k lines) and finds nothing to free: they are alive until the end. Rendering, whose
+    # template contexts do leave cycles behind, runs with the collector on and the model frozen out of its
+    # sight (_convert).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _convert(specs, options, diags)
+        return _convert(specs, options, diags, gc_was_enabled)
     finally:
         if gc_was_enabled:
+            gc.unfreeze()
             gc.enable()
 
 
-def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics) -> ConvertResult:
+def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics,
+             collect_while_rendering: bool = True) -> ConvertResult:
     tally = Tally()
     if diags.has_errors or not specs:
         return ConvertResult({}, diags, tally, True)
@@ -233,6 +237,9 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
                                                "server_root": combined.server_root})
     # the configuration as httpd reads it (verify re-emits it; httpd reads the .htaccess files itself)
     del combined.children[own_nodes:]
+    if collect_while_rendering:
+        gc.freeze()
+        gc.enable()
     renderer = Renderer(options.source_comments)
     outputs: dict[str, str] = {}
     if options.split_outputs and len(specs) > 1 and not model.full:
