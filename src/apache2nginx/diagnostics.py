@@ -84,6 +84,10 @@ class Diagnostics:
     def __len__(self) -> int:
         return len(self._items)
 
+    def since(self, count: int) -> list[Diagnostic]:
+        """The diagnostics added after the first COUNT (what one step of a pass reported)."""
+        return self._items[count:]
+
     def at_least(self, severity: Severity) -> list[Diagnostic]:
         return [d for d in self._items if d.severity.rank >= severity.rank]
 

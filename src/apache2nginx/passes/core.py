@@ -252,16 +252,18 @@ def _wildcard_matches(pattern: str, name: str) -> bool:
 def _shadowed_names(ctx: Context, vhosts: list[Server]) -> None:
     """httpd takes the first virtual host (config order) whose name or alias matches; nginx prefers exact
     names over wildcards. An exact name on a later vhost that an earlier vhost's wildcard already matches is
-    never selected by httpd, so it is dropped to keep nginx from routing those requests elsewhere."""
-    for j, later in enumerate(vhosts):
+    never selected by httpd, so it is dropped to keep nginx from routing those requests elsewhere.
+    Only virtual hosts with wildcard names can shadow, so only they are kept to compare against (linear in
+    the number of virtual hosts when few have wildcards)."""
+    wildcard_hosts: list[tuple[Server, set, list[str]]] = []
+    for later in vhosts:
         sockets = {l.socket.key() for l in later.listens}
         keep = []
         for name in later.names:
             owner = None
             if not name.startswith("~") and "*" not in name:
-                for earlier in vhosts[:j]:
-                    if sockets & {l.socket.key() for l in earlier.listens} and \
-                            any(_wildcard_matches(p, name) for p in earlier.names if p != name):
+                for earlier, earlier_sockets, patterns in wildcard_hosts:
+                    if sockets & earlier_sockets and any(_wildcard_matches(p, name) for p in patterns if p != name):
                         owner = earlier
                         break
             if owner is not None:
@@ -271,6 +273,9 @@ def _shadowed_names(ctx: Context, vhosts: list[Server]) -> None:
                 continue
             keep.append(name)
         later.names = keep
+        patterns = [p for p in keep if p.startswith(("~", "*.")) or p.endswith(".*")]
+        if patterns:
+            wildcard_hosts.append((later, sockets, patterns))
 
 
 def resolve_sockets(ctx: Context) -> None:
@@ -537,8 +542,11 @@ def _types(server: Server, types: list, full_main: bool) -> None:
 
 DEFAULTS = (
     # (setting, nginx directive, Apache default) — nginx's own defaults differ, so they are always written.
+    # MaxKeepAliveRequests is not among them: httpd's 100 would make nginx close (and a TLS client
+    # handshake again) ten times as often as its own 1000, a cost no response shows; an explicit
+    # MaxKeepAliveRequests is still translated.
     ("keepalive_timeout", "keepalive_timeout", "5s"),
-    ("keepalive_requests", "keepalive_requests", "100"),
+    ("keepalive_requests", "keepalive_requests", None),
     ("limit_request_body", "client_max_body_size", "1g"),
 )
 
@@ -557,7 +565,7 @@ def finish_server(ctx: Context, server: Server) -> None:
         own = server.settings.get(key)
         if own:
             server.statements.append(Stmt(name, [own[0]], own[1]))
-        elif (server is main) == ctx.model.full and not main.settings.get(key):
+        elif default is not None and (server is main) == ctx.model.full and not main.settings.get(key):
             # Full configs carry httpd's defaults once at http level; site files in each server.
             server.statements.append(Stmt(name, [default], None, comment="httpd default"))
     timeout = server.settings.get("timeout")

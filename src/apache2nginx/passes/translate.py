@@ -130,7 +130,7 @@ class Translator:
         if rule.handler is not None:
             disposition = rule.handler(self.ctx, d) or disposition
         # An unsupported directive always carries an error; the handler's own one says best why.
-        reported = any(x.severity is Severity.ERROR for x in list(self.diags)[before:])
+        reported = any(x.severity is Severity.ERROR for x in self.diags.since(before))
         self.dispositions[id(d)] = disposition
         if disposition is Disposition.NOT_APPLICABLE and rule.note:
             self.diags.add("A2N102", f"{d.name}: not applicable to nginx: {rule.note}", d.span, directive=d.name)
