@@ -139,6 +139,19 @@ class Layout:
         main = self.model.main_server
         self.refuse_all = server.settings.get("refuse_all") or (main.settings.get("refuse_all") if main else None)
         self.files = self.sections("files")
+        self.filename_refusals = self.server.settings.get("filename_refusals", []) + \
+            (main.settings.get("filename_refusals", []) if main is not None and main is not server else [])
+        if self.filename_refusals and self.refuse_all is None:
+            granting = [s for holder in (server, main) if holder is not None
+                        for s in holder.scopes + holder.settings.get("files", []) if s.settings.get("access")]
+            if granting:
+                span = self.filename_refusals[0][1]
+                self.refuse_all = ("<DirectoryMatch> refusal that a later <Files>/<Location> could lift", span)
+                if span not in self.model.access_reported:
+                    self.model.access_reported.add(span)
+                    self.diags.add("A2N740", "a <DirectoryMatch> refusal merges before <Files> and <Location> "
+                                   "sections with access rules, which nginx cannot order the same way: the whole "
+                                   "server is refused (deny all)", span, related=[g.span for g in granting[:3]])
         files_by_parent: dict[int, list[Scope]] = {}
         for f in self.files:
             files_by_parent.setdefault(id(f.parent) if f.parent is not None else 0, []).append(f)
@@ -163,7 +176,7 @@ class Layout:
                         seen_regions.add(region)
                         regions.append(region)
         by_key = {l.key(): l for l in server.locations}   # locations the passes made already
-        if (self.directories or self.files or self.refuse_all) and "/" not in regions:
+        if (self.directories or self.files or self.refuse_all or self.filename_refusals) and "/" not in regions:
             regions.insert(0, "/")
         # `<Location />` applies to every request that reaches httpd's location walk, so its statements go
         # into every location (and a `location /`), not to the server level where nginx would also apply
@@ -201,7 +214,7 @@ class Layout:
                 root_access = access
             statements = access + [st for d in dirs for st in d.statements] + \
                 [st for s in covering for st in s.statements]
-            if path == "/" and handler is None and not statements and not self.files:
+            if path == "/" and handler is None and not statements and not self.files and not self.filename_refusals:
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
                     and not any(r.kind != "redirect" for r in all_routes) and not scopes:
@@ -254,6 +267,10 @@ class Layout:
             server.locations.append(loc)
             if s.settings.get("access") is not None and access:
                 self.guard_prefixes(s, access, prefix_locations)
+
+        if self.filename_refusals and self.refuse_all is None:
+            for loc in server.locations:
+                _guard_filenames(loc, self.filename_refusals)
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
         """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
@@ -358,6 +375,18 @@ class Layout:
         value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
         self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
+
+
+def _guard_filenames(loc: Location, refusals: list) -> None:
+    """A <DirectoryMatch> refusal in every location that serves files (not a proxy, not a redirect), nested
+    ones included: nginx runs only the selected location's rewrite-phase directives."""
+    names = {st.name for st in loc.statements}
+    if not names & {"proxy_pass", "uwsgi_pass", "grpc_pass", "stub_status", "return"}:
+        loc.statements[:0] = [Stmt("if", [f"($request_filename ~ {_quote_if_needed(regex)})"], span,
+                                   block=[Stmt("return", ["403"], span)], comment="<DirectoryMatch> refusal")
+                              for regex, span in refusals]
+    for inner in loc.locations:
+        _guard_filenames(inner, refusals)
 
 
 def _aliased_script_location(f: Scope, access: list[Stmt]) -> Location:

@@ -379,6 +379,8 @@ def directory(ctx: Context, section: Section) -> Disposition:
     """<Directory path>: recorded with its filesystem path; the layout finds every URL that reaches it."""
     args = section.args
     regex = section.key == "directorymatch" or (len(args) >= 2 and args[0] == "~")
+    if regex and ctx.scope is None and args and _directory_match_refusal(ctx, section, args[-1]):
+        return Disposition.EXACT
     if ctx.scope is not None or regex or not args or any(c in args[0] for c in "*?["):
         what = "inside another section" if ctx.scope is not None else \
             "a regular expression or wildcard" if args else "without a path"
@@ -407,6 +409,38 @@ def directory(ctx: Context, section: Section) -> Disposition:
         scope.settings.setdefault("access", AccessConfig()).refuse = refused
         ctx.model.access_reported.add(refused[1])   # said when it was read
     return Disposition.EXACT
+
+
+def _refuses_everyone(section: Section) -> bool:
+    """The section's access rules are a plain refusal: `Require all denied`, or `Deny from all` without Allow."""
+    access = [c for c in section.children if not c.is_section and c.key in ACCESS_DIRECTIVES]
+    requires = [[a.lower() for a in c.args] for c in access if c.key == "require"]
+    compat = [c for c in access if c.key in ("order", "allow", "deny")]
+    if any(c.key not in ("require", "order", "allow", "deny") for c in access):
+        return False
+    if requires:
+        return requires == [["all", "denied"]] and not compat
+    denies = [[a.lower() for a in c.args] for c in compat if c.key == "deny"]
+    return ["from", "all"] in denies and not any(c.key == "allow" for c in compat)
+
+
+def _directory_match_refusal(ctx: Context, section: Section, pattern: str) -> bool:
+    """<DirectoryMatch re> (or <Directory ~ re>) that refuses everyone. httpd matches the expression against
+    the request's whole file name (observed: `/\.git` refuses /.gitignore too) and merges it after every
+    plain <Directory>, so the refusal becomes a test of nginx's $request_filename in every location serving
+    files (the layout places it, or refuses the server where a <Files> or <Location> section with access
+    rules could grant those files again). Anything else inside is reported as not translated."""
+    if any(c.is_section for c in section.children) or not _refuses_everyone(section):
+        return False
+    scope = Scope(pattern, regex=True, span=section.span, kind="directory", settings={"section": section})
+    previous, ctx.scope = ctx.scope, scope
+    try:
+        ctx.walk([c for c in section.children if c.key in ACCESS_DIRECTIVES])
+    finally:
+        ctx.scope = previous
+    ctx.walk([c for c in section.children if c.key not in ACCESS_DIRECTIVES], untranslated=section)
+    ctx.server.settings.setdefault("filename_refusals", []).append((pattern.strip('"'), section.span))
+    return True
 
 
 def files(ctx: Context, section: Section) -> Disposition:
