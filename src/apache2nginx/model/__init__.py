@@ -217,3 +217,20 @@ class NginxModel:
     main_server: Server | None = None   # Apache's main server: its settings apply to every virtual host
     # spans of access rules already reported as refused, so a section many locations share is said once
     access_reported: set = field(default_factory=set)
+    # generated map variables: how many of each prefix, and the variable of each distinct map (linear lookups)
+    _variable_counts: dict = field(default_factory=dict)
+    _maps_by_content: dict = field(default_factory=dict)
+
+    def new_variable(self, prefix: str, suffix: str = "") -> str:
+        """`$<prefix><n><suffix>`, numbered per prefix in the order they are asked for."""
+        n = self._variable_counts[prefix] = self._variable_counts.get(prefix, 0) + 1
+        return f"${prefix}{n}{suffix}"
+
+    def shared_map(self, prefix: str, source: str, entries: list[tuple[str, str]], default: str) -> str:
+        """The variable of a map with this content, added once (numbered with PREFIX)."""
+        key = (prefix, source, tuple(entries), default)
+        variable = self._maps_by_content.get(key)
+        if variable is None:
+            variable = self._maps_by_content[key] = self.new_variable(prefix)
+            self.maps.append(MapBlock(source, variable, entries, default))
+        return variable

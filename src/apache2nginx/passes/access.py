@@ -548,7 +548,7 @@ def if_redirect(ctx: Context, section: Section) -> bool:
     if len(redirects) != 1:
         return False
     try:
-        condition = HeaderCondition(ctx.model.maps, request_only=True).compile(section.args[0])
+        condition = HeaderCondition(ctx.model, request_only=True).compile(section.args[0])
     except Untranslatable:
         return False
     child, status, target = redirects[0]

@@ -103,7 +103,7 @@ def script_alias(ctx: Context, d: Directive) -> Disposition:
         url, fs = d.args
         fs = fs if fs.endswith("/") else fs + "/"
         from ..model import MapBlock
-        variable = f"$a2n_cgi_{sum(m.variable.startswith('$a2n_cgi_') for m in ctx.model.maps) + 1}"
+        variable = ctx.model.new_variable("a2n_cgi_")
         ctx.model.maps.append(MapBlock("$fastcgi_script_name", variable,
                                        [(f"~^{re.escape(url)}(.*)$", fs + "$1")], '""', span=d.span))
         ctx.server.routes.append(Route("alias", url, fs, span=d.span,

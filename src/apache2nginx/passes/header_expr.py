@@ -86,18 +86,12 @@ def _variable(name: str) -> str:
 class HeaderCondition:
     """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
 
-    def __init__(self, maps: list[MapBlock], request_only: bool = False):
-        self.maps = maps
+    def __init__(self, model, request_only: bool = False):
+        self.model = model
         self.request_only = request_only
 
     def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
-        for m in self.maps:
-            if m.source == source and m.entries == entries and m.default == default and \
-                    m.variable.startswith("$a2n_hdr_"):
-                return m.variable
-        variable = f"$a2n_hdr_{sum(m.variable.startswith('$a2n_hdr_') for m in self.maps) + 1}"
-        self.maps.append(MapBlock(source, variable, entries, default))
-        return variable
+        return self.model.shared_map("a2n_hdr_", source, entries, default)
 
     def compile(self, text: str) -> str:
         self.tokens, self.pos = _tokens(text), 0
@@ -176,9 +170,9 @@ class HeaderCondition:
         source = _variable(value)
         if self.request_only and source.startswith(RESPONSE_VARIABLES):
             raise Untranslatable(f"%{{{value}}} is not known before the response")
-        if source == "$a2n_https" and not any(m.variable == source for m in self.maps):
+        if source == "$a2n_https" and not any(m.variable == source for m in self.model.maps):
             # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
-            self.maps.append(MapBlock("$https", source, [('""', "off")], "on"))
+            self.model.maps.append(MapBlock("$https", source, [('""', "off")], "on"))
         _, op, _ = self._take()
         k, operand, flags = self._take()
         if op in ("=~", "!~") and k == "regex":

@@ -112,7 +112,7 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         ctx.diags.add("A2N502", f"Header {name}: the format specifiers in {value!r} are not translated; "
                       "nothing was emitted for this header", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    compiler = HeaderCondition(ctx.model.maps)
+    compiler = HeaderCondition(ctx.model)
     try:
         if env is not None:
             variable = compiler.value_when_set(variable_for(ctx, env.lstrip("!")), value, env.startswith("!"))

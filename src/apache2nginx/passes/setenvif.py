@@ -58,8 +58,7 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
             continue
         value = "" if unset else (value if "=" in assignment else "1")
         previous = env.get(name.lower()) or main.get(name.lower())
-        index = sum(m.variable.startswith("$a2n_setenv_") for m in ctx.model.maps) + 1
-        variable = f"$a2n_setenv_{index}_{_safe(name)}"
+        variable = ctx.model.new_variable("a2n_setenv_", "_" + _safe(name))
         # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value
         ctx.model.maps.append(MapBlock(source, variable, [(key, value or '""')], previous or '""', span=d.span))
         env[name.lower()] = variable
@@ -82,8 +81,6 @@ def condition_variable(ctx: Context, condition: str) -> str | None:
     source = variable_for(ctx, condition.lstrip("!"))
     if source is None:
         return None
-    variable = f"$a2n_{'unset' if negate else 'set'}_{source.removeprefix('$a2n_setenv_')}"
-    if not any(m.variable == variable for m in ctx.model.maps):
-        # httpd tests whether the variable is set; an unset one is empty here
-        ctx.model.maps.append(MapBlock(source, variable, [('""', "1" if negate else "0")], "0" if negate else "1"))
-    return variable
+    # httpd tests whether the variable is set; an unset one is empty here
+    return ctx.model.shared_map("a2n_unset_" if negate else "a2n_set_", source,
+                                [('""', "1" if negate else "0")], "0" if negate else "1")
