@@ -426,7 +426,7 @@ def _refuses_everyone(section: Section) -> bool:
 
 def _directory_match_refusal(ctx: Context, section: Section, pattern: str) -> bool:
     """<DirectoryMatch re> (or <Directory ~ re>) that refuses everyone. httpd matches the expression against
-    the request's whole file name (observed: `/\.git` refuses /.gitignore too) and merges it after every
+    the request's whole file name (observed: `/\\.git` refuses /.gitignore too) and merges it after every
     plain <Directory>, so the refusal becomes a test of nginx's $request_filename in every location serving
     files (the layout places it, or refuses the server where a <Files> or <Location> section with access
     rules could grant those files again). Anything else inside is reported as not translated."""
