@@ -47,6 +47,11 @@ def apache_bin() -> str:
     return _need("apache2", "/usr/sbin/apache2")
 
 
+@pytest.fixture(scope="session")
+def wrk_bin() -> str:
+    return _need("wrk", "/usr/bin/wrk")
+
+
 def assert_no_traceback(proc) -> None:
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stdout

@@ -14,15 +14,7 @@ def test_parse_scaling_benchmark_runs():
     assert "lines/s" in proc.stdout
 
 
-def test_redirect_scaling_benchmark_runs(apache_bin, nginx_bin):
-    import shutil
-    if not shutil.which("wrk"):
-        import os
-        if os.environ.get("CI"):
-            import pytest
-            pytest.fail("wrk is required (apt-get install wrk); the test command installs it when run as root")
-        import pytest
-        pytest.skip("wrk is not installed")
+def test_redirect_scaling_benchmark_runs(apache_bin, nginx_bin, wrk_bin):
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "redirect_scaling.py"), "--tiny"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -43,15 +35,7 @@ def test_translate_scaling_benchmark_runs():
     assert "lines/s" in proc.stdout and "scaling time(" in proc.stdout and "peak RSS" in proc.stdout
 
 
-def test_served_benchmark_runs(apache_bin, nginx_bin):
-    import shutil
-    if not shutil.which("wrk"):
-        import os
-        if os.environ.get("CI"):
-            import pytest
-            pytest.fail("wrk is required (apt-get install wrk); the test command installs it when run as root")
-        import pytest
-        pytest.skip("wrk is not installed")
+def test_served_benchmark_runs(apache_bin, nginx_bin, wrk_bin):
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "served.py"), "--tiny"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]

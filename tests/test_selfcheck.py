@@ -2,14 +2,12 @@
 text crossplane finds an error in (on every fixture output and on generated awkward inputs)."""
 from __future__ import annotations
 
-import os
-import tempfile
 from itertools import chain
 
-import crossplane
 from crossplane.lexer import _lex_file_object
 from hypothesis import given, settings, strategies as st
 
+from apache2nginx.emit.render import crossplane_parse_text
 from apache2nginx.emit.selfcheck import _Unsure, _tokens, fast_clean
 from fixture_cases import case_dirs
 
@@ -21,13 +19,7 @@ def _crossplane_tokens(text: str) -> list[tuple[str, bool]]:
 
 
 def _crossplane_clean(text: str) -> bool:
-    with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
-        f.write(text)
-    try:
-        payload = crossplane.parse(f.name, single=True, comments=False, check_ctx=True, check_args=True)
-    finally:
-        os.unlink(f.name)
-    return not payload["errors"]
+    return not crossplane_parse_text(text, check=True)["errors"]
 
 
 def _fast_tokens(text: str) -> list[tuple[str, bool]] | None:

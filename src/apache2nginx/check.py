@@ -28,7 +28,6 @@ import difflib
 import os
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +36,7 @@ import crossplane
 
 from .convert import ConvertOptions, convert, gather_inputs, parse_version
 from .diagnostics import Diagnostics, render
+from .emit.render import crossplane_parse_text
 from .fileio import write_atomic
 from .syntax.loader import LoadOptions
 
@@ -128,13 +128,7 @@ def _strip(block: list[dict]) -> list[dict]:
 
 def normalize(text: str) -> tuple[list[dict], str]:
     """(directive tree, canonical text) of an nginx file as nginx reads it; ValueError when it does not parse."""
-    fd, path = tempfile.mkstemp(suffix=".conf", prefix="a2n-check-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        payload = crossplane.parse(path, single=True, comments=False, check_ctx=False, check_args=False)
-    finally:
-        os.unlink(path)
+    payload = crossplane_parse_text(text, check=False)
     errors = payload.get("errors") or []
     if errors:
         first = errors[0]

@@ -173,16 +173,22 @@ def _environment() -> Environment:
                        keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False)
 
 
+def crossplane_parse_text(text: str, *, check: bool) -> dict:
+    """crossplane's payload for nginx TEXT (crossplane reads files: the text goes through a temporary one).
+    `check`: also check contexts and arguments, as nginx does."""
+    fd, path = tempfile.mkstemp(suffix=".conf", prefix="a2n-check-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return crossplane.parse(path, single=True, check_ctx=check, check_args=check, comments=False)
+    finally:
+        os.unlink(path)
+
+
 def self_check(text: str, full: bool) -> list[str]:
     """Re-parse generated nginx with crossplane; returns the errors (empty when fine)."""
     body = text if full else "events {}\nhttp {\n" + text + "\n}\n"
     if fast_clean(body):
         return []
-    fd, path = tempfile.mkstemp(suffix=".conf", prefix="a2n-check-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
-        payload = crossplane.parse(path, single=True, check_ctx=True, check_args=True, comments=False)
-    finally:
-        os.unlink(path)
+    payload = crossplane_parse_text(body, check=True)
     return [f"line {e.get('line')}: {e.get('error')}" for e in payload.get("errors", [])]
