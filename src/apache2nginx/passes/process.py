@@ -39,12 +39,16 @@ _NA = {
 
 
 def hostname_lookups(ctx: Context, d: Directive) -> Disposition:
-    """Recorded for mod_rewrite: with lookups on anywhere, %{REMOTE_HOST} is a DNS name, not the address."""
+    """Off is what nginx always does; On/Double make httpd log and rewrite with host names nginx never has.
+
+    Recorded for mod_rewrite too: with lookups on anywhere, %{REMOTE_HOST} is a DNS name, not the address."""
     if flag(d) in ("on", "double"):
         ctx.options["hostname_lookups"] = True
-    return Disposition.NOT_APPLICABLE
+        ctx.diags.add("A2N290", f"HostnameLookups {d.args[0]}: httpd logs and rewrites with client host names; "
+                      "nginx uses the address", d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT
 
 
 RULES = table(*(Rule(name, Disposition.NOT_APPLICABLE, note=note) for name, note in _NA.items()),
-              Rule("HostnameLookups", Disposition.NOT_APPLICABLE, hostname_lookups,
-                   note="nginx never does reverse DNS for logging"))
+              Rule("HostnameLookups", Disposition.EXACT, hostname_lookups))
