@@ -583,6 +583,11 @@ _short("A2N208", "regex-location-first-match", "warning", "A <LocationMatch> bec
        "requests that match several sections, or that fall under a translated <Location> prefix, do not get "
        "this section's directives in nginx.",
        "check the emitted regex location's order and repeat its directives where the regions overlap.")
+_short("A2N290", "hostname-lookups", "warning", "HostnameLookups On: nginx never resolves client addresses.",
+       "with HostnameLookups On (or Double) httpd looks up every client's host name: %h in access logs and "
+       "%{REMOTE_HOST} in mod_rewrite hold the name. nginx never does reverse DNS, so they hold the address.",
+       "access logs show addresses instead of names, and rules that test the client's host name see its address.",
+       "resolve addresses when reading the logs (logresolve does it for httpd's log format).")
 
 # ------------------------------------------------------------------ A2N3xx mod_proxy
 _short("A2N301", "shadowed-route", "warning", "A ProxyPass/Alias/Redirect entry is never used by httpd.",
