@@ -218,7 +218,7 @@ class Sandbox:
         for d in block:
             name, args = d["directive"], list(d.get("args", []))
             origin = (d.get("_file", ""), d.get("line", 0))
-            if name in ("pid", "error_log") and ctx == "main":
+            if name in ("pid", "error_log", "user") and ctx == "main":  # the sandbox's own; users differ here
                 continue
             if name.endswith("_temp_path") and name in HTTP_TEMP_PATHS:
                 continue

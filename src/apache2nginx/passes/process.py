@@ -1,13 +1,16 @@
 """Process-level and build-level directives that have no per-site meaning in nginx.
 
-Module loading, the server root, run-time user, pid and lock files, and MPM
-tuning configure the httpd process itself. nginx has its own equivalents
-(worker_processes, worker_connections, user, pid) that are tuned on their own
-merits, so these are not-applicable: reported as info, never silently dropped.
+Module loading, the server root, pid and lock files, and MPM tuning configure
+the httpd process itself. nginx has its own equivalents (worker_processes,
+worker_connections, pid) that are tuned on their own merits, so these are
+not-applicable: reported as info, never silently dropped. The run-time user and
+group do carry over (nginx's `user`, in a complete nginx.conf), and
+HostnameLookups is checked against what nginx always does.
 """
 from __future__ import annotations
 
 from .base import Context, Disposition, flag, Rule, table
+from ..model import Stmt
 from ..syntax.tree import Directive
 
 _MPM_NOTE = ("MPM tuning has no per-server nginx equivalent; size worker_processes and "
@@ -17,8 +20,6 @@ _NA = {
     "LoadModule": "nginx modules are compiled in or loaded with load_module; the translation needs none",
     "LoadFile": "shared libraries are not loaded by configuration in nginx",
     "ServerRoot": "used to resolve relative paths while translating; nginx has its own prefix",
-    "User": "the run-time user belongs to nginx's main context (user), set it there if needed",
-    "Group": "the run-time group belongs to nginx's main context (user), set it there if needed",
     "PidFile": "nginx has its own pid file (pid)",
     "Mutex": "nginx needs no accept mutex configuration",
     "DefaultRuntimeDir": "nginx keeps its runtime files under its prefix",
@@ -38,6 +39,33 @@ _NA = {
 
 
 
+_RUN_AS_NOTE = ("the run-time user and group belong to nginx's main context (`user NAME GROUP;`), which only a "
+                "full server configuration has; set it there (this value is not a plain name)")
+
+
+def run_as(ctx: Context, d: Directive) -> Disposition:
+    """User/Group → `user NAME [GROUP];` in a complete nginx.conf: nginx's workers otherwise run as its
+    compiled-in default (nobody), which may not read what httpd's user could, or write where it wrote.
+
+    A numeric id (#33) or a value left to the environment (${APACHE_RUN_USER}) cannot be written for nginx."""
+    value = d.args[0] if d.args else ""
+    if not ctx.model.full or not ctx.server.is_main or ctx.scope is not None or not value \
+            or value.startswith("#") or "$" in value:
+        return Disposition.NOT_APPLICABLE
+    stmt = next((s for s in ctx.model.main_statements if s.name == "user"), None)
+    if d.key == "user":
+        group = ctx.options.get("run_group") or (stmt.args[1:] if stmt else [])
+        if stmt is None:
+            ctx.model.main_statements.insert(0, Stmt("user", [value, *group], d.span))
+        else:
+            stmt.args[:1] = [value]
+    elif stmt is not None:
+        stmt.args[1:] = [value]
+    else:
+        ctx.options["run_group"] = [value]   # Group before User: joined when User comes
+    return Disposition.EXACT
+
+
 def hostname_lookups(ctx: Context, d: Directive) -> Disposition:
     """Off is what nginx always does; On/Double make httpd log and rewrite with host names nginx never has.
 
@@ -51,4 +79,6 @@ def hostname_lookups(ctx: Context, d: Directive) -> Disposition:
 
 
 RULES = table(*(Rule(name, Disposition.NOT_APPLICABLE, note=note) for name, note in _NA.items()),
+              Rule("User", Disposition.EXACT, run_as, note=_RUN_AS_NOTE),
+              Rule("Group", Disposition.EXACT, run_as, note=_RUN_AS_NOTE),
               Rule("HostnameLookups", Disposition.EXACT, hostname_lookups))
