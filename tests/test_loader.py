@@ -125,3 +125,109 @@ def test_ifversion_iffile_ifdirective_ifsection(tmp_path):
     assert all(d.severity is Severity.INFO for d in diags if d.code == "A2N023")
     cfg = load(tmp_path / "m.conf", LoadOptions(apache_version=(2, 2, 34)), Diagnostics())
     assert [n.name for n in cfg.walk()][:2] == ["E", "G"]
+
+
+# ------------------------------------------------------------------ mod_macro
+
+def _load_text(tmp_path, text, **opts):
+    (tmp_path / "m.conf").write_text(text)
+    diags = Diagnostics()
+    cfg = load(tmp_path / "m.conf", LoadOptions(**opts), diags)
+    return cfg, diags
+
+
+def test_macro_use_expands_the_body_in_place_with_spans_into_the_body(tmp_path):
+    cfg, diags = _load_text(tmp_path, (
+        "<Macro Site $name $domain>\n"
+        "<VirtualHost *:80>\n"
+        "    ServerName $domain\n"
+        "    DocumentRoot /srv/$name/htdocs\n"
+        "</VirtualHost>\n"
+        "</Macro>\n"
+        "Use Site one example.com\n"
+        "Use SITE two example.org\n"))
+    assert not list(diags)
+    got = names(cfg)
+    assert got == [("VirtualHost", ["*:80"]), ("ServerName", ["example.com"]), ("DocumentRoot", ["/srv/one/htdocs"]),
+                   ("VirtualHost", ["*:80"]), ("ServerName", ["example.org"]), ("DocumentRoot", ["/srv/two/htdocs"])]
+    roots = [n for n in cfg.walk() if n.name == "DocumentRoot"]
+    # Both expansions point at the body line; columns are those of the source text.
+    assert [(r.line, r.column, r.arg_span(0).column) for r in roots] == [(4, 5, 18), (4, 5, 18)]
+    assert [r.include_chain[0].line for r in roots] == [7, 8]
+    assert roots[0].parent.name == "VirtualHost" and roots[0].parent.close_line == 5
+    # the definition and the Use lines are config-time directives, resolved while loading
+    assert [n.name for n in cfg.consumed] == ["Macro", "Use", "Use"]
+
+
+def test_macro_substitution_is_mod_macros(tmp_path):
+    cfg, diags = _load_text(tmp_path, (
+        "Define ROOT /srv\n"
+        "<Macro M $a $ab @q>\n"
+        "ServerAlias $ab$a x$a-$ab\n"
+        "DocumentRoot ${ROOT}/$a\n"
+        "ServerName @q\n"
+        "</Macro>\n"
+        "Define ROOT /data\n"
+        'Use M 1 2 "say \\"hi\\" \\\\ there"\n'))
+    assert not list(diags)
+    # the longest parameter wins where two start at the same place; ${VAR} is read at Use time;
+    # @q is replaced by a quoted, escaped string that the parser reads back as one value
+    assert names(cfg) == [("ServerAlias", ["21", "x1-2"]), ("DocumentRoot", ["/data/1"]),
+                          ("ServerName", ['say "hi" \\ there'])]
+
+
+def test_macro_errors_are_located_and_as_httpd_reports_them(tmp_path):
+    _, diags = _load_text(tmp_path, "Use Nope 1\n")
+    assert [(d.code, d.message, d.span.line) for d in diags] == [("A2N026", "no macro defined before Use", 1)]
+    _, diags = _load_text(tmp_path, (
+        "<Macro A $x>\nServerName $x\n</Macro>\n"
+        "Use A\nUse B 1\nUndefMacro A\nUse A 1\nUndefMacro A\n"
+        "<Macro Dup $x $x>\nServerName $x\n</Macro>\n"
+        "<Macro R $x>\nUse R $x\n</Macro>\nUse R 1\n"))
+    got = [(d.code, d.span.line, d.message) for d in diags]
+    assert got[1:] == [
+        ("A2N026", 5, "macro 'b' undefined"),
+        ("A2N026", 7, "macro 'a' undefined"),
+        ("A2N026", 8, "cannot remove undefined macro 'a'"),
+        ("A2N027", 9, "argument name conflict in macro 'dup': argument '$x': #1 and #2"),
+        ("A2N026", 13, "recursive use of macro 'r' is invalid"),
+    ]
+    assert got[0][:2] == ("A2N026", 4) and got[0][2].endswith("used with 0 arguments instead of 1")
+    recursion = list(diags)[-1]
+    assert [s.line for s in recursion.related] == [15]   # the Use that started the expansion
+
+
+def test_macro_expansion_errors_point_into_the_body_and_at_the_use(tmp_path):
+    # The value brings a quote the body's line does not close: httpd reads the rest of the line.
+    cfg, diags = _load_text(tmp_path, "<Macro Q $v>\n  ServerName x $v\n</Macro>\n\nUse Q '\"abc'\n")
+    d = [x for x in diags if x.code == "A2N005"]
+    assert len(d) == 1 and (d[0].span.line, d[0].span.column) == (2, 16)
+    assert [s.line for s in d[0].related] == [5]
+    assert names(cfg) == [("ServerName", ["x", "abc"])]
+
+
+def test_nested_macro_definitions_are_substituted_by_the_outer_use(tmp_path):
+    cfg, diags = _load_text(tmp_path, (
+        "<Macro Outer $n>\n"
+        "  <Macro Inner$n $v>\n"
+        "    ServerAlias $n-$v\n"
+        "  </Macro>\n"
+        "</Macro>\n"
+        "Use Outer 7\n"
+        "Use Inner7 x\n"))
+    assert not list(diags)
+    alias = [n for n in cfg.walk() if n.name == "ServerAlias"]
+    assert [(a.args, a.line) for a in alias] == [(["7-x"], 3)]
+
+
+def test_macro_expansion_is_bounded(tmp_path):
+    # Each level uses the one below twice: 2**40 lines if nothing stopped it.
+    levels = ["<Macro L0 $x>\nServerAlias $x\n</Macro>\n"]
+    levels += [f"<Macro L{i} $x>\nUse L{i - 1} $x\nUse L{i - 1} $x\n</Macro>\n" for i in range(1, 41)]
+    cfg, diags = _load_text(tmp_path, "".join(levels) + "Use L40 a\n", max_input_size=200_000)
+    assert any(d.code == "A2N011" for d in diags)
+
+
+def test_macro_module_left_out_of_the_profile_leaves_macros_unread(tmp_path):
+    cfg, diags = _load_text(tmp_path, "<Macro A>\nServerName a\n</Macro>\nUse A\n", without_modules={"macro"})
+    assert [n.name for n in cfg.walk()] == ["Macro", "ServerName", "Use"]

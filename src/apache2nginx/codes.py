@@ -240,6 +240,30 @@ Why it matters: the output will be an empty configuration.
 How to fix it: check that the right file was given.
 """, "check the input path")
 
+_code("A2N026", "macro-use-error", "error", "A mod_macro Use or UndefMacro line cannot be expanded.", """
+What it means: `Use` names a macro that is not defined at that point (macros
+are defined in file order, wherever the `<Macro>` stands), passes a different
+number of values than the macro has parameters, or uses a macro inside its own
+expansion; or `UndefMacro` names no defined macro. httpd refuses to start with
+each of these.
+
+Why it matters: the directives the macro would have produced are not in the
+translation, and httpd itself does not accept the configuration.
+
+How to fix it: define the macro before its first `Use`, pass one value per
+parameter (quote values that contain blanks), and do not let a macro use itself.
+""", "check the macro's definition and the Use line")
+
+_code("A2N027", "macro-definition-error", "error", "A <Macro> definition is invalid.", """
+What it means: a `<Macro>` section has no name, or two of its parameters have
+the same name (or an empty one). httpd refuses to start.
+
+Why it matters: the macro is not defined, so every `Use` of it fails too.
+
+How to fix it: give the macro a name and each parameter a distinct name,
+conventionally starting with `$`, `%` or `@`.
+""", "name the macro and give each parameter its own name")
+
 # ------------------------------------------------------------ A2N1xx dispositions
 
 _code("A2N100", "unknown-directive", "error", "The directive is not known to Apache httpd or its common modules.", """

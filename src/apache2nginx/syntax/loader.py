@@ -5,8 +5,9 @@ Owns the config-time constructs that httpd executes while reading
 ServerRoot, loop detection), Define/UnDefine and `${VAR}`, LoadModule and
 ServerRoot as they affect later lines, and the conditional sections
 `<IfModule>`, `<IfDefine>`, `<IfVersion>`, `<IfFile>`, `<IfDirective>`,
-`<IfSection>`. The result is one tree of the directives that take effect,
-each keeping the span of the file it came from.
+`<IfSection>`, and mod_macro's `<Macro>`/`Use`/`UndefMacro`. The result is
+one tree of the directives that take effect, each keeping the span of the
+file it came from (an expanded macro's directives point into the macro body).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from typing import Callable
 from .. import catalogue
 from ..diagnostics import Diagnostics
 from .modules import ModuleProfile, module_id
-from .parser import DEFAULT_MAX_INPUT, parse_bytes, parse_file
+from .parser import DEFAULT_MAX_INPUT, parse_bytes, parse_file, parse_text
 from .span import Span
 from .tree import Directive, Node, Section
 
@@ -38,6 +39,8 @@ DEBIAN_ENVVARS = {
 
 CONDITIONALS = {"ifmodule", "ifdefine", "ifversion", "iffile", "ifdirective", "ifsection"}
 CONSUMED = {"include", "includeoptional", "define", "undefine"}
+MACRO_DIRECTIVES = {"use", "undefmacro", "macroignoreemptyargs", "macroignorebadnesting"}
+_MACRO_FLAGS = ("/ignoreemptyargs", "/ignorebadnesting")
 
 _VAR = re.compile(r"\$\{([^}]*)\}")
 _ENVVAR_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -93,6 +96,74 @@ def display_path(path: Path) -> str:
     return str(path) if rel.startswith("..") else rel
 
 
+@dataclass
+class _Macro:
+    """A `<Macro name $a $b>` definition: its body as raw lines, as mod_macro keeps it."""
+
+    name: str                   # as written (httpd compares names case-insensitively)
+    params: list[str]
+    lines: list[str]
+    file: str
+    first_line: int             # the source line of lines[0]
+    span: Span                  # the <Macro ...> opener
+    chain: tuple[Span, ...]     # the Use lines a definition inside an expansion came through
+
+    @property
+    def where(self) -> str:
+        return f"macro '{self.name.lower()}' (defined on line {self.span.line} of {self.span.file})"
+
+    def expand(self, values: list[str]) -> tuple[list[str], dict[int, list[tuple[int, int, int, int]]]]:
+        """mod_macro's substitution: on each line, repeatedly the leftmost parameter name (the longest
+        one where several start there) is replaced by its value, scanning on after the value; a
+        parameter spelt `@name` is replaced by the value in double quotes, `"` and `\\` escaped.
+        Returns the lines and, per changed line, (expanded start, expanded end, source start,
+        source end) columns of each replacement."""
+        if not self.params:
+            return self.lines, {}
+        order = sorted(range(len(self.params)), key=lambda i: -len(self.params[i]))
+        pattern = re.compile("|".join(re.escape(self.params[i]) for i in order))
+        repl = {}
+        for name, value in zip(self.params, values):
+            if name.startswith("@"):
+                value = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            repl[name] = value
+        out: list[str] = []
+        maps: dict[int, list[tuple[int, int, int, int]]] = {}
+        for i, line in enumerate(self.lines):
+            if pattern.search(line) is None:
+                out.append(line)
+                continue
+            pieces: list[str] = []
+            segs: list[tuple[int, int, int, int]] = []
+            pos = exp = 0
+            for m in pattern.finditer(line):
+                pieces.append(line[pos:m.start()])
+                exp += m.start() - pos
+                value = repl[m.group()]
+                segs.append((exp + 1, exp + 1 + len(value), m.start() + 1, m.end() + 1))
+                pieces.append(value)
+                exp += len(value)
+                pos = m.end()
+            pieces.append(line[pos:])
+            out.append("".join(pieces))
+            maps[i] = segs
+        return out, maps
+
+
+def _map_column(segs: list[tuple[int, int, int, int]] | None, col: int, end: bool = False) -> int:
+    """A column of an expanded line back on the macro body's source line."""
+    if not segs:
+        return col
+    shift = 0
+    for exp_start, exp_end, src_start, src_end in segs:
+        if col < exp_start:
+            break
+        if col < exp_end or (end and col == exp_end):
+            return src_end if end else src_start
+        shift = exp_end - src_end
+    return col - shift
+
+
 class _Loader:
     def __init__(self, name: str, base_dir: Path, options: LoadOptions, diags: Diagnostics):
         self.name = name
@@ -111,6 +182,14 @@ class _Loader:
         self.skipped = 0
         self.include_stack: list[str] = []
         self.full = False
+        self.macros: dict[str, _Macro] = {}
+        self.macro_defined = False                # a <Macro> was read (httpd's messages differ)
+        self.expanding: list[str] = []            # the macros being expanded, outermost first
+        self.expanded = 0                         # characters of macro text expanded so far
+        self.chain: tuple[Span, ...] = ()         # the Use lines the current text comes through
+        # The text the nodes being processed come from: a file's text (split into lines when a macro
+        # is defined in it) or an expanded macro body, with the source line of its first line.
+        self.source: list = ["", 1]
 
     @staticmethod
     def _envvars_file(base: Path) -> dict[str, str]:
@@ -235,10 +314,13 @@ class _Loader:
         self.files.append(name)
         self.lines += cf.line_count
         self.include_stack.append(real)
+        saved, self.source = self.source, [cf.text, 1]
+        saved_chain, self.chain = self.chain, ()
         try:
             self.process(cf.children, out, parent, cf.has_variables)
         finally:
             self.include_stack.pop()
+            self.source, self.chain = saved, saved_chain
 
     # -- conditionals ------------------------------------------------------
     def condition(self, section: Section) -> bool:
@@ -308,6 +390,124 @@ class _Loader:
                        f"{'true' if result != negate else 'false'}", section.span, directive="<IfVersion")
         return result != negate
 
+    # -- mod_macro ---------------------------------------------------------
+    @property
+    def macro_enabled(self) -> bool:
+        return self.profile.has("macro_module")
+
+    def macro_error(self, code: str, message: str, node: Directive, hint: str | None = None) -> None:
+        self.diags.add(code, message, node.span, directive=("<" + node.name) if node.is_section else node.name,
+                       related=list(self.chain), hint=hint)
+
+    def define_macro(self, section: Section) -> None:
+        """`<Macro name params...>`: httpd reads the body as raw lines up to the matching </Macro>
+        and keeps it, whatever section it stands in, until it is redefined or UndefMacro'd."""
+        self.consumed.append(section)
+        args = list(section.args)
+        if not args:
+            self.macro_error("A2N027", "<Macro> macro definition: name not found", section)
+            return
+        name = args.pop(0)
+        while args and args[0].startswith("/") and args[0].lower() in _MACRO_FLAGS:
+            args.pop(0)
+        for i, param in enumerate(args):
+            if not param:
+                self.macro_error("A2N027", f"macro '{name.lower()}': empty argument #{i + 1} name", section)
+                return
+            if param in args[i + 1:]:
+                self.macro_error("A2N027", f"argument name conflict in macro '{name.lower()}': argument "
+                                 f"'{param}': #{i + 1} and #{args.index(param, i + 1) + 1}", section,
+                                 hint="give every parameter its own name")
+                return
+        src = self.source
+        if isinstance(src[0], str):
+            src[0] = src[0].split("\n")
+        lines, first = src[0], src[1]
+        opener_end = max([section.line] + [p[2] for p in section.arg_pos])
+        close = section.close_line if section.close_line > opener_end else opener_end + 1
+        body = lines[opener_end + 1 - first:close - first] if section.children or close > opener_end + 1 else []
+        self.macro_defined = True
+        self.macros[name.lower()] = _Macro(name, args, body, section.file, opener_end + 1, section.span, self.chain)
+
+    def use_macro(self, node: Directive, out: list[Node], parent: Section | None) -> None:
+        """`Use name values...`: the body with each parameter replaced, read in place of the Use line."""
+        self.consumed.append(node)
+        if not node.args or not node.args[0]:
+            self.macro_error("A2N026", "no macro name specified with Use", node)
+            return
+        name = node.args[0].lower()
+        macro = self.macros.get(name)
+        if macro is None:
+            self.macro_error("A2N026", f"macro '{name}' undefined" if self.macro_defined else
+                             "no macro defined before Use", node,
+                             hint="define the macro with <Macro> before the Use line")
+            return
+        if name in self.expanding:
+            self.macro_error("A2N026", f"recursive use of macro '{name}' is invalid", node)
+            return
+        values = node.args[1:]
+        if len(values) != len(macro.params):
+            self.macro_error("A2N026", f"{macro.where} used with {len(values)} arguments instead of "
+                             f"{len(macro.params)}", node, hint="pass one value per macro parameter")
+            return
+        lines, maps = macro.expand(values)
+        text = "\n".join(lines)
+        self.expanded += len(text)
+        if self.expanded > self.options.max_input_size:
+            self.macro_error("A2N011", f"macro expansion exceeds the input limit of "
+                             f"{self.options.max_input_size:,} characters at Use {name}", node)
+            return
+        chain = (node.span,) + node.include_chain
+        sub = Diagnostics()
+        cf = parse_text(macro.file, text, sub)
+        shift = macro.first_line - 1
+        for d in sub:
+            if d.span is not None and d.span.file == macro.file:
+                sp = d.span
+                d.span = Span(sp.file, sp.line + shift, _map_column(maps.get(sp.line - 1), sp.column),
+                              sp.end_line + shift, _map_column(maps.get(sp.end_line - 1), sp.end_column, True))
+            d.related = list(d.related) + list(chain)
+            self.diags.extend([d])
+        self._relocate(cf.children, shift, maps, chain)
+        saved_source, saved_chain = self.source, self.chain
+        self.source, self.chain = [lines, macro.first_line], chain
+        self.expanding.append(name)
+        try:
+            self.process(cf.children, out, parent, True)
+        finally:
+            self.expanding.pop()
+            self.source, self.chain = saved_source, saved_chain
+
+    @staticmethod
+    def _relocate(nodes: list[Node], shift: int, maps: dict, chain: tuple[Span, ...]) -> None:
+        """Point the nodes parsed from an expansion at the macro body's lines and columns."""
+        stack = list(nodes)
+        while stack:
+            n = stack.pop()
+            pos = n.arg_pos
+            n.arg_pos = [(line + shift, _map_column(maps.get(line - 1), col), eline + shift,
+                          _map_column(maps.get(eline - 1), ecol, True)) for line, col, eline, ecol in pos]
+            n.column = _map_column(maps.get(n.line - 1), n.column)
+            n.end_column = _map_column(maps.get(n.end_line - 1), n.end_column, True)
+            n.line += shift
+            n.end_line += shift
+            n.include_chain = chain
+            if n.is_section:
+                n.close_line += shift  # type: ignore[union-attr]
+                stack.extend(n.children)  # type: ignore[union-attr]
+
+    def undef_macro(self, node: Directive) -> None:
+        self.consumed.append(node)
+        if not self.macro_defined:
+            self.macro_error("A2N026", "no macro defined before UndefMacro", node)
+            return
+        if not node.args or not node.args[0]:
+            self.macro_error("A2N026", "no macro name specified with UndefMacro", node)
+            return
+        name = node.args[0].lower()
+        if self.macros.pop(name, None) is None:
+            self.macro_error("A2N026", f"cannot remove undefined macro '{name}'", node)
+
     # -- the walk ----------------------------------------------------------
     def process(self, nodes: list[Node], out: list[Node], parent: Section | None, variables: bool = True) -> None:
         for node in nodes:
@@ -321,6 +521,9 @@ class _Loader:
                         self.process(node.children, out, parent, variables)  # type: ignore[union-attr]
                     else:
                         self.skipped += sum(1 for _ in node.walk())  # type: ignore[union-attr]
+                    continue
+                if key == "macro" and self.macro_enabled:
+                    self.define_macro(node)  # type: ignore[arg-type]
                     continue
                 children = node.children  # type: ignore[union-attr]
                 node.children = []  # type: ignore[union-attr]
@@ -346,6 +549,14 @@ class _Loader:
                 continue
             if variables and any("${" in a for a in node.args):
                 self.substitute(node)
+            if key in MACRO_DIRECTIVES and self.macro_enabled:
+                if key == "use":
+                    self.use_macro(node, out, parent)
+                elif key == "undefmacro":
+                    self.undef_macro(node)
+                else:
+                    self.consumed.append(node)
+                continue
             if key == "loadmodule":
                 self.full = True
                 if node.args:
@@ -387,6 +598,7 @@ def _load(path, options, diags, data, display_name, name, base):
         return None
     loader.files.append(name)
     loader.lines += cf.line_count
+    loader.source = [cf.text, 1]
     loader.process(cf.children, out, None, cf.has_variables)
     if not out and not loader.consumed and not diags.has_errors:
         diags.add("A2N025", "the input holds no directives", Span.point(name))
