@@ -21,10 +21,14 @@ import re
 from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
 from ..passes.access import access_statements, merge, options_statements
+from ..passes.access_cond import Conditions
 from ..passes.alias import FCGIWRAP_SOCKET
 
 ACCESS_NAMES = {"allow", "deny", "satisfy", "auth_basic", "auth_basic_user_file", "limit_except", "autoindex",
                 "disable_symlinks"}
+
+# the comments of the rewrite-phase checks access_statements makes (part of a region's access rules)
+ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from env=", "SSLRequire"}
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "redirect": 1, "alias": 2}
 
@@ -124,7 +128,8 @@ class Layout:
     def access(self, configs: list, region: str, span) -> list[Stmt]:
         configs = [c for c in configs if c is not None]
         eff = merge(configs)
-        stmts = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl))
+        stmts = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl),
+                                  conditions=Conditions(self.model, self.server))
         if eff.options_span is not None:
             stmts += options_statements(eff)
         return stmts
@@ -316,7 +321,8 @@ class Layout:
             if loc.modifier == "=":
                 # an exact location cannot hold another: decide for its one URL here
                 if re.search(f.files_regex, matched):
-                    loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES]
+                    loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES
+                                      and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
                     loc.statements[:0] = access + f.statements
                 continue
             if f.settings.get("script_alias") and any(st.name == "alias" for st in loc.statements):

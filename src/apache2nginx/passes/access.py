@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from ..model import Scope, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
+from .access_cond import GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
 from .base import Context, Disposition, Rule, table
+from .header_expr import Untranslatable
 
 
 # ----------------------------------------------------------------- what a section says
@@ -53,6 +55,7 @@ class AccessConfig:
     stack: list[Authz] = field(default_factory=list)                  # open <Require*> containers
     refuse: tuple[str | None, Span] | None = None   # a TLS requirement nginx cannot check here (None: lifted)
     ssl_only: Span | None = None                   # SSLRequireSSL
+    ssl_requires: list = field(default_factory=list)   # SSLRequire expressions: (text, span)
     limits: list = field(default_factory=list)     # (limit|limitexcept, methods, AccessConfig, span)
 
     @property
@@ -289,9 +292,19 @@ def ssl_require_ssl(ctx: Context, d: Directive, config: AccessConfig) -> Disposi
 
 @in_section
 def ssl_require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
-    config.refuse = (f"SSLRequire {' '.join(d.args)}", d.span)
-    _refused_now(ctx, f"SSLRequire {' '.join(d.args)}", d.span)
-    return Disposition.UNSUPPORTED
+    """SSLRequire EXPR (mod_ssl's access check, src: ssl_hook_Access): on a TLS connection the request is
+    refused (403) unless the expression holds, every SSLRequire of every merged section counting; on a
+    plain connection it is not consulted at all. The expression becomes maps (`eq`/`ne` compare strings
+    in this dialect)."""
+    text = " ".join(d.args)
+    try:
+        check_expression(text, ssl_compat=True)
+    except Untranslatable as exc:
+        config.refuse = (f"SSLRequire {text} ({exc})", d.span)
+        _refused_now(ctx, f"SSLRequire {text} ({exc})", d.span)
+        return Disposition.UNSUPPORTED
+    config.ssl_requires.append((text, d.span))
+    return Disposition.EXACT
 
 
 # ----------------------------------------------------------------- Options and overrides
@@ -562,6 +575,11 @@ def if_redirect(ctx: Context, section: Section) -> bool:
     return True
 
 
+def finish_model(ctx: Context) -> None:
+    """What the layout needs to resolve `Require env`: the variables RewriteRule [E=] flags set."""
+    ctx.main.settings["access_rewrite_env"] = set(ctx.options.get("rewrite_env", ()))
+
+
 def finish_server(ctx: Context, server) -> None:
     """A server's <If> redirects (the main server's too: httpd merges its sections into every virtual host)
     run in nginx's server rewrite phase, before any access rule; httpd redirects only requests it admits."""
@@ -696,6 +714,7 @@ class Effective:
     options_span: Span | None = None
     refuse: tuple[str | None, Span] | None = None
     ssl_only: Span | None = None
+    ssl_requires: list = field(default_factory=list)
 
 
 def merge(configs: list[AccessConfig]) -> Effective:
@@ -725,6 +744,7 @@ def merge(configs: list[AccessConfig]) -> Effective:
             eff.refuse = c.refuse
         if c.ssl_only is not None:
             eff.ssl_only = c.ssl_only
+        eff.ssl_requires += c.ssl_requires     # httpd appends every merged section's list
     return eff
 
 
@@ -753,20 +773,27 @@ class Refused(Exception):
 
 
 def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span: Span | None,
-                      reported: set, tls: bool = False) -> list[Stmt]:
+                      reported: set, tls: bool = False, conditions: Conditions | None = None) -> list[Stmt]:
     """nginx statements enforcing `eff`; `deny all` plus an error for whatever cannot be enforced exactly.
     `reported` collects (span, message) already said, so a section shared by many locations is reported once.
-    `tls`: the server answers over TLS only (SSLRequireSSL holds)."""
+    `tls`: the server answers over TLS only (SSLRequireSSL holds). `conditions` compiles environment
+    variables and expressions for this server (without it they are refused)."""
     try:
         eff = merge(configs)
         if eff.refuse is not None and eff.refuse[0] is not None:
             raise Refused(eff.refuse[0], eff.refuse[1])
         if eff.ssl_only is not None and not tls:
             return [Stmt("deny", ["all"], eff.ssl_only, comment="SSLRequireSSL on a plain-HTTP server")]
-        limited = [c for c in configs if c.limits]
-        if limited:
-            return _enforce_limits(configs, limited, span)
-        return _enforce(eff, span)
+        try:
+            ssl_checks = _ssl_requires(eff, conditions) if tls else []
+            limited = [c for c in configs if c.limits]
+            if limited:
+                stmts = _enforce_limits(configs, limited, span, conditions)
+            else:
+                stmts = _enforce(eff, span, conditions)
+        except CondRefused as exc:
+            raise Refused(exc.message, exc.span)
+        return ssl_checks + stmts
     except Refused as exc:
         if exc.span not in reported:
             reported.add(exc.span)
@@ -777,8 +804,125 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
         return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused")]
 
 
-def _enforce(eff: Effective, span: Span | None) -> list[Stmt]:
+def _ssl_requires(eff: Effective, conditions: Conditions | None) -> list[Stmt]:
+    """SSLRequire on a TLS server: refused (403) unless every expression holds. It is an access check
+    (like Allow/Deny), which `Satisfy Any` lets a login override: that is not translated."""
+    if not eff.ssl_requires:
+        return []
+    text, where = eff.ssl_requires[0]
+    if conditions is None:
+        raise Refused(f"SSLRequire {text}", where)
+    if eff.satisfy == "any":
+        raise Refused(f"SSLRequire {text} under Satisfy Any", where)
+    out = []
+    for text, where in eff.ssl_requires:
+        variable = conditions.expression(text, True, where)
+        out.append(Stmt("if", [f'({variable} = "")'], where, comment="SSLRequire",
+                        block=[Stmt("return", ["403"], where)]))
+    return out
+
+
+def _has_cond(node: Authz) -> bool:
+    if node.op == "leaf":
+        return node.kind in COND_KINDS
+    return any(_has_cond(c) for c in node.children)
+
+
+COND_KINDS = ("env", "expr")
+
+
+def _cond_enforce(authz: Authz, conditions: Conditions | None, span: Span | None) -> list[Stmt]:
+    """A Require tree with environment variables or expressions: its decision as maps (access_cond).
+    Require ip lines directly under the top <RequireAll> become nginx's allow/deny list beside it."""
+    if conditions is None:
+        raise Refused("Require env/expr", authz.span)
+    children = authz.children if authz.op == "all" else [authz]
+    ips = [c for c in children if c.op == "leaf" and c.kind in ("ip", "local")]
+    rest = [c for c in children if c not in ips]
+    positive = [c for c in ips if not c.negated]
+    if len(positive) > 1:
+        raise Refused("two Require ip lines that must both hold", authz.span)
+    allow = [a for c in positive for a in _leaf_form(c)[1]]
+    deny = [a for c in ips if c.negated for a in _leaf_form(c)[2]]
+    value = conditions.tri(Authz("all", children=rest, span=authz.span) if authz.op == "all" else authz)
+    what = "Require env/expr"
+    if positive:
+        # granted when the address matches and nothing else denies
+        return conditions.refuse_unless(value, (GRANTED, NEUTRAL), authz.span, what) + \
+            _ip_list(allow, deny, authz.span)
+    return conditions.refuse_unless(value, (GRANTED,), authz.span, what) + (_ip_list(["all"], deny, authz.span)
+                                                                          if deny else [])
+
+
+def _compat_has_env(eff: Effective) -> bool:
+    return any(v.lower().startswith("env=") for v, _ in eff.allows + eff.denies)
+
+
+def _compat_env(eff: Effective, conditions: Conditions | None) -> list[Stmt]:
+    """Order/Allow/Deny with `env=` entries: the decision over the variables as maps; addresses beside them
+    only where the three passes reduce to (addresses) AND (variables)."""
+    span = eff.compat_span
+    if conditions is None:
+        raise Refused("Allow/Deny from env=", span)
+
+    def split(entries):
+        env = [(v, s) for v, s in entries if v.lower().startswith("env=")]
+        hosts = [(v, s) for v, s in entries if not v.lower().startswith("env=")]
+        return env, hosts, any(v.lower() == "all" for v, _ in hosts)
+    allow_env, allow_hosts, all_allowed = split(eff.allows)
+    deny_env, deny_hosts, all_denied = split(eff.denies)
+    what = "Allow/Deny from env="
+    if eff.order == "deny,allow":
+        # admitted when an Allow matches or no Deny does
+        if all_allowed:
+            return [Stmt("allow", ["all"], span)]
+        if all_denied and not allow_hosts:
+            value = compat_condition(conditions, allow_env, [], "allow,deny", span)
+            return conditions.refuse_unless(value, (GRANTED,), span, what)
+        if allow_hosts or deny_hosts:
+            raise Refused("Order Deny,Allow with both addresses and env= entries", span)
+        value = compat_condition(conditions, allow_env, deny_env, "deny,allow", span)
+        return conditions.refuse_unless(value, (GRANTED,), span, what)
+    # Allow,Deny and Mutual-failure: admitted when an Allow matches and no Deny does
+    if all_denied or not (allow_env or allow_hosts):
+        return [Stmt("deny", ["all"], span)]
+    if allow_env and allow_hosts and not all_allowed:
+        raise Refused("Order Allow,Deny with Allow from both addresses and env=", span)
+    if deny_env and deny_hosts:
+        raise Refused("Order Allow,Deny with Deny from both addresses and env=", span)
+    env_allows = allow_env if allow_env and not all_allowed else [("all", span)]
+    value = compat_condition(conditions, env_allows, deny_env, "allow,deny", span)
+    hosts = ["all"] if all_allowed or not allow_hosts else [_compat_host(v, s) for v, s in allow_hosts]
+    denied = [_compat_host(v, s) for v, s in deny_hosts]
+    ips = [] if hosts == ["all"] and not denied else _ip_list(hosts, denied, span)
+    return conditions.refuse_unless(value, (GRANTED,), span, what) + ips
+
+
+def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = None) -> list[Stmt]:
     authz = _simplify(eff.authz) if eff.authz is not None else None
+    if authz is not None and _has_cond(authz):
+        if _has_user(authz):
+            raise Refused("Require env/expr together with Require user/valid-user/group", authz.span)
+        required = _cond_enforce(authz, conditions, span)
+        if not eff.compat:
+            return required
+        # Satisfy All: the host check (Order/Allow/Deny) and the Require tree must both admit the request
+        if eff.satisfy == "any":
+            raise Refused("Order/Allow/Deny with Satisfy Any together with Require env/expr", eff.compat_span)
+        hosts = _compat_env(eff, conditions) if _compat_has_env(eff) else _compat_list(eff)
+        lists = [[st for st in part if st.name in ("allow", "deny")] for part in (hosts, required)]
+        lists = [l for l in lists if l and l != [Stmt("allow", ["all"], l[0].span)]]
+        if len(lists) > 1:
+            raise Refused("Order/Allow/Deny on addresses together with Require ip and env/expr", eff.compat_span)
+        return [st for st in hosts + required
+                if not (st.name == "allow" and st.args == ["all"] and lists)]
+    if eff.compat and _compat_has_env(eff):
+        form = _form(authz) if authz is not None else ("grant",)
+        if form[0] == "deny":
+            return [Stmt("deny", ["all"], authz.span)]
+        if form[0] != "grant":
+            raise Refused("Allow/Deny from env= together with Require", eff.compat_span)
+        return _compat_env(eff, conditions)
     form = _form(authz) if authz is not None else ("grant",)
     user = None
     if form[0] in ("user", "ip+user"):
@@ -842,7 +986,14 @@ def _group_members(eff: Effective, groups: frozenset, span: Span | None) -> set[
     return members
 
 
-def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], span: Span | None) -> list[Stmt]:
+def _has_user(node: Authz) -> bool:
+    if node.op == "leaf":
+        return node.kind in ("valid-user", "user", "group")
+    return any(_has_user(c) for c in node.children)
+
+
+def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], span: Span | None,
+                    conditions: Conditions | None = None) -> list[Stmt]:
     """<Limit>/<LimitExcept> (observed on httpd 2.4): a section's Require lines, limited or not, replace the
     earlier sections' for every method, and a method none of them applies to is granted; its Order/Allow/Deny
     likewise replace the earlier ones. So there are two classes of methods, those the method section covers
@@ -853,8 +1004,11 @@ def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], sp
     where = limited[-1].limits[0][3]
     if len(sets) > 1:
         raise Refused("method sections for different methods in the sections that cover this region", where)
-    inside = _enforce(merge([_project(c, True) for c in configs]), where)
-    outside = _enforce(merge([_project(c, False) for c in configs]), span)
+    inside = _enforce(merge([_project(c, True) for c in configs]), where, conditions)
+    outside = _enforce(merge([_project(c, False) for c in configs]), span, conditions)
+    if any(st.name == "if" for st in inside + outside):
+        # limit_except holds access-phase directives only
+        raise Refused("Require env/expr or Require user inside a method section", where)
     if kind == "limitexcept":
         # the listed methods keep the location's statements; every other method (nginx: not listed) is inside
         keep, location_level, block = sorted(methods), outside, inside
@@ -988,6 +1142,14 @@ def _leaf_form(leaf: Authz) -> tuple:
         return ("user", frozenset(args))
     if kind == "group" and not leaf.negated and args:
         return ("group", frozenset(args))
+    if kind == "env" and args:
+        return ("cond",)
+    if kind == "expr" and args:
+        try:
+            check_expression(" ".join(args), ssl_compat=False)
+        except Untranslatable as exc:
+            raise Refused(f"{what} ({exc})", leaf.span)
+        return ("cond",)
     if kind == "method" and not leaf.negated:
         methods = {m.upper() for m in args}
         if "TRACE" in methods:
@@ -1103,7 +1265,7 @@ RULES = table(
     Rule("AuthDBMUserFile", Disposition.UNSUPPORTED, auth_unsupported),
     Rule("AuthDBDUserPWQuery", Disposition.UNSUPPORTED, auth_unsupported),
     Rule("SSLRequireSSL", Disposition.EXACT, ssl_require_ssl),
-    Rule("SSLRequire", Disposition.UNSUPPORTED, ssl_require),
+    Rule("SSLRequire", Disposition.EXACT, ssl_require),
     Rule("Options", Disposition.EXACT, options),
     Rule("FallbackResource", Disposition.EXACT, fallback_resource),
     Rule("AcceptPathInfo", Disposition.EXACT, accept_path_info),

@@ -25,7 +25,12 @@ from ..model import MapBlock
 # ap_expr variable -> the nginx variable holding the same text.
 _VARIABLES = {"content_type": "$sent_http_content_type", "https": "$a2n_https", "request_method": "$request_method",
               "request_scheme": "$scheme", "remote_addr": "$remote_addr", "http_host": "$http_host",
-              "server_protocol": "$server_protocol"}
+              "server_protocol": "$server_protocol", "ssl_protocol": "$ssl_protocol", "ssl_cipher": "$ssl_cipher"}
+# SSL_CLIENT_S_DN_x / SSL_CLIENT_I_DN_x -> the attribute's name in nginx's RFC 2253 DN strings
+_DN_PARTS = {"c": "C", "st": "ST", "l": "L", "o": "O", "ou": "OU", "cn": "CN", "uid": "UID", "email": "emailAddress"}
+_DN_SOURCES = {"ssl_client_s_dn_": "$ssl_client_s_dn", "ssl_client_i_dn_": "$ssl_client_i_dn"}
+# a compared value whose RFC 2253 form is itself (no escapes): httpd's and nginx's texts then agree
+_DN_SAFE = re.compile(r"[A-Za-z0-9@._:/=()' -]*")
 # What only exists once the response does: an <If> (evaluated before the handler) cannot test it.
 RESPONSE_VARIABLES = ("$sent_http_",)
 
@@ -35,8 +40,8 @@ _TOKEN = re.compile(r"""\s*(?:
     (?P<regex>m(?P<d>[^\w\s])(?P<body>(?:\\.|(?!(?P=d)).)*)(?P=d)(?P<flags>[a-z]*)
         | /(?P<sbody>(?:\\.|[^/])*)/(?P<sflags>[a-z]*)) |
     (?P<str>'[^']*'|"[^"]*") |
-    (?P<op>=~|!~|==|!=|&&|\|\||-z\b|-n\b|!|\(|\)) |
-    (?P<word>true|false)
+    (?P<op>=~|!~|==|!=|&&|\|\||-z\b|-n\b|!|\(|\)|\{|\}|,) |
+    (?P<word>(?:true|false|and|or|not|in|eq|ne)\b)
     )""", re.X)
 
 
@@ -86,12 +91,18 @@ def _variable(name: str) -> str:
 class HeaderCondition:
     """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
 
-    def __init__(self, model, request_only: bool = False):
+    def __init__(self, model, request_only: bool = False, prefix: str = "a2n_hdr_", ssl_compat: bool = False,
+                 exact_case: bool = False):
         self.model = model
+        # nginx compares a map's plain strings ignoring case; ap_expr's == does not (access rules need this)
+        self.exact_case = exact_case
         self.request_only = request_only
+        self.prefix = prefix
+        # SSLRequire's dialect: `eq`/`ne` compare strings (in `Require expr` they compare integers)
+        self.ssl_compat = ssl_compat
 
     def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
-        return self.model.shared_map("a2n_hdr_", source, entries, default)
+        return self.model.shared_map(self.prefix, source, entries, default)
 
     def compile(self, text: str) -> str:
         self.tokens, self.pos = _tokens(text), 0
@@ -126,7 +137,7 @@ class HeaderCondition:
 
     def _or(self) -> str:
         parts = [self._and()]
-        while self._peek("op", "||"):
+        while self._peek("op", "||") or self._peek("word", "or"):
             self._take()
             parts.append(self._and())
         if len(parts) == 1:
@@ -135,7 +146,7 @@ class HeaderCondition:
 
     def _and(self) -> str:
         parts = [self._unary()]
-        while self._peek("op", "&&"):
+        while self._peek("op", "&&") or self._peek("word", "and"):
             self._take()
             parts.append(self._unary())
         if len(parts) == 1:
@@ -143,7 +154,7 @@ class HeaderCondition:
         return self._map("".join(parts), [("1" * len(parts), "1")])
 
     def _unary(self) -> str:
-        if self._peek("op", "!"):
+        if self._peek("op", "!") or self._peek("word", "not"):
             self._take()
             return self._map(self._unary(), [('""', "1")])
         if self._peek("op", "("):
@@ -157,7 +168,7 @@ class HeaderCondition:
 
     def _atom(self) -> str:
         kind, value, _ = self._take()
-        if kind == "word":
+        if kind == "word" and value in ("true", "false"):
             return self._map("1" if value == "true" else '""', [("1", "1")])
         if kind == "op" and value in ("-z", "-n"):
             k, name, _ = self._take()
@@ -167,24 +178,94 @@ class HeaderCondition:
                              '""' if value == "-z" else "1")
         if kind != "var":
             raise Untranslatable(f"unexpected {value!r}")
-        source = _variable(value)
+        dn = self._dn_part(value)
+        source = dn[0] if dn else _variable(value)
         if self.request_only and source.startswith(RESPONSE_VARIABLES):
             raise Untranslatable(f"%{{{value}}} is not known before the response")
         if source == "$a2n_https" and not any(m.variable == source for m in self.model.maps):
             # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
             self.model.maps.append(MapBlock("$https", source, [('""', "off")], "on"))
         _, op, _ = self._take()
+        if op in ("eq", "ne"):
+            if not self.ssl_compat:
+                raise Untranslatable(f"{op!r} compares integers")
+            op = "==" if op == "eq" else "!="
+        if op == "in":
+            values = self._word_list()
+            if dn:
+                return self._dn_compare(dn, values, True)
+            return self._map(source, self._literal_keys(values, "1"))
         k, operand, flags = self._take()
+        if dn:
+            if op not in ("==", "!=") or k != "str":
+                raise Untranslatable(f"%{{{value}}} {op} {operand!r}")
+            return self._dn_compare(dn, [operand], op == "==")
         if op in ("=~", "!~") and k == "regex":
             if set(flags) - {"i"}:
                 raise Untranslatable(f"regex flags {flags!r}")
             key = ("~*" if "i" in flags else "~") + operand
             return self._map(source, [(key, "1")] if op == "=~" else [(key, '""')], '""' if op == "=~" else "1")
         if op in ("==", "!=") and k == "str":
-            if "%{" in operand:
-                raise Untranslatable("a variable inside a compared string")
-            key = operand or '""'
-            if key in ("default", "hostnames", "include", "volatile") or key.startswith(("~", "\\")):
-                key = "\\" + key
-            return self._map(source, [(key, "1")] if op == "==" else [(key, '""')], '""' if op == "==" else "1")
+            if op == "==":
+                return self._map(source, self._literal_keys([operand], "1"))
+            return self._map(source, self._literal_keys([operand], '""'), "1")
         raise Untranslatable(f"the comparison {op!r} with {operand!r}")
+
+    def _literal_keys(self, values: list[str], result: str) -> list[tuple[str, str]]:
+        if not self.exact_case:
+            return [(_literal_key(v), result) for v in values]
+        for v in values:
+            _literal_key(v)
+        return [("~^(?:" + "|".join(re.escape(v) for v in sorted(set(values))) + ")$", result)]
+
+    def _word_list(self) -> list[str]:
+        """`{ "a", "b" }` after `in`: quoted strings only."""
+        if not self._peek("op", "{"):
+            raise Untranslatable("`in` needs a {list}")
+        self._take()
+        values = []
+        while True:
+            k, v, _ = self._take()
+            if k != "str":
+                raise Untranslatable(f"unexpected {v!r} in a list")
+            values.append(v)
+            k, v, _ = self._take()
+            if (k, v) == ("op", "}"):
+                return values
+            if (k, v) != ("op", ","):
+                raise Untranslatable(f"unexpected {v!r} in a list")
+
+    @staticmethod
+    def _dn_part(name: str) -> tuple[str, str] | None:
+        lower = name.lower()
+        for prefix, source in _DN_SOURCES.items():
+            if lower.startswith(prefix):
+                part = _DN_PARTS.get(lower[len(prefix):])
+                if part is None:
+                    raise Untranslatable(f"%{{{name}}} has no nginx variable here")
+                return source, part
+        return None
+
+    def _dn_compare(self, dn: tuple[str, str], values: list[str], equal: bool) -> str:
+        """httpd's SSL_CLIENT_S_DN_CN is the first CN of the certificate's name, in RFC 2253 escaping; nginx's
+        $ssl_client_s_dn is the whole name in RFC 2253 order (reversed: the first CN is the last one there).
+        A value without characters RFC 2253 escapes reads the same in both, so the test is a regex over
+        whole attribute tokens (escape pairs kept together) for the last token of that attribute."""
+        source, part = dn
+        if any(not _DN_SAFE.fullmatch(v) for v in values):
+            raise Untranslatable(f"a certificate name compared with {values!r} (characters nginx escapes)")
+        token = r"(?:[^,+\\]|\\.)*"
+        alternatives = "|".join(re.escape(v) for v in sorted(set(values)))
+        key = (f"~^(?:{token}[,+])*{part}=(?:{alternatives})"
+               f"(?:[,+](?!{part}=){token})*$")
+        return self._map(source, [(key, "1")] if equal else [(key, '""')], '""' if equal else "1")
+
+
+def _literal_key(operand: str) -> str:
+    """A map key matching exactly OPERAND."""
+    if "%{" in operand:
+        raise Untranslatable("a variable inside a compared string")
+    key = operand or '""'
+    if key in ("default", "hostnames", "include", "volatile") or key.startswith(("~", "\\")):
+        key = "\\" + key
+    return key

@@ -41,6 +41,13 @@ def _safe(name: str) -> str:
 def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: str, regex: str,
                nocase: bool) -> Disposition:
     source = _attribute(attribute)
+    for assignment in assignments:
+        name, _, value = assignment.lstrip("!").partition("=")
+        # what access rules need to know of every variable (Require env): untranslated setters, empty values
+        if source is None or ctx.scope is not None:
+            _note(ctx, name, "untranslated")
+        elif not assignment.startswith("!") and "=" in assignment and not value:
+            _note(ctx, name, "empty")
     if source is None or ctx.scope is not None:
         why = "per-directory SetEnvIf" if ctx.scope is not None else \
             f"the attribute {attribute} (host names, header-name patterns and other variables)"
@@ -65,13 +72,29 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
     return Disposition.EXACT
 
 
+def _note(ctx: Context, name: str, what: str) -> None:
+    ctx.model.main_server.settings.setdefault("setenvif_notes", {}).setdefault(name.lower(), set()).add(what)
+
+
+def notes_for(model, name: str) -> set[str]:
+    """How SetEnvIf lines anywhere in the input set NAME beyond a translated map: "untranslated" (a line
+    nginx has no map for), "empty" (set to the empty string, which the map cannot tell from unset)."""
+    return model.main_server.settings.get("setenvif_notes", {}).get(name.lower(), set()) \
+        if model.main_server is not None else set()
+
+
+def server_variable(model, server, name: str) -> str | None:
+    """The nginx variable holding NAME as SetEnvIf in SERVER (or the main server) left it, if any."""
+    name = name.lower()
+    found = server.settings.get("setenvif", {}).get(name)
+    if found is None and model.main_server is not None:
+        found = model.main_server.settings.get("setenvif", {}).get(name)
+    return found
+
+
 def variable_for(ctx: Context, name: str) -> str | None:
     """The nginx variable holding NAME as SetEnvIf in this server (or the main server) left it, if any."""
-    name = name.lower()
-    found = ctx.server.settings.get("setenvif", {}).get(name)
-    if found is None and ctx.model.main_server is not None:
-        found = ctx.model.main_server.settings.get("setenvif", {}).get(name)
-    return found
+    return server_variable(ctx.model, ctx.server, name)
 
 
 def condition_variable(ctx: Context, condition: str) -> str | None:

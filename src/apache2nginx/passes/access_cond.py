@@ -1,0 +1,225 @@
+"""Access rules nginx checks with maps: `Require env`, `Require expr`, `Require method` inside a tree with
+them, `Allow/Deny from env=` and `SSLRequire`.
+
+mod_authz_core evaluates a Require tree to one of three results (src: apply_authz_sections): granted,
+denied or neutral. A leaf is granted or denied; `Require not X` turns granted into denied and denied
+into neutral; <RequireAll> is denied if a child is denied, else granted if a child is granted, else
+neutral; <RequireAny> is granted if a child is granted, else denied if one is, else neutral;
+<RequireNone> is a negated <RequireAny>. Anything but granted at the top refuses the request (403).
+
+Here every node becomes a map whose value is G, D or N (or a constant, when it does not depend on the
+request), each container a map over its children's values concatenated, and the region refuses with
+`if ($decision != G) { return 403; }` (rewrite phase: before the location's own access checks, which
+for a refusal that needs no credentials changes nothing). Environment variables are resolved when the
+region is laid out, per server: a variable a translated SetEnvIf sets is its map chain's variable, one
+nothing sets before authorization (SetEnv and per-directory rewrites run later, in fixups) never
+matches, and one set some other way (a RewriteRule [E=], an untranslated SetEnvIf) is refused.
+"""
+from __future__ import annotations
+
+from ..model import Stmt
+from ..syntax.span import Span
+from .header_expr import HeaderCondition, Untranslatable
+from .setenvif import notes_for, server_variable
+
+GRANTED, DENIED, NEUTRAL = "G", "D", "N"
+PREFIX = "a2n_authz_"
+# BrowserMatch lines setting these are not translated (old-browser workarounds), so their state is unknown
+_UNKNOWN_VARS = {"nokeepalive", "ssl-unclean-shutdown", "downgrade-1.0", "force-response-1.0",
+                 "redirect-carefully", "gzip-only-text/html", "no-gzip", "suppress-error-charset"}
+
+
+class CondRefused(Exception):
+    def __init__(self, message: str, span: Span | None):
+        super().__init__(message)
+        self.message, self.span = message, span
+
+
+def check_expression(text: str, ssl_compat: bool) -> None:
+    """Raise Untranslatable now (at the directive) for an expression no map can evaluate."""
+    from ..model import NginxModel
+    HeaderCondition(NginxModel(), request_only=True, ssl_compat=ssl_compat, exact_case=True).compile(text)
+
+
+class Conditions:
+    """Compiles conditions of one server's regions into maps on the model."""
+
+    def __init__(self, model, server):
+        self.model, self.server = model, server
+        # decision maps not written yet: "@n" -> (source, entries, default). A map over another one's
+        # result is composed into one map over the first one's source, and only maps a check reads are added
+        self.pending: dict[str, tuple[str, list, str]] = {}
+        self.boolean: set[str] = set()      # expression variables: "1" or empty
+
+    # -- the pieces -------------------------------------------------------------------------
+    def _map(self, source: str, entries: list[tuple[str, str]], default: str) -> str:
+        inner = self.pending.get(source)
+        if inner is not None and all(len(k) == 2 or not k.startswith("~") for k, _ in entries):
+            def apply(value: str) -> str:
+                for key, out in entries:
+                    if (key[1:] in value) if key.startswith("~") else key == value:
+                        return out
+                return default
+            return self._map(inner[0], [(k, apply(v)) for k, v in inner[1]], apply(inner[2]))
+        if inner is not None:
+            source = self.variable(source)
+        entries = [(k, v) for k, v in entries if v != default]
+        if not entries:
+            return default
+        token = f"@{len(self.pending)}"
+        self.pending[token] = (source, entries, default)
+        return token
+
+    def variable(self, value: str) -> str:
+        """The nginx variable of a decision (its map added now)."""
+        if not value.startswith("@"):
+            return value
+        source, entries, default = self.pending[value]
+        return self.model.shared_map(PREFIX, source, entries, default)
+
+    def env_source(self, name: str, span: Span | None) -> str | None:
+        """The variable holding environment variable NAME at authorization time ("" when unset), or None
+        when nothing sets it before then."""
+        lower = name.lower()
+        rewrite = {n.lower() for n in self.model.main_server.settings.get("access_rewrite_env", ())} \
+            if self.model.main_server is not None else set()
+        notes = notes_for(self.model, lower)
+        if lower in rewrite or "untranslated" in notes or lower in _UNKNOWN_VARS:
+            raise CondRefused(f"the environment variable {name} (set by a RewriteRule [E=] or a SetEnvIf/"
+                              "BrowserMatch line that is not translated)", span)
+        if "empty" in notes:
+            raise CondRefused(f"the environment variable {name} (a SetEnvIf line sets it to the empty string, "
+                              "which nginx cannot tell from unset)", span)
+        return server_variable(self.model, self.server, lower)
+
+    def expression(self, text: str, ssl_compat: bool, span: Span | None) -> str:
+        """A variable that is 1 when the ap_expr holds, empty otherwise."""
+        try:
+            return HeaderCondition(self.model, request_only=True, prefix=PREFIX, ssl_compat=ssl_compat,
+                                   exact_case=True).compile(text)
+        except Untranslatable as exc:
+            raise CondRefused(f"the expression {text!r} ({exc})", span)
+
+    def truth(self, variable: str, negate: bool = False) -> str:
+        """G when VARIABLE is 1 (D otherwise); negated, D when it is 1 (N otherwise)."""
+        self.boolean.add(variable)
+        if negate:
+            return self._map(variable, [("1", DENIED)], NEUTRAL)
+        return self._map(variable, [("1", GRANTED)], DENIED)
+
+    # -- Require trees ------------------------------------------------------------------------
+    def tri(self, node) -> str:
+        """G, D or N when the node's result is known now, else a variable holding it."""
+        if node.op == "leaf":
+            return self._leaf(node)
+        values = [self.tri(c) for c in node.children]
+        if node.op == "all":
+            value = self._combine(values, DENIED, GRANTED)
+        else:
+            value = self._combine(values, GRANTED, DENIED)
+        if node.op == "none":
+            value = self._negate(value)
+        return value
+
+    def _combine(self, values: list[str], first: str, second: str) -> str:
+        """`first` if any child is, else `second` if any child is, else neutral."""
+        if first in values:
+            return first
+        variables = [v for v in values if _dynamic(v)]
+        has_second = second in values
+        if not variables:
+            return second if has_second else NEUTRAL
+        if len(variables) == 1 and not has_second:
+            return variables[0]
+        source = variables[0] if len(variables) == 1 else "".join(self.variable(v) for v in variables)
+        entries = [("~" + first, first)]
+        if has_second:
+            return self._map(source, entries, second)
+        return self._map(source, entries + [("~" + second, second)], NEUTRAL)
+
+    def _negate(self, value: str) -> str:
+        if not _dynamic(value):
+            return DENIED if value == GRANTED else NEUTRAL
+        return self._map(value, [(GRANTED, DENIED)], NEUTRAL)
+
+    def _leaf(self, leaf) -> str:
+        kind, args, span = leaf.kind, leaf.args, leaf.span
+        if kind == "all":
+            value = GRANTED if args and args[0].lower() == "granted" else DENIED
+        elif kind == "env":
+            sources = [self.env_source(a, span) for a in args]
+            variables = [s for s in sources if s is not None]
+            if not variables:
+                value = DENIED
+            else:
+                # granted when any of the variables is set
+                value = self._map("".join(variables), [('""', DENIED)], GRANTED)
+        elif kind == "expr":
+            value = self.truth(self.expression(" ".join(args), False, span))
+        elif kind == "method":
+            methods = {m.upper() for m in args}
+            if "GET" in methods:
+                methods.add("HEAD")     # httpd counts HEAD as GET
+            value = self._map("$request_method", [("~^(?:" + "|".join(sorted(methods)) + ")$", GRANTED)], DENIED)
+        else:
+            raise CondRefused(f"Require {kind} together with Require env/expr", span)
+        return self._negate(value) if leaf.negated else value
+
+    # -- what nginx checks --------------------------------------------------------------------
+    def refuse_unless(self, value: str, wanted: tuple[str, ...], span: Span | None, what: str) -> list[Stmt]:
+        """Statements refusing (403) every request whose decision is not one of WANTED."""
+        if not _dynamic(value):
+            return [] if value in wanted else [Stmt("deny", ["all"], span, comment=what)]
+        known = self.pending.get(value)
+        if known is not None and len(known[1]) == 1 and (known[1][0][0] == '""' or
+                                                         (known[1][0][0] == "1" and known[0] in self.boolean)):
+            # a decision on whether one variable is empty: test the variable itself
+            refused_empty, refused_set = known[1][0][1] not in wanted, known[2] not in wanted
+            if known[1][0][0] == "1":
+                refused_empty, refused_set = refused_set, refused_empty
+            if refused_empty != refused_set:
+                test = f'({known[0]} {"=" if refused_empty else "!="} "")'
+                return [Stmt("if", [test], span, comment=what, block=[Stmt("return", ["403"], span)])]
+        value = self.variable(value)
+        if wanted == (GRANTED,):
+            test = f"({value} != {GRANTED})"
+        else:
+            test = f"({value} = {DENIED})"
+        return [Stmt("if", [test], span, comment=what, block=[Stmt("return", ["403"], span)])]
+
+
+def compat_condition(cond: Conditions, allows: list, denies: list, order: str, span: Span | None) -> str:
+    """mod_access_compat's decision over `env=` entries only: G when the request is admitted, D when not.
+    Deny,Allow admits when an Allow matches or no Deny does; Allow,Deny (and Mutual-failure) when an Allow
+    matches and no Deny does. `env=V` matches when V is set, `env=!V` when it is not."""
+    def matches(entries) -> str:
+        values = []
+        for value, where in entries:
+            if value == "all":
+                values.append(GRANTED)
+                continue
+            name = value[4:]
+            negate = name.startswith("!")
+            source = cond.env_source(name.lstrip("!"), where)
+            if source is None:
+                values.append(GRANTED if negate else DENIED)
+            elif negate:
+                values.append(cond._map(source, [('""', GRANTED)], DENIED))
+            else:
+                values.append(cond._map(source, [('""', DENIED)], GRANTED))
+        return cond._combine(values, GRANTED, DENIED) if values else DENIED
+    allow, deny = matches(allows), matches(denies)
+    if order == "deny,allow":
+        return cond._combine([allow, _invert(cond, deny)], GRANTED, DENIED)
+    return cond._combine([allow, _invert(cond, deny)], DENIED, GRANTED)
+
+
+def _dynamic(value: str) -> bool:
+    return value.startswith(("$", "@"))
+
+
+def _invert(cond: Conditions, value: str) -> str:
+    """G <-> D (a match test: never neutral)."""
+    if not _dynamic(value):
+        return DENIED if value == GRANTED else GRANTED
+    return cond._map(value, [(GRANTED, DENIED)], GRANTED)
