@@ -1004,6 +1004,33 @@ _short("A2N321", "fastcgi-uwsgi-backend", "warning", "A FastCGI or uwsgi backend
        "httpd builds SCRIPT_FILENAME, PATH_INFO and the environment its own way.",
        "an application reading CGI variables may see different values.",
        "compare the parameters the application logs under both servers.")
+_short("A2N322", "rewrite-handler", "warning", "A RewriteRule [H] handler became an internal FastCGI location.",
+       "httpd runs the rule's result with the forced handler (mod_php, mod_fcgid, mod_cgi or mod_proxy_fcgi); "
+       "nginx has no per-request handler, so the rule rewrites into an internal location that maps the path "
+       "onto the document root and passes the file to a FastCGI server (php-fpm, fcgiwrap or the handler's "
+       "own address).",
+       "nothing runs until that FastCGI server listens there; the script sees nginx's CGI variables (SCRIPT_NAME "
+       "names the rewritten path), and php-fpm refuses names outside its security.limit_extensions.",
+       "run the FastCGI server on that address (or change fastcgi_pass) and compare what the script logs.")
+_short("A2N323", "rewrite-handler-refused", "warning", "A RewriteRule [H=cgi-script] result answers 403.",
+       "the rule's result maps under the document root where Options ExecCGI is off, so mod_cgi refuses to run "
+       "it (403, or 404 for a missing file), and so does the translation. httpd reads a substitution whose first "
+       "directory exists on its disk as a file path instead, which may be where ExecCGI is on.",
+       "if the target is a filesystem path on the real server, httpd runs the program there and nginx does not.",
+       "route that path to fcgiwrap by hand where Options ExecCGI allows it.")
+_short("A2N324", "rewrite-redirect-status", "warning", "%{ENV:REDIRECT_STATUS} is tracked by the rules.",
+       "httpd sets REDIRECT_STATUS on the request an internal redirect creates (200 after a per-directory "
+       "rewrite, the error status for an ErrorDocument). nginx has no such variable: the translation sets "
+       "$a2n_redirect_status to 200 where a per-directory rule redirects internally, so a test for the first "
+       "pass holds only before any such rule applied.",
+       "an ErrorDocument (error_page) pass is not marked, so a test for an empty REDIRECT_STATUS holds there "
+       "in nginx but not in httpd.",
+       "check rules that test REDIRECT_STATUS against error pages by hand.")
+_short("A2N325", "rewrite-map-undefined", "warning", "A RewriteMap lookup names a map this input never defines.",
+       "httpd starts without the map, logs \"can't find map\" at every lookup and uses the lookup's default "
+       "(`${map:key|default}`); the translation uses the default too.",
+       "the map is usually defined in a file this input does not include: with it, httpd looks keys up.",
+       "convert the file that defines the RewriteMap together with this one.")
 _short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fcgiwrap.",
        "nginx runs no CGI programs. A ScriptAlias directory becomes a location that hands each request to "
        "fcgiwrap (a small FastCGI server that runs CGI programs) at /run/fcgiwrap.socket, Debian's socket. The "
@@ -1022,6 +1049,28 @@ _short("A2N226", "static-post", "info", "nginx answers POST to a static file wit
        "405 Not Allowed to any method but GET and HEAD.",
        "a form or client posting to a static URL gets an error instead of the file.",
        "nothing, usually; where it matters, add `error_page 405 =200 $uri;` to that location.")
+_short("A2N230", "vhost-alias-dns-name", "error", "VirtualDocumentRoot with UseCanonicalName DNS was not translated.",
+       "httpd takes the name it interpolates from a reverse DNS lookup of the address the request came in on; "
+       "nginx performs no such lookup.",
+       "no per-host document root is emitted: requests are served from the plain DocumentRoot.",
+       "use UseCanonicalName Off (the Host header) or the VirtualDocumentRootIP form, or write the roots by hand.")
+_short("A2N231", "vhost-alias-port", "warning", "%p in a mod_vhost_alias format is read from the Host header.",
+       "httpd's %p is the port of the Host header, else of ServerName, else the scheme's default; the translation "
+       "reads it from $http_host with the same fallbacks. A port given only in an absolute request URI is not seen.",
+       "a request naming its port only in an absolute URI gets another directory.",
+       "nothing, usually; avoid %p where clients send absolute URIs.")
+_short("A2N232", "vhost-alias-part-maps", "warning", "Parts of the host name in a document root come from regex maps.",
+       "each %N part of a VirtualDocumentRoot format is a map with a regular expression over $host; evaluating it "
+       "sets nginx's numbered captures, and a map is evaluated the first time the request uses the root.",
+       "a directive that reads $1... of a regex location after the root was first used in that request sees the "
+       "map's captures instead.",
+       "use named captures (?<name>...) in regex locations of these servers.")
+_short("A2N233", "vhost-alias-directory", "error", "A <Directory> inside per-host directories is not applied.",
+       "a <Directory> whose path lies at or below the part of a VirtualDocumentRoot that depends on the host applies "
+       "in httpd to the hosts whose files are there; the translation maps sections to URLs through one document "
+       "root, which here is a per-host expression, so the section applies to no request.",
+       "its directives (access rules, options, handlers) are missing for those hosts: a security-relevant loss.",
+       "write a server block for the host with its own root and repeat the section's rules there.")
 
 # ------------------------------------------------------------------ A2N8xx mod_rewrite
 _short("A2N801", "rewrite-extra-arguments", "error", "A RewriteRule has more than three arguments.",

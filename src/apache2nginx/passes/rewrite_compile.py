@@ -8,6 +8,7 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
 from .base import Context
 from .rewrite_compare import integer_compare, string_compare
+from .rewrite_handler import HandlerRefused, handler_route
 from .rewrite_model import (_MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES, RewriteContext,
                             RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status, env_variable)
 
@@ -273,7 +274,7 @@ class Compiler:
             if f == "N" and not self.unrolling:
                 raise Unsupported("A2N813", "[N] restarts the whole ruleset; it is translated only on the first "
                                   "rule of its context")
-            if f in ("H", "T"):
+            if f == "T":
                 raise Unsupported("A2N813", f"the [{f}] flag is not translated")
             if f == "QSL" and rule.substitution.count("?") > 1:
                 raise Unsupported("A2N813", "[QSL] with more than one `?` in the substitution is not translated")
@@ -368,6 +369,9 @@ class Compiler:
         if "CO" in flags:
             out.extend(self.cookie(rule, cond_names, rule_names))
         if subst == "-":
+            if "H" in flags and "R" not in flags:
+                return out + self.handler(rule, pattern, negate, None,
+                                          "break" if "END" in flags else ("last" if "L" in flags else None))
             if "R" in flags:
                 code = _status(flags["R"])
                 if code is not None and not 300 <= int(code) < 400:
@@ -413,11 +417,19 @@ class Compiler:
             target = target.rstrip("?") + ("$is_args$args" if keep else "")
             return out + [Stmt("return", [code, target], span)]
         flag = "break" if "END" in flags else ("last" if ("L" in flags or "PT" in flags) else None)
+        if "H" in flags:
+            return out + self.handler(rule, pattern, negate, target, flag)
         if negate:
             # a negated pattern has no captures: rewrite whatever the URI is
             return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
         return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
 
+
+    def handler(self, rule: RRule, pattern: str, negate: bool, target: str | None, flag: str | None) -> list[Stmt]:
+        try:
+            return handler_route(self, rule, pattern, negate, target, flag)
+        except HandlerRefused as exc:
+            raise Unsupported("A2N813", exc.message) from None
 
     def _websocket_headers(self, span: Span) -> list[Stmt]:
         """[P] to ws:// or wss://: HTTP/1.1 and the Upgrade handshake passed on, as mod_proxy_wstunnel does."""

@@ -158,6 +158,10 @@ class ApacheSandbox:
             self.modules.add("authn_file")
         if node.key in ("sethandler", "addhandler") and node.args and node.args[0].lower() in HANDLER_MODULES:
             self.modules.add(HANDLER_MODULES[node.args[0].lower()])
+        if node.key == "rewriterule" and len(node.args) > 2:
+            forced = re.search(r"\bH(?:ANDLER)?=([^,\]]+)", node.args[2], re.I)   # RewriteRule [H=handler]
+            if forced and forced.group(1).strip().lower() in HANDLER_MODULES:
+                self.modules.add(HANDLER_MODULES[forced.group(1).strip().lower()])
         if any("balancer://" in a.lower() for a in node.args):
             for dep in ["proxy_balancer"] + DEPENDENCIES["proxy_balancer"]:
                 self.modules.add(dep)
@@ -231,6 +235,10 @@ class ApacheSandbox:
             if key in ("rewriterule", "rewritecond"):
                 # mod_rewrite reads its own arguments: quotes only group, nothing is unescaped
                 lines.append(pad + " ".join([node.name] + [quote_rewrite_arg(a) for a in args]))
+                continue
+            if key == "sslrequire" or (key == "require" and "expr" in [a.lower() for a in args[:2]]):
+                # mod_ssl reads the line raw (an expression): its words as written, quoted ones quoted
+                lines.append(pad + " ".join([node.name] + [f'"{a}"' if q else a for a, q in zip(args, node.quoted)]))
                 continue
             lines.append(pad + " ".join([node.name] + [quote_arg(a) for a in args]))
         return lines

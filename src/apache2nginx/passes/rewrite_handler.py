@@ -1,0 +1,173 @@
+"""RewriteRule [H=handler] in server context: the content handler httpd forces on the rule's result.
+
+mod_rewrite keeps the handler in a request note and sets it in a late fixup, so whatever file the
+substitution maps to (the DocumentRoot plus the new path, as the rest of this translation reads a local
+substitution) is handed to that handler. nginx has no per-request handler switch; the rule rewrites into
+an internal location of its own, which maps the path back onto the document root with `alias` and hands
+the file to FastCGI, or answers as httpd does where httpd would refuse to run it:
+
+- mod_php (`application/x-httpd-php`), mod_fcgid (`fcgid-script`) and `proxy:fcgi://...` handlers go to a
+  FastCGI server (php-fpm's socket, or the handler's own address), as fastcgi.py does for SetHandler;
+- `cgi-script` goes to fcgiwrap where Options ExecCGI allows CGI, and answers 403 (404 for a missing
+  file) where it does not, as mod_cgi does; fcgid-script needs ExecCGI too.
+
+Only a rule after which no other rule can rewrite the result again ([L], [END], or the last rule of its
+context) is translated: the internal location ends the ruleset, and a later rule would run before the
+handler in httpd. Per-directory [H] rules (whose substitution httpd redirects internally, losing the
+note) and other handlers stay errors.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Location, Stmt
+from .alias import FCGIWRAP_SOCKET
+from .fastcgi import FASTCGI_SOCKET, fcgi_target, script_handler
+from .rewrite_model import RRule
+
+# the Options httpd 2.4 gives a directory no Options directive names
+_DEFAULT_OPTIONS = {"followsymlinks"}
+
+
+class HandlerRefused(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def document_root(ctx, server) -> str:
+    from .core import DEFAULT_DOCUMENT_ROOT
+    return (server.root or ctx.main.root or DEFAULT_DOCUMENT_ROOT).rstrip("/")
+
+
+def _under(path: str, directory: str) -> bool:
+    directory = directory.rstrip("/")
+    return path == directory or path.startswith(directory + "/") or directory == ""
+
+
+def exec_cgi(ctx, server, directory: str) -> bool | None:
+    """Whether the Options httpd merges for every file under `directory` include ExecCGI; None when
+    sections below it (or regex ones) may decide otherwise for some of them."""
+    from .access import _merge_options
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    scopes = [s for h in holders for s in h.settings.get("directories", []) if s.kind == "directory"]
+
+    def options(scope):
+        access = scope.settings.get("access")
+        return access.options if access is not None else None
+
+    covering: list = []
+    for scope in scopes:
+        if not options(scope):
+            continue
+        if scope.regex:
+            return None
+        path = (scope.fs_path or "").rstrip("/")
+        if _under(directory, path):
+            covering.append(scope)
+        elif _under(path, directory):
+            return None      # a deeper <Directory> changes Options for part of the tree
+    merged = set(_DEFAULT_OPTIONS)
+    for scope in sorted(covering, key=lambda s: (s.fs_path or "").rstrip("/").count("/")):
+        merged = _merge_options(merged, options(scope))
+    return "execcgi" in merged
+
+
+def _static_directory(target: str) -> str:
+    """The directory part of a target path before anything taken from the request."""
+    m = re.search(r"[$%]", target)
+    fixed = target[:m.start()] if m else target
+    return fixed[:fixed.rfind("/")] if "/" in fixed else ""
+
+
+def handler_route(compiler, rule: RRule, pattern: str, negate: bool, target: str | None,
+                  flag: str | None) -> list[Stmt]:
+    """The statements that send the rule's result to its handler; `target` is None for substitution `-`."""
+    ctx, server, span = compiler.ctx, compiler.server, rule.span
+    handler = rule.flags["H"].strip().lower()
+    if compiler.per_dir is not None:
+        raise HandlerRefused("[H] in a per-directory context is not translated (httpd redirects the result "
+                             "internally, and the forced handler applies only to substitution `-`)")
+    if re.search(r"[$%]", handler):
+        raise HandlerRefused(f"[H={handler}] names a handler taken from the request")
+    last = rule.directive is compiler.state.rules[-1].directive
+    if flag not in ("last", "break") and not last or "PT" in rule.flags:
+        raise HandlerRefused(f"[H={handler}] without [L] (or with [PT]): later rules or Alias may map the "
+                             "result again before httpd runs the handler")
+    if target is not None and not target.startswith("/") and not _slash_capture(rule):
+        raise HandlerRefused(f"[H={handler}] with a substitution that is not a local path")
+    root = document_root(ctx, server)
+    if handler == "cgi-script":
+        backend, needs_cgi, server_name = FCGIWRAP_SOCKET, True, "fcgiwrap"
+    else:
+        found = script_handler(handler)
+        if found is None:
+            raise HandlerRefused(f"the [H={handler}] handler has no nginx counterpart")
+        backend, server_name = found
+        needs_cgi = handler == "fcgid-script"
+    allowed = True
+    if needs_cgi:
+        directory = root + _static_directory(target if target is not None else _path_prefix(pattern, negate))
+        allowed = exec_cgi(ctx, server, directory)
+        if allowed is None:
+            raise HandlerRefused(f"[H={handler}]: Options ExecCGI differs between the directories the result "
+                                 "may map to")
+    number = ctx.options["rewrite_handlers"] = ctx.options.get("rewrite_handlers", 0) + 1
+    prefix = f"/a2n_handler_{number}"
+    if not allowed:
+        # mod_cgi tests ExecCGI before it looks for the file: 403 for missing files and directories too
+        statements = [Stmt("internal", [], span),
+                      Stmt("return", ["403"], span, comment=f"[H={handler}]: Options ExecCGI is off here")]
+        ctx.diags.add("A2N323", f"RewriteRule {rule.pattern} [H={handler}]: the result maps under {root}, where "
+                      "Options ExecCGI is off, so httpd refuses to run it (403) and so does the translation; a "
+                      "substitution whose first directory exists on the server is a file path to httpd instead",
+                      span, directive="RewriteRule",
+                      hint="if the target is a filesystem path on the server, grant ExecCGI there and route it "
+                           "to fcgiwrap by hand")
+    else:
+        statements = [
+            Stmt("internal", [], span),
+            Stmt("alias", [root + "/"], span, comment="the document root, as httpd maps a local substitution"),
+        ]
+        if fcgi_target(handler) is None:
+            # mod_php, mod_cgi and mod_fcgid answer 404 for a missing file (mod_proxy_fcgi passes it on)
+            statements.append(Stmt("if", ["(!-f $request_filename)"], span, block=[Stmt("return", ["404"], span)]))
+        if needs_cgi:
+            statements.insert(2, Stmt("if", ["(-d $request_filename)"], span, block=[Stmt("return", ["403"], span)],
+                                      comment="httpd refuses to run a directory"))
+        statements += [
+            Stmt("include", ["fastcgi_params"], span),
+            Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], span),
+            Stmt("fastcgi_pass", [backend], span, comment=f"RewriteRule [H={handler}]"),
+        ]
+        who = server_name or "the FastCGI server"
+        extra = " php-fpm runs only names its security.limit_extensions allows (.php by default)." \
+            if backend == FASTCGI_SOCKET and handler != "fcgid-script" else ""
+        ctx.diags.add("A2N322", f"RewriteRule {rule.pattern} [H={handler}]: the result goes to {who} at "
+                      f"{backend.removeprefix('unix:')} through an internal location; httpd ran it with its "
+                      f"own handler, and the script sees its own CGI variables (SCRIPT_NAME names the "
+                      f"rewritten path).{extra}", span, directive="RewriteRule",
+                      hint=f"run {who} on {backend.removeprefix('unix:')}, or change the fastcgi_pass line")
+    server.locations.append(Location("^~", prefix + "/", statements, span))
+    from .base import Disposition
+    for directive in [rule.directive] + [c.directive for c in rule.conds]:
+        ctx.redispose(directive, Disposition.APPROXIMATE)
+    if target is None:
+        return [Stmt("rewrite", ["^" if negate else pattern, prefix + "$uri", "last"], span)]
+    return [Stmt("rewrite", ["^" if negate else pattern, prefix + target, "last"], span)]
+
+
+def _slash_capture(rule: RRule) -> bool:
+    """The substitution starts with %1 of a condition whose pattern captures from a leading `/`."""
+    if not re.match(r"%1(?!\d)", rule.substitution):
+        return False
+    last = next((c for c in reversed(rule.conds) if not c.pattern.startswith("!") and "(" in c.pattern), None)
+    return last is not None and last.pattern.startswith("^(/") and "OR" not in last.flags
+
+
+def _path_prefix(pattern: str, negate: bool) -> str:
+    """The literal directory a pattern anchored at `^/...` confines its URLs to ('' when it does not)."""
+    if negate:
+        return ""
+    m = re.match(r"\^(/[A-Za-z0-9_.\-/~]*)", pattern.removeprefix("(?i)"))
+    return m.group(1) if m and "(?i)" not in pattern else ""
