@@ -149,7 +149,17 @@ class Compiler:
         mapdef = self.server.settings.get("rewrite_maps", {}).get(name) or \
             self.ctx.main.settings.get("rewrite_maps", {}).get(name)
         if mapdef is None:
-            raise Unsupported("A2N804", f"${{{name}:...}} uses a map no RewriteMap defines")
+            if default is None:
+                raise Unsupported("A2N804", f"${{{name}:...}} uses a map no RewriteMap defines (httpd substitutes "
+                                  "an empty string)")
+            # httpd starts without the map and falls back to the default at every lookup (observed)
+            self.ctx.diags.add("A2N325", f"${{{name}:{key}|{default}}}: no RewriteMap {name} is defined in this "
+                               f"input, so httpd uses the default at every lookup, and so does the translation",
+                               rule.span, directive="RewriteRule")
+            from .base import Disposition
+            for directive in [rule.directive] + [c.directive for c in rule.conds]:
+                self.ctx.redispose(directive, Disposition.APPROXIMATE)
+            return self.expand(default, rule, cond_names, rule_names)
         if mapdef.problem:
             raise Unsupported("A2N804", f"${{{name}:...}}: {mapdef.problem}")
         if mapdef.kind == "rnd":
