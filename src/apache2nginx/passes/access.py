@@ -112,6 +112,13 @@ def require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
         ctx.diags.add("A2N001", "Require needs a provider (all, ip, valid-user, ...)", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     leaf = Authz("leaf", args[0].lower(), args[1:], negated, span=d.span)
+    if leaf.kind == "expr":
+        # httpd hands the rest of the line to ap_expr as written, quotes and all (one pair around the
+        # whole expression is dropped)
+        try:
+            leaf.args = [expression_text(d, len(d.args) - len(args) + 1, strip_quotes=True)]
+        except Untranslatable:
+            leaf.args = []      # refused below (and wherever the layout meets it)
     _add(config, leaf)
     try:
         _leaf_form(leaf)
@@ -290,16 +297,33 @@ def ssl_require_ssl(ctx: Context, d: Directive, config: AccessConfig) -> Disposi
     return Disposition.EXACT
 
 
+def expression_text(d: Directive, start: int, strip_quotes: bool) -> str:
+    """The expression httpd reads from a directive that takes its line raw (Require expr, SSLRequire): the
+    words as written. A quoted word that itself holds quotes or backslashes is not rebuilt."""
+    args, quoted = d.args[start:], d.quoted[start:]
+    if strip_quotes and len(args) == 1 and quoted[0]:
+        if '"' in args[0] or "\\" in args[0]:
+            raise Untranslatable("quotes or backslashes inside the quoted expression")
+        return args[0]
+    words = []
+    for arg, q in zip(args, quoted):
+        if q and ('"' in arg or "'" in arg or "\\" in arg):
+            raise Untranslatable("quotes or backslashes inside a quoted word")
+        words.append(f'"{arg}"' if q else arg)
+    return " ".join(words)
+
+
 @in_section
 def ssl_require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     """SSLRequire EXPR (mod_ssl's access check, src: ssl_hook_Access): on a TLS connection the request is
     refused (403) unless the expression holds, every SSLRequire of every merged section counting; on a
     plain connection it is not consulted at all. The expression becomes maps (`eq`/`ne` compare strings
     in this dialect)."""
-    text = " ".join(d.args)
     try:
+        text = expression_text(d, 0, strip_quotes=False)
         check_expression(text, ssl_compat=True)
     except Untranslatable as exc:
+        text = " ".join(d.args)
         config.refuse = (f"SSLRequire {text} ({exc})", d.span)
         _refused_now(ctx, f"SSLRequire {text} ({exc})", d.span)
         return Disposition.UNSUPPORTED

@@ -17,6 +17,8 @@ matches, and one set some other way (a RewriteRule [E=], an untranslated SetEnvI
 """
 from __future__ import annotations
 
+import re
+
 from ..model import Stmt
 from ..syntax.span import Span
 from .header_expr import HeaderCondition, Untranslatable
@@ -63,7 +65,15 @@ class Conditions:
             return self._map(inner[0], [(k, apply(v)) for k, v in inner[1]], apply(inner[2]))
         if inner is not None:
             source = self.variable(source)
-        entries = [(k, v) for k, v in entries if v != default]
+        # an entry giving the default can go only where no later one would then match instead: nginx tries
+        # plain strings first, then the expressions in order
+        exact = [(k, v) for k, v in entries if not k.startswith("~")]
+        regexes = [(k, v) for k, v in entries if k.startswith("~")]
+        while regexes and regexes[-1][1] == default:
+            regexes.pop()
+        if not regexes:
+            exact = [(k, v) for k, v in exact if v != default]
+        entries = exact + regexes
         if not entries:
             return default
         token = f"@{len(self.pending)}"
@@ -171,7 +181,7 @@ class Conditions:
         if not _dynamic(value):
             return [] if value in wanted else [Stmt("deny", ["all"], span, comment=what)]
         known = self.pending.get(value)
-        if known is not None and len(known[1]) == 1 and (known[1][0][0] == '""' or
+        if known is not None and re.fullmatch(r"\$\w+", known[0]) and len(known[1]) == 1 and (known[1][0][0] == '""' or
                                                          (known[1][0][0] == "1" and known[0] in self.boolean)):
             # a decision on whether one variable is empty: test the variable itself
             refused_empty, refused_set = known[1][0][1] not in wanted, known[2] not in wanted
