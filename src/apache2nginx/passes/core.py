@@ -13,6 +13,7 @@ import re
 
 from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
+from . import vhost_alias
 from .base import Context, Disposition, flag, on_off_directive, Rule, table
 
 DEFAULT_DOCUMENT_ROOT = "/var/www/html"   # DocumentRoot compiled into Debian's httpd
@@ -89,6 +90,9 @@ def server_name(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N001", "ServerName requires a host name", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     name = _clean_name(ctx, d, 0, d.args[0])
+    port = re.search(r":(\d+)$", d.args[0].split("://", 1)[-1])
+    if port:
+        ctx.server.settings["server_name_port"] = port.group(1)
     names = ctx.server.names
     if ctx.server.has_server_name:
         names[0] = name  # a later ServerName replaces the earlier one
@@ -113,6 +117,7 @@ def document_root(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     ctx.server.root = d.args[0]
     ctx.server.root_span = d.span
+    ctx.server.settings["static_root"] = (d.args[0], d.span)
     return Disposition.EXACT
 
 
@@ -478,6 +483,8 @@ def types_config(ctx: Context, d: Directive) -> Disposition:
 
 def use_canonical_name(ctx: Context, d: Directive) -> Disposition:
     value = flag(d)
+    if ctx.scope is None:
+        ctx.settings["use_canonical_name"] = (value, d.span)
     if value == "off":
         ctx.emit("server_name_in_redirect", ["off"], d.span)
         return Disposition.EXACT
@@ -551,8 +558,13 @@ DEFAULTS = (
 )
 
 
+def finish_model(ctx: Context) -> None:
+    vhost_alias.finish_model(ctx)
+
+
 def finish_server(ctx: Context, server: Server) -> None:
     """Settings that become directives once the whole server is seen, and httpd's defaults made explicit."""
+    vhost_alias.finish_server(ctx, server)
     main = ctx.main
     if server is not main or ctx.model.full:
         trace_off = any(flag(t) == "off" for t in ctx.options.get("trace_enable", []))
@@ -610,4 +622,8 @@ RULES.update(table(
     Rule("NameVirtualHost", Disposition.NOT_APPLICABLE, note="obsolete since httpd 2.4; name-based virtual hosts "
          "need no declaration in either server"),
     Rule("ServerPath", Disposition.NOT_APPLICABLE, note="legacy support for HTTP/1.0 clients without Host"),
+    Rule("VirtualDocumentRoot", Disposition.EXACT, vhost_alias.virtual_root),
+    Rule("VirtualDocumentRootIP", Disposition.EXACT, vhost_alias.virtual_root),
+    Rule("VirtualScriptAlias", Disposition.APPROXIMATE, vhost_alias.virtual_root),
+    Rule("VirtualScriptAliasIP", Disposition.APPROXIMATE, vhost_alias.virtual_root),
 ))
