@@ -22,6 +22,7 @@ from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
 from ..passes.access import access_statements, merge, options_statements
 from ..passes.access_cond import Conditions
+from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
 
 ACCESS_NAMES = {"allow", "deny", "satisfy", "auth_basic", "auth_basic_user_file", "limit_except", "autoindex",
@@ -115,15 +116,11 @@ class Layout:
             path = path.rsplit("/", 1)[0] or "/"
         return [d for _, _, d in sorted(found, key=lambda t: (t[0], t[1]))]
 
-    def proxy_refused(self, route: Route) -> bool:
-        """A <Proxy> section with access rules covers this route's backend URL (they are not translated)."""
-        from fnmatch import fnmatchcase
-        main = self.model.main_server
-        sections = list(self.server.settings.get("proxy_refused", ())) + \
-            (list(main.settings.get("proxy_refused", ())) if main is not None and main is not self.server else [])
-        target = route.target
-        return any(fnmatchcase(target, url) if any(c in url for c in "*?[") else target.startswith(url)
-                   for url, _ in sections)
+    def proxy_configs(self, route: Route, what: str) -> list:
+        """The <Proxy> sections' access rules for a location proxying along ROUTE (merged before its
+        <Location>s, as httpd's proxy walk stands in for the directory walk)."""
+        return access_proxy.configs_for(self.model, self.server, access_proxy.backend_base(route.target),
+                                        route.span, what)
 
     def access(self, configs: list, region: str, span) -> list[Stmt]:
         configs = [c for c in configs if c is not None]
@@ -207,14 +204,14 @@ class Layout:
             fs = self.fs_path(handler, path, server.root)
             dirs = self.covering_directories(fs)
             dir_configs = [d.settings.get("access") for d in dirs]
+            if handler is not None and handler.kind == "proxy":
+                dir_configs = self.proxy_configs(handler, _describe(path))
             loc_configs = [s.settings.get("access") for s in covering]
             span = covering[-1].span if covering else (handler.span if handler else (dirs[-1].span if dirs else None))
             access = [] if handler is not None and handler.kind == "redirect" else \
                 self.access(dir_configs + loc_configs, _describe(path), span)
             if self.refuse_all is not None:
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
-            elif handler is not None and handler.kind == "proxy" and self.proxy_refused(handler):
-                access = [Stmt("deny", ["all"], handler.span, comment="<Proxy> access rules: refused")]
             if path == "/":
                 root_access = access
             statements = access + [st for d in dirs for st in d.statements] + \
@@ -259,8 +256,20 @@ class Layout:
         for r in all_routes:
             if r.regex:
                 loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
-                loc.statements.extend(root_access + root_statements + self._handler(r, r.path, r.path))
+                proxied = self.proxy_configs(r, r.path) if r.kind == "proxy" else []
+                # a proxied request walks the <Proxy> sections instead of the directories, then <Location />
+                access = self.access(proxied + [s.settings.get("access") for s in prefix_scopes if s.path == "/"],
+                                     r.path, r.span) if proxied else root_access
+                loc.statements.extend(access + root_statements + self._handler(r, r.path, r.path))
                 server.locations.append(loc)
+        for loc in server.locations:
+            # RewriteRule [P]: an internal location that proxies, reached by any URL the rule matched
+            target = next((st.args[0] for st in loc.statements if st.name == "proxy_pass"), None) \
+                if any(st.name == "internal" for st in loc.statements) else None
+            proxied = self.proxy_configs(Route("proxy", loc.path, target, span=loc.span), "a RewriteRule [P]") \
+                if target else []
+            if proxied:
+                loc.statements[:0] = self.access(proxied, loc.path, loc.span)
         prefix_locations = [l for l in server.locations if l.modifier in ("", "^~", "=")]
         for s in regex_scopes:
             loc = Location("~*" if s.nocase else "~", s.path, span=s.span)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from ..model import Scope, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
+from .access_proxy import proxy_match_section
 from .access_cond import GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
 from .base import Context, Disposition, Rule, table
 from .header_expr import Untranslatable
@@ -1303,5 +1304,6 @@ RULES = table(
     Rule("Directory", Disposition.EXACT, directory, section=True),
     Rule("DirectoryMatch", Disposition.UNSUPPORTED, directory, section=True),
     Rule("Files", Disposition.EXACT, files, section=True),
+    Rule("ProxyMatch", Disposition.EXACT, proxy_match_section, section=True),
     Rule("FilesMatch", Disposition.EXACT, files, section=True),
 )

@@ -224,11 +224,10 @@ def proxy_section(ctx: Context, section: Section) -> Disposition:
     url = section.args[0]
     parsed = parse_url(url)
     if not parsed or parsed[0] != "balancer":
-        from .access import _has_access, _refused_now
+        from .access import _has_access
         if _has_access(section):
-            # never served more widely than httpd: the routes it governs are refused to everyone
-            ctx.server.settings.setdefault("proxy_refused", []).append((url, section.span))
-            _refused_now(ctx, f"<Proxy {url}> (access rules on proxied URLs)", section.span)
+            from .access_proxy import proxy_access_section, regex_proxy_pattern
+            return proxy_access_section(ctx, section, *regex_proxy_pattern(section))
         else:
             ctx.diags.add("A2N101", f"<Proxy {url}>: settings for proxied URLs are not translated yet; "
                           "nothing inside it was emitted", section.span, directive="<Proxy")
@@ -239,8 +238,11 @@ def proxy_section(ctx: Context, section: Section) -> Disposition:
     up.balancer, up.span = True, section.span
     previous = ctx.options.get("balancer")
     ctx.options["balancer"] = up
+    from .access_proxy import ACCESS_KEYS, proxy_access_section
+    if any(c.key in ACCESS_KEYS for c in section.children):
+        proxy_access_section(ctx, section, url, False, others=False)
     try:
-        ctx.walk(section.children)
+        ctx.walk([c for c in section.children if c.key not in ACCESS_KEYS])
     finally:
         ctx.options["balancer"] = previous
     _finish_balancer(ctx, up, section)
