@@ -1071,6 +1071,12 @@ _short("A2N233", "vhost-alias-directory", "error", "A <Directory> inside per-hos
        "root, which here is a per-host expression, so the section applies to no request.",
        "its directives (access rules, options, handlers) are missing for those hosts: a security-relevant loss.",
        "write a server block for the host with its own root and repeat the section's rules there.")
+_short("A2N234", "mime-dotted-extension", "info", "A mod_mime extension with a dot never matches.",
+       "mod_mime splits a file name at its dots and looks every part up on its own, so an extension argument "
+       "such as `css.gz` is never found (httpd accepts it silently); the type of `x.css.gz` comes from `css` and "
+       "`gz` separately.",
+       "nothing is emitted for it, as httpd applies nothing.",
+       "remove the argument, or give the single extensions (AddEncoding gzip .gz).")
 
 # ------------------------------------------------------------------ A2N8xx mod_rewrite
 _short("A2N801", "rewrite-extra-arguments", "error", "A RewriteRule has more than three arguments.",

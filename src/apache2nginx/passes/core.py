@@ -466,11 +466,47 @@ def add_default_charset(ctx: Context, d: Directive) -> Disposition:
     return Disposition.APPROXIMATE
 
 
+def _mime_extensions(ctx: Context, d: Directive, args: list[str]) -> list[str] | None:
+    """mod_mime's extension arguments (case-insensitive, leading dot optional), or None where the directive
+    is not translated in this place (a URL or directory section would need a whole `types` map of its own)."""
+    if ctx.scope is not None:
+        ctx.diags.add("A2N101", f"{d.name} inside <{ctx.scope.kind.capitalize()}>: only server-wide MIME mappings "
+                      "are translated; nothing was emitted for it", d.span, directive=d.name)
+        return None
+    exts = []
+    for i, raw in enumerate(args):
+        ext = raw.lstrip(".").lower()
+        if "." in ext:
+            # httpd looks each dot-separated part of a file name up on its own: `css.br` is never one of them
+            ctx.diags.add("A2N234", f"{d.name} ... {raw}: an extension with a dot never matches in httpd (each "
+                          "part of a file name is looked up alone); nothing is emitted for it", d.arg_span(i + 1),
+                          directive=d.name)
+            continue
+        if ext:
+            exts.append(ext)
+    return exts
+
+
 def add_type(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) < 2:
         return Disposition.UNSUPPORTED
-    mime, exts = d.args[0], [e.lstrip(".").lower() for e in d.args[1:]]
-    ctx.settings.setdefault("types", []).append((mime, exts, d.span))
+    exts = _mime_extensions(ctx, d, d.args[1:])
+    if exts is None:
+        return Disposition.UNSUPPORTED
+    ctx.settings.setdefault("types", []).append((d.args[0], exts, d.span))
+    return Disposition.EXACT
+
+
+def add_charset(ctx: Context, d: Directive) -> Disposition:
+    """AddCharset CHARSET .ext...: httpd appends `; charset=CHARSET` to the type of files with the extension;
+    the type map gets the parameter for those extensions (their own AddType, else nginx's stock type)."""
+    if len(d.args) < 2:
+        ctx.diags.add("A2N001", "AddCharset needs a charset and at least one extension", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    exts = _mime_extensions(ctx, d, d.args[1:])
+    if exts is None:
+        return Disposition.UNSUPPORTED
+    ctx.settings.setdefault("charsets", []).append((d.args[0], exts, d.span))
     return Disposition.EXACT
 
 
@@ -522,27 +558,45 @@ def stock_mime_types() -> list[tuple[str, list[str]]]:
     return out
 
 
-def _types(server: Server, types: list, full_main: bool) -> None:
-    """AddType on top of nginx's mime.types. A `types` block replaces the inherited map, so it either
-    follows `include mime.types` or, when an extension is already there, carries the merged map whole
+def _types(server: Server, types: list, full_main: bool, charsets: list = ()) -> None:
+    """AddType (and AddCharset) on top of nginx's mime.types. A `types` block replaces the inherited map, so it
+    either follows `include mime.types` or, when an extension is already there, carries the merged map whole
     (nginx warns about a duplicate extension otherwise)."""
     added = {ext: (mime, span) for mime, exts, span in types for ext in exts}
     stock = stock_mime_types()
-    stock_exts = {e for _, exts in stock for e in exts}
+    stock_type = {e: mime for mime, exts in stock for e in exts}
+    for charset, exts, span in charsets:
+        for ext in exts:
+            mime, _ = added.get(ext, (stock_type.get(ext), None))
+            if mime is None:
+                continue    # httpd adds a charset only to a type it knows
+            base = mime.split(";", 1)[0].strip()
+            if "charset=" in mime.lower():
+                continue    # mod_mime keeps a charset the type already names
+            added[ext] = (f"{base}; charset={charset}", span)
+    entries: dict[tuple[str, object], list[str]] = {}
+    for ext, (mime, span) in added.items():
+        entries.setdefault((mime, span), []).append(ext)
+    from ..emit.render import quote
+    # a type with a parameter holds `;` and a blank: the entry's name must be quoted
+    final = [(quote(mime), exts, span) for (mime, span), exts in entries.items()]
+    if not final and not full_main:
+        return
+    stock_exts = set(stock_type)
     if added.keys() & stock_exts:
         block = []
         for mime, exts in stock:
             kept = [e for e in exts if e not in added]
             if kept:
                 block.append(Stmt(mime, kept, None))
-        block += [Stmt(mime, exts, span) for mime, exts, span in types]
-        server.statements.append(Stmt("types", [], types[0][2], block=block,
+        block += [Stmt(mime, exts, span) for mime, exts, span in final]
+        server.statements.append(Stmt("types", [], final[0][2], block=block,
                                       comment="nginx's mime.types with the AddType overrides"))
     else:
         server.statements.append(Stmt("include", ["mime.types"], None))
-        if types:
-            server.statements.append(Stmt("types", [], types[0][2],
-                                          block=[Stmt(mime, exts, span) for mime, exts, span in types]))
+        if final:
+            server.statements.append(Stmt("types", [], final[0][2],
+                                          block=[Stmt(mime, exts, span) for mime, exts, span in final]))
     if full_main:
         server.statements.append(Stmt("default_type", ["application/octet-stream"], None))
 
@@ -587,9 +641,14 @@ def finish_server(ctx: Context, server: Server) -> None:
     tokens = server.settings.get("server_tokens")
     if tokens:
         server.statements.append(Stmt("server_tokens", [tokens[0]], tokens[1]))
-    types = server.settings.get("types")
-    if types or (server is main and ctx.model.full):
-        _types(server, types or [], full_main=server is main and ctx.model.full)
+    types = server.settings.get("types") or []
+    charsets = server.settings.get("charsets") or []
+    if server is not main and (types or charsets):
+        # a server's own `types` block replaces the http-level one: it carries the main server's mappings too
+        types = (main.settings.get("types") or []) + types
+        charsets = (main.settings.get("charsets") or []) + charsets
+    if types or charsets or (server is main and ctx.model.full):
+        _types(server, types, full_main=server is main and ctx.model.full, charsets=charsets)
     h2 = server.settings.get("http2") or (main.settings.get("http2") if server is not main else None)
     if h2 and h2[0]:
         if ctx.model.nginx_version >= (1, 25, 1):
@@ -612,6 +671,7 @@ RULES.update(table(
     Rule("TraceEnable", Disposition.EXACT, trace_enable),
     Rule("AddDefaultCharset", Disposition.APPROXIMATE, add_default_charset),
     Rule("AddType", Disposition.EXACT, add_type),
+    Rule("AddCharset", Disposition.EXACT, add_charset),
     Rule("TypesConfig", Disposition.APPROXIMATE, types_config),
     Rule("UseCanonicalName", Disposition.EXACT, use_canonical_name),
     Rule("EnableSendfile", Disposition.EXACT, on_off_directive("sendfile")),

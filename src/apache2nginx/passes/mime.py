@@ -90,6 +90,8 @@ RULES = table(
     Rule("AllowEncodedSlashes", Disposition.EXACT, allow_encoded_slashes),
     Rule("AddLanguage", Disposition.NOT_APPLICABLE, note="languages matter only for content negotiation "
          "(MultiViews), which nginx does not do"),
+    Rule("RemoveLanguage", Disposition.NOT_APPLICABLE, note="languages matter only for content negotiation "
+         "(MultiViews), which nginx does not do"),
     Rule("LanguagePriority", Disposition.NOT_APPLICABLE, note="content negotiation (MultiViews) has no nginx "
          "equivalent"),
     Rule("ForceLanguagePriority", Disposition.NOT_APPLICABLE, note="content negotiation has no nginx equivalent"),
