@@ -415,7 +415,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         rules.append(decided)
     statements: list[Stmt] = []
     location_statements: list[Stmt] = []
-    fc = front_controller(rules) if not flow else None
+    # try_files falls back without marking $a2n_redirect_status: no front-controller idiom where rules test it
+    fc = front_controller(rules) if not flow and not compiler.mark_redirects else None
     if fc is not None:
         i, script = fc
         prefix = (state.per_dir or "/").rstrip("/") + "/"

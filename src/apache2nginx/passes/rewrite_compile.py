@@ -30,12 +30,18 @@ class Compiler:
         self.tests_built: list[Stmt] = []   # `set` statements that build a composite test string
         self.lookups: list[Stmt] = []       # statements that look RewriteMap values up
         self.unrolling = False              # compiling an [N] rule that the caller repeats
+        # %{ENV:REDIRECT_STATUS} in a per-directory context: the rules that redirect internally mark it
+        self.mark_redirects = state.per_dir is not None and uses_redirect_status(state.rules)
+        self.redirect_status_rules: set[int] = set()
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
         upper = name.upper()
         if upper.startswith("HTTP:"):
             return "$http_" + name[5:].lower().replace("-", "_")
+        if upper == "ENV:REDIRECT_STATUS" and self.per_dir is not None and self.mark_redirects:
+            self._redirect_status(rule)
+            return "$a2n_redirect_status"
         if upper.startswith("ENV:"):
             if name[4:] in self.ctx.options.get("rewrite_env", ()):
                 return env_variable(name[4:])
@@ -62,6 +68,18 @@ class Compiler:
         if upper.startswith("HTTP_"):
             return "$http_" + upper[5:].lower()
         raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
+
+    def _redirect_status(self, rule: RRule | None) -> None:
+        if rule is None or id(rule.directive) in self.redirect_status_rules:
+            return
+        self.redirect_status_rules.add(id(rule.directive))
+        self.ctx.diags.add("A2N324", "%{ENV:REDIRECT_STATUS}: httpd sets it (200) on the request a per-directory "
+                           "rewrite redirects to; the translation sets $a2n_redirect_status where these rules "
+                           "rewrite internally, but not on an error_page (ErrorDocument) pass",
+                           rule.span, directive="RewriteRule")
+        from .base import Disposition
+        for directive in [rule.directive] + [c.directive for c in rule.conds]:
+            self.ctx.redispose(directive, Disposition.APPROXIMATE)
 
     def _time_variable(self, name: str) -> str:
         """httpd's TIME_* variables (local time) cut out of nginx's $time_iso8601, also local time."""
@@ -323,6 +341,11 @@ class Compiler:
         self.lookups = []
         action = self.action(rule, pattern, negate, cond_names, rule_names)
         action = [Stmt("set", [mark, "1"], span) for mark in marks] + action
+        if self.mark_redirects and action and _internal_rewrite(action[-1]):
+            # httpd's internal redirect gives the next pass REDIRECT_STATUS=200
+            marks = list(marks) + ["$a2n_redirect_status"]
+            action.insert(len(action) - 1, Stmt("set", ["$a2n_redirect_status", "200"], span,
+                                                comment="the next pass sees REDIRECT_STATUS"))
         # nginx allows no `if` inside an `if`: map lookups run before the test of the whole rule
         lookups, self.lookups = self.lookups, []
         if negate and rule_names is None:
@@ -389,7 +412,12 @@ class Compiler:
                     return out + [Stmt("return", [code], span)]
                 raise Unsupported("A2N815", "[R] with substitution - redirects to the same URL in a loop")
             if "L" in flags or "END" in flags:
-                out.append(Stmt("break", [], span, comment="RewriteRule - [L]: the remaining rules are skipped"))
+                if self.per_dir is not None:
+                    # in a location, an `if` may only hold return, set and flagged rewrites: the same stop
+                    out.append(Stmt("rewrite", ["^" if negate else pattern, "$uri", "break"], span,
+                                    comment="RewriteRule - [L]: the remaining rules are skipped"))
+                else:
+                    out.append(Stmt("break", [], span, comment="RewriteRule - [L]: the remaining rules are skipped"))
             return out
         if "P" in flags:
             return out + self.proxy(rule, pattern, negate, cond_names)
@@ -526,6 +554,17 @@ class Compiler:
                            "X-Forwarded-Host/-Server are set, not appended as httpd does", rule.span,
                            directive="RewriteRule")
         return [Stmt("rewrite", [pattern, target, "last"], rule.span)]
+
+
+def uses_redirect_status(rules: list[RRule]) -> bool:
+    return any("%{ENV:REDIRECT_STATUS}" in text.upper() for r in rules
+               for text in [r.substitution] + [c.test for c in r.conds] + list(r.flags.values()))
+
+
+def _internal_rewrite(stmt: Stmt) -> bool:
+    """A `rewrite` that changes the URI and searches locations again (httpd: an internal redirect)."""
+    return stmt.name == "rewrite" and (len(stmt.args) < 3 or stmt.args[2] in ("last",)) and \
+        not stmt.args[1].startswith(("http://", "https://", "/a2n_proxy_", "$scheme"))
 
 
 def _uses_rule_capture(text: str) -> bool:
