@@ -275,7 +275,10 @@ class Layout:
             loc = Location("~*" if s.nocase else "~", s.path, span=s.span)
             access = self.access([s.settings.get("access")], s.path, s.span) if s.settings.get("access") else \
                 root_access
-            loc.statements.extend(access + root_statements + s.statements)
+            proxied = self.proxy_configs(s.proxy, s.path) if s.proxy is not None and s.proxy.kind == "proxy" else []
+            own = self.access(proxied + [p.settings.get("access") for p in prefix_scopes if p.path == "/"] +
+                              [s.settings.get("access")], s.path, s.span) if proxied else access
+            loc.statements.extend(own + root_statements + s.statements)
             if s.proxy is not None:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path))
             server.locations.append(loc)
