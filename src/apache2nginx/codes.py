@@ -815,6 +815,12 @@ _short("A2N708", "balancer-manager", "error", "balancer-manager has no nginx equ
        "the runtime balancer UI of httpd needs nginx Plus's API in nginx.",
        "nothing is served at that URL; never expose a substitute without authentication.",
        "drop it, or use nginx Plus.")
+_short("A2N760", "setenv-fastcgi-param", "warning", "SetEnv became a fastcgi_param.",
+       "httpd puts the variable into the request's environment, which CGI and FastCGI programs receive and its "
+       "modules' conditions (Header env=, CustomLog env=, %{VAR}e in formats) read; nginx has no request "
+       "environment, so the translation passes it to FastCGI programs only.",
+       "a header, log line or other condition keyed on the variable behaves as if it were unset.",
+       "where such a condition matters, express it with an nginx variable (set or map) by hand.")
 
 # ------------------------------------------------------------------ A2N2xx core (continued) and TLS
 _short("A2N209", "directory-index-disabled", "error", "DirectoryIndex disabled cannot be expressed.",
@@ -1031,6 +1037,12 @@ _short("A2N325", "rewrite-map-undefined", "warning", "A RewriteMap lookup names 
        "(`${map:key|default}`); the translation uses the default too.",
        "the map is usually defined in a file this input does not include: with it, httpd looks keys up.",
        "convert the file that defines the RewriteMap together with this one.")
+_short("A2N326", "rewrite-rule-unreachable", "info", "A RewriteRule can never match where it stands.",
+       "the rule directly follows an unconditional [N] rule with the same pattern: httpd repeats that rule "
+       "until its pattern no longer matches (or answers 500 at its bound), so this one never matches; nothing "
+       "is emitted for it.",
+       "nothing: httpd never applies the rule either.",
+       "remove the rule, or give it a different pattern.")
 _short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fcgiwrap.",
        "nginx runs no CGI programs. A ScriptAlias directory becomes a location that hands each request to "
        "fcgiwrap (a small FastCGI server that runs CGI programs) at /run/fcgiwrap.socket, Debian's socket. The "

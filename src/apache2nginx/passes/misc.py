@@ -53,9 +53,33 @@ def set_env(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N701", f"SetEnv {name}: mod_ratelimit knows only rate-limit and rate-initial-burst; httpd "
                       "ignores this variable, and so does the translation", d.span, directive=d.name)
         return Disposition.NOT_APPLICABLE
-    ctx.diags.add("A2N702", f"SetEnv {name}: environment variables reach CGI/FastCGI programs and other modules' "
-                  "conditions in httpd; the translation does not carry them", d.span, directive=d.name)
-    return Disposition.UNSUPPORTED
+    if name.lower() == "no-gzip":
+        # mod_deflate compresses nothing where no-gzip is set (SetEnv runs before the output filters)
+        ctx.emit("gzip", ["off"], d.span)
+        return Disposition.EXACT
+    if name.lower() in MODULE_VARIABLES or name.lower().startswith("proxy-"):
+        ctx.diags.add("A2N702", f"SetEnv {name}: httpd's modules change their behaviour on this variable; the "
+                      "translation does not carry it", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        ctx.diags.add("A2N702", f"SetEnv {name}: not a variable name a FastCGI parameter can carry", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    # httpd hands the request's environment to CGI and FastCGI programs (mod_proxy_fcgi, fcgiwrap for CGI):
+    # as a fastcgi_param it reaches the same programs, and only them.
+    ctx.emit("fastcgi_param", [name, value], d.span)
+    ctx.diags.add("A2N760", f"SetEnv {name}: passed to FastCGI (and CGI) programs as a fastcgi_param; httpd's own "
+                  "conditions on it (Header env=, CustomLog env=, %{ENV:...}e) do not see it in nginx", d.span,
+                  directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+# Variables httpd's modules act on (mod_proxy, mod_deflate/brotli, protocol workarounds, mod_cache,
+# mod_log_config conventions are ordinary variables): a fastcgi_param would lose their effect.
+MODULE_VARIABLES = {"force-proxy-request-1.0", "downgrade-1.0", "force-response-1.0", "nokeepalive",
+                    "gzip-only-text/html", "force-gzip", "no-brotli", "force-no-vary", "suppress-error-charset",
+                    "redirect-carefully", "ssl-unclean-shutdown", "no-cache", "cache-control", "no-proxy",
+                    "no-etag", "ap_trust_cgilike_cl", "h2-push", "ssl-accurate-shutdown", "cache-enable"}
 
 
 def finish_scopes(ctx: Context, server) -> None:
