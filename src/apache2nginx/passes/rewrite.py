@@ -26,8 +26,8 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
 from .rewrite_compile import Compiler, Unsupported, _map_key
-from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, front_controller,
-                             literal_redirect, static_https, whole_site_redirect)
+from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
+                             front_controller, literal_redirect, static_https, whole_site_redirect)
 from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, RewriteContext, RewriteMapDef,
                             RRule, _bracketed, _flags, _normalise, read_txt_map)
 
@@ -242,6 +242,18 @@ def _unrolled(ctx: Context, compiler: Compiler, rule: RRule) -> tuple[list[Stmt]
     return out, bounded
 
 
+def _after_same_next_rule(previous: RRule | None, rule: RRule) -> bool:
+    """`rule` directly follows an unconditional [N] rule with its pattern: when the ruleset reaches it, that
+    pattern has just failed on the same URI (or httpd stopped at the [N] bound with a 500)."""
+    if previous is None or "N" not in previous.flags or previous.conds or rule.conds:
+        return False
+    if previous.pattern != rule.pattern or previous.pattern.startswith("!"):
+        return False
+    if ("NC" in previous.flags) != ("NC" in rule.flags):
+        return False
+    return not any(f in previous.flags for f in ("L", "END", "R", "P", "F", "G", "S", "C", "E", "CO", "T", "H"))
+
+
 class _Flow:
     """[C] and [S] across a ruleset: which guards a rule runs under and which marks it sets.
 
@@ -413,6 +425,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                 rules.append(None)
             continue
         rules.append(decided)
+    rules = fold_proxy_env(rules, state.per_dir)
     statements: list[Stmt] = []
     location_statements: list[Stmt] = []
     # try_files falls back without marking $a2n_redirect_status: no front-controller idiom where rules test it
@@ -474,6 +487,11 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         if blocked is not None:
             _not_translated(ctx, rule, "A2N830", blocked)
             flow_state.failed(rule)
+            continue
+        if i > 0 and _after_same_next_rule(rules[i - 1], rule) and not guards and not marks:
+            ctx.diags.add("A2N326", f"RewriteRule {rule.pattern}: the [N] rule before it has the same pattern and "
+                          "repeats until that pattern no longer matches, so httpd never applies this one",
+                          rule.span, directive="RewriteRule")
             continue
         if "N" in rule.flags and i == 0 and not guards and not marks:
             try:

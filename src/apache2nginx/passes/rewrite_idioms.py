@@ -158,3 +158,47 @@ def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
                   "nginx matches the host name without its port, where %{HTTP_HOST} includes a port the "
                   "client sent", rule.span, directive="RewriteRule")
     return True
+
+
+# Patterns every server-context URL path matches (it always starts with `/`).
+_ANY_PATH = {".", "^.", "/", "^/", "^"} | {p for p in ("^.*$", ".*", "^(.*)$", "(.*)", "^(.*)", "^/?(.*)$",
+                                                          "^/?(.*)", "^/(.*)$", "^/(.*)", "^/.*", "(.+)", "^(.+)$")}
+
+
+def fold_proxy_env(rules: list[RRule | None], per_dir: str | None) -> list[RRule | None]:
+    """A [P] target naming %{ENV:X} where every rule before it that sets X does so unconditionally, for every
+    path, with a literal value (after the per-server %{HTTPS} decisions): the value is that literal, and the
+    backend is fixed (httpd's manual sets the scheme this way)."""
+    if per_dir is not None or any(r is not None and ("C" in r.flags or "S" in r.flags) for r in rules):
+        return rules
+    out = list(rules)
+    for i, rule in enumerate(rules):
+        if rule is None or "P" not in rule.flags or "%{ENV:" not in rule.substitution.upper():
+            continue
+        substitution = rule.substitution
+        for m in re.finditer(r"%\{ENV:([^}]+)\}", rule.substitution, re.I):
+            value = _constant_env(rules[:i], m.group(1))
+            if value is None:
+                break
+            substitution = substitution.replace(m.group(0), value)
+        else:
+            out[i] = RRule(rule.pattern, substitution, rule.flags, rule.conds, rule.span, rule.directive, rule.index)
+    return out
+
+
+def _constant_env(before: list[RRule | None], name: str) -> str | None:
+    value = None
+    for rule in before:
+        if rule is None:
+            continue
+        setting = rule.flags.get("E", "")
+        var, colon, literal = setting.partition(":")
+        if var.lstrip("!") != name:
+            if "N" in rule.flags:
+                return None      # a restart re-runs the setters with another URI: keep it simple
+            continue
+        if var.startswith("!") or not colon or re.search(r"[$%\\]", literal) or rule.conds or \
+                rule.pattern not in _ANY_PATH or set(rule.flags) - {"E", "NC"} or rule.substitution != "-":
+            return None
+        value = literal
+    return value

@@ -57,7 +57,8 @@ HANDLER_MODULES = {"server-status": "status", "server-info": "info", "balancer-m
                    "cgi-script": "cgi"}
 PATH_DIRECTIVES = {"documentroot", "alias", "aliasmatch", "scriptalias", "scriptaliasmatch", "<directory",
                    "<directorymatch", "errordocument", "authuserfile", "authgroupfile"}
-_URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:|\s\"]+)(?::(?P<port>\d+))?")
+# (a RewriteRule [P] target may take its scheme from an [E=...] variable: %{ENV:protocol}://host/)
+_URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*|%\{ENV:[^}]+\})://(?P<host>\[[^\]]+\]|[^/:|\s\"]+)(?::(?P<port>\d+))?")
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031, "ajp": 8009}
 
 
