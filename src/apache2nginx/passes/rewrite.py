@@ -116,6 +116,12 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
 
 
 def rewrite_base(ctx: Context, d: Directive) -> Disposition:
+    if ctx.directory is None and ctx.scope is None and ctx.options.get("htaccess_dir") is None:
+        # mod_rewrite's own check: no per-directory path, no base (observed: httpd does not start)
+        ctx.diags.add("A2N001", "RewriteBase outside <Directory>, <Location> or .htaccess: httpd refuses the "
+                      "configuration (RewriteBase: only valid in per-directory config files)", d.span,
+                      directive=d.name, hint="remove it, or move the rules into the <Directory> they are meant for")
+        return Disposition.UNSUPPORTED
     if d.args:
         _state(ctx).base = d.args[0]
     return Disposition.EXACT
