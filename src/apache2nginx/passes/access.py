@@ -57,6 +57,7 @@ class AccessConfig:
     refuse: tuple[str | None, Span] | None = None   # a TLS requirement nginx cannot check here (None: lifted)
     ssl_only: Span | None = None                   # SSLRequireSSL
     ssl_requires: list = field(default_factory=list)   # SSLRequire expressions: (text, span)
+    conditionals: list = field(default_factory=list)   # <If>/<ElseIf>/<Else> members with access rules
     limits: list = field(default_factory=list)     # (limit|limitexcept, methods, AccessConfig, span)
 
     @property
@@ -553,6 +554,11 @@ def if_section(ctx: Context, section: Section) -> Disposition:
         return Disposition.EXACT
     if _has_access(section):
         config = _config(ctx)
+        if config is not None and not config.stack:
+            from .access_if import if_access
+            done = if_access(ctx, section, config, expression_text)
+            if done is not None:
+                return done
         if config is not None:
             config.refuse = (f"{what} (access rules under an expression)", section.span)
         else:
@@ -740,6 +746,7 @@ class Effective:
     refuse: tuple[str | None, Span] | None = None
     ssl_only: Span | None = None
     ssl_requires: list = field(default_factory=list)
+    conditionals: list = field(default_factory=list)
 
 
 def merge(configs: list[AccessConfig]) -> Effective:
@@ -770,6 +777,7 @@ def merge(configs: list[AccessConfig]) -> Effective:
         if c.ssl_only is not None:
             eff.ssl_only = c.ssl_only
         eff.ssl_requires += c.ssl_requires     # httpd appends every merged section's list
+        eff.conditionals += c.conditionals     # expression sections merge last, whichever section holds them
     return eff
 
 
@@ -812,7 +820,15 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
         try:
             ssl_checks = _ssl_requires(eff, conditions) if tls else []
             limited = [c for c in configs if c.limits]
-            if limited:
+            if eff.conditionals:
+                from .access_if import chains, enforce
+                found = chains(eff.conditionals)
+                if len(found) > 1 or limited:
+                    raise Refused("access rules under several expression chains or beside method sections",
+                                  found[-1].span)
+                stmts = enforce(found[0], configs, eff, span, conditions, lambda e: _decision(e, conditions),
+                                lambda: _enforce(eff, span, conditions))
+            elif limited:
                 stmts = _enforce_limits(configs, limited, span, conditions)
             else:
                 stmts = _enforce(eff, span, conditions)
@@ -845,6 +861,24 @@ def _ssl_requires(eff: Effective, conditions: Conditions | None) -> list[Stmt]:
         out.append(Stmt("if", [f'({variable} = "")'], where, comment="SSLRequire",
                         block=[Stmt("return", ["403"], where)]))
     return out
+
+
+def _decision(eff: Effective, conditions: Conditions | None) -> str | None:
+    """The region's decision as a constant or decision map (G granted), or None when its rules are not a
+    Require tree of variables, expressions, methods and constants."""
+    if eff.compat or conditions is None:
+        return None
+    authz = _simplify(eff.authz) if eff.authz is not None else None
+    if authz is None:
+        return GRANTED
+
+    def plain(node: Authz) -> bool:
+        if node.op == "leaf":
+            return node.kind in ("all", "env", "expr", "method")
+        return all(plain(c) for c in node.children)
+    if not plain(authz):
+        return None
+    return conditions.tri(authz)
 
 
 def _has_cond(node: Authz) -> bool:

@@ -80,6 +80,17 @@ class Conditions:
         self.pending[token] = (source, entries, default)
         return token
 
+    def map(self, source: str, entries: list[tuple[str, str]], default: str) -> str:
+        return self._map(source, entries, default)
+
+    def digit(self, variable: str) -> str:
+        """1 when an expression's variable is 1, else 0 (a position that keeps its width when concatenated)."""
+        return self._map(variable, [("1", "1")], "0")
+
+    def pick_constant(self, select: str, outcomes: dict[int, str]) -> str:
+        """OUTCOMES[k] for the selected k (a constant per outcome)."""
+        return self._map(select, [(str(k), v) for k, v in outcomes.items() if k != 0], outcomes.get(0, NEUTRAL))
+
     def variable(self, value: str) -> str:
         """The nginx variable of a decision (its map added now)."""
         if not value.startswith("@"):
@@ -105,8 +116,10 @@ class Conditions:
     def expression(self, text: str, ssl_compat: bool, span: Span | None) -> str:
         """A variable that is 1 when the ap_expr holds, empty otherwise."""
         try:
-            return HeaderCondition(self.model, request_only=True, prefix=PREFIX, ssl_compat=ssl_compat,
-                                   exact_case=True).compile(text)
+            variable = HeaderCondition(self.model, request_only=True, prefix=PREFIX, ssl_compat=ssl_compat,
+                                       exact_case=True).compile(text)
+            self.boolean.add(variable)
+            return variable
         except Untranslatable as exc:
             raise CondRefused(f"the expression {text!r} ({exc})", span)
 
