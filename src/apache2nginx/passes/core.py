@@ -558,6 +558,51 @@ def stock_mime_types() -> list[tuple[str, list[str]]]:
     return out
 
 
+def add_encoding(ctx: Context, d: Directive) -> Disposition:
+    """AddEncoding ENCODING .ext...: httpd sends `Content-Encoding: ENCODING` with files having the extension
+    among the dot-separated parts of their name (and mod_deflate leaves them alone)."""
+    if len(d.args) < 2:
+        ctx.diags.add("A2N001", "AddEncoding needs an encoding and at least one extension", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    exts = _mime_extensions(ctx, d, d.args[1:])
+    if exts is None:
+        return Disposition.UNSUPPORTED
+    ctx.settings.setdefault("encodings", []).append((d.args[0], exts, d, d.span))
+    return Disposition.EXACT
+
+
+def _encodings(ctx: Context, server: Server, encodings: list) -> None:
+    """A map from the served file's name to its Content-Encoding, and one add_header with it (an empty value
+    sends no header). The last AddEncoding naming an extension wins, as in httpd's extension table."""
+    by_ext: dict[str, str] = {}
+    for encoding, exts, _d, _span in encodings:
+        for ext in exts:
+            by_ext[ext] = encoding
+    grouped: dict[str, list[str]] = {}
+    for ext, encoding in by_ext.items():
+        grouped.setdefault(encoding, []).append(ext)
+    if not grouped:
+        return
+    entries = [("~*\\.(?:" + "|".join(re.escape(e) for e in exts) + ")(?:\\.[^/]*)?$", encoding)
+               for encoding, exts in grouped.items()]
+    variable = ctx.model.shared_map("a2n_content_encoding_", "$uri", entries, '""')
+    span = encodings[-1][3]
+    (server.own_statements if server is ctx.main else server.statements).append(
+        Stmt("add_header", ["Content-Encoding", variable], span, comment="AddEncoding: the encoding of the served file"))
+    for _encoding, _exts, d, dspan in encodings:
+        ctx.redispose(d, Disposition.APPROXIMATE)
+    said = ctx.main.settings.setdefault("encodings_reported", set())
+    if span in said:
+        return
+    said.add(span)
+    ctx.diags.add("A2N761", "AddEncoding: Content-Encoding is sent for files whose name has the extension (any "
+                  "part after the first dot), on successful and redirect responses; nginx's gzip compresses such "
+                  "a file again where gzip is on and its type is in gzip_types, which httpd's mod_deflate does not, "
+                  "and the header is also added to proxied responses for such URLs", span, directive="AddEncoding",
+                  hint="add `gzip off;` to the locations serving these files if gzip is on for their types")
+
+
 def _types(server: Server, types: list, full_main: bool, charsets: list = ()) -> None:
     """AddType (and AddCharset) on top of nginx's mime.types. A `types` block replaces the inherited map, so it
     either follows `include mime.types` or, when an extension is already there, carries the merged map whole
@@ -614,6 +659,8 @@ DEFAULTS = (
 
 def finish_model(ctx: Context) -> None:
     vhost_alias.finish_model(ctx)
+    if ctx.main in ctx.model.servers and ctx.main.settings.get("encodings"):
+        _encodings(ctx, ctx.main, ctx.main.settings["encodings"])
 
 
 def finish_server(ctx: Context, server: Server) -> None:
@@ -649,6 +696,11 @@ def finish_server(ctx: Context, server: Server) -> None:
         charsets = (main.settings.get("charsets") or []) + charsets
     if types or charsets or (server is main and ctx.model.full):
         _types(server, types, full_main=server is main and ctx.model.full, charsets=charsets)
+    # Each server block gets one header over its whole extension table (the main server's entries first):
+    # an http-level one would be repeated next to a server's own by the add_header inheritance.
+    encodings = (main.settings.get("encodings") or []) + (server.settings.get("encodings") or [])
+    if encodings and server is not main:
+        _encodings(ctx, server, encodings)   # the main server's own: finish_model, once it is known to serve
     h2 = server.settings.get("http2") or (main.settings.get("http2") if server is not main else None)
     if h2 and h2[0]:
         if ctx.model.nginx_version >= (1, 25, 1):
@@ -672,6 +724,7 @@ RULES.update(table(
     Rule("AddDefaultCharset", Disposition.APPROXIMATE, add_default_charset),
     Rule("AddType", Disposition.EXACT, add_type),
     Rule("AddCharset", Disposition.EXACT, add_charset),
+    Rule("AddEncoding", Disposition.EXACT, add_encoding),
     Rule("TypesConfig", Disposition.APPROXIMATE, types_config),
     Rule("UseCanonicalName", Disposition.EXACT, use_canonical_name),
     Rule("EnableSendfile", Disposition.EXACT, on_off_directive("sendfile")),
