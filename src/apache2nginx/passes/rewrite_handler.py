@@ -73,6 +73,30 @@ def exec_cgi(ctx, server, directory: str) -> bool | None:
     return "execcgi" in merged
 
 
+def _grants_all(authz) -> bool:
+    if authz.op == "leaf":
+        return authz.kind == "all" and [a.lower() for a in authz.args] == ["granted"] and not authz.negated
+    return authz.op == "any" and any(_grants_all(c) for c in authz.children) or \
+        authz.op == "all" and bool(authz.children) and all(_grants_all(c) for c in authz.children)
+
+
+def access_restricted(ctx, server) -> list:
+    """The sections of this server (and the main server) whose access rules could refuse a request. The
+    internal location the rule leads to carries none of them, where httpd applies them to the original URL
+    (<Location>) and to the file it maps to (<Directory>, <Files>)."""
+    out = []
+    holders = [server] if server is ctx.main else [server, ctx.main]
+    for scope in (s for h in holders for s in h.settings.get("directories", []) + h.settings.get("files", [])
+                  + h.scopes):
+        c = scope.settings.get("access")
+        if c is None:
+            continue
+        if c.has_compat or c.auth or c.refuse or c.ssl_only or c.ssl_requires or c.conditionals or c.limits or \
+                (c.authz is not None and not _grants_all(c.authz)):
+            out.append(scope)
+    return out
+
+
 def _static_directory(target: str) -> str:
     """The directory part of a target path before anything taken from the request."""
     m = re.search(r"[$%]", target)
@@ -96,6 +120,12 @@ def handler_route(compiler, rule: RRule, pattern: str, negate: bool, target: str
                              "result again before httpd runs the handler")
     if target is not None and not target.startswith("/") and not _slash_capture(rule):
         raise HandlerRefused(f"[H={handler}] with a substitution that is not a local path")
+    restricted = access_restricted(ctx, server)
+    if restricted:
+        where = restricted[0].span
+        raise HandlerRefused(f"[H={handler}]: the access rules of sections such as the one at "
+                             f"{where.file}:{where.line} would not reach the handler's location" if where else
+                             f"[H={handler}]: access rules of this server would not reach the handler's location")
     root = document_root(ctx, server)
     if handler == "cgi-script":
         backend, needs_cgi, server_name = FCGIWRAP_SOCKET, True, "fcgiwrap"
