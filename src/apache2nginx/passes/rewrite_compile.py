@@ -8,7 +8,7 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
 from .base import Context
 from .rewrite_compare import integer_compare, string_compare
-from .rewrite_handler import HandlerRefused, handler_route
+from .rewrite_handler import HandlerRefused, access_restricted, handler_route
 from .rewrite_model import (_MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES, RewriteContext,
                             RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status, env_variable)
 
@@ -531,6 +531,12 @@ class Compiler:
         if not m or negate:
             raise Unsupported("A2N812", "[P] to a backend built from the request (or with a negated pattern) is "
                               "not translated: a host taken from the request makes an open proxy")
+        restricted = access_restricted(self.ctx, self.server, files=False)
+        if restricted:
+            where = restricted[0].span
+            raise Unsupported("A2N812", "[P] would proxy through an internal location that the access rules of "
+                              + (f"the section at {where.file}:{where.line}" if where else "this server's sections")
+                              + " do not reach, where httpd applies them to the original URL")
         scheme, host, path, query = m.group(1), m.group(2), m.group(3) or "/", m.group(4) or ""
         websocket = scheme.startswith("ws")
         scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)

@@ -80,14 +80,17 @@ def _grants_all(authz) -> bool:
         authz.op == "all" and bool(authz.children) and all(_grants_all(c) for c in authz.children)
 
 
-def access_restricted(ctx, server) -> list:
+def access_restricted(ctx, server, files: bool = True) -> list:
     """The sections of this server (and the main server) whose access rules could refuse a request. The
-    internal location the rule leads to carries none of them, where httpd applies them to the original URL
-    (<Location>) and to the file it maps to (<Directory>, <Files>)."""
+    internal location a rule leads to carries none of them, where httpd applies them to the original URL
+    (<Location>, <Proxy>) and, unless the request is proxied (`files` False), to the file it maps to
+    (<Directory>, <Files>)."""
     out = []
     holders = [server] if server is ctx.main else [server, ctx.main]
-    for scope in (s for h in holders for s in h.settings.get("directories", []) + h.settings.get("files", [])
-                  + h.scopes):
+    for scope in (s for h in holders for s in (h.settings.get("directories", []) + h.settings.get("files", [])
+                                               if files else []) + h.scopes):
+        if not files and scope.kind in ("directory", "files"):
+            continue
         c = scope.settings.get("access")
         if c is None:
             continue
