@@ -743,6 +743,11 @@ _short("A2N506", "header-append-as-line", "warning", "Header append/merge become
        "headers (Vary, Cache-Control, Link...) HTTP defines both forms as the same list.",
        "a client reading a non-list header may see two values; merge may repeat a value the backend sent.",
        "nothing for list headers; otherwise use the headers-more module's more_set_headers.")
+_short("A2N507", "request-header-edit", "warning", "RequestHeader edit changes what backends see, not nginx itself.",
+       "httpd edits the request header for every later phase, including its own conditional-request checks and "
+       "logs; the translation rewrites the copy sent to proxied and FastCGI backends through a map.",
+       "nginx's own handling of the request (If-None-Match on static files, access logs) sees the client's value.",
+       "nothing, usually: such edits target backends or httpd's own ETag suffixes, which nginx does not produce.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",
@@ -986,6 +991,14 @@ _short("A2N755", "group-file-read", "warning", "AuthGroupFile was read at conver
        "nginx has no group files: the members of the groups a Require group names are written into the "
        "translation as a test on the user name.", "a later change to the group file is not seen by nginx.",
        "convert again after editing the group file.")
+_short("A2N756", "access-repeated-headers", "warning",
+       "An access decision reads a request header: nginx before 1.23 sees only its first copy.",
+       "a Require env (through SetEnvIf on a header), Require expr, SSLRequire or <If> decision tests a request "
+       "header. httpd joins repeated header lines into one value (`a, b`); nginx before 1.23 reads only the first "
+       "line.",
+       "a request repeating the header can be decided differently: nginx decides as httpd would for the first "
+       "line alone, so it admits nothing a single-header request would not be admitted for by httpd too.",
+       "target nginx 1.23 or later (--nginx-version), or refuse repeated headers in front of nginx.")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "
@@ -1049,6 +1062,14 @@ _short("A2N326", "rewrite-rule-unreachable", "info", "A RewriteRule can never ma
        "is emitted for it.",
        "nothing: httpd never applies the rule either.",
        "remove the rule, or give it a different pattern.")
+_short("A2N327", "rewrite-location-access", "error", "A server-context rewrite crosses a <Location> with access rules.",
+       "without [PT], httpd keeps the original URL for <Location> sections and only maps the rewritten path to a "
+       "file, so the access rules of the original URL apply; nginx searches locations again with the rewritten "
+       "URI, so a rewrite out of a protected prefix would skip its rules (and one into it would add them). The "
+       "rule is not translated.",
+       "requests the rule rewrites are served at their original URL in nginx.",
+       "add [PT] if the rewritten URL's sections are meant to apply, or repeat the access rules in the target's "
+       "location by hand.")
 _short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fcgiwrap.",
        "nginx runs no CGI programs. A ScriptAlias directory becomes a location that hands each request to "
        "fcgiwrap (a small FastCGI server that runs CGI programs) at /run/fcgiwrap.socket, Debian's socket. The "

@@ -138,28 +138,101 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
 
 
 def request_header(ctx: Context, d: Directive) -> Disposition:
+    """RequestHeader changes the request as later phases and the backend see it: the backend's copy is
+    `proxy_set_header` for proxied requests and the HTTP_* parameter for FastCGI (and CGI) programs. A
+    condition chooses between the new value and the client's own (a map); an empty value sends no header."""
     args = list(d.args)
     action = args.pop(0).lower() if args else ""
     extras = [a for a in args if a.lower() == "early" or a.lower().startswith(("env=", "expr="))]
     rest = [a for a in args if a not in extras]
-    if extras or not rest:
-        ctx.diags.add("A2N501", f"RequestHeader {' '.join(d.args)}: conditions are not translated; nothing was "
-                      "emitted", d.span, directive=d.name)
+    if not rest:
+        ctx.diags.add("A2N001", "RequestHeader needs a header name", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     name = rest[0]
-    if action == "set" and len(rest) > 1:
-        if _FORMAT.search(rest[1]):
-            ctx.diags.add("A2N502", f"RequestHeader {name}: format specifiers are not translated", d.span,
-                          directive=d.name)
+    original = "$http_" + re.sub(r"[^a-z0-9]", "_", name.lower())
+    condition = None
+    if extras:
+        condition = _request_condition(ctx, d, extras)
+        if condition is None:
             return Disposition.UNSUPPORTED
-        ctx.emit("proxy_set_header", [name, rest[1]], d.span)
-        return Disposition.EXACT
-    if action == "unset":
-        ctx.emit("proxy_set_header", [name, ""], d.span)
-        return Disposition.EXACT
-    ctx.diags.add("A2N505", f"RequestHeader {action}: not translated; nothing was emitted", d.span,
-                  directive=d.name)
-    return Disposition.UNSUPPORTED
+    value = rest[1] if len(rest) > 1 else ""
+    if action in ("set", "setifempty", "add", "append", "merge", "edit", "edit*") and _FORMAT.search(value):
+        ctx.diags.add("A2N502", f"RequestHeader {name}: format specifiers are not translated", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    disposition = Disposition.EXACT
+    if action == "set" and len(rest) == 2:
+        new = value
+    elif action == "unset" and len(rest) == 1:
+        new = ""
+    elif action == "setifempty" and len(rest) == 2:
+        new = ctx.model.shared_map("a2n_reqhdr_", original, [('""', value)], original)
+    elif action in ("append", "merge") and len(rest) == 2 and '"' not in value:
+        # httpd joins with ", " (merge: unless the value is already one of the list's members)
+        entries = [('""', value)]
+        if action == "merge":
+            entries.append((f"~(?:^|,)\\s*{re.escape(value)}\\s*(?:,|$)", original))
+        from ..emit.render import quote
+        new = ctx.model.shared_map("a2n_reqhdr_", original, entries, quote(f"{original}, {value}"))
+    elif action == "edit" and len(rest) == 3:
+        new = _edit_map(ctx, d, original, rest[1], rest[2])
+        if new is None:
+            return Disposition.UNSUPPORTED
+        disposition = Disposition.APPROXIMATE
+        ctx.diags.add("A2N507", f"RequestHeader edit {name}: the edited value reaches proxied and FastCGI backends; "
+                      f"nginx's own handling of the request (conditional requests, logs) sees the client's {name}",
+                      d.span, directive=d.name)
+    else:
+        ctx.diags.add("A2N505", f"RequestHeader {action}: not translated; nothing was emitted", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    if condition is not None:
+        new = ctx.model.shared_map("a2n_reqhdr_", condition, [("1", new or '""')], original)
+    param = "HTTP_" + re.sub(r"[^A-Z0-9]", "_", name.upper())
+    ctx.emit("proxy_set_header", [name, new], d.span)
+    # nginx passes a request header to FastCGI itself unless a parameter of that name is set
+    ctx.emit("fastcgi_param", [param, new] + (["if_not_empty"] if "$" in new or not new else []), d.span)
+    return disposition
+
+
+def _request_condition(ctx: Context, d: Directive, extras: list[str]) -> str | None:
+    """A variable that is 1 when the RequestHeader's condition holds, or None (reported) where it is not
+    translated. `early` runs before everything else in httpd (mod_rewrite, access checks see it): refused."""
+    extra = extras[0]
+    if len(extras) == 1 and extra.lower().startswith("expr="):
+        try:
+            return HeaderCondition(ctx.model, request_only=True).compile(extra[5:])
+        except Untranslatable as e:
+            ctx.diags.add("A2N501", f"RequestHeader {' '.join(d.args)}: the condition {extra} is not translated ({e}); "
+                          "nothing was emitted", d.span, directive=d.name)
+            return None
+    if len(extras) == 1 and extra.lower().startswith("env="):
+        from .setenvif import condition_variable
+        variable = condition_variable(ctx, extra[4:])
+        if variable is not None:
+            return variable
+    ctx.diags.add("A2N501", f"RequestHeader {' '.join(d.args)}: the condition {extra!r} is not translated; nothing "
+                  "was emitted", d.span, directive=d.name)
+    return None
+
+
+def _edit_map(ctx: Context, d: Directive, original: str, regex: str, replacement: str) -> str | None:
+    """`edit`: the first match of REGEX in the value replaced (ap_pregsub: $0-$9 and & for the match). As a map
+    regex over the whole value: a lazy prefix, the match, the rest, with the replacement's groups renumbered."""
+    try:
+        groups = re.compile(regex).groups
+    except re.error:
+        groups = None
+    if groups is None or groups + 3 > 9 or re.search(r"\\|\$(?!\d)", replacement):
+        ctx.diags.add("A2N505", f"RequestHeader edit {d.args[1] if len(d.args) > 1 else ''}: this expression or "
+                      "replacement is not translated; nothing was emitted", d.span, directive=d.name)
+        return None
+    def group(m: re.Match) -> str:
+        # nginx reads one digit after `$` as a capture, so a digit after the reference stays literal
+        return "$2" if m.group(0) == "&" else "$" + str(int(m.group(1)) + 2)
+    body = re.sub(r"\$(\d)|&", group, replacement)
+    value = "$1" + body + "$" + str(groups + 3)
+    return ctx.model.shared_map("a2n_reqhdr_", original, [(f"~^(.*?)({regex})(.*)$", value)], original)
 
 
 RULES = table(
