@@ -231,3 +231,21 @@ def test_macro_expansion_is_bounded(tmp_path):
 def test_macro_module_left_out_of_the_profile_leaves_macros_unread(tmp_path):
     cfg, diags = _load_text(tmp_path, "<Macro A>\nServerName a\n</Macro>\nUse A\n", without_modules={"macro"})
     assert [n.name for n in cfg.walk()] == ["Macro", "ServerName", "Use"]
+
+
+def test_bad_macros_give_located_errors_and_exit_2_never_a_traceback(tmp_path):
+    from conftest import run_cli
+    cases = {
+        "<Macro>\n</Macro>\n": "A2N027",
+        "Use\n": "A2N026",
+        "<Macro a $x>\n</Macro>\nUse a\n": "A2N026",
+        "<Macro a $x>\nUse a $x\n</Macro>\nUse a 1\n": "A2N026",
+        "UndefMacro\n": "A2N026",
+        "<Macro a $x>\nServerName $x\n": "A2N002",
+    }
+    for i, (text, code) in enumerate(cases.items()):
+        path = tmp_path / f"bad{i}.conf"
+        path.write_text(text)
+        proc = run_cli("convert", str(path))
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, (text, proc.stderr)
+        assert f"error[{code}]" in proc.stderr and f"bad{i}.conf:" in proc.stderr, (text, proc.stderr)
