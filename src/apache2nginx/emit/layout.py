@@ -29,7 +29,8 @@ ACCESS_NAMES = {"allow", "deny", "satisfy", "auth_basic", "auth_basic_user_file"
                 "disable_symlinks"}
 
 # the comments of the rewrite-phase checks access_statements makes (part of a region's access rules)
-ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from env=", "SSLRequire"}
+ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from env=", "SSLRequire",
+                      "access under <If>"}
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "redirect": 1, "alias": 2}
 

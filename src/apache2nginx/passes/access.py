@@ -818,6 +818,11 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
         if eff.ssl_only is not None and not tls:
             return [Stmt("deny", ["all"], eff.ssl_only, comment="SSLRequireSSL on a plain-HTTP server")]
         try:
+            main = conditions.model.main_server if conditions is not None else None
+            if eff.ssl_requires and not tls and (conditions is None or (main is not None and main.ssl)):
+                # a virtual host may take SSLEngine from the main server in httpd: not known to be plain
+                raise Refused(f"SSLRequire {eff.ssl_requires[0][0]} (on a server whose TLS is not known)",
+                              eff.ssl_requires[0][1])
             ssl_checks = _ssl_requires(eff, conditions) if tls else []
             limited = [c for c in configs if c.limits]
             if eff.conditionals:
@@ -834,6 +839,14 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
                 stmts = _enforce(eff, span, conditions)
         except CondRefused as exc:
             raise Refused(exc.message, exc.span)
+        if conditions is not None and conditions.headers and conditions.model.nginx_version < (1, 23):
+            where = next((st.span for st in ssl_checks + stmts if st.name == "if"), span)
+            if ("A2N756", where) not in reported:
+                reported.add(("A2N756", where))
+                names = ", ".join(sorted(h[5:].replace("_", "-") for h in conditions.headers))
+                ctx_diags.add("A2N756", f"the access decision of {region} reads the request header(s) {names}: "
+                              "httpd joins repeated lines of a header, nginx before 1.23 reads the first one",
+                              where)
         return ssl_checks + stmts
     except Refused as exc:
         if exc.span not in reported:

@@ -52,6 +52,7 @@ class Conditions:
         # result is composed into one map over the first one's source, and only maps a check reads are added
         self.pending: dict[str, tuple[str, list, str]] = {}
         self.boolean: set[str] = set()      # expression variables: "1" or empty
+        self.headers: set[str] = set()      # request headers a decision reads (nginx < 1.23: the first copy)
 
     # -- the pieces -------------------------------------------------------------------------
     def _map(self, source: str, entries: list[tuple[str, str]], default: str) -> str:
@@ -111,7 +112,25 @@ class Conditions:
         if "empty" in notes:
             raise CondRefused(f"the environment variable {name} (a SetEnvIf line sets it to the empty string, "
                               "which nginx cannot tell from unset)", span)
-        return server_variable(self.model, self.server, lower)
+        variable = server_variable(self.model, self.server, lower)
+        if variable is not None:
+            self._note_headers(variable)
+        return variable
+
+    def _note_headers(self, variable: str) -> None:
+        """Record the request headers the maps behind VARIABLE read (Host excepted: both servers refuse a
+        repeated one)."""
+        maps = {m.variable: m for m in self.model.maps}
+        stack, seen = [variable], set()
+        while stack:
+            m = maps.get(stack.pop())
+            if m is None or m.variable in seen:
+                continue
+            seen.add(m.variable)
+            for name in re.findall(r"\$(\w+)", m.source + " " + (m.default or "")):
+                if name.startswith("http_") and name != "http_host":
+                    self.headers.add(name)
+                stack.append("$" + name)
 
     def expression(self, text: str, ssl_compat: bool, span: Span | None) -> str:
         """A variable that is 1 when the ap_expr holds, empty otherwise."""
@@ -119,6 +138,7 @@ class Conditions:
             variable = HeaderCondition(self.model, request_only=True, prefix=PREFIX, ssl_compat=ssl_compat,
                                        exact_case=True).compile(text)
             self.boolean.add(variable)
+            self._note_headers(variable)
             return variable
         except Untranslatable as exc:
             raise CondRefused(f"the expression {text!r} ({exc})", span)
