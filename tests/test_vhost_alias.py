@@ -48,3 +48,46 @@ def test_format_strings_httpd_refuses():
     assert check_format("srv/%0") == "format string must start with '/' or be 'none'"
     assert check_format("/srv/%x") == "syntax error in format string"
     assert check_format("/srv/%1.x") == "syntax error in format string"
+
+
+def test_per_host_roots_serve_what_httpd_serves(apache_bin, nginx_bin, tmp_path):
+    """Real httpd and nginx on the same per-host directories (verify leaves VirtualDocumentRoot paths as they
+    are): the translation answers as httpd does, and a static root in its place does not."""
+    import json
+    import os
+    import shutil
+    import tempfile
+
+    from conftest import run_cli
+
+    base = tempfile.mkdtemp(prefix="a2n-vha-")
+    try:
+        os.chmod(base, 0o755)
+        fmt = f"{base}/%-2/%1.1/%2+"
+        hosts = ["www.example.com", "shop.example.com", "a.b.example.org", "x.example.org"]
+        for host in hosts:
+            d = interpolate(host, fmt)
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "index.html"), "w") as f:
+                f.write(f"site of {host}\n")
+        for root, dirs, files in os.walk(base):
+            for name in dirs + files:
+                os.chmod(os.path.join(root, name), 0o755)
+        conf = tmp_path / "apache.conf"
+        conf.write_text("Listen 80\n<VirtualHost *:80>\n    ServerName www.example.com\n"
+                        "    ServerAlias *.example.com *.example.org\n"
+                        f'    VirtualDocumentRoot "{fmt}"\n</VirtualHost>\n')
+        (tmp_path / "requests.txt").write_text("".join(f"GET http://{h}/\nGET http://{h.upper()}/index.html\n"
+                                                       for h in hosts))
+        common = ["--requests", "requests.txt", "--format", "json", "--apache", apache_bin, "--nginx-bin", nginx_bin]
+        proc = run_cli("verify", "apache.conf", *common, cwd=tmp_path, timeout=300)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        assert json.loads(proc.stdout)["summary"]["unexplained"] == 0
+        out = run_cli("convert", "apache.conf", cwd=tmp_path).stdout
+        static = interpolate(hosts[0], fmt)
+        wrong = re.sub(r"root [^;]*;", f"root {static};", out)
+        (tmp_path / "wrong.conf").write_text(wrong)
+        proc = run_cli("verify", "apache.conf", "--nginx", "wrong.conf", *common, cwd=tmp_path, timeout=300)
+        assert json.loads(proc.stdout)["summary"]["unexplained"] >= 3
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
