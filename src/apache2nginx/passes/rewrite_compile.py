@@ -455,6 +455,13 @@ class Compiler:
             target = target.rstrip("?") + ("$is_args$args" if keep else "")
             return out + [Stmt("return", [code, target], span)]
         flag = "break" if "END" in flags else ("last" if ("L" in flags or "PT" in flags) else None)
+        if self.per_dir is None and "PT" not in flags and "H" not in flags:
+            restricted = access_restricted(self.ctx, self.server, files=False)
+            if restricted:
+                where = restricted[0].span
+                raise Unsupported("A2N327", "httpd keeps the original URL for the access rules of "
+                                  + (f"the section at {where.file}:{where.line}" if where else "<Location> sections")
+                                  + ", nginx would search locations again with the rewritten one")
         if "H" in flags:
             return out + self.handler(rule, pattern, negate, target, flag)
         if negate:
