@@ -20,7 +20,7 @@ import re
 
 from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
-from ..passes.access import access_statements, merge, options_statements
+from ..passes.access import access_statements, merge, options_statements, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
@@ -179,7 +179,8 @@ class Layout:
                         seen_regions.add(region)
                         regions.append(region)
         by_key = {l.key(): l for l in server.locations}   # locations the passes made already
-        if (self.directories or self.files or self.refuse_all or self.filename_refusals) and "/" not in regions:
+        if (self.directories or self.files or self.refuse_all or self.filename_refusals or
+                server_conditionals(self.model, server)) and "/" not in regions:
             regions.insert(0, "/")
         # `<Location />` applies to every request that reaches httpd's location walk, so its statements go
         # into every location (and a `location /`), not to the server level where nginx would also apply

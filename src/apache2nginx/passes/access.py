@@ -554,8 +554,15 @@ def if_section(ctx: Context, section: Section) -> Disposition:
         return Disposition.EXACT
     if _has_access(section):
         config = _config(ctx)
-        if config is not None and not config.stack:
-            from .access_if import if_access
+        from .access_if import if_access
+        if config is None and ctx.scope is None and section.parent is not None:
+            # in a <VirtualHost>: merged last into every request the host answers
+            config = ctx.server.settings.setdefault("if_access", AccessConfig())
+            done = if_access(ctx, section, config, expression_text)
+            if done is not None:
+                return done
+            config = None
+        elif config is not None and not config.stack:
             done = if_access(ctx, section, config, expression_text)
             if done is not None:
                 return done
@@ -811,6 +818,8 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
     `reported` collects (span, message) already said, so a section shared by many locations is reported once.
     `tls`: the server answers over TLS only (SSLRequireSSL holds). `conditions` compiles environment
     variables and expressions for this server (without it they are refused)."""
+    if conditions is not None:
+        configs = server_conditionals(conditions.model, conditions.server) + list(configs)
     try:
         eff = merge(configs)
         if eff.refuse is not None and eff.refuse[0] is not None:
@@ -856,6 +865,13 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
                           hint="rewrite the rule with Require ip / Require valid-user / Require all, or put the "
                                "check in front of nginx (auth_request)")
         return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused")]
+
+
+def server_conditionals(model, server) -> list[AccessConfig]:
+    """The <If> sections with access rules a virtual host (or the main server) holds outside any section."""
+    holders = [server] + ([model.main_server] if model.main_server is not None and model.main_server is not server
+                          else [])
+    return [h.settings["if_access"] for h in reversed(holders) if h.settings.get("if_access") is not None]
 
 
 def _ssl_requires(eff: Effective, conditions: Conditions | None) -> list[Stmt]:
