@@ -26,6 +26,7 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
 from .rewrite_compile import Compiler, Unsupported, _map_key
+from .rewrite_handler import per_directory_access
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, static_https, whole_site_redirect)
 from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, RewriteContext, RewriteMapDef,
@@ -415,6 +416,16 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         for directive in state.directives:
             ctx.redispose(directive, Disposition.NOT_APPLICABLE)
         return
+    if state.per_dir is not None:
+        blocking = per_directory_access(ctx, server, state.directory, state.per_dir)
+        if blocking is not None:
+            # httpd checks access before per-directory rules run; nginx runs a location's rewrites first, and
+            # a rewrite (or redirect) would answer for requests httpd refuses
+            where = f" ({blocking.span.file}:{blocking.span.line})" if blocking.span else ""
+            for rule in state.rules:
+                _not_translated(ctx, rule, "A2N745", f"the access rules of a section{where} that httpd checks "
+                                "before these per-directory rules would run after them in nginx")
+            return
     compiler = Compiler(ctx, server, state)
     tls = server.ssl
     # [C] chains and [S] skips make rules depend on their neighbours: keep every position (None for a rule

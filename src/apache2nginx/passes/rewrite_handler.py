@@ -204,3 +204,50 @@ def _path_prefix(pattern: str, negate: bool) -> str:
         return ""
     m = re.match(r"\^(/[A-Za-z0-9_.\-/~]*)", pattern.removeprefix("(?i)"))
     return m.group(1) if m and "(?i)" not in pattern else ""
+
+
+def _denies_all(authz) -> bool:
+    if authz.op == "leaf":
+        return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
+    return authz.op in ("any", "all") and bool(authz.children) and all(_denies_all(c) for c in authz.children)
+
+
+def _effective_problem(eff) -> bool:
+    """Access rules a location would enforce only after its rewrites (a plain refusal is moved before them)."""
+    if eff.compat or eff.auth or eff.refuse or eff.ssl_only or eff.ssl_requires or eff.conditionals:
+        return True
+    return eff.authz is not None and not _grants_all(eff.authz) and not _denies_all(eff.authz)
+
+
+def per_directory_access(ctx, server, directory: str | None, prefix: str) -> object | None:
+    """The first section whose access rules httpd checks before a per-directory context's rules run and
+    nginx would check only after them (its rewrite phase comes first): the merged <Directory> sections over
+    `directory` (the .htaccess scope for an .htaccess input), overlapping <Location>s and any <Files>."""
+    from .access import AccessConfig, merge
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    chain = []
+    if directory is not None:
+        path = directory.rstrip("/")
+        chain = sorted((s for h in holders for s in h.settings.get("directories", [])
+                        if s.kind == "directory" and not s.regex and _under(path, (s.fs_path or "").rstrip("/"))
+                        and s.settings.get("access") is not None),
+                       key=lambda s: (s.fs_path or "").rstrip("/").count("/"))
+    else:
+        scope = server.settings.get("htaccess_scope")
+        chain = [scope] if scope is not None and scope.settings.get("access") is not None else []
+    if chain and _effective_problem(merge([s.settings["access"] for s in chain])):
+        return chain[-1]
+    for h in holders:
+        for scope in h.settings.get("files", []) + h.scopes + [
+                s for s in h.settings.get("directories", []) if s.regex or (
+                    directory is not None and _under((s.fs_path or "").rstrip("/"), directory.rstrip("/"))
+                    and (s.fs_path or "").rstrip("/") != directory.rstrip("/"))]:
+            config = scope.settings.get("access")
+            if config is None or not isinstance(config, AccessConfig):
+                continue
+            if scope.kind not in ("directory", "files") and not scope.regex and not (
+                    scope.path.startswith(prefix.rstrip("/")) or prefix.startswith(scope.path.rstrip("/"))):
+                continue      # a <Location> elsewhere
+            if _effective_problem(merge([config])):
+                return scope
+    return None
