@@ -1052,8 +1052,8 @@ _short("A2N324", "rewrite-redirect-status", "warning", "%{ENV:REDIRECT_STATUS} i
        "in nginx but not in httpd.",
        "check rules that test REDIRECT_STATUS against error pages by hand.")
 _short("A2N325", "rewrite-map-undefined", "warning", "A RewriteMap lookup names a map this input never defines.",
-       "httpd starts without the map, logs \"can't find map\" at every lookup and uses the lookup's default "
-       "(`${map:key|default}`); the translation uses the default too.",
+       "httpd starts without the map and every lookup in it yields the lookup's default (`${map:key|default}`, "
+       "observed); the translation uses the default too.",
        "the map is usually defined in a file this input does not include: with it, httpd looks keys up.",
        "convert the file that defines the RewriteMap together with this one.")
 _short("A2N326", "rewrite-rule-unreachable", "info", "A RewriteRule can never match where it stands.",
