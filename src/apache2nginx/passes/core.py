@@ -14,6 +14,7 @@ import re
 from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
 from . import vhost_alias
+from . import contexts
 from .base import Context, Disposition, flag, on_off_directive, Rule, table
 
 DEFAULT_DOCUMENT_ROOT = "/var/www/html"   # DocumentRoot compiled into Debian's httpd
@@ -415,6 +416,9 @@ def _number_setting(key: str, fmt):
             return Disposition.UNSUPPORTED
         if key == "keepalive_timeout" and ctx.settings.get("keepalive_timeout", ("",))[0] == "0":
             return Disposition.EXACT  # KeepAlive Off wins
+        if ctx.scope is not None and key == "limit_request_body":
+            ctx.emit("client_max_body_size", [out], d.span)   # a per-directory limit in httpd
+            return Disposition.EXACT
         ctx.settings[key] = (out, d.span)
         return Disposition.EXACT
     return handler
@@ -740,3 +744,6 @@ RULES.update(table(
     Rule("VirtualScriptAlias", Disposition.APPROXIMATE, vhost_alias.virtual_root),
     Rule("VirtualScriptAliasIP", Disposition.APPROXIMATE, vhost_alias.virtual_root),
 ))
+
+
+RULES = contexts.checked(RULES)

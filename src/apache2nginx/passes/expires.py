@@ -11,6 +11,7 @@ import re
 
 from ..model import MapBlock, Stmt
 from ..syntax.tree import Directive
+from . import contexts
 from .base import Context, Disposition, flag, Rule, table
 
 UNITS = {"year": 31536000, "month": 2592000, "week": 604800, "day": 86400, "hour": 3600, "minute": 60,
@@ -116,3 +117,6 @@ RULES = table(
     Rule("ExpiresByType", Disposition.APPROXIMATE, expires_by_type),
     Rule("ExpiresDefault", Disposition.APPROXIMATE, expires_default),
 )
+
+
+RULES = contexts.checked(RULES)

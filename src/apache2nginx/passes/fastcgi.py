@@ -21,6 +21,7 @@ import re
 
 from ..model import Location, Scope, Stmt
 from ..syntax.tree import Directive, Section
+from . import contexts
 from .base import Context, Disposition, Rule, table
 
 # Where a handler httpd runs itself (mod_php, mod_fcgid) is sent: Debian's php-fpm socket.
@@ -152,3 +153,6 @@ RULES = table(
     Rule("FcgidWrapper", Disposition.APPROXIMATE, fcgid_wrapper),
     Rule("FCGIWrapper", Disposition.APPROXIMATE, fcgid_wrapper),
 )
+
+
+RULES = contexts.checked(RULES)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..syntax.tree import Directive
+from . import contexts
 from .base import Context, Disposition, Rule, table
 from .header_expr import HeaderCondition, Untranslatable
 from .setenvif import variable_for
@@ -239,3 +240,6 @@ RULES = table(
     Rule("Header", Disposition.EXACT, header),
     Rule("RequestHeader", Disposition.EXACT, request_header),
 )
+
+
+RULES = contexts.checked(RULES)

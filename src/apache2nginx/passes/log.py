@@ -13,6 +13,7 @@ import re
 from ..model import LogFormat, MapBlock, Stmt
 from ..syntax.tree import Directive
 from .setenvif import condition_variable
+from . import contexts
 from .base import Context, Disposition, Rule, table
 
 # Debian's apache2.conf defines these; a site file uses them without defining them.
@@ -255,3 +256,6 @@ RULES = table(
     Rule("ErrorLog", Disposition.EXACT, error_log),
     Rule("LogLevel", Disposition.EXACT, log_level),
 )
+
+
+RULES = contexts.checked(RULES)

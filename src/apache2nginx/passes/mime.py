@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..model import MapBlock, Stmt
 from ..syntax.tree import Directive
+from . import contexts
 from .base import Context, Disposition, flag, Rule, table
 from .setenvif import set_env_if
 
@@ -97,3 +98,6 @@ RULES = table(
     Rule("ForceLanguagePriority", Disposition.NOT_APPLICABLE, note="content negotiation has no nginx equivalent"),
     Rule("DefaultLanguage", Disposition.NOT_APPLICABLE, note="nginx sends no Content-Language by default"),
 )
+
+
+RULES = contexts.checked(RULES)

@@ -13,6 +13,7 @@ import re
 
 from ..model import Stmt
 from ..syntax.tree import Directive
+from . import contexts
 from .base import Context, Disposition, flag, Rule, table
 
 RATELIMIT_VARS = {"rate-limit", "rate-initial-burst"}
@@ -224,3 +225,6 @@ RULES = table(
     Rule("SetHandler", Disposition.APPROXIMATE, set_handler),
     Rule("ExtendedStatus", Disposition.NOT_APPLICABLE, note="stub_status has no extended mode"),
 )
+
+
+RULES = contexts.checked(RULES)
