@@ -264,13 +264,16 @@ class Layout:
                                      r.path, r.span) if proxied else root_access
                 loc.statements.extend(access + root_statements + self._handler(r, r.path, r.path))
                 server.locations.append(loc)
+        server_ifs = server_conditionals(self.model, server)
         for loc in server.locations:
-            # RewriteRule [P]: an internal location that proxies, reached by any URL the rule matched
-            target = next((st.args[0] for st in loc.statements if st.name == "proxy_pass"), None) \
-                if any(st.name == "internal" for st in loc.statements) else None
+            # an internal location a server-level rewrite leads to (RewriteRule [P], a handler): httpd still
+            # applies the <Proxy> sections of its backend URL and the host's own <If> sections
+            if not any(st.name == "internal" for st in loc.statements) or not loc.path.startswith("/"):
+                continue
+            target = next((st.args[0] for st in loc.statements if st.name == "proxy_pass"), None)
             proxied = self.proxy_configs(Route("proxy", loc.path, target, span=loc.span), "a RewriteRule [P]") \
                 if target else []
-            if proxied:
+            if proxied or server_ifs:
                 loc.statements[:0] = self.access(proxied, loc.path, loc.span)
         prefix_locations = [l for l in server.locations if l.modifier in ("", "^~", "=")]
         for s in regex_scopes:
