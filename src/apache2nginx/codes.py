@@ -1062,6 +1062,14 @@ _short("A2N326", "rewrite-rule-unreachable", "info", "A RewriteRule can never ma
        "is emitted for it.",
        "nothing: httpd never applies the rule either.",
        "remove the rule, or give it a different pattern.")
+_short("A2N328", "rewrite-url-lookup", "warning", "RewriteCond -U became a test of the path's form.",
+       "-U asks httpd whether a subrequest for the URL succeeds. Where no access rule, refusing rule or "
+       "per-directory rule could fail it, httpd fails it only for paths it cannot parse: a % without two hex "
+       "digits, %00, an encoded slash, or %2E dot segments climbing above the root (observed on 2.4); the "
+       "translation tests the path for exactly those.",
+       "modules outside the configuration (or a later change adding access rules) could fail subrequests for "
+       "other reasons.",
+       "re-check the condition if access rules are added later.")
 _short("A2N327", "rewrite-location-access", "error", "A server-context rewrite crosses a <Location> with access rules.",
        "without [PT], httpd keeps the original URL for <Location> sections and only maps the rewritten path to a "
        "file, so the access rules of the original URL apply; nginx searches locations again with the rewritten "

@@ -8,7 +8,8 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
 from .base import Context
 from .rewrite_compare import integer_compare, string_compare
-from .rewrite_handler import HandlerRefused, access_restricted, handler_route
+from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, handler_route,
+                              url_lookup_blocker)
 from .rewrite_model import (_MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES, RewriteContext,
                             RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status, env_variable)
 
@@ -256,6 +257,19 @@ class Compiler:
         # file tests
         if pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
             kinds = {"-f": "-f", "-d": "-d", "-x": "-x", "-s": "-f"}
+            if pattern == "-U" and test.upper() == "%{REQUEST_URI}":
+                why = url_lookup_blocker(self.ctx, self.server, self.state)
+                if why is not None:
+                    raise Unsupported("A2N809", f"RewriteCond -U (a subrequest for the URL) is not translated: {why}")
+                self.ctx.diags.add("A2N328", "RewriteCond %{REQUEST_URI} -U: httpd looks the URL up in a subrequest, "
+                                   "which this configuration refuses only for paths it cannot parse (a % without "
+                                   "two hex digits, %00, %2F, or %2E dot segments above the root); the "
+                                   "translation tests for those", cond.span, directive="RewriteCond")
+                from .base import Disposition
+                for directive in [rule.directive] + [c.directive for c in rule.conds]:
+                    self.ctx.redispose(directive, Disposition.APPROXIMATE)
+                # the URL is valid unless the subrequest fails: -U holds where the failure regex does not match
+                return f"{var} {'~' if negate else '!~'} {_quote_regex(SUBREQUEST_FAILS)}", None
             if pattern not in kinds:
                 raise Unsupported("A2N809", f"RewriteCond {pattern} has no nginx equivalent")
             if pattern == "-s":

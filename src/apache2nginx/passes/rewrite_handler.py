@@ -251,3 +251,35 @@ def per_directory_access(ctx, server, directory: str | None, prefix: str) -> obj
             if _effective_problem(merge([config])):
                 return scope
     return None
+
+
+# When a subrequest for a path fails in httpd 2.4 (ap_process_request_internal) before any access check:
+# a `%` without two hex digits or a decoded NUL (400), an encoded slash (404 under AllowEncodedSlashes Off),
+# or dot segments, written %2E once the request's own %25 is decoded, that climb above the root (400).
+# The last is balanced: a normal segment, any balanced units or `.` segments, then `..` (PCRE recursion
+# on group 1); a `..` outside any such unit climbs above the root.
+_DOT = r"(?:\.|%2[eE])"
+_NORMAL = r"(?!" + _DOT + r"{1,2}(?:/|$))[^/]+"
+_SINGLE = r"/" + _DOT + r"(?=/|$)"
+SUBREQUEST_FAILS = (r"%(?![0-9A-Fa-f]{2})|%00|%2[fF]|^(?:(/" + _NORMAL + r"(?:(?1)|" + _SINGLE + r")*/" + _DOT
+                    + r"{2}(?=/|$))|" + _SINGLE + r")*/" + _DOT + r"{2}(?:/|$)")
+
+
+def url_lookup_blocker(ctx, server, state) -> str | None:
+    """Why a subrequest for the request's URL could fail for other reasons than its form (None: it cannot):
+    access rules anywhere, a rule answering with an error status (rules run in subrequests too), or
+    per-directory rules (httpd refuses them without FollowSymLinks)."""
+    if state.per_dir is not None:
+        return "in a per-directory context"
+    if access_restricted(ctx, server):
+        return "access rules of this server could refuse the subrequest"
+    if server.settings.get("allow_encoded_slashes") or ctx.main.settings.get("allow_encoded_slashes"):
+        return "AllowEncodedSlashes changes which paths it refuses"
+    for holder in {id(h): h for h in (server, ctx.main)}.values():
+        if holder.settings.get("directory_rewrites"):
+            return "per-directory rewrite rules run in the subrequest too"
+        rewrite = holder.settings.get("rewrite")
+        for rule in (rewrite.rules if rewrite is not None else []) + state.rules:
+            if "F" in rule.flags or "G" in rule.flags or "P" in rule.flags or "H" in rule.flags:
+                return "a rule that refuses, proxies or forces a handler runs in the subrequest too"
+    return None
