@@ -273,6 +273,8 @@ def url_lookup_blocker(ctx, server, state) -> str | None:
         return "in a per-directory context"
     if access_restricted(ctx, server):
         return "access rules of this server could refuse the subrequest"
+    if any(r.kind == "redirect" and r.status >= 400 for h in (server, ctx.main) for r in h.routes):
+        return "a Redirect answering with an error status runs in the subrequest too"
     if server.settings.get("allow_encoded_slashes") or ctx.main.settings.get("allow_encoded_slashes"):
         return "AllowEncodedSlashes changes which paths it refuses"
     for holder in {id(h): h for h in (server, ctx.main)}.values():
