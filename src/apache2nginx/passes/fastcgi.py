@@ -149,7 +149,81 @@ def fcgid_wrapper(ctx: Context, d: Directive) -> Disposition:
     return Disposition.APPROXIMATE
 
 
+# The parameters nginx's stock fastcgi_params file sets (an include cannot be edited per location).
+STOCK_PARAMS = {"QUERY_STRING", "REQUEST_METHOD", "CONTENT_TYPE", "CONTENT_LENGTH", "SCRIPT_NAME", "REQUEST_URI",
+                "DOCUMENT_URI", "DOCUMENT_ROOT", "SERVER_PROTOCOL", "REQUEST_SCHEME", "HTTPS", "GATEWAY_INTERFACE",
+                "SERVER_SOFTWARE", "REMOTE_ADDR", "REMOTE_PORT", "REMOTE_USER", "SERVER_ADDR", "SERVER_PORT",
+                "SERVER_NAME", "REDIRECT_STATUS"}
+
+
+def proxy_fcgi_set_env_if(ctx: Context, d: Directive) -> Disposition:
+    """ProxyFCGISetEnvIf COND [!]NAME [VALUE]: httpd sets (or with `!` removes) a parameter of every FastCGI
+    request after building the standard ones, when COND holds. An unconditional one with a literal value is
+    the FastCGI locations' last fastcgi_param of that name (PHP-FPM keeps the last of a repeated name), a
+    removal drops the translation's own parameter; finish_server applies them once the locations exist."""
+    if len(d.args) < 2:
+        ctx.diags.add("A2N001", "ProxyFCGISetEnvIf needs a condition and a variable name", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    condition, variable = d.args[0], d.args[1]
+    value = d.args[2] if len(d.args) > 2 else ""
+    unset = variable.startswith("!")
+    name = variable.lstrip("!")
+    why = None
+    if condition.lower() not in ("true", "false"):
+        why = "only the conditions true and false are translated"
+    elif "%{" in value or re.search(r"[$\\]", value):
+        why = "only a literal value is translated"
+    elif ctx.scope is not None:
+        why = "only server-wide ones are translated"
+    elif not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        why = "the name cannot be a FastCGI parameter"
+    elif unset and name.upper() in STOCK_PARAMS:
+        why = "nginx's fastcgi_params file sets this parameter, and an included file cannot be edited here"
+    if why:
+        ctx.diags.add("A2N101", f"ProxyFCGISetEnvIf {' '.join(d.args)}: {why}; nothing was emitted for it", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    if condition.lower() == "true":
+        ctx.settings.setdefault("fcgi_env", []).append((name, None if unset else value, d))
+    return Disposition.EXACT
+
+
+def _fcgi_blocks(ctx: Context, server) -> list[list[Stmt]]:
+    """The statement lists of the FastCGI handlers this pass built for the server (and its main server's)."""
+    holders = [server] + ([ctx.main] if server is not ctx.main else [])
+    lists = []
+    for holder in holders:
+        lists += [loc.statements for loc in holder.locations]
+        lists += [scope.statements for scope in holder.settings.get("files", [])]
+        lists += [scope.statements for scope in holder.scopes]
+    return [block for block in lists if any(st.name == "fastcgi_pass" for st in block)]
+
+
+def finish_server(ctx: Context, server) -> None:
+    overrides = (ctx.main.settings.get("fcgi_env") or []) + \
+        ((server.settings.get("fcgi_env") or []) if server is not ctx.main else [])
+    if not overrides:
+        return
+    fcgi_routes = [r for r in server.routes + ctx.main.routes if r.kind == "proxy"
+                   and str(r.target).lower().startswith("fcgi://")]
+    inherited = {st.args[0] for holder in (server, ctx.main) for st in holder.statements
+                 if st.name == "fastcgi_param" and st.args}
+    for block in _fcgi_blocks(ctx, server):
+        for name, value, d in overrides:
+            block[:] = [st for st in block if not (st.name == "fastcgi_param" and st.args and st.args[0] == name)]
+            if value is not None:
+                block.append(Stmt("fastcgi_param", [name, value], d.span))
+    for name, value, d in overrides:
+        if fcgi_routes or (value is None and name in inherited):
+            ctx.redispose(d, Disposition.UNSUPPORTED)
+            ctx.diags.add("A2N101", f"ProxyFCGISetEnvIf {' '.join(d.args)}: "
+                          + ("the FastCGI routes of ProxyPass do not get it" if fcgi_routes else
+                             f"{name} is set server-wide (SetEnv), which a location cannot take back")
+                          + "; nothing was emitted for them", d.span, directive=d.name)
+
+
 RULES = table(
+    Rule("ProxyFCGISetEnvIf", Disposition.EXACT, proxy_fcgi_set_env_if),
     Rule("FcgidWrapper", Disposition.APPROXIMATE, fcgid_wrapper),
     Rule("FCGIWrapper", Disposition.APPROXIMATE, fcgid_wrapper),
 )
