@@ -3,6 +3,7 @@ compared with a model of httpd's own evaluation (mod_authz_core's apply_authz_se
 three passes)."""
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import random
 import re
@@ -48,6 +49,8 @@ def _httpd(node: Authz, env: dict[str, bool]) -> str:
     if node.op == "leaf":
         if node.kind == "all":
             result = "G" if node.args[0] == "granted" else "D"
+        elif node.kind == "ip":
+            result = "G" if env["addr"] in ipaddress.ip_network(node.args[0]) else "D"
         else:
             result = "G" if any(env[a] for a in node.args) else "D"
     else:
@@ -65,6 +68,8 @@ def _random_tree(rng: random.Random, depth: int) -> Authz:
     if depth == 0 or rng.random() < 0.4:
         if rng.random() < 0.2:
             return Authz("leaf", "all", [rng.choice(["granted", "denied"])], negated=False)
+        if rng.random() < 0.25:
+            return Authz("leaf", "ip", [rng.choice(["10.0.0.0/8", "10.1.0.0/17"])], negated=rng.random() < 0.4)
         return Authz("leaf", "env", rng.sample(VARS, rng.choice([1, 1, 2])), negated=rng.random() < 0.4)
     return Authz(rng.choice(["all", "any", "none"]), children=[_random_tree(rng, depth - 1)
                                                                for _ in range(rng.randint(1, 3))])
@@ -95,10 +100,13 @@ def test_require_trees_decide_as_httpd_does():
         tree = _random_tree(rng, 3)
         admitted = _tree_decision(model, cond, tree)
         for bits in itertools.product([False, True], repeat=len(VARS)):
-            env = dict(zip(VARS, bits))
-            inputs = {f"$a2n_setenv_{v}": ("1" if on else "") for v, on in env.items()}
-            inputs["$request_method"] = "GET"
-            assert admitted(inputs) == (_httpd(tree, env) == "G"), (tree, env)
+            for addr in ("10.1.2.3", "10.1.200.3", "192.168.0.1"):
+                env = dict(zip(VARS, bits))
+                inputs = {f"$a2n_setenv_{v}": ("1" if on else "") for v, on in env.items()}
+                inputs["$request_method"] = "GET"
+                inputs["$remote_addr"] = addr
+                env["addr"] = ipaddress.ip_address(addr)
+                assert admitted(inputs) == (_httpd(tree, env) == "G"), (tree, env)
 
 
 def test_a_variable_set_to_zero_counts_as_set():
@@ -153,3 +161,15 @@ def test_certificate_name_comparisons_read_the_first_attribute_of_the_certificat
     assert not rx.search("O=x\\,CN=alice")              # an escaped comma inside another value
     assert not rx.search("CN=Alice")                    # case-sensitive, as httpd's ==
     assert not rx.search("")
+
+
+def test_ipv4_networks_match_exactly_as_expressions():
+    from apache2nginx.passes.access_cond import ipv4_regex
+    rng = random.Random(3)
+    for net in ["10.0.0.0/8", "172.16.0.0/12", "192.168.1.0/24", "1.2.3.4/30", "1.2.3.4", "10.1.0.0/17"]:
+        rx, network = re.compile(ipv4_regex(net)), ipaddress.ip_network(net)
+        for _ in range(3000):
+            a = ipaddress.ip_address(rng.getrandbits(32)) if rng.random() < 0.5 else \
+                network.network_address + rng.randrange(network.num_addresses)
+            assert bool(rx.search(str(a))) == (a in network), (net, a)
+            assert bool(rx.search("::ffff:" + str(a))) == (a in network), (net, a)

@@ -928,8 +928,10 @@ def _cond_enforce(authz: Authz, conditions: Conditions | None, span: Span | None
     ips = [c for c in children if c.op == "leaf" and c.kind in ("ip", "local")]
     rest = [c for c in children if c not in ips]
     positive = [c for c in ips if not c.negated]
-    if len(positive) > 1:
-        raise Refused("two Require ip lines that must both hold", authz.span)
+    if len(positive) > 1 or any(_has_ip(c) for c in rest):
+        # addresses elsewhere in the tree: they become expressions over $remote_addr too
+        value = conditions.tri(authz)
+        return conditions.refuse_unless(value, (GRANTED,), authz.span, "Require env/expr")
     allow = [a for c in positive for a in _leaf_form(c)[1]]
     deny = [a for c in ips if c.negated for a in _leaf_form(c)[2]]
     value = conditions.tri(Authz("all", children=rest, span=authz.span) if authz.op == "all" else authz)
@@ -940,6 +942,19 @@ def _cond_enforce(authz: Authz, conditions: Conditions | None, span: Span | None
             _ip_list(allow, deny, authz.span)
     return conditions.refuse_unless(value, (GRANTED,), authz.span, what) + (_ip_list(["all"], deny, authz.span)
                                                                           if deny else [])
+
+
+def _has_ip(node: Authz) -> bool:
+    if node.op == "leaf":
+        return node.kind in ("ip", "local")
+    return any(_has_ip(c) for c in node.children)
+
+
+def _plain(node: Authz) -> bool:
+    """A tree of leaves the decision maps can evaluate."""
+    if node.op == "leaf":
+        return node.kind in ("all", "env", "expr", "method", "ip", "local")
+    return all(_plain(c) for c in node.children)
 
 
 def _compat_has_env(eff: Effective) -> bool:
@@ -967,23 +982,27 @@ def _compat_env(eff: Effective, conditions: Conditions | None) -> list[Stmt]:
         if all_denied and not allow_hosts:
             value = compat_condition(conditions, allow_env, [], "allow,deny", span)
             return conditions.refuse_unless(value, (GRANTED,), span, what)
-        if allow_hosts or deny_hosts:
-            raise Refused("Order Deny,Allow with both addresses and env= entries", span)
-        value = compat_condition(conditions, allow_env, deny_env, "deny,allow", span)
+        value = compat_condition(conditions, allow_env + _cidr(allow_hosts), deny_env + _cidr(deny_hosts),
+                                 "deny,allow", span)
         return conditions.refuse_unless(value, (GRANTED,), span, what)
     # Allow,Deny and Mutual-failure: admitted when an Allow matches and no Deny does
     if all_denied or not (allow_env or allow_hosts):
         return [Stmt("deny", ["all"], span)]
-    if allow_env and allow_hosts and not all_allowed:
-        raise Refused("Order Allow,Deny with Allow from both addresses and env=", span)
-    if deny_env and deny_hosts:
-        raise Refused("Order Allow,Deny with Deny from both addresses and env=", span)
+    if (allow_env and allow_hosts and not all_allowed) or (deny_env and deny_hosts):
+        # addresses and variables on one side: the whole decision as maps
+        allows = [("all", span)] if all_allowed else allow_env + _cidr(allow_hosts)
+        value = compat_condition(conditions, allows, deny_env + _cidr(deny_hosts), "allow,deny", span)
+        return conditions.refuse_unless(value, (GRANTED,), span, what)
     env_allows = allow_env if allow_env and not all_allowed else [("all", span)]
     value = compat_condition(conditions, env_allows, deny_env, "allow,deny", span)
     hosts = ["all"] if all_allowed or not allow_hosts else [_compat_host(v, s) for v, s in allow_hosts]
     denied = [_compat_host(v, s) for v, s in deny_hosts]
     ips = [] if hosts == ["all"] and not denied else _ip_list(hosts, denied, span)
     return conditions.refuse_unless(value, (GRANTED,), span, what) + ips
+
+
+def _cidr(entries: list) -> list:
+    return [(_compat_host(v, s), s) for v, s in entries]
 
 
 def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = None) -> list[Stmt]:
@@ -1011,7 +1030,13 @@ def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = 
         if form[0] != "grant":
             raise Refused("Allow/Deny from env= together with Require", eff.compat_span)
         return _compat_env(eff, conditions)
-    form = _form(authz) if authz is not None else ("grant",)
+    try:
+        form = _form(authz) if authz is not None else ("grant",)
+    except Refused:
+        if authz is None or conditions is None or eff.compat or not _plain(authz):
+            raise
+        # a combination of addresses nginx's allow/deny list cannot order: the decision as maps
+        return _cond_enforce(authz, conditions, span)
     user = None
     if form[0] in ("user", "ip+user"):
         user = _basic_auth(eff, authz.span if authz else span)

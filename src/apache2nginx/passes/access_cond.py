@@ -199,6 +199,11 @@ class Conditions:
                 value = self._map("".join(variables), [('""', DENIED)], GRANTED)
         elif kind == "expr":
             value = self.truth(self.expression(" ".join(args), False, span))
+        elif kind in ("ip", "local"):
+            from .access import _leaf_form
+            form = _leaf_form(leaf if kind == "ip" else Authz_local(span))
+            value = self.address(form[1] or form[2], span)
+            return self._negate(value) if leaf.negated else value
         elif kind == "method":
             methods = {m.upper() for m in args}
             if "GET" in methods:
@@ -207,6 +212,20 @@ class Conditions:
         else:
             raise CondRefused(f"Require {kind} together with Require env/expr", span)
         return self._negate(value) if leaf.negated else value
+
+    def address(self, networks: list[str], span: Span | None) -> str:
+        """G when the client's address ($remote_addr, as allow/deny see it) is in one of NETWORKS, else D:
+        IPv4 networks as expressions over the dotted text (also in its IPv4-mapped IPv6 form), ::1 as itself."""
+        entries = []
+        for net in networks:
+            if net == "::1":
+                entries.append(("~^::1$", GRANTED))
+                continue
+            regex = ipv4_regex(net)
+            if regex is None:
+                raise CondRefused(f"the IPv6 network {net} inside a Require env/expr combination", span)
+            entries.append(("~" + regex, GRANTED))
+        return self._map("$remote_addr", entries, DENIED)
 
     # -- what nginx checks --------------------------------------------------------------------
     def refuse_unless(self, value: str, wanted: tuple[str, ...], span: Span | None, what: str) -> list[Stmt]:
@@ -232,7 +251,8 @@ class Conditions:
 
 
 def compat_condition(cond: Conditions, allows: list, denies: list, order: str, span: Span | None) -> str:
-    """mod_access_compat's decision over `env=` entries only: G when the request is admitted, D when not.
+    """mod_access_compat's decision over `env=` entries and addresses (CIDR): G when the request is admitted,
+    D when not.
     Deny,Allow admits when an Allow matches or no Deny does; Allow,Deny (and Mutual-failure) when an Allow
     matches and no Deny does. `env=V` matches when V is set, `env=!V` when it is not."""
     def matches(entries) -> str:
@@ -240,6 +260,9 @@ def compat_condition(cond: Conditions, allows: list, denies: list, order: str, s
         for value, where in entries:
             if value == "all":
                 values.append(GRANTED)
+                continue
+            if not value.lower().startswith("env="):
+                values.append(cond.address([value], where))     # an address already in CIDR form
                 continue
             name = value[4:]
             negate = name.startswith("!")
@@ -255,6 +278,35 @@ def compat_condition(cond: Conditions, allows: list, denies: list, order: str, s
     if order == "deny,allow":
         return cond._combine([allow, _invert(cond, deny)], GRANTED, DENIED)
     return cond._combine([allow, _invert(cond, deny)], DENIED, GRANTED)
+
+
+def Authz_local(span):
+    from .access import Authz
+    return Authz("leaf", "local", [], span=span)
+
+
+def ipv4_regex(net: str) -> str | None:
+    """An expression matching exactly the dotted-quad texts of the addresses in NET (an IPv4 address or CIDR
+    network), None for IPv6."""
+    import ipaddress
+    try:
+        network = ipaddress.ip_network(net, strict=False)
+    except ValueError:
+        return None
+    if network.version != 4:
+        return None
+    octets = str(network.network_address).split(".")
+    full, bits = divmod(network.prefixlen, 8)
+    parts = [re.escape(o) for o in octets[:full]]
+    if full < 4:
+        if bits:
+            low = int(octets[full])
+            high = low + (1 << (8 - bits)) - 1
+            parts.append("(?:" + "|".join(str(n) for n in range(low, high + 1)) + ")")
+        else:
+            parts.append(r"\d+")
+        parts += [r"\d+"] * (4 - len(parts))
+    return "^(?:::ffff:)?" + r"\.".join(parts) + "$"
 
 
 def _dynamic(value: str) -> bool:
