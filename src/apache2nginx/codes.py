@@ -1046,11 +1046,11 @@ _short("A2N323", "rewrite-handler-refused", "warning", "A RewriteRule [H=cgi-scr
 _short("A2N324", "rewrite-redirect-status", "warning", "%{ENV:REDIRECT_STATUS} is tracked by the rules.",
        "httpd sets REDIRECT_STATUS on the request an internal redirect creates (200 after a per-directory "
        "rewrite, the error status for an ErrorDocument). nginx has no such variable: the translation sets "
-       "$a2n_redirect_status to 200 where a per-directory rule redirects internally, so a test for the first "
-       "pass holds only before any such rule applied.",
-       "an ErrorDocument (error_page) pass is not marked, so a test for an empty REDIRECT_STATUS holds there "
-       "in nginx but not in httpd.",
-       "check rules that test REDIRECT_STATUS against error pages by hand.")
+       "$a2n_redirect_status to 200 where a per-directory rule redirects internally, and on an error_page pass "
+       "reads the error from $status.",
+       "internal redirects of other modules (an index file, a try_files fallback) are not marked, and an "
+       "error_page with `=code` reports that code instead of the original error.",
+       "check rules that compare REDIRECT_STATUS with particular codes by hand.")
 _short("A2N325", "rewrite-map-undefined", "warning", "A RewriteMap lookup names a map this input never defines.",
        "httpd starts without the map and every lookup in it yields the lookup's default (`${map:key|default}`, "
        "observed); the translation uses the default too.",

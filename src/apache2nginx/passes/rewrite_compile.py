@@ -42,7 +42,11 @@ class Compiler:
             return "$http_" + name[5:].lower().replace("-", "_")
         if upper == "ENV:REDIRECT_STATUS" and self.per_dir is not None and self.mark_redirects:
             self._redirect_status(rule)
-            return "$a2n_redirect_status"
+            # an error_page pass carries the error in $status ("000" otherwise), as httpd's ErrorDocument
+            # request carries it in REDIRECT_STATUS; other passes read what the rewrites marked
+            _ensure_map(self.ctx, MapBlock('"$status:$a2n_redirect_status"', "$a2n_redirect_status_env",
+                                           [("~^000:(.*)$", "$1"), ("~^(\\d+):", "$1")], '""', volatile=True))
+            return "$a2n_redirect_status_env"
         if upper.startswith("ENV:"):
             if name[4:] in self.ctx.options.get("rewrite_env", ()):
                 return env_variable(name[4:])
@@ -74,9 +78,9 @@ class Compiler:
         if rule is None or id(rule.directive) in self.redirect_status_rules:
             return
         self.redirect_status_rules.add(id(rule.directive))
-        self.ctx.diags.add("A2N324", "%{ENV:REDIRECT_STATUS}: httpd sets it (200) on the request a per-directory "
-                           "rewrite redirects to; the translation sets $a2n_redirect_status where these rules "
-                           "rewrite internally, but not on an error_page (ErrorDocument) pass",
+        self.ctx.diags.add("A2N324", "%{ENV:REDIRECT_STATUS}: httpd sets it on the request an internal redirect "
+                           "creates (200 after a per-directory rewrite, the error for an ErrorDocument); the "
+                           "translation marks the rewrites of these rules and reads an error_page pass's $status",
                            rule.span, directive="RewriteRule")
         from .base import Disposition
         for directive in [rule.directive] + [c.directive for c in rule.conds]:
