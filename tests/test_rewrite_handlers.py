@@ -121,3 +121,31 @@ def test_repeated_next_rule_is_unreachable(tmp_path):
     out, codes = _convert(tmp_path, _vhost('    RewriteRule "(.+)[><;]$" "$1" [N=32000]\n'
                                            '    RewriteRule "(.+)[><;]$" "$1" [N=10]\n'))
     assert "A2N326" in codes and "A2N813" not in codes
+
+
+def test_handler_rule_follows_the_merged_directory_access(tmp_path):
+    # Debian's layout: / refused, /var/www granted; a refused directory under the target stops the rule
+    _, codes = _convert(tmp_path, """Listen 80
+<Directory />
+    Require all denied
+</Directory>
+<Directory /var/www/>
+    Require all granted
+</Directory>
+<VirtualHost *:80>
+    ServerName d.example.com
+    DocumentRoot /var/www/d
+    <Directory /var/www/d/private>
+        Require all denied
+    </Directory>
+    RewriteEngine On
+    RewriteRule "!\\." "-" [H=application/x-httpd-php]
+</VirtualHost>
+<VirtualHost *:80>
+    ServerName e.example.com
+    DocumentRoot /var/www/e
+    RewriteEngine On
+    RewriteRule "^/p/(\\w+)$" "/pages/$1.php" [H=application/x-httpd-php,L]
+</VirtualHost>
+""")
+    assert codes.count("A2N813") == 1 and codes.count("A2N322") == 1

@@ -123,13 +123,18 @@ def handler_route(compiler, rule: RRule, pattern: str, negate: bool, target: str
                              "result again before httpd runs the handler")
     if target is not None and not target.startswith("/") and not _slash_capture(rule):
         raise HandlerRefused(f"[H={handler}] with a substitution that is not a local path")
-    restricted = access_restricted(ctx, server)
-    if restricted:
-        where = restricted[0].span
-        raise HandlerRefused(f"[H={handler}]: the access rules of sections such as the one at "
-                             f"{where.file}:{where.line} would not reach the handler's location" if where else
-                             f"[H={handler}]: access rules of this server would not reach the handler's location")
     root = document_root(ctx, server)
+    # httpd applies <Location> to the original URL and the merged <Directory>/<Files> to the mapped file: the
+    # internal location carries none of them, so any that could refuse stops the translation
+    located = access_restricted(ctx, server, files=False)
+    blocking = located[0] if located else per_directory_access(
+        ctx, server, root + _static_directory(target if target is not None else _path_prefix(pattern, negate)),
+        "/", deny_ok=False)
+    if blocking is not None:
+        where = blocking.span
+        raise HandlerRefused(f"[H={handler}]: the access rules of the section at {where.file}:{where.line} would "
+                             "not reach the handler's location" if where else
+                             f"[H={handler}]: access rules of this server would not reach the handler's location")
     if handler == "cgi-script":
         backend, needs_cgi, server_name = FCGIWRAP_SOCKET, True, "fcgiwrap"
     else:
@@ -212,14 +217,15 @@ def _denies_all(authz) -> bool:
     return authz.op in ("any", "all") and bool(authz.children) and all(_denies_all(c) for c in authz.children)
 
 
-def _effective_problem(eff) -> bool:
-    """Access rules a location would enforce only after its rewrites (a plain refusal is moved before them)."""
+def _effective_problem(eff, deny_ok: bool = True) -> bool:
+    """Access rules that could refuse a request (with `deny_ok`, a plain refusal does not count: a location
+    enforces it before its rewrites)."""
     if eff.compat or eff.auth or eff.refuse or eff.ssl_only or eff.ssl_requires or eff.conditionals:
         return True
-    return eff.authz is not None and not _grants_all(eff.authz) and not _denies_all(eff.authz)
+    return eff.authz is not None and not _grants_all(eff.authz) and not (deny_ok and _denies_all(eff.authz))
 
 
-def per_directory_access(ctx, server, directory: str | None, prefix: str) -> object | None:
+def per_directory_access(ctx, server, directory: str | None, prefix: str, deny_ok: bool = True) -> object | None:
     """The first section whose access rules httpd checks before a per-directory context's rules run and
     nginx would check only after them (its rewrite phase comes first): the merged <Directory> sections over
     `directory` (the .htaccess scope for an .htaccess input), overlapping <Location>s and any <Files>."""
@@ -235,7 +241,7 @@ def per_directory_access(ctx, server, directory: str | None, prefix: str) -> obj
     else:
         scope = server.settings.get("htaccess_scope")
         chain = [scope] if scope is not None and scope.settings.get("access") is not None else []
-    if chain and _effective_problem(merge([s.settings["access"] for s in chain])):
+    if chain and _effective_problem(merge([s.settings["access"] for s in chain]), deny_ok):
         return chain[-1]
     for h in holders:
         for scope in h.settings.get("files", []) + h.scopes + [
@@ -248,7 +254,7 @@ def per_directory_access(ctx, server, directory: str | None, prefix: str) -> obj
             if scope.kind not in ("directory", "files") and not scope.regex and not (
                     scope.path.startswith(prefix.rstrip("/")) or prefix.startswith(scope.path.rstrip("/"))):
                 continue      # a <Location> elsewhere
-            if _effective_problem(merge([config])):
+            if _effective_problem(merge([config]), deny_ok):
                 return scope
     return None
 
