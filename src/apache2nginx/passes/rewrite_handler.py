@@ -123,6 +123,10 @@ def handler_route(compiler, rule: RRule, pattern: str, negate: bool, target: str
                              "result again before httpd runs the handler")
     if target is not None and not target.startswith("/") and not _slash_capture(rule):
         raise HandlerRefused(f"[H={handler}] with a substitution that is not a local path")
+    if any(state.rules for h in {id(h): h for h in (server, ctx.main)}.values()
+           for state in h.settings.get("directory_rewrites", {}).values()):
+        raise HandlerRefused(f"[H={handler}]: per-directory rules of this server would run on the mapped file "
+                             "before the handler in httpd")
     root = document_root(ctx, server)
     # httpd applies <Location> to the original URL and the merged <Directory>/<Files> to the mapped file: the
     # internal location carries none of them, so any that could refuse stops the translation
