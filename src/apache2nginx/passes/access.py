@@ -25,6 +25,7 @@ from .access_proxy import proxy_match_section
 from .access_cond import GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
 from .base import Context, Disposition, Rule, table
 from .header_expr import Untranslatable
+from .setenvif import set_env_if_expr
 
 
 # ----------------------------------------------------------------- what a section says
@@ -1393,5 +1394,6 @@ RULES = table(
     Rule("DirectoryMatch", Disposition.UNSUPPORTED, directory, section=True),
     Rule("Files", Disposition.EXACT, files, section=True),
     Rule("ProxyMatch", Disposition.EXACT, proxy_match_section, section=True),
+    Rule("SetEnvIfExpr", Disposition.UNSUPPORTED, set_env_if_expr),
     Rule("FilesMatch", Disposition.EXACT, files, section=True),
 )

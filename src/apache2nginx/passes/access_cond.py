@@ -106,9 +106,10 @@ class Conditions:
         rewrite = {n.lower() for n in self.model.main_server.settings.get("access_rewrite_env", ())} \
             if self.model.main_server is not None else set()
         notes = notes_for(self.model, lower)
-        if lower in rewrite or "untranslated" in notes or lower in _UNKNOWN_VARS:
-            raise CondRefused(f"the environment variable {name} (set by a RewriteRule [E=] or a SetEnvIf/"
-                              "BrowserMatch line that is not translated)", span)
+        if lower in rewrite or "untranslated" in notes or lower in _UNKNOWN_VARS or \
+                lower.startswith("redirect_") or lower == "unique_id":
+            raise CondRefused(f"the environment variable {name} (set by a RewriteRule [E=], a SetEnvIf/"
+                              "BrowserMatch line that is not translated, or httpd itself)", span)
         if "empty" in notes:
             raise CondRefused(f"the environment variable {name} (a SetEnvIf line sets it to the empty string, "
                               "which nginx cannot tell from unset)", span)

@@ -41,13 +41,18 @@ def _safe(name: str) -> str:
 def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: str, regex: str,
                nocase: bool) -> Disposition:
     source = _attribute(attribute)
+    env = ctx.server.settings.setdefault("setenvif", {})
+    main = ctx.model.main_server.settings.get("setenvif", {}) if ctx.model.main_server is not ctx.server else {}
+    if source is not None and source.startswith("$http_") and (attribute.lower() in env or attribute.lower() in main):
+        # httpd reads the header if the request has it, else the variable an earlier line set
+        source = None
     for assignment in assignments:
         name, _, value = assignment.lstrip("!").partition("=")
         # what access rules need to know of every variable (Require env): untranslated setters, empty values
         if source is None or ctx.scope is not None:
             _note(ctx, name, "untranslated")
-        elif not assignment.startswith("!") and "=" in assignment and not value:
-            _note(ctx, name, "empty")
+        elif not assignment.startswith("!") and "=" in assignment and (not value or "$" in value):
+            _note(ctx, name, "empty")       # set to an empty string (or a capture that may be empty)
     if source is None or ctx.scope is not None:
         why = "per-directory SetEnvIf" if ctx.scope is not None else \
             f"the attribute {attribute} (host names, header-name patterns and other variables)"
@@ -55,8 +60,6 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
                       "carried into nginx", d.span, directive=d.name,
                       hint="express the condition with a map over the matching nginx variable")
         return Disposition.UNSUPPORTED
-    env = ctx.server.settings.setdefault("setenvif", {})
-    main = ctx.model.main_server.settings.get("setenvif", {}) if ctx.model.main_server is not ctx.server else {}
     key = ("~*" if nocase else "~") + regex
     for assignment in assignments:
         unset = assignment.startswith("!")
@@ -70,6 +73,16 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         ctx.model.maps.append(MapBlock(source, variable, [(key, value or '""')], previous or '""', span=d.span))
         env[name.lower()] = variable
     return Disposition.EXACT
+
+
+def set_env_if_expr(ctx: Context, d: Directive) -> Disposition:
+    """SetEnvIfExpr: not translated; the variables it may set are remembered (Require env refuses them)."""
+    for assignment in d.args[1:]:
+        _note(ctx, assignment.lstrip("!").partition("=")[0], "untranslated")
+    ctx.diags.add("A2N702", f"{d.name}: expression conditions are not translated; the variables it sets are not "
+                  "carried into nginx", d.span, directive=d.name,
+                  hint="express the condition with a map over the matching nginx variable")
+    return Disposition.UNSUPPORTED
 
 
 def _note(ctx: Context, name: str, what: str) -> None:
