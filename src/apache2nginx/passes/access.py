@@ -22,7 +22,7 @@ from ..model import Scope, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
-from .access_cond import GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
+from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
 from .base import Context, Disposition, Rule, table
 from .header_expr import Untranslatable
 from .setenvif import set_env_if_expr
@@ -945,6 +945,47 @@ def _cond_enforce(authz: Authz, conditions: Conditions | None, span: Span | None
                                                                           if deny else [])
 
 
+def _cond_user_enforce(eff: Effective, authz: Authz, conditions: Conditions | None) -> list[Stmt]:
+    """Users beside variables or expressions, the users directly under the top container. httpd decides
+    without a user first (src: authz_core): <RequireAll> is denied (403, no login asked) when another
+    child denies, else the login decides; <RequireAny> is granted without a login when another child
+    grants, else the login decides. nginx: a 403 before auth_basic, or auth_basic's realm `off` when the
+    rest grants (only valid-user there: a listed-user test would also reject a login httpd ignores)."""
+    if conditions is None:
+        raise Refused("Require env/expr together with users", authz.span)
+    users = [c for c in authz.children if c.op == "leaf" and c.kind in ("valid-user", "user", "group")]
+    rest = [c for c in authz.children if c not in users]
+    if authz.op not in ("all", "any") or not users or any(_has_user(c) for c in rest) or \
+            any(c.negated for c in users):
+        raise Refused("Require env/expr together with users deeper in the tree", authz.span)
+    form = _users([_leaf_form(c) for c in users]) if authz.op == "any" else None
+    what = "Require env/expr"
+    if authz.op == "all":
+        forms = [_form(c) for c in users]
+        if len(forms) > 1:
+            raise Refused("several user requirements that must all hold", authz.span)
+        value = conditions.tri(Authz("all", children=rest, span=authz.span))
+        return conditions.refuse_unless(value, (GRANTED, NEUTRAL), authz.span, what) + \
+            _basic_auth(eff, authz.span) + _user_filter(eff, forms[0], authz.span)
+    if form != ("user", None):
+        raise Refused("Require user or group in a <RequireAny> with env/expr (only valid-user)", authz.span)
+    value = conditions.tri(Authz("any", children=rest, span=authz.span))
+    auth = _basic_auth(eff, authz.span)
+    if value in (GRANTED, DENIED, NEUTRAL):
+        return [] if value == GRANTED else auth
+    realm = _quote_realm(auth[0].args[0])
+    switch = conditions.variable(conditions.map(value, [(DENIED, realm), (NEUTRAL, realm)], "off"))
+    return [Stmt("auth_basic", [switch], auth[0].span, comment="off where the rest of the <RequireAny> grants")] + \
+        auth[1:]
+
+
+def _quote_realm(realm: str) -> str:
+    """A realm as a map value (nginx reads `off` there as no authentication)."""
+    if realm.lower() == "off":
+        raise Refused("AuthName off (nginx would read it as no authentication)", None)
+    return realm
+
+
 def _has_ip(node: Authz) -> bool:
     if node.op == "leaf":
         return node.kind in ("ip", "local")
@@ -1010,7 +1051,9 @@ def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = 
     authz = _simplify(eff.authz) if eff.authz is not None else None
     if authz is not None and _has_cond(authz):
         if _has_user(authz):
-            raise Refused("Require env/expr together with Require user/valid-user/group", authz.span)
+            if eff.compat:
+                raise Refused("Require env/expr and users together with Order/Allow/Deny", eff.compat_span)
+            return _cond_user_enforce(eff, authz, conditions)
         required = _cond_enforce(authz, conditions, span)
         if not eff.compat:
             return required
