@@ -473,10 +473,6 @@ def add_default_charset(ctx: Context, d: Directive) -> Disposition:
 def _mime_extensions(ctx: Context, d: Directive, args: list[str]) -> list[str] | None:
     """mod_mime's extension arguments (case-insensitive, leading dot optional), or None where the directive
     is not translated in this place (a URL or directory section would need a whole `types` map of its own)."""
-    if ctx.scope is not None:
-        ctx.diags.add("A2N101", f"{d.name} inside <{ctx.scope.kind.capitalize()}>: only server-wide MIME mappings "
-                      "are translated; nothing was emitted for it", d.span, directive=d.name)
-        return None
     exts = []
     for i, raw in enumerate(args):
         ext = raw.lstrip(".").lower()
@@ -488,6 +484,10 @@ def _mime_extensions(ctx: Context, d: Directive, args: list[str]) -> list[str] |
             continue
         if ext:
             exts.append(ext)
+    if exts and ctx.scope is not None:
+        ctx.diags.add("A2N101", f"{d.name} inside <{ctx.scope.kind.capitalize()}>: only server-wide MIME mappings "
+                      "are translated; nothing was emitted for it", d.span, directive=d.name)
+        return None
     return exts
 
 
@@ -497,6 +497,8 @@ def add_type(ctx: Context, d: Directive) -> Disposition:
     exts = _mime_extensions(ctx, d, d.args[1:])
     if exts is None:
         return Disposition.UNSUPPORTED
+    if not exts:
+        return Disposition.EXACT    # only extensions httpd never matches: nothing to do, as in httpd
     ctx.settings.setdefault("types", []).append((d.args[0], exts, d.span))
     return Disposition.EXACT
 
@@ -510,6 +512,8 @@ def add_charset(ctx: Context, d: Directive) -> Disposition:
     exts = _mime_extensions(ctx, d, d.args[1:])
     if exts is None:
         return Disposition.UNSUPPORTED
+    if not exts:
+        return Disposition.EXACT    # only extensions httpd never matches: nothing to do, as in httpd
     ctx.settings.setdefault("charsets", []).append((d.args[0], exts, d.span))
     return Disposition.EXACT
 
@@ -572,6 +576,8 @@ def add_encoding(ctx: Context, d: Directive) -> Disposition:
     exts = _mime_extensions(ctx, d, d.args[1:])
     if exts is None:
         return Disposition.UNSUPPORTED
+    if not exts:
+        return Disposition.EXACT    # only extensions httpd never matches: nothing to do, as in httpd
     ctx.settings.setdefault("encodings", []).append((d.args[0], exts, d, d.span))
     return Disposition.EXACT
 
