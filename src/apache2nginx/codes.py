@@ -1070,6 +1070,19 @@ _short("A2N328", "rewrite-url-lookup", "warning", "RewriteCond -U became a test 
        "modules outside the configuration (or a later change adding access rules) could fail subrequests for "
        "other reasons.",
        "re-check the condition if access rules are added later.")
+_short("A2N329", "rewrite-dynamic-prefix", "warning", "A per-directory substitution starts with a request-time value that may be a URL.",
+       "in a per-directory context httpd adds the directory's prefix (or RewriteBase) to the expanded "
+       "substitution unless it starts with `/` or is an absolute URI; the translation makes the same choice per "
+       "request with a map over the expanded path. Where the value is a full URL (http://...), httpd redirects "
+       "to it, which an nginx internal rewrite cannot do.",
+       "a request whose value is a full URL is redirected by httpd and rewritten to a nonsense path by nginx.",
+       "start the substitution with `/` or a literal path, or add [R] if a redirect is meant.")
+_short("A2N330", "rewrite-redirect-filesystem-path", "warning", "A per-directory redirect carries the directory's filesystem path.",
+       "without RewriteBase, httpd adds the directory's filesystem path to a relative per-directory "
+       "substitution, and an [R] rule sends that path in its Location (e.g. http://host/var/www/html/blog/x); "
+       "the translation redirects to the same path.",
+       "clients are sent to a URL that exposes the filesystem layout and usually does not exist.",
+       "add RewriteBase with the URL path of the directory, or start the substitution with `/`.")
 _short("A2N327", "rewrite-location-access", "error", "A server-context rewrite crosses a <Location> with access rules.",
        "without [PT], httpd keeps the original URL for <Location> sections and only maps the rewritten path to a "
        "file, so the access rules of the original URL apply; nginx searches locations again with the rewritten "
@@ -1096,9 +1109,10 @@ _short("A2N226", "static-post", "info", "nginx answers POST to a static file wit
        "405 Not Allowed to any method but GET and HEAD.",
        "a form or client posting to a static URL gets an error instead of the file.",
        "nothing, usually; where it matters, add `error_page 405 =200 $uri;` to that location.")
-_short("A2N230", "vhost-alias-dns-name", "error", "VirtualDocumentRoot with UseCanonicalName DNS was not translated.",
-       "httpd takes the name it interpolates from a reverse DNS lookup of the address the request came in on; "
-       "nginx performs no such lookup.",
+_short("A2N230", "vhost-alias-unknown-name", "error", "A per-host document root depends on a name nginx cannot know.",
+       "with UseCanonicalName DNS httpd takes the name it interpolates from a reverse DNS lookup of the address the "
+       "request came in on, and with UseCanonicalName On but no ServerName it takes the machine's own host name; "
+       "nginx knows neither.",
        "no per-host document root is emitted: requests are served from the plain DocumentRoot.",
        "use UseCanonicalName Off (the Host header) or the VirtualDocumentRootIP form, or write the roots by hand.")
 _short("A2N231", "vhost-alias-port", "warning", "%p in a mod_vhost_alias format is read from the Host header.",

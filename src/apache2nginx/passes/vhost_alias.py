@@ -213,17 +213,21 @@ def _setting(ctx: Context, server: Server, key: str):
     return ctx.main.settings.get(key)
 
 
+def _canonical(ctx: Context, server: Server) -> str:
+    canonical = _setting(ctx, server, "use_canonical_name")
+    return canonical[0] if canonical else "off"
+
+
 def _name_source(ctx: Context, server: Server, d: Directive, ip: bool) -> tuple[str | None, str]:
     """(nginx variable or None, static name) httpd takes the server name from."""
     if ip:
         return "$server_addr", ""
-    canonical = _setting(ctx, server, "use_canonical_name")
-    mode = canonical[0] if canonical else "off"
+    mode = _canonical(ctx, server)
     if mode == "on":
-        names = server.names or ctx.main.names
-        if names and not names[0].startswith("~") and "*" not in names[0]:
-            return None, names[0]
-        return "$host", ""
+        for holder in (server, ctx.main):
+            if holder.has_server_name and holder.names and not holder.names[0].startswith("~"):
+                return None, holder.names[0]
+        return None, ""     # httpd would use the machine's own host name
     if mode == "dns":
         return None, ""
     return "$host", ""
@@ -261,8 +265,10 @@ def finish_server(ctx: Context, server: Server) -> None:
         source, static = _name_source(ctx, server, d, ip)
         if source is None and not static:
             ctx.redispose(d, Disposition.UNSUPPORTED)
-            ctx.diags.add("A2N230", f"{d.name} {fmt}: with UseCanonicalName DNS httpd takes the name from a reverse "
-                          "lookup of the server address; nginx cannot, so the per-host root was not emitted",
+            why = ("with UseCanonicalName DNS httpd takes the name from a reverse lookup of the server address"
+                   if _canonical(ctx, server) == "dns" else
+                   "with UseCanonicalName On and no ServerName httpd takes the machine's own host name")
+            ctx.diags.add("A2N230", f"{d.name} {fmt}: {why}; nginx cannot, so the per-host root was not emitted",
                           d.span, directive=d.name)
             continue
         if "%p" in fmt:
