@@ -83,6 +83,19 @@ MODULE_VARIABLES = {"force-proxy-request-1.0", "downgrade-1.0", "force-response-
                     "no-etag", "ap_trust_cgilike_cl", "h2-push", "ssl-accurate-shutdown", "cache-enable"}
 
 
+def user_dir(ctx: Context, d: Directive) -> Disposition:
+    """UserDir: `/~user/` URLs served from each user's directory. The translation maps no such URLs, so
+    `UserDir disabled` (for everyone or a list of users) is what nginx does already; enabling forms are
+    reported."""
+    if d.args and d.args[0].lower() == "disabled":
+        return Disposition.EXACT
+    ctx.diags.add("A2N101", f"UserDir {' '.join(d.args)}: per-user directories (/~user/) are not translated; those "
+                  "URLs fall through to the document root", d.span, directive=d.name,
+                  hint="add `location ~ ^/~(?<user>[^/]+)(?<rest>/.*)?$ { alias /home/$user/public_html$rest; }` "
+                       "by hand, with the access rules of the users' directories")
+    return Disposition.UNSUPPORTED
+
+
 def finish_scopes(ctx: Context, server) -> None:
     """Turn mod_ratelimit settings into limit_rate where the RATE_LIMIT filter is on."""
     holders = [(server.settings, server.statements)] + [(s.settings, s.statements) for s in server.scopes]
@@ -218,6 +231,7 @@ def finish_server(ctx: Context, server) -> None:
 RULES = table(
     Rule("SetOutputFilter", Disposition.EXACT, set_output_filter),
     Rule("SetEnv", Disposition.EXACT, set_env),
+    Rule("UserDir", Disposition.EXACT, user_dir),
     Rule("AddOutputFilterByType", Disposition.APPROXIMATE, add_output_filter_by_type),
     Rule("RemoteIPHeader", Disposition.EXACT, remote_ip_header),
     Rule("RemoteIPInternalProxy", Disposition.EXACT, remote_ip_proxy),
