@@ -238,6 +238,8 @@ RULES = table(
     Rule("RemoteIPTrustedProxy", Disposition.APPROXIMATE, remote_ip_proxy),
     Rule("SetHandler", Disposition.APPROXIMATE, set_handler),
     Rule("ExtendedStatus", Disposition.NOT_APPLICABLE, note="stub_status has no extended mode"),
+    Rule("ProxyStatus", Disposition.NOT_APPLICABLE, note="it adds balancer details to server-status, and "
+         "stub_status shows none"),
 )
 
 
