@@ -40,7 +40,7 @@ _TOKEN = re.compile(r"""\s*(?:
     (?P<regex>m(?P<d>[^\w\s])(?P<body>(?:\\.|(?!(?P=d)).)*)(?P=d)(?P<flags>[a-z]*)
         | /(?P<sbody>(?:\\.|[^/])*)/(?P<sflags>[a-z]*)) |
     (?P<str>'[^']*'|"[^"]*") |
-    (?P<op>=~|!~|==|!=|&&|\|\||-z\b|-n\b|!|\(|\)|\{|\}|,) |
+    (?P<op>=~|!~|==|!=|&&|\|\||-z\b|-n\b|-ipmatch\b|-R\b|!|\(|\)|\{|\}|,) |
     (?P<word>(?:true|false|and|or|not|in|eq|ne)\b)
     )""", re.X)
 
@@ -170,6 +170,12 @@ class HeaderCondition:
         kind, value, _ = self._take()
         if kind == "word" and value in ("true", "false"):
             return self._map("1" if value == "true" else '""', [("1", "1")])
+        if kind == "op" and value == "-R":
+            # -R 'net': the client's address is in the network (%{REMOTE_ADDR} -ipmatch 'net')
+            k, operand, _ = self._take()
+            if k != "str":
+                raise Untranslatable("-R needs a quoted network")
+            return self._ip_match(operand)
         if kind == "op" and value in ("-z", "-n"):
             k, name, _ = self._take()
             if k != "var":
@@ -186,6 +192,11 @@ class HeaderCondition:
             # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
             self.model.maps.append(MapBlock("$https", source, [('""', "off")], "on"))
         _, op, _ = self._take()
+        if op == "-ipmatch":
+            k, operand, _ = self._take()
+            if source != "$remote_addr" or k != "str":
+                raise Untranslatable("-ipmatch on anything but %{REMOTE_ADDR} and a quoted network")
+            return self._ip_match(operand)
         if op in ("eq", "ne"):
             if not self.ssl_compat:
                 raise Untranslatable(f"{op!r} compares integers")
@@ -210,6 +221,19 @@ class HeaderCondition:
                 return self._map(source, self._literal_keys([operand], "1"))
             return self._map(source, self._literal_keys([operand], '""'), "1")
         raise Untranslatable(f"the comparison {op!r} with {operand!r}")
+
+    def _ip_match(self, text: str) -> str:
+        """1 when $remote_addr (what allow/deny read) is in the IPv4 network TEXT (httpd's forms: a/nn,
+        a/mask, a partial address, a full one)."""
+        from .access import Refused, _network
+        from .access_cond import ipv4_regex
+        try:
+            regex = ipv4_regex(_network(text, None))
+        except Refused:
+            regex = None
+        if regex is None:
+            raise Untranslatable(f"the network {text!r} (IPv6 or not an address)")
+        return self._map("$remote_addr", [("~" + regex, "1")])
 
     def _literal_keys(self, values: list[str], result: str) -> list[tuple[str, str]]:
         if not self.exact_case:
