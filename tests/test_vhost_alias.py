@@ -30,7 +30,8 @@ def test_every_spec_form_matches_httpd_on_many_names():
     rng = random.Random(7)
     names = ["a", "ab", "www.example.com", "x.y", "one.two.three.four.five", "a.bc.def", "abc.d"]
     for _ in range(200):
-        parts = [("".join(rng.choice("abcxyz019-") for _ in range(rng.randint(1, 6)))) for _ in range(rng.randint(1, 6))]
+        parts = ["".join(rng.choice("abcxyz019-") for _ in range(rng.randint(1, 6)))
+                 for _ in range(rng.randint(1, 6))]
         names.append(".".join(parts))
     forms = itertools.product(range(0, 7), (False, True), (False, True), range(0, 5), (False, True), (False, True))
     for n, nd, np_, m, md, mp in forms:

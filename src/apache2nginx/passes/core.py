@@ -599,7 +599,8 @@ def _encodings(ctx: Context, server: Server, encodings: list) -> None:
     variable = ctx.model.shared_map("a2n_content_encoding_", "$uri", entries, '""')
     span = encodings[-1][3]
     (server.own_statements if server is ctx.main else server.statements).append(
-        Stmt("add_header", ["Content-Encoding", variable], span, comment="AddEncoding: the encoding of the served file"))
+        Stmt("add_header", ["Content-Encoding", variable], span,
+             comment="AddEncoding: the encoding of the served file"))
     for _encoding, _exts, d, dspan in encodings:
         ctx.redispose(d, Disposition.APPROXIMATE)
     said = ctx.main.settings.setdefault("encodings_reported", set())
