@@ -828,9 +828,10 @@ _short("A2N760", "setenv-fastcgi-param", "warning", "SetEnv became a fastcgi_par
        "where such a condition matters, express it with an nginx variable (set or map) by hand.")
 _short("A2N761", "add-encoding", "warning", "AddEncoding became a Content-Encoding header from a map.",
        "httpd sets the encoding of files whose name has the extension; the translation adds the header from a map "
-       "over the URI. Where gzip is on and the file's type is in gzip_types, nginx compresses it once more (httpd's "
-       "mod_deflate leaves encoded files alone), and proxied responses for such URLs get the header too.",
-       "a client may receive a doubly encoded body or a wrong Content-Encoding on a proxied response.",
+       "over the URI (httpd's mod_mime also sets it on proxied responses for such URLs, and so does the map). Where "
+       "gzip is on and the file's type is in gzip_types, nginx compresses it once more (httpd's mod_deflate leaves "
+       "encoded files alone).",
+       "a client may receive a doubly encoded body.",
        "add `gzip off;` where these files are served if gzip is on for their types.")
 
 # ------------------------------------------------------------------ A2N2xx core (continued) and TLS

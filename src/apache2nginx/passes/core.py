@@ -609,8 +609,8 @@ def _encodings(ctx: Context, server: Server, encodings: list) -> None:
     said.add(span)
     ctx.diags.add("A2N761", "AddEncoding: Content-Encoding is sent for files whose name has the extension (any "
                   "part after the first dot), on successful and redirect responses; nginx's gzip compresses such "
-                  "a file again where gzip is on and its type is in gzip_types, which httpd's mod_deflate does not, "
-                  "and the header is also added to proxied responses for such URLs", span, directive="AddEncoding",
+                  "a file again where gzip is on and its type is in gzip_types, which httpd's mod_deflate does not "
+                  "(proxied responses for such URLs get the header in both servers)", span, directive="AddEncoding",
                   hint="add `gzip off;` to the locations serving these files if gzip is on for their types")
 
 
