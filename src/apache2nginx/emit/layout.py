@@ -203,7 +203,11 @@ class Layout:
                         break
             if handler is not None:
                 winners.add(id(handler))
-            fs = self.fs_path(handler, path, server.root)
+            fs_handler = handler
+            if handler is not None and handler.kind == "proxy-exclude":
+                # `ProxyPass P !`: httpd goes on to mod_alias and the document root, and their directories
+                fs_handler = next((r for r in routes if r.kind == "alias" and segment_prefix(r.path, path)), None)
+            fs = self.fs_path(fs_handler, path, server.root)
             dirs = self.covering_directories(fs)
             dir_configs = [d.settings.get("access") for d in dirs]
             if handler is not None and handler.kind == "proxy":
