@@ -220,7 +220,7 @@ class _Loader:
         if ":" in name:
             return m.group(0)   # a RewriteMap lookup (${map:key}): Define names cannot hold `:`, httpd is silent
         self.diags.add("A2N022", f"${{{name}}} is not defined; the text is kept as it is",
-                       node.arg_span(index), directive=node.name)
+                       node.arg_span(index), directive=node.name, related=list(node.include_chain))
         return m.group(0)
 
     # -- includes ----------------------------------------------------------
@@ -291,7 +291,8 @@ class _Loader:
                 from ..diagnostics import Severity
                 self.diags.add("A2N020", f"{node.name} {pattern}: no such file or directory"
                                + (" (translated without it)" if sev else ""), node.arg_span(0),
-                               directive=node.name, severity=Severity.WARNING if sev else None)
+                               directive=node.name, severity=Severity.WARNING if sev else None,
+                               related=list(node.include_chain))
                 continue
             for path in files:
                 self.include_file(path, node, out, parent)
@@ -339,7 +340,8 @@ class _Loader:
             if not result and not negate and section.children:
                 self.diags.add("A2N024", f"<IfModule {arg}>: {module_id(arg)} is not in the module profile; "
                                f"its {sum(1 for _ in section.walk())} directive(s) were skipped", section.span,
-                               directive="<IfModule", hint=f"pass --module {module_id(arg)} if the server loads it")
+                               directive="<IfModule", hint=f"pass --module {module_id(arg)} if the server loads it",
+                               related=list(section.include_chain))
         elif key == "ifdefine":
             result = arg in self.user_defines
         elif key == "ifversion":
