@@ -265,7 +265,7 @@ class Layout:
                 proxied = self.proxy_configs(r, r.path) if r.kind == "proxy" else []
                 # a proxied request walks the <Proxy> sections instead of the directories, then <Location />
                 access = self.access(proxied + [s.settings.get("access") for s in prefix_scopes if s.path == "/"],
-                                     r.path, r.span) if proxied else root_access
+                                     r.path, r.span) if r.kind == "proxy" and self.refuse_all is None else root_access
                 loc.statements.extend(access + root_statements + self._handler(r, r.path, r.path))
                 server.locations.append(loc)
         server_ifs = server_conditionals(self.model, server)
