@@ -1116,11 +1116,11 @@ _short("A2N230", "vhost-alias-unknown-name", "error", "A per-host document root 
        "nginx knows neither.",
        "no per-host document root is emitted: requests are served from the plain DocumentRoot.",
        "use UseCanonicalName Off (the Host header) or the VirtualDocumentRootIP form, or write the roots by hand.")
-_short("A2N231", "vhost-alias-port", "warning", "%p in a mod_vhost_alias format is read from the Host header.",
-       "httpd's %p is the port of the Host header, else of ServerName, else the scheme's default; the translation "
-       "reads it from $http_host with the same fallbacks. A port given only in an absolute request URI is not seen.",
-       "a request naming its port only in an absolute URI gets another directory.",
-       "nothing, usually; avoid %p where clients send absolute URIs.")
+_short("A2N231", "vhost-alias-port", "warning", "%p in a mod_vhost_alias format is the ServerName's port.",
+       "httpd's %p is the port of an absolute request URI, else of ServerName, else the scheme's default (the Host "
+       "header's port is not used); the translation writes the ServerName's port or the default.",
+       "a request naming a port in an absolute URI (GET http://host:8080/ ...) gets another directory in httpd.",
+       "nothing, usually: browsers send absolute URIs only to proxies.")
 _short("A2N232", "vhost-alias-part-maps", "warning", "Parts of the host name in a document root come from regex maps.",
        "each %N part of a VirtualDocumentRoot format is a map with a regular expression over $host; evaluating it "
        "sets nginx's numbered captures, and a map is evaluated the first time the request uses the root.",

@@ -243,13 +243,10 @@ def _static_root(ctx: Context, server: Server):
 
 
 def _port(ctx: Context, server: Server) -> str:
-    """httpd's ap_get_server_port with UseCanonicalName Off: the Host header's port, else the port of
-    ServerName, else the scheme's default."""
-    default = "443" if server.ssl else "80"
+    """httpd's ap_get_server_port with UseCanonicalName Off: the port of an absolute request URI, else of the
+    ServerName, else the scheme's default; the Host header's port is not used (checked against httpd)."""
     raw = server.settings.get("server_name_port") or ctx.main.settings.get("server_name_port")
-    if raw:
-        default = raw
-    return ctx.model.shared_map("a2n_host_port_", "$http_host", [("~:(?<a2n_p>[0-9]+)$", "$a2n_p")], default)
+    return raw or ("443" if server.ssl else "80")
 
 
 def finish_server(ctx: Context, server: Server) -> None:
@@ -274,9 +271,9 @@ def finish_server(ctx: Context, server: Server) -> None:
         if "%p" in fmt:
             ctx.redispose(d, Disposition.APPROXIMATE)
             port = _port(ctx, server)
-            ctx.diags.add("A2N231", f"{d.name} {fmt}: %p is the port of the Host header (else of ServerName, else "
-                          "the scheme's default) as httpd reads it; a port given only in an absolute request "
-                          "URI is not seen", d.span, directive=d.name)
+            ctx.diags.add("A2N231", f"{d.name} {fmt}: %p is the port of ServerName, else the scheme's default "
+                          f"({port} here), as httpd reads it; httpd would take a port given in an absolute request "
+                          "URI instead", d.span, directive=d.name)
         else:
             port = ""
         if source is None:
