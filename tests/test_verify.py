@@ -35,6 +35,47 @@ def test_fixture_has_no_unexplained_difference(case, apache_bin, nginx_bin):
         assert d["explained_by"], d
 
 
+# Fixtures where a diagnostic of another rule once explained a real difference away: both servers must answer
+# every request alike.
+EXACT_CASES = ["rewrite-proxy"]
+
+
+@pytest.mark.parametrize("name", EXACT_CASES)
+def test_fixture_answers_alike_on_both_servers(name, apache_bin, nginx_bin):
+    case = ROOT / "fixtures" / "cases" / name
+    proc = run_cli("verify", "apache.conf", "--requests", "requests.txt", "--format", "json", "--apache",
+                   apache_bin, "--nginx-bin", nginx_bin, cwd=case, timeout=300)
+    doc = json.loads(proc.stdout)
+    assert doc["summary"]["same"] == doc["summary"]["compared"], doc["differences"]
+
+
+def test_backend_without_port_points_at_its_stand_in(tmp_path):
+    """`proxy_pass http://host/`, `server host;` and the Host header sent to it reach the echo backend that
+    stands in for host:80 (httpd, pointed at it, sends its host:port)."""
+    from apache2nginx.lint.sandbox import Sandbox
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text("upstream pool { server legacy.internal; }\n"
+                    "server { listen 80; location /a/ { proxy_pass http://legacy.internal/old/;\n"
+                    "proxy_set_header Host legacy.internal; }\n"
+                    "location /b/ { proxy_pass https://secure.internal; } location /c/ { proxy_pass http://pool; }\n"
+                    "location /d/ { proxy_pass http://other.internal:8080/; proxy_set_header Host legacy.internal:81; } }\n")
+    box = Sandbox(backends={"legacy.internal:80": "127.0.0.1:5001", "secure.internal:443": "127.0.0.1:5002",
+                            "other.internal:8080": "127.0.0.1:5003"})
+    try:
+        assert box.build(str(conf)) == []
+        text = box.conf.read_text()
+    finally:
+        box.cleanup()
+    assert "server 127.0.0.1:5001;" in text
+    assert "proxy_pass http://127.0.0.1:5001/old/;" in text
+    assert "proxy_set_header Host 127.0.0.1:5001;" in text
+    assert "proxy_pass https://127.0.0.1:5002;" in text
+    assert "proxy_pass http://pool;" in text
+    assert "proxy_pass http://127.0.0.1:5003/;" in text
+    assert "proxy_set_header Host legacy.internal:81;" in text
+
+
 def test_api_gateway_example_runs_at_least_50_probes(apache_bin, nginx_bin):
     proc = run_cli("verify", "fixtures/examples/api-gateway/apache.conf", "--format", "json", "--apache", apache_bin,
                    "--nginx-bin", nginx_bin, cwd=ROOT, timeout=300)

@@ -179,7 +179,17 @@ class Sandbox:
         m = re.match(r"^(?P<scheme>[a-z]+://)?(?P<host>[^/$]+)(?P<rest>.*)$", url)
         if not m or "$" in url.split("/")[2 if "://" in url else 0] or m.group("host") in self.upstream_names:
             return url
-        return (m.group("scheme") or "") + _loopback(m.group("host")) + m.group("rest")
+        host = self._default_port_backend(m.group("host"), (m.group("scheme") or "http://").startswith("https"))
+        return (m.group("scheme") or "") + (host or _loopback(m.group("host"))) + m.group("rest")
+
+    def _default_port_backend(self, host: str, tls: bool = False) -> str | None:
+        """The stand-in for a backend written without a port (`proxy_pass http://app/`, `server app;`), which
+        `backends` knows by its default port: 443 for https, else 80."""
+        m = _HOSTPORT.match(host)
+        if not m or m.group("port") or "$" in host:
+            return None
+        ports = ("443", "80") if tls else ("80", "443")
+        return next((self.backends[f"{host}:{p}"] for p in ports if f"{host}:{p}" in self.backends), None)
 
     def _include(self, pattern: str) -> str:
         """Copy an included file (beside the source, else nginx's stock one) into the sandbox."""
@@ -234,7 +244,10 @@ class Sandbox:
             if name == "listen" and args and ctx != "main":
                 args = self._listen(args)
             if name == "server" and ctx == "upstream" and args:
-                args[0] = _loopback(args[0])
+                args[0] = self._default_port_backend(args[0]) or _loopback(args[0])
+            if name in ("proxy_set_header", "grpc_set_header") and len(args) > 1 and args[0].lower() == "host":
+                # the Host a portless backend is sent: httpd, pointed at the stand-in, sends its host:port
+                args[1] = self._default_port_backend(args[1]) or args[1]
             if name in PASS_DIRECTIVES and args:
                 args[0] = self._pass_target(args[0])
             if name == "access_log" and args and args[0] != "off" and not args[0].startswith("syslog:"):
