@@ -249,3 +249,16 @@ def test_bad_macros_give_located_errors_and_exit_2_never_a_traceback(tmp_path):
         proc = run_cli("convert", str(path))
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, (text, proc.stderr)
         assert f"error[{code}]" in proc.stderr and f"bad{i}.conf:" in proc.stderr, (text, proc.stderr)
+
+
+def test_translation_diagnostics_on_expanded_directives_name_the_use_lines(tmp_path):
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    conf = tmp_path / "m.conf"
+    conf.write_text("Listen 80\n<Macro Site $name>\n<VirtualHost *:80>\nServerName $name\n"
+                    "ProxyPass /a ajp://backend/\n</VirtualHost>\n</Macro>\nUse Site a.example\n"
+                    "Use Site b.example\n")
+    diags = Diagnostics()
+    convert([InputSpec(str(conf), conf)], ConvertOptions(), diags)
+    ajp = [d for d in diags if d.code == "A2N302"]
+    assert [d.span.line for d in ajp] == [5, 5]          # the body line, once per expansion...
+    assert sorted(r.line for d in ajp for r in d.related) == [8, 9]   # ...and the Use line it came from

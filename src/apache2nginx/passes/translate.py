@@ -86,10 +86,13 @@ class Translator:
 
     def walk(self, nodes, untranslated: Section | None = None) -> None:
         for node in nodes:
+            before = len(self.diags)
             if node.is_section:
                 self.section(node, untranslated)
             else:
                 self.directive(node, untranslated)
+            if node.include_chain:
+                self._name_use_lines(node, before)
 
     def section(self, section: Section, untranslated: Section | None) -> None:
         key = "<" + section.key
@@ -138,6 +141,15 @@ class Translator:
             self.diags.add("A2N101", f"{d.name} {' '.join(d.args)}: this form is not translated; nothing was "
                            "emitted for it", d.span, directive=d.name)
         self.tally.add(disposition, d.name)
+
+    def _name_use_lines(self, node, before: int) -> None:
+        """A directive expanded from a macro: what its translation reported also names the Use line(s)."""
+        chain = node.include_chain
+        if not chain:
+            return
+        for diag in self.diags.since(before):
+            if diag.span is not None and diag.span.file == node.file and not set(chain) & set(diag.related):
+                diag.related = list(diag.related) + list(chain)
 
     def report(self, node: Directive, disposition: Disposition | None, untranslated: Section | None,
                reason: str | None = None) -> None:
