@@ -491,16 +491,20 @@ def _mime_extensions(ctx: Context, d: Directive, args: list[str]) -> list[str] |
     return exts
 
 
-def add_type(ctx: Context, d: Directive) -> Disposition:
-    if len(d.args) < 2:
-        return Disposition.UNSUPPORTED
+def _record_extensions(ctx: Context, d: Directive, key: str) -> Disposition:
+    """`Directive VALUE .ext...`: (VALUE, extensions, span) kept under KEY for the server's type map."""
     exts = _mime_extensions(ctx, d, d.args[1:])
     if exts is None:
         return Disposition.UNSUPPORTED
-    if not exts:
-        return Disposition.EXACT    # only extensions httpd never matches: nothing to do, as in httpd
-    ctx.settings.setdefault("types", []).append((d.args[0], exts, d.span))
+    if exts:    # else only extensions httpd never matches: nothing to do, as in httpd
+        ctx.settings.setdefault(key, []).append((d.args[0], exts, d.span))
     return Disposition.EXACT
+
+
+def add_type(ctx: Context, d: Directive) -> Disposition:
+    if len(d.args) < 2:
+        return Disposition.UNSUPPORTED
+    return _record_extensions(ctx, d, "types")
 
 
 def add_charset(ctx: Context, d: Directive) -> Disposition:
@@ -509,13 +513,7 @@ def add_charset(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) < 2:
         ctx.diags.add("A2N001", "AddCharset needs a charset and at least one extension", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    exts = _mime_extensions(ctx, d, d.args[1:])
-    if exts is None:
-        return Disposition.UNSUPPORTED
-    if not exts:
-        return Disposition.EXACT    # only extensions httpd never matches: nothing to do, as in httpd
-    ctx.settings.setdefault("charsets", []).append((d.args[0], exts, d.span))
-    return Disposition.EXACT
+    return _record_extensions(ctx, d, "charsets")
 
 
 def types_config(ctx: Context, d: Directive) -> Disposition:
