@@ -28,39 +28,15 @@ from .base import Context, Disposition
 _SPEC = re.compile(r"%(?:(?P<pct>%)|(?P<port>p)|(?P<nd>-?)(?P<n>\d)(?P<np>\+?)(?:\.(?P<md>-?)(?P<m>\d)(?P<mp>\+?))?)")
 
 
+# what httpd's vhost_alias_set accepts: after each %, `p`, `%`, or -?N+? with an optional .-?M+?
+_VALID_FORMAT = re.compile(r"(?:[^%]|%(?:[p%]|(?>-?\d\+?)(?:\.-?\d|(?!\.))))*")
+
+
 def check_format(fmt: str) -> str | None:
     """httpd's own check of a format string (vhost_alias_set); the error text it gives, or None."""
     if not fmt.startswith("/"):
         return None if fmt.lower() == "none" else "format string must start with '/' or be 'none'"
-    i, n = 0, len(fmt)
-    while i < n:
-        c = fmt[i]
-        i += 1
-        if c != "%":
-            continue
-        if i < n and fmt[i] in "p%":
-            i += 1
-            continue
-        if i < n and fmt[i] == "-":
-            i += 1
-        if i < n and fmt[i].isdigit():
-            i += 1
-        else:
-            return "syntax error in format string"
-        if i < n and fmt[i] == "+":
-            i += 1
-        if i >= n or fmt[i] != ".":
-            continue
-        i += 1
-        if i < n and fmt[i] == "-":
-            i += 1
-        if i < n and fmt[i].isdigit():
-            i += 1
-        else:
-            return "syntax error in format string"
-        if i < n and fmt[i] == "+":
-            i += 1
-    return None
+    return None if _VALID_FORMAT.fullmatch(fmt) else "syntax error in format string"
 
 
 def interpolate(name: str, fmt: str, port: int = 80) -> str:
