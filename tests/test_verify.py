@@ -37,7 +37,7 @@ def test_fixture_has_no_unexplained_difference(case, apache_bin, nginx_bin):
 
 # Fixtures where a diagnostic of another rule once explained a real difference away: both servers must answer
 # every request alike.
-EXACT_CASES = ["rewrite-proxy"]
+EXACT_CASES = ["rewrite-proxy", "rewrite-directory-variable-prefix"]
 
 
 @pytest.mark.parametrize("name", EXACT_CASES)

@@ -27,6 +27,7 @@ from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
+from .rewrite_prefix import record_env
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, static_https, whole_site_redirect)
 from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, RewriteContext, RewriteMapDef,
@@ -110,6 +111,8 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N801", f"RewriteRule has {len(d.args)} arguments; httpd refuses more than three "
                       "(a comment after the flags?)", d.span, directive=d.name)
     rule = RRule(d.args[0], d.args[1], flags, state.pending, d.span, d, len(state.rules))
+    if flags.get("E"):
+        record_env(ctx.options, flags["E"], rule, ctx.directory is not None or state.per_dir is not None)
     state.pending = []
     state.rules.append(rule)
     state.directives.append(d)

@@ -8,10 +8,11 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
 from .base import Context
 from .rewrite_compare import integer_compare, string_compare
-from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, handler_route,
+from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
                               url_lookup_blocker)
 from .rewrite_model import (_MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES, RewriteContext,
                             RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status, env_variable)
+from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
 
 class Unsupported(Exception):
     def __init__(self, code: str, message: str):
@@ -335,7 +336,9 @@ class Compiler:
             tests.append((groups, guard, []))
             groups += 1
         rule_names: dict[int, str] | None = None
-        if any(_uses_rule_capture(text) for text in [c.test for c in rule.conds] + _flag_values(rule)):
+        if any(_uses_rule_capture(text) for text in [c.test for c in rule.conds] + _flag_values(rule)) or \
+                self.dynamic_prefix(rule) and re.search(r"(?<!\\)\$\d", rule.substitution):
+            # (the regex of a map that picks a per-directory prefix resets $1..$9 too)
             # httpd matches the pattern before it looks at the conditions: save its captures by name, since
             # every regex a condition runs resets $1..$9.
             named, rule_names = ("", {}) if negate else _name_groups(pattern, f"{tag}_r")
@@ -447,9 +450,8 @@ class Compiler:
                                "itself held %-escapes or `+`; httpd escapes every non-alphanumeric character", rule.span, directive="RewriteRule")
         qsa, qsd = "QSA" in flags, "QSD" in flags
         redirect = "R" in flags or re.match(r"^https?://", subst) is not None
-        if not redirect and self.per_dir is not None and not target.startswith("/"):
-            base = self.state.base or self.per_dir
-            target = base.rstrip("/") + "/" + target
+        if self.per_dir is not None:
+            target = self.with_prefix(rule, subst, target, redirect)
         if "?" in target:
             if qsd:
                 target = target.split("?", 1)[0] + "?"
@@ -487,6 +489,50 @@ class Compiler:
             return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
         return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
 
+
+    def dynamic_prefix(self, rule: RRule) -> bool:
+        """Whether the rule's per-directory prefix is chosen per request (see `with_prefix`)."""
+        if self.per_dir is None or rule.substitution == "-" or {"P", "F", "G"} & set(rule.flags):
+            return False
+        kinds = leading_kinds(rule.substitution, rule, True, self.ctx.options)
+        return "rel" in kinds and kinds != {"rel"}
+
+    def with_prefix(self, rule: RRule, subst: str, target: str, redirect: bool) -> str:
+        """A per-directory target with the directory's prefix where httpd adds it: to an expanded path that
+        neither starts with `/` nor is an absolute URI. httpd swaps it for RewriteBase, or strips the
+        DocumentRoot from an internal rewrite; a redirect without RewriteBase keeps the filesystem path."""
+        kinds = leading_kinds(subst, rule, True, self.ctx.options)
+        if "rel" not in kinds:
+            return target
+        if self.state.base:
+            prefix = self.state.base.rstrip("/") + "/"
+        elif redirect:
+            prefix = document_root(self.ctx, self.server) + self.per_dir.rstrip("/") + "/"
+            self.ctx.diags.add("A2N330", f"RewriteRule {rule.pattern} {subst}: without RewriteBase httpd puts the "
+                               f"directory's filesystem path ({prefix}) in front of a relative redirect target, "
+                               "and so does the translation", rule.span, directive="RewriteRule",
+                               hint="add RewriteBase with the URL path of the directory")
+        else:
+            prefix = self.per_dir.rstrip("/") + "/"
+        if kinds == {"rel"}:
+            return prefix + target
+        # known only at request time: a map over the expanded path (before any `?`) picks the prefix
+        path = target.split("?", 1)[0]
+        cache = self.ctx.options.setdefault("rewrite_prefix_maps", {})
+        key = (path, prefix)
+        if key not in cache:
+            variable = f"$a2n_prefix{len(cache) + 1}"
+            cache[key] = variable
+            self.ctx.model.maps.append(MapBlock(_quote_value(path) if path else '""', variable,
+                                                [("~^/", '""'), (ABSOLUTE_KEY, '""')], _quote_value(prefix),
+                                                span=rule.span, volatile=True))
+        if "abs" in kinds and not redirect:
+            self.ctx.diags.add("A2N329", f"RewriteRule {rule.pattern} {subst}: the substitution starts with a value "
+                               "known only at request time; the directory's prefix is added only where it does not "
+                               "start with `/`, as httpd does, but where it is a full URL (http://...) httpd "
+                               "redirects to it and nginx rewrites to it", rule.span, directive="RewriteRule",
+                               hint="start the substitution with `/` or a literal path")
+        return "${" + cache[key][1:] + "}" + target
 
     def handler(self, rule: RRule, pattern: str, negate: bool, target: str | None, flag: str | None) -> list[Stmt]:
         try:

@@ -257,6 +257,7 @@ _FIELDS_BY_CODE = {
     "A2N825": {"backend header x-forwarded-host", "backend header x-forwarded-server"},
     "A2N827": {"header content-type", "status"}, "A2N828": {"backend", "location", "status"},
     "A2N829": {"header set-cookie"}, "A2N833": {"status", "location", "backend", "body"},
+    "A2N329": {"status", "location", "body"}, "A2N330": set(),
     "A2N834": {"status", "location", "backend", "body", "header"}, "A2N832": {"status", "location", "backend"},
     "A2N701": set(), "A2N702": {"*"}, "A2N703": set(), "A2N704": {"header"},
     "A2N705": {"backend header x-forwarded-for", "status"}, "A2N706": {"backend header x-forwarded-for", "status"},
