@@ -207,6 +207,8 @@ class Conditions:
             return self._negate(value) if leaf.negated else value
         elif kind == "method":
             methods = {m.upper() for m in args}
+            if "TRACE" in methods:
+                raise CondRefused("Require method TRACE (nginx answers TRACE itself)", span)
             if "GET" in methods:
                 methods.add("HEAD")     # httpd counts HEAD as GET
             value = self._map("$request_method", [("~^(?:" + "|".join(sorted(methods)) + ")$", GRANTED)], DENIED)
