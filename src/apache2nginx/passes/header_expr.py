@@ -29,8 +29,6 @@ _VARIABLES = {"content_type": "$sent_http_content_type", "https": "$a2n_https", 
 # SSL_CLIENT_S_DN_x / SSL_CLIENT_I_DN_x -> the attribute's name in nginx's RFC 2253 DN strings
 _DN_PARTS = {"c": "C", "st": "ST", "l": "L", "o": "O", "ou": "OU", "cn": "CN", "uid": "UID", "email": "emailAddress"}
 _DN_SOURCES = {"ssl_client_s_dn_": "$ssl_client_s_dn", "ssl_client_i_dn_": "$ssl_client_i_dn"}
-# a compared value whose RFC 2253 form is itself (no escapes): httpd's and nginx's texts then agree
-_DN_SAFE = re.compile(r"[A-Za-z0-9@._:/=()' -]*")
 # What only exists once the response does: an <If> (evaluated before the handler) cannot test it.
 RESPONSE_VARIABLES = ("$sent_http_",)
 
@@ -271,18 +269,30 @@ class HeaderCondition:
         return None
 
     def _dn_compare(self, dn: tuple[str, str], values: list[str], equal: bool) -> str:
-        """httpd's SSL_CLIENT_S_DN_CN is the first CN of the certificate's name, in RFC 2253 escaping; nginx's
-        $ssl_client_s_dn is the whole name in RFC 2253 order (reversed: the first CN is the last one there).
-        A value without characters RFC 2253 escapes reads the same in both, so the test is a regex over
-        whole attribute tokens (escape pairs kept together) for the last token of that attribute."""
+        """httpd's SSL_CLIENT_S_DN_CN is the first CN of the certificate's name, unescaped (observed with
+        httpd 2.4: `"Snake Oil, Ltd."` matches); nginx's $ssl_client_s_dn is the whole name in RFC 2253
+        form, reversed (the first CN is the last one there) and escaped. So a printable ASCII value is
+        escaped as OpenSSL does, and the test is a regex over whole attribute tokens (escape pairs kept
+        together) for the last token of that attribute."""
         source, part = dn
-        if any(not _DN_SAFE.fullmatch(v) for v in values):
-            raise Untranslatable(f"a certificate name compared with {values!r} (characters nginx escapes)")
+        if any(not re.fullmatch(r"[\x20-\x7e]*", v) for v in values):
+            raise Untranslatable(f"a certificate name compared with {values!r} (characters beyond printable ASCII)")
         token = r"(?:[^,+\\]|\\.)*"
-        alternatives = "|".join(re.escape(v) for v in sorted(set(values)))
+        alternatives = "|".join(re.escape(_rfc2253(v)) for v in sorted(set(values)))
         key = (f"~^(?:{token}[,+])*{part}=(?:{alternatives})"
                f"(?:[,+](?!{part}=){token})*$")
         return self._map(source, [(key, "1")] if equal else [(key, '""')], '""' if equal else "1")
+
+
+def _rfc2253(value: str) -> str:
+    """VALUE as OpenSSL writes it in an RFC 2253 name (X509_NAME_print_ex, XN_FLAG_RFC2253)."""
+    out = []
+    for i, c in enumerate(value):
+        if c in ',+"\\<>;' or (i == 0 and c in "# ") or (i == len(value) - 1 and c == " "):
+            out.append("\\" + c)
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 def _literal_key(operand: str) -> str:
