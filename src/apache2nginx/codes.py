@@ -1084,6 +1084,20 @@ _short("A2N330", "rewrite-redirect-filesystem-path", "warning", "A per-directory
        "the translation redirects to the same path.",
        "clients are sent to a URL that exposes the filesystem layout and usually does not exist.",
        "add RewriteBase with the URL path of the directory, or start the substitution with `/`.")
+_short("A2N331", "rewrite-file-path", "warning", "A server-context substitution is a file path to httpd.",
+       "in server context httpd reads a substitution as a filesystem path when its first path segment exists on "
+       "the server (mod_rewrite's prefix_stat: /usr, /var, /home, /srv, ...) and serves that file, subject to "
+       "the <Directory> sections over it. The translation rewrites to the text as a URL path under the document "
+       "root, which usually does not exist.",
+       "httpd serves (or refuses) a file that nginx answers 404 for, or serves from a different place.",
+       "add [PT] if the substitution is meant as a URL path; to serve the file, give it a URL (an Alias, or an "
+       "nginx location with alias) and rewrite to that URL.")
+_short("A2N332", "rewrite-file-path-url", "info", "A server-context file-path substitution became the file's URL.",
+       "the substitution starts with the DocumentRoot (or an Alias target, or %{DOCUMENT_ROOT}), so httpd reads "
+       "it as a filesystem path and serves that file; the translation rewrites to the URL that serves the same "
+       "file in nginx.",
+       "nothing, unless the file is also reachable under other URLs with different rules.",
+       "nothing to do.")
 _short("A2N327", "rewrite-location-access", "error", "A server-context rewrite crosses a <Location> with access rules.",
        "without [PT], httpd keeps the original URL for <Location> sections and only maps the rewritten path to a "
        "file, so the access rules of the original URL apply; nginx searches locations again with the rewritten "
@@ -1139,6 +1153,20 @@ _short("A2N234", "mime-dotted-extension", "info", "A mod_mime extension with a d
        "`gz` separately.",
        "nothing is emitted for it, as httpd applies nothing.",
        "remove the argument, or give the single extensions (AddEncoding gzip .gz).")
+_short("A2N235", "listing-cosmetics", "warning", "nginx's autoindex listings lose a mod_autoindex setting.",
+       "the input enables directory listings (Options Indexes), which become nginx's autoindex. autoindex draws a "
+       "plain list: it has no icons, alt texts, descriptions, header or readme files, sort orders, style sheets "
+       "or fancy-indexing options, so this directive's effect is lost.",
+       "listings look different; the files listed are the same.",
+       "style listings with autoindex_format xml/json and an XSLT or script, or add_before_body/add_after_body "
+       "for headers and readmes.")
+_short("A2N236", "listing-ignore", "error", "Files IndexIgnore hid from listings are listed by nginx.",
+       "IndexIgnore keeps matching names out of httpd's directory listings. nginx's autoindex hides only names "
+       "that start with a dot and has no way to hide others.",
+       "backups, editor files and similar names httpd kept out of listings are shown to everyone (they could "
+       "still be fetched by name in httpd too, but nobody learnt their names from a listing).",
+       "refuse those names outright (location ~ pattern { deny all; }), move them out of the document root, or "
+       "switch listings off.")
 
 # ------------------------------------------------------------------ A2N8xx mod_rewrite
 _short("A2N801", "rewrite-extra-arguments", "error", "A RewriteRule has more than three arguments.",

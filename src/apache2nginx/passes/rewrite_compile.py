@@ -2,6 +2,7 @@
 back-references, RewriteMap lookups, condition tests, flags and the rewrite/return that acts."""
 from __future__ import annotations
 
+import os
 import re
 
 from ..model import Location, MapBlock, Server, Stmt
@@ -452,6 +453,8 @@ class Compiler:
         redirect = "R" in flags or re.match(r"^https?://", subst) is not None
         if self.per_dir is not None:
             target = self.with_prefix(rule, subst, target, redirect)
+        elif not redirect and "PT" not in flags and "H" not in flags:
+            target = self.file_path(rule, subst, target)
         if "?" in target:
             if qsd:
                 target = target.split("?", 1)[0] + "?"
@@ -503,7 +506,7 @@ class Compiler:
         DocumentRoot from an internal rewrite; a redirect without RewriteBase keeps the filesystem path."""
         kinds = leading_kinds(subst, rule, True, self.ctx.options)
         if "rel" not in kinds:
-            return target
+            return self._directory_file_path(subst, target, redirect)
         if self.state.base:
             prefix = self.state.base.rstrip("/") + "/"
         elif redirect:
@@ -533,6 +536,64 @@ class Compiler:
                                "redirects to it and nginx rewrites to it", rule.span, directive="RewriteRule",
                                hint="start the substitution with `/` or a literal path")
         return "${" + cache[key][1:] + "}" + target
+
+    def _directory_file_path(self, subst: str, target: str, redirect: bool) -> str:
+        """A per-directory target that starts with a filesystem path: httpd swaps the directory for RewriteBase,
+        or (without one) strips the DocumentRoot from an internal rewrite's result."""
+        root = document_root(self.ctx, self.server)
+        directory = root + self.per_dir.rstrip("/")
+        if self.state.base:
+            if _starts_path(subst, directory) and target.startswith(directory + "/"):
+                return self.state.base.rstrip("/") + target[len(directory):]
+        elif not redirect and _starts_path(subst, root) and target.startswith(root + "/"):
+            return target[len(root):]
+        return target
+
+    def file_path(self, rule: RRule, subst: str, target: str) -> str:
+        """A server-context substitution httpd reads as a file path: its first path segment exists on the
+        server (mod_rewrite's prefix_stat). Under the DocumentRoot or an Alias target it becomes the URL that
+        serves the file; elsewhere it is reported."""
+        root = document_root(self.ctx, self.server)
+        routes = [r for h in {id(h): h for h in (self.server, self.ctx.main)}.values() for r in h.routes]
+        candidates = [(root, "", None)] + [(r.target.rstrip("/"), r.path.rstrip("/"), r) for r in routes
+                                          if r.kind == "alias" and not r.regex and r.target.startswith("/")]
+        url = None
+        if subst.upper().startswith("%{DOCUMENT_ROOT}") and target.startswith("${document_root}"):
+            rest = target[len("${document_root}"):]
+            if rest == "" or rest.startswith(("/", "?", "${a2n_request_uri}")):
+                url, chosen, fs = ("/" + rest.lstrip("/") if not rest.startswith("$") else rest), None, root
+        if url is None:
+            for fs, url_base, route in sorted(candidates, key=lambda c: -len(c[0])):
+                if fs and _starts_path(subst, fs) and target.startswith(fs) and "\\" not in subst[:len(fs)]:
+                    url, chosen = url_base + target[len(fs):], route
+                    url = "/" + url.lstrip("/") if not url.startswith("/") else url
+                    break
+        if url is not None:
+            static = re.split(r"[$?]", url, maxsplit=1)[0]
+            dynamic = static != url.split("?", 1)[0]
+            claimed = next((r for r in routes if r is not chosen and (
+                r.regex or _segment_prefix(r.path, static) or dynamic and r.path.startswith(static))), None)
+            if claimed is None:
+                self.ctx.diags.add("A2N332", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as "
+                                   f"the file {fs}/...; the translation rewrites to {url}, the URL that serves it",
+                                   rule.span, directive="RewriteRule")
+                return url
+            where = f" ({claimed.span.file}:{claimed.span.line})" if claimed.span else ""
+            self.ctx.diags.add("A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
+                               f"file path under {fs}, but the URL that would serve that file is also claimed by a "
+                               f"{claimed.kind} route{where}; the translation rewrites to the path as a URL",
+                               rule.span, directive="RewriteRule",
+                               hint="add [PT] if the substitution is meant as a URL path, or rewrite to the file's URL")
+            return target
+        m = re.match(r"/([^/$%?\\]+)(?=/|\?|$)", subst)
+        if m and (m.group(1) in STANDARD_DIRECTORIES or os.path.exists("/" + m.group(1))):
+            self.ctx.diags.add("A2N331", f"RewriteRule {rule.pattern} {subst}: /{m.group(1)} exists on the server, so "
+                               "httpd reads the substitution as a file path and serves that file; the translation "
+                               "rewrites to it as a URL path under the document root", rule.span,
+                               directive="RewriteRule",
+                               hint="add [PT] if it is meant as a URL path; to serve the file, give it a URL (an "
+                                    "Alias, or a location with alias) and rewrite to that")
+        return target
 
     def handler(self, rule: RRule, pattern: str, negate: bool, target: str | None, flag: str | None) -> list[Stmt]:
         try:
@@ -631,6 +692,22 @@ class Compiler:
                            "X-Forwarded-Host/-Server are set, not appended as httpd does", rule.span,
                            directive="RewriteRule")
         return [Stmt("rewrite", [pattern, target, "last"], rule.span)]
+
+
+# top-level directories of a Linux system: a substitution under one is a file path to httpd (prefix_stat)
+STANDARD_DIRECTORIES = {"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt",
+                        "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp", "usr", "var"}
+
+
+def _starts_path(text: str, path: str) -> bool:
+    """`text` starts with the filesystem path `path`, followed by `/`, `?` or nothing."""
+    return text.startswith(path) and text[len(path):len(path) + 1] in ("/", "?", "")
+
+
+def _segment_prefix(prefix: str, path: str) -> bool:
+    """A URL prefix covers `path` (as Alias and ProxyPass compare: whole segments, or a trailing slash)."""
+    prefix = prefix or "/"
+    return path == prefix or path.startswith(prefix if prefix.endswith("/") else prefix + "/")
 
 
 def uses_redirect_status(rules: list[RRule]) -> bool:

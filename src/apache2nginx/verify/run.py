@@ -121,6 +121,9 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
             originals.append(node.args[0])
         elif node.key in ("alias",) and len(node.args) >= 2:
             originals.append(node.args[1])
+    # a target under a document root or alias target is that file (httpd reads it as a file path)
+    targets += [t[len(o.rstrip("/")):] for t in list(targets) for o in originals
+                if t.startswith(o.rstrip("/") + "/")]
     paths: dict[str, str] = {}
     for i, original in enumerate(dict.fromkeys(originals)):
         if user_docroot:
@@ -257,7 +260,7 @@ _FIELDS_BY_CODE = {
     "A2N825": {"backend header x-forwarded-host", "backend header x-forwarded-server"},
     "A2N827": {"header content-type", "status"}, "A2N828": {"backend", "location", "status"},
     "A2N829": {"header set-cookie"}, "A2N833": {"status", "location", "backend", "body"},
-    "A2N329": {"status", "location", "body"}, "A2N330": set(),
+    "A2N329": {"status", "location", "body"}, "A2N330": set(), "A2N331": {"status", "body", "header"},
     "A2N834": {"status", "location", "backend", "body", "header"}, "A2N832": {"status", "location", "backend"},
     "A2N701": set(), "A2N702": {"*"}, "A2N703": set(), "A2N704": {"header"},
     "A2N705": {"backend header x-forwarded-for", "status"}, "A2N706": {"backend header x-forwarded-for", "status"},
