@@ -57,7 +57,8 @@ class Conditions:
     # -- the pieces -------------------------------------------------------------------------
     def _map(self, source: str, entries: list[tuple[str, str]], default: str) -> str:
         inner = self.pending.get(source)
-        if inner is not None and all(len(k) == 2 or not k.startswith("~") for k, _ in entries):
+        if inner is not None and all(len(k) == 2 or not k.startswith("~") for k, _ in entries) and \
+                not any("$" in v for _, v in inner[1] + [("", inner[2])]):
             def apply(value: str) -> str:
                 for key, out in entries:
                     if (key[1:] in value) if key.startswith("~") else key == value:
@@ -121,7 +122,11 @@ class Conditions:
     def _note_headers(self, variable: str) -> None:
         """Record the request headers the maps behind VARIABLE read (Host excepted: both servers refuse a
         repeated one)."""
-        maps = {m.variable: m for m in self.model.maps}
+        holder = self.model.main_server.settings if self.model.main_server is not None else {}
+        count, maps = holder.get("access_map_index", (-1, {}))
+        if count != len(self.model.maps):
+            maps = {m.variable: m for m in self.model.maps}
+            holder["access_map_index"] = (len(self.model.maps), maps)
         stack, seen = [variable], set()
         while stack:
             m = maps.get(stack.pop())
