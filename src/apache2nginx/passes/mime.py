@@ -1,10 +1,12 @@
 """mod_mime, mod_autoindex cosmetics and mod_setenvif's browser workarounds (its other variables: setenvif).
 
-Directives that shape directory listings (icons, descriptions) only matter
-once listings are translated, and nginx's autoindex has none of them; the
-old-browser workarounds BrowserMatch sets (nokeepalive for MSIE, downgrade-1.0)
-concern clients that no longer exist. Both are not-applicable, with notes.
-Everything that changes responses for current clients is reported.
+Directives that shape directory listings (icons, descriptions, ignored names)
+matter only where Options Indexes enables listings: then nginx's autoindex,
+which has none of them, is a plain list (unsupported: a warning each; an error
+for IndexIgnore, whose hidden names nginx lists), else they are not-applicable as
+in httpd. The old-browser workarounds BrowserMatch sets (nokeepalive for MSIE,
+downgrade-1.0) concern clients that no longer exist: not-applicable, with
+notes. Everything that changes responses for current clients is reported.
 """
 from __future__ import annotations
 
@@ -14,8 +16,7 @@ from . import contexts
 from .base import Context, Disposition, flag, Rule, table
 from .setenvif import set_env_if
 
-_LISTING = ("directory listings (Options Indexes) are not translated, and nginx's autoindex has no icons, "
-            "descriptions, headers or readmes")
+_NO_LISTINGS = "no Options Indexes in the input enables directory listings, so it has no effect in httpd either"
 WORKAROUND_VARS = {"nokeepalive", "ssl-unclean-shutdown", "downgrade-1.0", "force-response-1.0",
                    "redirect-carefully", "gzip-only-text/html", "no-gzip", "suppress-error-charset"}
 
@@ -31,6 +32,22 @@ def finish_server(ctx: Context, server) -> None:
     server.own_statements.insert(0, Stmt("if", ["($a2n_encoded_slash)"], None,
                                          block=[Stmt("return", ["404"], None)],
                                          comment="httpd refuses %2F in paths (AllowEncodedSlashes Off)"))
+
+
+def _listing_setting(ctx: Context, d: Directive) -> Disposition:
+    """A mod_autoindex setting: lost in nginx's plain listings, if the input has any."""
+    if not ctx.options.get("listings"):
+        return Disposition.NOT_APPLICABLE
+    if d.key == "indexignore":
+        shown = [a for a in d.args if not a.startswith(".")]
+        if not shown:
+            return Disposition.EXACT   # nginx's autoindex never lists names starting with a dot either
+        ctx.diags.add("A2N236", f"IndexIgnore {' '.join(shown)}: nginx's autoindex lists these names (it hides "
+                      "only names starting with a dot)", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    ctx.diags.add("A2N235", f"{d.name}: nginx's autoindex listings have no such setting; its effect on listings "
+                  "is lost", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
 
 
 def browser_match(ctx: Context, d: Directive) -> Disposition:
@@ -77,12 +94,10 @@ def allow_encoded_slashes(ctx: Context, d: Directive) -> Disposition:
 
 
 RULES = table(
-    *(Rule(name, Disposition.NOT_APPLICABLE, note=_LISTING) for name in (
+    *(Rule(name, Disposition.NOT_APPLICABLE, _listing_setting, note=_NO_LISTINGS) for name in (
         "AddIcon", "AddIconByType", "AddIconByEncoding", "AddAlt", "AddAltByType", "AddAltByEncoding",
         "AddDescription", "DefaultIcon", "HeaderName", "ReadmeName", "IndexOptions", "IndexOrderDefault",
-        "IndexStyleSheet", "IndexHeadInsert", "IndexIgnoreReset")),
-    Rule("IndexIgnore", Disposition.NOT_APPLICABLE, note=_LISTING + "; if listings are enabled in nginx, files "
-         "httpd hid from them become listed"),
+        "IndexStyleSheet", "IndexHeadInsert", "IndexIgnoreReset", "IndexIgnore")),
     Rule("BrowserMatch", Disposition.NOT_APPLICABLE, browser_match),
     Rule("BrowserMatchNoCase", Disposition.NOT_APPLICABLE, browser_match),
     Rule("SetEnvIf", Disposition.NOT_APPLICABLE, browser_match),

@@ -51,6 +51,10 @@ class Translator:
     def run(self) -> tuple[NginxModel, Tally]:
         for node in self.loaded.consumed:
             self.tally.add(Disposition.EXACT, ("<" + node.name) if node.is_section else node.name)
+        # mod_autoindex settings matter only if some Options enables listings (All includes Indexes)
+        self.ctx.options["listings"] = any(
+            node.key == "options" and any(a.lower().lstrip("+") in ("indexes", "all") for a in node.args)
+            for node in self.loaded.walk())
         self.walk(self.loaded.children, untranslated=None)
         # Servers are completed once everything is read: httpd merges the whole main server config
         # into every virtual host, wherever in the file it stands.
@@ -132,8 +136,9 @@ class Translator:
         before = len(self.diags)
         if rule.handler is not None:
             disposition = rule.handler(self.ctx, d) or disposition
-        # An unsupported directive always carries an error; the handler's own one says best why.
-        reported = any(x.severity is Severity.ERROR for x in self.diags.since(before))
+        # An unsupported directive always carries a diagnostic; the handler's own one says best why (a warning
+        # where what is lost is cosmetic, such as a directory listing's icons), else a generic error.
+        reported = any(x.severity in (Severity.ERROR, Severity.WARNING) for x in self.diags.since(before))
         self.dispositions[id(d)] = disposition
         if disposition is Disposition.NOT_APPLICABLE and rule.note:
             self.diags.add("A2N102", f"{d.name}: not applicable to nginx: {rule.note}", d.span, directive=d.name)
