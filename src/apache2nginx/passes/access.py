@@ -549,6 +549,8 @@ def if_section(ctx: Context, section: Section) -> Disposition:
     """<If>/<ElseIf>/<Else>: per-request expressions are not translated; one that holds access rules
     refuses what it governs (its section, or the whole server) instead of leaving it open."""
     what = f"<{section.name}{' ' + ' '.join(section.args) if section.args else ''}>"
+    from .access_if import track
+    track(ctx, section)
     if not section.children:
         return Disposition.EXACT      # nothing to apply under any condition
     if if_redirect(ctx, section):
@@ -556,8 +558,8 @@ def if_section(ctx: Context, section: Section) -> Disposition:
     if _has_access(section):
         config = _config(ctx)
         from .access_if import if_access
-        if config is None and ctx.scope is None and section.parent is not None:
-            # in a <VirtualHost>: merged last into every request the host answers
+        if config is None and ctx.scope is None:
+            # in a <VirtualHost> (or the main server): merged last into every request the host answers
             config = ctx.server.settings.setdefault("if_access", AccessConfig())
             done = if_access(ctx, section, config, expression_text)
             if done is not None:

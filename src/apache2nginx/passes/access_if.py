@@ -38,9 +38,24 @@ class IfChain:
     span: Span | None = None
 
 
-def _chain(section: Section) -> tuple[list[Section], int] | None:
-    """The If/ElseIf/Else chain SECTION belongs to (its siblings), and its position in it."""
+def track(ctx: Context, section: Section) -> None:
+    """Follow the expression chains of sections that have no parent to look in (a .htaccess file, the top
+    of the configuration): each member only depends on the members before it."""
+    if section.parent is not None:
+        return
+    if section.key == "if":
+        ctx.server.settings["if_chain"] = [section]
+    elif section.key in ("elseif", "else") and ctx.server.settings.get("if_chain"):
+        ctx.server.settings["if_chain"].append(section)
+
+
+def _chain(section: Section, ctx: Context | None = None) -> tuple[list[Section], int] | None:
+    """The If/ElseIf/Else chain SECTION belongs to (its siblings, or the members read so far), and its
+    position in it."""
     parent = section.parent
+    if parent is None and ctx is not None:
+        members = ctx.server.settings.get("if_chain") or []
+        return (list(members), len(members) - 1) if members and members[-1] is section else None
     siblings = list(parent.children) if parent is not None else None
     if not siblings or section not in siblings:
         return None
@@ -64,7 +79,7 @@ def if_access(ctx: Context, section: Section, config, expression_text) -> Dispos
     """Record the access rules of an expression section inside a region; None when it cannot be (the
     caller refuses the region)."""
     from .access import ACCESS_DIRECTIVES, AccessConfig
-    found = _chain(section)
+    found = _chain(section, ctx)
     if found is None:
         return None
     members, position = found
@@ -98,6 +113,8 @@ def chains(conditionals: list[IfMember]) -> list[IfChain]:
     out: dict[int, IfChain] = {}
     for m in conditionals:
         chain = out.setdefault(m.chain, IfChain(m.texts, span=m.span))
+        if len(m.texts) > len(chain.texts):
+            chain.texts = m.texts      # a chain followed as it was read knows more of it at each member
         chain.members[0 if m.is_else else m.index] = m
     return list(out.values())
 
