@@ -53,6 +53,7 @@ class Conditions:
         self.pending: dict[str, tuple[str, list, str]] = {}
         self.boolean: set[str] = set()      # expression variables: "1" or empty
         self.headers: set[str] = set()      # request headers a decision reads (nginx < 1.23: the first copy)
+        self.read: set[str] = set()         # every nginx variable the decision's maps read
 
     # -- the pieces -------------------------------------------------------------------------
     def _map(self, source: str, entries: list[tuple[str, str]], default: str) -> str:
@@ -117,7 +118,21 @@ class Conditions:
         variable = server_variable(self.model, self.server, lower)
         if variable is not None:
             self._note_headers(variable)
+            if "uri" in self.read and self._rewrites():
+                # httpd's SetEnvIf reads the URI as the client sent it; nginx's $uri after the server's rewrites
+                raise CondRefused(f"the environment variable {name} (a SetEnvIf on Request_URI, and the server "
+                                  "rewrites URLs before nginx reads it)", span)
         return variable
+
+    def _rewrites(self) -> bool:
+        statements = list(self.server.statements) + list(getattr(self.server, "own_statements", []))
+        stack = list(statements)
+        while stack:
+            st = stack.pop()
+            if st.name in ("rewrite", "set"):
+                return True
+            stack.extend(st.block or [])
+        return False
 
     def _note_headers(self, variable: str) -> None:
         """Record the request headers the maps behind VARIABLE read (Host excepted: both servers refuse a
@@ -134,6 +149,7 @@ class Conditions:
                 continue
             seen.add(m.variable)
             for name in re.findall(r"\$(\w+)", m.source + " " + (m.default or "")):
+                self.read.add(name)
                 if name.startswith("http_") and name != "http_host":
                     self.headers.add(name)
                 stack.append("$" + name)
