@@ -60,7 +60,8 @@ def test_backend_without_port_points_at_its_stand_in(tmp_path):
                     "server { listen 80; location /a/ { proxy_pass http://legacy.internal/old/;\n"
                     "proxy_set_header Host legacy.internal; }\n"
                     "location /b/ { proxy_pass https://secure.internal; } location /c/ { proxy_pass http://pool; }\n"
-                    "location /d/ { proxy_pass http://other.internal:8080/; proxy_set_header Host legacy.internal:81; } }\n")
+                    "location /d/ { proxy_pass http://other.internal:8080/;\n"
+                    "proxy_set_header Host legacy.internal:81; } }\n")
     box = Sandbox(backends={"legacy.internal:80": "127.0.0.1:5001", "secure.internal:443": "127.0.0.1:5002",
                             "other.internal:8080": "127.0.0.1:5003"})
     try:

@@ -36,6 +36,7 @@ class Compiler:
         # %{ENV:REDIRECT_STATUS} in a per-directory context: the rules that redirect internally mark it
         self.mark_redirects = state.per_dir is not None and uses_redirect_status(state.rules)
         self.redirect_status_rules: set[int] = set()
+        self.noted: set[tuple[str, int]] = set()   # (code, rule) reported once, however often it is compiled
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
@@ -493,6 +494,12 @@ class Compiler:
         return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
 
 
+    def note_once(self, rule: RRule, code: str, message: str, span: Span | None, **kwargs) -> None:
+        """A diagnostic about a rule, once (an [N] rule is compiled once per repetition)."""
+        if (code, id(rule.directive)) not in self.noted:
+            self.noted.add((code, id(rule.directive)))
+            self.ctx.diags.add(code, message, span, **kwargs)
+
     def dynamic_prefix(self, rule: RRule) -> bool:
         """Whether the rule's per-directory prefix is chosen per request (see `with_prefix`)."""
         if self.per_dir is None or rule.substitution == "-" or {"P", "F", "G"} & set(rule.flags):
@@ -511,7 +518,7 @@ class Compiler:
             prefix = self.state.base.rstrip("/") + "/"
         elif redirect:
             prefix = document_root(self.ctx, self.server) + self.per_dir.rstrip("/") + "/"
-            self.ctx.diags.add("A2N330", f"RewriteRule {rule.pattern} {subst}: without RewriteBase httpd puts the "
+            self.note_once(rule, "A2N330", f"RewriteRule {rule.pattern} {subst}: without RewriteBase httpd puts the "
                                f"directory's filesystem path ({prefix}) in front of a relative redirect target, "
                                "and so does the translation", rule.span, directive="RewriteRule",
                                hint="add RewriteBase with the URL path of the directory")
@@ -530,7 +537,7 @@ class Compiler:
                                                 [("~^/", '""'), (ABSOLUTE_KEY, '""')], _quote_value(prefix),
                                                 span=rule.span, volatile=True))
         if "abs" in kinds and not redirect:
-            self.ctx.diags.add("A2N329", f"RewriteRule {rule.pattern} {subst}: the substitution starts with a value "
+            self.note_once(rule, "A2N329", f"RewriteRule {rule.pattern} {subst}: the substitution starts with a value "
                                "known only at request time; the directory's prefix is added only where it does not "
                                "start with `/`, as httpd does, but where it is a full URL (http://...) httpd "
                                "redirects to it and nginx rewrites to it", rule.span, directive="RewriteRule",
@@ -574,12 +581,12 @@ class Compiler:
             claimed = next((r for r in routes if r is not chosen and (
                 r.regex or _segment_prefix(r.path, static) or dynamic and r.path.startswith(static))), None)
             if claimed is None:
-                self.ctx.diags.add("A2N332", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as "
+                self.note_once(rule, "A2N332", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as "
                                    f"the file {fs}/...; the translation rewrites to {url}, the URL that serves it",
                                    rule.span, directive="RewriteRule")
                 return url
             where = f" ({claimed.span.file}:{claimed.span.line})" if claimed.span else ""
-            self.ctx.diags.add("A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
+            self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
                                f"file path under {fs}, but the URL that would serve that file is also claimed by a "
                                f"{claimed.kind} route{where}; the translation rewrites to the path as a URL",
                                rule.span, directive="RewriteRule",
@@ -587,8 +594,8 @@ class Compiler:
             return target
         m = re.match(r"/([^/$%?\\]+)(?=/|\?|$)", subst)
         if m and (m.group(1) in STANDARD_DIRECTORIES or os.path.exists("/" + m.group(1))):
-            self.ctx.diags.add("A2N331", f"RewriteRule {rule.pattern} {subst}: /{m.group(1)} exists on the server, so "
-                               "httpd reads the substitution as a file path and serves that file; the translation "
+            self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: /{m.group(1)} exists on the server, "
+                               "so httpd reads the substitution as a file path and serves that file; the translation "
                                "rewrites to it as a URL path under the document root", rule.span,
                                directive="RewriteRule",
                                hint="add [PT] if it is meant as a URL path; to serve the file, give it a URL (an "

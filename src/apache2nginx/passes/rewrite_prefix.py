@@ -20,7 +20,8 @@ from .rewrite_model import RRule
 
 ALL = frozenset({"/", "rel", "abs", "empty"})
 # is_absolute_uri() of mod_rewrite (httpd 2.4): these schemes, case-insensitive
-ABSOLUTE = re.compile(r"(?i)^(?:(?:ajp|balancer|fcgi|ftp|gopher|https?|h2c?|ldap|nntp|scgi|wss?)://|(?:mailto|news|unix):)")
+ABSOLUTE = re.compile(r"(?i)^(?:(?:ajp|balancer|fcgi|ftp|gopher|https?|h2c?|ldap|nntp|scgi|wss?)://"
+                      r"|(?:mailto|news|unix):)")
 # the same as an nginx map key (no capturing groups: a map's regex must not reset the rule's $1..$9)
 ABSOLUTE_KEY = "~*^(?:(?:ajp|balancer|fcgi|ftp|gopher|https?|h2c?|ldap|nntp|scgi|wss?)://|(?:mailto|news|unix):)"
 _SCHEMES = tuple(f"{s}://" for s in ("ajp", "balancer", "fcgi", "ftp", "gopher", "http", "https", "h2", "h2c",
