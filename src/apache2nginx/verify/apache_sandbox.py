@@ -233,8 +233,9 @@ class ApacheSandbox:
                 args = [(self.config.server_root or "/etc/apache2").rstrip("/") + "/" + args[0]] + args[1:]
             if key in PATH_DIRECTIVES:
                 args = [self._map_path(a) for a in args]
-            if key == "rewriterule" and len(args) > 1:
+            if key == "rewriterule" and len(args) > 1 and "/" not in self.paths:
                 # a substitution under a document root or alias target is a file path to httpd: the sandbox's
+                # (not under a root of `/`, which would take every URL path for a file)
                 args[1] = self._map_path(args[1])
             if key in ("rewriterule", "rewritecond"):
                 # mod_rewrite reads its own arguments: quotes only group, nothing is unescaped
