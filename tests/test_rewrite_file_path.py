@@ -47,3 +47,8 @@ def test_per_directory_result_under_the_document_root_is_stripped(tmp_path):
                                 "        RewriteRule ^x$ /srv/site/e/new.html [L]\n    </Directory>\n")
     assert "rewrite ^/d/x$ /new.html last;" in out
     assert "rewrite ^/e/x$ /b/new.html last;" in out
+
+
+def test_handler_rule_under_the_document_root_maps_onto_it(tmp_path):
+    out, codes = _convert(tmp_path, "    RewriteRule ^/app/(.+\\.php)$ /srv/site/src/$1 [H=application/x-httpd-php,L]\n")
+    assert "rewrite ^/app/(.+\\.php)$ /a2n_handler_1/src/$1 last;" in out and "A2N332" in codes

@@ -454,7 +454,7 @@ class Compiler:
         redirect = "R" in flags or re.match(r"^https?://", subst) is not None
         if self.per_dir is not None:
             target = self.with_prefix(rule, subst, target, redirect)
-        elif not redirect and "PT" not in flags and "H" not in flags:
+        elif not redirect and "PT" not in flags:
             target = self.file_path(rule, subst, target)
         if "?" in target:
             if qsd:
@@ -562,8 +562,10 @@ class Compiler:
         serves the file; elsewhere it is reported."""
         root = document_root(self.ctx, self.server)
         routes = [r for h in {id(h): h for h in (self.server, self.ctx.main)}.values() for r in h.routes]
+        # ([H] maps its result onto the document root itself: an Alias target's URL would not reach the file)
         candidates = [(root, "", None)] + [(r.target.rstrip("/"), r.path.rstrip("/"), r) for r in routes
-                                          if r.kind == "alias" and not r.regex and r.target.startswith("/")]
+                                          if r.kind == "alias" and not r.regex and r.target.startswith("/")
+                                          and "H" not in rule.flags]
         url = None
         if subst.upper().startswith("%{DOCUMENT_ROOT}") and target.startswith("${document_root}"):
             rest = target[len("${document_root}"):]
