@@ -17,7 +17,8 @@ SUBJECTS = {"alice": "/C=DE/O=Snake Oil, Ltd./OU=Staff/CN=alice", "carol": "/C=D
             "twice": "/C=DE/CN=alice/CN=carol", "multi": "/C=DE/OU=Staff+CN=bob", "esc": "/C=DE/O=x\\,CN=alice/CN=zed"}
 RULES = {"/a": 'SSLRequire %{SSL_CLIENT_S_DN_CN} in {"alice", "bob"}',
          "/b": 'SSLRequire %{SSL_CLIENT_S_DN_O} eq "Snake Oil, Ltd." and %{SSL_CLIENT_S_DN_OU} in {"Staff", "CA"}',
-         "/d": 'SSLRequire %{SSL_CLIENT_S_DN_OU} == "Staff"'}
+         "/d": 'SSLRequire %{SSL_CLIENT_S_DN_OU} == "Staff"',
+         "/e": 'SSLRequire %{SSL_CLIENT_VERIFY} eq "SUCCESS" && %{SSL_CLIENT_S_DN_C} != "FR"'}
 
 
 def _port() -> int:

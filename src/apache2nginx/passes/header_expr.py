@@ -183,6 +183,8 @@ class HeaderCondition:
         if kind != "var":
             raise Untranslatable(f"unexpected {value!r}")
         dn = self._dn_part(value)
+        if value.lower() == "ssl_client_verify":
+            return self._verify_compare()
         source = dn[0] if dn else _variable(value)
         if self.request_only and source.startswith(RESPONSE_VARIABLES):
             raise Untranslatable(f"%{{{value}}} is not known before the response")
@@ -219,6 +221,28 @@ class HeaderCondition:
                 return self._map(source, self._literal_keys([operand], "1"))
             return self._map(source, self._literal_keys([operand], '""'), "1")
         raise Untranslatable(f"the comparison {op!r} with {operand!r}")
+
+    def _verify_compare(self) -> str:
+        """%{SSL_CLIENT_VERIFY} ==/!=/in SUCCESS or NONE: httpd's and nginx's $ssl_client_verify agree on those
+        two (a certificate verified, none sent); httpd's GENEROUS and both servers' FAILED:reason differ."""
+        _, op, _ = self._take()
+        if op in ("eq", "ne") and self.ssl_compat:
+            op = "==" if op == "eq" else "!="
+        if op == "in":
+            values = self._word_list()
+        elif op in ("==", "!="):
+            k, operand, _ = self._take()
+            if k != "str":
+                raise Untranslatable(f"%{{SSL_CLIENT_VERIFY}} {op} {operand!r}")
+            values = [operand]
+        else:
+            raise Untranslatable(f"%{{SSL_CLIENT_VERIFY}} {op}")
+        if not set(values) <= {"SUCCESS", "NONE"}:
+            raise Untranslatable(f"%{{SSL_CLIENT_VERIFY}} compared with {values!r} (only SUCCESS and NONE read the "
+                                 "same in nginx)")
+        if op == "!=":
+            return self._map("$ssl_client_verify", self._literal_keys(values, '""'), "1")
+        return self._map("$ssl_client_verify", self._literal_keys(values, "1"))
 
     def _ip_match(self, text: str) -> str:
         """1 when $remote_addr (what allow/deny read) is in the IPv4 network TEXT (httpd's forms: a/nn,
