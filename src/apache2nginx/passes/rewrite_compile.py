@@ -594,6 +594,12 @@ class Compiler:
                                rule.span, directive="RewriteRule",
                                hint="add [PT] if the substitution is meant as a URL path, or rewrite to the file's URL")
             return target
+        if subst.upper().startswith("%{DOCUMENT_ROOT}"):
+            self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
+                           f"file path under {root}, and what follows %{{DOCUMENT_ROOT}} is not a path the "
+                           "translation can turn into the file's URL; it rewrites to the path as a URL", rule.span,
+                           directive="RewriteRule", hint="start what follows %{DOCUMENT_ROOT} with `/`")
+            return target
         m = re.match(r"/([^/$%?\\]+)(?=/|\?|$)", subst)
         if m and (m.group(1) in STANDARD_DIRECTORIES or os.path.exists("/" + m.group(1))):
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: /{m.group(1)} exists on the server, "
