@@ -76,3 +76,32 @@ def test_relative_redirect_gets_rewrite_base_or_the_filesystem_path(tmp_path):
     out, err = _convert(tmp_path, _directory("        RewriteBase /base/\n"
                                              "        RewriteRule ^old/(.*)$ new/$1 [R=301,L]\n"))
     assert "rewrite ^/d/old/(.*)$ /base/new/$1 permanent;" in out and "A2N330" not in err
+
+
+def _cond_rule(substitution: str, conds, flags=()) -> RRule:
+    rule = _rule("^", substitution, conds)
+    for cond, flag in zip(rule.conds, flags):
+        cond.flags = set(flag)
+    return rule
+
+
+def test_condition_groups_over_the_request_uri_start_with_a_slash():
+    # Laravel: a group any match of which could start at the path's own `/`
+    laravel = _cond_rule("%1", [("%{REQUEST_URI}", "(.+)/$")])
+    assert leading_kinds("%1", laravel, True, {}) == {"/"}
+    # Drupal: either [OR] condition may have captured, an empty group is followed by `/`
+    drupal = _cond_rule("%1/core/%2", [("%{REQUEST_URI}", r"^(.*)?/(install\.php)"),
+                                       ("%{REQUEST_URI}", r"^(.*)?/(rebuild\.php)"),
+                                       ("%{REQUEST_URI}", "!core")], [{"OR"}])
+    assert leading_kinds(drupal.substitution, drupal, True, {}) == {"/"}
+    other = _cond_rule("%1", [("%{HTTP_HOST}", "(.+)$")])
+    assert leading_kinds("%1", other, True, {}) == {"/", "rel", "abs"}
+
+
+def test_literal_environment_values_are_read_with_what_follows():
+    options: dict = {}
+    for value in ("PROTO:https", "PROTO:http"):
+        record_env(options, value, _rule("^", "-"), True)
+    rule = _rule("^", "%{ENV:PROTO}://%{HTTP_HOST}/")
+    # set: an absolute URI; unset (no rule ran): `://host/`, which gets the prefix
+    assert leading_kinds(rule.substitution, rule, True, options) == {"abs", "rel"}

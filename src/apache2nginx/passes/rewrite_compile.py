@@ -518,9 +518,11 @@ class Compiler:
             prefix = self.state.base.rstrip("/") + "/"
         elif redirect:
             prefix = document_root(self.ctx, self.server) + self.per_dir.rstrip("/") + "/"
+            where = "a relative redirect target" if kinds == {"rel"} else \
+                "the redirect target where its value turns out relative (neither `/...` nor a URL; a map decides)"
             self.note_once(rule, "A2N330", f"RewriteRule {rule.pattern} {subst}: without RewriteBase httpd puts the "
-                               f"directory's filesystem path ({prefix}) in front of a relative redirect target, "
-                               "and so does the translation", rule.span, directive="RewriteRule",
+                               f"directory's filesystem path ({prefix}) in front of {where}, and so does the "
+                               "translation", rule.span, directive="RewriteRule",
                                hint="add RewriteBase with the URL path of the directory")
         else:
             prefix = self.per_dir.rstrip("/") + "/"

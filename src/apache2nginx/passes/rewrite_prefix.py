@@ -42,7 +42,8 @@ def record_env(options: dict, value: str, rule: RRule, per_dir: bool) -> None:
 
 
 def _pieces(text: str):
-    """The substitution as (kind, text) pieces: literal, var (%{...}), map (${...}), rule ($N), cond (%N)."""
+    """The substitution as (kind, text, end) pieces: literal, var (%{...}), map (${...}), rule ($N), cond (%N);
+    `end` is where the piece stops in `text`."""
     i, n = 0, len(text)
     literal = []
     while i < n:
@@ -57,28 +58,36 @@ def _pieces(text: str):
                 depth += {"{": 1, "}": -1}.get(text[end], 0)
                 end += 1
             if literal:
-                yield "literal", "".join(literal)
+                yield "literal", "".join(literal), i
                 literal = []
-            yield ("var" if c == "%" else "map"), text[i + 2:end - 1]
+            yield ("var" if c == "%" else "map"), text[i + 2:end - 1], end
             i = end
             continue
         if c in "%$" and i + 1 < n and text[i + 1].isdigit():
             if literal:
-                yield "literal", "".join(literal)
+                yield "literal", "".join(literal), i
                 literal = []
-            yield ("cond" if c == "%" else "rule"), text[i + 1]
+            yield ("cond" if c == "%" else "rule"), text[i + 1], i + 2
             i += 2
             continue
         literal.append(c)
         i += 1
     if literal:
-        yield "literal", "".join(literal)
+        yield "literal", "".join(literal), n
 
 
 def leading_kinds(text: str, rule: RRule, per_dir: bool, options: dict, depth: int = 0) -> set[str]:
     """What the expansion of `text` (in `rule`) can start with: a subset of {"/", "rel", "abs"}."""
     out: set[str] = set()
-    for kind, value in _pieces(text):
+    for kind, value, end in _pieces(text):
+        if kind == "var" and value.upper().startswith("ENV:") and depth < 4:
+            values = options.get("rewrite_env_values", {}).get(value[4:])
+            if values is not None and all(_literal(v) for v, _, _ in values):
+                # literal values (h5bp's PROTO: http or https): read each with what follows it, or unset
+                rest = text[end:]
+                for val, _, _ in values:
+                    out |= leading_kinds(val + rest, rule, per_dir, options, depth + 1)
+                return out | leading_kinds(rest, rule, per_dir, options, depth + 1)
         if kind == "literal":
             if value.startswith("/"):
                 out.add("/")
@@ -108,12 +117,17 @@ def _piece_kinds(kind: str, value: str, rule: RRule, per_dir: bool, options: dic
         # a per-directory path has its slashes merged: it holds no `://`
         return {"/", "rel", "empty"}
     if kind == "cond":
-        # %N come from the last regular expression condition that matched (a negated one captures nothing)
+        # %N come from the last regular expression condition that matched (a negated one captures nothing):
+        # any of them, where [OR] lets one be skipped
         regex = [c for c in rule.conds if not re.match(r"!|-[A-Za-z]|[<>=]", c.pattern)]
-        if regex and not any("OR" in c.flags for c in rule.conds) and value == "1" \
-                and regex[-1].pattern.startswith("^(/"):
-            return {"/"}
-        return set(ALL)
+        if not any("OR" in c.flags for c in rule.conds):
+            regex = regex[-1:]
+        if not regex or value != "1":
+            return set(ALL)
+        out = set()
+        for cond in regex:
+            out |= _first_group_kinds(cond.test, cond.pattern)
+        return out
     if kind == "var":
         upper = value.upper()
         if upper.startswith("ENV:") and depth < 4:
@@ -140,9 +154,24 @@ def _piece_kinds(kind: str, value: str, rule: RRule, per_dir: bool, options: dic
     return set(ALL)
 
 
+def _first_group_kinds(test: str, pattern: str) -> set[str]:
+    """What group 1 of a condition's pattern starts with: `^(/...`, or a group at the start of the match
+    over %{REQUEST_URI} (anchored, or `(.*`/`(.+` that any later match could start earlier)."""
+    if pattern.startswith("^(/"):
+        return {"/"}
+    if test.upper().startswith("%{REQUEST_URI}") and (pattern.startswith("^(") or pattern.startswith(("(.*", "(.+"))):
+        group = pattern[pattern.index("(") + 1:]
+        return {"/"} if group.startswith((".+", "/")) and not group.startswith(".+?") else {"/", "empty"}
+    return set(ALL)
+
+
+def _literal(text: str) -> bool:
+    return all(kind == "literal" for kind, _, _ in _pieces(text))
+
+
 def _may_be_empty(text: str) -> bool:
     """Whether the expansion of `text` may be empty (only literals are known not to be)."""
-    return not any(kind == "literal" for kind, _ in _pieces(text))
+    return not any(kind == "literal" for kind, _, _ in _pieces(text))
 
 
 def _group_start(pattern: str, n: int) -> int | None:
