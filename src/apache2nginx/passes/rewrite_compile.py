@@ -231,10 +231,14 @@ class Compiler:
         if self.per_dir is not None:
             prefix = self.per_dir.rstrip("/") + "/"
             esc = re.escape(prefix)
+            # httpd matches the path without the directory's prefix: a `^` inside the pattern (`(^|/)\.`) means
+            # just after that prefix, which a fixed-length lookbehind says
+            inner = f"(?<=^{esc})"
             if pattern.startswith("^"):
-                pattern = "^" + esc + pattern[1:]
+                pattern = "^" + esc + _inner_anchors(pattern[1:], inner)
             else:
-                pattern = "^" + esc + ".*?" + pattern if pattern not in ("", ".*") else "^" + esc + ".*"
+                pattern = "^" + esc + ".*?" + _inner_anchors(pattern, inner) if pattern not in ("", ".*") \
+                    else "^" + esc + ".*"
         if "NC" in rule.flags:
             pattern = "(?i)" + pattern
         return pattern, negate
@@ -741,6 +745,28 @@ def _internal_rewrite(stmt: Stmt) -> bool:
 def _uses_rule_capture(text: str) -> bool:
     """$N outside the rule's own rewrite, or a map lookup (whose regex resets $1..$9)."""
     return re.search(r"(?<!\\)\$\d", text) is not None or "${" in text
+
+
+def _inner_anchors(pattern: str, replacement: str) -> str:
+    """`pattern` with every `^` that anchors (not escaped, not in a character class) replaced."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            j += pattern[j:j + 1] == "]"
+            while j < len(pattern) and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            out.append(pattern[i:j + 1])
+            i = j + 1
+            continue
+        out.append(replacement if c == "^" else c)
+        i += 1
+    return "".join(out)
 
 
 def _pcre_literal(text: str) -> str:
