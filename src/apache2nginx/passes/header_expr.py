@@ -90,9 +90,10 @@ class HeaderCondition:
     """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
 
     def __init__(self, model, request_only: bool = False, prefix: str = "a2n_hdr_", ssl_compat: bool = False,
-                 exact_case: bool = False):
+                 exact_case: bool = True):
         self.model = model
-        # nginx compares a map's plain strings ignoring case; ap_expr's == does not (access rules need this)
+        # nginx compares a map's plain strings ignoring case; ap_expr's == does not, so literals become
+        # case-sensitive regexes (exact_case=False only where the compared value has no case)
         self.exact_case = exact_case
         self.request_only = request_only
         self.prefix = prefix
