@@ -934,9 +934,11 @@ _short("A2N741", "files-not-translated", "error", "A <Files> or <FilesMatch> sec
        "nothing inside it is enforced by nginx, access rules included.",
        "add a `location ~ ... { deny all; }` (or what the section says) by hand.")
 _short("A2N742", "access-refused", "error", "An access rule nginx cannot check exactly: the region is refused.",
-       "Require host/env/expr/user/group, <RequireNone>, Allow from a host name or env=, Digest/LDAP/DBM "
-       "authentication and some Require combinations have no exact nginx form. Rather than serve what httpd "
-       "might refuse, the translation refuses the region to everyone (`deny all`).",
+       "Require host and forward-dns, Allow from a host name, Require env/expr and SSLRequire on what nginx "
+       "cannot know at that point (variables set by rewrites or expressions, time, integer comparisons, IPv6 "
+       "networks in conditions), Digest/LDAP/DBM authentication and some Require combinations have no exact "
+       "nginx form. Rather than serve what httpd might refuse, the translation refuses the region to everyone "
+       "(`deny all`).",
        "clients httpd admitted get 403 from nginx.",
        "express the rule with Require ip, Require valid-user (AuthType Basic, AuthUserFile) or Require all, or "
        "put the check in front of nginx (auth_request to a service that implements it).")
