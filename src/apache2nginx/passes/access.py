@@ -642,14 +642,16 @@ ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype",
                      "authgroupfile", "authbasicprovider", "authmerging", "authdigestprovider", "authdigestdomain",
                      "authldapurl", "authdbmuserfile", "authdbduserpwquery", "sslrequire", "sslrequiressl"}
 # What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
+# their handler itself decides in a section: a no-op for dotted extensions (never matched), else reported
+MIME_EXTENSION_DIRECTIVES = {"addtype", "addcharset", "addencoding"}
 IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options", "allowoverride", "allowoverridelist", "directoryindex", "header",
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
                                     "requireall", "requireany", "requirenone", "files", "filesmatch",
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset",
-                                    "fcgiwrapper", "fcgidwrapper"}
+                                    "fcgiwrapper", "fcgidwrapper", *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
-                                "elseif", "else", "sethandler"}
+                                "elseif", "else", "sethandler", *MIME_EXTENSION_DIRECTIVES}
 
 
 def _has_access(section: Section) -> bool:
