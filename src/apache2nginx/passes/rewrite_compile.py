@@ -11,7 +11,7 @@ from .base import Context
 from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
                               url_lookup_blocker)
-from .rewrite_model import (_MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES, RewriteContext,
+from .rewrite_model import (regex_tokens, _MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES, RewriteContext,
                             RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status, env_variable)
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
 
@@ -749,24 +749,7 @@ def _uses_rule_capture(text: str) -> bool:
 
 def _inner_anchors(pattern: str, replacement: str) -> str:
     """`pattern` with every `^` that anchors (not escaped, not in a character class) replaced."""
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if c == "[":
-            j = i + 1 + (pattern[i + 1:i + 2] == "^")
-            j += pattern[j:j + 1] == "]"
-            while j < len(pattern) and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            out.append(pattern[i:j + 1])
-            i = j + 1
-            continue
-        out.append(replacement if c == "^" else c)
-        i += 1
-    return "".join(out)
+    return "".join(replacement if pattern[i:j] == "^" else pattern[i:j] for i, j in regex_tokens(pattern))
 
 
 def _pcre_literal(text: str) -> str:

@@ -150,3 +150,23 @@ def read_txt_map(text: str) -> dict[str, str]:
 # Patterns that match every URL path (and those that capture all of it).
 _MATCH_ALL = {"^", "^.*$", ".*", "^(.*)$", "(.*)", "^(.*)", "^/?(.*)$", "^/?(.*)", "(?i)^", "(?i).*"}
 _WHOLE = {"^(.*)$", "^/?(.*)$", "(.*)", "^/(.*)$", "^(.*)", "^", ".*", "^.*$", "^/(.*)", "^/?(.*)"}
+
+
+def regex_tokens(pattern: str):
+    """(start, end) of each atom of a regular expression as its syntax sees it: an escape (`\\x`) or a
+    character class (`[...]`, with `]` first and escapes inside) is one atom, any other character another."""
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            end = i + 2
+        elif c == "[":
+            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            j += pattern[j:j + 1] == "]"
+            while j < len(pattern) and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            end = j + 1
+        else:
+            end = i + 1
+        yield i, min(end, len(pattern))
+        i = end

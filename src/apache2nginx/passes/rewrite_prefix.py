@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .rewrite_model import RRule
+from .rewrite_model import RRule, regex_tokens
 
 ALL = frozenset({"/", "rel", "abs", "empty"})
 # is_absolute_uri() of mod_rewrite (httpd 2.4): these schemes, case-insensitive
@@ -176,22 +176,10 @@ def _may_be_empty(text: str) -> bool:
 
 def _group_start(pattern: str, n: int) -> int | None:
     """The index of the `(` that opens capturing group `n` of a regular expression."""
-    i, count = 0, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            j = i + 1 + (pattern[i + 1:i + 2] == "^")
-            j += pattern[j:j + 1] == "]"
-            while j < len(pattern) and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i = j + 1
-            continue
-        if c == "(" and not pattern.startswith("(?", i):
+    count = 0
+    for i, j in regex_tokens(pattern):
+        if pattern[i] == "(" and j == i + 1 and not pattern.startswith("(?", i):
             count += 1
             if count == n:
                 return i
-        i += 1
     return None
