@@ -1100,6 +1100,13 @@ _short("A2N332", "rewrite-file-path-url", "info", "A server-context file-path su
        "file in nginx.",
        "nothing, unless the file is also reachable under other URLs with different rules.",
        "nothing to do.")
+_short("A2N333", "proxy-html-filter", "error", "mod_proxy_html's link rewriting has no nginx equivalent.",
+       "with ProxyHTMLEnable On httpd parses proxied HTML and rewrites the URLs in the elements and attributes "
+       "ProxyHTMLLinks and ProxyHTMLEvents name, through ProxyHTMLURLMap. nginx has no HTML parser; sub_filter "
+       "replaces plain text anywhere in a response.",
+       "proxied pages keep the backend's own URLs (internal host names, ports or paths), so their links break.",
+       "make the backend generate public URLs (most applications have a base-URL setting), or approximate each "
+       "ProxyHTMLURLMap with sub_filter and sub_filter_types text/html.")
 _short("A2N327", "rewrite-location-access", "error", "A server-context rewrite crosses a <Location> with access rules.",
        "without [PT], httpd keeps the original URL for <Location> sections and only maps the rewritten path to a "
        "file, so the access rules of the original URL apply; nginx searches locations again with the rewritten "

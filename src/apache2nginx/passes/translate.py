@@ -15,10 +15,11 @@ from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
 from ..emit.layout import lay_out
-from . import access, alias, core, expires, fastcgi, headers, log, mime, misc, process, proxy, rewrite, ssl
+from . import (access, alias, core, expires, fastcgi, headers, log, mime, misc, process, proxy, proxy_html, rewrite,
+               ssl)
 from .base import Context, Disposition, Rule, Tally
 
-PASSES = (core, ssl, process, proxy, alias, headers, log, misc, expires, mime, fastcgi, rewrite, access)
+PASSES = (core, ssl, process, proxy, proxy_html, alias, headers, log, misc, expires, mime, fastcgi, rewrite, access)
 
 
 def _merged_rules() -> dict[str, Rule]:
@@ -51,10 +52,7 @@ class Translator:
     def run(self) -> tuple[NginxModel, Tally]:
         for node in self.loaded.consumed:
             self.tally.add(Disposition.EXACT, ("<" + node.name) if node.is_section else node.name)
-        # mod_autoindex settings matter only if some Options enables listings (All includes Indexes)
-        self.ctx.options["listings"] = any(
-            node.key == "options" and any(a.lower().lstrip("+") in ("indexes", "all") for a in node.args)
-            for node in self.loaded.walk())
+        self.ctx.options.update(_input_facts(self.loaded))
         self.walk(self.loaded.children, untranslated=None)
         # Servers are completed once everything is read: httpd merges the whole main server config
         # into every virtual host, wherever in the file it stands.
@@ -175,6 +173,18 @@ class Translator:
             self.diags.add("A2N101", f"{label}{where}: {why}; nothing was emitted for it", node.span,
                            directive=label, related=[untranslated.span] if untranslated else [])
         self.tally.add(disposition, label)
+
+
+def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
+    """What some settings' effect depends on anywhere in the input, whatever the order they stand in."""
+    listings = proxy_html = False
+    for node in loaded.walk():
+        if node.key == "options":
+            # mod_autoindex settings matter only if some Options enables listings (All includes Indexes)
+            listings = listings or any(a.lower().lstrip("+") in ("indexes", "all") for a in node.args)
+        elif node.key == "proxyhtmlenable":
+            proxy_html = proxy_html or (node.args[:1] or [""])[0].lower() == "on"
+    return {"listings": listings, "proxy_html": proxy_html}
 
 
 def translate(loaded: LoadedConfig, diags: Diagnostics, options: dict | None = None) -> tuple[NginxModel, Tally]:
