@@ -32,6 +32,7 @@ DEPENDENCIES = {
     "proxy_balancer": ["proxy", "slotmem_shm", "lbmethod_byrequests", "lbmethod_bybusyness",
                        "lbmethod_bytraffic", "proxy_http"],
     "proxy": ["proxy_http", "proxy_wstunnel", "proxy_fcgi"],
+    "proxy_fcgi": ["proxy"], "proxy_http": ["proxy"], "proxy_wstunnel": ["proxy"],   # ProxyFCGISetEnvIf alone
     "ssl": ["socache_shmcb"],
     "ratelimit": ["filter"],
     "deflate": ["filter"],
