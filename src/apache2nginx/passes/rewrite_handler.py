@@ -229,37 +229,90 @@ def _effective_problem(eff, deny_ok: bool = True) -> bool:
     return eff.authz is not None and not _grants_all(eff.authz) and not (deny_ok and _denies_all(eff.authz))
 
 
+def _ancestors(path: str) -> list[str]:
+    """`/a/b` → ["", "/a", "/a/b"]: the rstripped fs_path of every <Directory> that covers `path`."""
+    parts = path.split("/")
+    return [""] + ["/".join(parts[:i]) for i in range(2, len(parts) + 1)]
+
+
+class _DirectoryIndex:
+    """A holder's plain <Directory> sections with access rules by path, and per path the first section with
+    a possible refusal strictly below it, so each per-directory context looks its own up instead of
+    scanning every section of the server (.htaccess trees have thousands)."""
+
+    def __init__(self, holder, deny_ok: bool, problem) -> None:
+        self.by_path: dict[str, list] = {}
+        self.below: dict[str, tuple[int, object]] = {}
+        self.first_regex: tuple[int, object] | None = None    # regex sections may match anywhere
+        # <Files> sections (and regex ones) apply wherever the file is; <Location>s depend on the prefix
+        self.first_file, self.located = None, []
+        for scope in holder.settings.get("files", []) + holder.scopes:
+            if scope.kind in ("directory", "files") or scope.regex:
+                if self.first_file is None and problem(scope, deny_ok):
+                    self.first_file = scope
+            else:
+                self.located.append(scope)
+        for index, s in enumerate(holder.settings.get("directories", [])):
+            if s.regex:
+                if self.first_regex is None and problem(s, deny_ok):
+                    self.first_regex = (index, s)
+                continue
+            if s.kind != "directory" or s.settings.get("access") is None:
+                continue
+            path = (s.fs_path or "").rstrip("/")
+            self.by_path.setdefault(path, []).append(s)
+            if problem(s, deny_ok):
+                for ancestor in _ancestors(path)[:-1]:
+                    self.below.setdefault(ancestor, (index, s))
+
+
 def per_directory_access(ctx, server, directory: str | None, prefix: str, deny_ok: bool = True) -> object | None:
     """The first section whose access rules httpd checks before a per-directory context's rules run and
     nginx would check only after them (its rewrite phase comes first): the merged <Directory> sections over
     `directory` (the .htaccess scope for an .htaccess input), overlapping <Location>s and any <Files>."""
     from .access import AccessConfig, merge
     holders = [server] if server is ctx.main else [ctx.main, server]
-    chain = []
+    problems = ctx.options.setdefault("_access_problems", {})
+
+    def problem(scope, deny: bool) -> bool:
+        key = (id(scope), deny)
+        if key not in problems:
+            config = scope.settings.get("access")
+            problems[key] = isinstance(config, AccessConfig) and _effective_problem(merge([config]), deny)
+        return problems[key]
+
+    indexes = ctx.options.setdefault("_directory_indexes", {})
+
+    def index_of(h) -> _DirectoryIndex:
+        key = (id(h), deny_ok)
+        size = (len(h.settings.get("directories", [])), len(h.settings.get("files", [])), len(h.scopes))
+        if key not in indexes or indexes[key][0] != size:
+            indexes[key] = (size, _DirectoryIndex(h, deny_ok, problem))
+        return indexes[key][1]
+
     if directory is not None:
         path = directory.rstrip("/")
-        chain = sorted((s for h in holders for s in h.settings.get("directories", [])
-                        if s.kind == "directory" and not s.regex and _under(path, (s.fs_path or "").rstrip("/"))
-                        and s.settings.get("access") is not None),
-                       key=lambda s: (s.fs_path or "").rstrip("/").count("/"))
+        # every covering section, shallowest first (holders and config order kept within a depth)
+        chain = [s for ancestor in _ancestors(path) for h in holders for s in index_of(h).by_path.get(ancestor, ())]
     else:
         scope = server.settings.get("htaccess_scope")
         chain = [scope] if scope is not None and scope.settings.get("access") is not None else []
     if chain and _effective_problem(merge([s.settings["access"] for s in chain]), deny_ok):
         return chain[-1]
     for h in holders:
-        for scope in h.settings.get("files", []) + h.scopes + [
-                s for s in h.settings.get("directories", []) if s.regex or (
-                    directory is not None and _under((s.fs_path or "").rstrip("/"), directory.rstrip("/"))
-                    and (s.fs_path or "").rstrip("/") != directory.rstrip("/"))]:
-            config = scope.settings.get("access")
-            if config is None or not isinstance(config, AccessConfig):
-                continue
-            if scope.kind not in ("directory", "files") and not scope.regex and not (
-                    scope.path.startswith(prefix.rstrip("/")) or prefix.startswith(scope.path.rstrip("/"))):
-                continue      # a <Location> elsewhere
-            if _effective_problem(merge([config]), deny_ok):
+        index = index_of(h)
+        if index.first_file is not None:
+            return index.first_file
+        for scope in index.located:
+            if (scope.path.startswith(prefix.rstrip("/")) or prefix.startswith(scope.path.rstrip("/"))) \
+                    and problem(scope, deny_ok):
                 return scope
+        # then the directory sections in config order: regex ones, and plain ones strictly below `directory`
+        candidates = [index.first_regex] if index.first_regex else []
+        if directory is not None and directory.rstrip("/") in index.below:
+            candidates.append(index.below[directory.rstrip("/")])
+        if candidates:
+            return min(candidates, key=lambda c: c[0])[1]
     return None
 
 
