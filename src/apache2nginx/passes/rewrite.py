@@ -30,8 +30,8 @@ from .rewrite_handler import per_directory_access
 from .rewrite_prefix import record_env
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, static_https, whole_site_redirect)
-from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, RewriteContext, RewriteMapDef,
-                            RRule, _bracketed, _flags, _normalise, read_txt_map)
+from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, flag_values, RewriteContext,
+                            RewriteMapDef, RRule, _bracketed, _flags, _normalise, read_txt_map)
 
 __all__ = ["RULES", "PER_DIRECTORY", "finish_server", "finish_model"]
 
@@ -105,14 +105,14 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
                       d.arg_span(2), directive=d.name)
         state.pending = []
         return Disposition.UNSUPPORTED
-    if flags.get("E"):
-        ctx.options.setdefault("rewrite_env", set()).add(flags["E"].lstrip("!").partition(":")[0])
+    for setting in flag_values(flags, "E"):
+        ctx.options.setdefault("rewrite_env", set()).add(setting.lstrip("!").partition(":")[0])
     if len(d.args) > 3:
         ctx.diags.add("A2N801", f"RewriteRule has {len(d.args)} arguments; httpd refuses more than three "
                       "(a comment after the flags?)", d.span, directive=d.name)
     rule = RRule(d.args[0], d.args[1], flags, state.pending, d.span, d, len(state.rules))
-    if flags.get("E"):
-        record_env(ctx.options, flags["E"], rule, ctx.directory is not None or state.per_dir is not None)
+    for setting in flag_values(flags, "E"):
+        record_env(ctx.options, setting, rule, ctx.directory is not None or state.per_dir is not None)
     state.pending = []
     state.rules.append(rule)
     state.directives.append(d)

@@ -11,8 +11,9 @@ from .base import Context
 from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
                               url_lookup_blocker)
-from .rewrite_model import (regex_tokens, _MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES, RewriteContext,
-                            RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status, env_variable)
+from .rewrite_model import (flag_values, regex_tokens, _MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES,
+                            RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
+                            env_variable)
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
 
 class Unsupported(Exception):
@@ -407,8 +408,8 @@ class Compiler:
         if "G" in flags:
             return [Stmt("return", ["410"], span)]
         out: list[Stmt] = []
-        for key, value in flags.items():
-            if key == "E" and value:
+        for value in flag_values(flags, "E"):
+            if value:
                 name, _, val = value.partition(":")
                 unset = name.startswith("!")
                 name = name.lstrip("!")
@@ -426,8 +427,8 @@ class Compiler:
                                "location sets the type; it is not consulted for URLs under ^~ prefix locations",
                                span, directive="RewriteRule")
             return out
-        if "CO" in flags:
-            out.extend(self.cookie(rule, cond_names, rule_names))
+        for data in flag_values(flags, "CO"):
+            out.extend(self.cookie(rule, data, cond_names, rule_names))
         if subst == "-":
             if "H" in flags and "R" not in flags:
                 return out + self.handler(rule, pattern, negate, None,
@@ -631,10 +632,11 @@ class Compiler:
                 Stmt("proxy_set_header", ["Upgrade", "$a2n_upgrade"], span),
                 Stmt("proxy_set_header", ["Connection", "$a2n_connection_upgrade"], span)]
 
-    def cookie(self, rule: RRule, cond_names: dict[int, str], rule_names: dict[int, str] | None) -> list[Stmt]:
+    def cookie(self, rule: RRule, data: str, cond_names: dict[int, str],
+               rule_names: dict[int, str] | None) -> list[Stmt]:
         """[CO=NAME:VALUE:DOMAIN[:LIFETIME[:PATH[:SECURE[:HTTPONLY[:SAMESITE]]]]]]: the Set-Cookie header httpd
         builds, in a variable that a server-wide `add_header ... always` sends (empty: no header)."""
-        data, sep = rule.flags["CO"], ":"
+        sep = ":"
         if data.startswith(";"):
             data, sep = data[1:], ";"
         parts = [p for p in data.split(sep)]
@@ -781,7 +783,7 @@ def _quote_value(value: str) -> str:
 
 
 def _flag_values(rule: RRule) -> list[str]:
-    return [v for k, v in rule.flags.items() if k in ("E", "CO") and v] + \
+    return flag_values(rule.flags, "E") + flag_values(rule.flags, "CO") + \
         ([rule.substitution] if "${" in rule.substitution else [])
 
 

@@ -6,7 +6,7 @@ import re
 
 from ..model import Server, Stmt
 from .base import Context
-from .rewrite_model import _WHOLE, Cond, RRule, _status
+from .rewrite_model import _WHOLE, Cond, RRule, _status, flag_values
 
 _HTTPS_OFF = {"off", "^off$", "!on", "!^on$", "!=on", "=off"}
 
@@ -191,7 +191,10 @@ def _constant_env(before: list[RRule | None], name: str) -> str | None:
     for rule in before:
         if rule is None:
             continue
-        setting = rule.flags.get("E", "")
+        settings = flag_values(rule.flags, "E")
+        # the last of the rule's settings of this name is the one that stays
+        setting = next((x for x in reversed(settings) if x.partition(":")[0].lstrip("!") == name),
+                       settings[-1] if settings else "")
         var, colon, literal = setting.partition(":")
         if var.lstrip("!") != name:
             if "N" in rule.flags:

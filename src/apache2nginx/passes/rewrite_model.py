@@ -102,8 +102,24 @@ def _flags(text: str | None) -> dict[str, str]:
         if not part:
             continue
         key, _, value = part.partition("=")
-        out[key.strip().upper()] = value.strip()
+        key = key.strip().upper()
+        if key in _REPEATABLE and out.get(key):
+            out[key] += _SEPARATOR + value.strip()    # every [E=]/[CO=] of a rule counts, in order
+        else:
+            out[key] = value.strip()
     return out
+
+
+# [E=] and [CO=] may be given several times in one rule (each sets a variable or a cookie); their values are
+# kept together in the flag's entry, apart by a character a configuration line cannot hold
+_REPEATABLE = {"E", "ENV", "CO", "COOKIE"}
+_SEPARATOR = "\x1f"
+
+
+def flag_values(flags: dict[str, str], key: str) -> list[str]:
+    """Every value given to a repeatable flag ([E=...], [CO=...]) of a rule, in order."""
+    value = flags.get(key)
+    return [v for v in value.split(_SEPARATOR) if v] if value else []
 
 
 _LONG = {"LAST": "L", "NOCASE": "NC", "REDIRECT": "R", "QSAPPEND": "QSA", "QSDISCARD": "QSD", "NOESCAPE": "NE",
@@ -119,7 +135,11 @@ COND_FLAGS = {"NC", "OR", "NV"}
 
 
 def _normalise(flags: dict[str, str]) -> dict[str, str]:
-    return {_LONG.get(k, k): v for k, v in flags.items()}
+    out: dict[str, str] = {}
+    for k, v in flags.items():
+        key = _LONG.get(k, k)
+        out[key] = out[key] + _SEPARATOR + v if key in _REPEATABLE and out.get(key) and v else v
+    return out
 
 
 @dataclass
