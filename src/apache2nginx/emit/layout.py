@@ -297,6 +297,7 @@ class Layout:
         if self.filename_refusals and self.refuse_all is None:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
+        _nest_script_handlers(server)
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
         """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
@@ -402,6 +403,44 @@ class Layout:
         value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
         self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
+
+
+_CONTENT = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "alias"}
+_SCRIPT_PASSES = {"fastcgi_pass", "uwsgi_pass", "scgi_pass"}
+
+
+def _nest_script_handlers(server: Server) -> None:
+    """httpd runs a script handler (a <FilesMatch> SetHandler, ProxyPassMatch to FastCGI) for every URL it
+    matches, whatever <Directory>/<Location> sections also apply. nginx consults the server's regex locations
+    only when the longest prefix location is not ^~ and no regex nested in it matched first: there the file
+    was served as it is (a PHP script's source). Each such place gets the handlers nested, after its own
+    regexes, without their access statements (the place's own apply, by inheritance)."""
+    handlers = [l for l in server.locations if l.modifier in ("~", "~*")
+                and any(st.name in _SCRIPT_PASSES for st in l.statements)
+                and not any(st.name == "internal" for st in l.statements)]
+    if not handlers:
+        return
+
+    def copies() -> list[Location]:
+        return [Location(h.modifier, h.path, [st for st in h.statements if st.name not in ACCESS_NAMES and not (
+            st.name == "if" and st.comment in ACCESS_IF_COMMENTS)], h.span) for h in handlers]
+
+    def serves_files(loc: Location) -> bool:
+        return not any(st.name in _CONTENT or st.name == "internal" for st in loc.statements)
+
+    for loc in server.locations:
+        if loc.modifier not in ("", "^~", "=") or not serves_files(loc):
+            continue
+        if loc.modifier == "=":
+            h = next((h for h in handlers if re.search(h.path, loc.path, re.I if h.modifier == "~*" else 0)), None)
+            if h is not None:
+                loc.statements.extend(copies()[handlers.index(h)].statements)
+            continue
+        for nested in loc.locations:
+            if nested.modifier in ("~", "~*") and serves_files(nested):
+                nested.locations.extend(copies())
+        if loc.modifier == "^~":
+            loc.locations.extend(copies())
 
 
 def _guard_filenames(loc: Location, refusals: list) -> None:

@@ -651,7 +651,8 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcep
                                     "fcgiwrapper", "fcgidwrapper", *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
-                                "elseif", "else", "sethandler", *MIME_EXTENSION_DIRECTIVES}
+                                "elseif", "else", "sethandler", "expiresactive", "expiresbytype", "expiresdefault",
+                                *MIME_EXTENSION_DIRECTIVES}
 
 
 def _has_access(section: Section) -> bool:

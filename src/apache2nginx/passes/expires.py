@@ -78,7 +78,10 @@ def _type_regex(mime: str) -> str:
 
 def finish_server(ctx: Context, server) -> None:
     main = ctx.main
-    holders = [(server.settings, server.statements, None)] + [(s.settings, s.statements, s) for s in server.scopes]
+    # the server, then its <Location>, <Directory> and <Files> sections (each section's expiry rules become
+    # its locations' own `expires`, which replaces the server's there as httpd's per-section merge does)
+    sections = server.scopes + server.settings.get("directories", []) + server.settings.get("files", [])
+    holders = [(server.settings, server.statements, None)] + [(s.settings, s.statements, s) for s in sections]
     for settings, statements, scope in holders:
         active = settings.get("expires_active")
         if active is None and scope is None and server is not main:
