@@ -220,8 +220,8 @@ class Layout:
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
             if path == "/":
                 root_access = access
-            statements = access + [st for d in dirs for st in d.statements] + \
-                [st for s in covering for st in s.statements]
+            statements = _last_wins(access + [st for d in dirs for st in d.statements] +
+                                    [st for s in covering for st in s.statements])
             if path == "/" and handler is None and not statements and not self.files and not self.filename_refusals:
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
@@ -403,6 +403,18 @@ class Layout:
         value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
         self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
+
+
+# directives nginx takes once per block, which several merged sections may each set: the last merged wins,
+# as in httpd's merge of the same setting
+_SINGLE_VALUED = {"expires"}
+
+
+def _last_wins(statements: list[Stmt]) -> list[Stmt]:
+    last = {st.name: i for i, st in enumerate(statements) if st.name in _SINGLE_VALUED}
+    if not last:
+        return statements
+    return [st for i, st in enumerate(statements) if st.name not in _SINGLE_VALUED or last[st.name] == i]
 
 
 _CONTENT = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "alias"}

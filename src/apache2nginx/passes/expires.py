@@ -76,33 +76,61 @@ def _type_regex(mime: str) -> str:
     return f"~*^{body}(\\s*;|$)"
 
 
+_KEYS = ("expires_active", "expires_types", "expires_default")
+
+
+def _chains(ctx: Context, server) -> dict[int, list]:
+    """For each <Directory>/<Files> section of the server, the sections httpd merges before it: the plain
+    <Directory> sections over its directory (shallowest first, the main server's before the host's), then a
+    <Files> section's own directory. Indexed by path, so a tree of thousands of sections stays linear."""
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    by_path: dict[str, list] = {}
+    for h in holders:
+        for d in h.settings.get("directories", []):
+            if d.kind == "directory" and not d.regex:
+                by_path.setdefault((d.fs_path or "").rstrip("/"), []).append(d)
+
+    def directory_chain(d) -> list:
+        if d.kind != "directory" or d.regex:
+            return [d]
+        parts = (d.fs_path or "").rstrip("/").split("/")
+        ancestors = [""] + ["/".join(parts[:i]) for i in range(2, len(parts) + 1)]
+        return [x for a in ancestors for x in by_path.get(a, ())]
+
+    chains = {}
+    for d in server.settings.get("directories", []):
+        chains[id(d)] = directory_chain(d)
+    for f in server.settings.get("files", []):
+        chains[id(f)] = (directory_chain(f.parent) if f.parent is not None else []) + [f]
+    return chains
+
+
 def finish_server(ctx: Context, server) -> None:
+    """Each holder with expiry rules of its own gets an `expires` of the rules httpd merges there: the main
+    server's, the host's, then every section before it in the merge (ExpiresActive and ExpiresDefault: the
+    last set; ExpiresByType: merged). A section's `expires` replaces the server's in its locations."""
     main = ctx.main
-    # the server, then its <Location>, <Directory> and <Files> sections (each section's expiry rules become
-    # its locations' own `expires`, which replaces the server's there as httpd's per-section merge does)
+    base = [main.settings] + ([server.settings] if server is not main else [])
     sections = server.scopes + server.settings.get("directories", []) + server.settings.get("files", [])
+    chains = _chains(ctx, server) if any(k in s.settings for s in sections for k in _KEYS) else {}
     holders = [(server.settings, server.statements, None)] + [(s.settings, s.statements, s) for s in sections]
     for settings, statements, scope in holders:
-        active = settings.get("expires_active")
-        if active is None and scope is None and server is not main:
-            active = main.settings.get("expires_active")
-        if active is None and scope is not None:
-            # A <Location> inherits the server's expiry rules; only its own rules make a new map.
-            if "expires_types" not in settings and "expires_default" not in settings:
-                continue
-            active = server.settings.get("expires_active") or main.settings.get("expires_active")
+        if scope is None and server is main and "expires_active" not in settings:
+            continue
+        if scope is not None and not any(k in settings for k in _KEYS):
+            continue          # inherits its region's `expires` (or the server's)
+        merged = base + [x.settings for x in chains.get(id(scope), [scope] if scope is not None else [])]
+        active = next((m["expires_active"] for m in reversed(merged) if "expires_active" in m), None)
         if not active:
             continue
         if not active[0]:
             if scope is not None or server is not main:
                 statements.append(Stmt("expires", ["off"], active[1]))
             continue
-        types = dict(main.settings.get("expires_types", {}) if server is not main else {})
-        types.update(server.settings.get("expires_types", {}))
-        if scope is not None:
-            types.update(settings.get("expires_types", {}))
-        default = settings.get("expires_default") or server.settings.get("expires_default") or \
-            main.settings.get("expires_default")
+        types: dict = {}
+        for m in merged:
+            types.update(m.get("expires_types", {}))
+        default = next((m["expires_default"] for m in reversed(merged) if "expires_default" in m), None)
         if not types and not default:
             continue
         var = f"$a2n_expires_{sum(1 for m in ctx.model.maps if m.variable.startswith('$a2n_expires'))}"
