@@ -50,8 +50,8 @@ def test_script_alias_runs_programs_through_fcgiwrap_with_path_info(tmp_path, ng
 
 
 def test_scripts_under_a_directory_section_still_run_and_are_never_served_as_files(tmp_path, nginx_bin):
-    """A <Directory> section makes a `^~` location, which hides the server's regex locations: the PHP
-    handler must be nested there (and in the regex locations <FilesMatch> sections make), or nginx serves
+    """A <Directory> section or an Alias makes a `^~` location, which hides the server's regex locations: the
+    PHP handler must be nested there (and in the regex locations <FilesMatch> sections make), or nginx serves
     the script's source where httpd runs it."""
     import os
     import tempfile
@@ -76,6 +76,7 @@ def test_scripts_under_a_directory_section_still_run_and_are_never_served_as_fil
     <Directory {docroot}/sub>
         Header set X-Sub yes
     </Directory>
+    Alias /aliased/ {docroot}/sub/
     <FilesMatch "\\.php$">
         SetHandler "proxy:fcgi://127.0.0.1:1"
     </FilesMatch>
@@ -84,7 +85,8 @@ def test_scripts_under_a_directory_section_still_run_and_are_never_served_as_fil
     try:
         with nginx(out, nginx_bin, "127.0.0.1:8080") as port:
             assert request(port, "/sub/a.txt", "s.example.com")[0] == 200     # the files are readable
-            for path in ("/sub/a.php", "/b.php"):
+            assert request(port, "/aliased/a.txt", "s.example.com")[0] == 200
+            for path in ("/sub/a.php", "/b.php", "/aliased/a.php"):
                 status, _, body = request(port, path, "s.example.com")
                 assert status == 502 and "<?php" not in body, (path, status, body)   # sent to the (absent) server
     finally:

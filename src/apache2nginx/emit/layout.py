@@ -440,19 +440,27 @@ def _nest_script_handlers(server: Server) -> None:
     def serves_files(loc: Location) -> bool:
         return not any(st.name in _CONTENT or st.name == "internal" for st in loc.statements)
 
+    def aliased() -> list[Location]:
+        # under an Alias the script is the aliased file: $request_filename, not $document_root
+        return [_aliased_handler(c.modifier, c.path, c.statements, c.span, []) for c in copies()
+                if any(st.name == "fastcgi_pass" for st in c.statements)]
+
     for loc in server.locations:
-        if loc.modifier not in ("", "^~", "=") or not serves_files(loc):
+        alias = loc.modifier == "^~" and any(st.name == "alias" for st in loc.statements) and \
+            not any(st.name in _CONTENT - {"alias"} for st in loc.statements)
+        if not alias and (loc.modifier not in ("", "^~", "=") or not serves_files(loc)):
             continue
         if loc.modifier == "=":
             h = next((h for h in handlers if re.search(h.path, loc.path, re.I if h.modifier == "~*" else 0)), None)
             if h is not None:
                 loc.statements.extend(copies()[handlers.index(h)].statements)
             continue
+        make = aliased if alias else copies
         for nested in loc.locations:
             if nested.modifier in ("~", "~*") and serves_files(nested):
-                nested.locations.extend(copies())
+                nested.locations.extend(make())
         if loc.modifier == "^~":
-            loc.locations.extend(copies())
+            loc.locations.extend(make())
 
 
 def _guard_filenames(loc: Location, refusals: list) -> None:
@@ -470,14 +478,17 @@ def _guard_filenames(loc: Location, refusals: list) -> None:
 def _aliased_script_location(f: Scope, access: list[Stmt]) -> Location:
     """A script handler under an Alias: $document_root is not the script's directory there, and try_files is
     unreliable with alias, so the script is the aliased file itself (no path info, reported by the pass)."""
-    regex = f.settings["script_alias"]
-    statements = [st for st in f.statements if st.name not in ("fastcgi_split_path_info", "try_files")
+    return _aliased_handler("~", f.settings["script_alias"], f.statements, f.span, access)
+
+
+def _aliased_handler(modifier: str, regex: str, handler: list[Stmt], span, access: list[Stmt]) -> Location:
+    statements = [st for st in handler if st.name not in ("fastcgi_split_path_info", "try_files")
                   and not (st.name == "fastcgi_param" and st.args[0] in ("SCRIPT_FILENAME", "PATH_INFO"))]
-    span = f.statements[0].span if f.statements else f.span
-    statements[:0] = [Stmt("if", ["(!-f $request_filename)"], span, block=[Stmt("return", ["404"], span)],
+    first = handler[0].span if handler else span
+    statements[:0] = [Stmt("if", ["(!-f $request_filename)"], first, block=[Stmt("return", ["404"], first)],
                            comment="httpd runs only files that exist")]
-    statements.insert(-1, Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], span))
-    return Location("~", regex, access + statements, f.span)
+    statements.insert(-1, Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], first))
+    return Location(modifier, regex, access + statements, span)
 
 
 def fs_within(directory: str, path: str) -> bool:

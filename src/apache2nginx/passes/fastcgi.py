@@ -121,8 +121,9 @@ def files_section(ctx: Context, section: Section) -> Disposition:
     ctx.server.locations.append(Location("~", location_regex, statements, section.span))
     ctx.walk(rest, untranslated=section)
     ctx.diags.add("A2N720", f"<FilesMatch {section.args[-1]}> + FastCGI becomes `location ~ {location_regex}`: "
-                  "regex locations are not consulted under ^~ prefix locations, and httpd matched the file's name, "
-                  "not the URL", section.span, directive="<FilesMatch")
+                  "httpd matched the file's name, nginx matches the URL (it is repeated inside every prefix "
+                  "location, where nginx would not look for it; under an Alias the script is the aliased file, "
+                  "without path info)", section.span, directive="<FilesMatch")
     return Disposition.APPROXIMATE
 
 
