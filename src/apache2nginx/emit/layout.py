@@ -345,7 +345,10 @@ class Layout:
                 if re.search(f.files_regex, matched):
                     loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES
                                       and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
-                    loc.statements[:0] = access + f.statements
+                    # <Files> merge after the directories: their once-per-block settings replace the region's
+                    own = {st.name for st in f.statements if st.name in _SINGLE_VALUED}
+                    loc.statements = access + list(f.statements) + [st for st in loc.statements
+                                                                     if st.name not in own]
                 continue
             if f.settings.get("script_alias") and any(st.name == "alias" for st in loc.statements):
                 loc.locations.append(_aliased_script_location(f, access))

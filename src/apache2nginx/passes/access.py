@@ -472,13 +472,8 @@ def _directory_match_refusal(ctx: Context, section: Section, pattern: str) -> bo
     rules could grant those files again). Anything else inside is reported as not translated."""
     if any(c.is_section for c in section.children) or not _refuses_everyone(section):
         return False
-    scope = Scope(pattern, regex=True, span=section.span, kind="directory", settings={"section": section})
-    previous, ctx.scope = ctx.scope, scope
-    try:
-        ctx.walk([c for c in section.children if c.key in ACCESS_DIRECTIVES])
-    finally:
-        ctx.scope = previous
-    ctx.walk([c for c in section.children if c.key not in ACCESS_DIRECTIVES], untranslated=section)
+    walk_access_into(ctx, section, Scope(pattern, regex=True, span=section.span, kind="directory",
+                                         settings={"section": section}), ACCESS_DIRECTIVES)
     ctx.server.settings.setdefault("filename_refusals", []).append((pattern.strip('"'), section.span))
     return True
 
@@ -644,7 +639,9 @@ ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype",
 # What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
 # their handler itself decides in a section: a no-op for dotted extensions (never matched), else reported
 MIME_EXTENSION_DIRECTIVES = {"addtype", "addcharset", "addencoding"}
-IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options", "allowoverride", "allowoverridelist", "directoryindex", "header",
+IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcept", "fallbackresource",
+                                    "acceptpathinfo", "options", "allowoverride", "allowoverridelist",
+                                    "directoryindex", "header",
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
                                     "requireall", "requireany", "requirenone", "files", "filesmatch",
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset",
@@ -653,6 +650,17 @@ IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
                                 "elseif", "else", "sethandler", "expiresactive", "expiresbytype", "expiresdefault",
                                 *MIME_EXTENSION_DIRECTIVES}
+
+
+def walk_access_into(ctx: Context, section: Section, scope: Scope, keys) -> None:
+    """Translate a section's access directives (names in `keys`) into `scope`; the rest of it is reported
+    as not translated there."""
+    previous, ctx.scope = ctx.scope, scope
+    try:
+        ctx.walk([c for c in section.children if c.key in keys])
+    finally:
+        ctx.scope = previous
+    ctx.walk([c for c in section.children if c.key not in keys], untranslated=section)
 
 
 def _has_access(section: Section) -> bool:

@@ -78,7 +78,7 @@ def _chain(section: Section, ctx: Context | None = None) -> tuple[list[Section],
 def if_access(ctx: Context, section: Section, config, expression_text) -> Disposition | None:
     """Record the access rules of an expression section inside a region; None when it cannot be (the
     caller refuses the region)."""
-    from .access import ACCESS_DIRECTIVES, AccessConfig
+    from .access import ACCESS_DIRECTIVES, AccessConfig, walk_access_into
     found = _chain(section, ctx)
     if found is None:
         return None
@@ -97,13 +97,7 @@ def if_access(ctx: Context, section: Section, config, expression_text) -> Dispos
         texts.append(text)
     inner = AccessConfig()
     scope = Scope(section.name, span=section.span, kind="if", settings={"access": inner})
-    keys = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
-    previous, ctx.scope = ctx.scope, scope
-    try:
-        ctx.walk([c for c in section.children if c.key in keys])
-    finally:
-        ctx.scope = previous
-    ctx.walk([c for c in section.children if c.key not in keys], untranslated=section)
+    walk_access_into(ctx, section, scope, ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"})
     config.conditionals.append(IfMember(id(members[0]), position + 1, texts, inner, section.span,
                                         section.key == "else"))
     return Disposition.EXACT

@@ -454,7 +454,8 @@ class Compiler:
         if escaping and re.search(r"(?<!\\)\$\d", subst):
             self.ctx.diags.add("A2N828", f"RewriteRule {rule.pattern} {subst} [{','.join(escaping)}]: nginx escapes "
                                "a back-reference only after the `?` of the target and only when the request URI "
-                               "itself held %-escapes or `+`; httpd escapes every non-alphanumeric character", rule.span, directive="RewriteRule")
+                               "itself held %-escapes or `+`; httpd escapes every non-alphanumeric character",
+                               rule.span, directive="RewriteRule")
         qsa, qsd = "QSA" in flags, "QSD" in flags
         redirect = "R" in flags or re.match(r"^https?://", subst) is not None
         if self.per_dir is not None:
@@ -485,12 +486,8 @@ class Compiler:
             return out + [Stmt("return", [code, target], span)]
         flag = "break" if "END" in flags else ("last" if ("L" in flags or "PT" in flags) else None)
         if self.per_dir is None and "PT" not in flags and "H" not in flags:
-            restricted = access_restricted(self.ctx, self.server, files=False)
-            if restricted:
-                where = restricted[0].span
-                raise Unsupported("A2N327", "httpd keeps the original URL for the access rules of "
-                                  + (f"the section at {where.file}:{where.line}" if where else "<Location> sections")
-                                  + ", nginx would search locations again with the rewritten one")
+            self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
+                                     "nginx would search locations again with the rewritten one", "<Location> sections")
         if "H" in flags:
             return out + self.handler(rule, pattern, negate, target, flag)
         if negate:
@@ -632,6 +629,14 @@ class Compiler:
                 Stmt("proxy_set_header", ["Upgrade", "$a2n_upgrade"], span),
                 Stmt("proxy_set_header", ["Connection", "$a2n_connection_upgrade"], span)]
 
+    def _refuse_past_access(self, code: str, message: str, unlocated: str) -> None:
+        """A rewrite nginx would take past access rules httpd checks on the original URL: not translated."""
+        restricted = access_restricted(self.ctx, self.server, files=False)
+        if restricted:
+            where = restricted[0].span
+            raise Unsupported(code, message.format(
+                where=f"the section at {where.file}:{where.line}" if where else unlocated))
+
     def cookie(self, rule: RRule, data: str, cond_names: dict[int, str],
                rule_names: dict[int, str] | None) -> list[Stmt]:
         """[CO=NAME:VALUE:DOMAIN[:LIFETIME[:PATH[:SECURE[:HTTPONLY[:SAMESITE]]]]]]: the Set-Cookie header httpd
@@ -686,12 +691,9 @@ class Compiler:
         if not m or negate:
             raise Unsupported("A2N812", "[P] to a backend built from the request (or with a negated pattern) is "
                               "not translated: a host taken from the request makes an open proxy")
-        restricted = access_restricted(self.ctx, self.server, files=False)
-        if restricted:
-            where = restricted[0].span
-            raise Unsupported("A2N812", "[P] would proxy through an internal location that the access rules of "
-                              + (f"the section at {where.file}:{where.line}" if where else "this server's sections")
-                              + " do not reach, where httpd applies them to the original URL")
+        self._refuse_past_access("A2N812", "[P] would proxy through an internal location that the access rules of "
+                                 "{where} do not reach, where httpd applies them to the original URL",
+                                 "this server's sections")
         scheme, host, path, query = m.group(1), m.group(2), m.group(3) or "/", m.group(4) or ""
         websocket = scheme.startswith("ws")
         scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
