@@ -62,8 +62,19 @@ def run_as(ctx: Context, d: Directive) -> Disposition:
     elif stmt is not None:
         stmt.args[1:] = [value]
     else:
-        ctx.options["run_group"] = [value]   # Group before User: joined when User comes
+        ctx.options["run_group"] = [value]   # Group before User: joined when User comes (see finish_model)
+        ctx.options["run_group_directive"] = d
     return Disposition.EXACT
+
+
+def finish_model(ctx: Context) -> None:
+    """A Group with no User after it: nginx's `user` needs a user name, so the group was not carried over."""
+    d = ctx.options.get("run_group_directive")
+    if d is not None and not any(s.name == "user" for s in ctx.model.main_statements):
+        ctx.redispose(d, Disposition.NOT_APPLICABLE)
+        ctx.diags.add("A2N102", f"{d.name}: not applicable to nginx: without a User, nginx's `user` directive "
+                      "has no user to name the group with; set `user NAME GROUP;` by hand", d.span,
+                      directive=d.name)
 
 
 def hostname_lookups(ctx: Context, d: Directive) -> Disposition:
