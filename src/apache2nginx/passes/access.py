@@ -639,7 +639,8 @@ ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype",
 # What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
 # their handler itself decides in a section: a no-op for dotted extensions (never matched), else reported
 MIME_EXTENSION_DIRECTIVES = {"addtype", "addcharset", "addencoding"}
-IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcept", "fallbackresource",
+# Per-path client certificates are an access rule too: their handler refuses the region nginx cannot check.
+IN_DIRECTORY = ACCESS_DIRECTIVES | {"sslverifyclient", "if", "elseif", "else", "limit", "limitexcept", "fallbackresource",
                                     "acceptpathinfo", "options", "allowoverride", "allowoverridelist",
                                     "directoryindex", "header",
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
@@ -647,7 +648,7 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | {"if", "elseif", "else", "limit", "limitexcep
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset",
                                     "fcgiwrapper", "fcgidwrapper", *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
-IN_FILES = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
+IN_FILES = ACCESS_DIRECTIVES | {"sslverifyclient", "requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
                                 "elseif", "else", "sethandler", "expiresactive", "expiresbytype", "expiresdefault",
                                 *MIME_EXTENSION_DIRECTIVES}
 
