@@ -290,7 +290,7 @@ def auth_unsupported(ctx: Context, d: Directive, config: AccessConfig) -> Dispos
 def refuse_here(ctx: Context, what: str | None, span: Span) -> None:
     """A requirement of this section nginx cannot check per location (None: a later section lifts it)."""
     config = _config(ctx)
-    if config is not None:
+    if config is not None and not (what and config.refuse and config.refuse[0]):  # the first reason is kept
         config.refuse = (what, span)
 
 
@@ -639,8 +639,9 @@ ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype",
 # What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
 # their handler itself decides in a section: a no-op for dotted extensions (never matched), else reported
 MIME_EXTENSION_DIRECTIVES = {"addtype", "addcharset", "addencoding"}
-# Per-path client certificates are an access rule too: their handler refuses the region nginx cannot check.
-IN_DIRECTORY = ACCESS_DIRECTIVES | {"sslverifyclient", "if", "elseif", "else", "limit", "limitexcept", "fallbackresource",
+# Per-path client certificates and ciphers are access rules too: their handlers refuse the region.
+TLS_PER_PATH = {"sslverifyclient", "sslverifydepth", "sslciphersuite"}
+IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | {"if", "elseif", "else", "limit", "limitexcept", "fallbackresource",
                                     "acceptpathinfo", "options", "allowoverride", "allowoverridelist",
                                     "directoryindex", "header",
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
@@ -648,7 +649,7 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | {"sslverifyclient", "if", "elseif", "else", "
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset",
                                     "fcgiwrapper", "fcgidwrapper", *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
-IN_FILES = ACCESS_DIRECTIVES | {"sslverifyclient", "requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
+IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
                                 "elseif", "else", "sethandler", "expiresactive", "expiresbytype", "expiresdefault",
                                 *MIME_EXTENSION_DIRECTIVES}
 

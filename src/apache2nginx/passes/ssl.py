@@ -91,9 +91,21 @@ def ssl_protocol(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
+# Per-path TLS requirements httpd enforces by renegotiating: a client that cannot meet them gets no answer there.
+REFUSING_PER_PATH = {"sslciphersuite", "sslverifydepth"}
+
+
 def _per_location_tls(ctx: Context, d: Directive) -> bool:
     if ctx.scope is None:
         return False
+    if d.key in REFUSING_PER_PATH:
+        from .access import refuse_here
+        ctx.diags.add("A2N221", f"{d.name} inside a section: httpd renegotiates TLS for that path and refuses "
+                      "clients that cannot meet it; nginx sets TLS parameters per server only, so the region is "
+                      "refused to everyone instead (deny all)", d.span, directive=d.name,
+                      hint="give the path its own server name with these TLS settings")
+        refuse_here(ctx, f"{d.name} {' '.join(d.args)}", d.span)
+        return True
     ctx.diags.add("A2N221", f"{d.name} inside <Location>: httpd renegotiates TLS for that path; nginx sets TLS "
                   "parameters per server only, so the path does NOT get them in the translation", d.span,
                   directive=d.name, hint="give the path its own server name, or enforce the requirement in the "
@@ -237,9 +249,20 @@ def finish_tls(ctx: Context, server: Server) -> None:
         server.statements.append(Stmt("ssl_protocols", PROTOCOLS, None))
 
 
+def _verifies_clients(ctx: Context, d: Directive) -> bool:
+    """Whether client certificates are asked for where `d` stands: by its own section or by its server."""
+    siblings = d.parent.children if d.parent is not None else []
+    if any(c.key == "sslverifyclient" and flag(c) in ("require", "optional", "optional_no_ca") for c in siblings):
+        return True
+    return any(st.name == "ssl_verify_client" and st.args != ["off"]
+               for holder in (ctx.server, ctx.main) for st in holder.statements)
+
+
 def _server_only(handler):
     """nginx takes TLS settings per server: inside <Location> they are a per-path renegotiation it lacks."""
     def wrapped(ctx: Context, d: Directive) -> Disposition:
+        if d.key == "sslverifydepth" and ctx.scope is not None and not _verifies_clients(ctx, d):
+            return Disposition.EXACT  # no client certificate is asked for here: httpd ignores the depth too
         if d.key != "sslverifyclient" and _per_location_tls(ctx, d):
             return Disposition.UNSUPPORTED
         return handler(ctx, d)
