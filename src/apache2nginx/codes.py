@@ -903,6 +903,12 @@ _short("A2N224", "backend-certificate-checks", "warning", "nginx checks backend 
        "nothing unless proxy_ssl_verify is on.",
        "a backend with a wrong or expired certificate is accepted by nginx: a security loss on untrusted networks.",
        "set proxy_ssl_verify on with proxy_ssl_trusted_certificate and proxy_ssl_name.")
+_short("A2N227", "openssl-conf-command-version", "error", "SSLOpenSSLConfCmd needs nginx 1.19.4 or later.",
+       "the command becomes nginx's ssl_conf_command, which exists from nginx 1.19.4 (built with OpenSSL 1.1.0+); "
+       "the target nginx is older, so nothing was emitted. The group commands (Curves, Groups, ECDHParameters) "
+       "become ssl_ecdh_curve on any version.",
+       "OpenSSL runs with its defaults for that setting instead of the configured value.",
+       "target a newer nginx (--nginx-version), or express the setting with nginx's own ssl_* directives.")
 _short("A2N709", "expires-overrides-backend", "warning", "mod_expires becomes nginx's expires.",
        "nginx's expires sets Expires and Cache-Control on every matching response, replacing a backend's; httpd "
        "leaves a response that already has Expires alone.",

@@ -30,6 +30,7 @@ def ssl_engine(ctx: Context, d: Directive) -> Disposition:
 
 def finish_server(ctx: Context, server: Server) -> None:
     """A TLS server needs a certificate and key in nginx; supply what httpd would use."""
+    finish_openssl_commands(ctx, server)
     if not server.ssl:
         return
     finish_tls(ctx, server)
@@ -142,6 +143,50 @@ def ssl_session_cache(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N219", f"SSLSessionCache {value}: only shared-memory caches translate; nginx uses "
                   "ssl_session_cache shared:NAME:SIZE", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+# OpenSSL SSL_CONF commands naming the key-exchange groups: what nginx's ssl_ecdh_curve sets (SSL_CTX_set1_groups_list,
+# OpenSSL's own default list when unset, in both servers).
+GROUP_COMMANDS = {"curves", "groups", "ecdhparameters"}
+
+
+def ssl_openssl_conf_cmd(ctx: Context, d: Directive) -> Disposition:
+    """SSLOpenSSLConfCmd Name Value: an OpenSSL SSL_CONF_cmd() applied after mod_ssl's own settings, as nginx applies
+    ssl_conf_command after its own (both with the FILE|SERVER|CERTIFICATE flags). The group commands become
+    ssl_ecdh_curve, which every nginx has; the rest ssl_conf_command (nginx 1.19.4+)."""
+    if len(d.args) != 2:
+        ctx.diags.add("A2N001", "SSLOpenSSLConfCmd takes a command name and a value", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    name, value = d.args
+    if name.lower() in GROUP_COMMANDS:
+        if name.lower() == "ecdhparameters" and value.lower() in ("automatic", "+automatic"):
+            return Disposition.EXACT   # OpenSSL ignores it in configuration files: its default list stays
+        if name.lower() == "ecdhparameters" and ":" in value:
+            ctx.diags.add("A2N001", f"SSLOpenSSLConfCmd ECDHParameters {value}: OpenSSL takes one group here "
+                          "(use Groups for a list); httpd refuses to start", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        ctx.settings["ecdh_curve"] = (value, d.span)
+        return Disposition.EXACT
+    if ctx.model.nginx_version < (1, 19, 4):
+        ctx.diags.add("A2N227", f"SSLOpenSSLConfCmd {name}: nginx's ssl_conf_command needs nginx 1.19.4 or later; "
+                      "nothing was emitted", d.span, directive=d.name, hint="target nginx 1.19.4+ (--nginx-version)")
+        return Disposition.UNSUPPORTED
+    ctx.settings.setdefault("ssl_conf_commands", []).append((name, value, d.span))
+    return Disposition.EXACT
+
+
+def finish_openssl_commands(ctx: Context, server: Server) -> None:
+    """httpd runs the main server's commands, then the virtual host's; nginx's ssl_conf_command is inherited
+    only by a level with none of its own, so a server with its own repeats the main server's first."""
+    curve = server.settings.get("ecdh_curve")
+    if curve:
+        server.statements.append(Stmt("ssl_ecdh_curve", [curve[0]], curve[1]))
+    own = server.settings.get("ssl_conf_commands") or []
+    if not own:
+        return
+    inherited = ctx.main.settings.get("ssl_conf_commands") or [] if server is not ctx.main else []
+    for name, value, span in inherited + own:
+        server.statements.append(Stmt("ssl_conf_command", [name, value], span))
 
 
 def ssl_session_timeout(ctx: Context, d: Directive) -> Disposition:
@@ -275,6 +320,7 @@ RULES.update(table(
     Rule("SSLHonorCipherOrder", Disposition.EXACT, on_off_directive("ssl_prefer_server_ciphers")),
     Rule("SSLSessionCache", Disposition.EXACT, ssl_session_cache),
     Rule("SSLSessionCacheTimeout", Disposition.EXACT, ssl_session_timeout),
+    Rule("SSLOpenSSLConfCmd", Disposition.EXACT, ssl_openssl_conf_cmd),
     Rule("SSLSessionTickets", Disposition.EXACT, on_off_directive("ssl_session_tickets")),
     Rule("SSLCertificateChainFile", Disposition.APPROXIMATE, ssl_chain),
     Rule("SSLCACertificateFile", Disposition.EXACT, value_directive("ssl_client_certificate")),

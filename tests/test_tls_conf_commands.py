@@ -1,0 +1,59 @@
+"""SSLOpenSSLConfCmd on real servers: the key-exchange groups httpd accepts are the ones the translation's
+ssl_ecdh_curve accepts (an OpenSSL client offering only P-256 fails on both, X25519 succeeds on both)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from live import apache, free_port, nginx
+
+
+def _handshake(port: int, group: str) -> bool:
+    proc = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-servername", "tls.example",
+                           "-groups", group, "-brief"], input=b"", capture_output=True, timeout=20)
+    return proc.returncode == 0 and b"CONNECTION ESTABLISHED" in proc.stderr
+
+
+def _translate(apache_conf: str) -> tuple[str, str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "apache.conf"
+        src.write_text(apache_conf)
+        proc = subprocess.run([sys.executable, "-m", "apache2nginx", "convert", str(src)], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode in (0, 1), proc.stderr
+        return proc.stdout, proc.stderr
+
+
+@pytest.fixture()
+def certificate():
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is required")
+    d = Path(tempfile.mkdtemp(prefix="a2n-tls-"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d / "key.pem", "-out",
+                    d / "cert.pem", "-days", "2", "-subj", "/CN=tls.example"], check=True, capture_output=True)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.parametrize("command", ["ECDHParameters X25519", "Curves X25519", "Groups X25519:X448"])
+def test_group_commands_accept_the_same_clients(command, certificate, apache_bin, nginx_bin):
+    port = free_port()
+    site = (f"<VirtualHost 127.0.0.1:{port}>\nServerName tls.example\nSSLEngine on\n"
+            f"SSLCertificateFile {certificate}/cert.pem\nSSLCertificateKeyFile {certificate}/key.pem\n"
+            f"SSLProtocol TLSv1.3\nSSLOpenSSLConfCmd {command}\n</VirtualHost>\n")
+    apache_conf = ("LoadModule ssl_module /usr/lib/apache2/modules/mod_ssl.so\n"
+                   "LoadModule socache_shmcb_module /usr/lib/apache2/modules/mod_socache_shmcb.so\n"
+                   f"Listen 127.0.0.1:{port}\n" + site)
+    text, messages = _translate(f"Listen 127.0.0.1:{port}\n" + site)
+    assert "ssl_ecdh_curve " + command.split()[1] + ";" in text
+    assert "error[" not in messages
+    with apache(apache_conf, apache_bin, port):
+        seen = {g: _handshake(port, g) for g in ("P-256", "X25519")}
+    assert seen == {"P-256": False, "X25519": True}
+    with nginx(text, nginx_bin, f"127.0.0.1:{port}") as nport:
+        assert {g: _handshake(nport, g) for g in ("P-256", "X25519")} == seen
