@@ -878,9 +878,19 @@ _short("A2N218", "no-tls-protocol", "error", "SSLProtocol enables no protocol.",
        "httpd would not start; nothing was emitted.",
        "fix SSLProtocol.")
 _short("A2N219", "session-cache-type", "error", "The TLS session cache type is not translated.",
-       "only shared-memory caches (shmcb, shm) have an nginx equivalent (ssl_session_cache shared:...).",
-       "sessions are not cached across workers.",
-       "use ssl_session_cache shared:SSL:10m by hand.")
+       "only caches on the local machine (shmcb, shm; dbm with A2N228) have an nginx equivalent "
+       "(ssl_session_cache shared:...); nginx has no session cache shared between machines (dc:, memcache:, "
+       "redis:).",
+       "sessions are not cached across workers, let alone across the machines that shared them.",
+       "use ssl_session_cache shared:SSL:10m by hand; across machines, session tickets with a shared "
+       "ssl_session_ticket_key resume sessions instead.")
+_short("A2N228", "session-cache-dbm", "warning", "A DBM session cache became a shared memory zone of 10m.",
+       "httpd's dbm: cache is a file on the local disk shared by all its processes and virtual hosts, as nginx's "
+       "ssl_session_cache shared:SSL zone is by its workers and servers; but the DBM file grows without bound "
+       "(entries leave only when they expire), where the 10m zone holds about 40000 sessions and drops the "
+       "oldest when it is full.",
+       "under more sessions than the zone holds, some clients make a full handshake where httpd resumed theirs.",
+       "raise the zone's size to the sessions alive within SSLSessionCacheTimeout at peak.")
 _short("A2N220", "certificate-chain-file", "warning", "SSLCertificateChainFile must be merged into the certificate.",
        "nginx reads intermediate certificates from the ssl_certificate file itself.",
        "clients that need the chain fail to verify the server.",

@@ -132,7 +132,12 @@ def ssl_cipher_suite(ctx: Context, d: Directive) -> Disposition:
 def ssl_session_cache(ctx: Context, d: Directive) -> Disposition:
     value = d.args[0] if d.args else ""
     low = value.lower()
-    if low in ("none", "nonenotnull"):
+    if low == "none":
+        # mod_ssl leaves OpenSSL's cache off (SSL_SESS_CACHE_OFF: no session ID is sent), as nginx's `off` does;
+        # nginx's `none` is httpd's nonenotnull (an ID is sent, nothing is stored)
+        ctx.model.http_statements.append(Stmt("ssl_session_cache", ["off"], d.span))
+        return Disposition.EXACT
+    if low == "nonenotnull":
         ctx.model.http_statements.append(Stmt("ssl_session_cache", ["none"], d.span))
         return Disposition.EXACT
     m = re.match(r"^shm(?:cb|ht)?:[^(]*(?:\((\d+)\))?$", value, re.I)
@@ -140,8 +145,18 @@ def ssl_session_cache(ctx: Context, d: Directive) -> Disposition:
         size = int(m.group(1) or 512000)
         ctx.model.http_statements.append(Stmt("ssl_session_cache", [f"shared:SSL:{max(1, size // 1024)}k"], d.span))
         return Disposition.EXACT
-    ctx.diags.add("A2N219", f"SSLSessionCache {value}: only shared-memory caches translate; nginx uses "
-                  "ssl_session_cache shared:NAME:SIZE", d.span, directive=d.name)
+    if re.match(r"^dbm:.", value, re.I):
+        # a DBM file on the local disk every httpd process reads and writes: one cache for the machine's processes
+        # and all virtual hosts, as nginx's shared zone at http level is for its workers and servers
+        ctx.model.http_statements.append(Stmt("ssl_session_cache", ["shared:SSL:10m"], d.span))
+        ctx.diags.add("A2N228", f"SSLSessionCache {value}: httpd's DBM file grows without bound (entries leave when "
+                      "they expire); nginx's shared memory zone of 10m holds about 40000 sessions and drops the "
+                      "oldest when full", d.span, directive=d.name, hint="size the zone for the sessions "
+                      "SSLSessionCacheTimeout keeps alive at peak")
+        return Disposition.APPROXIMATE
+    ctx.diags.add("A2N219", f"SSLSessionCache {value}: only caches on this machine (shmcb, shm, dbm) translate; "
+                  "nginx has no cache shared between machines (distcache, memcache, redis)", d.span,
+                  directive=d.name)
     return Disposition.UNSUPPORTED
 
 
