@@ -718,6 +718,22 @@ def finish_server(ctx: Context, server: Server) -> None:
             server.settings["listen_http2"] = True
 
 
+def content_digest(ctx: Context, d: Directive) -> Disposition:
+    """ContentDigest: Off is httpd's default (no Content-MD5), which is all nginx does."""
+    value = flag(d)
+    if value == "off":
+        return Disposition.EXACT
+    if value != "on":
+        ctx.diags.add("A2N001", f"ContentDigest {d.args[0] if d.args else ''}: expected On or Off", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    ctx.diags.add("A2N229", "ContentDigest On: httpd adds a Content-MD5 header (the body's MD5) to the files it "
+                  "serves itself; nginx cannot send one, so the translation serves them without it", d.span,
+                  directive=d.name, hint="drop the directive (RFC 7231 removed Content-MD5), or have clients check "
+                  "the ETag or a published checksum instead")
+    return Disposition.UNSUPPORTED
+
+
 RULES.update(table(
     Rule("DirectoryIndex", Disposition.EXACT, directory_index),
     Rule("ErrorDocument", Disposition.EXACT, error_document),
@@ -737,6 +753,7 @@ RULES.update(table(
     Rule("TypesConfig", Disposition.APPROXIMATE, types_config),
     Rule("UseCanonicalName", Disposition.EXACT, use_canonical_name),
     Rule("EnableSendfile", Disposition.EXACT, on_off_directive("sendfile")),
+    Rule("ContentDigest", Disposition.EXACT, content_digest),
     Rule("EnableMMAP", Disposition.NOT_APPLICABLE, note="nginx decides on memory mapping itself"),
     Rule("Protocols", Disposition.EXACT, protocols),
     Rule("AccessFileName", Disposition.NOT_APPLICABLE, note="nginx reads no per-directory files; .htaccess content "
