@@ -48,6 +48,11 @@ def apache_bin() -> str:
 
 
 @pytest.fixture(scope="session")
+def fcgiwrap_bin() -> str:
+    return _need("fcgiwrap", "/usr/sbin/fcgiwrap")
+
+
+@pytest.fixture(scope="session")
 def wrk_bin() -> str:
     return _need("wrk", "/usr/bin/wrk")
 

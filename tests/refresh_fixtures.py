@@ -2,6 +2,7 @@
 
     python3 tests/refresh_fixtures.py            # print the diffs, change nothing
     python3 tests/refresh_fixtures.py --write    # also rewrite expected.conf / expected-codes.txt
+    python3 tests/refresh_fixtures.py [--write] CASE...   # only the named cases (directory names)
 
 A refresh is a review: read each unified diff before committing the new
 expectations, since they are what the test suite holds the translator to.
@@ -18,8 +19,11 @@ from fixture_cases import ROOT, case_dirs, convert_case  # noqa: E402
 
 def main() -> int:
     write = "--write" in sys.argv
+    only = {a for a in sys.argv[1:] if not a.startswith("--")}
     changed = 0
     for case in case_dirs():
+        if only and case.name not in only:
+            continue
         text, codes, _ = convert_case(case)
         for name, new in (("expected.conf", text), ("expected-codes.txt", "\n".join(codes) + "\n")):
             path = case / name

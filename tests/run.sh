@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs, then runs it.
-# As root, Debian's nginx, apache2 and openssl are installed with apt-get when missing
+# As root, Debian's nginx, apache2, openssl, wrk and fcgiwrap are installed with apt-get when missing
 # (behaviour tests run the real servers); the Python package and its test extras with pip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   command -v apache2 >/dev/null || [ -x /usr/sbin/apache2 ] || missing="$missing apache2"
   command -v openssl >/dev/null || missing="$missing openssl"
   command -v wrk >/dev/null || missing="$missing wrk"
+  [ -x /usr/sbin/fcgiwrap ] || missing="$missing fcgiwrap"
   if [ -n "$missing" ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null

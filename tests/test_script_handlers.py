@@ -24,6 +24,7 @@ def test_fcgid_wrapper_in_a_directory_goes_to_a_fastcgi_server(tmp_path, nginx_b
             SetHandler fcgid-script
         </FilesMatch>
         FcgidWrapper /usr/local/bin/php-wrapper .php
+        Options +ExecCGI
         Require all granted
     </Directory>
 </VirtualHost>
@@ -33,6 +34,25 @@ def test_fcgid_wrapper_in_a_directory_goes_to_a_fastcgi_server(tmp_path, nginx_b
     assert "try_files $fastcgi_script_name =404;  #" in out
     (tmp_path / "out.conf").write_text(out)
     assert run_cli("lint", "out.conf", "--nginx", nginx_bin, cwd=tmp_path).returncode == 0
+
+
+def test_fcgid_scripts_where_exec_cgi_is_off_are_refused_as_httpd_refuses_them(tmp_path):
+    """mod_fcgid answers 403 where the directory's Options lack ExecCGI (httpd 2.4's default is
+    FollowSymLinks only): the translation must not run them."""
+    out, codes = _convert(tmp_path, """Listen 80
+<VirtualHost *:80>
+    ServerName w.example.com
+    DocumentRoot /srv/w
+    <Directory /srv/w>
+        <FilesMatch "\\.php$">
+            SetHandler fcgid-script
+        </FilesMatch>
+        Require all granted
+    </Directory>
+</VirtualHost>
+""")
+    assert "A2N723" in codes and "A2N721" not in codes
+    assert "fastcgi_pass" not in out and "return 403;  # fcgid-script: Options ExecCGI is off here" in out
 
 
 def test_script_alias_runs_programs_through_fcgiwrap_with_path_info(tmp_path, nginx_bin):
@@ -92,3 +112,79 @@ def test_scripts_under_a_directory_section_still_run_and_are_never_served_as_fil
     finally:
         import shutil
         shutil.rmtree(docroot, ignore_errors=True)
+
+
+def test_cgi_files_run_through_fcgiwrap_where_httpd_runs_them_and_are_refused_where_it_refuses(
+        tmp_path, nginx_bin, apache_bin, fcgiwrap_bin):
+    """<FilesMatch> + SetHandler cgi-script: real httpd (mod_cgi) and real nginx with fcgiwrap answer alike,
+    the script runs with its PATH_INFO where Options ExecCGI holds, 403 where it does not, and its source is
+    never sent."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+    import time
+    from live import APACHE_MODULES, apache, free_port, nginx, request, stop
+    base = tempfile.mkdtemp(prefix="a2n-cgi-")
+    os.chmod(base, 0o755)                      # nginx's workers and httpd's children may run as nobody/www-data
+    script = '#!/bin/sh\nprintf "Content-Type: text/plain\\n\\nran %s\\n" "$PATH_INFO"\n'
+    for rel in ("on/hello.cgi", "off/hello.cgi"):
+        path = os.path.join(base, rel)
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(script)
+        os.chmod(path, 0o755)
+    port = free_port()
+    config = f"""Listen 127.0.0.1:{port}
+<VirtualHost 127.0.0.1:{port}>
+    ServerName on.example.com
+    DocumentRoot {base}/on
+    <Directory {base}/on>
+        Options +ExecCGI
+        Require all granted
+    </Directory>
+    <FilesMatch "\\.cgi$">
+        SetHandler cgi-script
+    </FilesMatch>
+</VirtualHost>
+<VirtualHost 127.0.0.1:{port}>
+    ServerName off.example.com
+    DocumentRoot {base}/off
+    <Directory {base}/off>
+        Require all granted
+    </Directory>
+    <FilesMatch "\\.cgi$">
+        SetHandler cgi-script
+    </FilesMatch>
+</VirtualHost>
+"""
+    out, codes = _convert(tmp_path, config)
+    assert "A2N722" in codes and "A2N723" in codes and "A2N724" not in codes
+    socket_path = os.path.join(base, "fcgiwrap.sock")
+    out = out.replace("unix:/run/fcgiwrap.socket", f"unix:{socket_path}")
+    wrapper = subprocess.Popen([fcgiwrap_bin, "-s", f"unix:{socket_path}"], stderr=subprocess.DEVNULL)
+    probes = [("on.example.com", "/hello.cgi/extra"), ("on.example.com", "/missing.cgi"),
+              ("off.example.com", "/hello.cgi"), ("off.example.com", "/missing.cgi")]
+    try:
+        for _ in range(100):                    # bounded: fcgiwrap creates its socket at once
+            if os.path.exists(socket_path):
+                break
+            time.sleep(0.05)
+        os.chmod(socket_path, 0o777)
+        APACHE_MODULES.append("cgi")
+        try:
+            with apache(config, apache_bin, port):
+                httpd = {probe: request(port, probe[1], probe[0]) for probe in probes}
+        finally:
+            APACHE_MODULES.remove("cgi")
+        with nginx(out, nginx_bin, f"127.0.0.1:{port}") as nport:
+            ours = {probe: request(nport, probe[1], probe[0]) for probe in probes}
+    finally:
+        stop(wrapper)
+        shutil.rmtree(base, ignore_errors=True)
+    assert httpd[probes[0]][0] == 200 and httpd[probes[0]][2] == "ran /extra\n"
+    assert [httpd[p][0] for p in probes[1:]] == [404, 403, 403]
+    for probe in probes:
+        assert ours[probe][0] == httpd[probe][0], (probe, ours[probe], httpd[probe])
+        assert "#!/bin/sh" not in ours[probe][2]
+    assert ours[probes[0]][2] == "ran /extra\n"

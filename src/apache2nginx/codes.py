@@ -987,10 +987,13 @@ _short("A2N749", "htaccess-tree", "info", "The .htaccess files of a document roo
        "convert --docroot walks the directory, reads every .htaccess httpd would honour (AllowOverride is not "
        "None for its directory) and translates each as the <Directory> section httpd merges it as.",
        "nothing; later edits to those files need another conversion.", "convert again after editing them.")
-_short("A2N750", "exec-cgi", "error", "Options ExecCGI: nginx runs no CGI programs.",
-       "httpd executes CGI scripts in this directory; nginx has no CGI support and would send such files as they "
-       "are, which can disclose their source.", "scripts are not run; their text may be served.",
-       "run them through fcgiwrap with fastcgi_pass, or refuse them (`location ~ \\.cgi$ { deny all; }`).")
+_short("A2N750", "exec-cgi", "warning", "Options ExecCGI: CGI handlers outside the input are not seen.",
+       "httpd runs a CGI (or mod_fcgid) script in this directory when a handler names it: SetHandler or AddHandler "
+       "cgi-script, a ScriptAlias, RewriteRule [H]. The translation honours ExecCGI in every handler it translates "
+       "(fcgiwrap where it holds, 403 where it does not), but a handler set in a file outside this input, such as "
+       "the main server config's AddHandler cgi-script, is not seen.",
+       "files such a handler would run are sent as they are, which can disclose their source.",
+       "translate the full server configuration, or add a fcgiwrap location (`location ~ \\.cgi$`) for them.")
 _short("A2N751", "multiviews", "warning", "Options MultiViews: no content negotiation in nginx.",
        "httpd finds /doc as doc.html (or doc.en.html, by Accept-Language); nginx looks up the exact name only.",
        "extensionless URLs answer 404.", "add `try_files $uri $uri.html $uri/ =404` where they must work.")
@@ -1031,6 +1034,25 @@ _short("A2N721", "fastcgi-server-needed", "warning", "Scripts httpd ran itself g
        "until a FastCGI server listens there, those scripts answer 502; its php.ini and environment may differ "
        "from mod_php's or the wrapper's.",
        "run php-fpm (or the wrapper under spawn-fcgi) on that socket, or change the fastcgi_pass lines.")
+_short("A2N722", "cgi-files-through-fcgiwrap", "warning", "CGI scripts in a file section run through fcgiwrap.",
+       "nginx runs no CGI programs. A <Files>/<FilesMatch> section with SetHandler cgi-script becomes a regex "
+       "location that hands the script to fcgiwrap (a small FastCGI server that runs CGI programs) at "
+       "/run/fcgiwrap.socket, Debian's socket, with nginx's guard (fastcgi_split_path_info, try_files) so that "
+       "only existing scripts run and the rest of the path is PATH_INFO.",
+       "nothing runs until fcgiwrap is installed and listening; a script that is not executable answers 403 "
+       "(fcgiwrap) where httpd answers 500, and a directory named like a script 404 where httpd answers 403.",
+       "apt-get install fcgiwrap (or change the fastcgi_pass socket).")
+_short("A2N723", "exec-cgi-off", "info", "A CGI handler where Options ExecCGI is off answers 403.",
+       "mod_cgi and mod_fcgid refuse to run a script (403, before looking for the file) where the merged Options "
+       "of its directory lack ExecCGI. The translation's location for those files answers 403 the same way.",
+       "none: both servers refuse these requests.",
+       "grant Options +ExecCGI in the <Directory> where scripts should run.")
+_short("A2N724", "exec-cgi-mixed", "error", "Options ExecCGI differs between the directories a handler covers.",
+       "a server-level (or <Directory>) file section hands scripts to a CGI or mod_fcgid handler, and Options "
+       "ExecCGI is on in some directories it covers and off in others (or set by a regex section). One nginx regex "
+       "location serves them all, so the translation refuses them all (403) rather than run scripts httpd refuses.",
+       "scripts that httpd runs in the directories with ExecCGI answer 403.",
+       "move the <FilesMatch> into the <Directory> sections that grant ExecCGI.")
 _short("A2N320", "balancer-host-header", "warning", "Balancer members receive one Host header.",
        "without ProxyPreserveHost httpd sends each member its own host:port as Host; nginx sends one value for "
        "the whole upstream (the first member's).",

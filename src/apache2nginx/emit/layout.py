@@ -431,7 +431,7 @@ def _nest_script_handlers(server: Server) -> None:
     was served as it is (a PHP script's source). Each such place gets the handlers nested, after its own
     regexes, without their access statements (the place's own apply, by inheritance)."""
     handlers = [l for l in server.locations if l.modifier in ("~", "~*")
-                and any(st.name in _SCRIPT_PASSES for st in l.statements)
+                and (l.runs_scripts or any(st.name in _SCRIPT_PASSES for st in l.statements))
                 and not any(st.name == "internal" for st in l.statements)]
     if not handlers:
         return
@@ -446,7 +446,7 @@ def _nest_script_handlers(server: Server) -> None:
     def aliased() -> list[Location]:
         # under an Alias the script is the aliased file: $request_filename, not $document_root
         return [_aliased_handler(c.modifier, c.path, c.statements, c.span, []) for c in copies()
-                if any(st.name == "fastcgi_pass" for st in c.statements)]
+                if any(st.name in ("fastcgi_pass", "return") for st in c.statements)]
 
     for loc in server.locations:
         alias = loc.modifier == "^~" and any(st.name == "alias" for st in loc.statements) and \
@@ -485,8 +485,11 @@ def _aliased_script_location(f: Scope, access: list[Stmt]) -> Location:
 
 
 def _aliased_handler(modifier: str, regex: str, handler: list[Stmt], span, access: list[Stmt]) -> Location:
+    if not any(st.name == "fastcgi_pass" for st in handler):
+        return Location(modifier, regex, access + list(handler), span)   # a refusal (Options ExecCGI off)
     statements = [st for st in handler if st.name not in ("fastcgi_split_path_info", "try_files")
-                  and not (st.name == "fastcgi_param" and st.args[0] in ("SCRIPT_FILENAME", "PATH_INFO"))]
+                  and not (st.name == "fastcgi_param" and st.args[0] in ("SCRIPT_FILENAME", "PATH_INFO"))
+                  and not (st.name == "set" and st.args[0] == "$a2n_path_info")]
     first = handler[0].span if handler else span
     statements[:0] = [Stmt("if", ["(!-f $request_filename)"], first, block=[Stmt("return", ["404"], first)],
                            comment="httpd runs only files that exist")]

@@ -85,6 +85,8 @@ class Location:
     statements: list[Stmt] = field(default_factory=list)
     span: Span | None = None
     locations: list["Location"] = field(default_factory=list)
+    # a script handler (or its 403 where Options ExecCGI is off): the layout repeats it in prefix locations
+    runs_scripts: bool = False
 
     def key(self) -> tuple[str, str]:
         return (self.modifier, self.path)

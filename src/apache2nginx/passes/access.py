@@ -363,11 +363,12 @@ def options(ctx: Context, d: Directive) -> Disposition:
                       "differs); .shtml pages are sent unprocessed", d.span, directive=d.name)
         disposition = Disposition.APPROXIMATE
     if granted & {"execcgi", "all"}:
-        ctx.diags.add("A2N750", "Options ExecCGI: nginx runs no CGI programs; scripts httpd would execute here "
-                      "are served as files (their source) unless a handler is added", d.span, directive=d.name,
-                      hint="run them through fcgiwrap (fastcgi_pass) or refuse them with a location")
-        disposition = Disposition.UNSUPPORTED
+        from .fastcgi import exec_cgi_option
+        disposition = max(disposition, exec_cgi_option(ctx, d), key=_LOOSENESS.index)
     return disposition
+
+
+_LOOSENESS = [Disposition.EXACT, Disposition.APPROXIMATE, Disposition.UNSUPPORTED]
 
 
 def fallback_resource(ctx: Context, d: Directive) -> Disposition:

@@ -12,6 +12,14 @@ mod_php (`application/x-httpd-php`) runs PHP inside httpd and mod_fcgid
 (`fcgid-script`, FcgidWrapper) spawns its FastCGI programs itself; nginx does
 neither, so those handlers are sent to a FastCGI server the user runs
 (php-fpm, or the wrapper under spawn-fcgi) at `FASTCGI_SOCKET`, warned.
+mod_cgi's `cgi-script` goes to fcgiwrap, which runs CGI programs.
+
+mod_cgi and mod_fcgid run a script only where the merged Options of its
+directory include ExecCGI, and answer 403 (before looking for the file)
+elsewhere. Options are known only once the whole server is read, so such a
+handler's location is settled in `finish_server`: fcgiwrap/FastCGI where every
+directory it serves allows ExecCGI, `return 403` where none does, and refused
+with an error where they differ.
 Other `<FilesMatch>`/`<Files>` sections belong to the access pass, which
 hands script-handler ones here.
 """
@@ -20,6 +28,7 @@ from __future__ import annotations
 import re
 
 from ..model import Location, Scope, Stmt
+from .alias import FCGIWRAP_SOCKET
 from ..syntax.tree import Directive, Section
 from . import contexts
 from .base import Context, Disposition, Rule, table
@@ -66,9 +75,20 @@ def script_handler(value: str) -> tuple[str, str | None] | None:
     return None
 
 
+def _file_handler(value: str) -> tuple[str, str | None] | None:
+    """script_handler, plus mod_cgi's handler (fcgiwrap runs CGI programs for nginx)."""
+    if value.lower() == "cgi-script":
+        return FCGIWRAP_SOCKET, "fcgiwrap"
+    return script_handler(value)
+
+
+# handlers that run only where Options ExecCGI is in effect (mod_cgi, mod_fcgid)
+_NEEDS_EXEC_CGI = {"cgi-script", "fcgid-script"}
+
+
 def _handlers(section: Section) -> list[Directive]:
     return [c for c in section.children if not c.is_section and c.key == "sethandler" and c.args
-            and script_handler(c.args[0]) is not None]
+            and _file_handler(c.args[0]) is not None]
 
 
 def handles(section: Section) -> bool:
@@ -78,7 +98,8 @@ def handles(section: Section) -> bool:
 
 def files_section(ctx: Context, section: Section) -> Disposition:
     handlers = _handlers(section)
-    target, server = script_handler(handlers[0].args[0])
+    handler = handlers[0].args[0]
+    target, server = _file_handler(handler)
     regexes = _url_regex(section.args[-1]) if section.args and section.key == "filesmatch" else None
     inside = ctx.scope
     if regexes is None or (inside is not None and inside.kind != "directory"):
@@ -95,17 +116,20 @@ def files_section(ctx: Context, section: Section) -> Disposition:
              comment="httpd runs only files that exist"),
         Stmt("include", ["fastcgi_params"], span),
         Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$document_root$fastcgi_script_name"], span),
-        Stmt("fastcgi_param", ["PATH_INFO", "$fastcgi_path_info"], span),
+        # try_files moves $uri onto the script it found, which empties $fastcgi_path_info: keep it first
+        Stmt("set", ["$a2n_path_info", "$fastcgi_path_info"], span),
+        Stmt("fastcgi_param", ["PATH_INFO", "$a2n_path_info"], span),
         Stmt("fastcgi_pass", [target], span),
     ]
-    if server is not None:
-        ctx.diags.add("A2N721", f"SetHandler {handlers[0].args[0]}: httpd runs these scripts itself; nginx sends "
-                      f"them to a FastCGI server at {target}, where {server} must be listening", span,
-                      directive=handlers[0].name,
-                      hint=f"start {server} on {target.removeprefix('unix:')}, or change fastcgi_pass")
     rest = [c for c in section.children if c is not handlers[0]]
     disposition = Disposition.APPROXIMATE if server is not None else Disposition.EXACT
     ctx.count(handlers[0], disposition)
+    if handler.lower() in _NEEDS_EXEC_CGI:
+        # settled once the server's Options are known (finish_server), which also says where scripts go
+        ctx.server.settings.setdefault("exec_cgi_gates", []).append(
+            (statements, inside.fs_path if inside is not None else None, handlers[0], (target, server)))
+    else:
+        _say_where_scripts_go(ctx, handlers[0], target, server)
     if inside is not None:
         # nested into every location serving the directory, with the access rules of the section
         scope = Scope(section.args[-1], regex=True, span=section.span, kind="files",
@@ -118,7 +142,7 @@ def files_section(ctx: Context, section: Section) -> Disposition:
         finally:
             ctx.scope = previous
         return disposition
-    ctx.server.locations.append(Location("~", location_regex, statements, section.span))
+    ctx.server.locations.append(Location("~", location_regex, statements, section.span, runs_scripts=True))
     ctx.walk(rest, untranslated=section)
     ctx.diags.add("A2N720", f"<FilesMatch {section.args[-1]}> + FastCGI becomes `location ~ {location_regex}`: "
                   "httpd matched the file's name, nginx matches the URL (it is repeated inside every prefix "
@@ -137,6 +161,31 @@ def set_handler_fcgi(ctx: Context, d: Directive) -> Disposition:
     ctx.emit("include", ["fastcgi_params"], d.span)
     ctx.emit("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], d.span)
     ctx.emit("fastcgi_pass", [target], d.span)
+    return Disposition.APPROXIMATE
+
+
+def _say_where_scripts_go(ctx: Context, d: Directive, target: str, server: str | None) -> None:
+    handler = d.args[0]
+    if handler.lower() == "cgi-script":
+        ctx.diags.add("A2N722", f"SetHandler cgi-script: nginx runs no CGI programs; the scripts go to fcgiwrap at "
+                      f"{target.removeprefix('unix:')}, which must be running", d.span, directive=d.name,
+                      hint="apt-get install fcgiwrap (it listens on /run/fcgiwrap.socket)")
+    elif server is not None:
+        ctx.diags.add("A2N721", f"SetHandler {handler}: httpd runs these scripts itself; nginx sends "
+                      f"them to a FastCGI server at {target}, where {server} must be listening", d.span,
+                      directive=d.name, hint=f"start {server} on {target.removeprefix('unix:')}, or change fastcgi_pass")
+
+
+def exec_cgi_option(ctx: Context, d: Directive) -> Disposition:
+    """Options ExecCGI is a permission the handlers read: every file handler, [H] rule and ScriptAlias this
+    translation builds honours it (fcgiwrap or FastCGI where it holds, 403 where it does not). What the input
+    cannot show is a handler set outside it (the main config's AddHandler cgi-script)."""
+    if ctx.model.full:
+        return Disposition.EXACT
+    ctx.diags.add("A2N750", f"Options {' '.join(d.args)}: the translation runs scripts where the handlers in this "
+                  "input say so; a handler set outside it (AddHandler cgi-script in the main server config) is not "
+                  "seen, and nginx would send such files as they are", d.span, directive=d.name,
+                  hint="translate the full server configuration, or add a fcgiwrap location for those scripts")
     return Disposition.APPROXIMATE
 
 
@@ -200,7 +249,47 @@ def _fcgi_blocks(ctx: Context, server) -> list[list[Stmt]]:
     return [block for block in lists if any(st.name == "fastcgi_pass" for st in block)]
 
 
+def _served_directories(ctx: Context, server) -> list[str]:
+    """The filesystem trees a server-level file handler can reach: the document roots of the servers that
+    hold it (a main-server one is inherited by every virtual host) and the Alias targets there."""
+    from .rewrite_handler import document_root
+    servers = [server] + (ctx.model.servers if server is ctx.main else [])
+    out = [document_root(ctx, s) for s in servers]
+    for s in servers + ([ctx.main] if server is not ctx.main else []):
+        for loc in s.locations:
+            out += [st.args[0].rstrip("/") for st in loc.statements if st.name == "alias" and st.args
+                    and not any(x.name == "fastcgi_pass" for x in loc.statements)]
+    return out
+
+
+def _gate_exec_cgi(ctx: Context, server) -> None:
+    """Settle the ExecCGI handlers of `server` (see the module docstring)."""
+    from .rewrite_handler import exec_cgi
+    for statements, directory, directive, (target, runner) in server.settings.get("exec_cgi_gates", []):
+        trees = [directory.rstrip("/")] if directory is not None else _served_directories(ctx, server)
+        verdicts = {exec_cgi(ctx, server, tree) for tree in trees}
+        if verdicts == {True}:
+            _say_where_scripts_go(ctx, directive, target, runner)
+            continue
+        handler = directive.args[0]
+        span = directive.span
+        statements[:] = [Stmt("return", ["403"], span, comment=f"{handler}: Options ExecCGI is off here")]
+        if verdicts == {False}:
+            ctx.redispose(directive, Disposition.EXACT)
+            ctx.diags.add("A2N723", f"SetHandler {handler}: Options ExecCGI is off where these files are, so httpd "
+                          "refuses to run them (403, even for a missing file) and so does the translation", span,
+                          directive=directive.name)
+            continue
+        ctx.redispose(directive, Disposition.UNSUPPORTED)
+        ctx.diags.add("A2N724", f"SetHandler {handler}: Options ExecCGI differs between the directories these "
+                      f"files may be in ({', '.join(trees)} and the sections below them), so the translation "
+                      "answers 403 for all of them where httpd runs some", span, directive=directive.name,
+                      hint="give the directories that run scripts their own <Directory> section with the "
+                           "<FilesMatch> inside it")
+
+
 def finish_server(ctx: Context, server) -> None:
+    _gate_exec_cgi(ctx, server)
     overrides = (ctx.main.settings.get("fcgi_env") or []) + \
         ((server.settings.get("fcgi_env") or []) if server is not ctx.main else [])
     if not overrides:
