@@ -795,6 +795,14 @@ _short("A2N702", "environment-variable", "error", "SetEnv is not carried into ng
        "httpd passes environment variables to CGI/FastCGI programs and to other modules' conditions.",
        "programs or conditions reading the variable see nothing.",
        "add fastcgi_param NAME value (FastCGI) or a map feeding the condition.")
+_short("A2N717", "setenvif-region-reader", "error", "A variable set by a per-directory SetEnvIf is read where its region only partly applies.",
+       "httpd merges the SetEnvIf lines of every section a request falls in; a reader (Header env=, "
+       "RequestHeader env=, CustomLog env=) at the server level or in another section sees the per-directory "
+       "value for some requests only, and nginx would need a different variable per location.",
+       "the header is not sent (or the log condition tests the server-level value) where httpd has the "
+       "per-directory value.",
+       "move the SetEnvIf line into the section that reads the variable (or the reader into the section of "
+       "the line), or write a map per nginx location by hand.")
 _short("A2N703", "ratelimit-without-filter", "info", "SetEnv rate-limit without the RATE_LIMIT filter has no effect.",
        "mod_ratelimit only acts where SetOutputFilter RATE_LIMIT is set.",
        "nothing; the translation emits nothing either.",

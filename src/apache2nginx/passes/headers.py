@@ -15,7 +15,7 @@ from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, Rule, table
 from .header_expr import HeaderCondition, Untranslatable
-from .setenvif import variable_for
+from . import setenvif
 
 _FORMAT = re.compile(r"%(?:\{[^}]*\}[a-zA-Z]|[a-zA-Z%])")
 
@@ -36,12 +36,21 @@ def header(ctx: Context, d: Directive) -> Disposition:
     if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
             and len(rest) == 2:
         return _conditional(ctx, d, condition, action, rest, extras[0][5:])
+    reason = None
     if len(extras) == 1 and extras[0].lower().startswith("env=") and action in ("set", "add", "append", "merge") \
-            and len(rest) == 2 and variable_for(ctx, extras[0][4:].lstrip("!")) is not None:
-        return _conditional(ctx, d, condition, action, rest, None, extras[0][4:])
+            and len(rest) == 2:
+        if _FORMAT.search(rest[1]):
+            if setenvif.resolve(ctx.model, ctx.server, ctx.scope, extras[0][4:].lstrip("!"))[0] is not None:
+                return _conditional(ctx, d, condition, action, rest, None)     # reports the format
+        else:
+            reader = _env_reader(ctx, d, rest[1], extras[0][4:])
+            if reader.variable is not None:
+                return _conditional(ctx, d, condition, action, rest, None, reader)
+            reason = reader.reason if reader.reason and "per-directory" in reader.reason else None
     if extras:
-        ctx.diags.add("A2N501", f"Header {' '.join(d.args)}: the condition {extras[0]!r} is not translated; "
-                      "nothing was emitted for this header", d.span, directive=d.name,
+        ctx.diags.add("A2N717" if reason else "A2N501", f"Header {' '.join(d.args)}: the condition {extras[0]!r} "
+                      "is not translated" + (f" ({reason})" if reason else "") + "; nothing was emitted for this "
+                      "header", d.span, directive=d.name,
                       hint="express the condition with a map that yields an empty value when it is false")
         return Disposition.UNSUPPORTED
     if not rest:
@@ -104,8 +113,15 @@ _LIST_HEADERS = {"vary", "cache-control", "link", "allow", "accept-patch", "acce
                  "warning", "x-robots-tag", "timing-allow-origin", "server-timing", "accept-ranges"}
 
 
+def _env_reader(ctx: Context, d: Directive, value: str, env: str) -> "setenvif.EnvReader":
+    """The reader of `env=[!]NAME`: VALUE when the condition holds where the Header stands, else empty."""
+    negate = env.startswith("!")
+    return setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d,
+                              lambda source: HeaderCondition(ctx.model).value_when_set(source, value, negate))
+
+
 def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str | None,
-                 env: str | None = None) -> Disposition:
+                 env: "setenvif.EnvReader | None" = None) -> Disposition:
     """Header set|add NAME VALUE expr=...|env=...: a map yields VALUE when the condition holds, and add_header
     sends nothing for an empty value."""
     name, value = rest
@@ -116,7 +132,7 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
     compiler = HeaderCondition(ctx.model)
     try:
         if env is not None:
-            variable = compiler.value_when_set(variable_for(ctx, env.lstrip("!")), value, env.startswith("!"))
+            variable = env.variable
         else:
             variable = compiler.value_map(compiler.compile(expr), value)
     except Untranslatable as e:
@@ -124,14 +140,15 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
                       "nothing was emitted for this header", d.span, directive=d.name,
                       hint="express the condition with a map that yields an empty value when it is false")
         return Disposition.UNSUPPORTED
+    emit = ctx.emit if env is None else lambda *a: env.emitted(ctx.emit(*a))
     if action in ("append", "merge"):
-        ctx.emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
+        emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if condition == "always":
-        ctx.emit("add_header", [name, variable, "always"], d.span)
+        emit("add_header", [name, variable, "always"], d.span)
         return Disposition.EXACT
-    ctx.emit("add_header", [name, variable], d.span)
+    emit("add_header", [name, variable], d.span)
     ctx.diags.add("A2N503", f"Header {action} {name} (with a condition): nginx add_header without always fires only "
                   "on 2xx/3xx, and a backend's own copy is kept beside it", d.span, directive=d.name,
                   hint="use `Header always` on the Apache side if the header belongs on every response")
@@ -208,8 +225,7 @@ def _request_condition(ctx: Context, d: Directive, extras: list[str]) -> str | N
                           "nothing was emitted", d.span, directive=d.name)
             return None
     if len(extras) == 1 and extra.lower().startswith("env="):
-        from .setenvif import condition_variable
-        variable = condition_variable(ctx, extra[4:])
+        variable = setenvif.condition_variable(ctx, extra[4:], d.span)
         if variable is not None:
             return variable
     ctx.diags.add("A2N501", f"RequestHeader {' '.join(d.args)}: the condition {extra!r} is not translated; nothing "
@@ -234,6 +250,11 @@ def _edit_map(ctx: Context, d: Directive, original: str, regex: str, replacement
     body = re.sub(r"\$(\d)|&", group, replacement)
     value = "$1" + body + "$" + str(groups + 3)
     return ctx.model.shared_map("a2n_reqhdr_", original, [(f"~^(.*?)({regex})(.*)$", value)], original)
+
+
+def finish_model(ctx: Context) -> None:
+    """Env conditions are settled once every SetEnvIf line is read (httpd's order does not follow the file's)."""
+    setenvif.finish(ctx)
 
 
 RULES = table(

@@ -11,13 +11,28 @@ directives that test them: `Header ... env=[!]NAME` and
 The old-browser workarounds (nokeepalive, downgrade-1.0 ...) stay
 not-applicable (mime pass); variables no translated directive reads are
 still built, so a later reader finds them.
+
+Per-directory lines (inside <Directory>, <Files>, <Location> and the
+.htaccess files read as <Directory>) run in httpd's header_parser phase of
+the main request, once the sections are merged: after the server-level lines
+(post_read_request), before the access checks, mod_headers and logging.
+Sections merge as the request walk does: directories (shorter paths first),
+then <Files>, then <Location>, each in configuration order; within the merged
+list the last matching line wins (observed on httpd 2.4). A reader in a
+region gets the chain of the server-level lines followed by the lines of the
+regions that always apply wherever the reader does (the region itself, the
+<Directory> a <Files> stands in, covering directories, covering <Location>s).
+A region that sets the variable for only some of the reader's requests would
+need a value per nginx location: the reader is refused (A2N717). Access rules
+(`Require env`) keep refusing variables set per directory (access_cond reads
+the server-level chain only).
 """
 from __future__ import annotations
 
 import re
 
-from ..model import MapBlock
-from ..syntax.tree import Directive
+from ..model import MapBlock, Scope, Stmt
+from ..syntax.tree import Directive, Section
 from .base import Context, Disposition
 
 # SetEnvIf attribute -> nginx variable (httpd's Request_URI is the decoded path, like nginx's $uri).
@@ -43,36 +58,71 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
     source = _attribute(attribute)
     env = ctx.server.settings.setdefault("setenvif", {})
     main = ctx.model.main_server.settings.get("setenvif", {}) if ctx.model.main_server is not ctx.server else {}
-    if source is not None and source.startswith("$http_") and (attribute.lower() in env or attribute.lower() in main):
+    per_dir = ctx.scope is not None
+    if source is not None and source.startswith("$http_") and (attribute.lower() in env or attribute.lower() in main
+                                                               or attribute.lower() in _registry(ctx.model).names):
         # httpd reads the header if the request has it, else the variable an earlier line set
         source = None
+    why = None
+    if source is None:
+        why = f"the attribute {attribute} (host names, header-name patterns and other variables)"
+    elif per_dir and (ctx.scope.kind not in ("directory", "files", "location") or
+                      (ctx.scope.kind == "directory" and ctx.scope.fs_path is None)):
+        why = f"per-directory SetEnvIf inside <{ctx.scope.kind.capitalize()}>"
+    elif _enclosing_region(d) != (ctx.scope.span if per_dir else None):
+        region = _enclosing_section(d)
+        why = f"a line inside <{region.name} {' '.join(region.args)}> (a section left untranslated)" \
+            if region is not None else "a per-directory line outside its section"
     for assignment in assignments:
         name, _, value = assignment.lstrip("!").partition("=")
-        # what access rules need to know of every variable (Require env): untranslated setters, empty values
-        if source is None or ctx.scope is not None:
+        # what access rules need to know of every variable (Require env): untranslated setters, empty values,
+        # and per-directory lines (access_cond reads only the server-level chain)
+        if why is not None or per_dir:
             _note(ctx, name, "untranslated")
         elif not assignment.startswith("!") and "=" in assignment and (not value or "$" in value):
             _note(ctx, name, "empty")       # set to an empty string (or a capture that may be empty)
-    if source is None or ctx.scope is not None:
-        why = "per-directory SetEnvIf" if ctx.scope is not None else \
-            f"the attribute {attribute} (host names, header-name patterns and other variables)"
+    if why is not None:
         ctx.diags.add("A2N702", f"{d.name} {attribute}: {why} is not translated; the variables it sets are not "
                       "carried into nginx", d.span, directive=d.name,
                       hint="express the condition with a map over the matching nginx variable")
         return Disposition.UNSUPPORTED
     key = ("~*" if nocase else "~") + regex
+    registry = _registry(ctx.model)
     for assignment in assignments:
         unset = assignment.startswith("!")
         name, _, value = assignment.lstrip("!").partition("=")
         if not name:
             continue
         value = "" if unset else (value if "=" in assignment else "1")
+        if per_dir:
+            # kept per region; readers build the chain that applies where they stand (`resolve`)
+            registry.add(ctx.scope, ctx.server, name.lower(), source, key, value or '""', d.span)
+            continue
         previous = env.get(name.lower()) or main.get(name.lower())
         variable = ctx.model.new_variable("a2n_setenv_", "_" + _safe(name))
         # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value
         ctx.model.maps.append(MapBlock(source, variable, [(key, value or '""')], previous or '""', span=d.span))
         env[name.lower()] = variable
     return Disposition.EXACT
+
+
+# sections that make a per-directory region (or hold directives httpd applies only under a condition)
+_REGION_SECTIONS = {"directory", "directorymatch", "files", "filesmatch", "location", "locationmatch", "if",
+                    "elseif", "else", "limit", "limitexcept", "proxy", "proxymatch"}
+
+
+def _enclosing_section(d: Directive) -> Section | None:
+    node = d.parent
+    while node is not None and node.key not in _REGION_SECTIONS:
+        node = node.parent
+    return node
+
+
+def _enclosing_region(d: Directive):
+    """The span of the section whose region the directive applies to (None: the server level). A line the
+    driver hands over from inside a section that is not translated has a region other than the context's."""
+    section = _enclosing_section(d)
+    return section.span if section is not None else None
 
 
 def set_env_if_expr(ctx: Context, d: Directive) -> Disposition:
@@ -110,13 +160,235 @@ def variable_for(ctx: Context, name: str) -> str | None:
     return server_variable(ctx.model, ctx.server, name)
 
 
-def condition_variable(ctx: Context, condition: str) -> str | None:
+def condition_variable(ctx: Context, condition: str, span=None) -> str | None:
     """For `env=NAME` / `env=!NAME`: a variable that is 1 when the condition holds and 0 otherwise (nginx's
-    `if=` and add_header values read it), or None when NAME is not set by a translated SetEnvIf."""
+    `if=` and add_header values read it), or None when NAME is not set by a translated SetEnvIf where the
+    reader stands (reported by the caller)."""
     negate = condition.startswith("!")
-    source = variable_for(ctx, condition.lstrip("!"))
-    if source is None:
-        return None
-    # httpd tests whether the variable is set; an unset one is empty here
-    return ctx.model.shared_map("a2n_unset_" if negate else "a2n_set_", source,
-                                [('""', "1" if negate else "0")], "0" if negate else "1")
+    name = condition.lstrip("!")
+
+    def build(source: str) -> str:
+        # httpd tests whether the variable is set; an unset one is empty here
+        return ctx.model.shared_map("a2n_unset_" if negate else "a2n_set_", source,
+                                    [('""', "1" if negate else "0")], "0" if negate else "1")
+    reader = EnvReader(ctx, name, span, None, build)
+    return reader.variable
+
+
+# ----------------------------------------------------------------- per-directory lines and their readers
+
+class _Line:
+    __slots__ = ("scope", "server", "name", "source", "key", "value", "span", "seq")
+
+    def __init__(self, scope, server, name, source, key, value, span, seq):
+        self.scope, self.server, self.name, self.source = scope, server, name, source
+        self.key, self.value, self.span, self.seq = key, value, span, seq
+
+
+class _Registry:
+    """Every per-directory SetEnvIf line of the input, and the readers translated over them."""
+
+    def __init__(self):
+        self.lines: list[_Line] = []
+        self.names: set[str] = set()
+        self.readers: list[EnvReader] = []
+        self.order: dict[int, int] = {}         # id(scope) -> configuration order of its first line
+        self.chains: dict[tuple, str] = {}
+
+    def add(self, scope: Scope, server, name: str, source: str, key: str, value: str, span) -> None:
+        self.order.setdefault(id(scope), len(self.order))
+        self.lines.append(_Line(scope, server, name, source, key, value, span, len(self.lines)))
+        self.names.add(name)
+
+
+def _registry(model) -> _Registry:
+    holder = model.main_server.settings
+    if "setenvif_per_dir" not in holder:
+        holder["setenvif_per_dir"] = _Registry()
+    return holder["setenvif_per_dir"]
+
+
+def _fs_within(directory: str, path: str) -> bool:
+    directory = directory.rstrip("/")
+    return not directory or path == directory or path.startswith(directory + "/")
+
+
+def _url_within(prefix: str, path: str) -> bool:
+    """httpd's <Location> prefix match by whole segments."""
+    if prefix == "/" or prefix == path:
+        return True
+    if prefix.endswith("/"):
+        return path.startswith(prefix)
+    return path.startswith(prefix) and path[len(prefix)] == "/"
+
+
+def _plain_directory(scope: Scope | None) -> bool:
+    return scope is not None and scope.kind == "directory" and scope.fs_path is not None and not scope.regex
+
+
+def _plain_location(scope: Scope | None) -> bool:
+    return scope is not None and scope.kind == "location" and not scope.regex
+
+
+def _covers(region: Scope, reader: Scope | None) -> bool:
+    """Does REGION apply to every request the reader's statements are laid out for?"""
+    if reader is None:
+        return False
+    if region is reader:
+        return True
+    if reader.kind == "files":
+        return reader.parent is not None and _covers(region, reader.parent)
+    if _plain_directory(reader):
+        return _plain_directory(region) and _fs_within(region.fs_path, reader.fs_path)
+    if _plain_location(reader):
+        return _plain_location(region) and _url_within(region.path, reader.path)
+    return False
+
+
+def _disjoint(region: Scope, reader: Scope | None) -> bool:
+    """Can no request be in both (plain directories or plain locations on separate branches)?"""
+    if reader is None:
+        return False
+    if _plain_directory(region) and _plain_directory(reader):
+        return not (_fs_within(region.fs_path, reader.fs_path) or _fs_within(reader.fs_path, region.fs_path))
+    if _plain_location(region) and _plain_location(reader):
+        return not (_url_within(region.path, reader.path) or _url_within(reader.path, region.path))
+    return False
+
+
+def _merge_key(registry: _Registry, line: _Line, main) -> tuple:
+    """httpd's merge order: directories by depth, then <Files>, then <Location>s; the main server's sections
+    before a host's own, configuration order among equals; lines of one section in their order."""
+    scope = line.scope
+    rank = {"directory": 0, "files": 1}.get(scope.kind, 2)
+    depth = 0 if scope.fs_path in (None, "/") else scope.fs_path.rstrip("/").count("/")
+    return (rank, depth if rank == 0 else 0, 0 if line.server is main else 1, registry.order[id(scope)], line.seq)
+
+
+def _describe(scope: Scope) -> str:
+    kind = {"directory": "Directory", "files": "Files", "location": "Location"}.get(scope.kind, scope.kind)
+    return f"<{kind} {scope.fs_path or scope.path}>"
+
+
+def resolve(model, server, scope: Scope | None, name: str) -> tuple[str | None, str | None]:
+    """The variable holding NAME as httpd has it for a reader in SCOPE of SERVER (after the server-level and
+    the per-directory lines), or (None, why) when no translated line sets it or one variable cannot serve
+    every request the reader applies to."""
+    name = name.lower()
+    registry = _registry(model)
+    main = model.main_server
+    start = server_variable(model, server, name)
+    chain: list[_Line] = []
+    for line in registry.lines:
+        if line.name != name:
+            continue
+        if server is not main and line.server is not main and line.server is not server:
+            continue        # another host's section
+        if _covers(line.scope, scope) and (line.server is main or line.server is server):
+            chain.append(line)
+        elif not _disjoint(line.scope, scope):
+            where = "the server level" if scope is None else _describe(scope)
+            return None, (f"a per-directory SetEnvIf in {_describe(line.scope)} (line {line.span.line}) sets {name} "
+                          f"for some of the requests a reader at {where} applies to, and nginx would need another "
+                          "value per location")
+    if not chain:
+        return start, (None if start is not None else f"no translated SetEnvIf sets {name}")
+    variable = start
+    for line in sorted(chain, key=lambda l: _merge_key(registry, l, main)):
+        key = (name, line.source, line.key, line.value, variable)
+        found = registry.chains.get(key)
+        if found is None:
+            found = registry.chains[key] = model.new_variable("a2n_setenv_", "_" + _safe(name))
+            # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value
+            model.maps.append(MapBlock(line.source, found, [(line.key, line.value)], variable or '""',
+                                       span=line.span))
+        variable = found
+    return variable, None
+
+
+class EnvReader:
+    """A directive reading NAME (Header/RequestHeader/CustomLog env=): translated over the chain known when
+    it is read, and checked again once the whole input is read (a per-directory line may come later in the
+    file than its reader, as httpd's order does not depend on it)."""
+
+    def __init__(self, ctx: Context, name: str, span, directive: Directive | None, build):
+        self.ctx, self.name, self.span, self.directive, self.build = ctx, name, span, directive, build
+        self.scope, self.server = ctx.scope, ctx.server
+        self.source, self.reason = resolve(ctx.model, ctx.server, ctx.scope, name)
+        self.variable = build(self.source) if self.source is not None else None
+        self.statements: list[tuple[list[Stmt], Stmt]] = []
+        if self.variable is not None:
+            _registry(ctx.model).readers.append(self)
+
+    def emitted(self, stmt: Stmt) -> None:
+        """A statement carrying the reader's variable: patched or taken out if the final check differs."""
+        holder = self.scope.statements if self.scope is not None else self.server.statements
+        self.statements.append((holder, stmt))
+
+    def settle(self) -> bool:
+        """Re-resolve; True when the reader's statements were taken out."""
+        source, reason = resolve(self.ctx.model, self.server, self.scope, self.name)
+        if source == self.source:
+            return False
+        label = f"{self.directive.name} {' '.join(self.directive.args)}" if self.directive is not None else \
+            f"env={self.name}"
+        if source is None or not self.statements:
+            for holder, stmt in self.statements:
+                if stmt in holder:
+                    holder.remove(stmt)
+            removed = bool(self.statements)
+            if removed and self.directive is not None and self.ctx.redispose is not None:
+                self.ctx.redispose(self.directive, Disposition.UNSUPPORTED)
+            why = reason or "a SetEnvIf line later in the configuration changes the variable it reads"
+            self.ctx.diags.add("A2N717", f"{label}: {why}; " + (
+                "nothing was emitted for it" if removed else "nginx tests the value the earlier lines set"),
+                self.span, directive=self.directive.name if self.directive is not None else None)
+            return removed
+        variable = self.build(source)
+        for _, stmt in self.statements:
+            stmt.args = [variable if a == self.variable else a for a in stmt.args]
+        self.source, self.variable = source, variable
+        return False
+
+
+def finish(ctx: Context) -> None:
+    """Check every reader against the whole input's SetEnvIf lines (called once everything is read); the maps
+    of variables a settled reader no longer uses are dropped."""
+    readers = _registry(ctx.model).readers
+    before = {r.variable for r in readers}
+    for reader in readers:
+        if reader.settle() and reader.statements:
+            reader.variable = None
+    stale = (before - {r.variable for r in readers}) | set(_registry(ctx.model).chains.values())
+    model = ctx.model
+    # a map stays while anything reads it: a statement of any server, or a map that stays
+    refs: dict[str, set[str]] = {}
+    for m in model.maps:
+        refs[m.variable] = set(re.findall(r"\$\w+", " ".join([m.source, m.default or ""] +
+                                                              [v for _, v in m.entries])))
+    used: set[str] = {r.variable for r in readers if r.variable is not None}
+    stack: list[Stmt] = []
+    for server in [model.main_server] + list(model.servers):
+        stack += list(server.statements) + list(getattr(server, "own_statements", []))
+        for sc in server.scopes + server.settings.get("directories", []) + server.settings.get("files", []):
+            stack += sc.statements
+        locations = list(server.locations)
+        while locations:
+            loc = locations.pop()
+            stack += loc.statements
+            locations += loc.locations
+    while stack:
+        st = stack.pop()
+        used.update(a for arg in st.args for a in re.findall(r"\$\w+", arg))
+        stack.extend(st.block or [])
+    live = [v for v in refs if v not in stale or v in used]
+    while live:
+        for name in refs.get(live.pop(), ()):
+            if name not in used:
+                used.add(name)
+                live.append(name)
+    drop = stale - used
+    model.maps[:] = [m for m in model.maps if m.variable not in drop]
+    for cache in (getattr(model, "_maps_by_content", {}), _registry(model).chains):
+        for key in [k for k, v in cache.items() if v in drop]:
+            del cache[key]
