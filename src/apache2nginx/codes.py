@@ -1009,6 +1009,37 @@ _short("A2N752", "server-side-includes", "warning", "Options Includes: server-si
        "mod_include parses .shtml (or XBitHack) pages; nginx's ssi module understands a different subset.",
        "pages are sent with their <!--#include --> comments unprocessed.",
        "turn on `ssi on;` for those locations after checking the directives they use.")
+_short("A2N757", "ssi-dialect", "warning", "Server-side includes became nginx's ssi module, a different dialect.",
+       "where httpd's INCLUDES filter and Options Includes (or IncludesNOEXEC) meet, the translation turns on "
+       "`ssi` (with `ssi_types *` for SetOutputFilter and AddOutputFilter, the listed types for "
+       "AddOutputFilterByType; by extension in a nested regex location). nginx's ssi has include, echo, set, "
+       "config, block and if, but no exec, fsize, flastmod or printenv; its `if expr=` knows `$v`, `$v = text`, "
+       "`$v != text` and /regex/, not httpd's ap_expr; a failed directive prints a different error text; and "
+       "nginx parses text/html wherever ssi is on, even when httpd attached the filter to other types only.",
+       "pages that use those commands or expressions render differently (an error text in place of the "
+       "output); with Options Includes (not IncludesNOEXEC) httpd also runs <!--#exec--> commands, nginx never.",
+       "check the SSI commands the pages use; rewrite exec as `<!--# include virtual= -->` of a CGI/FastCGI URL "
+       "and expressions in nginx's form.")
+_short("A2N758", "ssi-not-translated", "error", "Server-side includes httpd parses are not translated here.",
+       "httpd parses these responses (the INCLUDES filter with Options Includes, or XBitHack on an executable "
+       "file) but nginx cannot say the same: it cannot test a file's execute bit, a subdirectory that changes "
+       "its parent's SSI setting would put both settings into one nginx location, and a filter inside "
+       "<Location>, by extension inside <Files>, or shadowing a deeper <Files> section is not translated.",
+       "nginx parses those responses differently: unparsed where httpd parses them (the <!--#...--> commands "
+       "left in, included parts missing), or parsed where httpd sends them as they are.",
+       "add `ssi on;` or `ssi off;` (and `ssi_types`) by hand in the locations concerned, or rename XBitHack pages to .shtml "
+       "and attach the filter by extension.")
+_short("A2N759", "ssi-setting", "warning", "A mod_include setting with no (or a different) nginx equivalent.",
+       "SSITimeFormat, SSIUndefinedEcho, SSIStartTag, SSIEndTag, SSIErrorMsg and SSIETag have no nginx directive "
+       "(nginx's defaults equal httpd's, except the error text); SSILastModified on becomes ssi_last_modified, "
+       "which keeps a weak ETag; SSILegacyExprParser on selects an expression syntax nginx only partly shares.",
+       "parsed pages show dates, undefined variables and errors in nginx's default form, or carry other "
+       "validators.", "set the format in the pages themselves (`<!--# config timefmt=... errmsg=... -->`).")
+_short("A2N762", "ssi-filter-unparsed", "warning", "The INCLUDES filter is attached where Options Includes is off.",
+       "httpd parses nothing there (the filter removes itself), but its set-up already ran: those files are "
+       "sent without an ETag and a conditional request never gets 304 Not Modified. nginx sends them as "
+       "plain files, with ETag and 304s.", "only the caching validators differ; the content is the same.",
+       "nothing, unless clients must not revalidate (then `etag off; if_modified_since off;` for those files).")
 _short("A2N753", "accept-path-info", "warning", "AcceptPathInfo On is not translated.",
        "httpd serves /file.html/extra as file.html with PATH_INFO=/extra; nginx's static module answers 404.",
        "such URLs answer 404.", "rewrite them onto the file in a location if they must work.")

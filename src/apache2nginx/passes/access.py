@@ -359,9 +359,8 @@ def options(ctx: Context, d: Directive) -> Disposition:
                       hint="add try_files $uri $uri.html $uri/ =404 where extensionless URLs must work")
         disposition = Disposition.APPROXIMATE
     if granted & {"includes", "includesnoexec"}:
-        ctx.diags.add("A2N752", "Options Includes: server-side includes are not translated (nginx's ssi module "
-                      "differs); .shtml pages are sent unprocessed", d.span, directive=d.name)
-        disposition = Disposition.APPROXIMATE
+        from .include import options_includes    # mod_include's gate; the filter carries the translation
+        options_includes(ctx, d)
     if granted & {"execcgi", "all"}:
         from .fastcgi import exec_cgi_option
         disposition = max(disposition, exec_cgi_option(ctx, d), key=_LOOSENESS.index)
@@ -648,11 +647,15 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | {"if", "elseif", "else", "limi
                                     "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
                                     "requireall", "requireany", "requirenone", "files", "filesmatch",
                                     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset",
-                                    "fcgiwrapper", "fcgidwrapper", *MIME_EXTENSION_DIRECTIVES}
+                                    "fcgiwrapper", "fcgidwrapper", *MIME_EXTENSION_DIRECTIVES,
+                                    "addoutputfilter", "xbithack", "ssitimeformat", "ssiundefinedecho",
+                                    "ssierrormsg", "ssilastmodified", "ssietag", "ssilegacyexprparser"}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
                                 "elseif", "else", "sethandler", "expiresactive", "expiresbytype", "expiresdefault",
-                                *MIME_EXTENSION_DIRECTIVES}
+                                *MIME_EXTENSION_DIRECTIVES, "addoutputfilter", "xbithack", "ssitimeformat",
+                                "ssiundefinedecho", "ssierrormsg", "ssilastmodified", "ssietag",
+                                "ssilegacyexprparser"}
 
 
 def walk_access_into(ctx: Context, section: Section, scope: Scope, keys) -> None:

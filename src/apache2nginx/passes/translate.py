@@ -15,11 +15,12 @@ from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
 from ..emit.layout import lay_out
-from . import (access, alias, core, expires, fastcgi, headers, log, mime, misc, process, proxy, proxy_html, rewrite,
-               ssl)
+from . import (access, alias, core, expires, fastcgi, headers, include, log, mime, misc, process, proxy, proxy_html,
+               rewrite, ssl)
 from .base import Context, Disposition, Rule, Tally
 
-PASSES = (core, ssl, process, proxy, proxy_html, alias, headers, log, misc, expires, mime, fastcgi, rewrite, access)
+PASSES = (core, ssl, process, proxy, proxy_html, alias, headers, log, misc, expires, include, mime, fastcgi, rewrite,
+          access)
 
 
 def _merged_rules() -> dict[str, Rule]:
