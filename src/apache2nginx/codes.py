@@ -1210,6 +1210,12 @@ _short("A2N226", "static-post", "info", "nginx answers POST to a static file wit
        "405 Not Allowed to any method but GET and HEAD.",
        "a form or client posting to a static URL gets an error instead of the file.",
        "nothing, usually; where it matters, add `error_page 405 =200 $uri;` to that location.")
+_short("A2N229", "content-md5", "error", "ContentDigest On: nginx never sends Content-MD5.",
+       "with ContentDigest On httpd computes the MD5 of each file its core serves (not of proxied or generated "
+       "responses) and sends it as a Content-MD5 header; nginx has no way to compute a body digest, so the "
+       "translation serves the same files without the header. ContentDigest Off, httpd's default, is exact.",
+       "a client that checks Content-MD5 sees no header; one that requires it fails.",
+       "drop the directive (RFC 7231 removed Content-MD5 from HTTP), or publish checksums another way.")
 _short("A2N230", "vhost-alias-unknown-name", "error", "A per-host document root depends on a name nginx cannot know.",
        "with UseCanonicalName DNS httpd takes the name it interpolates from a reverse DNS lookup of the address the "
        "request came in on, and with UseCanonicalName On but no ServerName it takes the machine's own host name; "
@@ -1271,12 +1277,6 @@ _short("A2N804", "rewrite-map", "error", "A RewriteMap (or a lookup in it) is no
        "rnd maps pick at random; other int: functions have no nginx equivalent.",
        "rules that look values up in the map are not translated.",
        "export a dbm map as a txt map, or write an nginx `map $key $value { ... }` (or an auth_request / "
-_short("A2N229", "content-md5", "error", "ContentDigest On: nginx never sends Content-MD5.",
-       "with ContentDigest On httpd computes the MD5 of each file its core serves (not of proxied or generated "
-       "responses) and sends it as a Content-MD5 header; nginx has no way to compute a body digest, so the "
-       "translation serves the same files without the header. ContentDigest Off, httpd's default, is exact.",
-       "a client that checks Content-MD5 sees no header; one that requires it fails.",
-       "drop the directive (RFC 7231 removed Content-MD5 from HTTP), or publish checksums another way.")
        "backend service for program and SQL lookups) and use the variable in the rule.")
 _short("A2N805", "rewrite-in-location", "error", "Rewrite directives inside <Location> are not translated.",
        "httpd runs them per directory against the mapped file path, a combination with no clean nginx form.",
