@@ -299,6 +299,17 @@ def _apache_disables_reuse(cfg: Config, node: Node) -> bool:
     return bool(re.search(r"\bdisablereuse=on\b|\benablereuse=off\b", text))
 
 
+def _apache_closes_backend(cfg: Config, nodes: list) -> bool:
+    """The statements in effect come from SetEnv force-proxy-request-1.0 / proxy-nokeepalive: httpd closes
+    the backend connection after each request there, so nginx's not reusing it is faithful."""
+    for node in nodes:
+        found = cfg.apache_source(node)
+        text = cfg.text_line(str(found[0]), found[1]).lower() if found else ""
+        if re.search(r"\bsetenv\s+\"?(force-proxy-request-1\.0|proxy-nokeepalive)\b", text):
+            return True
+    return False
+
+
 def check_upstream_keepalive(cfg: Config) -> Iterator[Finding]:
     """A2N963: an http upstream block without `keepalive N` (unless its Apache source disables reuse)."""
     for node in cfg.walk():
@@ -328,7 +339,7 @@ def check_proxy_keepalive_headers(cfg: Config) -> Iterator[Finding]:
         value = connection[-1].args[1] if connection else None
         if value is None or not (value == "" or "$" in value or value.lower() == "upgrade"):
             missing.append('proxy_set_header Connection ""')
-        if missing:
+        if missing and not _apache_closes_backend(cfg, version + connection):
             yield Finding("A2N964", node, f"proxy_pass to upstream {host} without {' and '.join(missing)} in "
                           "effect: its keepalive connections are not reused", cfg.related(node))
 

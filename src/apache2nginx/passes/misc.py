@@ -58,6 +58,18 @@ def set_env(ctx: Context, d: Directive) -> Disposition:
         # mod_deflate compresses nothing where no-gzip is set (SetEnv runs before the output filters)
         ctx.emit("gzip", ["off"], d.span)
         return Disposition.EXACT
+    if name.lower() in PROXY_PROTOCOL_VARIABLES:
+        # read by mod_proxy_http for each request it passes: the routes of this region say so (proxy.emitter);
+        # finish_proxy_env checks that the region is one whose routes can carry it
+        ctx.settings[PROXY_PROTOCOL_VARIABLES[name.lower()]] = (value, d.span)
+        ctx.settings.setdefault("proxy_env_directives", []).append(d)
+        return Disposition.EXACT
+    if name.lower() == "proxy-sendcl":
+        # nginx buffers the request body and sends it with Content-Length (proxy_request_buffering on, its
+        # default, which the translation never turns off): what proxy-sendcl makes mod_proxy_http do
+        return Disposition.EXACT
+    if name.lower() == "proxy-interim-response" and value.lower() == "suppress":
+        return Disposition.EXACT   # nginx passes no 1xx interim response from a backend to the client
     if name.lower() in MODULE_VARIABLES or name.lower().startswith("proxy-"):
         ctx.diags.add("A2N702", f"SetEnv {name}: httpd's modules change their behaviour on this variable; the "
                       "translation does not carry it", d.span, directive=d.name)
@@ -73,6 +85,28 @@ def set_env(ctx: Context, d: Directive) -> Disposition:
                   "conditions on it (Header env=, CustomLog env=, %{ENV:...}e) do not see it in nginx", d.span,
                   directive=d.name)
     return Disposition.APPROXIMATE
+
+
+# mod_proxy_http's per-request protocol switches and the setting the proxy emitter reads for each.
+PROXY_PROTOCOL_VARIABLES = {"force-proxy-request-1.0": "proxy_force10", "proxy-nokeepalive": "proxy_nokeepalive"}
+
+
+def finish_proxy_env(ctx: Context, server) -> None:
+    """force-proxy-request-1.0 / proxy-nokeepalive reach the proxied routes of a whole server, or of the
+    <Location> that holds the ProxyPass itself. Set in another section (a <Directory>, or a <Location> whose
+    requests another section proxies), the translation cannot tell which routes it covers: reported."""
+    for scope in server.scopes:
+        directives = scope.settings.get("proxy_env_directives") or []
+        if not directives or (scope.kind == "location" and scope.proxy is not None and scope.proxy.kind == "proxy"):
+            continue
+        for d in directives:
+            scope.settings.pop(PROXY_PROTOCOL_VARIABLES[d.args[0].lower()], None)
+            ctx.diags.add("A2N702", f"SetEnv {d.args[0]}: mod_proxy_http reads it for each request it passes; "
+                          "the translation carries it only to the routes of a whole server or of the <Location> "
+                          "holding the ProxyPass, and this section is neither", d.span, directive=d.name,
+                          hint="move it into the <Location> with the ProxyPass, or set proxy_http_version 1.0 / "
+                          "proxy_set_header Connection close in the nginx location by hand")
+            ctx.redispose(d, Disposition.UNSUPPORTED)
 
 
 # Variables httpd's modules act on (mod_proxy, mod_deflate/brotli, protocol workarounds, mod_cache,
@@ -223,6 +257,7 @@ def _files_handler(ctx: Context, d: Directive, handler: str) -> Disposition:
 
 
 def finish_server(ctx: Context, server) -> None:
+    finish_proxy_env(ctx, server)
     finish_scopes(ctx, server)
     finish_gzip(ctx, server)
     finish_remoteip(ctx, server)

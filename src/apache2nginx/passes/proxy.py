@@ -576,7 +576,17 @@ def emitter(model, main: Server, diags):
             rest = matched[len(route.path):] if matched.startswith(route.path) else ""
             out.append(Stmt("proxy_pass", [f"{base}{target.path + rest or '/'}"], span))
         websocket = route.params.get("upgrade", "").lower() == "websocket" or route.target.lower().startswith("ws")
-        if up.reuse or websocket:
+        # SetEnv force-proxy-request-1.0 / proxy-nokeepalive where this route's requests pass (misc.set_env)
+        force10 = None if websocket else _setting_value(server, main, scope_settings, "proxy_force10")
+        nokeepalive = None if websocket else _setting_value(server, main, scope_settings, "proxy_nokeepalive")
+        if force10:
+            # httpd sends an HTTP/1.0 request without a Connection header (1.0 closes by default)
+            out += [Stmt("proxy_http_version", ["1.0"], force10[1]),
+                    Stmt("proxy_set_header", ["Connection", ""], force10[1])]
+        elif nokeepalive and up.reuse:
+            out += [Stmt("proxy_http_version", ["1.1"], span),
+                    Stmt("proxy_set_header", ["Connection", "close"], nokeepalive[1])]
+        if (up.reuse or websocket) and not (force10 or nokeepalive):
             out.append(Stmt("proxy_http_version", ["1.1"], span))
         if websocket:
             ensure_map("$a2n_upgrade", MapBlock("$http_upgrade", "$a2n_upgrade", [("~*^websocket$", "websocket")],
@@ -586,7 +596,7 @@ def emitter(model, main: Server, diags):
                                                            '""' if up.reuse else "close"))
             out.append(Stmt("proxy_set_header", ["Upgrade", "$a2n_upgrade"], span))
             out.append(Stmt("proxy_set_header", ["Connection", "$a2n_connection_upgrade"], span))
-        elif up.reuse:
+        elif up.reuse and not (force10 or nokeepalive):
             out.append(Stmt("proxy_set_header", ["Connection", ""], span))
         preserve = _setting_value(server, main, scope_settings, "preserve_host", ("off", None))
         if preserve[0] == "on":
