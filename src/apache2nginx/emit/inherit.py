@@ -20,9 +20,16 @@ def merge(parent: list[Stmt], child: list[Stmt]) -> list[Stmt]:
     if not used:
         return child
     inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used]
-    # The parent's copies go first (Apache order: outer, then inner); exact duplicates are dropped.
+    # The parent's copies go first (Apache order: outer, then inner); exact duplicates are dropped, and so
+    # are headers the child sets or unsets itself (in the same table: Header set vs Header always set).
     seen = {(s.name, tuple(s.args)) for s in child}
-    return [s for s in inherited if (s.name, tuple(s.args)) not in seen] + child
+    resets = {s.resets for s in child if s.resets is not None}
+    return [s for s in inherited if (s.name, tuple(s.args)) not in seen and not (
+        resets and s.name == "add_header" and s.args and _table(s) in resets)] + child
+
+
+def _table(add_header: Stmt) -> tuple[str, str]:
+    return add_header.args[0].lower(), "always" if add_header.args[-1] == "always" else "onsuccess"
 
 
 def effective(parent: list[Stmt], child: list[Stmt]) -> list[Stmt]:

@@ -118,7 +118,7 @@ class Renderer:
 
         def locations(server: Server):
             parent = http_level if server.is_main else effective(http_level, server.statements)
-            return [_with_statements(loc, merge(parent, loc.statements)) for loc in server.locations]
+            return [_merged(loc, parent) for loc in server.locations]
 
         context = dict(
             header=header,
@@ -163,8 +163,15 @@ def _indent(text: str) -> str:
     return "    " + re.sub(r"\n(?=[^\n])", "\n    ", text)
 
 
-def _with_statements(loc: Location, statements: list) -> Location:
-    return Location(loc.modifier, loc.path, statements, loc.span, loc.locations)
+def _merged(loc: Location, parent: list, nested: bool = False) -> Location:
+    """`loc` with the enclosing block's members of every array family it defines itself (add_header...),
+    and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
+    access pass gives each one the complete list of its region, and a parent's allow would widen it."""
+    inherited = [s for s in parent if not (nested and s.name in ("allow", "deny"))]
+    own = merge(inherited, loc.statements)
+    inner = effective(inherited, loc.statements)
+    return Location(loc.modifier, loc.path, own, loc.span, [_merged(i, inner, True) for i in loc.locations],
+                    loc.runs_scripts)
 
 
 @lru_cache(maxsize=1)

@@ -47,6 +47,9 @@ class Stmt:
     span: Span | None = None
     comment: str | None = None
     block: list["Stmt"] | None = None
+    # (lower-cased header name, "always" or "onsuccess"): an Apache `Header [always] set|unset` this statement
+    # stands for, which replaces the same header an enclosing block adds (nginx would send both)
+    resets: tuple[str, str] | None = None
 
 
 # nginx array-like directives: a block that defines any of a family inherits none of its

@@ -63,12 +63,13 @@ def header(ctx: Context, d: Directive) -> Disposition:
                       "nothing was emitted for this header", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     always = ["always"] if condition == "always" else []
+    table = "always" if condition == "always" else "onsuccess"
     if action == "set":
         if condition == "always":
-            ctx.emit("add_header", [name, value, "always"], d.span)
+            ctx.emit("add_header", [name, value, "always"], d.span).resets = (name.lower(), table)
             return Disposition.EXACT
         ctx.emit("proxy_hide_header", [name], d.span)
-        ctx.emit("add_header", [name, value], d.span)
+        ctx.emit("add_header", [name, value], d.span).resets = (name.lower(), table)
         ctx.diags.add("A2N503", f"Header set {name}: httpd also sets it on proxied 4xx/5xx responses; nginx "
                       "add_header (without always) only on 2xx/3xx", d.span, directive=d.name,
                       hint="use `Header always set` on the Apache side if the header belongs on every response")
@@ -85,7 +86,7 @@ def header(ctx: Context, d: Directive) -> Disposition:
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if action == "unset":
-        ctx.emit("proxy_hide_header", [name], d.span)
+        ctx.emit("proxy_hide_header", [name], d.span).resets = (name.lower(), table)
         if name.lower() in ("server", "date", "content-length", "content-type", "connection", "etag",
                             "last-modified", "accept-ranges"):
             ctx.diags.add("A2N504", f"Header unset {name}: nginx generates this header itself and cannot remove "

@@ -1,0 +1,68 @@
+"""Header lists across nested blocks: nginx drops an enclosing add_header list wherever a block adds its own,
+httpd merges them in order (an inner set or unset replacing the outer header of that name and table)."""
+from __future__ import annotations
+
+import json
+
+from conftest import run_cli
+
+
+def _locations(tmp_path, text: str) -> dict[str, list[list[str]]]:
+    (tmp_path / "apache.conf").write_text(text)
+    proc = run_cli("convert", "apache.conf", "--format", "json", cwd=tmp_path)
+    out = "".join(json.loads(proc.stdout)["output"].values())
+    (tmp_path / "out.conf").write_text(out)
+    import crossplane
+    parsed = crossplane.parse(str(tmp_path / "out.conf"), single=True, check_ctx=False, check_args=False)
+    found: dict[str, list[list[str]]] = {}
+
+    def walk(block):
+        for d in block:
+            if d["directive"] == "location":
+                found[" ".join(d["args"])] = [[x["directive"]] + x["args"] for x in d.get("block", [])
+                                              if x["directive"] == "add_header"]
+            walk(d.get("block", []))
+    walk(parsed["config"][0]["parsed"])
+    return found
+
+
+def test_a_nested_files_location_keeps_the_headers_of_its_directory_and_server(tmp_path):
+    locs = _locations(tmp_path, """Listen 80
+<VirtualHost *:80>
+    ServerName h.example.com
+    DocumentRoot /srv/h
+    Header set X-Server yes
+    Header always set X-Frame-Options DENY
+    <Directory /srv/h/sub>
+        Header set X-Dir yes
+        <Files "*.pdf">
+            Header set X-Pdf yes
+            Header always set X-Frame-Options SAMEORIGIN
+        </Files>
+    </Directory>
+</VirtualHost>
+""")
+    pdf = next(v for k, v in locs.items() if "pdf" in k)
+    assert ["add_header", "X-Server", "yes"] in pdf and ["add_header", "X-Dir", "yes"] in pdf
+    assert ["add_header", "X-Pdf", "yes"] in pdf
+    frames = [h for h in pdf if h[1] == "X-Frame-Options"]
+    assert frames == [["add_header", "X-Frame-Options", "SAMEORIGIN", "always"]]
+
+
+def test_an_inner_set_replaces_only_the_same_table(tmp_path):
+    """`Header set` (onsuccess) does not replace `Header always set` of the same name: httpd sends both."""
+    locs = _locations(tmp_path, """Listen 80
+<VirtualHost *:80>
+    ServerName h.example.com
+    DocumentRoot /srv/h
+    Header always set X-A outer
+    Header set X-B outer
+    <Location /in>
+        Header set X-A inner
+        Header unset X-B
+    </Location>
+</VirtualHost>
+""")
+    inner = locs["^~ /in/"]
+    assert ["add_header", "X-A", "outer", "always"] in inner and ["add_header", "X-A", "inner"] in inner
+    assert not any(h[1] == "X-B" for h in inner)
