@@ -120,7 +120,12 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
     target = _upstream_for(ctx, d, url, url_index)
     if target is None:
         return Disposition.UNSUPPORTED
-    disposition = _apply_worker_params(ctx, d, target, params, url)
+    # nocanon sends the raw request path; where the backend path is the public one, so does a proxy_pass
+    # without a URI part (the request URI as the client sent it, not the decoded and re-encoded one)
+    raw = "nocanon" in params and (target.path or "/") == path and not url.lower().startswith("balancer:")
+    disposition = _apply_worker_params(ctx, d, target, params, url, raw=raw)
+    if raw:
+        params["raw_uri"] = "1"
     if path.endswith("/") != (target.path or "/").endswith("/"):
         ctx.diags.add("A2N319", f"ProxyPass {path} {url}: the trailing slashes differ, so httpd joins the rest of "
                       "the path literally (a doubled or missing slash); the translation does the same", d.span,
@@ -163,7 +168,8 @@ def proxy_pass_match(ctx: Context, d: Directive) -> Disposition:
     return Disposition.APPROXIMATE
 
 
-def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params: dict, url: str) -> Disposition:
+def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params: dict, url: str,
+                         raw: bool = False) -> Disposition:
     up = ctx.model.upstreams[target.upstream]
     disposition = Disposition.EXACT
     for key, value in params.items():
@@ -189,7 +195,7 @@ def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params
         else:
             ctx.diags.add("A2N308", f"{d.name} parameter {key}={value} is not translated", d.span, directive=d.name)
             disposition = Disposition.APPROXIMATE
-    if "nocanon" in params:
+    if "nocanon" in params and not raw:
         ctx.diags.add("A2N309", "nocanon: nginx sends the normalised URI (as without nocanon) for a proxy_pass with "
                       "a path", d.span, directive=d.name)
         disposition = Disposition.APPROXIMATE
@@ -574,7 +580,9 @@ def emitter(model, main: Server, diags):
             out.append(Stmt("proxy_pass", [f"{base}{uri}$is_args$args" if uri else base], span))
         else:
             rest = matched[len(route.path):] if matched.startswith(route.path) else ""
-            out.append(Stmt("proxy_pass", [f"{base}{target.path + rest or '/'}"], span))
+            raw = route.params.get("raw_uri")
+            out.append(Stmt("proxy_pass", [base if raw else f"{base}{target.path + rest or '/'}"], span,
+                            comment="nocanon: the request URI as the client sent it" if raw else None))
         websocket = route.params.get("upgrade", "").lower() == "websocket" or route.target.lower().startswith("ws")
         # SetEnv force-proxy-request-1.0 / proxy-nokeepalive where this route's requests pass (misc.set_env)
         force10 = None if websocket else _setting_value(server, main, scope_settings, "proxy_force10")
