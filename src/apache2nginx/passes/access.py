@@ -346,6 +346,9 @@ def options(ctx: Context, d: Directive) -> Disposition:
             ctx.server.settings["server_options"] = scope
             ctx.server.settings.setdefault("directories", []).insert(0, scope)
         config = scope.settings.setdefault("access", AccessConfig())
+    includes_only = all(a.lower().lstrip("+-") in ("includes", "includesnoexec") for a in d.args)
+    if ctx.scope is not None and ctx.scope.kind == "files" and includes_only:
+        return Disposition.EXACT     # the SSI gate of this <Files> section: the include pass reads it there
     if ctx.scope is not None and ctx.scope.kind != "directory":
         ctx.diags.add("A2N743", f"Options {' '.join(d.args)} outside <Directory>: httpd applies only some options "
                       "there (no symlink checks in <Location>); not translated", d.span, directive=d.name)
@@ -641,21 +644,20 @@ ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype",
 MIME_EXTENSION_DIRECTIVES = {"addtype", "addcharset", "addencoding"}
 # Per-path client certificates and ciphers are access rules too: their handlers refuse the region.
 TLS_PER_PATH = {"sslverifyclient", "sslverifydepth", "sslciphersuite"}
-IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | {"if", "elseif", "else", "limit", "limitexcept", "fallbackresource",
-                                    "acceptpathinfo", "options", "allowoverride", "allowoverridelist",
-                                    "directoryindex", "header",
-                                    "rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions",
-                                    "requireall", "requireany", "requirenone", "files", "filesmatch",
-                                    "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset",
-                                    "fcgiwrapper", "fcgidwrapper", *MIME_EXTENSION_DIRECTIVES,
-                                    "addoutputfilter", "xbithack", "ssitimeformat", "ssiundefinedecho",
-                                    "ssierrormsg", "ssilastmodified", "ssietag", "ssilegacyexprparser"}
+# mod_include's directives (the include pass decides per section whether httpd parses there)
+SSI_DIRECTIVES = {"addoutputfilter", "setoutputfilter", "addoutputfilterbytype", "xbithack", "ssitimeformat",
+                  "ssiundefinedecho", "ssierrormsg", "ssilastmodified", "ssietag", "ssilegacyexprparser"}
+IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
+    "if", "elseif", "else", "limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options",
+    "allowoverride", "allowoverridelist", "directoryindex", "header", "rewriteengine", "rewritecond", "rewriterule",
+    "rewritebase", "rewriteoptions", "requireall", "requireany", "requirenone", "files", "filesmatch",
+    "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset", "fcgiwrapper", "fcgidwrapper",
+    *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
-IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | {"requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if",
-                                "elseif", "else", "sethandler", "expiresactive", "expiresbytype", "expiresdefault",
-                                *MIME_EXTENSION_DIRECTIVES, "addoutputfilter", "xbithack", "ssitimeformat",
-                                "ssiundefinedecho", "ssierrormsg", "ssilastmodified", "ssietag",
-                                "ssilegacyexprparser"}
+# Options in a <Files> section: only the SSI gate is taken (options() reports the rest there)
+IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
+    "requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if", "elseif", "else",
+    "sethandler", "expiresactive", "expiresbytype", "expiresdefault", "options", *MIME_EXTENSION_DIRECTIVES}
 
 
 def walk_access_into(ctx: Context, section: Section, scope: Scope, keys) -> None:

@@ -22,10 +22,20 @@ RATELIMIT_VARS = {"rate-limit", "rate-initial-burst"}
 def set_output_filter(ctx: Context, d: Directive) -> Disposition:
     filters = [f for a in d.args for f in a.replace(";", " ").split()]
     disposition = Disposition.EXACT
+    from . import include
+    ssi = include.set_output_filter(ctx, d, filters)
+    if ssi is not None:
+        disposition = ssi
     for f in filters:
         upper = f.upper()
-        if upper == "RATE_LIMIT":
+        if upper == "RATE_LIMIT" and ctx.scope is not None and ctx.scope.kind in ("directory", "files"):
+            ctx.diags.add("A2N101", f"{d.name} RATE_LIMIT inside <{ctx.scope.kind.capitalize()}>: only server-wide "
+                          "and <Location> rate limits are translated; nothing was emitted", d.span, directive=d.name)
+            disposition = Disposition.UNSUPPORTED
+        elif upper == "RATE_LIMIT":
             ctx.settings["rate_limit_filter"] = d.span
+        elif upper == "INCLUDES":
+            continue
         elif upper == "DEFLATE":
             ctx.emit("gzip", ["on"], d.span)
             ctx.emit("gzip_proxied", ["any"], d.span)
@@ -152,9 +162,13 @@ def add_output_filter_by_type(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) < 2:
         return Disposition.UNSUPPORTED
     filters = d.args[0].upper().split(";")
-    if filters != ["DEFLATE"]:
-        ctx.diags.add("A2N101", f"AddOutputFilterByType {d.args[0]}: only DEFLATE is translated", d.span,
-                      directive=d.name)
+    if filters == ["INCLUDES"]:
+        from . import include
+        return include.add_output_filter_by_type(ctx, d, d.args[1:])
+    if filters != ["DEFLATE"] or ctx.scope is not None and ctx.scope.kind in ("directory", "files"):
+        ctx.diags.add("A2N101", f"AddOutputFilterByType {d.args[0]}: only DEFLATE is translated"
+                      + (f", and not inside <{ctx.scope.kind.capitalize()}>" if ctx.scope is not None else ""),
+                      d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     types = ctx.settings.setdefault("gzip_types", [])
     types.extend(t for t in d.args[1:] if t not in types)
