@@ -121,6 +121,8 @@ def test_boundary_needs_the_apache_section(tmp_path):
     ("server { add_header A 1; location / { add_header a 2; } }", []),
     ("add_header A 1;\nserver { location / { if ($x) { add_header B 2; return 403; } } }", ["A2N960"]),
     ("server { add_header A 1; location / { location /in { add_header B 2; } } }", ["A2N960"]),
+    # a header the block also hides from the backend is meant to be gone there (Header unset)
+    ("server { add_header A 1; location / { proxy_hide_header A; add_header B 2; } }", []),
     # alias: both with or both without the slash are fine; regex and exact locations are not prefixes
     ("server { location /a/ { alias /d/; } location /b { alias /d; } location = /c { alias /d/; } }", []),
     ("server { location ^~ /a { alias /d/; } }", ["A2N961"]),

@@ -236,7 +236,8 @@ def check_add_header_dropped(cfg: Config) -> Iterator[Finding]:
         if not own or node.parent is None:
             continue
         above = in_effect(node.parent, "add_header")
-        names = {_header_name(h) for h in own}
+        # a header this block names itself, or hides from the backend too, is meant to differ here
+        names = {_header_name(h) for h in own} | {_header_name(h) for h in node.children("proxy_hide_header")}
         lost = [h for h in above if _header_name(h) not in names]
         if not lost:
             continue
