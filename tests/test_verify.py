@@ -39,7 +39,8 @@ def test_fixture_has_no_unexplained_difference(case, apache_bin, nginx_bin):
 # every request alike, but for the paths named (whose difference is reported).
 EXACT_CASES = {"rewrite-proxy": set(), "rewrite-directory-variable-prefix": set(), "rewrite-file-path": {"/license"},
                "rewrite-directory-inner-anchor": set(), "rewrite-repeated-flags": set(),
-               "setenvif-per-directory": {"/api/submit", "/api/v2/submit"}, "headers-override-in-sections": set()}
+               "setenvif-per-directory": {"/api/submit", "/api/v2/submit"}, "headers-override-in-sections": set(),
+               "files-sethandler-none": {"/index.php"}}
 
 
 @pytest.mark.parametrize("name", sorted(EXACT_CASES))

@@ -337,7 +337,8 @@ class Layout:
         location they apply to (a ^~ location hides the server's regex locations)."""
         for f in files:
             config = f.settings.get("access")
-            if config is None and not f.statements:
+            static = bool(f.settings.get("static_files"))
+            if config is None and not f.statements and not static:
                 continue
             access = self.access(dir_configs + [config] + loc_configs, f"files matching {f.path}", f.span)
             if loc.modifier == "=":
@@ -358,7 +359,8 @@ class Layout:
                                    "aliased file; path info after them (/x.php/extra) answers 404, where httpd runs "
                                    "the script", f.span)
                 continue
-            loc.locations.append(Location("~", f.files_regex, access + list(f.statements), f.span))
+            loc.locations.append(Location("~", f.files_regex, access + list(f.statements), f.span,
+                                          static_only=static))
 
     def _handler(self, route: Route, region: str, matched: str) -> list[Stmt]:
         if route.kind == "proxy-exclude":
@@ -441,7 +443,7 @@ def _nest_script_handlers(server: Server) -> None:
             st.name == "if" and st.comment in ACCESS_IF_COMMENTS)], h.span) for h in handlers]
 
     def serves_files(loc: Location) -> bool:
-        return not any(st.name in _CONTENT or st.name == "internal" for st in loc.statements)
+        return not loc.static_only and not any(st.name in _CONTENT or st.name == "internal" for st in loc.statements)
 
     def aliased() -> list[Location]:
         # under an Alias the script is the aliased file: $request_filename, not $document_root

@@ -90,6 +90,8 @@ class Location:
     locations: list["Location"] = field(default_factory=list)
     # a script handler (or its 403 where Options ExecCGI is off): the layout repeats it in prefix locations
     runs_scripts: bool = False
+    # files served as files (SetHandler None in a <Files> section): no script handler is nested into it
+    static_only: bool = False
 
     def key(self) -> tuple[str, str]:
         return (self.modifier, self.path)

@@ -652,12 +652,13 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
     "allowoverride", "allowoverridelist", "directoryindex", "header", "rewriteengine", "rewritecond", "rewriterule",
     "rewritebase", "rewriteoptions", "requireall", "requireany", "requirenone", "files", "filesmatch",
     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset", "fcgiwrapper", "fcgidwrapper",
-    *MIME_EXTENSION_DIRECTIVES}
+    "contentdigest", *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 # Options in a <Files> section: only the SSI gate is taken (options() reports the rest there)
 IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
     "requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if", "elseif", "else",
-    "sethandler", "expiresactive", "expiresbytype", "expiresdefault", "options", *MIME_EXTENSION_DIRECTIVES}
+    "sethandler", "expiresactive", "expiresbytype", "expiresdefault", "options", "contentdigest",
+    *MIME_EXTENSION_DIRECTIVES}
 
 
 def walk_access_into(ctx: Context, section: Section, scope: Scope, keys) -> None:

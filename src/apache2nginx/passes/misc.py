@@ -258,11 +258,18 @@ def set_handler(ctx: Context, d: Directive) -> Disposition:
 
 
 def _files_handler(ctx: Context, d: Directive, handler: str) -> Disposition:
-    """SetHandler None in a <Files> section: the files are served as files, which is what nginx does unless a
-    script location of the server takes them (a handler set at server level cannot be switched off here)."""
-    scripts = [loc for loc in ctx.server.locations if any(st.name == "fastcgi_pass" for st in loc.statements)]
-    if handler in ("none", "default-handler") and not scripts:
-        return Disposition.EXACT
+    """SetHandler None in a <Files> section: the files it matches are served as files. Inside a <Directory>
+    its nested location is kept free of the server's script handlers (the layout nests them everywhere else),
+    as httpd's merge lets this section's handler win for those files. At server level the order against the
+    server's own script sections decides, which is not translated."""
+    if handler in ("none", "default-handler"):
+        inside = ctx.scope.parent
+        if inside is not None and inside.kind == "directory":
+            ctx.scope.settings["static_files"] = d
+            return Disposition.EXACT
+        scripts = [loc for loc in ctx.server.locations if any(st.name == "fastcgi_pass" for st in loc.statements)]
+        if not scripts:
+            return Disposition.EXACT
     why = "a script location of the server still takes these files" if handler in ("none", "default-handler") \
         else "only script handlers (FastCGI, PHP) are translated for file sections"
     ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} inside <Files>: {why}; nothing was emitted",
