@@ -629,9 +629,9 @@ _short("A2N303", "unknown-balancer", "error", "A balancer:// URL names a balance
        "without members there is no upstream to proxy to; nothing was emitted.",
        "translate the file that defines the balancer together with this one, or define the members.")
 _short("A2N304", "proxypass-context", "error", "ProxyPass stands where httpd does not honour it.",
-       "ProxyPass ! inside <Location>, or ProxyPass inside <LocationMatch>, is refused or ignored by httpd.",
+       "ProxyPass inside <LocationMatch> is not honoured by httpd (ProxyPassMatch is the form for it).",
        "the directive had no effect on the Apache side; nothing was emitted.",
-       "use ProxyPassMatch in <LocationMatch>, or the no-proxy environment variable.")
+       "use ProxyPassMatch in <LocationMatch>.")
 _short("A2N305", "proxypassmatch-exclusion", "error", "A ProxyPassMatch exclusion is not translated.",
        "ProxyPassMatch RE ! keeps matching requests away from later proxy rules.",
        "without it those requests may be proxied by the translation.",

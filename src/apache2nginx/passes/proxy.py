@@ -110,11 +110,12 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
             return Disposition.UNSUPPORTED
         path, url, rest, url_index = args[0], args[1], args[2:], 1
     if url == "!":
+        exclusion = Route("proxy-exclude", path, span=d.span, params={"directive": "ProxyPass"})
         if in_location:
-            ctx.diags.add("A2N304", "ProxyPass ! inside <Location>: httpd ignores it (use the no-proxy "
-                          "environment variable)", d.span, directive=d.name)
-            return Disposition.UNSUPPORTED
-        ctx.server.routes.append(Route("proxy-exclude", path, span=d.span, params={"directive": "ProxyPass"}))
+            # the <Location> merged last wins: its URLs are served here, not proxied (observed on httpd 2.4)
+            ctx.scope.proxy = exclusion
+        else:
+            ctx.server.routes.append(exclusion)
         return Disposition.EXACT
     params = _params(ctx, d, rest, url_index + 1)
     target = _upstream_for(ctx, d, url, url_index)
