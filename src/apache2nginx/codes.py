@@ -1177,6 +1177,19 @@ _short("A2N332", "rewrite-file-path-url", "info", "A server-context file-path su
        "file in nginx.",
        "nothing, unless the file is also reachable under other URLs with different rules.",
        "nothing to do.")
+_short("A2N336", "proxy-worker-unused", "warning", "ProxySet names a worker no ProxyPass of the input uses.",
+       "ProxySet URL key=value (or inside <Proxy URL>) sets the parameters of the worker httpd shares among every "
+       "ProxyPass to that backend. The translation puts them on the nginx upstream of those routes; here no "
+       "ProxyPass of the input proxies to it, so nothing carries them.",
+       "a ProxyPass to that backend in a file not translated with this one, or a RewriteRule [P] to it, runs with "
+       "nginx's defaults for these parameters.",
+       "translate the files holding the ProxyPass lines together with this one, or set the proxy_* timeouts there.")
+_short("A2N337", "proxy-worker-shared", "warning", "ProxySet and a ProxyPass set the same worker parameter.",
+       "httpd's ProxyPass lines to one backend share its worker, so a parameter set by ProxySet and again by a "
+       "ProxyPass (timeout=, connectiontimeout=...) has one value for all of them: the one read last. The "
+       "translation gives each nginx location its ProxyPass's own value and the others the ProxySet one.",
+       "routes without their own value may time out (or keep connections) differently from httpd.",
+       "set the parameter in one place: on the ProxySet, or on every ProxyPass.")
 _short("A2N333", "proxy-html-filter", "error", "mod_proxy_html's link rewriting has no nginx equivalent.",
        "with ProxyHTMLEnable On httpd parses proxied HTML and rewrites the URLs in the elements and attributes "
        "ProxyHTMLLinks and ProxyHTMLEvents name, through ProxyHTMLURLMap. nginx has no HTML parser; sub_filter "

@@ -23,7 +23,7 @@ from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
 from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, Rule, loosest, table
 from .header_expr import Untranslatable
 from .setenvif import set_env_if_expr
 
@@ -366,11 +366,9 @@ def options(ctx: Context, d: Directive) -> Disposition:
         options_includes(ctx, d)
     if granted & {"execcgi", "all"}:
         from .fastcgi import exec_cgi_option
-        disposition = max(disposition, exec_cgi_option(ctx, d), key=_LOOSENESS.index)
+        disposition = loosest(disposition, exec_cgi_option(ctx, d))
     return disposition
 
-
-_LOOSENESS = [Disposition.EXACT, Disposition.APPROXIMATE, Disposition.UNSUPPORTED]
 
 
 def fallback_resource(ctx: Context, d: Directive) -> Disposition:

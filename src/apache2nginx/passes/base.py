@@ -26,6 +26,12 @@ class Disposition(str, Enum):
     UNKNOWN = "unknown"
 
 
+def loosest(*dispositions: Disposition) -> Disposition:
+    """The least faithful of translated dispositions (exact < approximate < unsupported)."""
+    order = [Disposition.EXACT, Disposition.APPROXIMATE, Disposition.UNSUPPORTED]
+    return max(dispositions, key=order.index)
+
+
 @dataclass
 class Tally:
     counts: dict[Disposition, int] = field(default_factory=lambda: {d: 0 for d in Disposition})

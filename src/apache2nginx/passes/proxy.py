@@ -19,7 +19,7 @@ from functools import reduce
 
 from ..model import MapBlock, ProxyTarget, Route, Server, Stmt, Upstream, UpstreamServer
 from ..syntax.tree import Directive, Section
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, Rule, loosest, table
 
 _URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:]*)(?::(?P<port>\d+))?(?P<path>/.*)?$")
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031}
@@ -59,6 +59,11 @@ def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str
 
 # ----------------------------------------------------------------- upstreams
 
+def _upstream_name(scheme: str, host: str, port: str | None) -> str:
+    """The nginx upstream standing for httpd's worker at scheme://host:port."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", host.strip("[]")) + f"_{int(port) if port else DEFAULT_PORTS.get(scheme, 80)}"
+
+
 def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarget | None:
     parsed = parse_url(url)
     if parsed is None:
@@ -77,7 +82,7 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
         return None
     protocol = PROTOCOLS[scheme]
     port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", host.strip("[]")) + f"_{port_num}"
+    name = _upstream_name(scheme, host, port)
     up = ctx.model.upstreams.get(name)
     if up is None:
         up = Upstream(name, [UpstreamServer(f"{host}:{port_num}", [], d.span, url=f"{scheme}://{host}"
@@ -131,6 +136,7 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N319", f"ProxyPass {path} {url}: the trailing slashes differ, so httpd joins the rest of "
                       "the path literally (a doubled or missing slash); the translation does the same", d.span,
                       directive=d.name)
+    ctx.server.settings.setdefault("workers", []).append(url.lower())
     route = Route("proxy", path, url, proxy=target, params={**params, "directive": "ProxyPass"}, span=d.span)
     if in_location:
         ctx.scope.proxy = route
@@ -235,6 +241,16 @@ def proxy_section(ctx: Context, section: Section) -> Disposition:
         if _has_access(section):
             from .access_proxy import proxy_access_section, regex_proxy_pattern
             return proxy_access_section(ctx, section, *regex_proxy_pattern(section))
+        if parsed and section.key == "proxy" and section.children and \
+                all(not c.is_section and c.key == "proxyset" for c in section.children):
+            # the settings of the worker for this URL (httpd defines the worker if no ProxyPass has)
+            previous = ctx.options.get("worker")
+            ctx.options["worker"] = url
+            try:
+                ctx.walk(section.children)
+            finally:
+                ctx.options["worker"] = previous
+            return Disposition.EXACT
         else:
             ctx.diags.add("A2N101", f"<Proxy {url}>: settings for proxied URLs are not translated yet; "
                           "nothing inside it was emitted", section.span, directive="<Proxy")
@@ -357,8 +373,14 @@ def proxy_set(ctx: Context, d: Directive) -> Disposition:
             up = ctx.model.upstreams.setdefault(parsed[1], Upstream(parsed[1], span=d.span, balancer=True))
         args = args[1:]
     if up is None:
-        ctx.diags.add("A2N101", "ProxySet outside a balancer is not translated", d.span, directive=d.name)
-        return Disposition.UNSUPPORTED
+        worker = ctx.options.get("worker")
+        if worker is None and args and "://" in args[0]:
+            worker, args = args[0], args[1:]
+        if worker is None:
+            ctx.diags.add("A2N101", "ProxySet outside a balancer or worker URL is not translated", d.span,
+                          directive=d.name)
+            return Disposition.UNSUPPORTED
+        return _worker_set(ctx, d, worker, _params(ctx, d, args, 0))
     disposition = Disposition.EXACT
     for key, value in _params(ctx, d, args, 0).items():
         low = value.lower()
@@ -403,6 +425,62 @@ def proxy_set(ctx: Context, d: Directive) -> Disposition:
             ctx.diags.add("A2N308", f"ProxySet {key}={value} is not translated", d.span, directive=d.name)
             disposition = Disposition.APPROXIMATE
     return disposition
+
+
+def _worker_set(ctx: Context, d: Directive, url: str, params: dict) -> Disposition:
+    """ProxySet URL key=value (or inside <Proxy URL>): the parameters of httpd's worker for URL, which the
+    ProxyPass lines whose URL starts with it share. Outside <Proxy> httpd only changes a worker an earlier
+    ProxyPass defined (whose URL is a prefix of this one) and refuses the configuration otherwise (observed).
+    Applied once every route is known (finish_model)."""
+    parsed = parse_url(url)
+    if parsed is None or parsed[0] not in PROTOCOLS:
+        ctx.diags.add("A2N302", f"ProxySet {url}: the {parsed[0] if parsed else 'given'} backend protocol has no "
+                      "nginx equivalent; nothing was emitted for it", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if ctx.options.get("worker") is None and not any(
+            url.lower().startswith(w) for w in ctx.server.settings.get("workers", []) +
+            ctx.main.settings.get("workers", [])):
+        ctx.diags.add("A2N001", f"ProxySet {url}: httpd refuses the configuration (ProxySet can not find the "
+                      "worker): outside <Proxy> it only changes the worker of an earlier ProxyPass whose URL "
+                      "starts this one", d.span, directive=d.name, hint="move it into <Proxy URL>")
+        return Disposition.UNSUPPORTED
+    ctx.model.pending_workers.append((url, params, d))
+    return Disposition.EXACT
+
+
+def _apply_worker_sets(ctx: Context) -> None:
+    """The worker parameters of ProxySet on the routes that share the worker (their URL starts with its own):
+    timeouts and keepalive in their locations, the rest on their upstream."""
+    routes = [r for s in [ctx.main] + ctx.model.servers for r in
+              s.routes + [sc.proxy for sc in s.scopes if sc.proxy is not None] if r.kind == "proxy" and r.proxy]
+    for url, params, d in ctx.model.pending_workers:
+        sharing = [r for r in routes if r.target.lower().startswith(url.lower())]
+        if not sharing:
+            ctx.diags.add("A2N336", f"ProxySet {url}: no ProxyPass of this input proxies to this worker, so its "
+                          "parameters reach no nginx location; a route to it elsewhere (another file, a "
+                          "RewriteRule [P]) does not get them", d.span, directive=d.name,
+                          hint="translate the files with the ProxyPass lines together with this one")
+            ctx.redispose(d, Disposition.APPROXIMATE)
+            continue
+        local = {k: v for k, v in params.items() if k in ("timeout", "connectiontimeout", "keepalive", "flushpackets")}
+        own = sorted({k for r in sharing for k in local if k in r.params})
+        for r in sharing:
+            for key, value in local.items():
+                r.params.setdefault(key, value)
+        disposition = Disposition.EXACT
+        rest = {k: v for k, v in params.items() if k not in local}
+        for name in sorted({r.proxy.upstream for r in sharing}):
+            up = ctx.model.upstreams[name]
+            target = ProxyTarget(up.scheme, name, "", up.host_header, d.span)
+            disposition = loosest(disposition, _apply_worker_params(ctx, d, target, rest, url))
+        if own:
+            ctx.diags.add("A2N337", f"ProxySet {url} and a ProxyPass to it both set {', '.join(own)}: httpd's "
+                          "routes share one worker, which keeps the value read last for all of them; each nginx "
+                          "location keeps its ProxyPass's own value", d.span, directive=d.name,
+                          hint="set the parameter in one place")
+            disposition = loosest(disposition, Disposition.APPROXIMATE)
+        ctx.redispose(d, disposition)
+
 
 
 def _finish_balancer(ctx: Context, up: Upstream, section: Section | None) -> None:
@@ -697,7 +775,9 @@ def segment_prefix_or_equal(prefix: str, path: str) -> bool:
 
 
 def finish_model(ctx: Context) -> None:
-    """Connection reuse for every upstream whose Apache workers reuse connections."""
+    """Worker parameters set by ProxySet, and connection reuse for every upstream whose Apache workers reuse
+    connections."""
+    _apply_worker_sets(ctx)
     for up in ctx.model.upstreams.values():
         if up.protocol != "http" and up.servers:
             ctx.diags.add("A2N321", f"upstream {up.name}: the {up.protocol} backend is passed with its script "
