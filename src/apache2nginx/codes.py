@@ -1410,6 +1410,13 @@ _short("A2N834", "rewrite-map-random", "warning", "An rnd RewriteMap became spli
        "a hash of $request_id, which is random per request. The spread is the same (each alternative an equal "
        "share), the sequence is not, and two lookups in one request agree in nginx.",
        "only the order in which alternatives come up differs.", "nothing, usually.")
+_short("A2N835", "directory-rewrite-unserved", "warning", "Rewrite rules in a <Directory> no URL reaches.",
+       "per-directory rules apply to requests whose file lies in the directory. No DocumentRoot or Alias of this "
+       "configuration maps URLs into it (nor above it), so httpd never applies them for this input, and nothing is "
+       "emitted.",
+       "none for this configuration; if another file (the main server config, an included vhost) maps URLs into "
+       "that directory, its rules are missing from the translation of this file alone.",
+       "translate the files together (a directory or the main config with its Includes).")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

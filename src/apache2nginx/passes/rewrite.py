@@ -352,18 +352,52 @@ def finish_server(ctx: Context, server: Server) -> None:
 
 
 def finish_model(ctx: Context) -> None:
-    """Per-directory rules no server serves: httpd never applies them, and they are reported."""
+    """Per-directory rules no server serves. Where the directory is related to none of the trees the
+    configuration maps URLs into (DocumentRoots it sets, Alias targets, and no dynamic roots), httpd never applies
+    them: nothing is lost for this input, which a warning says (another file may map URLs there). Where an
+    Alias or a parent directory could bring requests to them, they are not translated, an error."""
     states = [s for server in [ctx.main] + ctx.model.servers
               for s in server.settings.get("directory_rewrites", {}).values()]
+    trees = _served_trees(ctx)
     for state in {id(s): s for s in states}.values():
         if state.mapped:
             continue
-        for rule in state.rules:
-            ctx.diags.add("A2N826", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot of this "
-                          "configuration serves the directory, so the URL it governs is unknown; nothing was emitted",
-                          rule.span, directive="RewriteRule")
+        directory = (state.directory or "").rstrip("/")
+        inert = trees is not None and not any(_related(directory, tree) for tree in trees)
+        for rule in state.rules[:1] if inert else state.rules:
+            if inert:
+                ctx.diags.add("A2N835", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot or Alias of "
+                              f"this configuration maps URLs into the directory, so httpd never applies its "
+                              f"{len(state.rules)} rule(s); nothing was emitted", rule.span, directive="RewriteRule",
+                              hint="translate it together with the file that maps URLs there, if one does")
+            else:
+                ctx.diags.add("A2N826", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot of this "
+                              "configuration serves the directory, so the URL it governs is unknown; nothing was "
+                              "emitted", rule.span, directive="RewriteRule")
         for directive in state.directives:
-            ctx.redispose(directive, Disposition.UNSUPPORTED)
+            ctx.redispose(directive, Disposition.APPROXIMATE if inert else Disposition.UNSUPPORTED)
+
+
+def _served_trees(ctx: Context) -> list[str] | None:
+    """The filesystem trees URLs map into (None when some are unknown: built per request by AliasMatch or
+    vhost_alias, or a DocumentRoot the input does not set, whose compiled-in default depends on the build)."""
+    from .rewrite_handler import document_root
+    trees = []
+    for server in ctx.model.servers:
+        if any(k in server.settings for k in ("vhost_root", "vhost_cgi")) or server.root_span is None:
+            return None
+        trees.append(document_root(ctx, server))
+        for route in server.routes + (ctx.main.routes if server is not ctx.main else []):
+            if route.kind == "alias":
+                if route.regex:
+                    return None
+                trees.append(route.target.rstrip("/"))
+    return trees
+
+
+def _related(directory: str, tree: str) -> bool:
+    """One is the other or lies below it, by whole path components."""
+    return directory == tree or directory.startswith(tree + "/") or tree.startswith(directory + "/") or not directory
 
 
 def _merged_with_main(state: RewriteContext | None, main: RewriteContext) -> RewriteContext | None:
