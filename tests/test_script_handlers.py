@@ -188,3 +188,55 @@ def test_cgi_files_run_through_fcgiwrap_where_httpd_runs_them_and_are_refused_wh
         assert ours[probe][0] == httpd[probe][0], (probe, ours[probe], httpd[probe])
         assert "#!/bin/sh" not in ours[probe][2]
     assert ours[probes[0]][2] == "ran /extra\n"
+
+
+def test_proxypassmatch_to_a_unix_socket_fastcgi_server_appends_the_path_as_httpd_does(
+        tmp_path, nginx_bin, apache_bin, fcgiwrap_bin):
+    """`ProxyPassMatch RE unix:/sock|fcgi://localhost/dir/` (no $N): httpd appends the request path to the
+    URL's, so the script is /dir/<path>; real httpd (mod_proxy_fcgi) and real nginx hand fcgiwrap the same
+    script over the same Unix socket."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+    import time
+    from live import APACHE_MODULES, apache, free_port, nginx, request, stop
+    base = tempfile.mkdtemp(prefix="a2n-fcgi-")
+    os.chmod(base, 0o755)
+    with open(os.path.join(base, "hello.cgi"), "w") as fh:
+        fh.write('#!/bin/sh\nprintf "Content-Type: text/plain\\n\\nran %s\\n" "$SCRIPT_NAME"\n')
+    os.chmod(os.path.join(base, "hello.cgi"), 0o755)
+    socket_path = os.path.join(base, "fcgi.sock")
+    port = free_port()
+    config = f"""Listen 127.0.0.1:{port}
+<VirtualHost 127.0.0.1:{port}>
+    ServerName fcgi.example.com
+    DocumentRoot {base}
+    ProxyPassMatch ^/(.*\\.cgi)$ unix:{socket_path}|fcgi://localhost{base}/
+</VirtualHost>
+"""
+    out, codes = _convert(tmp_path, config)
+    assert "A2N302" not in codes
+    assert f"server unix:{socket_path};" in out and f"SCRIPT_FILENAME {base}$uri;" in out
+    wrapper = subprocess.Popen([fcgiwrap_bin, "-s", f"unix:{socket_path}"], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):                    # bounded: fcgiwrap creates its socket at once
+            if os.path.exists(socket_path):
+                break
+            time.sleep(0.05)
+        os.chmod(socket_path, 0o777)
+        APACHE_MODULES.append("proxy_fcgi")
+        try:
+            # fcgiwrap is a generic FastCGI server: httpd must not send PHP-FPM's proxy:fcgi:// file names
+            with apache(config.replace("ProxyPassMatch", "ProxyFCGIBackendType GENERIC\n    ProxyPassMatch"),
+                        apache_bin, port):
+                httpd = request(port, "/hello.cgi", "fcgi.example.com")
+        finally:
+            APACHE_MODULES.remove("proxy_fcgi")
+        with nginx(out, nginx_bin, f"127.0.0.1:{port}") as nport:
+            ours = request(nport, "/hello.cgi", "fcgi.example.com")
+    finally:
+        stop(wrapper)
+        shutil.rmtree(base, ignore_errors=True)
+    assert httpd[0] == 200 and httpd[2].startswith("ran"), httpd
+    assert ours[0] == 200 and ours[2].startswith("ran"), ours

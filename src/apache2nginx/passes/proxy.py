@@ -64,7 +64,14 @@ def _upstream_name(scheme: str, host: str, port: str | None) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", host.strip("[]")) + f"_{int(port) if port else DEFAULT_PORTS.get(scheme, 80)}"
 
 
+# httpd 2.4.7+: `unix:/path/to.sock|http://host/path` reaches the backend over a Unix domain socket
+_UNIX_SOCKET = re.compile(r"^unix:(?P<sock>/[^|]+)\|(?P<url>.+)$", re.I)
+
+
 def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarget | None:
+    sock = _UNIX_SOCKET.match(url)
+    if sock:
+        url = sock.group("url")
     parsed = parse_url(url)
     if parsed is None:
         ctx.diags.add("A2N302", f"{d.name}: {url} is not a URL the translator understands", d.arg_span(index),
@@ -83,9 +90,14 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
     protocol = PROTOCOLS[scheme]
     port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
     name = _upstream_name(scheme, host, port)
+    address = f"{host}:{port_num}"
+    if sock:
+        # the host part names the backend (its Host header) but is never resolved or connected to
+        name = "unix" + re.sub(r"[^A-Za-z0-9_.-]", "_", sock.group("sock"))
+        address = f"unix:{sock.group('sock')}"
     up = ctx.model.upstreams.get(name)
     if up is None:
-        up = Upstream(name, [UpstreamServer(f"{host}:{port_num}", [], d.span, url=f"{scheme}://{host}"
+        up = Upstream(name, [UpstreamServer(address, [], d.span, url=f"{scheme}://{host}"
                                             + (f":{port}" if port else ""))], span=d.span, protocol=protocol,
                       scheme=HTTP_SCHEMES.get(scheme, "http"), host_header=host + (f":{port}" if port else ""),
                       # mod_proxy_fcgi and _uwsgi reuse connections only with enablereuse=on.
@@ -756,6 +768,9 @@ def _fastcgi(route: Route, target: ProxyTarget, up: Upstream, matched: str, span
     """mod_proxy_fcgi through ProxyPass/ProxyPassMatch: the URL's path is the script's file name."""
     if route.regex:
         script = target.path or "$document_root$fastcgi_script_name"
+        if target.path and "$" not in target.path:
+            # ProxyPassMatch without $N appends the whole path to the URL's (as for http backends)
+            script = target.path.rstrip("/") + "$uri"
     else:
         rest = matched[len(route.path):] if matched.startswith(route.path) else ""
         script = (target.path + rest) if target.path else "$document_root$fastcgi_script_name"

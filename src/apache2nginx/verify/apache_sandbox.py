@@ -61,6 +61,22 @@ PATH_DIRECTIVES = {"documentroot", "alias", "aliasmatch", "scriptalias", "script
 # (a RewriteRule [P] target may take its scheme from an [E=...] variable: %{ENV:protocol}://host/)
 _URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*|%\{ENV:[^}]+\})://(?P<host>\[[^\]]+\]|[^/:|\s\"]+)(?::(?P<port>\d+))?")
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031, "ajp": 8009}
+# a backend on a Unix domain socket: the socket is its identity (as the translation's upstream server), the URL
+# after `|` only names it
+_UNIX = re.compile(r"^unix:(?P<sock>/[^|]+)\|(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>[^/]*)(?P<rest>/.*)?$",
+                   re.I)
+
+
+def unix_hosts(config: LoadedConfig) -> dict[str, str]:
+    """For each Unix-socket backend (`unix:/sock`), the host its URL names: httpd's Host header for it, which
+    the stand-in (a loopback port) changes."""
+    out = {}
+    for node in config.walk():
+        for arg in node.args if node.key in ("proxypass", "proxypassmatch", "balancermember", "sethandler") else ():
+            m = _UNIX.match(arg.removeprefix("proxy:"))
+            if m:
+                out.setdefault(f"unix:{m.group('sock')}", m.group("host"))
+    return out
 
 
 def backend_key(scheme: str, host: str, port: str | None) -> str:
@@ -78,6 +94,11 @@ def collect_backends(config: LoadedConfig) -> list[str]:
         elif key not in ("proxypass", "proxypassmatch", "balancermember", "sethandler"):
             continue
         for arg in node.args:
+            unix = _UNIX.match(arg.removeprefix("proxy:"))
+            if unix:
+                if f"unix:{unix.group('sock')}" not in seen:
+                    seen.append(f"unix:{unix.group('sock')}")
+                continue
             for m in _URL.finditer(arg):
                 if m.group("scheme").lower() in ("balancer",):
                     continue
@@ -125,6 +146,12 @@ class ApacheSandbox:
         return self.ports[key]
 
     def _map_urls(self, arg: str) -> str:
+        handler = "proxy:" if arg.lower().startswith("proxy:") else ""
+        unix = _UNIX.match(arg[len(handler):])
+        if unix and f"unix:{unix.group('sock')}" in self.backends:
+            return f"{handler}{unix.group('scheme')}://{self.backends['unix:' + unix.group('sock')]}" \
+                   f"{unix.group('rest') or ''}"
+
         def repl(m: re.Match) -> str:
             scheme = m.group("scheme")
             if scheme.lower() == "balancer":

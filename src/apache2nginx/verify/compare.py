@@ -92,9 +92,11 @@ class Difference:
 
 class Comparator:
     def __init__(self, sandbox_ports: dict[int, int], pools: dict[str, set[str]],
-                 ignored_headers: set[str] | None = None):
+                 ignored_headers: set[str] | None = None, host_aliases: dict[str, str] | None = None):
         self.back = sandbox_ports   # sandbox port -> original port, for both servers
         self.pools = pools          # backend identity -> balancers it belongs to
+        # stand-in address -> the Host httpd sends a Unix-socket backend (httpd reaches its stand-in by TCP)
+        self.host_aliases = host_aliases or {}
         self.ignored = IGNORED_HEADERS | (ignored_headers or set())
 
     def _location(self, value: str | None) -> str | None:
@@ -138,6 +140,8 @@ class Comparator:
                 if ba[key] != bn[key]:
                     out.append((f"backend {key}", ba[key], bn[key]))
             ha = {k.lower(): v for k, v in ba["headers"]}
+            if ha.get("host") in self.host_aliases:
+                ha["host"] = self.host_aliases[ha["host"]]
             hn = {k.lower(): v for k, v in bn["headers"]}
             for key in BACKEND_HEADERS:
                 if ha.get(key) != hn.get(key):

@@ -23,7 +23,7 @@ from ..diagnostics import Diagnostic, Diagnostics, Severity
 from ..emit.layout import segment_prefix
 from ..lint.sandbox import Sandbox, find_nginx
 from ..syntax.loader import LoadedConfig
-from .apache_sandbox import ApacheSandbox, collect_backends
+from .apache_sandbox import ApacheSandbox, collect_backends, unix_hosts
 from .backends import EchoBackends
 from .compare import Comparator, Difference, Observation, send
 from .process import stop_process, wait_for_ports
@@ -380,7 +380,8 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
             port = original.rsplit(":", 1)[-1]
             if port.isdigit() and ":" in stand_in:
                 back[int(stand_in.rsplit(":", 1)[1])] = int(port)
-        comparator = Comparator(back, pools, ignored_headers)
+        aliases = {mapping[k]: host for k, host in unix_hosts(config).items() if k in mapping}
+        comparator = Comparator(back, pools, ignored_headers, aliases)
         explainer = Explainer(config, diags, vhosts_of(config), _htaccess_regions(docroot)) if explain else None
         for probe, a, n in zip(probes, apache_obs, nginx_obs):
             result.compared += 1
