@@ -138,6 +138,8 @@ def test_boundary_needs_the_apache_section(tmp_path):
     ("upstream u { server a; keepalive 2; }\nserver { location / { proxy_http_version 1.1;"
      " proxy_set_header Connection $connection_upgrade; proxy_pass http://u; } }", []),
     ("upstream u { server a; }\nserver { location / { proxy_pass http://other.host; } }", ["A2N963"]),
+    # FastCGI keeps connections only when asked (fastcgi_keep_conn), as mod_proxy_fcgi with enablereuse
+    ("upstream f { server 127.0.0.1:9000; }\nserver { location / { fastcgi_pass f; } }", []),
     ("stream { upstream s { server a:1; } }", []),
     # resolver: needed for a host resolved per request, inherited from any level above
     ("resolver 127.0.0.1;\nserver { location / { proxy_pass http://$host$uri; } }", []),

@@ -312,11 +312,18 @@ def _apache_closes_backend(cfg: Config, nodes: list) -> bool:
 
 
 def check_upstream_keepalive(cfg: Config) -> Iterator[Finding]:
-    """A2N963: an http upstream block without `keepalive N` (unless its Apache source disables reuse)."""
+    """A2N963: an http upstream block without `keepalive N` (unless its Apache source disables reuse). One only
+    FastCGI/uwsgi/SCGI passes reach is left alone: those keep connections only when asked (fastcgi_keep_conn,
+    as mod_proxy_fcgi's enablereuse)."""
+    other = {_pass_host(n.args[0]) for n in cfg.walk() if n.name in PASS_DIRECTIVES and n.name != "proxy_pass"
+             and n.args}
+    proxied = {_pass_host(n.args[0]) for n in cfg.walk() if n.name == "proxy_pass" and n.args}
     for node in cfg.walk():
+        name = node.args[0] if node.args else "?"
+        if node.name == "upstream" and name in other and name not in proxied:
+            continue
         if node.name == "upstream" and node.context != "stream" and node.block is not None \
                 and not node.children("keepalive") and not _apache_disables_reuse(cfg, node):
-            name = node.args[0] if node.args else "?"
             yield Finding("A2N963", node, f"upstream {name} has no keepalive: every request opens a new "
                           "backend connection", cfg.related(node))
 
