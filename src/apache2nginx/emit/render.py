@@ -167,11 +167,13 @@ def _merged(loc: Location, parent: list, nested: bool = False) -> Location:
     """`loc` with the enclosing block's members of every array family it defines itself (add_header...),
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
     access pass gives each one the complete list of its region, and a parent's allow would widen it."""
-    inherited = [s for s in parent if not (nested and s.name in ("allow", "deny"))]
+    inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
     own = merge(inherited, loc.statements)
+    if not loc.locations:
+        return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements)
     return Location(loc.modifier, loc.path, own, loc.span, [_merged(i, inner, True) for i in loc.locations],
-                    loc.runs_scripts)
+                    loc.runs_scripts, loc.static_only)
 
 
 @lru_cache(maxsize=1)

@@ -360,6 +360,8 @@ def finish(ctx: Context) -> None:
         if reader.settle() and reader.statements:
             reader.variable = None
     stale = (before - {r.variable for r in readers}) | set(_registry(ctx.model).chains.values())
+    if not stale:
+        return      # no map could have lost its readers: nothing to look for
     model = ctx.model
     # a map stays while anything reads it: a statement of any server, or a map that stays
     refs: dict[str, set[str]] = {}
