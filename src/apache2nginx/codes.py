@@ -1092,6 +1092,15 @@ _short("A2N724", "exec-cgi-mixed", "error", "Options ExecCGI differs between the
        "location serves them all, so the translation refuses them all (403) rather than run scripts httpd refuses.",
        "scripts that httpd runs in the directories with ExecCGI answer 403.",
        "move the <FilesMatch> into the <Directory> sections that grant ExecCGI.")
+_short("A2N725", "ssl-std-env-vars", "warning", "SSLOptions +StdEnvVars: scripts get the SSL_* variables nginx has.",
+       "httpd exports some forty SSL_* variables to CGI and FastCGI scripts of a TLS connection. nginx has "
+       "variables for the protocol, cipher, session, SNI name and the client certificate's verification, "
+       "subject and issuer DNs, serial and validity: the FastCGI locations send those under mod_ssl's names "
+       "(only when set). Inside a <Files>/<Directory> section httpd exported them to those scripts only; nginx "
+       "sends them to every script of the server.",
+       "an application reading another SSL_* variable (a DN part such as SSL_CLIENT_S_DN_CN, SSL_SERVER_*, key "
+       "sizes) finds it unset.",
+       "add fastcgi_param lines (with a map over $ssl_client_s_dn for a DN part) for the variables it reads.")
 _short("A2N320", "balancer-host-header", "warning", "Balancer members receive one Host header.",
        "without ProxyPreserveHost httpd sends each member its own host:port as Host; nginx sends one value for "
        "the whole upstream (the first member's).",

@@ -288,8 +288,57 @@ def _gate_exec_cgi(ctx: Context, server) -> None:
                            "<FilesMatch> inside it")
 
 
+# SSLOptions +StdEnvVars: the SSL_* variables nginx has (mod_ssl's names; empty ones are not sent, as httpd sets
+# none on a plain connection)
+SSL_STD_ENV = [("SSL_PROTOCOL", "$ssl_protocol"), ("SSL_CIPHER", "$ssl_cipher"),
+               ("SSL_SESSION_ID", "$ssl_session_id"), ("SSL_TLS_SNI", "$ssl_server_name"),
+               ("SSL_CLIENT_VERIFY", "$ssl_client_verify"), ("SSL_CLIENT_S_DN", "$ssl_client_s_dn"),
+               ("SSL_CLIENT_I_DN", "$ssl_client_i_dn"), ("SSL_CLIENT_M_SERIAL", "$ssl_client_serial"),
+               ("SSL_CLIENT_V_START", "$ssl_client_v_start"), ("SSL_CLIENT_V_END", "$ssl_client_v_end"),
+               ("SSL_CLIENT_V_REMAIN", "$ssl_client_v_remain")]
+
+
+def _ssl_std_env(ctx: Context, server) -> None:
+    """SSLOptions +StdEnvVars on a TLS server: every FastCGI location this pass built gets the SSL_* variables
+    nginx has. Where the option stands in a section, httpd exports them to that section's scripts only; the
+    translation gives them to all of the server's (more scripts see them, none sees fewer)."""
+    options = (server.settings.get("ssl_std_env") or []) + \
+        ((ctx.main.settings.get("ssl_std_env") or []) if server is not ctx.main else [])
+    blocks = _fcgi_blocks(ctx, server)
+    if not options or not server.ssl or not blocks:
+        return
+    for block in blocks:
+        have = {st.args[0] for st in block if st.name == "fastcgi_param" and st.args}
+        block += [Stmt("fastcgi_param", [name, var, "if_not_empty"], options[0].span)
+                  for name, var in SSL_STD_ENV if name not in have]
+    for d in options:
+        if id(d) not in ctx.model.ssl_env_applied:
+            ctx.model.ssl_env_applied.add(id(d))
+            ctx.diags.add("A2N725", f"SSLOptions {' '.join(d.args)}: the FastCGI locations get the SSL_* variables "
+                          "nginx has (" + ", ".join(n for n, _ in SSL_STD_ENV) + "); the rest (SSL_SESSION_RESUMED, "
+                          "SSL_CIPHER_USEKEYSIZE, SSL_CLIENT_S_DN_CN and the other DN parts, SSL_SERVER_*, "
+                          "SSL_VERSION_*...) are not sent" + ("; in a section, httpd exported them only to its "
+                          "scripts, nginx to every script of the server" if d.parent is not None and
+                          getattr(d.parent, "is_section", False) and d.parent.key != "virtualhost" else ""),
+                          d.span, directive=d.name, hint="add fastcgi_param lines with a map for the variables "
+                          "the application reads")
+
+
+def finish_model(ctx: Context) -> None:
+    """SSLOptions +StdEnvVars no FastCGI location of a TLS server took: nothing in nginx reads it."""
+    for server in [ctx.main] + ctx.model.servers:
+        for d in server.settings.get("ssl_std_env") or []:
+            if id(d) not in ctx.model.ssl_env_applied:
+                ctx.model.ssl_env_applied.add(id(d))
+                ctx.redispose(d, Disposition.NOT_APPLICABLE)
+                ctx.diags.add("A2N102", f"{d.name}: not applicable to nginx: StdEnvVars exports the SSL_* variables "
+                              "to scripts, and no FastCGI location of a TLS server in this input runs any (where "
+                              "one does, it gets fastcgi_param SSL_* $ssl_*)", d.span, directive=d.name)
+
+
 def finish_server(ctx: Context, server) -> None:
     _gate_exec_cgi(ctx, server)
+    _ssl_std_env(ctx, server)
     overrides = (ctx.main.settings.get("fcgi_env") or []) + \
         ((server.settings.get("fcgi_env") or []) if server is not ctx.main else [])
     if not overrides:

@@ -219,6 +219,16 @@ def ssl_chain(ctx: Context, d: Directive) -> Disposition:
     return Disposition.APPROXIMATE
 
 
+def ssl_options(ctx: Context, d: Directive) -> Disposition:
+    """SSLOptions +StdEnvVars: the SSL_* variables for the scripts of a TLS server. Recorded here and given to
+    its FastCGI locations once they exist (fastcgi.finish_server); the other options have no nginx side."""
+    words = [a.lower() for a in d.args]
+    if "+stdenvvars" in words or "stdenvvars" in words:
+        ctx.server.settings.setdefault("ssl_std_env", []).append(d)
+        return Disposition.APPROXIMATE      # settled by fastcgi.finish_model
+    return Disposition.NOT_APPLICABLE
+
+
 def ssl_verify_client(ctx: Context, d: Directive) -> Disposition:
     value = flag(d)
     mapping = {"none": "off", "optional": "optional", "require": "on", "optional_no_ca": "optional_no_ca"}
@@ -294,7 +304,7 @@ def ssl_proxy_protocol(ctx: Context, d: Directive) -> Disposition:
 
 def _wrap_rules() -> None:
     for key, rule in list(RULES.items()):
-        if rule.handler is not None and not key.startswith("sslproxy") and key != "sslengine":
+        if rule.handler is not None and not key.startswith("sslproxy") and key not in ("sslengine", "ssloptions"):
             RULES[key] = Rule(rule.name, rule.disposition, _server_only(rule.handler), rule.note, rule.section)
 
 
@@ -352,8 +362,9 @@ RULES.update(table(
     Rule("SSLPassPhraseDialog", Disposition.NOT_APPLICABLE, note="builtin dialog: nginx asks no pass phrase "
          "(use ssl_password_file for encrypted keys)"),
     Rule("SSLCryptoDevice", Disposition.NOT_APPLICABLE, note="nginx uses OpenSSL's default engine"),
-    Rule("SSLOptions", Disposition.NOT_APPLICABLE, note="exports TLS data to CGI/SSI; FastCGI locations need "
-         "fastcgi_param with $ssl_* variables"),
+    Rule("SSLOptions", Disposition.NOT_APPLICABLE, ssl_options, note="exports TLS data to CGI/SSI scripts or "
+         "changes SSLRequire/FakeBasicAuth details; StdEnvVars becomes fastcgi_param SSL_* where a TLS server has "
+         "FastCGI locations"),
     Rule("SSLProxyVerify", Disposition.EXACT, ssl_proxy_verify),
     Rule("SSLProxyCheckPeerName", Disposition.EXACT, ssl_proxy_check),
     Rule("SSLProxyCheckPeerCN", Disposition.EXACT, ssl_proxy_check),
