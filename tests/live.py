@@ -155,6 +155,17 @@ def request(port: int, path: str, host: str = "localhost", method: str = "GET", 
         conn.close()
 
 
+def translate(apache_conf: str) -> tuple[str, str]:
+    """The nginx text `apache2nginx convert` makes of `apache_conf` (and its diagnostics), as a user runs it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "apache.conf"
+        src.write_text(apache_conf)
+        proc = subprocess.run([sys.executable, "-m", "apache2nginx", "convert", str(src)], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode in (0, 1), proc.stderr
+        return proc.stdout, proc.stderr
+
+
 def backend_view(body: str) -> dict | None:
     try:
         return json.loads(body)

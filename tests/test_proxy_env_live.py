@@ -3,24 +3,13 @@ backend gets an HTTP/1.0 request without a Connection header, with proxy-nokeepa
 `Connection: close`, from httpd and from the translation alike; a server-level SetEnv reaches every route."""
 from __future__ import annotations
 
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from live import apache, backend_view, echo_backend, free_port, nginx, request
+from live import apache, backend_view, echo_backend, free_port, nginx, request, translate
 
 
-def _translate(apache_conf: str) -> tuple[str, str]:
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "apache.conf"
-        src.write_text(apache_conf)
-        proc = subprocess.run([sys.executable, "-m", "apache2nginx", "convert", str(src)], capture_output=True,
-                              text=True, timeout=60)
-        assert proc.returncode in (0, 1), proc.stderr
-        return proc.stdout, proc.stderr
+_translate = translate
 
 
 def _seen(port: int, path: str) -> tuple[str, list[str]]:

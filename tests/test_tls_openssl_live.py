@@ -8,13 +8,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from live import apache, free_port, nginx
+from live import apache, free_port, nginx, translate
 
 
 def _handshake(port: int, group: str) -> bool:
@@ -23,14 +22,7 @@ def _handshake(port: int, group: str) -> bool:
     return proc.returncode == 0 and b"CONNECTION ESTABLISHED" in proc.stderr
 
 
-def _translate(apache_conf: str) -> tuple[str, str]:
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "apache.conf"
-        src.write_text(apache_conf)
-        proc = subprocess.run([sys.executable, "-m", "apache2nginx", "convert", str(src)], capture_output=True,
-                              text=True, timeout=60)
-        assert proc.returncode in (0, 1), proc.stderr
-        return proc.stdout, proc.stderr
+_translate = translate
 
 
 @pytest.fixture()
