@@ -128,7 +128,7 @@ def test_cgi_files_run_through_fcgiwrap_where_httpd_runs_them_and_are_refused_wh
     base = tempfile.mkdtemp(prefix="a2n-cgi-")
     os.chmod(base, 0o755)                      # nginx's workers and httpd's children may run as nobody/www-data
     script = '#!/bin/sh\nprintf "Content-Type: text/plain\\n\\nran %s\\n" "$PATH_INFO"\n'
-    for rel in ("on/hello.cgi", "off/hello.cgi"):
+    for rel in ("on/hello.cgi", "off/hello.cgi", "add/hello.cgi.txt", "add/cgi.txt"):
         path = os.path.join(base, rel)
         os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
         with open(path, "w") as fh:
@@ -148,6 +148,15 @@ def test_cgi_files_run_through_fcgiwrap_where_httpd_runs_them_and_are_refused_wh
     </FilesMatch>
 </VirtualHost>
 <VirtualHost 127.0.0.1:{port}>
+    ServerName add.example.com
+    DocumentRoot {base}/add
+    <Directory {base}/add>
+        Options +ExecCGI
+        AddHandler cgi-script .cgi
+        Require all granted
+    </Directory>
+</VirtualHost>
+<VirtualHost 127.0.0.1:{port}>
     ServerName off.example.com
     DocumentRoot {base}/off
     <Directory {base}/off>
@@ -164,7 +173,9 @@ def test_cgi_files_run_through_fcgiwrap_where_httpd_runs_them_and_are_refused_wh
     out = out.replace("unix:/run/fcgiwrap.socket", f"unix:{socket_path}")
     wrapper = subprocess.Popen([fcgiwrap_bin, "-s", f"unix:{socket_path}"], stderr=subprocess.DEVNULL)
     probes = [("on.example.com", "/hello.cgi/extra"), ("on.example.com", "/missing.cgi"),
-              ("off.example.com", "/hello.cgi"), ("off.example.com", "/missing.cgi")]
+              ("off.example.com", "/hello.cgi"), ("off.example.com", "/missing.cgi"),
+              # AddHandler: an extension anywhere after the first dot runs; the first part is no extension
+              ("add.example.com", "/hello.cgi.txt"), ("add.example.com", "/cgi.txt")]
     try:
         for _ in range(100):                    # bounded: fcgiwrap creates its socket at once
             if os.path.exists(socket_path):
@@ -183,10 +194,11 @@ def test_cgi_files_run_through_fcgiwrap_where_httpd_runs_them_and_are_refused_wh
         stop(wrapper)
         shutil.rmtree(base, ignore_errors=True)
     assert httpd[probes[0]][0] == 200 and httpd[probes[0]][2] == "ran /extra\n"
-    assert [httpd[p][0] for p in probes[1:]] == [404, 403, 403]
+    assert [httpd[p][0] for p in probes[1:]] == [404, 403, 403, 200, 200]
+    assert httpd[probes[4]][2] == "ran \n" and "#!/bin/sh" in httpd[probes[5]][2]
     for probe in probes:
         assert ours[probe][0] == httpd[probe][0], (probe, ours[probe], httpd[probe])
-        assert "#!/bin/sh" not in ours[probe][2]
+        assert ("#!/bin/sh" in ours[probe][2]) == ("#!/bin/sh" in httpd[probe][2]), probe
     assert ours[probes[0]][2] == "ran /extra\n"
 
 

@@ -1101,6 +1101,13 @@ _short("A2N725", "ssl-std-env-vars", "warning", "SSLOptions +StdEnvVars: scripts
        "an application reading another SSL_* variable (a DN part such as SSL_CLIENT_S_DN_CN, SSL_SERVER_*, key "
        "sizes) finds it unset.",
        "add fastcgi_param lines (with a map over $ssl_client_s_dn for a DN part) for the variables it reads.")
+_short("A2N726", "add-handler-extensions", "warning", "AddHandler became a regex location over the extensions.",
+       "mod_mime gives a handler to every file with one of the listed extensions anywhere after the first dot of "
+       "its name (case-insensitive): a.cgi, a.CGI and a.cgi.txt, but not cgi.txt. The translation's regex location "
+       "matches the same names in the URL, with nginx's try_files guard, and runs only files that exist.",
+       "a directory named like a script (dir.cgi/) followed by a file is sent to the handler by nginx, where httpd "
+       "serves the file; and like httpd, a double extension (upload.php.jpg) runs as a script.",
+       "prefer <FilesMatch \\.ext$> with SetHandler on the Apache side.")
 _short("A2N320", "balancer-host-header", "warning", "Balancer members receive one Host header.",
        "without ProxyPreserveHost httpd sends each member its own host:port as Host; nginx sends one value for "
        "the whole upstream (the first member's).",

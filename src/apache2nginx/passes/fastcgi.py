@@ -98,8 +98,6 @@ def handles(section: Section) -> bool:
 
 def files_section(ctx: Context, section: Section) -> Disposition:
     handlers = _handlers(section)
-    handler = handlers[0].args[0]
-    target, server = _file_handler(handler)
     regexes = _url_regex(section.args[-1]) if section.args and section.key == "filesmatch" else None
     inside = ctx.scope
     if regexes is None or (inside is not None and inside.kind != "directory"):
@@ -109,45 +107,78 @@ def files_section(ctx: Context, section: Section) -> Disposition:
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
     location_regex, split = regexes
-    span = handlers[0].span
-    statements = [
-        Stmt("fastcgi_split_path_info", [split], span),
-        Stmt("try_files", ["$fastcgi_script_name", "=404"], span,
-             comment="httpd runs only files that exist"),
-        Stmt("include", ["fastcgi_params"], span),
-        Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$document_root$fastcgi_script_name"], span),
-        # try_files moves $uri onto the script it found, which empties $fastcgi_path_info: keep it first
-        Stmt("set", ["$a2n_path_info", "$fastcgi_path_info"], span),
-        Stmt("fastcgi_param", ["PATH_INFO", "$a2n_path_info"], span),
-        Stmt("fastcgi_pass", [target], span),
-    ]
     rest = [c for c in section.children if c is not handlers[0]]
-    disposition = Disposition.APPROXIMATE if server is not None else Disposition.EXACT
-    ctx.count(handlers[0], disposition)
-    if handler.lower() in _NEEDS_EXEC_CGI:
-        # settled once the server's Options are known (finish_server), which also says where scripts go
-        ctx.server.settings.setdefault("exec_cgi_gates", []).append(
-            (statements, inside.fs_path if inside is not None else None, handlers[0], (target, server)))
-    else:
-        _say_where_scripts_go(ctx, handlers[0], target, server)
-    if inside is not None:
-        # nested into every location serving the directory, with the access rules of the section
-        scope = Scope(section.args[-1], regex=True, span=section.span, kind="files",
-                      files_regex=location_regex, parent=inside, statements=statements,
-                      settings={"script_alias": location_regex.removesuffix("(/|$)") + "$"})
-        ctx.server.settings.setdefault("files", []).append(scope)
+    disposition, scope = _script_location(ctx, handlers[0], location_regex, split, section.args[-1], section.span)
+    if scope is not None:
         previous, ctx.scope = ctx.scope, scope
         try:
             ctx.walk(rest)
         finally:
             ctx.scope = previous
         return disposition
-    ctx.server.locations.append(Location("~", location_regex, statements, section.span, runs_scripts=True))
     ctx.walk(rest, untranslated=section)
     ctx.diags.add("A2N720", f"<FilesMatch {section.args[-1]}> + FastCGI becomes `location ~ {location_regex}`: "
                   "httpd matched the file's name, nginx matches the URL (it is repeated inside every prefix "
                   "location, where nginx would not look for it; under an Alias the script is the aliased file, "
                   "without path info)", section.span, directive="<FilesMatch")
+    return Disposition.APPROXIMATE
+
+
+def _script_location(ctx: Context, d: Directive, location_regex: str, split: str, name: str, span):
+    """The regex location handing the scripts `d` (SetHandler in a file section, AddHandler) names to their
+    server: at server level one of the server's, inside a <Directory> a file scope nested into every location
+    serving it (returned, with the disposition, for the section's other directives)."""
+    handler = d.args[0]
+    target, server = _file_handler(handler)
+    statements = [
+        Stmt("fastcgi_split_path_info", [split], d.span),
+        Stmt("try_files", ["$fastcgi_script_name", "=404"], d.span, comment="httpd runs only files that exist"),
+        Stmt("include", ["fastcgi_params"], d.span),
+        Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$document_root$fastcgi_script_name"], d.span),
+        # try_files moves $uri onto the script it found, which empties $fastcgi_path_info: keep it first
+        Stmt("set", ["$a2n_path_info", "$fastcgi_path_info"], d.span),
+        Stmt("fastcgi_param", ["PATH_INFO", "$a2n_path_info"], d.span),
+        Stmt("fastcgi_pass", [target], d.span),
+    ]
+    disposition = Disposition.APPROXIMATE if server is not None else Disposition.EXACT
+    ctx.count(d, disposition)
+    inside = ctx.scope
+    if handler.lower() in _NEEDS_EXEC_CGI:
+        # settled once the server's Options are known (finish_server), which also says where scripts go
+        ctx.server.settings.setdefault("exec_cgi_gates", []).append(
+            (statements, inside.fs_path if inside is not None else None, d, (target, server)))
+    else:
+        _say_where_scripts_go(ctx, d, target, server)
+    if inside is None:
+        ctx.server.locations.append(Location("~", location_regex, statements, span, runs_scripts=True))
+        return disposition, None
+    # nested into every location serving the directory, with the access rules of the section
+    scope = Scope(name, regex=True, span=span, kind="files", files_regex=location_regex, parent=inside,
+                  statements=statements, settings={"script_alias": location_regex.removesuffix("(/|$)") + "$"})
+    ctx.server.settings.setdefault("files", []).append(scope)
+    return disposition, scope
+
+
+def add_handler(ctx: Context, d: Directive) -> Disposition:
+    """AddHandler HANDLER ext...: mod_mime gives the handler to every file with one of these extensions anywhere
+    after the first dot of its name (a.cgi and a.cgi.txt, not cgi.txt; case-insensitive). Script handlers become
+    a regex location as a <FilesMatch> does; handlers nginx has no counterpart for are reported."""
+    if len(d.args) < 2:
+        ctx.diags.add("A2N001", "AddHandler needs a handler and at least one extension", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if _file_handler(d.args[0]) is None or (ctx.scope is not None and ctx.scope.kind != "directory"):
+        ctx.diags.add("A2N101", f"AddHandler {d.args[0]}: only script handlers (CGI, FastCGI, PHP) at server level "
+                      "or in a <Directory> are translated; nothing was emitted", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    exts = "|".join(re.escape(e.lstrip(".")) for e in d.args[1:] if e.lstrip("."))
+    location_regex = f"(?i)\\.(?:{exts})(?:\\.[^/]*)?(/|$)"
+    split = f"(?i)^(.+?\\.(?:{exts})(?:\\.[^/]*)?)(/.*)$"
+    disposition, _ = _script_location(ctx, d, location_regex, split, f"*.{exts}", d.span)
+    ctx.diags.add("A2N726", f"AddHandler {' '.join(d.args)}: httpd hands every file with one of these extensions "
+                  "anywhere in its name to the handler (a.php.jpg too), and so does `location ~ "
+                  f"{location_regex}`; nginx matches the URL where httpd matched the file's name", d.span,
+                  directive=d.name, hint="prefer <FilesMatch \\.ext$> with SetHandler on the Apache side, so a "
+                  "double extension does not run")
     return Disposition.APPROXIMATE
 
 
@@ -167,13 +198,14 @@ def set_handler_fcgi(ctx: Context, d: Directive) -> Disposition:
 def _say_where_scripts_go(ctx: Context, d: Directive, target: str, server: str | None) -> None:
     handler = d.args[0]
     if handler.lower() == "cgi-script":
-        ctx.diags.add("A2N722", f"SetHandler cgi-script: nginx runs no CGI programs; the scripts go to fcgiwrap at "
+        ctx.diags.add("A2N722", f"{d.name} cgi-script: nginx runs no CGI programs; the scripts go to fcgiwrap at "
                       f"{target.removeprefix('unix:')}, which must be running", d.span, directive=d.name,
                       hint="apt-get install fcgiwrap (it listens on /run/fcgiwrap.socket)")
     elif server is not None:
-        ctx.diags.add("A2N721", f"SetHandler {handler}: httpd runs these scripts itself; nginx sends "
+        ctx.diags.add("A2N721", f"{d.name} {handler}: httpd runs these scripts itself; nginx sends "
                       f"them to a FastCGI server at {target}, where {server} must be listening", d.span,
-                      directive=d.name, hint=f"start {server} on {target.removeprefix('unix:')}, or change fastcgi_pass")
+                      directive=d.name,
+                      hint=f"start {server} on {target.removeprefix('unix:')}, or change fastcgi_pass")
 
 
 def exec_cgi_option(ctx: Context, d: Directive) -> Disposition:
@@ -276,12 +308,12 @@ def _gate_exec_cgi(ctx: Context, server) -> None:
         statements[:] = [Stmt("return", ["403"], span, comment=f"{handler}: Options ExecCGI is off here")]
         if verdicts == {False}:
             ctx.redispose(directive, Disposition.EXACT)
-            ctx.diags.add("A2N723", f"SetHandler {handler}: Options ExecCGI is off where these files are, so httpd "
-                          "refuses to run them (403, even for a missing file) and so does the translation", span,
+            ctx.diags.add("A2N723", f"{directive.name} {handler}: Options ExecCGI is off where these files are, so "
+                          "httpd refuses to run them (403, even for a missing file) and so does the translation", span,
                           directive=directive.name)
             continue
         ctx.redispose(directive, Disposition.UNSUPPORTED)
-        ctx.diags.add("A2N724", f"SetHandler {handler}: Options ExecCGI differs between the directories these "
+        ctx.diags.add("A2N724", f"{directive.name} {handler}: Options ExecCGI differs between the directories these "
                       f"files may be in ({', '.join(trees)} and the sections below them), so the translation "
                       "answers 403 for all of them where httpd runs some", span, directive=directive.name,
                       hint="give the directories that run scripts their own <Directory> section with the "
@@ -362,6 +394,7 @@ def finish_server(ctx: Context, server) -> None:
 
 
 RULES = table(
+    Rule("AddHandler", Disposition.APPROXIMATE, add_handler),
     Rule("ProxyFCGISetEnvIf", Disposition.EXACT, proxy_fcgi_set_env_if),
     Rule("FcgidWrapper", Disposition.APPROXIMATE, fcgid_wrapper),
     Rule("FCGIWrapper", Disposition.APPROXIMATE, fcgid_wrapper),
