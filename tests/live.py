@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -82,12 +83,13 @@ APACHE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "dir", "alias
 
 
 @contextmanager
-def apache(config: str, apache_bin: str, port: int):
-    """Run httpd with `config` (which must Listen on 127.0.0.1:port)."""
+def apache(config: str, apache_bin: str, port: int, modules: tuple[str, ...] = ()):
+    """Run httpd with `config` (which must Listen on 127.0.0.1:port), loading `modules` besides the usual set."""
     prefix = Path(tempfile.mkdtemp(prefix="a2n-httpd-"))
     os.chmod(prefix, 0o755)
     (prefix / "logs").mkdir()
-    modules = "\n".join(f"LoadModule {m}_module /usr/lib/apache2/modules/mod_{m}.so" for m in APACHE_MODULES)
+    modules = "\n".join(f"LoadModule {m}_module /usr/lib/apache2/modules/mod_{m}.so"
+                        for m in APACHE_MODULES + [m for m in modules if m not in APACHE_MODULES])
     user = "User www-data\nGroup www-data\n" if os.geteuid() == 0 else ""
     conf = prefix / "httpd.conf"
     conf.write_text(f"ServerRoot {prefix}\nPidFile {prefix}/httpd.pid\nMutex file:{prefix} default\n"
@@ -106,6 +108,21 @@ def apache(config: str, apache_bin: str, port: int):
     finally:
         stop(proc)
         shutil.rmtree(prefix, ignore_errors=True)
+
+
+@contextmanager
+def fcgiwrap(binary: str, socket_path: str):
+    """Run fcgiwrap (a FastCGI server that runs CGI programs) on a Unix socket both servers' workers can use."""
+    proc = subprocess.Popen([binary, "-s", f"unix:{socket_path}"], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):                    # bounded: fcgiwrap creates its socket at once
+            if os.path.exists(socket_path):
+                break
+            time.sleep(0.05)
+        os.chmod(socket_path, 0o777)
+        yield
+    finally:
+        stop(proc)
 
 
 @contextmanager

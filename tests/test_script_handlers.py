@@ -14,8 +14,8 @@ def _convert(tmp_path, text: str) -> tuple[str, list[str]]:
     return "".join(doc["output"].values()), [d["code"] for d in doc["diagnostics"]]
 
 
-def test_fcgid_wrapper_in_a_directory_goes_to_a_fastcgi_server(tmp_path, nginx_bin):
-    out, codes = _convert(tmp_path, """Listen 80
+# mod_fcgid in a <Directory>, with the Options line a test puts in (FCGIWrapper and ExecCGI, or nothing)
+FCGID_DIRECTORY = """Listen 80
 <VirtualHost *:80>
     ServerName w.example.com
     DocumentRoot /srv/w
@@ -23,12 +23,16 @@ def test_fcgid_wrapper_in_a_directory_goes_to_a_fastcgi_server(tmp_path, nginx_b
         <FilesMatch "\\.php$">
             SetHandler fcgid-script
         </FilesMatch>
-        FcgidWrapper /usr/local/bin/php-wrapper .php
-        Options +ExecCGI
+        {extra}
         Require all granted
     </Directory>
 </VirtualHost>
-""")
+"""
+
+
+def test_fcgid_wrapper_in_a_directory_goes_to_a_fastcgi_server(tmp_path, nginx_bin):
+    out, codes = _convert(tmp_path, FCGID_DIRECTORY.format(
+        extra="FcgidWrapper /usr/local/bin/php-wrapper .php\n        Options +ExecCGI"))
     assert codes.count("A2N721") == 2 and "A2N101" not in codes
     assert "fastcgi_pass unix:/run/php/php-fpm.sock;  #" in out
     assert "try_files $fastcgi_script_name =404;  #" in out
@@ -39,20 +43,24 @@ def test_fcgid_wrapper_in_a_directory_goes_to_a_fastcgi_server(tmp_path, nginx_b
 def test_fcgid_scripts_where_exec_cgi_is_off_are_refused_as_httpd_refuses_them(tmp_path):
     """mod_fcgid answers 403 where the directory's Options lack ExecCGI (httpd 2.4's default is
     FollowSymLinks only): the translation must not run them."""
-    out, codes = _convert(tmp_path, """Listen 80
-<VirtualHost *:80>
-    ServerName w.example.com
-    DocumentRoot /srv/w
-    <Directory /srv/w>
-        <FilesMatch "\\.php$">
-            SetHandler fcgid-script
-        </FilesMatch>
-        Require all granted
-    </Directory>
-</VirtualHost>
-""")
+    out, codes = _convert(tmp_path, FCGID_DIRECTORY.format(extra=""))
     assert "A2N723" in codes and "A2N721" not in codes
     assert "fastcgi_pass" not in out and "return 403;  # fcgid-script: Options ExecCGI is off here" in out
+
+
+def test_add_handler_is_counted_once_and_gated_by_exec_cgi(tmp_path):
+    """AddHandler is a directive of its own (not a section's member): one disposition each."""
+    (tmp_path / "apache.conf").write_text("""DocumentRoot /srv/a
+<Directory /srv/a>
+    Options +ExecCGI
+    AddHandler cgi-script .cgi .pl
+</Directory>
+AddHandler application/x-httpd-php .php
+""")
+    doc = json.loads(run_cli("convert", "apache.conf", "--format", "json", cwd=tmp_path).stdout)
+    assert doc["summary"]["directives"] == 5
+    out = "".join(doc["output"].values())
+    assert "fastcgi_pass unix:/run/fcgiwrap.socket;" in out and "(?i)\\.(?:cgi|pl)(?:\\.[^/]*)?(/|$)" in out
 
 
 def test_script_alias_runs_programs_through_fcgiwrap_with_path_info(tmp_path, nginx_bin):
@@ -121,10 +129,8 @@ def test_cgi_files_run_through_fcgiwrap_where_httpd_runs_them_and_are_refused_wh
     never sent."""
     import os
     import shutil
-    import subprocess
     import tempfile
-    import time
-    from live import APACHE_MODULES, apache, free_port, nginx, request, stop
+    from live import apache, fcgiwrap, free_port, nginx, request
     base = tempfile.mkdtemp(prefix="a2n-cgi-")
     os.chmod(base, 0o755)                      # nginx's workers and httpd's children may run as nobody/www-data
     script = '#!/bin/sh\nprintf "Content-Type: text/plain\\n\\nran %s\\n" "$PATH_INFO"\n'
@@ -171,27 +177,17 @@ def test_cgi_files_run_through_fcgiwrap_where_httpd_runs_them_and_are_refused_wh
     assert "A2N722" in codes and "A2N723" in codes and "A2N724" not in codes
     socket_path = os.path.join(base, "fcgiwrap.sock")
     out = out.replace("unix:/run/fcgiwrap.socket", f"unix:{socket_path}")
-    wrapper = subprocess.Popen([fcgiwrap_bin, "-s", f"unix:{socket_path}"], stderr=subprocess.DEVNULL)
     probes = [("on.example.com", "/hello.cgi/extra"), ("on.example.com", "/missing.cgi"),
               ("off.example.com", "/hello.cgi"), ("off.example.com", "/missing.cgi"),
               # AddHandler: an extension anywhere after the first dot runs; the first part is no extension
               ("add.example.com", "/hello.cgi.txt"), ("add.example.com", "/cgi.txt")]
     try:
-        for _ in range(100):                    # bounded: fcgiwrap creates its socket at once
-            if os.path.exists(socket_path):
-                break
-            time.sleep(0.05)
-        os.chmod(socket_path, 0o777)
-        APACHE_MODULES.append("cgi")
-        try:
-            with apache(config, apache_bin, port):
+        with fcgiwrap(fcgiwrap_bin, socket_path):
+            with apache(config, apache_bin, port, modules=("cgi",)):
                 httpd = {probe: request(port, probe[1], probe[0]) for probe in probes}
-        finally:
-            APACHE_MODULES.remove("cgi")
-        with nginx(out, nginx_bin, f"127.0.0.1:{port}") as nport:
-            ours = {probe: request(nport, probe[1], probe[0]) for probe in probes}
+            with nginx(out, nginx_bin, f"127.0.0.1:{port}") as nport:
+                ours = {probe: request(nport, probe[1], probe[0]) for probe in probes}
     finally:
-        stop(wrapper)
         shutil.rmtree(base, ignore_errors=True)
     assert httpd[probes[0]][0] == 200 and httpd[probes[0]][2] == "ran /extra\n"
     assert [httpd[p][0] for p in probes[1:]] == [404, 403, 403, 200, 200]
@@ -209,10 +205,8 @@ def test_proxypassmatch_to_a_unix_socket_fastcgi_server_appends_the_path_as_http
     script over the same Unix socket."""
     import os
     import shutil
-    import subprocess
     import tempfile
-    import time
-    from live import APACHE_MODULES, apache, free_port, nginx, request, stop
+    from live import apache, fcgiwrap, free_port, nginx, request
     base = tempfile.mkdtemp(prefix="a2n-fcgi-")
     os.chmod(base, 0o755)
     with open(os.path.join(base, "hello.cgi"), "w") as fh:
@@ -230,25 +224,15 @@ def test_proxypassmatch_to_a_unix_socket_fastcgi_server_appends_the_path_as_http
     out, codes = _convert(tmp_path, config)
     assert "A2N302" not in codes
     assert f"server unix:{socket_path};" in out and f"SCRIPT_FILENAME {base}$uri;" in out
-    wrapper = subprocess.Popen([fcgiwrap_bin, "-s", f"unix:{socket_path}"], stderr=subprocess.DEVNULL)
     try:
-        for _ in range(100):                    # bounded: fcgiwrap creates its socket at once
-            if os.path.exists(socket_path):
-                break
-            time.sleep(0.05)
-        os.chmod(socket_path, 0o777)
-        APACHE_MODULES.append("proxy_fcgi")
-        try:
+        with fcgiwrap(fcgiwrap_bin, socket_path):
             # fcgiwrap is a generic FastCGI server: httpd must not send PHP-FPM's proxy:fcgi:// file names
             with apache(config.replace("ProxyPassMatch", "ProxyFCGIBackendType GENERIC\n    ProxyPassMatch"),
-                        apache_bin, port):
+                        apache_bin, port, modules=("proxy_fcgi",)):
                 httpd = request(port, "/hello.cgi", "fcgi.example.com")
-        finally:
-            APACHE_MODULES.remove("proxy_fcgi")
-        with nginx(out, nginx_bin, f"127.0.0.1:{port}") as nport:
-            ours = request(nport, "/hello.cgi", "fcgi.example.com")
+            with nginx(out, nginx_bin, f"127.0.0.1:{port}") as nport:
+                ours = request(nport, "/hello.cgi", "fcgi.example.com")
     finally:
-        stop(wrapper)
         shutil.rmtree(base, ignore_errors=True)
     assert httpd[0] == 200 and httpd[2].startswith("ran"), httpd
     assert ours[0] == 200 and ours[2].startswith("ran"), ours

@@ -109,6 +109,7 @@ def files_section(ctx: Context, section: Section) -> Disposition:
     location_regex, split = regexes
     rest = [c for c in section.children if c is not handlers[0]]
     disposition, scope = _script_location(ctx, handlers[0], location_regex, split, section.args[-1], section.span)
+    ctx.count(handlers[0], disposition)     # the section's handler counts it (a directive's own rule would)
     if scope is not None:
         previous, ctx.scope = ctx.scope, scope
         try:
@@ -141,7 +142,6 @@ def _script_location(ctx: Context, d: Directive, location_regex: str, split: str
         Stmt("fastcgi_pass", [target], d.span),
     ]
     disposition = Disposition.APPROXIMATE if server is not None else Disposition.EXACT
-    ctx.count(d, disposition)
     inside = ctx.scope
     if handler.lower() in _NEEDS_EXEC_CGI:
         # settled once the server's Options are known (finish_server), which also says where scripts go
