@@ -336,8 +336,17 @@ def _ssl_std_env(ctx: Context, server) -> None:
     translation gives them to all of the server's (more scripts see them, none sees fewer)."""
     options = (server.settings.get("ssl_std_env") or []) + \
         ((ctx.main.settings.get("ssl_std_env") or []) if server is not ctx.main else [])
-    blocks = _fcgi_blocks(ctx, server)
-    if not options or not server.ssl or not blocks:
+    if not options or not server.ssl:
+        return
+    blocks, routes = _fcgi_blocks(ctx, server), _fcgi_routes(ctx, server)
+    for d in options if routes else []:
+        ctx.model.ssl_env_applied.add(id(d))
+        ctx.redispose(d, Disposition.UNSUPPORTED if not blocks else Disposition.APPROXIMATE)
+        ctx.diags.add("A2N101", f"SSLOptions {' '.join(d.args)}: the FastCGI routes of ProxyPass/ProxyPassMatch do "
+                      "not get the SSL_* variables; nothing was emitted for them", d.span, directive=d.name,
+                      hint="add fastcgi_param SSL_PROTOCOL $ssl_protocol (and the others the application reads) "
+                           "to those locations")
+    if not blocks:
         return
     for block in blocks:
         have = {st.args[0] for st in block if st.name == "fastcgi_param" and st.args}
@@ -368,6 +377,13 @@ def finish_model(ctx: Context) -> None:
                               "one does, it gets fastcgi_param SSL_* $ssl_*)", d.span, directive=d.name)
 
 
+def _fcgi_routes(ctx: Context, server) -> list:
+    """The server's ProxyPass/ProxyPassMatch routes to FastCGI (TCP or Unix socket): the layout builds their
+    locations, so the settings this pass puts into its own FastCGI blocks do not reach them."""
+    return [r for r in server.routes + ctx.main.routes + [sc.proxy for sc in server.scopes if sc.proxy]
+            if r.kind == "proxy" and r.proxy and ctx.model.upstreams[r.proxy.upstream].protocol == "fastcgi"]
+
+
 def finish_server(ctx: Context, server) -> None:
     _gate_exec_cgi(ctx, server)
     _ssl_std_env(ctx, server)
@@ -375,8 +391,7 @@ def finish_server(ctx: Context, server) -> None:
         ((server.settings.get("fcgi_env") or []) if server is not ctx.main else [])
     if not overrides:
         return
-    fcgi_routes = [r for r in server.routes + ctx.main.routes if r.kind == "proxy"
-                   and str(r.target).lower().startswith("fcgi://")]
+    fcgi_routes = _fcgi_routes(ctx, server)
     inherited = {st.args[0] for holder in (server, ctx.main) for st in holder.statements
                  if st.name == "fastcgi_param" and st.args}
     for block in _fcgi_blocks(ctx, server):
