@@ -364,16 +364,16 @@ def finish_model(ctx: Context) -> None:
             continue
         directory = (state.directory or "").rstrip("/")
         inert = trees is not None and not any(_related(directory, tree) for tree in trees)
-        for rule in state.rules[:1] if inert else state.rules:
-            if inert:
-                ctx.diags.add("A2N835", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot or Alias of "
-                              f"this configuration maps URLs into the directory, so httpd never applies its "
-                              f"{len(state.rules)} rule(s); nothing was emitted", rule.span, directive="RewriteRule",
-                              hint="translate it together with the file that maps URLs there, if one does")
-            else:
-                ctx.diags.add("A2N826", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot of this "
-                              "configuration serves the directory, so the URL it governs is unknown; nothing was "
-                              "emitted", rule.span, directive="RewriteRule")
+        if inert and state.rules:
+            ctx.diags.add("A2N835", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot or Alias of "
+                          f"this configuration maps URLs into the directory, so httpd never applies its "
+                          f"{len(state.rules)} rule(s); nothing was emitted", state.rules[0].span,
+                          directive="RewriteRule", hint="translate it together with the file that maps URLs there, "
+                          "if one does")
+        for rule in [] if inert else state.rules:
+            ctx.diags.add("A2N826", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot of this "
+                          "configuration serves the directory, so the URL it governs is unknown; nothing was "
+                          "emitted", rule.span, directive="RewriteRule")
         for directive in state.directives:
             ctx.redispose(directive, Disposition.APPROXIMATE if inert else Disposition.UNSUPPORTED)
 
