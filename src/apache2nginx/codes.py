@@ -636,8 +636,10 @@ _short("A2N305", "proxypassmatch-exclusion", "error", "A ProxyPassMatch exclusio
        "ProxyPassMatch RE ! keeps matching requests away from later proxy rules.",
        "without it those requests may be proxied by the translation.",
        "add a regex location for RE that serves the requests locally.")
-_short("A2N306", "proxy-capture-decoded", "warning", "A ProxyPassMatch capture reaches the backend decoded.",
-       "nginx substitutes $1..$9 from the decoded, normalised URI into proxy_pass without re-escaping.",
+_short("A2N306", "proxy-capture-decoded", "warning", "A ProxyPassMatch path reaches the backend in another form.",
+       "nginx substitutes $1..$9 (or, for a URL without them, $uri) from the decoded, normalised URI into "
+       "proxy_pass without re-escaping; a regex location without a path passes the URI as the client sent it. "
+       "httpd sends its canonical form: decoded, then re-escaped.",
        "an encoded CR/LF, ? or # in the request can change the backend request (request splitting).",
        "restrict captures, e.g. ([^\\r\\n?#]*), or match against $request_uri.")
 _short("A2N307", "max-connections-differ", "warning", "max= becomes max_conns, which rejects instead of queueing.",
@@ -1206,6 +1208,12 @@ _short("A2N337", "proxy-worker-shared", "warning", "ProxySet and a ProxyPass set
        "translation gives each nginx location its ProxyPass's own value and the others the ProxySet one.",
        "routes without their own value may time out (or keep connections) differently from httpd.",
        "set the parameter in one place: on the ProxySet, or on every ProxyPass.")
+_short("A2N338", "proxy-redirect-headers", "info", "ProxyPassReverse becomes proxy_redirect.",
+       "httpd's ProxyPassReverse rewrites the backend URL in the Location, Content-Location and URI response "
+       "headers; nginx's proxy_redirect rewrites Location and Refresh.",
+       "a Content-Location (or URI) header naming the backend reaches the client unchanged; a Refresh header is "
+       "rewritten where httpd leaves it.",
+       "nothing, usually; rewrite Content-Location with proxy_hide_header and add_header if clients use it.")
 _short("A2N333", "proxy-html-filter", "error", "mod_proxy_html's link rewriting has no nginx equivalent.",
        "with ProxyHTMLEnable On httpd parses proxied HTML and rewrites the URLs in the elements and attributes "
        "ProxyHTMLLinks and ProxyHTMLEvents name, through ProxyHTMLURLMap. nginx has no HTML parser; sub_filter "

@@ -61,7 +61,8 @@ def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str
 
 def _upstream_name(scheme: str, host: str, port: str | None) -> str:
     """The nginx upstream standing for httpd's worker at scheme://host:port."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", host.strip("[]")) + f"_{int(port) if port else DEFAULT_PORTS.get(scheme, 80)}"
+    port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", host.strip("[]")) + f"_{port_num}"
 
 
 # httpd 2.4.7+: `unix:/path/to.sock|http://host/path` reaches the backend over a Unix domain socket
@@ -180,6 +181,14 @@ def proxy_pass_match(ctx: Context, d: Directive) -> Disposition:
     if "$" in target.path:
         ctx.diags.add("A2N306", "ProxyPassMatch with $N: nginx substitutes decoded captures; an encoded CR/LF, "
                       "? or # in the request reaches the backend decoded", d.span, directive=d.name)
+    elif target.path:
+        ctx.diags.add("A2N306", "ProxyPassMatch without $N: httpd appends the request path re-escaped, nginx "
+                      "appends $uri, the decoded path; an encoded space, CR/LF, ? or # reaches the backend decoded",
+                      d.span, directive=d.name)
+    else:
+        ctx.diags.add("A2N306", "ProxyPassMatch: nginx passes the request URI of a regex location as the client "
+                      "sent it, where httpd sends its canonical (decoded and re-escaped) form", d.span,
+                      directive=d.name)
     if ctx.scope is not None:
         ctx.scope.proxy = route
     else:
@@ -541,6 +550,8 @@ def proxy_pass_reverse(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     # A balancer's members may be defined later in the file: they are expanded when laid out.
     ctx.settings.setdefault("reverse", []).append((url, path, d.span))
+    ctx.diags.add("A2N338", f"ProxyPassReverse {path} {url} becomes proxy_redirect: nginx rewrites the Location and "
+                  "Refresh headers, httpd Location, Content-Location and URI", d.span, directive=d.name)
     return Disposition.APPROXIMATE
 
 

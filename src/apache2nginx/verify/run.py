@@ -270,6 +270,7 @@ _FIELDS_BY_CODE = {
     # a script server nginx needs running (php-fpm, fcgiwrap): under verify none is
     "A2N721": {"status", "body", "backend"}, "A2N722": {"status", "body", "backend"},
     "A2N724": {"status", "body"}, "A2N725": set(), "A2N726": {"status", "body", "backend"},
+    "A2N338": {"header content-location", "header uri", "header refresh"},
     "A2N226": {"status", "body", "header"}, "A2N747": {"status"},
     "A2N220": set(), "A2N290": set(), "A2N234": set(), "A2N235": {"body"}, "A2N236": {"body"}, "A2N222": {"connection", "status"}, "A2N221": {"connection", "status"},
     "A2N9": set(),
