@@ -41,10 +41,10 @@ def set_output_filter(ctx: Context, d: Directive) -> Disposition:
             ctx.emit("gzip_proxied", ["any"], d.span)
             ctx.emit("gzip_vary", ["on"], d.span)
             ctx.emit("gzip_types", ["*"], d.span)
+            ctx.emit("gzip_http_version", ["1.0"], d.span)     # httpd compresses for HTTP/1.0 clients too
             ctx.diags.add("A2N704", f"{d.name} DEFLATE becomes gzip for every type: nginx skips responses shorter "
-                          "than gzip_min_length (20 bytes) and HTTP/1.0 requests (gzip_http_version 1.1), which "
-                          "httpd compresses, and decides on proxied responses from the request's Via header",
-                          d.span, directive=d.name)
+                          "than gzip_min_length (20 bytes), which httpd compresses, and decides on proxied "
+                          "responses from the request's Via header", d.span, directive=d.name)
             disposition = Disposition.APPROXIMATE
         else:
             ctx.diags.add("A2N101", f"{d.name} {f}: this output filter has no nginx translation; nothing was emitted",
