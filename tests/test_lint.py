@@ -119,7 +119,10 @@ def test_boundary_needs_the_apache_section(tmp_path):
     # add_header: a level that has none inherits; an if in a location is a level too
     ("server { add_header A 1; location / { root /x; } }", []),
     ("server { add_header A 1; location / { add_header a 2; } }", []),
-    ("add_header A 1;\nserver { location / { if ($x) { add_header B 2; return 403; } } }", ["A2N960"]),
+    ("add_header A 1 always;\nserver { location / { if ($x) { add_header B 2; return 403; } } }", ["A2N960"]),
+    # without `always` the inherited header is not sent on the 403 either: nothing is lost
+    ("add_header A 1;\nserver { location / { if ($x) { add_header B 2; return 403; } } }", []),
+    ("add_header A 1;\nserver { location / { if ($x) { add_header B 2; return 302 /y; } } }", ["A2N960"]),
     ("server { add_header A 1; location / { location /in { add_header B 2; } } }", ["A2N960"]),
     # a header the block also hides from the backend is meant to be gone there (Header unset)
     ("server { add_header A 1; location / { proxy_hide_header A; add_header B 2; } }", []),

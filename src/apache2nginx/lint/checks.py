@@ -239,6 +239,9 @@ def check_add_header_dropped(cfg: Config) -> Iterator[Finding]:
         # a header this block names itself, or hides from the backend too, is meant to differ here
         names = {_header_name(h) for h in own} | {_header_name(h) for h in node.children("proxy_hide_header")}
         lost = [h for h in above if _header_name(h) not in names]
+        if _answers_with_error(node):
+            # add_header without `always` is never sent on the error this block returns
+            lost = [h for h in lost if "always" in h.args[2:]]
         if not lost:
             continue
         listed = ", ".join(f"{h.args[0] if h.args else '?'} (line {h.line})" for h in lost)
@@ -246,6 +249,17 @@ def check_add_header_dropped(cfg: Config) -> Iterator[Finding]:
                       f"this {node.name}'s add_header replaces the inherited ones: {listed} "
                       f"{'is' if len(lost) == 1 else 'are'} not sent here", cfg.related(own[0]),
                       tuple(h.line for h in lost if h.file == own[0].file))
+
+
+# The statuses nginx's add_header (without `always`) adds headers to.
+_ADD_HEADER_STATUSES = {"200", "201", "204", "206", "301", "302", "303", "304", "307", "308"}
+
+
+def _answers_with_error(node: Node) -> bool:
+    """True for a block that ends by returning a status add_header without `always` skips."""
+    returns = node.children("return")
+    return bool(returns) and bool(returns[-1].args) and returns[-1].args[0].isdigit() \
+        and returns[-1].args[0] not in _ADD_HEADER_STATUSES
 
 
 def check_alias_traversal(cfg: Config) -> Iterator[Finding]:

@@ -598,9 +598,12 @@ def if_redirect(ctx: Context, section: Section) -> bool:
     if len(redirects) != 1:
         return False
     try:
-        condition = HeaderCondition(ctx.model, request_only=True).compile(section.args[0])
+        compiler = HeaderCondition(ctx.model, request_only=True)
+        condition = compiler.compile(section.args[0])
     except Untranslatable:
         return False
+    from .headers import emit_vary
+    emit_vary(ctx, compiler, section.span, False)    # httpd drops it on the redirect itself, nginx sends it
     child, status, target = redirects[0]
     # after access in httpd (a fixup), before it in nginx: reported where the server has access rules
     ctx.server.settings.setdefault("if_redirects", []).append(
@@ -841,6 +844,7 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
     variables and expressions for this server (without it they are refused)."""
     if conditions is not None:
         configs = server_conditionals(conditions.model, conditions.server) + list(configs)
+    varied = len(conditions.vary) if conditions is not None else 0
     try:
         eff = merge(configs)
         if eff.refuse is not None and eff.refuse[0] is not None:
@@ -877,7 +881,11 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
                 ctx_diags.add("A2N756", f"the access decision of {region} reads the request header(s) {names}: "
                               "httpd joins repeated lines of a header, nginx before 1.23 reads the first one",
                               where)
-        return ssl_checks + stmts
+        # httpd adds the request headers its expressions read to Vary on the responses it admits (observed);
+        # across Require lines it may stop before reading them all, where nginx names every one
+        vary = [Stmt("add_header", ["Vary", v], span) for v in dict.fromkeys(conditions.vary[varied:])] \
+            if conditions is not None else []
+        return ssl_checks + stmts + vary
     except Refused as exc:
         if exc.span not in reported:
             reported.add(exc.span)

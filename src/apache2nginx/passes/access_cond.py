@@ -54,6 +54,7 @@ class Conditions:
         self.boolean: set[str] = set()      # expression variables: "1" or empty
         self.headers: set[str] = set()      # request headers a decision reads (nginx < 1.23: the first copy)
         self.read: set[str] = set()         # every nginx variable the decision's maps read
+        self.vary: list[str] = []           # add_header Vary values for the request headers expressions read
 
     # -- the pieces -------------------------------------------------------------------------
     def _map(self, source: str, entries: list[tuple[str, str]], default: str) -> str:
@@ -157,8 +158,10 @@ class Conditions:
     def expression(self, text: str, ssl_compat: bool, span: Span | None) -> str:
         """A variable that is 1 when the ap_expr holds, empty otherwise."""
         try:
-            variable = HeaderCondition(self.model, request_only=True, prefix=PREFIX, ssl_compat=ssl_compat,
-                                       exact_case=True).compile(text)
+            compiler = HeaderCondition(self.model, request_only=True, prefix=PREFIX, ssl_compat=ssl_compat,
+                                       exact_case=True)
+            variable = compiler.compile(text)
+            self.vary.extend(compiler.vary_values())
             self.boolean.add(variable)
             self._note_headers(variable)
             return variable

@@ -15,6 +15,13 @@ HTTP_HOST, SERVER_PROTOCOL, `req:`/`http:` request headers (also as
 `req('Name')`) and `resp:` response headers. `<If>` sections use the same
 compiler, limited to what is known before the response.
 Anything else raises `Untranslatable`, and the header is reported.
+
+Reading a request header through `req:`/`http:` makes httpd add its name to
+the response's Vary (ap_expr's add_vary), whether the condition holds or not,
+but only when evaluation reaches it: `&&` and `||` stop early (observed with
+httpd 2.4: `%{HTTP:X-D} == 'b' && %{HTTP:X-E} == 'c'` varies on X-E only when
+X-D is b). `vary_values()` gives those names, each guarded by a map that is
+the name when evaluation reaches the read, for `add_header Vary`.
 """
 from __future__ import annotations
 
@@ -38,7 +45,7 @@ _TOKEN = re.compile(r"""\s*(?:
     (?P<regex>m(?P<d>[^\w\s])(?P<body>(?:\\.|(?!(?P=d)).)*)(?P=d)(?P<flags>[a-z]*)
         | /(?P<sbody>(?:\\.|[^/])*)/(?P<sflags>[a-z]*)) |
     (?P<str>'[^']*'|"[^"]*") |
-    (?P<op>=~|!~|==|!=|&&|\|\||-z\b|-n\b|-ipmatch\b|-R\b|!|\(|\)|\{|\}|,) |
+    (?P<op>=~|!~|==|!=|=|&&|\|\||-z\b|-n\b|-ipmatch\b|-R\b|!|\(|\)|\{|\}|,) |
     (?P<word>(?:true|false|and|or|not|in|eq|ne)\b)
     )""", re.X)
 
@@ -73,6 +80,13 @@ def _tokens(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def _vary_name(name: str) -> str | None:
+    """The request header whose read httpd adds to Vary: `req:`/`http:`, but never Host (observed with httpd
+    2.4: neither %{HTTP_HOST} nor %{HTTP:Host} adds it)."""
+    prefix, _, header = name.partition(":")
+    return header if header and prefix.lower() in ("req", "http") and header.lower() != "host" else None
+
+
 def _variable(name: str) -> str:
     lower = name.lower()
     if lower in _VARIABLES:
@@ -99,12 +113,15 @@ class HeaderCondition:
         self.prefix = prefix
         # SSLRequire's dialect: `eq`/`ne` compare strings (in `Require expr` they compare integers)
         self.ssl_compat = ssl_compat
+        # request headers read, each with the conditions (variable, must hold) under which evaluation reaches it
+        self.vary: list[tuple[str, tuple[tuple[str, bool], ...]]] = []
+        self._guard: tuple[tuple[str, bool], ...] = ()
 
     def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
         return self.model.shared_map(self.prefix, source, entries, default)
 
     def compile(self, text: str) -> str:
-        self.tokens, self.pos = _tokens(text), 0
+        self.tokens, self.pos, self._guard = _tokens(text), 0, ()
         if not self.tokens:
             raise Untranslatable("empty expression")
         result = self._or()
@@ -135,22 +152,49 @@ class HeaderCondition:
         return self.tokens[self.pos - 1]
 
     def _or(self) -> str:
-        parts = [self._and()]
-        while self._peek("op", "||") or self._peek("word", "or"):
-            self._take()
-            parts.append(self._and())
-        if len(parts) == 1:
-            return parts[0]
-        return self._map("".join(parts), [("~1", "1")])
+        return self._chain(self._and, ("||", "or"), False, lambda parts: self._map("".join(parts), [("~1", "1")]))
 
     def _and(self) -> str:
-        parts = [self._unary()]
-        while self._peek("op", "&&") or self._peek("word", "and"):
+        return self._chain(self._unary, ("&&", "and"), True,
+                           lambda parts: self._map("".join(parts), [("1" * len(parts), "1")]))
+
+    def _chain(self, operand, words: tuple[str, str], go_on: bool, combine) -> str:
+        """Operands joined by `&&` (GO_ON True: the next is evaluated while they hold) or `||`."""
+        outer = self._guard
+        parts = [operand()]
+        while self._peek("op", words[0]) or self._peek("word", words[1]):
             self._take()
-            parts.append(self._unary())
-        if len(parts) == 1:
-            return parts[0]
-        return self._map("".join(parts), [("1" * len(parts), "1")])
+            self._guard = self._guard + ((parts[-1], go_on),)
+            parts.append(operand())
+        self._guard = outer
+        return parts[0] if len(parts) == 1 else combine(parts)
+
+    def _read(self, name: str) -> str:
+        """The nginx variable of %{NAME}, noting a request header httpd adds to Vary."""
+        header = _vary_name(name)
+        if header is not None:
+            self.vary.append((header, self._guard))
+        return _variable(name)
+
+    def vary_values(self) -> list[str]:
+        """The values of `add_header Vary` that name what httpd varies on: a header's name, or a map that is
+        the name when evaluation reached its read."""
+        guards: dict[str, list] = {}
+        for header, guard in self.vary:
+            guards.setdefault(header.lower(), [header]).append(guard)
+        values = []
+        for header, *found in guards.values():
+            if any(not g for g in found):
+                values.append(header)
+                continue
+            reached = []
+            for guard in found:
+                parts = [v if must else self._map(v, [('""', "1")]) for v, must in guard]
+                reached.append(parts[0] if len(parts) == 1 else
+                               self._map("".join(parts), [("1" * len(parts), "1")]))
+            source = reached[0] if len(reached) == 1 else self._map("".join(reached), [("~1", "1")])
+            values.append(self._map(source, [("1", header)]))
+        return values
 
     def _unary(self) -> str:
         if self._peek("op", "!") or self._peek("word", "not"):
@@ -179,14 +223,14 @@ class HeaderCondition:
             k, name, _ = self._take()
             if k != "var":
                 raise Untranslatable(f"{value} needs a %{{VAR}}")
-            return self._map(_variable(name), [('""', "1")] if value == "-z" else [('""', '""')],
+            return self._map(self._read(name), [('""', "1")] if value == "-z" else [('""', '""')],
                              '""' if value == "-z" else "1")
         if kind != "var":
             raise Untranslatable(f"unexpected {value!r}")
         dn = self._dn_part(value)
         if value.lower() == "ssl_client_verify":
             return self._verify_compare()
-        source = dn[0] if dn else _variable(value)
+        source = dn[0] if dn else self._read(value)
         if self.request_only and source.startswith(RESPONSE_VARIABLES):
             raise Untranslatable(f"%{{{value}}} is not known before the response")
         if source == "$a2n_https" and not any(m.variable == source for m in self.model.maps):
@@ -198,6 +242,8 @@ class HeaderCondition:
             if source != "$remote_addr" or k != "str":
                 raise Untranslatable("-ipmatch on anything but %{REMOTE_ADDR} and a quoted network")
             return self._ip_match(operand)
+        if op == "=":
+            op = "=="    # ap_expr's other spelling of string equality (observed with httpd 2.4)
         if op in ("eq", "ne"):
             if not self.ssl_compat:
                 raise Untranslatable(f"{op!r} compares integers")

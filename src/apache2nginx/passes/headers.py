@@ -142,6 +142,7 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
                       hint="express the condition with a map that yields an empty value when it is false")
         return Disposition.UNSUPPORTED
     emit = ctx.emit if env is None else lambda *a: env.emitted(ctx.emit(*a))
+    emit_vary(ctx, compiler, d.span, condition == "always")
     if action in ("append", "merge"):
         emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
         _list_header(ctx, d, action, name)
@@ -154,6 +155,14 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
                   "on 2xx/3xx, and a backend's own copy is kept beside it", d.span, directive=d.name,
                   hint="use `Header always` on the Apache side if the header belongs on every response")
     return Disposition.APPROXIMATE
+
+
+def emit_vary(ctx: Context, compiler: HeaderCondition, span, always: bool) -> None:
+    """httpd adds the request headers an expression reads to the response's Vary, on the responses that carry
+    its headers_out (observed: `Header always` also on errors, `Header`, `RequestHeader` and `Require expr` on
+    successful ones), so caches keep one copy per value."""
+    for value in compiler.vary_values():
+        ctx.emit("add_header", ["Vary", value] + (["always"] if always else []), span)
 
 
 def request_header(ctx: Context, d: Directive) -> Disposition:
@@ -220,7 +229,10 @@ def _request_condition(ctx: Context, d: Directive, extras: list[str]) -> str | N
     extra = extras[0]
     if len(extras) == 1 and extra.lower().startswith("expr="):
         try:
-            return HeaderCondition(ctx.model, request_only=True).compile(extra[5:])
+            compiler = HeaderCondition(ctx.model, request_only=True)
+            variable = compiler.compile(extra[5:])
+            emit_vary(ctx, compiler, d.span, False)
+            return variable
         except Untranslatable as e:
             ctx.diags.add("A2N501", f"RequestHeader {' '.join(d.args)}: the condition {extra} is not translated ({e}); "
                           "nothing was emitted", d.span, directive=d.name)
