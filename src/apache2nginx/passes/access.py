@@ -653,12 +653,12 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
     "allowoverride", "allowoverridelist", "directoryindex", "header", "rewriteengine", "rewritecond", "rewriterule",
     "rewritebase", "rewriteoptions", "requireall", "requireany", "requirenone", "files", "filesmatch",
     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset", "fcgiwrapper", "fcgidwrapper",
-    "contentdigest", "addhandler", *MIME_EXTENSION_DIRECTIVES}
+    "contentdigest", "addhandler", "errordocument", *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 # Options in a <Files> section: only the SSI gate is taken (options() reports the rest there)
 IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
     "requireall", "requireany", "requirenone", "limit", "limitexcept", "header", "if", "elseif", "else",
-    "sethandler", "expiresactive", "expiresbytype", "expiresdefault", "options", "contentdigest",
+    "sethandler", "expiresactive", "expiresbytype", "expiresdefault", "options", "contentdigest", "errordocument",
     *MIME_EXTENSION_DIRECTIVES}
 
 

@@ -376,8 +376,9 @@ def directory_index(ctx: Context, d: Directive) -> Disposition:
 
 
 def error_document(ctx: Context, d: Directive) -> Disposition:
-    if len(d.args) < 2 or not d.args[0].isdigit():
-        ctx.diags.add("A2N001", "ErrorDocument needs a status code and a target", d.span, directive=d.name)
+    if len(d.args) != 2 or not d.args[0].isdigit():
+        ctx.diags.add("A2N001", "ErrorDocument takes two arguments, a status code and a target (a message of "
+                      "several words is quoted); httpd refuses the configuration", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     code, target = d.args[0], d.args[1]
     quoted = d.quoted[1] if len(d.quoted) > 1 else False
