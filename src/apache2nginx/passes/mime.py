@@ -4,7 +4,8 @@ Directives that shape directory listings (icons, descriptions, ignored names)
 matter only where Options Indexes enables listings: then nginx's autoindex,
 which has none of them, is a plain list (unsupported: a warning each; an error
 for IndexIgnore, whose hidden names nginx lists), else they are not-applicable as
-in httpd. The old-browser workarounds BrowserMatch sets (nokeepalive for MSIE,
+in httpd. IndexOptions FancyIndexing is approximated: nginx's listing shows the
+same local times and rounded sizes. The old-browser workarounds BrowserMatch sets (nokeepalive for MSIE,
 downgrade-1.0) concern clients that no longer exist: not-applicable, with
 notes. Everything that changes responses for current clients is reported.
 """
@@ -45,9 +46,33 @@ def _listing_setting(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N236", f"IndexIgnore {' '.join(shown)}: nginx's autoindex lists these names (it hides "
                       "only names starting with a dot)", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
+    if d.key == "indexoptions":
+        return _index_options(ctx, d)
     ctx.diags.add("A2N235", f"{d.name}: nginx's autoindex listings have no such setting; its effect on listings "
                   "is lost", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _index_options(ctx: Context, d: Directive) -> Disposition:
+    """IndexOptions FancyIndexing: httpd's fancy listing shows each file's modification time (local time) and
+    its size rounded (`1.3K`, `4.3M`); nginx's autoindex shows both too, rounded and local with these two
+    settings. Its layout (a <pre> list, no column sorting, icons or description column) stays nginx's own.
+    Without FancyIndexing httpd lists names only, which nginx cannot."""
+    options = [a.lower() for a in d.args]
+    fancy = any(o.lstrip("+") == "fancyindexing" for o in options)
+    rest = [a for a in d.args if a.lower().lstrip("+-") != "fancyindexing"]
+    if not fancy:
+        ctx.diags.add("A2N235", f"IndexOptions {' '.join(d.args)}: without FancyIndexing httpd lists names only; "
+                      "nginx's autoindex always shows times and sizes, and has none of these settings", d.span,
+                      directive=d.name)
+        return Disposition.UNSUPPORTED
+    ctx.emit("autoindex_exact_size", ["off"], d.span)
+    ctx.emit("autoindex_localtime", ["on"], d.span)
+    ctx.diags.add("A2N235", "IndexOptions FancyIndexing: nginx's autoindex shows the local times and rounded sizes "
+                  "too, though sizes under 10K in bytes and larger ones in whole K/M/G (httpd: `1.3K`), in its "
+                  "own layout (a plain list: no column sorting, icons or descriptions)"
+                  + (f"; {' '.join(rest)} has no nginx setting" if rest else ""), d.span, directive=d.name)
+    return Disposition.APPROXIMATE
 
 
 def browser_match(ctx: Context, d: Directive) -> Disposition:
