@@ -236,3 +236,49 @@ def test_proxypassmatch_to_a_unix_socket_fastcgi_server_appends_the_path_as_http
         shutil.rmtree(base, ignore_errors=True)
     assert httpd[0] == 200 and httpd[2].startswith("ran"), httpd
     assert ours[0] == 200 and ours[2].startswith("ran"), ours
+
+
+def test_fastcgi_parameters_set_from_other_parameters_match_httpd(tmp_path, nginx_bin, apache_bin, fcgiwrap_bin):
+    """ProxyFCGISetEnvIf "true" NAME "...%{reqenv:OTHER}...": httpd builds the parameter from the others as it
+    sends them (in order, after earlier overrides); real httpd (mod_proxy_fcgi) and real nginx hand fcgiwrap
+    the same values."""
+    import os
+    import shutil
+    import tempfile
+    from live import apache, fcgiwrap, free_port, nginx, request
+    base = tempfile.mkdtemp(prefix="a2n-fcgi-env-")
+    os.chmod(base, 0o755)
+    with open(os.path.join(base, "hello.cgi"), "w") as fh:
+        fh.write('#!/bin/sh\nprintf "Content-Type: text/plain\\n\\n%s|%s|%s\\n" "$SCRIPT_NAME" "$PATH_INFO" '
+                 '"$X_ORIG"\n')
+    os.chmod(os.path.join(base, "hello.cgi"), 0o755)
+    socket_path = os.path.join(base, "fcgi.sock")
+    port = free_port()
+    config = f"""Listen 127.0.0.1:{port}
+<VirtualHost 127.0.0.1:{port}>
+    ServerName fcgi.example.com
+    DocumentRoot {base}
+    <Directory {base}>
+        Require all granted
+    </Directory>
+    <FilesMatch "\\.cgi$">
+        SetHandler "proxy:unix:{socket_path}|fcgi://localhost/"
+    </FilesMatch>
+    ProxyFCGISetEnvIf "true" X_ORIG "%{{reqenv:PATH_INFO}}+%{{reqenv:SCRIPT_NAME}}x"
+    ProxyFCGISetEnvIf "true" PATH_INFO "/was%{{reqenv:SCRIPT_NAME}}"
+</VirtualHost>
+"""
+    out, codes = _convert(tmp_path, config)
+    assert "A2N101" not in codes
+    probes = ["/hello.cgi/extra", "/hello.cgi"]
+    try:
+        with fcgiwrap(fcgiwrap_bin, socket_path):
+            with apache(config.replace("    ProxyFCGISetEnvIf", "    ProxyFCGIBackendType GENERIC\n    ProxyFCGISetEnvIf", 1),
+                        apache_bin, port, modules=("proxy_fcgi",)):
+                httpd = [request(port, p, "fcgi.example.com") for p in probes]
+            with nginx(out, nginx_bin, f"127.0.0.1:{port}") as nport:
+                ours = [request(nport, p, "fcgi.example.com") for p in probes]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert httpd[0][:1] == (200,) and httpd[0][2] == "/hello.cgi|/was/hello.cgi|/extra+/hello.cgix\n", httpd
+    assert [(s, b) for s, _, b in ours] == [(s, b) for s, _, b in httpd]

@@ -238,11 +238,23 @@ STOCK_PARAMS = {"QUERY_STRING", "REQUEST_METHOD", "CONTENT_TYPE", "CONTENT_LENGT
                 "SERVER_NAME", "REDIRECT_STATUS"}
 
 
+# The values nginx's stock fastcgi_params file gives the parameters whose value httpd computes alike.
+STOCK_VALUES = {"QUERY_STRING": "$query_string", "REQUEST_METHOD": "$request_method", "CONTENT_TYPE": "$content_type",
+                "CONTENT_LENGTH": "$content_length", "SCRIPT_NAME": "$fastcgi_script_name",
+                "REQUEST_URI": "$request_uri", "DOCUMENT_ROOT": "$document_root",
+                "SERVER_PROTOCOL": "$server_protocol", "REQUEST_SCHEME": "$scheme", "REMOTE_ADDR": "$remote_addr",
+                "REMOTE_PORT": "$remote_port", "SERVER_ADDR": "$server_addr", "SERVER_PORT": "$server_port",
+                "SERVER_NAME": "$server_name"}
+_REQENV = re.compile(r"%\{reqenv:([A-Za-z0-9_]+)\}", re.I)
+
+
 def proxy_fcgi_set_env_if(ctx: Context, d: Directive) -> Disposition:
     """ProxyFCGISetEnvIf COND [!]NAME [VALUE]: httpd sets (or with `!` removes) a parameter of every FastCGI
     request after building the standard ones, when COND holds. An unconditional one with a literal value is
     the FastCGI locations' last fastcgi_param of that name (PHP-FPM keeps the last of a repeated name), a
-    removal drops the translation's own parameter; finish_server applies them once the locations exist."""
+    removal drops the translation's own parameter; finish_server applies them once the locations exist.
+    `%{reqenv:NAME}` in the value is the parameter NAME as the location sends it at that point (httpd
+    evaluates them in order, on the parameters built so far)."""
     if len(d.args) < 2:
         ctx.diags.add("A2N001", "ProxyFCGISetEnvIf needs a condition and a variable name", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
@@ -253,8 +265,8 @@ def proxy_fcgi_set_env_if(ctx: Context, d: Directive) -> Disposition:
     why = None
     if condition.lower() not in ("true", "false"):
         why = "only the conditions true and false are translated"
-    elif "%{" in value or re.search(r"[$\\]", value):
-        why = "only a literal value is translated"
+    elif re.search(r"[$\\]", _REQENV.sub("", value)) or "%{" in _REQENV.sub("", value):
+        why = "only a literal value or %{reqenv:NAME} is translated"
     elif ctx.scope is not None:
         why = "only server-wide ones are translated"
     elif not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
@@ -394,11 +406,19 @@ def finish_server(ctx: Context, server) -> None:
     fcgi_routes = _fcgi_routes(ctx, server)
     inherited = {st.args[0] for holder in (server, ctx.main) for st in holder.statements
                  if st.name == "fastcgi_param" and st.args}
+    unknown: dict[int, tuple[Directive, str]] = {}
     for block in _fcgi_blocks(ctx, server):
         for name, value, d in overrides:
+            if value is not None:
+                value = _REQENV.sub(lambda m: _param_value(block, m.group(1), d, unknown), value)
             block[:] = [st for st in block if not (st.name == "fastcgi_param" and st.args and st.args[0] == name)]
             if value is not None:
                 block.append(Stmt("fastcgi_param", [name, value], d.span))
+    for d, name in unknown.values():
+        ctx.redispose(d, Disposition.UNSUPPORTED)
+        ctx.diags.add("A2N101", f"ProxyFCGISetEnvIf {' '.join(d.args)}: the FastCGI location does not send {name} "
+                      "(or not as httpd computes it), so %{reqenv:" + name + "} is left empty there", d.span,
+                      directive=d.name)
     for name, value, d in overrides:
         if fcgi_routes or (value is None and name in inherited):
             ctx.redispose(d, Disposition.UNSUPPORTED)
@@ -406,6 +426,19 @@ def finish_server(ctx: Context, server) -> None:
                           + ("the FastCGI routes of ProxyPass do not get it" if fcgi_routes else
                              f"{name} is set server-wide (SetEnv), which a location cannot take back")
                           + "; nothing was emitted for them", d.span, directive=d.name)
+
+
+def _param_value(block: list[Stmt], name: str, d: Directive, unknown: dict) -> str:
+    """The value BLOCK sends for the FastCGI parameter NAME: its last fastcgi_param of that name, else the stock
+    file's (when the block includes it). Unknown ones are noted and read as empty, as httpd reads an unset one."""
+    own = [st for st in block if st.name == "fastcgi_param" and st.args and st.args[0].upper() == name.upper()]
+    # a variable at the end is braced, so text after the reference cannot lengthen its name
+    if own and len(own[-1].args) >= 2:
+        return re.sub(r"\$(\w+)$", r"${\1}", own[-1].args[1])
+    if name.upper() in STOCK_VALUES and any(st.name == "include" and st.args == ["fastcgi_params"] for st in block):
+        return "${" + STOCK_VALUES[name.upper()][1:] + "}"
+    unknown.setdefault(id(d), (d, name))
+    return ""
 
 
 RULES = table(
