@@ -125,6 +125,64 @@ def fcgiwrap(binary: str, socket_path: str):
         stop(proc)
 
 
+FASTCGI_COUNTER = textwrap.dedent('''
+    import os, socket, struct, sys, threading
+    path = sys.argv[1]
+    count = iter(range(1, 1 << 30))
+    def records(conn):
+        buf = b""
+        while True:
+            while len(buf) < 8:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                buf += chunk
+            _, kind, rid, length, pad = struct.unpack(">BBHHB", buf[:7])
+            while len(buf) < 8 + length + pad:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                buf += chunk
+            yield kind, rid, buf[8:8 + length]
+            buf = buf[8 + length + pad:]
+    def record(kind, rid, body):
+        return struct.pack(">BBHHBx", 1, kind, rid, len(body), 0) + body
+    def serve(conn, number):
+        served, keep = 0, 0
+        for kind, rid, body in records(conn):
+            if kind == 1:
+                keep = body[2] & 1
+            elif kind == 5 and not body:
+                served += 1
+                text = f"connection {number} request {served} keep {keep}\\n".encode()
+                out = b"Content-Type: text/plain\\r\\n\\r\\n" + text
+                conn.sendall(record(6, rid, out) + record(6, rid, b"") + record(3, rid, bytes(8)))
+                if not keep:
+                    break
+        conn.close()
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    os.chmod(path, 0o777)
+    server.listen(64)
+    print("ready", flush=True)
+    while True:
+        conn, _ = server.accept()
+        threading.Thread(target=serve, args=(conn, next(count)), daemon=True).start()
+''')
+
+
+@contextmanager
+def fastcgi_counter(socket_path: str):
+    """A FastCGI responder on a Unix socket whose every answer says which connection carried it and how many
+    requests that connection has carried, honouring the client's keep-connection flag."""
+    proc = subprocess.Popen([sys.executable, "-c", FASTCGI_COUNTER, socket_path], stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        yield
+    finally:
+        stop(proc)
+
+
 @contextmanager
 def nginx(config_text: str, nginx_bin: str, listen: str):
     """Run nginx on a translated configuration in the lint sandbox; yields the loopback port that stands

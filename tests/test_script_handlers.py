@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import run_cli
 
 
@@ -282,3 +284,49 @@ def test_fastcgi_parameters_set_from_other_parameters_match_httpd(tmp_path, ngin
         shutil.rmtree(base, ignore_errors=True)
     assert httpd[0][:1] == (200,) and httpd[0][2] == "/hello.cgi|/was/hello.cgi|/extra+/hello.cgix\n", httpd
     assert [(s, b) for s, _, b in ours] == [(s, b) for s, _, b in httpd]
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_fastcgi_handlers_keep_connections_where_the_worker_reuses_them(tmp_path, nginx_bin, apache_bin, reuse):
+    """<Proxy "fcgi://localhost/" enablereuse=on> gives the worker a SetHandler "proxy:unix:...|fcgi://localhost/"
+    uses a pool of kept connections (httpd's documented PHP-FPM setup); without it each request opens its own.
+    A FastCGI responder that counts requests per connection shows both servers keep (or do not keep) them."""
+    import os
+    import shutil
+    import tempfile
+    from live import apache, fastcgi_counter, free_port, nginx, request
+    base = tempfile.mkdtemp(prefix="a2n-fcgi-reuse-")
+    os.chmod(base, 0o755)
+    with open(os.path.join(base, "app.php"), "w") as fh:
+        fh.write("<?php\n")
+    socket_path = os.path.join(base, "fpm.sock")
+    port = free_port()
+    worker = '<Proxy "fcgi://localhost/" enablereuse=on max=4>\n</Proxy>\n' if reuse else ""
+    config = f"""Listen 127.0.0.1:{port}
+StartServers 1
+ServerLimit 1
+{worker}<VirtualHost 127.0.0.1:{port}>
+    ServerName fpm.example.com
+    DocumentRoot {base}
+    <Directory {base}>
+        Require all granted
+    </Directory>
+    <FilesMatch "\\.php$">
+        SetHandler "proxy:unix:{socket_path}|fcgi://localhost/"
+    </FilesMatch>
+</VirtualHost>
+"""
+    out, codes = _convert(tmp_path, config)
+    assert ("fastcgi_keep_conn on;" in out) == reuse and "A2N101" not in codes
+    try:
+        with fastcgi_counter(socket_path):
+            with apache(config, apache_bin, port, modules=("proxy_fcgi",)):
+                httpd = [request(port, "/app.php", "fpm.example.com") for _ in range(6)]
+            with nginx(out, nginx_bin, f"127.0.0.1:{port}") as nport:
+                ours = [request(nport, "/app.php", "fpm.example.com") for _ in range(6)]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    for name, answers in (("httpd", httpd), ("nginx", ours)):
+        assert all(status == 200 for status, _, _ in answers), (name, answers)
+        counts = [int(body.split()[3]) for _, _, body in answers]
+        assert (max(counts) > 1) == reuse, (name, [body for _, _, body in answers])

@@ -222,6 +222,8 @@ class NginxModel:
     log_formats: dict[str, LogFormat] = field(default_factory=dict)
     main_statements: list[Stmt] = field(default_factory=list)   # nginx main context (full configs)
     pending_workers: list = field(default_factory=list)   # ProxySet URL k=v: (url, params, directive)
+    # FastCGI handlers (SetHandler proxy:...): (worker URL, the location's statements, the directive)
+    script_handlers: list = field(default_factory=list)
     ssl_env_applied: set = field(default_factory=set)      # SSLOptions +StdEnvVars given to FastCGI locations
     main_server: Server | None = None   # Apache's main server: its settings apply to every virtual host
     # spans of access rules already reported as refused, so a section many locations share is said once

@@ -142,6 +142,9 @@ def _script_location(ctx: Context, d: Directive, location_regex: str, split: str
         Stmt("fastcgi_pass", [target], d.span),
     ]
     disposition = Disposition.APPROXIMATE if server is not None else Disposition.EXACT
+    if handler.lower().startswith("proxy:"):
+        # the worker httpd picks for it (<Proxy URL> or ProxySet parameters apply; proxy.finish_model)
+        ctx.model.script_handlers.append((handler[len("proxy:"):], statements, d))
     inside = ctx.scope
     if handler.lower() in _NEEDS_EXEC_CGI:
         # settled once the server's Options are known (finish_server), which also says where scripts go

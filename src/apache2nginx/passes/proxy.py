@@ -262,9 +262,13 @@ def proxy_section(ctx: Context, section: Section) -> Disposition:
         if _has_access(section):
             from .access_proxy import proxy_access_section, regex_proxy_pattern
             return proxy_access_section(ctx, section, *regex_proxy_pattern(section))
-        if parsed and section.key == "proxy" and section.children and \
-                all(not c.is_section and c.key == "proxyset" for c in section.children):
-            # the settings of the worker for this URL (httpd defines the worker if no ProxyPass has)
+        if parsed and section.key == "proxy" and (section.children or len(section.args) > 1) and \
+                all(not c.is_section and c.key == "proxyset" for c in section.children) and \
+                all("=" in a for a in section.args[1:]):
+            # the settings of the worker for this URL (httpd defines the worker if no ProxyPass has), given
+            # on the section's line (httpd 2.4.26+) or by ProxySet inside it
+            if len(section.args) > 1:
+                ctx.model.pending_workers.append((url, _params(ctx, section, section.args[1:], 1), section))
             previous = ctx.options.get("worker")
             ctx.options["worker"] = url
             try:
@@ -475,33 +479,88 @@ def _apply_worker_sets(ctx: Context) -> None:
     routes = [r for s in [ctx.main] + ctx.model.servers for r in
               s.routes + [sc.proxy for sc in s.scopes if sc.proxy is not None] if r.kind == "proxy" and r.proxy]
     for url, params, d in ctx.model.pending_workers:
+        label = f"<Proxy {url}>" if d.is_section else f"ProxySet {url}"
         sharing = [r for r in routes if r.target.lower().startswith(url.lower())]
-        if not sharing:
-            ctx.diags.add("A2N336", f"ProxySet {url}: no ProxyPass of this input proxies to this worker, so its "
-                          "parameters reach no nginx location; a route to it elsewhere (another file, a "
+        handlers = [h for h in ctx.model.script_handlers if _worker_url(h[0]).lower().startswith(url.lower())]
+        if not sharing and not handlers:
+            ctx.diags.add("A2N336", f"{label}: no ProxyPass or FastCGI handler of this input uses this worker, so "
+                          "its parameters reach no nginx location; a route to it elsewhere (another file, a "
                           "RewriteRule [P]) does not get them", d.span, directive=d.name,
                           hint="translate the files with the ProxyPass lines together with this one")
             ctx.redispose(d, Disposition.APPROXIMATE)
             continue
-        local = {k: v for k, v in params.items() if k in ("timeout", "connectiontimeout", "keepalive", "flushpackets")}
-        own = sorted({k for r in sharing for k in local if k in r.params})
-        for r in sharing:
-            for key, value in local.items():
-                r.params.setdefault(key, value)
         disposition = Disposition.EXACT
-        rest = {k: v for k, v in params.items() if k not in local}
-        for name in sorted({r.proxy.upstream for r in sharing}):
-            up = ctx.model.upstreams[name]
-            target = ProxyTarget(up.scheme, name, "", up.host_header, d.span)
-            disposition = loosest(disposition, _apply_worker_params(ctx, d, target, rest, url))
-        if own:
-            ctx.diags.add("A2N337", f"ProxySet {url} and a ProxyPass to it both set {', '.join(own)}: httpd's "
-                          "routes share one worker, which keeps the value read last for all of them; each nginx "
-                          "location keeps its ProxyPass's own value", d.span, directive=d.name,
-                          hint="set the parameter in one place")
-            disposition = loosest(disposition, Disposition.APPROXIMATE)
+        if sharing:
+            disposition = _apply_to_routes(ctx, d, label, url, params, sharing)
+        if handlers:
+            disposition = loosest(disposition, _apply_to_script_handlers(ctx, d, url, params, handlers))
         ctx.redispose(d, disposition)
 
+
+def _apply_to_routes(ctx: Context, d: Directive, label: str, url: str, params: dict, sharing: list) -> Disposition:
+    """A worker's parameters on the ProxyPass routes sharing it: timeouts and keepalive in their locations,
+    the rest on their upstream."""
+    local = {k: v for k, v in params.items() if k in ("timeout", "connectiontimeout", "keepalive", "flushpackets")}
+    own = sorted({k for r in sharing for k in local if k in r.params})
+    for r in sharing:
+        for key, value in local.items():
+            r.params.setdefault(key, value)
+    disposition = Disposition.EXACT
+    rest = {k: v for k, v in params.items() if k not in local}
+    for name in sorted({r.proxy.upstream for r in sharing}):
+        up = ctx.model.upstreams[name]
+        target = ProxyTarget(up.scheme, name, "", up.host_header, d.span)
+        disposition = loosest(disposition, _apply_worker_params(ctx, d, target, rest, url))
+    if own:
+        ctx.diags.add("A2N337", f"{label} and a ProxyPass to it both set {', '.join(own)}: httpd's routes share "
+                      "one worker, which keeps the value read last for all of them; each nginx location keeps its "
+                      "ProxyPass's own value", d.span, directive=d.name, hint="set the parameter in one place")
+        disposition = loosest(disposition, Disposition.APPROXIMATE)
+    return disposition
+
+
+def _worker_url(handler_url: str) -> str:
+    """The URL httpd matches workers against for a handler's `unix:/sock|fcgi://host/` (the part after the
+    pipe) or `fcgi://host:port`."""
+    sock = _UNIX_SOCKET.match(handler_url)
+    return sock.group("url") if sock else handler_url
+
+
+# worker parameters read per request, as the FastCGI location's own settings
+_FASTCGI_LOCAL = {"timeout": ("fastcgi_read_timeout", "fastcgi_send_timeout"),
+                  "connectiontimeout": ("fastcgi_connect_timeout",)}
+
+
+def _apply_to_script_handlers(ctx: Context, d: Directive, url: str, params: dict, handlers: list) -> Disposition:
+    """A worker's parameters on the FastCGI handlers (SetHandler "proxy:fcgi://...") that use it: the
+    locations pass to an upstream of their server, which keeps connections (fastcgi_keep_conn) where the worker
+    reuses them (enablereuse=on), with its timeouts."""
+    disposition = Disposition.EXACT
+    local = {k: v for k, v in params.items() if k in ("timeout", "connectiontimeout", "keepalive", "flushpackets")}
+    rest = {k: v for k, v in params.items() if k not in local}
+    done: set[str] = set()
+    for handler_url, statements, hd in handlers:
+        target = _upstream_for(ctx, hd, handler_url, 0)
+        if target is None:
+            continue
+        up = ctx.model.upstreams[target.upstream]
+        if target.upstream not in done:
+            done.add(target.upstream)
+            disposition = loosest(disposition, _apply_worker_params(ctx, d, target, rest, url))
+        extra = [Stmt(name, [_duration(value)], d.span) for key, value in local.items()
+                 for name in _FASTCGI_LOCAL.get(key, ())]
+        if local.get("keepalive", "").lower() == "on":
+            extra.append(Stmt("fastcgi_socket_keepalive", ["on"], d.span))
+        if local.get("flushpackets", "").lower() in ("on", "auto"):
+            extra.append(Stmt("fastcgi_buffering", ["off"], d.span))
+        if up.reuse:
+            extra.append(Stmt("fastcgi_keep_conn", ["on"], d.span, comment="the worker reuses connections"))
+        for i, st in enumerate(statements):
+            if st.name == "fastcgi_pass":
+                statements[i] = Stmt("fastcgi_pass", [target.upstream], st.span, comment=st.comment)
+                statements[i + 1:i + 1] = [x for x in extra if not any(y.name == x.name for y in statements)]
+                break
+    return disposition
 
 
 def _finish_balancer(ctx: Context, up: Upstream, section: Section | None) -> None:
@@ -804,8 +863,13 @@ def finish_model(ctx: Context) -> None:
     """Worker parameters set by ProxySet, and connection reuse for every upstream whose Apache workers reuse
     connections."""
     _apply_worker_sets(ctx)
+    # upstreams only FastCGI handlers pass to: their locations set the script's parameters themselves
+    routed = {r.proxy.upstream for s in [ctx.main] + ctx.model.servers
+              for r in s.routes + [sc.proxy for sc in s.scopes if sc.proxy is not None] if r.proxy}
+    handled = {st.args[0] for _, statements, _ in ctx.model.script_handlers for st in statements
+               if st.name == "fastcgi_pass"} - routed
     for up in ctx.model.upstreams.values():
-        if up.protocol != "http" and up.servers:
+        if up.protocol != "http" and up.servers and up.name not in handled:
             ctx.diags.add("A2N321", f"upstream {up.name}: the {up.protocol} backend is passed with its script "
                           "name taken from the URL; check the parameters the application expects", up.span)
         if up.reuse and not any(s.name == "keepalive" for s in up.statements):

@@ -76,8 +76,9 @@ class Translator:
         old = self.dispositions.get(id(directive))
         if old is None or old is disposition:
             return
-        self.tally.remove(old, directive.name)
-        self.tally.add(disposition, directive.name)
+        label = ("<" if directive.is_section else "") + directive.name
+        self.tally.remove(old, label)
+        self.tally.add(disposition, label)
         self.dispositions[id(directive)] = disposition
 
     def finish(self, server: Server) -> None:
@@ -103,6 +104,7 @@ class Translator:
         if rule is not None and rule.handler is not None and untranslated is None:
             disposition = rule.handler(self.ctx, section) or rule.disposition
             self.tally.add(disposition, "<" + section.name)
+            self.dispositions[id(section)] = disposition
             return
         self.report(section, rule.disposition if rule else None, untranslated)
         self.walk(section.children, untranslated or section)
