@@ -578,8 +578,10 @@ def if_section(ctx: Context, section: Section) -> Disposition:
 
 
 def if_redirect(ctx: Context, section: Section) -> bool:
-    """<If "expr"> Redirect [status] / URL </If> at server level (httpd's documented canonical-host form):
-    a server-level `if` on maps of the expression, returning the redirect with the path and query kept."""
+    """<If "expr"> Redirect [status] /path URL </If> at server level (httpd's documented canonical-host form):
+    a server-level `if` on maps of the expression, returning the redirect with the rest of the path and the
+    query kept. For a path other than `/` one map over the expression's result and the request line matches
+    the prefix (whole segments, as mod_alias does) and builds the target."""
     from .alias import _status
     from .header_expr import HeaderCondition, Untranslatable
     siblings = section.parent.children if section.parent is not None else []
@@ -592,9 +594,10 @@ def if_redirect(ctx: Context, section: Section) -> bool:
         if child.is_section or child.key not in ("redirect", "redirectpermanent", "redirecttemp"):
             return False
         status, rest = _status(ctx, child, list(child.args))
-        if len(rest) != 2 or rest[0] != "/" or not rest[1].endswith("/") or not 300 <= status < 400:
+        if len(rest) != 2 or not rest[0].startswith("/") or not 300 <= status < 400 or \
+                not re.match(r"^https?://", rest[1]) or "$" in rest[1] or " " in rest[1]:
             return False
-        redirects.append((child, status, rest[1]))
+        redirects.append((child, status, rest[0], rest[1]))
     if len(redirects) != 1:
         return False
     try:
@@ -604,14 +607,27 @@ def if_redirect(ctx: Context, section: Section) -> bool:
         return False
     from .headers import emit_vary
     emit_vary(ctx, compiler, section.span, False)    # httpd drops it on the redirect itself, nginx sends it
-    child, status, target = redirects[0]
+    child, status, path, target = redirects[0]
+    if path == "/" and target.endswith("/") and "?" not in target:
+        test, location = condition, target[:-1] + "$request_uri"
+    else:
+        from ..emit.layout import _regex_escape
+        from ..model import MapBlock
+        rest = "[^?]*" if path.endswith("/") else "(?:/[^?]*)?"
+        test = location = f"$a2n_if_redirect_{len(ctx.model.maps)}"
+        ctx.model.maps.append(MapBlock(
+            condition + "$request_uri", location,
+            [(f"~^1{_regex_escape(path)}(?<a2n_rest>{rest})(?<a2n_query>\\?.*)?$",
+              target + "$a2n_rest" + ("" if "?" in target else "$a2n_query"))], default='""', span=child.span))
     # after access in httpd (a fixup), before it in nginx: reported where the server has access rules
     ctx.server.settings.setdefault("if_redirects", []).append(
-        Stmt("if", [f"({condition})"], section.span,
-             block=[Stmt("return", [str(status), target[:-1] + "$request_uri"], child.span)]))
+        Stmt("if", [f"({test})"], section.span, block=[Stmt("return", [str(status), location], child.span)]))
     ctx.count(child, Disposition.EXACT)
     ctx.diags.add("A2N405", f"{child.name} in {section.name}: the redirect appends the rest of the path from "
-                  "$request_uri, byte for byte as the client sent it", child.span, directive=child.name)
+                  "$request_uri, byte for byte as the client sent it" + (
+                      "" if test == condition else f", and {path} is compared with the request as sent: a path "
+                      "httpd reads as it only once decoded or with repeated slashes merged is not redirected"),
+                  child.span, directive=child.name)
     return True
 
 
@@ -627,6 +643,9 @@ def finish_server(ctx: Context, server) -> None:
         server.settings.get("if_redirects", [])
     if not redirects:
         return
+    # httpd merges each <If> over what came before, and mod_alias puts the later section's redirects first
+    # (observed: of two matching ones the last <If> redirects); nginx's first matching `if` returns
+    redirects = redirects[::-1]
     server.own_statements.extend(redirects)
     restricted = [s for holder in (server, ctx.main)
                   for s in holder.settings.get("directories", []) + holder.settings.get("files", []) + holder.scopes
