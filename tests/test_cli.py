@@ -127,3 +127,17 @@ def test_usage_errors_exit_2(tmp_path):
     assert run_cli("convert").returncode == 2
     assert run_cli("convert", str(EXAMPLE), "--nginx-version", "banana").returncode == 2
     assert run_cli("convert", str(EXAMPLE), "-o", str(tmp_path / "a"), "--out-dir", str(tmp_path)).returncode == 2
+
+
+def test_a_region_wide_diagnostic_names_every_line_it_covers(tmp_path):
+    """One A2N709 reports mod_expires for a whole server: it names every ExpiresByType line it covers; the text
+    form shows the first few and counts the rest, JSON lists them all."""
+    types = [f"application/x-type{i}" for i in range(10)]
+    conf = "Listen 80\n<VirtualHost *:80>\nExpiresActive On\n" + \
+        "".join(f'ExpiresByType {t} "access plus {i + 1} days"\n' for i, t in enumerate(types)) + "</VirtualHost>\n"
+    (tmp_path / "apache.conf").write_text(conf)
+    doc = json.loads(run_cli("convert", "apache.conf", "--format", "json", cwd=tmp_path).stdout)
+    expires = [d for d in doc["diagnostics"] if d["code"] == "A2N709"]
+    assert len(expires) == 1 and [r["line"] for r in expires[0]["related"]] == list(range(4, 14))
+    text = run_cli("convert", "apache.conf", cwd=tmp_path).stderr
+    assert text.count("= see: apache.conf:") == 6 and "= see: 4 more lines (--format json lists them all)" in text

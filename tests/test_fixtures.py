@@ -50,3 +50,24 @@ def test_lint_reports_nginx_errors_located_in_the_file(nginx_bin, tmp_path):
     proc = run_cli("lint", "--nginx", nginx_bin, str(bad))
     assert proc.returncode == 1
     assert f"{bad}:4:1: error[A2N901]: nginx: unknown directive \"bogus_directive\"" in proc.stderr
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_every_inexact_directive_is_reported_where_it_stands(case, monkeypatch):
+    """A directive translated approximately or not at all carries a diagnostic on its own line, or is named
+    (as a related location) by the diagnostic of the region or rule that reports it: nothing silent."""
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    from apache2nginx.diagnostics import Diagnostics
+    args = (case / "args.txt").read_text().split() if (case / "args.txt").exists() else []
+    options = ConvertOptions()
+    if "--nginx-version" in args:
+        options.nginx_version = tuple(int(x) for x in args[args.index("--nginx-version") + 1].split("."))
+    if "--htaccess-dir" in args:
+        options.htaccess_dir = args[args.index("--htaccess-dir") + 1]
+    monkeypatch.chdir(case)
+    diags = Diagnostics()
+    result = convert([InputSpec("apache.conf", case / "apache.conf")], options, diags)
+    reported = {(s.file, s.line) for d in diags for s in [d.span, *d.related] if s is not None}
+    silent = [f"{span.line}: {name} ({disposition.value})" for span, name, disposition in result.tally.inexact
+              if (span.file, span.line) not in reported]
+    assert not silent, "approximate or unsupported without a diagnostic naming its line: " + ", ".join(silent)

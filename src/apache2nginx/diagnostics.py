@@ -59,6 +59,7 @@ class Diagnostic:
             "end_column": span.end_column if span else None,
             "directive": self.directive,
             "hint": self.hint,
+            "related": [{"file": r.file, "line": r.line, "column": r.column} for r in self.related],
         }
 
 
@@ -103,6 +104,9 @@ class Diagnostics:
 
 
 # --------------------------------------------------------------------------- text
+
+# related locations the text form shows under a diagnostic (JSON and SARIF carry all of them)
+RELATED_SHOWN = 6
 
 _COLOURS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.INFO: "\x1b[1;36m"}
 _BOLD, _RESET, _BLUE = "\x1b[1m", "\x1b[0m", "\x1b[1;34m"
@@ -156,8 +160,10 @@ def render_text(diags: Iterable[Diagnostic], sources: SourceCache | None = None,
                 out.append(f"{_COLOURS[d.severity] if colour else ''}{caret}{_RESET if colour else ''}")
         if d.hint:
             out.append(f"      = hint: {d.hint}")
-        for rel in d.related:
+        for rel in d.related[:RELATED_SHOWN]:
             out.append(f"      = see: {rel.file}:{rel.line}:{rel.column}")
+        if len(d.related) > RELATED_SHOWN:
+            out.append(f"      = see: {len(d.related) - RELATED_SHOWN} more lines (--format json lists them all)")
     return "\n".join(out) + ("\n" if out else "")
 
 

@@ -123,6 +123,7 @@ class Upstream:
     location_params: dict = field(default_factory=dict)  # member timeouts etc. applied where it is used
     retry_set: bool = False
     notes: set = field(default_factory=set)            # diagnostics already given for this upstream
+    retry_report: object = None                         # the retry= diagnostic, which later members' lines join
 
 
 @dataclass

@@ -36,6 +36,9 @@ def loosest(*dispositions: Disposition) -> Disposition:
 class Tally:
     counts: dict[Disposition, int] = field(default_factory=lambda: {d: 0 for d in Disposition})
     by_name: dict[str, dict[Disposition, int]] = field(default_factory=dict)
+    # (span, name, disposition) of every directive translated approximately or not at all, for checks that
+    # each one is reported
+    inexact: list = field(default_factory=list)
 
     def add(self, disposition: Disposition, name: str = "") -> None:
         self.counts[disposition] += 1

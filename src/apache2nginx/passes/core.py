@@ -610,7 +610,8 @@ def _encodings(ctx: Context, server: Server, encodings: list) -> None:
                   "part after the first dot), on successful and redirect responses; nginx's gzip compresses such "
                   "a file again where gzip is on and its type is in gzip_types, which httpd's mod_deflate does not "
                   "(proxied responses for such URLs get the header in both servers)", span, directive="AddEncoding",
-                  hint="add `gzip off;` to the locations serving these files if gzip is on for their types")
+                  hint="add `gzip off;` to the locations serving these files if gzip is on for their types",
+                  related=[dspan for _e, _x, _d, dspan in encodings if dspan != span])
 
 
 def _types(server: Server, types: list, full_main: bool, charsets: list = ()) -> None:

@@ -108,8 +108,11 @@ def files_section(ctx: Context, section: Section) -> Disposition:
         return Disposition.UNSUPPORTED
     location_regex, split = regexes
     rest = [c for c in section.children if c is not handlers[0]]
+    before = len(ctx.diags)
     disposition, scope = _script_location(ctx, handlers[0], location_regex, split, section.args[-1], section.span)
     ctx.count(handlers[0], disposition)     # the section's handler counts it (a directive's own rule would)
+    for said in ctx.diags.since(before):    # what the handler's approximation costs, the section's too
+        said.related.append(section.span)
     if scope is not None:
         previous, ctx.scope = ctx.scope, scope
         try:
@@ -311,28 +314,43 @@ def _served_directories(ctx: Context, server) -> list[str]:
 
 def _gate_exec_cgi(ctx: Context, server) -> None:
     """Settle the ExecCGI handlers of `server` (see the module docstring)."""
-    from .rewrite_handler import exec_cgi
     for statements, directory, directive, (target, runner) in server.settings.get("exec_cgi_gates", []):
-        trees = [directory.rstrip("/")] if directory is not None else _served_directories(ctx, server)
-        verdicts = {exec_cgi(ctx, server, tree) for tree in trees}
-        if verdicts == {True}:
-            _say_where_scripts_go(ctx, directive, target, runner)
-            continue
-        handler = directive.args[0]
-        span = directive.span
-        statements[:] = [Stmt("return", ["403"], span, comment=f"{handler}: Options ExecCGI is off here")]
-        if verdicts == {False}:
-            ctx.redispose(directive, Disposition.EXACT)
-            ctx.diags.add("A2N723", f"{directive.name} {handler}: Options ExecCGI is off where these files are, so "
-                          "httpd refuses to run them (403, even for a missing file) and so does the translation", span,
-                          directive=directive.name)
-            continue
-        ctx.redispose(directive, Disposition.UNSUPPORTED)
-        ctx.diags.add("A2N724", f"{directive.name} {handler}: Options ExecCGI differs between the directories these "
-                      f"files may be in ({', '.join(trees)} and the sections below them), so the translation "
-                      "answers 403 for all of them where httpd runs some", span, directive=directive.name,
-                      hint="give the directories that run scripts their own <Directory> section with the "
-                           "<FilesMatch> inside it")
+        before = len(ctx.diags)
+        disposition = _gate(ctx, server, statements, directory, directive, target, runner)
+        section = directive.parent
+        if getattr(section, "is_section", False) and section.key in ("files", "filesmatch"):
+            # the file section stands or falls with its handler, and its diagnostics name it
+            if disposition is not None:
+                ctx.redispose(section, disposition)
+            for said in ctx.diags.since(before):
+                said.related.append(section.span)
+
+
+def _gate(ctx: Context, server, statements, directory, directive, target, runner) -> Disposition | None:
+    """One ExecCGI-gated handler: its scripts run where ExecCGI holds, 403 where it does not; the handler's
+    new disposition (None: unchanged)."""
+    from .rewrite_handler import exec_cgi
+    trees = [directory.rstrip("/")] if directory is not None else _served_directories(ctx, server)
+    verdicts = {exec_cgi(ctx, server, tree) for tree in trees}
+    if verdicts == {True}:
+        _say_where_scripts_go(ctx, directive, target, runner)
+        return None
+    handler = directive.args[0]
+    span = directive.span
+    statements[:] = [Stmt("return", ["403"], span, comment=f"{handler}: Options ExecCGI is off here")]
+    if verdicts == {False}:
+        ctx.redispose(directive, Disposition.EXACT)
+        ctx.diags.add("A2N723", f"{directive.name} {handler}: Options ExecCGI is off where these files are, so "
+                      "httpd refuses to run them (403, even for a missing file) and so does the translation", span,
+                      directive=directive.name)
+        return Disposition.EXACT
+    ctx.redispose(directive, Disposition.UNSUPPORTED)
+    ctx.diags.add("A2N724", f"{directive.name} {handler}: Options ExecCGI differs between the directories these "
+                  f"files may be in ({', '.join(trees)} and the sections below them), so the translation "
+                  "answers 403 for all of them where httpd runs some", span, directive=directive.name,
+                  hint="give the directories that run scripts their own <Directory> section with the "
+                       "<FilesMatch> inside it")
+    return Disposition.UNSUPPORTED
 
 
 # SSLOptions +StdEnvVars: the SSL_* variables nginx has (mod_ssl's names; empty ones are not sent, as httpd sets

@@ -97,14 +97,18 @@ def convert_format(fmt: str) -> tuple[str, list[str], list[str], bool]:
     return "".join(out), notes, missing, needs_b
 
 
-def _define(ctx: Context, nickname: str, fmt: str, d: Directive) -> str:
-    """Register an nginx log_format for an Apache format; returns the nginx name."""
+def _define(ctx: Context, nickname: str, fmt: str, d: Directive, user: Directive | None = None) -> str:
+    """Register an nginx log_format for an Apache format (defined by D, used by the log directive USER);
+    returns the nginx name. Its approximations are reported at the format, naming the log that uses it."""
     nginx_fmt, notes, missing, needs_b = convert_format(fmt)
-    for note in notes:
-        ctx.diags.add("A2N601", f"LogFormat {nickname}: {note}", d.span, directive=d.name)
-    if missing:
-        ctx.diags.add("A2N602", f"LogFormat {nickname}: {', '.join(missing)} have no nginx equivalent and are "
-                      "logged as -", d.span, directive=d.name)
+    said = ctx.main.settings.setdefault("log_format_reports", {})
+    if id(d) in said:
+        # a LogFormat's approximations were said where it stands: they name each log that uses it
+        for diag in said[id(d)]:
+            if user is not None and user.span not in diag.related:
+                diag.related.append(user.span)
+    else:
+        said[id(d)] = _report_format(ctx, nickname, d, notes, missing)
     if needs_b:
         if not any(m.variable == "$a2n_bytes_clf" for m in ctx.model.maps):
             ctx.model.maps.append(MapBlock("$body_bytes_sent", "$a2n_bytes_clf", [("0", "-")], "$body_bytes_sent"))
@@ -120,7 +124,17 @@ def _define(ctx: Context, nickname: str, fmt: str, d: Directive) -> str:
     return name
 
 
+def _report_format(ctx: Context, nickname: str, d: Directive, notes: list[str], missing: list[str]) -> list:
+    out = [ctx.diags.add("A2N601", f"LogFormat {nickname}: {note}", d.span, directive=d.name) for note in notes]
+    if missing:
+        out.append(ctx.diags.add("A2N602", f"LogFormat {nickname}: {', '.join(missing)} have no nginx equivalent "
+                                 "and are logged as -", d.span, directive=d.name))
+    return out
+
+
 def log_format(ctx: Context, d: Directive) -> Disposition:
+    """LogFormat: its approximations are said here, once, whether or not a log of this input uses it (one in
+    another file may)."""
     if not d.args:
         ctx.diags.add("A2N001", "LogFormat needs a format", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
@@ -130,7 +144,11 @@ def log_format(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) == 1:
         ctx.settings["transfer_format"] = (fmt, d)
     _, notes, missing, _ = convert_format(fmt)
-    return Disposition.APPROXIMATE if notes or missing else Disposition.EXACT
+    if notes or missing:
+        ctx.main.settings.setdefault("log_format_reports", {})[id(d)] = _report_format(ctx, nickname, d, notes,
+                                                                                       missing)
+        return Disposition.APPROXIMATE
+    return Disposition.EXACT
 
 
 def _lookup_format(ctx: Context, nickname: str):
@@ -179,7 +197,7 @@ def custom_log(ctx: Context, d: Directive) -> Disposition:
                 fmt = spec
     else:
         nickname = "transfer"
-    name = _define(ctx, nickname, fmt, src)
+    name = _define(ctx, nickname, fmt, src, d)
     out = [target, name]
     conditions = [condition_variable(ctx, r[4:]) if r.lower().startswith("env=") else None for r in rest]
     if len(rest) == 1 and conditions[0] is not None:

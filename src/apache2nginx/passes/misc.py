@@ -177,6 +177,7 @@ def add_output_filter_by_type(ctx: Context, d: Directive) -> Disposition:
     types = ctx.settings.setdefault("gzip_types", [])
     types.extend(t for t in d.args[1:] if t not in types)
     ctx.settings["gzip_span"] = d.span
+    ctx.settings.setdefault("gzip_spans", []).append(d.span)
     return Disposition.APPROXIMATE
 
 
@@ -192,7 +193,8 @@ def finish_gzip(ctx: Context, server) -> None:
                        Stmt("gzip_proxied", ["any"], span), Stmt("gzip_vary", ["on"], span),
                        Stmt("gzip_http_version", ["1.0"], span)]
         ctx.diags.add("A2N704", "mod_deflate becomes gzip: nginx always compresses text/html once gzip is on, and "
-                      "its gzip_proxied decision looks at the request's Via header", span)
+                      "its gzip_proxied decision looks at the request's Via header", span,
+                      related=[other for other in settings.get("gzip_spans", []) if other != span])
 
 
 def remote_ip_header(ctx: Context, d: Directive) -> Disposition:

@@ -219,10 +219,9 @@ N_UNROLL = 16
 
 def _not_translated(ctx: Context, rule: RRule, code: str, why: str) -> None:
     """Report a rule (and its conditions) as untranslated: an error, never a silent drop."""
-    ctx.diags.add(code, f"RewriteRule {rule.pattern} {rule.substitution}: {why}; nothing was emitted for this rule",
-                  rule.span, directive="RewriteRule")
-    for directive in [rule.directive] + [c.directive for c in rule.conds]:
-        ctx.redispose(directive, Disposition.UNSUPPORTED)
+    rule.settle(ctx, Disposition.UNSUPPORTED, ctx.diags.add(
+        code, f"RewriteRule {rule.pattern} {rule.substitution}: {why}; nothing was emitted for this rule", rule.span,
+        directive="RewriteRule"))
 
 
 def _unrolled(ctx: Context, compiler: Compiler, rule: RRule) -> tuple[list[Stmt], bool]:
@@ -365,15 +364,18 @@ def finish_model(ctx: Context) -> None:
         directory = (state.directory or "").rstrip("/")
         inert = trees is not None and not any(_related(directory, tree) for tree in trees)
         if inert and state.rules:
-            ctx.diags.add("A2N835", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot or Alias of "
-                          f"this configuration maps URLs into the directory, so httpd never applies its "
-                          f"{len(state.rules)} rule(s); nothing was emitted", state.rules[0].span,
-                          directive="RewriteRule", hint="translate it together with the file that maps URLs there, "
-                          "if one does")
+            said = ctx.diags.add("A2N835", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot or "
+                                 f"Alias of this configuration maps URLs into the directory, so httpd never applies "
+                                 f"its {len(state.rules)} rule(s); nothing was emitted", state.rules[0].span,
+                                 directive="RewriteRule", hint="translate it together with the file that maps URLs "
+                                 "there, if one does")
+            for rule in state.rules:
+                rule.settle(ctx, Disposition.APPROXIMATE, said)
         for rule in [] if inert else state.rules:
-            ctx.diags.add("A2N826", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot of this "
-                          "configuration serves the directory, so the URL it governs is unknown; nothing was "
-                          "emitted", rule.span, directive="RewriteRule")
+            rule.settle(ctx, Disposition.UNSUPPORTED, ctx.diags.add(
+                "A2N826", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot of this configuration "
+                "serves the directory, so the URL it governs is unknown; nothing was emitted", rule.span,
+                directive="RewriteRule"))
         for directive in state.directives:
             ctx.redispose(directive, Disposition.APPROXIMATE if inert else Disposition.UNSUPPORTED)
 
@@ -440,10 +442,12 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         return
     if state.engine is None and not ctx.options.get("rewrite_engine_mentioned"):
         # No RewriteEngine anywhere in the input: a snippet meant for a context that turns it on.
-        ctx.diags.add("A2N824", "the input never sets RewriteEngine: its rules are translated as if the including "
-                      "context turned it on (httpd ignores them otherwise)", state.rules[0].span,
-                      directive="RewriteRule", hint="add RewriteEngine On to the file if it is used on its own")
+        said = ctx.diags.add("A2N824", "the input never sets RewriteEngine: its rules are translated as if the "
+                             "including context turned it on (httpd ignores them otherwise)", state.rules[0].span,
+                             directive="RewriteRule", hint="add RewriteEngine On to the file if it is used on its own")
         state.engine = True
+        for rule in state.rules:
+            rule.settle(ctx, Disposition.APPROXIMATE, said)
         for directive in state.directives:
             ctx.redispose(directive, Disposition.APPROXIMATE)
     if not state.engine:

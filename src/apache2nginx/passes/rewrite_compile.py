@@ -82,13 +82,11 @@ class Compiler:
         if rule is None or id(rule.directive) in self.redirect_status_rules:
             return
         self.redirect_status_rules.add(id(rule.directive))
-        self.ctx.diags.add("A2N324", "%{ENV:REDIRECT_STATUS}: httpd sets it on the request an internal redirect "
-                           "creates (200 after a per-directory rewrite, the error for an ErrorDocument); the "
-                           "translation marks the rewrites of these rules and reads an error_page pass's $status",
-                           rule.span, directive="RewriteRule")
         from .base import Disposition
-        for directive in [rule.directive] + [c.directive for c in rule.conds]:
-            self.ctx.redispose(directive, Disposition.APPROXIMATE)
+        rule.settle(self.ctx, Disposition.APPROXIMATE, self.ctx.diags.add(
+            "A2N324", "%{ENV:REDIRECT_STATUS}: httpd sets it on the request an internal redirect creates (200 after "
+            "a per-directory rewrite, the error for an ErrorDocument); the translation marks the rewrites of these "
+            "rules and reads an error_page pass's $status", rule.span, directive="RewriteRule"))
 
     def _time_variable(self, name: str) -> str:
         """httpd's TIME_* variables (local time) cut out of nginx's $time_iso8601, also local time."""
@@ -180,12 +178,10 @@ class Compiler:
                 raise Unsupported("A2N804", f"${{{name}:...}} uses a map no RewriteMap defines (httpd substitutes "
                                   "an empty string)")
             # httpd starts without the map and falls back to the default at every lookup (observed)
-            self.ctx.diags.add("A2N325", f"${{{name}:{key}|{default}}}: no RewriteMap {name} is defined in this "
-                               f"input, so httpd uses the default at every lookup, and so does the translation",
-                               rule.span, directive="RewriteRule")
             from .base import Disposition
-            for directive in [rule.directive] + [c.directive for c in rule.conds]:
-                self.ctx.redispose(directive, Disposition.APPROXIMATE)
+            rule.settle(self.ctx, Disposition.APPROXIMATE, self.ctx.diags.add(
+                "A2N325", f"${{{name}:{key}|{default}}}: no RewriteMap {name} is defined in this input, so httpd "
+                "uses the default at every lookup, and so does the translation", rule.span, directive="RewriteRule"))
             return self.expand(default, rule, cond_names, rule_names)
         if mapdef.problem:
             raise Unsupported("A2N804", f"${{{name}:...}}: {mapdef.problem}")
@@ -273,13 +269,12 @@ class Compiler:
                 why = url_lookup_blocker(self.ctx, self.server, self.state)
                 if why is not None:
                     raise Unsupported("A2N809", f"RewriteCond -U (a subrequest for the URL) is not translated: {why}")
-                self.ctx.diags.add("A2N328", "RewriteCond %{REQUEST_URI} -U: httpd looks the URL up in a subrequest, "
-                                   "which this configuration refuses only for paths it cannot parse (a % without "
-                                   "two hex digits, %00, %2F, or %2E dot segments above the root); the "
-                                   "translation tests for those", cond.span, directive="RewriteCond")
                 from .base import Disposition
-                for directive in [rule.directive] + [c.directive for c in rule.conds]:
-                    self.ctx.redispose(directive, Disposition.APPROXIMATE)
+                rule.settle(self.ctx, Disposition.APPROXIMATE, self.ctx.diags.add(
+                    "A2N328", "RewriteCond %{REQUEST_URI} -U: httpd looks the URL up in a subrequest, which this "
+                    "configuration refuses only for paths it cannot parse (a % without two hex digits, %00, %2F, "
+                    "or %2E dot segments above the root); the translation tests for those", cond.span,
+                    directive="RewriteCond"))
                 # the URL is valid unless the subrequest fails: -U holds where the failure regex does not match
                 return f"{var} {'~' if negate else '!~'} {_quote_regex(SUBREQUEST_FAILS)}", None
             if pattern not in kinds:

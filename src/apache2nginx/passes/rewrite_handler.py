@@ -160,12 +160,12 @@ def handler_route(compiler, rule: RRule, pattern: str, negate: bool, target: str
         # mod_cgi tests ExecCGI before it looks for the file: 403 for missing files and directories too
         statements = [Stmt("internal", [], span),
                       Stmt("return", ["403"], span, comment=f"[H={handler}]: Options ExecCGI is off here")]
-        ctx.diags.add("A2N323", f"RewriteRule {rule.pattern} [H={handler}]: the result maps under {root}, where "
-                      "Options ExecCGI is off, so httpd refuses to run it (403) and so does the translation; a "
-                      "substitution whose first directory exists on the server is a file path to httpd instead",
-                      span, directive="RewriteRule",
-                      hint="if the target is a filesystem path on the server, grant ExecCGI there and route it "
-                           "to fcgiwrap by hand")
+        said = ctx.diags.add("A2N323", f"RewriteRule {rule.pattern} [H={handler}]: the result maps under {root}, "
+                             "where Options ExecCGI is off, so httpd refuses to run it (403) and so does the "
+                             "translation; a substitution whose first directory exists on the server is a file path "
+                             "to httpd instead", span, directive="RewriteRule",
+                             hint="if the target is a filesystem path on the server, grant ExecCGI there and route "
+                                  "it to fcgiwrap by hand")
     else:
         statements = [
             Stmt("internal", [], span),
@@ -185,15 +185,14 @@ def handler_route(compiler, rule: RRule, pattern: str, negate: bool, target: str
         who = server_name or "the FastCGI server"
         extra = " php-fpm runs only names its security.limit_extensions allows (.php by default)." \
             if backend == FASTCGI_SOCKET and handler != "fcgid-script" else ""
-        ctx.diags.add("A2N322", f"RewriteRule {rule.pattern} [H={handler}]: the result goes to {who} at "
+        said = ctx.diags.add("A2N322", f"RewriteRule {rule.pattern} [H={handler}]: the result goes to {who} at "
                       f"{backend.removeprefix('unix:')} through an internal location; httpd ran it with its "
                       f"own handler, and the script sees its own CGI variables (SCRIPT_NAME names the "
                       f"rewritten path).{extra}", span, directive="RewriteRule",
                       hint=f"run {who} on {backend.removeprefix('unix:')}, or change the fastcgi_pass line")
     server.locations.append(Location("^~", prefix + "/", statements, span))
     from .base import Disposition
-    for directive in [rule.directive] + [c.directive for c in rule.conds]:
-        ctx.redispose(directive, Disposition.APPROXIMATE)
+    rule.settle(ctx, Disposition.APPROXIMATE, said)
     if target is None:
         return [Stmt("rewrite", ["^" if negate else pattern, prefix + "$uri", "last"], span)]
     return [Stmt("rewrite", ["^" if negate else pattern, prefix + target, "last"], span)]

@@ -53,6 +53,16 @@ class RRule:
     directive: Directive
     index: int = 0
 
+    def settle(self, ctx, disposition, diag=None) -> None:
+        """The rule and its conditions share one fate; DIAG, the diagnostic that says why, names the lines
+        of the ones it does not stand on."""
+        for directive in [self.directive] + [c.directive for c in self.conds]:
+            ctx.redispose(directive, disposition)
+            if diag is not None and directive.span not in diag.related and (
+                    diag.span is None or (directive.span.file, directive.span.line) != (diag.span.file,
+                                                                                       diag.span.line)):
+                diag.related.append(directive.span)
+
 
 @dataclass
 class RewriteContext:

@@ -65,6 +65,9 @@ class Translator:
             if hook is not None:
                 hook(self.ctx)
         lay_out(self.model, self.diags, proxy.emitter(self.model, self.ctx.main, self.diags))
+        loose = (Disposition.APPROXIMATE, Disposition.UNSUPPORTED)
+        self.tally.inexact = [(n.span, ("<" if n.is_section else "") + n.name, self.dispositions[id(n)])
+                              for n in self.loaded.walk() if self.dispositions.get(id(n)) in loose]
         return self.model, self.tally
 
     def count(self, directive: Directive, disposition: Disposition) -> None:

@@ -179,7 +179,7 @@ def virtual_root(ctx: Context, d: Directive) -> Disposition:
         # Provisional, so that passes reading the root while the server is walked see a per-host one.
         ctx.server.root = nginx_expression(ctx, value, "$host", "$server_port")[0].rstrip("/") or "/"
         ctx.server.root_span = d.span
-    return Disposition.APPROXIMATE if key == "vhost_cgi" else Disposition.EXACT
+    return Disposition.APPROXIMATE if key == "vhost_cgi" and value is not None else Disposition.EXACT
 
 
 def _setting(ctx: Context, server: Server, key: str):
