@@ -78,6 +78,8 @@ def main() -> int:
                         untranslated[name] += n
             for k in KEYS:
                 totals[k] += summary[k]
+            named = {(s.file, s.line) for x in diags for s in [x.span, *x.related] if s is not None}
+            totals["silent"] += sum(1 for span, _, _ in result.tally.inexact if (span.file, span.line) not in named)
             totals["directives"] += summary["directives"]
             totals["files"] += 1
             if result.fatal:
@@ -98,7 +100,8 @@ def main() -> int:
     print(f"\nfiles: {totals['files']}  crashes: {totals['crashes']}  refused (httpd refuses them too): "
           f"{totals['refused']}")
     print(f"directives: {totals['directives']}  " + "  ".join(f"{k}: {totals[k]}" for k in KEYS))
-    print(f"exact or approximate: {covered / d:.1%}")
+    print(f"exact or approximate: {covered / d:.2%} ({covered} of {totals['directives']})")
+    print(f"approximate or unsupported with no diagnostic naming their line: {totals['silent']}")
     applicable = d - totals["not_applicable"]
     print(f"exact or approximate among directives nginx needs something for (not-applicable ones, such as "
           f"LoadModule, left out): {covered / (applicable or 1):.1%}")
