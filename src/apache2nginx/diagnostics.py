@@ -38,6 +38,21 @@ class Diagnostic:
     directive: str | None = None
     severity: Severity = field(default=None)  # type: ignore[assignment]
     related: list[Span] = field(default_factory=list)
+    _related_seen: set | None = field(default=None, repr=False, compare=False)
+
+    def relate(self, span: Span | None) -> None:
+        """Name one more location this diagnostic covers (once; never its own line). Constant time, so a
+        region-wide diagnostic can name thousands of lines."""
+        if span is None:
+            return
+        if self._related_seen is None:
+            self._related_seen = {(s.file, s.line) for s in self.related}
+            if self.span is not None:
+                self._related_seen.add((self.span.file, self.span.line))
+        key = (span.file, span.line)
+        if key not in self._related_seen:
+            self._related_seen.add(key)
+            self.related.append(span)
 
     def __post_init__(self) -> None:
         info = lookup(self.code)

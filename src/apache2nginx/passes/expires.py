@@ -138,11 +138,11 @@ def finish_server(ctx: Context, server) -> None:
         ctx.model.maps.append(MapBlock("$sent_http_content_type", var, entries,
                                        default[0] if default else "off", span=active[1]))
         statements.append(Stmt("expires", [var], active[1]))
-        rules = [span for _, span in types.values()] + ([default[1]] if default else [])
-        ctx.diags.add("A2N709", "mod_expires becomes `expires` with a Content-Type map: nginx also replaces the "
-                      "Expires and Cache-Control headers of proxied responses, which httpd leaves alone when "
-                      "they already have Expires", active[1],
-                      related=[r for i, r in enumerate(rules) if r is not None and r not in rules[:i]])
+        said = ctx.diags.add("A2N709", "mod_expires becomes `expires` with a Content-Type map: nginx also replaces "
+                             "the Expires and Cache-Control headers of proxied responses, which httpd leaves alone "
+                             "when they already have Expires", active[1])
+        for span in [span for _, span in types.values()] + ([default[1]] if default else []):
+            said.relate(span)
 
 
 RULES = table(

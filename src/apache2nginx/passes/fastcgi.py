@@ -112,7 +112,7 @@ def files_section(ctx: Context, section: Section) -> Disposition:
     disposition, scope = _script_location(ctx, handlers[0], location_regex, split, section.args[-1], section.span)
     ctx.count(handlers[0], disposition)     # the section's handler counts it (a directive's own rule would)
     for said in ctx.diags.since(before):    # what the handler's approximation costs, the section's too
-        said.related.append(section.span)
+        said.relate(section.span)
     if scope is not None:
         previous, ctx.scope = ctx.scope, scope
         try:
@@ -323,7 +323,7 @@ def _gate_exec_cgi(ctx: Context, server) -> None:
             if disposition is not None:
                 ctx.redispose(section, disposition)
             for said in ctx.diags.since(before):
-                said.related.append(section.span)
+                said.relate(section.span)
 
 
 def _gate(ctx: Context, server, statements, directory, directive, target, runner) -> Disposition | None:

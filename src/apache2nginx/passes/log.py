@@ -105,8 +105,8 @@ def _define(ctx: Context, nickname: str, fmt: str, d: Directive, user: Directive
     if id(d) in said:
         # a LogFormat's approximations were said where it stands: they name each log that uses it
         for diag in said[id(d)]:
-            if user is not None and user.span not in diag.related:
-                diag.related.append(user.span)
+            if user is not None:
+                diag.relate(user.span)
     else:
         said[id(d)] = _report_format(ctx, nickname, d, notes, missing)
     if needs_b:

@@ -194,7 +194,7 @@ def finish_gzip(ctx: Context, server) -> None:
                        Stmt("gzip_http_version", ["1.0"], span)]
         ctx.diags.add("A2N704", "mod_deflate becomes gzip: nginx always compresses text/html once gzip is on, and "
                       "its gzip_proxied decision looks at the request's Via header", span,
-                      related=[other for other in settings.get("gzip_spans", []) if other != span])
+                      related=list(dict.fromkeys(other for other in settings.get("gzip_spans", []) if other != span)))
 
 
 def remote_ip_header(ctx: Context, d: Directive) -> Disposition:

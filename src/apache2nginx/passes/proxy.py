@@ -247,8 +247,8 @@ def _retry(ctx: Context, d: Directive | None, up: Upstream, value: str, implicit
             "A2N310", f"upstream {up.name}: Apache's retry={value} {'(its default) ' if implicit else ''}is "
             f"approximated by {'max_fails=0' if value == '0' else f'max_fails=1 fail_timeout={value}s'}{lone}",
             d.span if d else up.span, directive=d.name if d else None)
-    elif d is not None and d.span not in said.related and d.span != said.span:
-        said.related.append(d.span)      # the same approximation, for another member or setting
+    elif d is not None:
+        said.relate(d.span)      # the same approximation, for another member or setting
         if f"retry={value} " not in said.message:
             said.message += f"; retry={value} likewise by max_fails=1 fail_timeout={value}s" if value != "0" \
                 else "; retry=0 by max_fails=0"

@@ -58,10 +58,8 @@ class RRule:
         of the ones it does not stand on."""
         for directive in [self.directive] + [c.directive for c in self.conds]:
             ctx.redispose(directive, disposition)
-            if diag is not None and directive.span not in diag.related and (
-                    diag.span is None or (directive.span.file, directive.span.line) != (diag.span.file,
-                                                                                       diag.span.line)):
-                diag.related.append(directive.span)
+            if diag is not None:
+                diag.relate(directive.span)
 
 
 @dataclass
