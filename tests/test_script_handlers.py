@@ -9,6 +9,19 @@ import pytest
 from conftest import run_cli
 
 
+def _script_dir(prefix: str, script: str, name: str = "hello.cgi") -> tuple[str, str]:
+    """(a new directory both servers' workers can read holding the executable NAME, the path of a FastCGI
+    socket in it)."""
+    import os
+    import tempfile
+    base = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(base, 0o755)                      # nginx's workers and httpd's children may run as nobody/www-data
+    with open(os.path.join(base, name), "w") as fh:
+        fh.write(script)
+    os.chmod(os.path.join(base, name), 0o755)
+    return base, os.path.join(base, "fcgi.sock")
+
+
 def _convert(tmp_path, text: str) -> tuple[str, list[str]]:
     (tmp_path / "apache.conf").write_text(text)
     proc = run_cli("convert", "apache.conf", "--format", "json", cwd=tmp_path)
@@ -205,16 +218,10 @@ def test_proxypassmatch_to_a_unix_socket_fastcgi_server_appends_the_path_as_http
     """`ProxyPassMatch RE unix:/sock|fcgi://localhost/dir/` (no $N): httpd appends the request path to the
     URL's, so the script is /dir/<path>; real httpd (mod_proxy_fcgi) and real nginx hand fcgiwrap the same
     script over the same Unix socket."""
-    import os
     import shutil
-    import tempfile
     from live import apache, fcgiwrap, free_port, nginx, request
-    base = tempfile.mkdtemp(prefix="a2n-fcgi-")
-    os.chmod(base, 0o755)
-    with open(os.path.join(base, "hello.cgi"), "w") as fh:
-        fh.write('#!/bin/sh\nprintf "Content-Type: text/plain\\n\\nran %s\\n" "$SCRIPT_NAME"\n')
-    os.chmod(os.path.join(base, "hello.cgi"), 0o755)
-    socket_path = os.path.join(base, "fcgi.sock")
+    base, socket_path = _script_dir("a2n-fcgi-", '#!/bin/sh\nprintf "Content-Type: text/plain\\n\\nran %s\\n" '
+                                    '"$SCRIPT_NAME"\n')
     port = free_port()
     config = f"""Listen 127.0.0.1:{port}
 <VirtualHost 127.0.0.1:{port}>
@@ -244,17 +251,10 @@ def test_fastcgi_parameters_set_from_other_parameters_match_httpd(tmp_path, ngin
     """ProxyFCGISetEnvIf "true" NAME "...%{reqenv:OTHER}...": httpd builds the parameter from the others as it
     sends them (in order, after earlier overrides); real httpd (mod_proxy_fcgi) and real nginx hand fcgiwrap
     the same values."""
-    import os
     import shutil
-    import tempfile
     from live import apache, fcgiwrap, free_port, nginx, request
-    base = tempfile.mkdtemp(prefix="a2n-fcgi-env-")
-    os.chmod(base, 0o755)
-    with open(os.path.join(base, "hello.cgi"), "w") as fh:
-        fh.write('#!/bin/sh\nprintf "Content-Type: text/plain\\n\\n%s|%s|%s\\n" "$SCRIPT_NAME" "$PATH_INFO" '
-                 '"$X_ORIG"\n')
-    os.chmod(os.path.join(base, "hello.cgi"), 0o755)
-    socket_path = os.path.join(base, "fcgi.sock")
+    base, socket_path = _script_dir("a2n-fcgi-env-", '#!/bin/sh\nprintf "Content-Type: text/plain\\n\\n%s|%s|%s\\n" '
+                                    '"$SCRIPT_NAME" "$PATH_INFO" "$X_ORIG"\n')
     port = free_port()
     config = f"""Listen 127.0.0.1:{port}
 <VirtualHost 127.0.0.1:{port}>
@@ -291,15 +291,9 @@ def test_fastcgi_handlers_keep_connections_where_the_worker_reuses_them(tmp_path
     """<Proxy "fcgi://localhost/" enablereuse=on> gives the worker a SetHandler "proxy:unix:...|fcgi://localhost/"
     uses a pool of kept connections (httpd's documented PHP-FPM setup); without it each request opens its own.
     A FastCGI responder that counts requests per connection shows both servers keep (or do not keep) them."""
-    import os
     import shutil
-    import tempfile
     from live import apache, fastcgi_counter, free_port, nginx, request
-    base = tempfile.mkdtemp(prefix="a2n-fcgi-reuse-")
-    os.chmod(base, 0o755)
-    with open(os.path.join(base, "app.php"), "w") as fh:
-        fh.write("<?php\n")
-    socket_path = os.path.join(base, "fpm.sock")
+    base, socket_path = _script_dir("a2n-fcgi-reuse-", "<?php\n", "app.php")
     port = free_port()
     worker = '<Proxy "fcgi://localhost/" enablereuse=on max=4>\n</Proxy>\n' if reuse else ""
     config = f"""Listen 127.0.0.1:{port}
