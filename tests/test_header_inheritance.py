@@ -66,3 +66,24 @@ def test_an_inner_set_replaces_only_the_same_table(tmp_path):
     inner = locs["^~ /in/"]
     assert ["add_header", "X-A", "outer", "always"] in inner and ["add_header", "X-A", "inner"] in inner
     assert not any(h[1] == "X-B" for h in inner)
+
+
+def test_a_request_header_built_on_an_earlier_one_is_reported(tmp_path):
+    """RequestHeader append in a section computes from the client's value in nginx, where httpd appends to
+    what the server's RequestHeader set: A2N508, naming both lines. A plain set after a set is exact."""
+    (tmp_path / "apache.conf").write_text("""Listen 80
+<VirtualHost *:80>
+    ServerName h.example.com
+    ProxyPass / http://127.0.0.1:8081/
+    RequestHeader set X-Trace "edge"
+    RequestHeader set X-Plain "a"
+    <Location /api>
+        RequestHeader append X-Trace "api"
+        RequestHeader set X-Plain "b"
+    </Location>
+</VirtualHost>
+""")
+    proc = run_cli("convert", "apache.conf", "--diagnostics", "json", cwd=tmp_path)
+    chained = [d for d in json.loads(proc.stderr) if d["code"] == "A2N508"]
+    assert [(d["line"], d["severity"]) for d in chained] == [(8, "warning")]
+    assert [r["line"] for r in chained[0]["related"]] == [5]

@@ -750,6 +750,14 @@ _short("A2N507", "request-header-edit", "warning", "RequestHeader edit changes w
        "logs; the translation rewrites the copy sent to proxied and FastCGI backends through a map.",
        "nginx's own handling of the request (If-None-Match on static files, access logs) sees the client's value.",
        "nothing, usually: such edits target backends or httpd's own ETag suffixes, which nginx does not produce.")
+_short("A2N508", "request-header-chain", "warning", "A RequestHeader builds on the client's value, not an earlier "
+       "RequestHeader's.",
+       "httpd applies every RequestHeader of a request in order (the main server's, the virtual host's, then the "
+       "sections'), so append, merge, setifempty, edit and a conditional set work on what an earlier RequestHeader "
+       "of the same header left; the translation computes each from the client's header, and the backend gets "
+       "both results.",
+       "the backend sees a different value (or two lines) for this header.",
+       "fold the operations into one RequestHeader, or set the final value outright.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",

@@ -9,23 +9,92 @@ security header set at server level.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from ..model import ARRAY_FAMILIES, Stmt
 
 _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
+_ADD_HEADER = _FAMILY_OF["add_header"]
 
 
-def merge(parent: list[Stmt], child: list[Stmt]) -> list[Stmt]:
+# (a conditional header's variable, a value) -> a variable that is VALUE where the first is empty, else empty
+Unless = Callable[[str, str], str]
+
+
+def merge(parent: list[Stmt], child: list[Stmt], unless: Unless | None = None) -> list[Stmt]:
     """The child's statements with the parent's members of every array family the child also uses."""
     used = {_FAMILY_OF[s.name] for s in child if s.name in _FAMILY_OF}
+    if _ADD_HEADER not in used:
+        unset = {s.resets for s in child if s.name == "proxy_hide_header" and s.resets}
+        if unset and any(s.name == "add_header" and s.args and _table(s) in unset for s in parent):
+            # a `Header unset` of a header the parent adds: the child needs its own add_header list to lose it
+            used.add(_ADD_HEADER)
     if not used:
         return _last_error_pages(child)
-    inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used]
-    # The parent's copies go first (Apache order: outer, then inner); exact duplicates are dropped, and so
-    # are headers the child sets or unsets itself (in the same table: Header set vs Header always set).
+    # The parent's copies go first (Apache order: outer, then inner); exact duplicates are dropped.
     seen = {(s.name, tuple(s.args)) for s in child}
-    resets = {s.resets for s in child if s.resets is not None}
-    return _last_error_pages([s for s in inherited if (s.name, tuple(s.args)) not in seen and not (
-        resets and s.name == "add_header" and s.args and _table(s) in resets)] + child)
+    inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used and (s.name, tuple(s.args)) not in seen]
+    merged = header_order(inherited + child, len(inherited), unless)
+    if _ADD_HEADER in used and not any(s.name == "add_header" for s in merged) \
+            and any(s.name == "add_header" for s in parent):
+        # every inherited header was unset here: an empty value sends nothing but stops nginx's inheritance
+        hidden = next(s for s in child if s.name == "proxy_hide_header" and s.resets)
+        merged.append(Stmt("add_header", [hidden.args[0], ""] + (["always"] if hidden.resets[1] == "always" else []),
+                           hidden.span))
+    return _last_error_pages(merged)
+
+
+def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None) -> list[Stmt]:
+    """mod_headers runs a block's operations in order on one table (outer blocks first): `set` and `unset`
+    drop what came before for that header and table, a conditional `set` drops it where its condition holds.
+    nginx sends every add_header (and every proxy_set_header) of a block, so the earlier ones are left out,
+    or made conditional on the later one's variable being empty. Only statements from START on act (those
+    before are final already)."""
+    if not any(s.resets for s in stmts[start:]):
+        return stmts
+    out: list[Stmt | None] = list(stmts[:start])
+    earlier: dict[tuple, list[int]] = {}
+    for i, s in enumerate(out):
+        key = _operand(s)
+        if key is not None:
+            earlier.setdefault(key, []).append(i)
+    for s in stmts[start:]:
+        key = _replaces(s)
+        if key is not None:
+            value = s.args[1] if s.name == "add_header" and len(s.args) > 1 else ""
+            if s.name == "add_header" and s.conditional and "$" in value:
+                if unless is None:
+                    raise ValueError("a conditional Header set needs `unless` to render")
+                for i in earlier.get(key, []):
+                    old = out[i]
+                    if old is not None and len(old.args) > 1 and old.args[1]:
+                        out[i] = Stmt("add_header", [old.args[0], unless(value, old.args[1]), *old.args[2:]],
+                                      old.span, comment=old.comment)
+            elif not s.conditional or (s.name == "add_header" and value):
+                for i in earlier.pop(key, []):
+                    out[i] = None
+        key = _operand(s)
+        if key is not None:
+            earlier.setdefault(key, []).append(len(out))
+        out.append(s)
+    return [s for s in out if s is not None]
+
+
+def _operand(s: Stmt) -> tuple | None:
+    """What a later `set`/`unset` can take away: a response header in its table, or a request header a
+    RequestHeader gave the backend (proxy_set_header) or the FastCGI program (fastcgi_param)."""
+    if s.name == "add_header" and s.args:
+        return ("add_header", *_table(s))
+    if s.resets is not None and s.name in ("proxy_set_header", "fastcgi_param"):
+        return (s.name, *s.resets)
+    return None
+
+
+def _replaces(s: Stmt) -> tuple | None:
+    """The operand S replaces (Header set/unset, RequestHeader set/unset), if any."""
+    if s.resets is None:
+        return None
+    return ("add_header", *s.resets) if s.name in ("add_header", "proxy_hide_header") else (s.name, *s.resets)
 
 
 def _last_error_pages(stmts: list[Stmt]) -> list[Stmt]:
@@ -60,8 +129,8 @@ def _table(add_header: Stmt) -> tuple[str, str]:
     return add_header.args[0].lower(), "always" if add_header.args[-1] == "always" else "onsuccess"
 
 
-def effective(parent: list[Stmt], child: list[Stmt]) -> list[Stmt]:
+def effective(parent: list[Stmt], child: list[Stmt], unless: Unless | None = None) -> list[Stmt]:
     """What applies inside the child: its own statements plus every parent family it does not define."""
-    merged = merge(parent, child)
+    merged = merge(parent, child, unless)
     used = {_FAMILY_OF[s.name] for s in merged if s.name in _FAMILY_OF}
     return merged + [s for s in parent if s.name in _FAMILY_OF and _FAMILY_OF[s.name] not in used]

@@ -14,7 +14,7 @@ from jinja2.filters import do_indent
 
 from .. import __version__
 from ..model import Location, NginxModel, Server
-from .inherit import effective, merge
+from .inherit import effective, header_order, merge
 from .selfcheck import fast_clean
 from ..syntax.span import Span
 
@@ -110,15 +110,25 @@ class Renderer:
                   ". Regenerate with `apache2nginx convert` rather than editing by hand.")
         chosen = model.servers if servers is None else servers
         main = model.main_server
-        http_level = list(model.http_statements) + (main.statements if main is not None else [])
+        unless = _unless(model)
+        http_level = header_order(list(model.http_statements) + (main.statements if main is not None else []),
+                                  0, unless)
         first = shared or full
 
         def server_statements(server: Server):
-            return server.own_statements + ([] if server.is_main else merge(http_level, server.statements))
+            return server.own_statements + ([] if server.is_main else merge(http_level, server.statements, unless))
 
         def locations(server: Server):
-            parent = http_level if server.is_main else effective(http_level, server.statements)
-            return [_merged(loc, parent) for loc in server.locations]
+            parent = http_level if server.is_main else effective(http_level, server.statements, unless)
+            return [_merged(loc, parent, unless) for loc in server.locations]
+
+        if not model.inherited_maps_made:
+            # Merging can add maps (a conditional Header set over an inherited one): make them all before
+            # any output is rendered, since the file holding the maps may be rendered first.
+            for server in model.servers:
+                server_statements(server)
+                locations(server)
+            model.inherited_maps_made = True
 
         context = dict(
             header=header,
@@ -163,16 +173,24 @@ def _indent(text: str) -> str:
     return "    " + re.sub(r"\n(?=[^\n])", "\n    ", text)
 
 
-def _merged(loc: Location, parent: list, nested: bool = False) -> Location:
+def _unless(model: NginxModel):
+    """The `unless` of inherit.merge: a map in MODEL giving VALUE where a conditional header's variable is
+    empty (its condition does not hold), and nothing where it holds."""
+    def unless(variable: str, value: str) -> str:
+        return model.shared_map("a2n_hdr_", variable, [('""', value)], '""')
+    return unless
+
+
+def _merged(loc: Location, parent: list, unless, nested: bool = False) -> Location:
     """`loc` with the enclosing block's members of every array family it defines itself (add_header...),
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
     access pass gives each one the complete list of its region, and a parent's allow would widen it."""
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
-    own = merge(inherited, loc.statements)
+    own = merge(inherited, loc.statements, unless)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
-    inner = effective(inherited, loc.statements)
-    return Location(loc.modifier, loc.path, own, loc.span, [_merged(i, inner, True) for i in loc.locations],
+    inner = effective(inherited, loc.statements, unless)
+    return Location(loc.modifier, loc.path, own, loc.span, [_merged(i, inner, unless, True) for i in loc.locations],
                     loc.runs_scripts, loc.static_only)
 
 

@@ -48,8 +48,14 @@ class Stmt:
     comment: str | None = None
     block: list["Stmt"] | None = None
     # (lower-cased header name, "always" or "onsuccess"): an Apache `Header [always] set|unset` this statement
-    # stands for, which replaces the same header an enclosing block adds (nginx would send both)
+    # stands for, which replaces the same header an enclosing block adds (nginx would send both); on
+    # proxy_set_header/fastcgi_param, (name, "request"): a RequestHeader's, replacing an earlier RequestHeader's
     resets: tuple[str, str] | None = None
+    # with `resets`: the statement stands for a conditional `Header set` (env= or expr=), whose value is a
+    # variable that is empty where the condition does not hold, so it replaces the earlier header only where
+    # set; on a RequestHeader's statements, one whose value is computed from the client's header (a condition,
+    # append, merge, setifempty, edit), which replaces nothing
+    conditional: bool = False
 
 
 # nginx array-like directives: a block that defines any of a family inherits none of its
@@ -229,6 +235,8 @@ class NginxModel:
     main_server: Server | None = None   # Apache's main server: its settings apply to every virtual host
     # spans of access rules already reported as refused, so a section many locations share is said once
     access_reported: set = field(default_factory=set)
+    request_header_ops: list = field(default_factory=list)   # every RequestHeader read (headers.finish_model)
+    inherited_maps_made: bool = False   # the maps that merging inherited statements needs are in `maps`
     # generated map variables: how many of each prefix, and the variable of each distinct map (linear lookups)
     _variable_counts: dict = field(default_factory=dict)
     _maps_by_content: dict = field(default_factory=dict)

@@ -137,7 +137,9 @@ class HeaderCondition:
         """A variable that is VALUE when VARIABLE is non-empty (empty, with NEGATE), empty otherwise."""
         if negate:
             return self._map(variable, [('""', value or '""')])
-        return self._map(variable, [('""', '""')], value or '""')
+        # a map's default is written as given (entries are quoted when rendered)
+        from ..emit.render import quote
+        return self._map(variable, [('""', '""')], quote(value) if value else '""')
 
     def _peek(self, kind: str, value: str | None = None) -> bool:
         if self.pos >= len(self.tokens):

@@ -10,7 +10,9 @@ enclosing list repeated first, as Apache merges Header lists.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from ..model import Stmt
 from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, Rule, table
@@ -141,16 +143,27 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
                       "nothing was emitted for this header", d.span, directive=d.name,
                       hint="express the condition with a map that yields an empty value when it is false")
         return Disposition.UNSUPPORTED
-    emit = ctx.emit if env is None else lambda *a: env.emitted(ctx.emit(*a))
+    def emit(*args) -> Stmt:
+        stmt = ctx.emit(*args)
+        if env is not None:
+            env.emitted(stmt)
+        return stmt
+
+    def emit_set(args: list[str]) -> None:
+        """`set` replaces the same header that came before, where its condition holds (see emit.inherit)."""
+        stmt = emit("add_header", args, d.span)
+        if action == "set":
+            stmt.resets, stmt.conditional = (name.lower(), condition if condition == "always" else "onsuccess"), True
+
     emit_vary(ctx, compiler, d.span, condition == "always")
     if action in ("append", "merge"):
         emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if condition == "always":
-        emit("add_header", [name, variable, "always"], d.span)
+        emit_set([name, variable, "always"])
         return Disposition.EXACT
-    emit("add_header", [name, variable], d.span)
+    emit_set([name, variable])
     ctx.diags.add("A2N503", f"Header {action} {name} (with a condition): nginx add_header without always fires only "
                   "on 2xx/3xx, and a backend's own copy is kept beside it", d.span, directive=d.name,
                   hint="use `Header always` on the Apache side if the header belongs on every response")
@@ -217,10 +230,66 @@ def request_header(ctx: Context, d: Directive) -> Disposition:
     if condition is not None:
         new = ctx.model.shared_map("a2n_reqhdr_", condition, [("1", new or '""')], original)
     param = "HTTP_" + re.sub(r"[^A-Z0-9]", "_", name.upper())
-    ctx.emit("proxy_set_header", [name, new], d.span)
-    # nginx passes a request header to FastCGI itself unless a parameter of that name is set
-    ctx.emit("fastcgi_param", [param, new] + (["if_not_empty"] if "$" in new or not new else []), d.span)
+    # A later unconditional set/unset replaces what earlier RequestHeaders of the name gave the backend (see
+    # emit.inherit); a value computed from the client's header cannot build on an earlier one's: reported.
+    reads = condition is not None or action not in ("set", "unset")
+    for stmt in (ctx.emit("proxy_set_header", [name, new], d.span),
+                 # nginx passes a request header to FastCGI itself unless a parameter of that name is set
+                 ctx.emit("fastcgi_param", [param, new] + (["if_not_empty"] if "$" in new or not new else []),
+                          d.span)):
+        stmt.resets, stmt.conditional = (name.lower(), "request"), reads
+    ctx.model.request_header_ops.append(_RequestHeaderOp(ctx.server, ctx.scope, name.lower(), reads, d, disposition))
     return disposition
+
+
+@dataclass
+class _RequestHeaderOp:
+    server: object
+    scope: object
+    name: str
+    reads: bool
+    directive: Directive
+    disposition: Disposition
+
+
+def _report_chained_request_headers(ctx: Context) -> None:
+    """A RequestHeader whose value is computed from the header (condition, append, merge, setifempty, edit)
+    starts from the client's value in the translation; in httpd an earlier RequestHeader of the same name
+    (the main server's, the virtual host's before a section's, or an earlier line of its block) changed it
+    first. Reported where such an earlier operation may run before it."""
+    ops = ctx.model.request_header_ops
+    by_name: dict[str, list[_RequestHeaderOp]] = {}
+    for op in ops:
+        by_name.setdefault(op.name, []).append(op)
+    for same in by_name.values():
+        if len(same) < 2:
+            continue
+        for op in same:
+            if not op.reads:
+                continue
+            before = next((o for o in same if o is not op and _may_run_before(o, op, ctx.main)), None)
+            if before is None:
+                continue
+            ctx.diags.add("A2N508", f"RequestHeader {' '.join(op.directive.args)}: the value is computed from the "
+                          f"client's {op.directive.args[1] if len(op.directive.args) > 1 else 'header'}, but httpd "
+                          f"applies RequestHeader {' '.join(before.directive.args)} to it first",
+                          op.directive.span, directive=op.directive.name,
+                          hint="fold the two operations into one RequestHeader, or set the final value outright",
+                          related=[before.directive.span])
+            if op.disposition is Disposition.EXACT:
+                ctx.redispose(op.directive, Disposition.APPROXIMATE)
+
+
+def _may_run_before(other: _RequestHeaderOp, op: _RequestHeaderOp, main) -> bool:
+    """Whether httpd may apply OTHER to the header before OP: the main server's lines come before a virtual
+    host's, a server's before a section's, and within one block the file order holds."""
+    if other.server is not op.server:
+        return other.server is main
+    if other.scope is op.scope:
+        return (other.directive.span.line, other.directive.span.column) < (op.directive.span.line,
+                                                                             op.directive.span.column) \
+            if other.directive.span.file == op.directive.span.file else True
+    return other.scope is None or op.scope is not None
 
 
 def _request_condition(ctx: Context, d: Directive, extras: list[str]) -> str | None:
@@ -266,8 +335,10 @@ def _edit_map(ctx: Context, d: Directive, original: str, regex: str, replacement
 
 
 def finish_model(ctx: Context) -> None:
-    """Env conditions are settled once every SetEnvIf line is read (httpd's order does not follow the file's)."""
+    """Env conditions are settled once every SetEnvIf line is read (httpd's order does not follow the file's);
+    RequestHeader chains once every server's lines are."""
     setenvif.finish(ctx)
+    _report_chained_request_headers(ctx)
 
 
 RULES = table(
