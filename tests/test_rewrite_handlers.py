@@ -149,3 +149,13 @@ def test_handler_rule_follows_the_merged_directory_access(tmp_path):
 </VirtualHost>
 """)
     assert codes.count("A2N813") == 1 and codes.count("A2N322") == 1
+
+
+def test_literal_prefix_of_a_rule_pattern():
+    from apache2nginx.passes.rewrite_compile import literal_prefix
+    assert literal_prefix(r"^/shop/([0-9]+)$") == "/shop/"
+    assert literal_prefix(r"^/a\.b/c?d") == "/a.b/"          # c may be absent
+    assert literal_prefix(r"^/ab+c") == "/ab"                # at least one b
+    assert literal_prefix(r"^/x{0,1}") == "/"
+    assert literal_prefix(r"/shop/") is None                  # not anchored: anywhere in the path
+    assert literal_prefix(r"^/(a|b)") is None and literal_prefix(r"^/a|^/b") is None

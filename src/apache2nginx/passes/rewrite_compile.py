@@ -482,7 +482,8 @@ class Compiler:
         flag = "break" if "END" in flags else ("last" if ("L" in flags or "PT" in flags) else None)
         if self.per_dir is None and "PT" not in flags and "H" not in flags:
             self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
-                                     "nginx would search locations again with the rewritten one", "<Location> sections")
+                                     "nginx would search locations again with the rewritten one", "<Location> sections",
+                                     self._urls_around(rule, negate, target))
         if "H" in flags:
             return out + self.handler(rule, pattern, negate, target, flag)
         if negate:
@@ -624,13 +625,36 @@ class Compiler:
                 Stmt("proxy_set_header", ["Upgrade", "$a2n_upgrade"], span),
                 Stmt("proxy_set_header", ["Connection", "$a2n_connection_upgrade"], span)]
 
-    def _refuse_past_access(self, code: str, message: str, unlocated: str) -> None:
-        """A rewrite nginx would take past access rules httpd checks on the original URL: not translated."""
-        restricted = access_restricted(self.ctx, self.server, files=False)
+    def _refuse_past_access(self, code: str, message: str, unlocated: str,
+                            urls: list[tuple[str, bool]] | None = None) -> None:
+        """A rewrite nginx would take past access rules httpd checks on the original URL: not translated.
+        URLS, where known, are literal prefixes of every URL the rule can see or make: sections of other URLs
+        refuse the same requests in both servers (neither URL is theirs)."""
+        restricted = [scope for scope in access_restricted(self.ctx, self.server, files=False)
+                      if urls is None or _may_hold(scope, urls)]
         if restricted:
             where = restricted[0].span
             raise Unsupported(code, message.format(
                 where=f"the section at {where.file}:{where.line}" if where else unlocated))
+
+    def _urls_around(self, rule: RRule, negate: bool, target: str) -> list[tuple[str, bool]] | None:
+        """Literal prefixes of the URLs a server-context rule may see (its pattern's, and those of earlier rules
+        that can hand it their result) and of the URL it makes, each with whether it is matched case-blind;
+        None where one is not known."""
+        feeding = []
+        for earlier in self.state.rules:
+            if earlier is rule:
+                break
+            if not {"L", "END", "R", "F", "G", "P"} & set(earlier.flags):
+                feeding.append(earlier)
+        prefixes = [None if negate else literal_prefix(rule.pattern)]
+        prefixes += [None if r.pattern.startswith("!") else literal_prefix(r.pattern) for r in feeding]
+        fixed = re.match(r"[^$]*", target).group()
+        prefixes.append(fixed if fixed.startswith("/") else None)
+        if any(p is None for p in prefixes):
+            return None
+        nocase = "NC" in rule.flags or any("NC" in r.flags for r in feeding)
+        return [(p, nocase) for p in prefixes]
 
     def cookie(self, rule: RRule, data: str, cond_names: dict[int, str],
                rule_names: dict[int, str] | None) -> list[Stmt]:
@@ -827,3 +851,39 @@ def _name_groups(pattern: str, prefix: str) -> tuple[str, dict[int, str]]:
         out.append(c)
         i += 1
     return "".join(out), names
+
+
+def literal_prefix(regex: str) -> str | None:
+    """The literal text every match of an anchored REGEX starts with ("/shop/" for ^/shop/(.*)), None when
+    the regex is not anchored at the start or has alternatives at the top."""
+    if not regex.startswith("^") or "|" in regex:
+        return None
+    out: list[str] = []
+    i = 1
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
+            out.append(regex[i + 1])
+            i += 2
+        elif c in ".[]()*+?{}$^\\":
+            if c in "*?{" and out:
+                out.pop()        # the character before an optional quantifier may be absent
+            break
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _may_hold(scope, urls: list[tuple[str, bool]]) -> bool:
+    """Whether a section with access rules may govern a URL starting with one of URLS (a <Location> prefix
+    either starts one of them or starts with one; any other section, a regex one, may)."""
+    if scope.kind != "location" or scope.regex:
+        return True
+    for url, nocase in urls:
+        path = scope.path
+        if nocase or scope.nocase:
+            url, path = url.lower(), path.lower()
+        if url.startswith(path) or path.startswith(url):
+            return True
+    return False
