@@ -122,9 +122,9 @@ class Renderer:
             parent = http_level if server.is_main else effective(http_level, server.statements, unless)
             return [_merged(loc, parent, unless) for loc in server.locations]
 
-        if not model.inherited_maps_made:
-            # Merging can add maps (a conditional Header set over an inherited one): make them all before
-            # any output is rendered, since the file holding the maps may be rendered first.
+        if model.conditional_header_sets and not model.inherited_maps_made:
+            # Merging can add maps (a conditional Header set over an earlier one): make them all before any
+            # output is rendered, since the file holding the maps may be rendered first.
             for server in model.servers:
                 server_statements(server)
                 locations(server)

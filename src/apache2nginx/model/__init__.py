@@ -236,6 +236,7 @@ class NginxModel:
     # spans of access rules already reported as refused, so a section many locations share is said once
     access_reported: set = field(default_factory=set)
     request_header_ops: list = field(default_factory=list)   # every RequestHeader read (headers.finish_model)
+    conditional_header_sets: bool = False   # a conditional Header set was emitted (emit.inherit may need maps)
     inherited_maps_made: bool = False   # the maps that merging inherited statements needs are in `maps`
     # generated map variables: how many of each prefix, and the variable of each distinct map (linear lookups)
     _variable_counts: dict = field(default_factory=dict)

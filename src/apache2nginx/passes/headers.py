@@ -154,6 +154,7 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         stmt = emit("add_header", args, d.span)
         if action == "set":
             stmt.resets, stmt.conditional = (name.lower(), condition if condition == "always" else "onsuccess"), True
+            ctx.model.conditional_header_sets = True
 
     emit_vary(ctx, compiler, d.span, condition == "always")
     if action in ("append", "merge"):
