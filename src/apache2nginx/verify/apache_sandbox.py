@@ -26,8 +26,9 @@ from ..syntax.tree import Directive, Section
 from .process import stop_process, wait_for_ports
 
 MODULE_DIR = Path("/usr/lib/apache2/modules")
-BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "dir", "alias", "headers", "env", "setenvif",
-                "filter"]
+# mod_autoindex as in Debian's default set: a directory with no index file answers 403 there (404 without it)
+BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "dir", "autoindex", "alias", "headers", "env",
+                "setenvif", "filter"]
 DEPENDENCIES = {
     "proxy_balancer": ["proxy", "slotmem_shm", "lbmethod_byrequests", "lbmethod_bybusyness",
                        "lbmethod_bytraffic", "proxy_http"],
