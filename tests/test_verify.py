@@ -148,3 +148,22 @@ def test_a_server_that_listens_then_exits_is_not_taken_for_started():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_difference_is_put_down_to_the_diagnostic_of_the_mapping_that_serves_it(apache_bin, nginx_bin, tmp_path):
+    """A Redirect's unnormalised remainder (A2N405) explains the differences under its own prefix; the
+    RedirectMatch warning of another prefix (A2N401) and a section's diagnostic elsewhere do not."""
+    (tmp_path / "apache.conf").write_text("""Listen 80
+<VirtualHost *:80>
+    ServerName r.example.com
+    DocumentRoot /var/www/r
+    RedirectMatch 301 ^/old/(.*)$ /new/$1
+    Redirect 302 /promo http://promo.example.com/landing
+    ErrorDocument 403 "Forbidden, sorry"
+</VirtualHost>
+""")
+    proc = run_cli("verify", "apache.conf", "--format", "json", "--apache", apache_bin, "--nginx-bin", nginx_bin,
+                   cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    promo = [d for d in json.loads(proc.stdout)["differences"] if "/promo/" in d["request"]]
+    assert promo and {d["explained_by"] for d in promo if d["field"] == "location"} == {"A2N405"}

@@ -656,6 +656,12 @@ _short("A2N309", "nocanon", "warning", "nocanon is approximated.",
        "the normalised one.",
        "backends that rely on encoded characters (%2F, %3B) see a different path.",
        "use a proxy_pass without a URI part if the backend path equals the public one.")
+_short("A2N339", "nocanon-merged-slashes", "info", "nocanon forwards repeated slashes that httpd merges.",
+       "where the backend path is the public one, the translation's proxy_pass has no URI part, so nginx sends the "
+       "request URI exactly as the client wrote it, as nocanon does; httpd still merges repeated slashes in the "
+       "path first (MergeSlashes, on by default), nginx does not.",
+       "a backend sees /a//b where httpd sent /a/b; encoded characters, dot segments and the query are alike.",
+       "nothing, usually; normalise repeated slashes in the backend if it depends on them.")
 _short("A2N310", "retry-approximated", "warning", "Apache's retry ban is approximated by max_fails/fail_timeout.",
        "after a failed connection httpd puts the worker in error state and sends it nothing for retry seconds "
        "(default 60), even when it is the only one. nginx's fail_timeout is both the window in which max_fails "

@@ -227,6 +227,10 @@ def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params
         ctx.diags.add("A2N309", "nocanon: nginx sends the normalised URI (as without nocanon) for a proxy_pass with "
                       "a path", d.span, directive=d.name)
         disposition = Disposition.APPROXIMATE
+    elif raw:
+        ctx.diags.add("A2N339", "nocanon: nginx forwards the request URI byte for byte; httpd merges repeated "
+                      "slashes in it first (/api//a reaches the backend as /api/a)", d.span, directive=d.name)
+        disposition = Disposition.APPROXIMATE
     return disposition
 
 

@@ -29,8 +29,9 @@ from .compare import Comparator, Difference, Observation, send
 from .process import stop_process, wait_for_ports
 from .probes import Probe, VHostInfo, vhosts_of
 
-INFO_EXPLAINERS = {"A2N405", "A2N226"}
+INFO_EXPLAINERS = {"A2N405", "A2N226", "A2N339"}
 FIELD_CODES = {
+    "status": ("A2N226",),          # a 405 to a POST on a static file (A2N226 is a candidate only then)
     "connection": ("A2N222", "A2N221"),
     "backend header host": ("A2N320",),
     "backend": ("A2N315", "A2N310", "A2N312", "A2N316"),
@@ -199,11 +200,16 @@ class Explainer:
         self.vhosts = vhosts
         self.htaccess_regions = htaccess_regions or {}          # .htaccess file -> the URL prefix it governs
         self.locations: list[tuple[str, str, int, int]] = []   # file, prefix, first, last line
+        # a route's line -> the URL prefixes or regexes it maps (a macro's line stands for every expansion)
+        self.routes: dict[tuple[str, int], list[tuple[str, bool]]] = {}
         for node in config.walk():
             if node.is_section and node.key in ("location", "proxy", "directory", "files", "filesmatch",
                                                 "locationmatch") and node.args:
                 self.locations.append((node.file, node.args[0] if node.key == "location" else "",
                                        node.line, node.close_line))
+            route = _route_of(node)
+            if route is not None:
+                self.routes.setdefault((node.file, node.line), []).append(route)
 
     def vhost_for(self, probe: Probe) -> VHostInfo | None:
         on_port = [v for v in self.vhosts if probe.port in v.ports]
@@ -216,6 +222,7 @@ class Explainer:
         vh = self.vhost_for(probe)
         path = normalized_path(probe.path)
         candidates = []
+        nearness: dict[int, int] = {}
         for d in self.diags:
             s = d.span
             inside_vhost = vh is not None and s.file == vh.file and vh.line <= s.line <= vh.end_line
@@ -229,6 +236,12 @@ class Explainer:
                            None)
             if section is not None and section[0] and not segment_prefix(section[0], path or "/"):
                 continue
+            routes = self.routes.get((s.file, s.line))
+            if routes is not None and not any(_route_governs(r, p) for r in routes
+                                              for p in (path or "/", request_path(probe.path))):
+                continue        # a Redirect/Alias/ProxyPass line speaks only of the requests it maps
+            # the nearer the diagnostic to the request (its own mapping, then its section), the likelier its cause
+            nearness[id(d)] = 2 if routes is not None else (1 if section is not None and section[0] else 0)
             candidates.append(d)
         # An error means the translation knowingly left the directive out: it accounts for anything that
         # follows in its region. A warning accounts only for the fields its kind of change can affect.
@@ -241,8 +254,10 @@ class Explainer:
             for d in candidates:
                 if d.code == code:
                     return d.code
-        # the diagnostic that names the field most precisely ("header set-cookie" before "header") wins
-        return max(candidates, key=lambda d: _specificity(d.code, field_name)).code if candidates else None
+        # the nearest diagnostic wins, then the one that names the field most precisely ("header set-cookie"
+        # before "header")
+        return max(candidates, key=lambda d: (nearness[id(d)], _specificity(d.code, field_name))).code \
+            if candidates else None
 
 
 # Which observed fields a code can account for. A family's entry applies unless a code has its own.
@@ -270,7 +285,7 @@ _FIELDS_BY_CODE = {
     # a script server nginx needs running (php-fpm, fcgiwrap): under verify none is
     "A2N721": {"status", "body", "backend"}, "A2N722": {"status", "body", "backend"},
     "A2N724": {"status", "body"}, "A2N725": set(), "A2N726": {"status", "body", "backend"},
-    "A2N338": {"header content-location", "header uri", "header refresh"},
+    "A2N338": {"header content-location", "header uri", "header refresh"}, "A2N339": {"backend path"},
     "A2N226": {"status", "body", "header"}, "A2N747": {"status"},
     "A2N220": set(), "A2N290": set(), "A2N234": set(), "A2N235": {"body"}, "A2N236": {"body"}, "A2N222": {"connection", "status"}, "A2N221": {"connection", "status"},
     "A2N9": set(),
@@ -306,6 +321,36 @@ def _htaccess_nodes(docroot: str) -> list:
             if loaded is not None:
                 nodes.extend(loaded.walk())
     return nodes
+
+
+_ROUTES = {"redirect", "redirectpermanent", "redirecttemp", "redirectmatch", "alias", "aliasmatch", "scriptalias",
+           "scriptaliasmatch", "proxypass", "proxypassmatch"}
+_REDIRECT_STATUS = {"permanent", "temp", "seeother", "gone"}
+
+
+def _route_of(node) -> tuple[str, bool] | None:
+    """The URL prefix (or regex, True) a server-level mapping directive governs, None for anything else."""
+    if node.is_section or node.key not in _ROUTES or not node.args:
+        return None
+    args = list(node.args)
+    if node.key in ("redirect", "redirectmatch") and len(args) > 1 and (args[0].lower() in _REDIRECT_STATUS
+                                                                         or args[0].isdigit()):
+        args.pop(0)
+    regex = node.key.endswith("match")
+    if len(args) < 2 or not (regex or args[0].startswith("/")):
+        return None             # inside a <Location> (no path of its own): the section says where it applies
+    return args[0], regex
+
+
+def _route_governs(route: tuple[str, bool], path: str) -> bool:
+    """Whether a request for PATH (decoded, normalised) is one the route maps; an unreadable regex may be."""
+    text, regex = route
+    if not regex:
+        return path.startswith(text.rstrip("/") or "/")
+    try:
+        return re.search(text, path) is not None
+    except re.error:
+        return True
 
 
 def request_path(target: str) -> str:
