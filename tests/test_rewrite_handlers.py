@@ -159,3 +159,16 @@ def test_literal_prefix_of_a_rule_pattern():
     assert literal_prefix(r"^/x{0,1}") == "/"
     assert literal_prefix(r"/shop/") is None                  # not anchored: anywhere in the path
     assert literal_prefix(r"^/(a|b)") is None and literal_prefix(r"^/a|^/b") is None
+
+
+def test_proxy_rule_outside_every_protected_location_is_translated(tmp_path):
+    """httpd checks the original URL against <Location> access rules: a [P] rule whose URLs no protected
+    section holds is refused by neither server, so it is translated."""
+    out, codes = _convert(tmp_path, _vhost("""    <Location /admin>
+        Require ip 127.0.0.2
+    </Location>
+    RewriteRule ^/api/(.*)$ http://b.internal:8080/$1 [P]
+    RewriteRule ^/ADMIN(.*)$ http://b.internal:8080/$1 [P,NC]
+"""))
+    assert codes.count("A2N812") == 1          # the case-blind rule may see /admin
+    assert "location ^~ /a2n_proxy_1/" in out

@@ -637,10 +637,10 @@ class Compiler:
             raise Unsupported(code, message.format(
                 where=f"the section at {where.file}:{where.line}" if where else unlocated))
 
-    def _urls_around(self, rule: RRule, negate: bool, target: str) -> list[tuple[str, bool]] | None:
+    def _urls_around(self, rule: RRule, negate: bool, target: str | None) -> list[tuple[str, bool]] | None:
         """Literal prefixes of the URLs a server-context rule may see (its pattern's, and those of earlier rules
-        that can hand it their result) and of the URL it makes, each with whether it is matched case-blind;
-        None where one is not known."""
+        that can hand it their result) and of the URL it makes (TARGET; None for an internal one no section
+        governs), each with whether it is matched case-blind; None where one is not known."""
         feeding = []
         for earlier in self.state.rules:
             if earlier is rule:
@@ -649,8 +649,9 @@ class Compiler:
                 feeding.append(earlier)
         prefixes = [None if negate else literal_prefix(rule.pattern)]
         prefixes += [None if r.pattern.startswith("!") else literal_prefix(r.pattern) for r in feeding]
-        fixed = re.match(r"[^$]*", target).group()
-        prefixes.append(fixed if fixed.startswith("/") else None)
+        if target is not None:
+            fixed = re.match(r"[^$]*", target).group()
+            prefixes.append(fixed if fixed.startswith("/") else None)
         if any(p is None for p in prefixes):
             return None
         nocase = "NC" in rule.flags or any("NC" in r.flags for r in feeding)
@@ -712,7 +713,7 @@ class Compiler:
                               "not translated: a host taken from the request makes an open proxy")
         self._refuse_past_access("A2N812", "[P] would proxy through an internal location that the access rules of "
                                  "{where} do not reach, where httpd applies them to the original URL",
-                                 "this server's sections")
+                                 "this server's sections", self._urls_around(rule, negate, None))
         scheme, host, path, query = m.group(1), m.group(2), m.group(3) or "/", m.group(4) or ""
         websocket = scheme.startswith("ws")
         scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
