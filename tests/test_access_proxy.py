@@ -25,7 +25,7 @@ def test_coverage_never_claims_more_than_httpd_matches():
                 ("http://app:8080", False), ("http://rep*", False), ("http://app:8080/a?p", False),
                 ("^http://app:8080/", True), ("^http://app:8080/admin", True), ("app", True), ("admin$", True),
                 ("^balancer://pool", True), (".*", True), ("^http://(app|api):8080/app", True),
-                ("balancer://pool", False)]
+                ("balancer://pool", False), ("^http://api:8080/|^http://app:8080/app/x", True)]
     for base in bases:
         for path, regex in patterns:
             scope = Scope(path, regex=regex)

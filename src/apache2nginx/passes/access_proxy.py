@@ -59,11 +59,13 @@ def sections_for(model, server) -> list[Scope]:
     return list(main.settings.get("proxy_access", [])) + list(own)
 
 
-def _literal_prefix(pattern: str, regex: bool) -> tuple[str, bool]:
+def literal_prefix(pattern: str, regex: bool) -> tuple[str, bool]:
     """(the text every match starts with, whether the pattern is that text followed by anything)."""
     if regex:
         if not pattern.startswith("^"):
             return "", pattern in ("", ".*", "^")
+        if "|" in pattern:
+            return "", False        # alternatives (^/a|^/b): no one text starts every match
         body = pattern[1:]
         out, i = [], 0
         while i < len(body):
@@ -97,7 +99,7 @@ def coverage(scope: Scope, base: str) -> str:
                 return "all"        # the match stays whatever follows BASE
         except re.error:
             return "some"
-    literal, everything = _literal_prefix(scope.path, scope.regex)
+    literal, everything = literal_prefix(scope.path, scope.regex)
     if base.startswith(literal):
         return "all" if everything else "some"
     if literal.startswith(base):

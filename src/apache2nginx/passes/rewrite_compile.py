@@ -7,6 +7,7 @@ import re
 
 from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
+from . import access_proxy
 from .base import Context
 from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
@@ -856,24 +857,10 @@ def _name_groups(pattern: str, prefix: str) -> tuple[str, dict[int, str]]:
 
 def literal_prefix(regex: str) -> str | None:
     """The literal text every match of an anchored REGEX starts with ("/shop/" for ^/shop/(.*)), None when
-    the regex is not anchored at the start or has alternatives at the top."""
+    the regex is not anchored at the start or has alternatives."""
     if not regex.startswith("^") or "|" in regex:
         return None
-    out: list[str] = []
-    i = 1
-    while i < len(regex):
-        c = regex[i]
-        if c == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
-            out.append(regex[i + 1])
-            i += 2
-        elif c in ".[]()*+?{}$^\\":
-            if c in "*?{" and out:
-                out.pop()        # the character before an optional quantifier may be absent
-            break
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return access_proxy.literal_prefix(regex, True)[0]
 
 
 def _may_hold(scope, urls: list[tuple[str, bool]]) -> bool:
