@@ -258,17 +258,17 @@ def _report_chained_request_headers(ctx: Context) -> None:
     starts from the client's value in the translation; in httpd an earlier RequestHeader of the same name
     (the main server's, the virtual host's before a section's, or an earlier line of its block) changed it
     first. Reported where such an earlier operation may run before it."""
-    ops = ctx.model.request_header_ops
-    by_name: dict[str, list[_RequestHeaderOp]] = {}
-    for op in ops:
-        by_name.setdefault(op.name, []).append(op)
-    for same in by_name.values():
-        if len(same) < 2:
-            continue
+    # by header and server: an operation meets those of its own server and the main server's (linear in the
+    # number of virtual hosts, however many set the same header)
+    by_server: dict[tuple[str, int], list[_RequestHeaderOp]] = {}
+    for op in ctx.model.request_header_ops:
+        by_server.setdefault((op.name, id(op.server)), []).append(op)
+    for (name, server), same in by_server.items():
+        outer = by_server.get((name, id(ctx.main)), []) if server != id(ctx.main) else []
         for op in same:
             if not op.reads:
                 continue
-            before = next((o for o in same if o is not op and _may_run_before(o, op, ctx.main)), None)
+            before = next((o for o in outer + same if o is not op and _may_run_before(o, op, ctx.main)), None)
             if before is None:
                 continue
             ctx.diags.add("A2N508", f"RequestHeader {' '.join(op.directive.args)}: the value is computed from the "
