@@ -1,0 +1,25 @@
+"""Request paths as both servers see them: the decoded path of a request target, and that path with
+slashes merged and dot segments resolved (what sections are matched against)."""
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+
+def request_path(target: str) -> str:
+    """The decoded path of a request target (not urlsplit: in a request line `//x` is no authority)."""
+    return unquote(target.split("?", 1)[0].split("#", 1)[0])
+
+
+def normalized_path(target: str) -> str:
+    """The path both servers match sections against: decoded, slashes merged, dot segments resolved."""
+    raw = request_path(target)
+    out: list[str] = []
+    for segment in re.sub("/+", "/", raw).split("/"):
+        if segment == "..":
+            if out:
+                out.pop()
+        elif segment != ".":
+            out.append(segment)
+    path = "/".join(out)
+    return path if path.startswith("/") else "/" + path
