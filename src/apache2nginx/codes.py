@@ -1460,3 +1460,9 @@ _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is 
        "translation sends `Max-Age` with the same number of seconds.",
        "clients that ignore Max-Age (very old ones) keep the cookie for the session only.",
        "nothing, usually; set the cookie in the application if the exact header matters.")
+
+
+def explains(code: str):
+    """The differences CODE declares it can cause (`effects.Effect`s); empty when it explains none."""
+    from .code_effects import DECLARED
+    return DECLARED.get(code, ())

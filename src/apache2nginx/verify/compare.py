@@ -13,14 +13,27 @@ import json
 import re
 import socket
 import ssl
+import time
+from email.utils import parsedate_to_datetime
 from dataclasses import dataclass, field
 
 from .probes import Probe
 
 IGNORED_HEADERS = {"date", "server", "etag", "last-modified", "content-length", "connection", "keep-alive",
-                   "accept-ranges", "transfer-encoding", "x-echo-backend", "vary", "content-type", "expires",
-                   "cache-control", "age", "upgrade", "location"}   # Location is compared normalised
+                   "accept-ranges", "transfer-encoding", "x-echo-backend", "vary", "content-type", "age", "upgrade",
+                   "location", "cache-control", "expires"}   # Location, Cache-Control and Expires are compared apart
 BACKEND_HEADERS = ("host", "x-forwarded-for", "x-forwarded-host", "x-forwarded-server")
+
+# Response headers that protect the client: when httpd sends one and nginx does not, or sends another value,
+# the translation has lost a protection. No diagnostic explains that.
+SECURITY_HEADERS = frozenset({
+    "strict-transport-security", "content-security-policy", "content-security-policy-report-only",
+    "x-frame-options", "x-content-type-options", "referrer-policy", "permissions-policy",
+    "cross-origin-opener-policy", "cross-origin-embedder-policy", "cross-origin-resource-policy",
+    "x-xss-protection", "x-permitted-cross-domain-policies", "x-robots-tag"})
+COOKIE_PROTECTIONS = ("secure", "httponly", "samesite")
+CACHE_PROTECTIONS = ("no-store", "private", "no-cache")
+CLOCK_SLACK = 2.0       # seconds of max-age or Expires two answers may differ by beyond the time between them
 
 
 @dataclass
@@ -31,6 +44,7 @@ class Observation:
     body: str = ""
     backend: dict | None = None
     error: str | None = None
+    at: float = 0.0             # when the answer came (time.time()), for values that depend on the clock
 
     def to_json(self) -> dict:
         return {"status": self.status, "location": self.location, "headers": self.headers,
@@ -68,7 +82,8 @@ def send(probe: Probe, port: int, timeout: float = 10) -> Observation:
                 backend = json.loads(text)
             except ValueError:
                 backend = None
-        return Observation(resp.status, (headers.get("location") or [None])[0], headers, text, backend)
+        return Observation(resp.status, (headers.get("location") or [None])[0], headers, text, backend,
+                           at=time.time())
     except (OSError, http.client.HTTPException, ssl.SSLError) as exc:
         return Observation(error=f"{type(exc).__name__}: {exc}")
     finally:
@@ -82,12 +97,73 @@ class Difference:
     apache: object
     nginx: object
     explanation: str | None = None
-    widened: bool = False      # httpd refused (401/403), nginx served: never explained by anything
+    widened: bool = False      # httpd refused (401/403/5xx), nginx served: never explained by anything
+    lost_security: bool = False  # a protection httpd's answer carried is gone or weaker: never explained
+
+    @property
+    def verdict(self) -> str | None:
+        """WIDENED ACCESS or LOST SECURITY HEADER: differences no diagnostic may explain."""
+        return "WIDENED ACCESS" if self.widened else "LOST SECURITY HEADER" if self.lost_security else None
 
     def to_json(self) -> dict:
         return {"request": self.probe.line(), "method": self.probe.method, "field": self.field,
                 "apache": self.apache, "nginx": self.nginx, "explained_by": self.explanation,
-                "widened": self.widened}
+                "widened": self.widened, "lost_security": self.lost_security}
+
+
+def widened(a: Observation, n: Observation) -> bool:
+    """httpd refused the request (401, 403) or failed it (5xx) and nginx served it (2xx; 3xx after a refusal)."""
+    if a.error or n.error or not n.status:
+        return False
+    if a.status in (401, 403):
+        return n.status < 400
+    return a.status >= 500 and 200 <= n.status < 300
+
+
+def lost_protection(field_name: str, apache, nginx) -> bool:
+    """Whether a header difference takes away a protection httpd's answer carried."""
+    if not field_name.startswith("header ") or not apache:
+        return False
+    name = field_name[len("header "):]
+    if name in SECURITY_HEADERS:
+        return True             # gone, or another value: a weaker one cannot be told from a stronger in general
+    if name == "set-cookie":
+        return bool(_cookie_protections(apache) - _cookie_protections(nginx or []))
+    if name == "cache-control":
+        return bool(set(_cache_directives(apache)) & set(CACHE_PROTECTIONS)
+                    - set(_cache_directives(nginx or [])))
+    return False
+
+
+def _cookie_protections(values: list[str]) -> set[tuple[str, str]]:
+    """(cookie name, attribute) for every Secure/HttpOnly/SameSite attribute of every cookie set."""
+    out = set()
+    for value in values:
+        parts = [p.strip() for p in value.split(";")]
+        name = parts[0].split("=", 1)[0].strip()
+        for attr in parts[1:]:
+            key, _, val = attr.partition("=")
+            if key.strip().lower() in COOKIE_PROTECTIONS:
+                out.add((name, key.strip().lower() + ("=" + val.strip().lower() if val else "")))
+    return out
+
+
+def _cache_directives(values: list[str]) -> dict[str, str]:
+    """Cache-Control directives (lower-case name -> value) of all the header's lines."""
+    out: dict[str, str] = {}
+    for value in values:
+        for item in value.split(","):
+            key, _, val = item.strip().partition("=")
+            if key:
+                out[key.strip().lower()] = val.strip().strip('"')
+    return out
+
+
+def _seconds(value: str) -> float | None:
+    try:
+        return parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 class Comparator:
@@ -97,7 +173,8 @@ class Comparator:
         self.pools = pools          # backend identity -> balancers it belongs to
         # stand-in address -> the Host httpd sends a Unix-socket backend (httpd reaches its stand-in by TCP)
         self.host_aliases = host_aliases or {}
-        self.ignored = IGNORED_HEADERS | (ignored_headers or set())
+        self.ignored_by_user = ignored_headers or set()
+        self.ignored = IGNORED_HEADERS | self.ignored_by_user
 
     def _location(self, value: str | None) -> str | None:
         if value is None:
@@ -130,15 +207,25 @@ class Comparator:
             va, vn = a.headers.get(name), n.headers.get(name)
             if va != vn:
                 out.append((f"header {name}", va, vn))
+        slack = abs(n.at - a.at) + CLOCK_SLACK
+        if "cache-control" not in self.ignored_by_user and not _same_cache_control(a, n, slack):
+            out.append(("header cache-control", a.headers.get("cache-control"), n.headers.get("cache-control")))
+        if "expires" not in self.ignored_by_user and not _same_expires(a, n, slack):
+            out.append(("header expires", a.headers.get("expires"), n.headers.get("expires")))
         ba, bn = a.backend, n.backend
         if (ba is None) != (bn is None):
             out.append(("backend", ba and ba["backend"], bn and bn["backend"]))
         elif ba and bn:
             if not self._same_backend(ba["backend"], bn["backend"]):
                 out.append(("backend", ba["backend"], bn["backend"]))
-            for key in ("method", "path"):
-                if ba[key] != bn[key]:
-                    out.append((f"backend {key}", ba[key], bn[key]))
+            if ba["method"] != bn["method"]:
+                out.append(("backend method", ba["method"], bn["method"]))
+            path_a, _, query_a = ba["path"].partition("?")
+            path_n, _, query_n = bn["path"].partition("?")
+            if path_a != path_n:
+                out.append(("backend path", ba["path"], bn["path"]))
+            elif query_a != query_n:
+                out.append(("backend query", query_a, query_n))
             ha = {k.lower(): v for k, v in ba["headers"]}
             if ha.get("host") in self.host_aliases:
                 ha["host"] = self.host_aliases[ha["host"]]
@@ -149,3 +236,33 @@ class Comparator:
         elif a.status < 300 and a.status == n.status and a.body != n.body and probe.method != "HEAD":
             out.append(("body", a.body[:200], n.body[:200]))
         return out
+
+
+def _same_cache_control(a: Observation, n: Observation, slack: float) -> bool:
+    """Cache-Control compared by directives; max-age (and s-maxage) may differ by the time between answers."""
+    da, dn = _cache_directives(a.headers.get("cache-control", [])), _cache_directives(n.headers.get("cache-control", []))
+    if set(da) != set(dn):
+        return False
+    for key, va in da.items():
+        vn = dn[key]
+        if key in ("max-age", "s-maxage") and va.isdigit() and vn.isdigit():
+            if abs(int(va) - int(vn)) > slack:
+                return False
+        elif va != vn:
+            return False
+    return True
+
+
+def _same_expires(a: Observation, n: Observation, slack: float) -> bool:
+    """Expires compared as a time: the same within the time between the answers, or the same distance from
+    each answer's Date."""
+    ea, en = a.headers.get("expires"), n.headers.get("expires")
+    if ea is None or en is None:
+        return ea == en
+    ta, tn = _seconds(ea[0]), _seconds(en[0])
+    if ta is None or tn is None:
+        return ea == en
+    if abs(ta - tn) <= slack:
+        return True
+    da, dn = _seconds((a.headers.get("date") or [""])[0]), _seconds((n.headers.get("date") or [""])[0])
+    return da is not None and dn is not None and abs((ta - da) - (tn - dn)) <= CLOCK_SLACK

@@ -2,24 +2,19 @@
 request saw differently in httpd and nginx, or none."""
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
+from dataclasses import dataclass
 
-from ..diagnostics import Diagnostic, Severity
+from ..codes import explains
+from ..diagnostics import Diagnostic
+from ..effects import Effect, directive_effects
 from ..emit.layout import segment_prefix
 from ..syntax.loader import LoadedConfig
+from .compare import Observation
 from .paths import normalized_path, request_path
 from .probes import Probe, VHostInfo
-
-INFO_EXPLAINERS = {"A2N405", "A2N226", "A2N339"}
-FIELD_CODES = {
-    "status": ("A2N226",),          # a 405 to a POST on a static file (A2N226 is a candidate only then)
-    "connection": ("A2N222", "A2N221"),
-    "backend header host": ("A2N320",),
-    "backend": ("A2N315", "A2N310", "A2N312", "A2N316"),
-    "backend header x-forwarded-host": ("A2N204",),
-}
-
 
 def htaccess_regions(docroot: str | None) -> dict[str, str]:
     """The URL prefix each .htaccess of a user's document root governs (served as the site's root)."""
@@ -31,28 +26,127 @@ def htaccess_regions(docroot: str | None) -> dict[str, str]:
     return out
 
 
+@dataclass
+class Case:
+    """One difference to explain: the request, both answers, and the compared field's two values."""
+    probe: Probe
+    apache: Observation
+    nginx: Observation
+    field: str
+    apache_value: object
+    nginx_value: object
+
+    @property
+    def change(self) -> str:
+        if self.apache_value in (None, [], ""):
+            return "added"
+        if self.nginx_value in (None, [], ""):
+            return "missing"
+        return "changed"
+
+    def holds(self, condition: str) -> bool:
+        a, n, p = self.apache, self.nginx, self.probe
+        statuses = [o.status for o in (a, n) if o.status]
+        return {
+            "proxied": a.backend is not None or n.backend is not None,
+            "not-proxied": a.backend is None and n.backend is None,
+            "error-status": any(st >= 400 for st in statuses),
+            "server-error": any(st >= 500 for st in statuses),
+            "success": 200 <= a.status < 300,
+            "redirect": any(300 <= st < 400 for st in statuses),
+            "status-405": 405 in statuses,
+            "unsafe-method": p.method not in ("GET", "HEAD"),
+            "query": "?" in p.path,
+            "encoded-path": "%" in p.path.split("?", 1)[0],
+            "unnormalised-path": bool(re.search(r"//|/\.\.?(/|$)", p.path.split("?", 1)[0])),
+            "host-port": ":" in (p.host or ""),
+            "https": p.scheme == "https",
+            "no-backend-process": True,     # verify runs no php-fpm or fcgiwrap for nginx
+        }[condition]
+
+
+def matches(effect: Effect, case: Case) -> bool:
+    """Whether one declared effect accounts for the case's difference."""
+    if not effect.covers(case.field):
+        return False
+    if effect.change != "any" and effect.change != case.change:
+        return False
+    return all(case.holds(c) for c in effect.when)
+
+
+def declared_effects(diag: Diagnostic) -> tuple[Effect, ...]:
+    """What a diagnostic can cause: its code's declaration, with `directive` resolved to what the
+    directive it names can change."""
+    out: list[Effect] = []
+    for effect in explains(diag.code):
+        if effect.field == "directive":
+            out.extend(Effect(e.field, effect.change if e.change == "any" else e.change, effect.when + e.when)
+                       for e in directive_effects(diag.directive))
+        else:
+            out.append(effect)
+    return tuple(out)
+
+
+@dataclass
+class _Region:
+    """Where a section of the Apache input applies, as far as a request's URL tells."""
+    kind: str
+    arg: str
+    first: int
+    last: int
+
+    def admits(self, path: str) -> bool:
+        base = path.rsplit("/", 1)[-1]
+        try:
+            if self.kind == "location":
+                return segment_prefix(self.arg, path or "/")
+            if self.kind == "locationmatch":
+                return re.search(self.arg, path) is not None
+            if path.endswith("/") or not base:
+                return True             # a directory: the file it serves (an index) is not known here
+            if self.kind == "filesmatch" or (self.kind == "files" and self.arg == "~"):
+                return re.search(self.arg, base) is not None
+            if self.kind == "files":
+                return fnmatch.fnmatchcase(base, self.arg)
+        except re.error:
+            return True
+        return True
+
+
+_REGION_SECTIONS = ("location", "locationmatch", "files", "filesmatch")
+
+
 class Explainer:
-    """Finds the diagnostic that accounts for a difference on a given request."""
+    """Finds the diagnostic that accounts for a difference on a given request: one whose region covers
+    the request and whose code declares that kind of difference under the request's conditions."""
 
     def __init__(self, config: LoadedConfig, diags: list[Diagnostic], vhosts: list[VHostInfo],
                  htaccess_regions: dict[str, str] | None = None):
-        # Loading decisions (A2N0xx: includes, conditionals, variables) apply to both servers alike, so they
-        # never explain a difference; neither does a note that does not change behaviour (info).
-        self.diags = [d for d in diags if d.span and not d.code.startswith("A2N0")
-                      and (d.severity.rank >= Severity.WARNING.rank or d.code in INFO_EXPLAINERS)]
         self.vhosts = vhosts
         self.htaccess_regions = htaccess_regions or {}          # .htaccess file -> the URL prefix it governs
-        self.locations: list[tuple[str, str, int, int]] = []   # file, prefix, first, last line
+        regions: dict[str, list[_Region]] = {}                  # file -> sections that narrow where they apply
         # a route's line -> the URL prefixes or regexes it maps (a macro's line stands for every expansion)
         self.routes: dict[tuple[str, int], list[tuple[str, bool]]] = {}
         for node in config.walk():
-            if node.is_section and node.key in ("location", "proxy", "directory", "files", "filesmatch",
-                                                "locationmatch") and node.args:
-                self.locations.append((node.file, node.args[0] if node.key == "location" else "",
-                                       node.line, node.close_line))
+            if node.is_section and node.key in _REGION_SECTIONS and node.args:
+                args = node.args
+                arg = args[1] if len(args) > 1 and args[0] == "~" else args[0]
+                kind = {"location": "locationmatch", "files": "filesmatch"}.get(node.key, node.key) \
+                    if len(args) > 1 and args[0] == "~" else node.key
+                regions.setdefault(node.file, []).append(_Region(kind, arg, node.line, node.close_line))
             route = _route_of(node)
             if route is not None:
                 self.routes.setdefault((node.file, node.line), []).append(route)
+        # each diagnostic that can explain anything, with its virtual host and enclosing sections, computed once
+        self.entries: list[tuple[Diagnostic, VHostInfo | None, list[_Region], tuple[Effect, ...]]] = []
+        for d in diags:
+            effects_ = declared_effects(d) if d.span else ()
+            if not effects_:
+                continue
+            s = d.span
+            home = next((v for v in vhosts if v.file == s.file and v.line <= s.line <= v.end_line), None)
+            enclosing = [r for r in regions.get(s.file, ()) if r.first <= s.line <= r.last]
+            self.entries.append((d, home, enclosing, effects_))
 
     def vhost_for(self, probe: Probe) -> VHostInfo | None:
         on_port = [v for v in self.vhosts if probe.port in v.ports]
@@ -61,78 +155,40 @@ class Explainer:
                 return v
         return on_port[0] if on_port else None
 
-    def explain(self, probe: Probe, field_name: str, statuses: tuple = ()) -> str | None:
+    def explain(self, case: Case) -> str | None:
+        """The code of the diagnostic that accounts for CASE, or None."""
+        probe = case.probe
         vh = self.vhost_for(probe)
         path = normalized_path(probe.path)
-        candidates = []
-        nearness: dict[int, int] = {}
-        for d in self.diags:
-            s = d.span
-            inside_vhost = vh is not None and s.file == vh.file and vh.line <= s.line <= vh.end_line
-            in_any_vhost = any(v.file == s.file and v.line <= s.line <= v.end_line for v in self.vhosts)
-            if not inside_vhost and in_any_vhost:
-                continue
-            region = self.htaccess_regions.get(s.file)
+        best: tuple | None = None
+        for d, home, enclosing, effects_ in self.entries:
+            if home is not None and home is not vh:
+                continue                # another virtual host's directive
+            region = self.htaccess_regions.get(d.span.file)
             if region is not None and not segment_prefix(region, path or "/"):
                 continue
-            section = next(((pfx, a, b) for f, pfx, a, b in self.locations if f == s.file and a <= s.line <= b),
-                           None)
-            if section is not None and section[0] and not segment_prefix(section[0], path or "/"):
+            if not all(r.admits(path) for r in enclosing):
                 continue
-            routes = self.routes.get((s.file, s.line))
+            routes = self.routes.get((d.span.file, d.span.line))
             if routes is not None and not any(_route_governs(r, p) for r in routes
                                               for p in (path or "/", request_path(probe.path))):
                 continue        # a Redirect/Alias/ProxyPass line speaks only of the requests it maps
-            # the nearer the diagnostic to the request (its own mapping, then its section), the likelier its cause
-            nearness[id(d)] = 2 if routes is not None else (1 if section is not None and section[0] else 0)
-            candidates.append(d)
-        # An error means the translation knowingly left the directive out: it accounts for anything that
-        # follows in its region. A warning accounts only for the fields its kind of change can affect.
-        candidates = [d for d in candidates
-                      if (d.severity is Severity.ERROR or can_explain(d.code, field_name))
-                      # POST to a static file: only a 405 on one side is that difference
-                      and not (d.code == "A2N226" and (probe.method in ("GET", "HEAD") or 405 not in statuses))]
-        preferred = FIELD_CODES.get(field_name, ())
-        for code in preferred:
-            for d in candidates:
-                if d.code == code:
-                    return d.code
-        # the nearest diagnostic wins, then the one that names the field most precisely ("header set-cookie"
-        # before "header")
-        return max(candidates, key=lambda d: (nearness[id(d)], _specificity(d.code, field_name))).code \
-            if candidates else None
+            fitting = [e for e in effects_ if matches(e, case)]
+            if not fitting:
+                continue
+            # the nearer the diagnostic to the request (its own mapping, then its section), the likelier its
+            # cause; then the declaration that names the difference most precisely
+            nearness = 2 if routes is not None else (1 if enclosing else 0)
+            precision = max(_precision(e) for e in fitting)
+            key = (nearness, precision)
+            if best is None or key > best[0]:
+                best = (key, d.code)
+        return best[1] if best else None
 
 
-# Which observed fields a code can account for. A family's entry applies unless a code has its own.
-_FIELDS_BY_CODE = {
-    "A2N1": {"*"},                                   # something was not translated at all
-    "A2N2": {"status", "location", "header", "connection", "body", "backend"},
-    "A2N3": {"status", "location", "header", "body", "backend", "connection"},
-    "A2N4": {"status", "location", "body", "backend"},
-    "A2N5": {"header", "backend header"},
-    "A2N6": set(),                                   # logs are not observed
-    "A2N8": set(),
-    "A2N803": {"*"}, "A2N810": {"status", "body", "backend", "location"}, "A2N814": {"header", "status"},
-    "A2N816": {"location"}, "A2N820": {"status", "body", "backend"}, "A2N821": {"status"},
-    "A2N822": {"status", "location"}, "A2N823": {"location"}, "A2N824": {"*"},
-    "A2N825": {"backend header x-forwarded-host", "backend header x-forwarded-server"},
-    "A2N827": {"header content-type", "status"}, "A2N828": {"backend", "location", "status"},
-    "A2N829": {"header set-cookie"}, "A2N833": {"status", "location", "backend", "body"},
-    "A2N329": {"status", "location", "body"}, "A2N330": set(), "A2N331": {"status", "body", "header"},
-    "A2N834": {"status", "location", "backend", "body", "header"}, "A2N832": {"status", "location", "backend"},
-    "A2N701": set(), "A2N702": {"*"}, "A2N703": set(), "A2N704": {"header"},
-    "A2N705": {"backend header x-forwarded-for", "status"}, "A2N706": {"backend header x-forwarded-for", "status"},
-    "A2N707": {"status", "body", "header"}, "A2N708": {"status", "body", "backend"},
-    "A2N709": {"header expires", "header cache-control"}, "A2N710": {"header etag"},
-    "A2N711": {"status", "backend", "body"}, "A2N720": {"status", "body", "backend"},
-    # a script server nginx needs running (php-fpm, fcgiwrap): under verify none is
-    "A2N721": {"status", "body", "backend"}, "A2N722": {"status", "body", "backend"},
-    "A2N724": {"status", "body"}, "A2N725": set(), "A2N726": {"status", "body", "backend"},
-    "A2N338": {"header content-location", "header uri", "header refresh"}, "A2N339": {"backend path"},
-    "A2N226": {"status", "body", "header"}, "A2N747": {"status"},
-    "A2N220": set(), "A2N290": set(), "A2N234": set(), "A2N235": {"body"}, "A2N236": {"body"}, "A2N222": {"connection", "status"}, "A2N221": {"connection", "status"},
-    "A2N9": set(),
-}
+def _precision(effect: Effect) -> int:
+    return (0 if effect.field == "*" else len(effect.field)) + 10 * len(effect.when) + \
+        (5 if effect.change != "any" else 0)
 
 
 _ROUTES = {"redirect", "redirectpermanent", "redirecttemp", "redirectmatch", "alias", "aliasmatch", "scriptalias",
@@ -163,17 +219,3 @@ def _route_governs(route: tuple[str, bool], path: str) -> bool:
         return re.search(text, path) is not None
     except re.error:
         return True
-
-
-def _specificity(code: str, field_name: str) -> int:
-    allowed = _FIELDS_BY_CODE.get(code) or _FIELDS_BY_CODE.get(code[:4], set())
-    return max((len(f) for f in allowed if field_name == f or field_name.startswith(f + " ")), default=0)
-
-
-def can_explain(code: str, field_name: str) -> bool:
-    allowed = _FIELDS_BY_CODE.get(code)
-    if allowed is None:
-        allowed = _FIELDS_BY_CODE.get(code[:4], set())
-    if "*" in allowed:
-        return True
-    return any(field_name == f or field_name.startswith(f + " ") for f in allowed)

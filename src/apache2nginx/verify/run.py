@@ -22,9 +22,9 @@ from ..lint.sandbox import Sandbox, find_nginx
 from ..syntax.loader import LoadedConfig
 from .apache_sandbox import ApacheSandbox, collect_backends, unix_hosts
 from .backends import EchoBackends
-from .compare import Comparator, Difference, Observation, send
+from .compare import Comparator, Difference, Observation, lost_protection, send, widened
 from .docroots import synthesize_docroots
-from .explain import Explainer, htaccess_regions
+from .explain import Case, Explainer, htaccess_regions
 from .process import stop_process, wait_for_ports
 from .probes import Probe, vhosts_of
 
@@ -155,13 +155,16 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
             if not found:
                 result.same += 1
                 continue
-            widened = a.status in (401, 403) and n.status is not None and n.status < 400
+            opened = widened(a, n)
             for field_name, av, nv in found:
-                if widened:
-                    # access httpd refused and nginx granted: a security hole, whatever any diagnostic says
-                    result.differences.append(Difference(probe, field_name, av, nv, None, widened=True))
+                lost = lost_protection(field_name, av, nv)
+                if opened or lost:
+                    # access httpd refused and nginx granted, or a protection httpd's answer carried and nginx's
+                    # lacks: a security hole, whatever any diagnostic says
+                    result.differences.append(Difference(probe, field_name, av, nv, None, widened=opened,
+                                                         lost_security=lost and not opened))
                     continue
-                code = explainer.explain(probe, field_name, (a.status, n.status)) if explainer else None
+                code = explainer.explain(Case(probe, a, n, field_name, av, nv)) if explainer else None
                 result.differences.append(Difference(probe, field_name, av, nv, code))
     finally:
         shutil.rmtree(work, ignore_errors=True)
