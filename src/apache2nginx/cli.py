@@ -207,8 +207,10 @@ A requests file has one request a line: METHOD URL [Header:value]...
   POST /login Content-Type:application/x-www-form-urlencoded
 
 \b
-Exit status: 0 every difference explained; 1 an unexplained difference;
-2 bad usage, unreadable input, or no apache2/nginx binary."""
+Exit status: 0 every difference explained; 1 an unexplained difference, a
+WIDENED ACCESS or LOST SECURITY HEADER (never explained), or more explained
+requests than --max-explained allows; 2 bad usage, unreadable input, or no
+apache2/nginx binary."""
 
 
 @main.command(epilog=VERIFY_EPILOG)
@@ -231,13 +233,16 @@ Exit status: 0 every difference explained; 1 an unexplained difference;
 @click.option("--server-root", type=click.Path(file_okay=False))
 @click.option("--htaccess-dir", metavar="URLPATH", help="The input is a .htaccess governing this URL path.")
 @click.option("--nginx-version", default="1.22", help="Accepted for symmetry with convert; verify runs the local nginx.")
+@click.option("--max-explained", type=click.FloatRange(0, 100), metavar="PERCENT",
+              help="Fail (exit 1) when more than PERCENT of the compared requests differ with an explanation.")
 def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, ignore_header, out_format,
-           apache_path, nginx_path, modules, defines, server_root, htaccess_dir, nginx_version):
+           apache_path, nginx_path, modules, defines, server_root, htaccess_dir, nginx_version, max_explained):
     """Run real httpd on APACHE_INPUT and real nginx on its translation side by side on loopback, replay the
     same requests, and report every difference; exit 1 on any difference no diagnostic explains."""
     import tempfile
     from .lint.sandbox import find_nginx
     from .verify import probes as probe_mod
+    from .verify.report import Progress, text_report
     from .verify.run import find_apache, verify as run_verify
     diags = Diagnostics()
     specs = gather_inputs([apache_input], diags)
@@ -268,6 +273,7 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
     if access_log:
         probes += probe_mod.parse_access_log(Path(access_log).read_text("utf-8", "replace"), default_host,
                                              default_port)
+    progress = Progress()
     with tempfile.TemporaryDirectory(prefix="a2n-verify-src-") as tmp:
         target = nginx_file
         if target is None:
@@ -277,22 +283,23 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
             outcome = run_verify(result.config, target, probes, list(diags), apache_bin, nginx_bin, docroot,
                                  set(down), explain=nginx_file is None, ignored_headers={h.lower() for h in
                                                                                          ignore_header},
-                                 htaccess_dir=htaccess_dir)
+                                 htaccess_dir=htaccess_dir, progress=progress)
         except (RuntimeError, OSError) as exc:
+            progress.close()
             click.echo(f"apache2nginx: verify could not run the servers: {exc}", err=True)
             sys.exit(2)
+    progress.close()
+    stats = outcome.summary()
     if out_format == "json":
-        doc = {"summary": outcome.summary(), "differences": [d.to_json() for d in outcome.differences]}
+        doc = {"summary": stats, "notes": outcome.notes, "differences": [d.to_json() for d in outcome.differences]}
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     else:
-        for d in outcome.differences:
-            tag = "WIDENED ACCESS" if d.widened else f"explained by {d.explanation}" if d.explanation \
-                else "UNEXPLAINED"
-            click.echo(f"{tag:<22} {d.probe.line()}  {d.field}: apache {d.apache!r}, nginx {d.nginx!r}")
-        s = outcome.summary()
-        click.echo(f"{s['compared']} requests compared: {s['same']} same, {s['explained']} explained, "
-                   f"{s['unexplained']} unexplained")
-    sys.exit(1 if outcome.unexplained else 0)
+        click.echo(text_report(outcome.differences, stats, outcome.notes))
+    too_many = max_explained is not None and stats["explained_share"] > max_explained
+    if too_many:
+        click.echo(f"apache2nginx: {stats['explained_share']}% of the requests were explained, more than "
+                   f"--max-explained {max_explained:g}%", err=True)
+    sys.exit(1 if outcome.unexplained or too_many else 0)
 
 
 EXPLAIN_EPILOG = """\b
@@ -304,9 +311,19 @@ Examples:
 
 @main.command(epilog=EXPLAIN_EPILOG)
 @click.argument("code", required=False)
-def explain(code: str | None) -> None:
-    """Explain diagnostic CODE (or list every code)."""
-    if not code:
+@click.option("--list", "list_all", is_flag=True, help="List every code (the default without CODE).")
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: each code with its severity, title and the differences it can explain in verify.")
+def explain(code: str | None, list_all: bool, out_format: str) -> None:
+    """Explain diagnostic CODE (or list every code), with the differences it can explain in verify."""
+    from .codes import explains
+    from .effects import describe_effects
+    if list_all or not code:
+        if out_format == "json":
+            doc = [{"code": i.code, "severity": i.severity, "title": i.summary,
+                    "explains": [e.to_json() for e in explains(i.code)]} for i in CODES.values()]
+            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+            return
         for info in CODES.values():
             click.echo(f"{info.code}  {info.severity:<7}  {info.summary}")
         return
@@ -314,8 +331,16 @@ def explain(code: str | None) -> None:
     if info is None:
         click.echo(f"apache2nginx: unknown code {code}; `apache2nginx explain` lists them", err=True)
         sys.exit(2)
+    declared = explains(info.code)
+    if out_format == "json":
+        sys.stdout.write(json.dumps({"code": info.code, "severity": info.severity, "title": info.summary,
+                                     "explain": info.explain, "hint": info.hint,
+                                     "explains": [e.to_json() for e in declared]}, indent=2) + "\n")
+        return
     click.echo(f"{info.code} ({info.name}, {info.severity}): {info.summary}\n")
     click.echo(info.explain)
+    click.echo("\nIn verify, it can explain: " + (describe_effects(declared) if declared else
+                                                   "no difference (it does not change what a client sees)"))
 
 
 LINT_EPILOG = """\b

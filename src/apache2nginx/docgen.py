@@ -17,7 +17,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .codes import CODES, CodeInfo
+from .codes import CODES, CodeInfo, explains
+from .effects import describe_effects
 from .fileio import write_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,6 +155,9 @@ def render_code(info: CodeInfo, example: Example | None, reporters: list[str]) -
         lines += [f"**{title}:** {md_escape(para)}" if title else md_escape(para), ""]
     if info.hint:
         lines += [f"**Hint printed with the diagnostic:** {md_escape(info.hint)}", ""]
+    declared = explains(info.code)
+    lines += [f"**In `verify`, it can explain:** "
+              + (md_escape(describe_effects(declared)) if declared else "no difference.") + "", ""]
     if example is None and reporters == ["apache2nginx lint"]:
         lines += ["**Example:** reported on nginx files by `apache2nginx lint`; the explanation above shows the "
                   "pattern it looks for.", ""]

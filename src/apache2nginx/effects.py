@@ -124,3 +124,16 @@ def directive_effects(directive: str | None) -> tuple[Effect, ...]:
     if info is None:
         return _EVERYTHING
     return MODULE_FIELDS.get(info.module, _EVERYTHING)
+
+
+def describe(effect: Effect) -> str:
+    """An effect in words: `header x-foo missing in nginx when proxied, error-status`."""
+    change = {"missing": " missing in nginx", "added": " added by nginx", "changed": " changed",
+              "any": ""}[effect.change]
+    field = {"*": "any difference", "directive": "whatever the named directive changes"}.get(effect.field,
+                                                                                            effect.field)
+    return field + change + (" when " + ", ".join(effect.when) if effect.when else "")
+
+
+def describe_effects(declared) -> str:
+    return "; ".join(describe(e) for e in declared)

@@ -27,6 +27,7 @@ from .docroots import synthesize_docroots
 from .explain import Case, Explainer, htaccess_regions
 from .process import stop_process, wait_for_ports
 from .probes import Probe, vhosts_of
+from .report import summary
 
 
 @dataclass
@@ -36,18 +37,35 @@ class VerifyResult:
     differences: list[Difference] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
+    notes: list[str] = field(default_factory=list)    # what the sandboxes changed to make the servers start
+
     @property
     def explained(self) -> int:
-        return len({id(d.probe) for d in self.differences if d.explanation}
-                   - {id(d.probe) for d in self.differences if not d.explanation})
+        return self.summary()["explained"]
 
     @property
     def unexplained(self) -> int:
-        return len({id(d.probe) for d in self.differences if not d.explanation})
+        return self.summary()["unexplained"]
 
     def summary(self) -> dict:
-        return {"compared": self.compared, "same": self.same, "explained": self.explained,
-                "unexplained": self.unexplained}
+        return summary(self.compared, self.same, self.differences)
+
+
+def judge(probe: Probe, a: Observation, n: Observation, comparator: Comparator,
+          explainer: Explainer | None) -> list[Difference]:
+    """The differences between httpd's and nginx's answers to one request, each with the diagnostic that
+    explains it. Access httpd refused and nginx granted, or a protection httpd's answer carried and nginx's
+    lacks, is a security hole: no diagnostic explains it."""
+    out = []
+    opened = widened(a, n)
+    for field_name, av, nv in comparator.diff(probe, a, n):
+        lost = lost_protection(field_name, av, nv)
+        if opened or lost:
+            out.append(Difference(probe, field_name, av, nv, None, widened=opened, lost_security=lost and not opened))
+            continue
+        code = explainer.explain(Case(probe, a, n, field_name, av, nv)) if explainer else None
+        out.append(Difference(probe, field_name, av, nv, code))
+    return out
 
 
 def make_certificate(directory: Path) -> tuple[str, str]:
@@ -103,19 +121,23 @@ def _htaccess_nodes(docroot: str) -> list:
     return nodes
 
 
-def replay(probes: list[Probe], port_for) -> list[Observation]:
+def replay(probes: list[Probe], port_for, progress=None, server: str = "") -> list[Observation]:
     out = []
-    for p in probes:
+    for i, p in enumerate(probes):
         port = port_for(p.port)
         out.append(send(p, port) if port else Observation(error=f"no socket for port {p.port}"))
+        if progress is not None and (i % 10 == 0 or i + 1 == len(probes)):
+            progress(f"requests to {server}", i + 1, len(probes))
     return out
 
 
 def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: list[Diagnostic],
            apache_bin: str, nginx_bin: str, docroot: str | None = None, down: set[str] | None = None,
            explain: bool = True, ignored_headers: set[str] | None = None,
-           htaccess_dir: str | None = None) -> VerifyResult:
+           htaccess_dir: str | None = None, progress=None) -> VerifyResult:
+    """PROGRESS, when given, is called with a stage message (and request counts) as the run goes."""
     result = VerifyResult()
+    progress = progress or (lambda *a, **k: None)
     work = Path(tempfile.mkdtemp(prefix="a2n-verify-"))
     os.chmod(work, 0o755)
     try:
@@ -127,8 +149,9 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
             apache_box = ApacheSandbox(config, mapping, paths, cert, apache_bin, htaccess_dir,
                                        _htaccess_nodes(docroot) if docroot else ())
             try:
+                progress("starting httpd")
                 apache_box.start()
-                apache_obs = replay(probes, apache_box.port_for)
+                apache_obs = replay(probes, apache_box.port_for, progress, "httpd")
             finally:
                 apache_box.cleanup()
             box = Sandbox(backends=mapping, paths=paths)
@@ -137,7 +160,8 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
                 errors = box.build(nginx_file)
                 if errors:
                     raise RuntimeError("nginx configuration: " + "; ".join(e.message for e in errors))
-                nginx_obs = _run_nginx(box, nginx_bin, probes)
+                progress("starting nginx")
+                nginx_obs = _run_nginx(box, nginx_bin, probes, progress)
             finally:
                 box.cleanup()
         pools = _pools(config)
@@ -151,27 +175,17 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
         explainer = Explainer(config, diags, vhosts_of(config), htaccess_regions(docroot)) if explain else None
         for probe, a, n in zip(probes, apache_obs, nginx_obs):
             result.compared += 1
-            found = comparator.diff(probe, a, n)
-            if not found:
+            found = judge(probe, a, n, comparator, explainer)
+            if found:
+                result.differences += found
+            else:
                 result.same += 1
-                continue
-            opened = widened(a, n)
-            for field_name, av, nv in found:
-                lost = lost_protection(field_name, av, nv)
-                if opened or lost:
-                    # access httpd refused and nginx granted, or a protection httpd's answer carried and nginx's
-                    # lacks: a security hole, whatever any diagnostic says
-                    result.differences.append(Difference(probe, field_name, av, nv, None, widened=opened,
-                                                         lost_security=lost and not opened))
-                    continue
-                code = explainer.explain(Case(probe, a, n, field_name, av, nv)) if explainer else None
-                result.differences.append(Difference(probe, field_name, av, nv, code))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return result
 
 
-def _run_nginx(box: Sandbox, nginx_bin: str, probes: list[Probe]) -> list[Observation]:
+def _run_nginx(box: Sandbox, nginx_bin: str, probes: list[Probe], progress=None) -> list[Observation]:
     proc = subprocess.Popen([nginx_bin, "-p", str(box.prefix) + "/", "-c", str(box.conf), "-e",
                              str(box.prefix / "logs" / "error.log"), "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -179,7 +193,7 @@ def _run_nginx(box: Sandbox, nginx_bin: str, probes: list[Probe]) -> list[Observ
         ports = {int(v.rsplit(":", 1)[1]) for v in box.sockets.values() if ":" in v}
         if wait_for_ports(ports, proc):
             raise RuntimeError("nginx did not start: " + (proc.stderr.read() if proc.poll() is not None else ""))
-        return replay(probes, box.port_for)
+        return replay(probes, box.port_for, progress, "nginx")
     finally:
         stop_process(proc)
 

@@ -1,0 +1,158 @@
+"""verify's judgement, without servers: which differences the comparator sees, which ones no diagnostic may
+explain (WIDENED ACCESS, LOST SECURITY HEADER), how the report groups and counts them, and the registry's
+declarations as `explain` prints them."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from apache2nginx.codes import CODES, explains
+from apache2nginx.effects import CONDITIONS
+from apache2nginx.verify.compare import Comparator, Difference, Observation, lost_protection, widened
+from apache2nginx.verify.probes import Probe
+from apache2nginx.verify.report import summary, text_report
+from apache2nginx.verify.run import judge
+from conftest import run_cli
+
+
+def probe(path="/", method="GET") -> Probe:
+    return Probe(method, "http", "www.example.com", 80, path)
+
+
+def obs(status=200, headers=None, backend=None, at=1000.0) -> Observation:
+    return Observation(status, None, {k.lower(): v for k, v in (headers or {}).items()}, "", backend, at=at)
+
+
+class AlwaysExplains:
+    """An explainer that would put every difference down to one code."""
+
+    def explain(self, case) -> str:
+        return "A2N503"
+
+
+COMPARATOR = Comparator({}, {})
+
+
+@pytest.mark.parametrize("name", ["Strict-Transport-Security", "X-Frame-Options", "Content-Security-Policy",
+                                  "Referrer-Policy", "X-Robots-Tag", "X-Permitted-Cross-Domain-Policies"])
+def test_a_lost_security_header_is_never_explained(name):
+    found = judge(probe(), obs(200, {name: ["x"]}), obs(200), COMPARATOR, AlwaysExplains())
+    assert [(d.field, d.verdict, d.explanation) for d in found] == \
+        [(f"header {name.lower()}", "LOST SECURITY HEADER", None)]
+
+
+def test_a_weaker_security_header_value_is_lost_too():
+    found = judge(probe(), obs(200, {"X-Frame-Options": ["DENY"]}), obs(200, {"X-Frame-Options": ["SAMEORIGIN"]}),
+                  COMPARATOR, AlwaysExplains())
+    assert found[0].lost_security and found[0].explanation is None
+
+
+def test_a_security_header_nginx_adds_can_be_explained():
+    found = judge(probe(), obs(200), obs(200, {"X-Frame-Options": ["DENY"]}), COMPARATOR, AlwaysExplains())
+    assert found[0].verdict is None and found[0].explanation == "A2N503"
+
+
+def test_an_ordinary_header_difference_goes_to_the_explainer():
+    found = judge(probe(), obs(200, {"X-Foo": ["a"]}), obs(200), COMPARATOR, AlwaysExplains())
+    assert found[0].verdict is None and found[0].explanation == "A2N503"
+
+
+@pytest.mark.parametrize("apache,nginx,lost", [
+    (["sid=1; Secure; HttpOnly"], ["sid=1; HttpOnly"], True),
+    (["sid=1; SameSite=Strict"], ["sid=1; SameSite=Lax"], True),
+    (["sid=1; HttpOnly"], ["sid=2; HttpOnly"], False),
+    (["sid=1"], ["sid=1; Secure"], False),
+])
+def test_cookie_protections(apache, nginx, lost):
+    assert lost_protection("header set-cookie", apache, nginx) is lost
+
+
+@pytest.mark.parametrize("apache,nginx,lost", [
+    (["no-store, private"], ["private"], True),
+    (["no-cache"], None, True),
+    (["max-age=60"], None, False),
+    (["private, max-age=60"], ["max-age=60, private"], False),
+])
+def test_cache_control_protections(apache, nginx, lost):
+    assert lost_protection("header cache-control", apache, nginx) is lost
+
+
+def test_cache_control_is_compared_by_directive_with_the_clock_allowed():
+    a = obs(200, {"Cache-Control": ["max-age=3600, public"]}, at=1000.0)
+    same = obs(200, {"Cache-Control": ["public,max-age=3597"]}, at=1003.0)
+    assert COMPARATOR.diff(probe(), a, same) == []
+    later = obs(200, {"Cache-Control": ["public, max-age=3000"]}, at=1003.0)
+    assert [f for f, *_ in COMPARATOR.diff(probe(), a, later)] == ["header cache-control"]
+
+
+def test_expires_is_compared_as_a_time():
+    a = obs(200, {"Expires": ["Thu, 01 Jan 2026 01:00:00 GMT"], "Date": ["Thu, 01 Jan 2026 00:00:00 GMT"]})
+    n = obs(200, {"Expires": ["Thu, 01 Jan 2026 01:00:05 GMT"], "Date": ["Thu, 01 Jan 2026 00:00:05 GMT"]},
+            at=1005.0)
+    assert COMPARATOR.diff(probe(), a, n) == []
+    gone = obs(200, {"Date": ["Thu, 01 Jan 2026 00:00:05 GMT"]})
+    assert [f for f, *_ in COMPARATOR.diff(probe(), a, gone)] == ["header expires"]
+
+
+@pytest.mark.parametrize("a,n,opened", [(403, 200, True), (401, 302, True), (503, 200, True), (500, 404, False),
+                                        (403, 404, False), (200, 403, False), (502, 502, False)])
+def test_widened_access(a, n, opened):
+    assert widened(obs(a), obs(n)) is opened
+    if opened:
+        found = judge(probe(), obs(a), obs(n), COMPARATOR, AlwaysExplains())
+        assert found and all(d.widened and d.explanation is None for d in found)
+
+
+def test_backend_query_is_a_field_of_its_own():
+    a = obs(200, backend={"backend": "b:80", "method": "GET", "path": "/x?a=1", "headers": []})
+    n = obs(200, backend={"backend": "b:80", "method": "GET", "path": "/x?a=2", "headers": []})
+    assert [f for f, *_ in COMPARATOR.diff(probe("/x?a=1"), a, n)] == ["backend query"]
+
+
+_PROBES: dict[str, Probe] = {}
+
+
+def _difference(path, field_name, explanation=None, **flags):
+    """A difference on the request for PATH (one request object a path, as verify has one a probe)."""
+    return Difference(_PROBES.setdefault(path, probe(path)), field_name, "a", "b", explanation, **flags)
+
+
+def test_summary_counts_requests_and_codes():
+    diffs = [_difference("/a", "status", "A2N301"), _difference("/a", "header x", "A2N503"),
+             _difference("/b", "status", None), _difference("/b", "header y", "A2N503"),
+             _difference("/c", "header x-frame-options", lost_security=True)]
+    stats = summary(10, 7, diffs)
+    assert (stats["explained"], stats["unexplained"], stats["lost_security"]) == (1, 2, 1)
+    assert stats["explained_share"] == 10.0
+    assert stats["explained_by_code"] == {"A2N301": 1, "A2N503": 2}
+
+
+def test_text_report_groups_identical_differences_worst_first():
+    diffs = [_difference(f"/p{i}", "header x", "A2N503") for i in range(5)] + \
+            [_difference("/q", "header x-frame-options", lost_security=True)]
+    text = text_report(diffs, summary(6, 0, diffs))
+    lines = text.splitlines()
+    assert lines[0].startswith("LOST SECURITY HEADER") and "1x" in lines[0]
+    assert "explained by A2N503" in lines[2] and "5x" in lines[2] and "(+2 more)" in lines[3]
+    assert "1 LOST SECURITY HEADER" in text
+
+
+def test_explain_list_json_declares_every_code():
+    proc = run_cli("explain", "--list", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert {d["code"] for d in doc} == set(CODES)
+    for entry in doc:
+        assert set(entry) == {"code", "severity", "title", "explains"}
+        assert entry["explains"] == [e.to_json() for e in explains(entry["code"])]
+        for effect in entry["explains"]:
+            assert set(effect) == {"field", "change", "when"}
+            assert set(effect["when"]) <= set(CONDITIONS)
+    # loading decisions apply to both servers alike: they explain nothing
+    assert all(not e["explains"] for e in doc if e["code"].startswith("A2N0"))
+
+
+def test_explain_code_shows_its_declaration():
+    proc = run_cli("explain", "A2N503")
+    assert proc.returncode == 0 and "In verify, it can explain:" in proc.stdout
