@@ -52,7 +52,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N103": effects("directive"),     # a directive httpd does not honour where it stands: its effect may differ
 
     # ------------------------------------------------------------ A2N2xx core, listeners, virtual hosts
-    "A2N200": effects(),                # no listen emitted: neither server serves that port
+    "A2N200": effects("connection"),    # no listen emitted for the port: nginx refuses the connection (verify's
+    # httpd, given the virtual host's port, answers there)
     "A2N201": effects(),
     "A2N202": effects(*_ROUTING),       # nginx listens on every address: another virtual host may answer
     "A2N203": effects(),                # ServerName's scheme/port only matter behind port mapping
@@ -120,7 +121,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N320": effects("backend header host"),  # one Host for every member
     "A2N321": effects("status@no-backend-process", "header@no-backend-process", "body@no-backend-process"),  # nginx's
     # CGI parameters; the application behind it is not run by verify
-    "A2N322": effects("status@no-backend-process", "header@no-backend-process", "body@no-backend-process"),
+    "A2N322": effects("status@no-backend-process", "location:missing@no-backend-process",
+                      "header@no-backend-process", "body@no-backend-process"),  # the internal FastCGI location
+    # answers where httpd's own handling (a directory's redirect) did
     "A2N323": effects("status@status-403"),  # httpd may run a file-path target nginx refuses
     "A2N324": effects(*_REWRITE),       # internal redirects of other modules are not marked
     "A2N325": effects(),                # both servers use the lookup's default
