@@ -235,3 +235,17 @@ def test_new_conditions(setup):
              headers={"If-Modified-Since": "x"})
     assert d.holds("doubled-slash") and d.holds("encoded-slash") and d.holds("status-404")
     assert d.holds("trace-method") and d.holds("conditional-request") and not d.holds("directory-request")
+    e = case("connection", 200, "SSLError: handshake", scheme="https")
+    e.nginx.error = "SSLError: handshake"
+    assert e.holds("nginx-failed") and not c.holds("nginx-failed")
+
+
+def test_a_certificate_chain_explains_only_a_handshake_nginx_fails(setup):
+    ex = explainer(setup, "A2N220", "ServerName", "SSLCertificateChainFile")
+    failed = case("connection", 200, "SSLError: certificate verify failed", scheme="https")
+    failed.nginx.error = "SSLError: certificate verify failed"
+    refused_by_httpd = case("connection", "SSLError: certificate required", 400, scheme="https")
+    refused_by_httpd.apache.error = "SSLError: certificate required"
+    failed.probe.port = refused_by_httpd.probe.port = 80     # the test's virtual host, spoken to over TLS
+    assert ex.explain(failed) == "A2N220"
+    assert ex.explain(refused_by_httpd) is None     # nginx answered: its chain did not stop the client

@@ -52,14 +52,14 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N103": effects("directive"),     # a directive httpd does not honour where it stands: its effect may differ
 
     # ------------------------------------------------------------ A2N2xx core, listeners, virtual hosts
-    "A2N200": effects("connection"),    # no listen emitted for the port: nginx refuses the connection (verify's
-    # httpd, given the virtual host's port, answers there)
+    "A2N200": effects("connection@nginx-failed"),  # no listen emitted for the port: nginx refuses the
+    # connection (verify's httpd, given the virtual host's port, answers there)
     "A2N201": effects(),
     "A2N202": effects(*_ROUTING),       # nginx listens on every address: another virtual host may answer
     "A2N203": effects(),                # ServerName's scheme/port only matter behind port mapping
     "A2N204": effects(),                # same names matched; precedence differs only for overlapping names (A2N225)
     "A2N205": effects(),
-    "A2N206": effects("connection"),    # nginx rejects every TLS handshake of the server
+    "A2N206": effects("connection@nginx-failed"),  # nginx rejects every TLS handshake of the server
     "A2N207": effects(),
     "A2N208": effects(*_ROUTING),       # a request under another section misses this section's directives
     "A2N209": effects("status@directory-request", "body@directory-request", "header@directory-request"),
@@ -75,9 +75,10 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N218": effects("connection@https"),      # httpd does not start; nginx uses its default protocols
     "A2N219": effects(),                # TLS session caching: handshake cost only
     "A2N228": effects(),                # TLS session caching: handshake cost only
-    "A2N220": effects("connection@https"),      # clients that need the chain fail the handshake
+    "A2N220": effects("connection@https,nginx-failed"),  # clients that need the chain fail to verify nginx
     "A2N221": effects("connection@https", "status@https"),  # the path's client-certificate check is missing
-    "A2N222": effects("connection@https"),      # a resumed TLS 1.3 session may skip the certificate check
+    "A2N222": effects(),                # only a TLS 1.3 session resumed from another virtual host skips the check;
+    # verify opens a fresh session for every request
     "A2N223": effects(),                # no OCSP response stapled: nothing compared
     "A2N224": effects("backend:added", "status@server-error"),  # nginx accepts a backend certificate httpd refuses
     "A2N227": effects("connection@https"),      # OpenSSL's default for the setting
@@ -174,8 +175,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
 
     # ------------------------------------------------------------ A2N7xx other modules
     "A2N701": effects(),                # httpd ignores it too
-    "A2N702": effects("header", "backend header", "status", "connection", "body"),  # readers of the variable
-    # (Header env=, Require env, no-gzip, nokeepalive, ...) see it unset
+    "A2N702": effects("header", "backend header", "status@status-403", "connection", "body"),  # readers of the
+    # variable (Header env=, RequestHeader env=, Require env, no-gzip, nokeepalive, ...) see it unset
     "A2N717": effects("header:missing", "header:changed@proxied", "backend header:missing",
                       "backend header:changed"),  # the reader's header is not sent where the value differs
     "A2N703": effects(),

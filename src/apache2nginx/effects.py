@@ -49,6 +49,7 @@ CONDITIONS = {
     "status-404": "httpd or nginx answered 404 (not found)",
     "conditional-request": "the request carries If-None-Match or If-Modified-Since",
     "credentials": "the request carries an Authorization header",
+    "nginx-failed": "nginx's answer is a connection error (a refused connection or TLS handshake) where httpd answered",
 }
 
 

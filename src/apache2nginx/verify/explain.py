@@ -70,6 +70,7 @@ class Case:
             "status-404": 404 in statuses,
             "conditional-request": any(k.lower() in ("if-none-match", "if-modified-since") for k in p.headers),
             "credentials": any(k.lower() == "authorization" for k in p.headers),
+            "nginx-failed": n.error is not None and a.error is None,
         }[condition]
 
 
