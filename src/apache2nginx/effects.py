@@ -8,7 +8,7 @@ difference under that condition. A declaration is a list of `Effect`s:
 - `field`: what was compared, as `verify` names it: `status`, `location`, `body`, `connection`,
   `header NAME` (a response header; `header` alone is any), `backend` (which backend answered),
   `backend method`, `backend path`, `backend query`, `backend header NAME` (`backend header` any), or
-  `directive`: whatever the directive the diagnostic names can change (see `DIRECTIVE_FIELDS`), for
+  `directive`: whatever the directive the diagnostic names can change (see `MODULE_FIELDS`), for
   the generic codes that report a directive left out (A2N100, A2N101, ...).
 - `change`: `missing` (httpd sent or did it, nginx did not), `added` (nginx only), `changed` (both,
   with other values) or `any`. For fields that always exist (status, backend path) only `changed`
@@ -41,6 +41,15 @@ CONDITIONS = {
     "host-port": "the request's Host header names a port",
     "https": "the request came over TLS",
     "no-backend-process": "the request goes to a script server (php-fpm, fcgiwrap) verify does not run",
+    "trace-method": "the request's method is TRACE",
+    "encoded-slash": "the request's path holds %2F",
+    "doubled-slash": "the request's path holds a doubled slash",
+    "directory-request": "the request's path names a directory (ends with a slash)",
+    "status-403": "httpd or nginx answered 403 (forbidden)",
+    "status-404": "httpd or nginx answered 404 (not found)",
+    "conditional-request": "the request carries If-None-Match or If-Modified-Since",
+    "credentials": "the request carries an Authorization header",
+    "nginx-failed": "nginx's answer is a connection error (a refused connection or TLS handshake) where httpd answered",
 }
 
 
@@ -113,6 +122,14 @@ for _family in ("mod_proxy.c", "mod_proxy_http.c", "mod_proxy_balancer.c", "mod_
                 "mod_proxy_express.c", "mod_proxy_ftp.c", "mod_proxy_connect.c", "mod_proxy_http2.c"):
     MODULE_FIELDS[_family] = effects("status", "location", "body", "connection", "backend", "backend method",
                                      "backend path", "backend query", "backend header", "header")
+
+
+def declaration_json(code: str) -> list[dict]:
+    """CODE's declaration as JSON objects (`field`, `change`, `when`), for `explain --list --format json`;
+    an empty list for a code that explains nothing."""
+    from .codes import explains, lookup
+    lookup(code)                # an unregistered code is an error, not an empty declaration
+    return [effect.to_json() for effect in explains(code)]
 
 
 def directive_effects(directive: str | None) -> tuple[Effect, ...]:

@@ -62,6 +62,15 @@ class Case:
             "host-port": ":" in (p.host or ""),
             "https": p.scheme == "https",
             "no-backend-process": True,     # verify runs no php-fpm or fcgiwrap for nginx
+            "trace-method": p.method == "TRACE",
+            "encoded-slash": "%2f" in p.path.split("?", 1)[0].lower(),
+            "doubled-slash": "//" in p.path.split("?", 1)[0],
+            "directory-request": p.path.split("?", 1)[0].endswith("/"),
+            "status-403": 403 in statuses,
+            "status-404": 404 in statuses,
+            "conditional-request": any(k.lower() in ("if-none-match", "if-modified-since") for k in p.headers),
+            "credentials": any(k.lower() == "authorization" for k in p.headers),
+            "nginx-failed": n.error is not None and a.error is None,
         }[condition]
 
 
