@@ -621,7 +621,8 @@ _short("A2N301", "shadowed-route", "warning", "A ProxyPass/Alias/Redirect entry 
        "remove the entry on the Apache side, or move it before the entry that shadows it.")
 _short("A2N302", "backend-url-not-translated", "error", "A backend URL or protocol has no nginx translation.",
        "the URL is not http(s)/ws(s) (for example ajp://, h2://, fcgi:// outside SetHandler) or could not be parsed.",
-       "requests for this path are not proxied by the translation.",
+       "requests for this path are not proxied by the translation: a ProxyPass or ProxyPassMatch path answers "
+       "502 (never the document root's files, which httpd would not serve there).",
        "proxy the path by hand (uwsgi_pass, scgi_pass, fastcgi_pass, or an HTTP listener on the backend).")
 _short("A2N303", "unknown-balancer", "error", "A balancer:// URL names a balancer with no members.",
        "ProxyPass or ProxyPassReverse refers to balancer://NAME but no <Proxy balancer://NAME> with "

@@ -32,7 +32,7 @@ ACCESS_NAMES = {"allow", "deny", "satisfy", "auth_basic", "auth_basic_user_file"
 ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from env=", "SSLRequire",
                       "access under <If>"}
 
-KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "redirect": 1, "alias": 2}
+KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
 
 
 def segment_prefix(prefix: str, path: str) -> bool:
@@ -70,7 +70,7 @@ class Layout:
             return list(server.scopes), list(server.routes)
         def kind(routes: list[Route], kinds: tuple[str, ...]) -> list[Route]:
             return [r for r in routes if r.kind in kinds]
-        proxies = ("proxy", "proxy-exclude")
+        proxies = ("proxy", "proxy-exclude", "proxy-unreachable")
         routes = (kind(main.routes, proxies) + kind(server.routes, proxies)
                   + kind(server.routes, ("redirect",)) + kind(main.routes, ("redirect",))
                   + kind(server.routes, ("alias",)) + kind(main.routes, ("alias",)))
@@ -365,6 +365,8 @@ class Layout:
     def _handler(self, route: Route, region: str, matched: str) -> list[Stmt]:
         if route.kind == "proxy-exclude":
             return []
+        if route.kind == "proxy-unreachable":
+            return [Stmt("return", ["502"], route.span)]
         if route.kind == "proxy":
             return self.proxy_emitter(self.server, route, region, matched)
         if route.kind == "alias" and route.params.get("cgi"):

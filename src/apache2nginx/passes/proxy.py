@@ -75,8 +75,8 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
         url = sock.group("url")
     parsed = parse_url(url)
     if parsed is None:
-        ctx.diags.add("A2N302", f"{d.name}: {url} is not a URL the translator understands", d.arg_span(index),
-                      directive=d.name)
+        ctx.diags.add("A2N302", f"{d.name}: {url} is not a URL the translator understands; its requests answer "
+                      "502 in the translation", d.arg_span(index), directive=d.name)
         return None
     scheme, host, port, path = parsed
     if scheme == "balancer":
@@ -85,8 +85,8 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
         up = ctx.model.upstreams.setdefault(host, Upstream(host, span=d.span, balancer=True))
         return ProxyTarget(up.scheme, host, path, up.host_header, d.span)
     if scheme not in PROTOCOLS:
-        ctx.diags.add("A2N302", f"{d.name}: the {scheme}:// backend protocol has no nginx equivalent; nothing was "
-                      "emitted for it", d.arg_span(index), directive=d.name)
+        ctx.diags.add("A2N302", f"{d.name}: the {scheme}:// backend protocol has no nginx equivalent; its requests "
+                      "answer 502 in the translation", d.arg_span(index), directive=d.name)
         return None
     protocol = PROTOCOLS[scheme]
     port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
@@ -138,6 +138,7 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
     params = _params(ctx, d, rest, url_index + 1)
     target = _upstream_for(ctx, d, url, url_index)
     if target is None:
+        _unreachable(ctx, d, path, url, regex=False, in_scope=in_location)
         return Disposition.UNSUPPORTED
     # nocanon sends the raw request path; where the backend path is the public one, so does a proxy_pass
     # without a URI part (the request URI as the client sent it, not the decoded and re-encoded one)
@@ -158,6 +159,16 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
     return disposition
 
 
+def _unreachable(ctx: Context, d: Directive, path: str, url: str, regex: bool, in_scope: bool) -> None:
+    """A proxied path whose backend nginx cannot speak to still belongs to the proxy: it answers 502 (what
+    httpd answers when its backend fails), never the document root's files, which httpd would not serve."""
+    route = Route("proxy-unreachable", path, url, regex=regex, span=d.span, params={"directive": d.name})
+    if in_scope:
+        ctx.scope.proxy = route
+    else:
+        ctx.server.routes.append(route)
+
+
 def proxy_pass_match(ctx: Context, d: Directive) -> Disposition:
     args = list(d.args)
     if ctx.scope is not None and ctx.scope.regex:
@@ -174,6 +185,7 @@ def proxy_pass_match(ctx: Context, d: Directive) -> Disposition:
     params = _params(ctx, d, rest, idx + 1)
     target = _upstream_for(ctx, d, url, idx)
     if target is None:
+        _unreachable(ctx, d, regex, url, regex=True, in_scope=ctx.scope is not None)
         return Disposition.UNSUPPORTED
     _apply_worker_params(ctx, d, target, params, url)
     route = Route("proxy", regex, url, regex=True, proxy=target, params={**params, "directive": "ProxyPassMatch"},
