@@ -764,6 +764,14 @@ _short("A2N508", "request-header-chain", "warning", "A RequestHeader builds on t
        "both results.",
        "the backend sees a different value (or two lines) for this header.",
        "fold the operations into one RequestHeader, or set the final value outright.")
+_short("A2N509", "header-if-partial-unset", "warning", "A Header unset under <If>/<ElseIf>/<Else> applies to some "
+       "requests only.",
+       "httpd removes the header where the member of the expression chain that unsets it applies; nginx can hide a "
+       "backend's header or leave out its own add_header only for every request of a block, so a header added "
+       "outside the chain (or a backend's copy) is kept where httpd removes it. An unset every member of the chain "
+       "makes (with an <Else>) is translated exactly.",
+       "responses where the member applies carry a header httpd removes.",
+       "unset the header in every member of the chain, or set it to the wanted value in each one.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",
