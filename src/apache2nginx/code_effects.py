@@ -88,6 +88,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N507": effects('backend header', 'header'),  # warning: RequestHeader edit changes what backends see, not nginx itself.
     "A2N508": effects('backend header', 'header'),  # warning: A RequestHeader builds on the client's value, not an earlier RequestHe
     "A2N509": effects('header:added', 'backend header'),  # warning: A Header unset under <If> applies to some requests only.
+    "A2N510": effects('header:added@error-status'),  # info: A .htaccess's `Header always` lines are server-level add_headers.
     "A2N505": effects('backend header', 'header'),  # error: A header action has no nginx translation.
     "A2N601": effects(),  # warning: A log format field has a slightly different meaning in nginx.
     "A2N602": effects(),  # warning: A log format field has no nginx equivalent.

@@ -772,6 +772,13 @@ _short("A2N509", "header-if-partial-unset", "warning", "A Header unset under <If
        "makes (with an <Else>) is translated exactly.",
        "responses where the member applies carry a header httpd removes.",
        "unset the header in every member of the chain, or set it to the wanted value in each one.")
+_short("A2N510", "htaccess-headers-server-level", "info", "A .htaccess's `Header always` lines are server-level "
+       "add_headers.",
+       "a .htaccess read on its own is translated as the server's configuration; httpd reads it only for requests "
+       "it maps into the directory, while nginx sends server-level headers also on the 400 it answers itself for "
+       "a path it cannot map (one climbing out of the root).",
+       "such malformed requests carry the .htaccess's headers in nginx only.",
+       "nothing, usually; or translate the .htaccess inside its <Directory> of the server configuration.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",

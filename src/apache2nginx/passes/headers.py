@@ -66,6 +66,8 @@ def header(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     always = ["always"] if condition == "always" else []
     table = "always" if condition == "always" else "onsuccess"
+    if always and action in ("set", "add", "append", "merge"):
+        _report_htaccess_level(ctx, d)
     if action == "set":
         if condition == "always":
             ctx.emit("add_header", [name, value, "always"], d.span).resets = (name.lower(), table)
@@ -99,6 +101,24 @@ def header(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _report_htaccess_level(ctx: Context, d: Directive) -> None:
+    """A .htaccess read on its own is translated as the server's own configuration, so its `Header always`
+    lines are server-level add_headers: nginx also sends them on the 400 it answers itself for a request it
+    cannot map (a path climbing out of the root such as /%2e%2e/etc/passwd, before any location), where
+    httpd never reads the .htaccess (observed with httpd 2.4 and nginx 1.22). Said once per file."""
+    if ctx.options.get("htaccess_dir") is None or ctx.scope is not None or ctx.in_vhost:
+        return
+    said = ctx.main.settings.setdefault("htaccess_header_level", set())
+    if d.span is None or d.span.file in said:
+        return
+    said.add(d.span.file)
+    ctx.diags.add("A2N510", f"Header {' '.join(d.args)}: the .htaccess headers become server-level add_header "
+                  "lines, which nginx also sends on the 400 it answers itself for a path it cannot map (one that "
+                  "climbs out of the root); httpd answers those without reading the .htaccess", d.span,
+                  directive=d.name, hint="translate the .htaccess inside its <Directory> in the server "
+                  "configuration to keep the headers to the directory's requests")
 
 
 def _list_header(ctx: Context, d: Directive, action: str, name: str) -> None:
@@ -462,6 +482,8 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             holder.extend(record.statements)
         record.lines.append(d)
         if action == "set":
+            if table_name == "always":
+                _report_htaccess_level(ctx, d)
             record.values[index] = value
             if table_name != "always":
                 _onsuccess_warning(ctx, d, action, name)
