@@ -127,6 +127,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N224": effects('backend', 'body', 'connection', 'header', 'location', 'status'),  # warning: nginx checks backend certificates less than httpd.
     "A2N227": effects('*'),  # error: SSLOpenSSLConfCmd needs nginx 1.19.4 or later.
     "A2N709": effects('header cache-control', 'header expires'),  # warning: mod_expires becomes nginx's expires.
+    "A2N712": effects('header cache-control:missing', 'header expires:missing'),  # error: A modification-based expiry is mixed with access-based ones.
+    "A2N713": effects('header cache-control:changed', 'header expires:changed'),  # info: A modification-based expiry of an old file reads differently.
     "A2N710": effects('header etag'),  # warning: FileETag is approximated.
     "A2N711": effects('backend', 'body', 'status'),  # error: nginx decodes %2F in paths.
     "A2N319": effects('backend', 'body', 'connection', 'header', 'location', 'status'),  # warning: ProxyPass path and URL disagree on the trailing slash.

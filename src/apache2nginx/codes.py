@@ -963,6 +963,19 @@ _short("A2N709", "expires-overrides-backend", "warning", "mod_expires becomes ng
        "leaves a response that already has Expires alone.",
        "proxied responses that set their own caching headers get nginx's instead.",
        "scope the expires map away from proxied locations, or map $upstream_http_expires to off first.")
+_short("A2N712", "expires-modification-mixed", "error", "A modification-based expiry is mixed with access-based "
+       "ones.",
+       "nginx's expires counts from the file's modification only with its own `modified` argument, for every "
+       "value of its variable; a Content-Type map cannot give one type an access-based time and another a "
+       "modification-based one, and a value \"modified 1h\" from a variable sets no header at all.",
+       "responses of the named type get no Expires or Cache-Control from nginx.",
+       "use access-based times for every type, or give the modification-based types a <FilesMatch> of their own.")
+_short("A2N713", "expires-modification-stale", "info", "A modification-based expiry of an old file reads "
+       "differently.",
+       "for a file modified longer ago than the period, httpd sends `Cache-Control: max-age=0` and an Expires of "
+       "the response's time; nginx sends `Cache-Control: no-cache` and the Expires in the past.",
+       "both say the response is stale at once; a cache may treat no-cache as stricter.",
+       "nothing, usually.")
 _short("A2N710", "etag-format", "warning", "FileETag is approximated.",
        "nginx's ETag is always derived from modification time and size; httpd's components are configurable.",
        "ETags differ between the servers, so caches revalidate once after the switch.",
