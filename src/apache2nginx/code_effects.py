@@ -162,6 +162,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N507": effects("status:changed@not-proxied,conditional-request"),  # nginx's own If-None-Match check sees
     # the client's value
     "A2N508": effects("backend header"),  # computed from the client's value
+    "A2N509": effects("header:added", "backend header"),  # an unset made under only some <If> branches
+    "A2N510": effects("header:added@error-status"),  # a .htaccess's always-headers also on nginx's own 400
     "A2N505": effects("header:missing", "header:changed", "backend header:missing", "backend header:changed"),
 
     # ------------------------------------------------------------ A2N6xx logging: logs are not compared
@@ -191,6 +193,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N710": effects("header etag"),
     "A2N711": effects("status@encoded-slash", "location@encoded-slash", "body@encoded-slash",
                       "backend@encoded-slash", "header@encoded-slash"),  # nginx decodes %2F and serves the path
+    "A2N712": effects("header cache-control:missing", "header expires:missing"),  # the type maps to off
+    "A2N713": effects("header cache-control:changed", "header expires:changed"),  # an old file's expiry
     "A2N740": effects("*"),             # a <Directory> left out, or the server refused
     "A2N741": effects("*"),             # a file section left out
     "A2N742": effects("status@status-403", "header@status-403", "location@status-403",

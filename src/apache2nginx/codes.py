@@ -765,6 +765,21 @@ _short("A2N508", "request-header-chain", "warning", "A RequestHeader builds on t
        "both results.",
        "the backend sees a different value (or two lines) for this header.",
        "fold the operations into one RequestHeader, or set the final value outright.")
+_short("A2N509", "header-if-partial-unset", "warning", "A Header unset under <If>/<ElseIf>/<Else> applies to some "
+       "requests only.",
+       "httpd removes the header where the member of the expression chain that unsets it applies; nginx can hide a "
+       "backend's header or leave out its own add_header only for every request of a block, so a header added "
+       "outside the chain (or a backend's copy) is kept where httpd removes it. An unset every member of the chain "
+       "makes (with an <Else>) is translated exactly.",
+       "responses where the member applies carry a header httpd removes.",
+       "unset the header in every member of the chain, or set it to the wanted value in each one.")
+_short("A2N510", "htaccess-headers-server-level", "info", "A .htaccess's `Header always` lines are server-level "
+       "add_headers.",
+       "a .htaccess read on its own is translated as the server's configuration; httpd reads it only for requests "
+       "it maps into the directory, while nginx sends server-level headers also on the 400 it answers itself for "
+       "a path it cannot map (one climbing out of the root).",
+       "such malformed requests carry the .htaccess's headers in nginx only.",
+       "nothing, usually; or translate the .htaccess inside its <Directory> of the server configuration.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",
@@ -949,6 +964,19 @@ _short("A2N709", "expires-overrides-backend", "warning", "mod_expires becomes ng
        "leaves a response that already has Expires alone.",
        "proxied responses that set their own caching headers get nginx's instead.",
        "scope the expires map away from proxied locations, or map $upstream_http_expires to off first.")
+_short("A2N712", "expires-modification-mixed", "error", "A modification-based expiry is mixed with access-based "
+       "ones.",
+       "nginx's expires counts from the file's modification only with its own `modified` argument, for every "
+       "value of its variable; a Content-Type map cannot give one type an access-based time and another a "
+       "modification-based one, and a value \"modified 1h\" from a variable sets no header at all.",
+       "responses of the named type get no Expires or Cache-Control from nginx.",
+       "use access-based times for every type, or give the modification-based types a <FilesMatch> of their own.")
+_short("A2N713", "expires-modification-stale", "info", "A modification-based expiry of an old file reads "
+       "differently.",
+       "for a file modified longer ago than the period, httpd sends `Cache-Control: max-age=0` and an Expires of "
+       "the response's time; nginx sends `Cache-Control: no-cache` and the Expires in the past.",
+       "both say the response is stale at once; a cache may treat no-cache as stricter.",
+       "nothing, usually.")
 _short("A2N710", "etag-format", "warning", "FileETag is approximated.",
        "nginx's ETag is always derived from modification time and size; httpd's components are configurable.",
        "ETags differ between the servers, so caches revalidate once after the switch.",

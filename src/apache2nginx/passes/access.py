@@ -571,6 +571,10 @@ def if_section(ctx: Context, section: Section) -> Disposition:
             ctx.server.settings["refuse_all"] = (f"{what} (access rules under an expression)", section.span)
         _refused_now(ctx, f"{what} (access rules under an expression)", section.span)
     else:
+        from .headers import if_headers
+        done = if_headers(ctx, section, expression_text)
+        if done is not None:
+            return done
         ctx.diags.add("A2N101", f"{what}: expression sections are not translated yet; nothing inside it was emitted",
                       section.span, directive="<" + section.name)
     ctx.walk(section.children, untranslated=section)

@@ -134,15 +134,58 @@ def finish_server(ctx: Context, server) -> None:
         if not types and not default:
             continue
         var = f"$a2n_expires_{sum(1 for m in ctx.model.maps if m.variable.startswith('$a2n_expires'))}"
+        modified, types, default = _base(ctx, types, default)
         entries = [(_type_regex(mime), value) for mime, (value, _) in types.items()]
         ctx.model.maps.append(MapBlock("$sent_http_content_type", var, entries,
                                        default[0] if default else "off", span=active[1]))
-        statements.append(Stmt("expires", [var], active[1]))
+        statements.append(Stmt("expires", (["modified"] if modified else []) + [var], active[1]))
         said = ctx.diags.add("A2N709", "mod_expires becomes `expires` with a Content-Type map: nginx also replaces "
                              "the Expires and Cache-Control headers of proxied responses, which httpd leaves alone "
                              "when they already have Expires", active[1])
         for span in [span for _, span in types.values()] + ([default[1]] if default else []):
             said.relate(span)
+
+
+def _base(ctx: Context, types: dict, default):
+    """nginx reads `modified` only as an argument of its own (`expires modified $var`), never from the
+    variable's value: a value "modified 183600s" sets no header at all (observed with nginx 1.22). So when
+    every time of the map counts from the file's modification the map holds bare times under `expires
+    modified`; where access-based and modification-based times are mixed, one `expires` cannot hold both,
+    and the modification-based ones are left out (reported). (modified, types, default) to emit."""
+    def is_modified(value: str) -> bool:
+        return value.startswith("modified ")
+
+    values = [v for v, _ in types.values()] + ([default[0]] if default else [])
+    if not any(is_modified(v) for v in values):
+        return False, types, default
+    if all(is_modified(v) for v in values):
+        spans = [span for _, span in types.values()] + ([default[1]] if default else [])
+        said = ctx.diags.add("A2N713", "mod_expires counts from the file's modification: for a file older than the "
+                             "period httpd sends `Cache-Control: max-age=0` and an Expires of now, nginx "
+                             "`Cache-Control: no-cache` and the Expires in the past (both stale at once)", spans[0])
+        for span in spans[1:]:
+            said.relate(span)
+        return True, {mime: (v[len("modified "):], span) for mime, (v, span) in types.items()}, \
+            ((default[0][len("modified "):], default[1]) if default else None)
+    kept = {}
+    for mime, (value, span) in types.items():
+        if is_modified(value):
+            _refuse_modified(ctx, f"ExpiresByType {mime}", span)
+            kept[mime] = ("off", span)       # not the region's default: httpd gives this type its own time
+        else:
+            kept[mime] = (value, span)
+    if default and is_modified(default[0]):
+        _refuse_modified(ctx, "ExpiresDefault", default[1])
+        default = None
+    return False, kept, default
+
+
+def _refuse_modified(ctx: Context, what: str, span) -> None:
+    ctx.diags.add("A2N712", f"{what}: a time counted from the file's modification beside times counted from "
+                  "the access cannot share one nginx `expires` (`modified` is an argument of the directive, not a "
+                  "value its variable can give); nothing is sent for this type", span, directive=what.split()[0],
+                  hint="use access-based times for every type of the region, or give the modification-based "
+                  "types a <FilesMatch> (nginx location) of their own with `expires modified`")
 
 
 RULES = table(

@@ -30,7 +30,11 @@ import re
 from ..model import MapBlock
 
 # ap_expr variable -> the nginx variable holding the same text.
+# REQUEST_URI is r->uri, the decoded path without the query, and after an internal redirect (a front
+# controller's rewrite, a directory index) the new one (observed with httpd 2.4: /log%69n matches m#/login$#,
+# /login rewritten to /index.php does not); nginx's $uri is the same, and $args the raw query as QUERY_STRING.
 _VARIABLES = {"content_type": "$sent_http_content_type", "https": "$a2n_https", "request_method": "$request_method",
+              "request_uri": "$uri", "query_string": "$args",
               "request_scheme": "$scheme", "remote_addr": "$remote_addr", "http_host": "$http_host",
               "server_protocol": "$server_protocol", "ssl_protocol": "$ssl_protocol", "ssl_cipher": "$ssl_cipher"}
 # SSL_CLIENT_S_DN_x / SSL_CLIENT_I_DN_x -> the attribute's name in nginx's RFC 2253 DN strings
@@ -120,14 +124,30 @@ class HeaderCondition:
     def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
         return self.model.shared_map(self.prefix, source, entries, default)
 
-    def compile(self, text: str) -> str:
-        self.tokens, self.pos, self._guard = _tokens(text), 0, ()
+    def compile(self, text: str, guard: tuple[tuple[str, bool], ...] = ()) -> str:
+        """GUARD: the conditions (variable, must hold) under which httpd evaluates TEXT at all (an <ElseIf>
+        only where the expressions before it failed), for the request headers it adds to Vary."""
+        self.tokens, self.pos, self._guard = _tokens(text), 0, tuple(guard)
         if not self.tokens:
             raise Untranslatable("empty expression")
         result = self._or()
         if self.pos != len(self.tokens):
             raise Untranslatable(f"unexpected {self.tokens[self.pos][1]!r}")
         return result
+
+    def negate(self, condition: str) -> str:
+        """1 where CONDITION (1 or empty) is empty."""
+        return self._map(condition, [('""', "1")])
+
+    def all_of(self, conditions: list[str]) -> str:
+        """1 where every one of CONDITIONS (each 1 or empty) is 1."""
+        if len(conditions) == 1:
+            return conditions[0]
+        return self._map("".join(conditions), [("1" * len(conditions), "1")])
+
+    def digit(self, condition: str) -> str:
+        """1 or 0: a condition as one character, so that several read in a row keep their places."""
+        return self._map(condition, [("1", "1")], "0")
 
     def value_map(self, condition: str, value: str) -> str:
         """A variable that is VALUE when the condition holds, empty otherwise."""
@@ -355,6 +375,32 @@ class HeaderCondition:
         key = (f"~^(?:{token}[,+])*{part}=(?:{alternatives})"
                f"(?:[,+](?!{part}=){token})*$")
         return self._map(source, [(key, "1")] if equal else [(key, '""')], '""' if equal else "1")
+
+
+def simple_match(text: str) -> tuple[str, str] | None:
+    """(nginx variable, map key) when TEXT is one `%{VAR} =~ m#re#[i]` or `%{VAR} == 'str'` over a request
+    variable that adds nothing to Vary: a chain of such tests on one variable is one map, whose regexes nginx
+    tries in order (the first that matches wins, as the first <If>/<ElseIf> that holds does)."""
+    try:
+        tokens = _tokens(text)
+    except Untranslatable:
+        return None
+    if len(tokens) != 3:
+        return None
+    (k1, name, _), (k2, op, _), (k3, operand, flags) = tokens
+    if k1 != "var" or k2 != "op" or _vary_name(name) is not None:
+        return None
+    try:
+        source = _variable(name)
+    except Untranslatable:
+        return None
+    if source.startswith(RESPONSE_VARIABLES) or source == "$a2n_https":
+        return None
+    if op == "=~" and k3 == "regex" and set(flags) <= {"i"}:
+        return source, ("~*" if "i" in flags else "~") + operand
+    if op in ("==", "=") and k3 == "str" and "%{" not in operand:
+        return source, "~^(?:" + re.escape(operand) + ")$"
+    return None
 
 
 def _rfc2253(value: str) -> str:

@@ -66,6 +66,8 @@ def header(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     always = ["always"] if condition == "always" else []
     table = "always" if condition == "always" else "onsuccess"
+    if always and action in ("set", "add", "append", "merge"):
+        _report_htaccess_level(ctx, d)
     if action == "set":
         if condition == "always":
             ctx.emit("add_header", [name, value, "always"], d.span).resets = (name.lower(), table)
@@ -99,6 +101,24 @@ def header(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _report_htaccess_level(ctx: Context, d: Directive) -> None:
+    """A .htaccess read on its own is translated as the server's own configuration, so its `Header always`
+    lines are server-level add_headers: nginx also sends them on the 400 it answers itself for a request it
+    cannot map (a path climbing out of the root such as /%2e%2e/etc/passwd, before any location), where
+    httpd never reads the .htaccess (observed with httpd 2.4 and nginx 1.22). Said once per file."""
+    if ctx.options.get("htaccess_dir") is None or ctx.scope is not None or ctx.in_vhost:
+        return
+    said = ctx.main.settings.setdefault("htaccess_header_level", set())
+    if d.span is None or d.span.file in said:
+        return
+    said.add(d.span.file)
+    ctx.diags.add("A2N510", f"Header {' '.join(d.args)}: the .htaccess headers become server-level add_header "
+                  "lines, which nginx also sends on the 400 it answers itself for a path it cannot map (one that "
+                  "climbs out of the root); httpd answers those without reading the .htaccess", d.span,
+                  directive=d.name, hint="translate the .htaccess inside its <Directory> in the server "
+                  "configuration to keep the headers to the directory's requests")
 
 
 def _list_header(ctx: Context, d: Directive, action: str, name: str) -> None:
@@ -337,9 +357,218 @@ def _edit_map(ctx: Context, d: Directive, original: str, regex: str, replacement
 
 def finish_model(ctx: Context) -> None:
     """Env conditions are settled once every SetEnvIf line is read (httpd's order does not follow the file's);
-    RequestHeader chains once every server's lines are."""
+    RequestHeader chains once every server's lines are; <If>/<ElseIf>/<Else> headers once every member of
+    their chain is."""
     setenvif.finish(ctx)
     _report_chained_request_headers(ctx)
+    _finish_if_chains(ctx)
+
+
+# ---------------------------------------------------------------- Header inside <If>/<ElseIf>/<Else>
+#
+# httpd merges the first member of an If/ElseIf/Else chain whose expression holds (the Else when none does)
+# over the region's configuration, after every other section (ap_if_walk), and evaluates the expressions for
+# each request, after any internal redirect (observed with httpd 2.4: a front controller's /login rewritten
+# to /index.php is matched as /index.php). So every `Header set NAME` of a chain is one add_header whose
+# value is a map choosing the member's value (empty: none, and add_header sends nothing); an `unset` every
+# member makes is the plain unset. The maps are built once the whole chain is read (in a .htaccess file the
+# Else comes after its If has been translated).
+
+@dataclass
+class _ChainHeader:
+    name: str
+    table: str                       # "always" or "onsuccess"
+    holder: list                     # the statements of the block the chain stands in
+    statements: list                 # [proxy_hide_header, add_header] placeholders, settled at the end
+    variable: str
+    values: dict = None              # member position (1.., 0 for <Else>) -> value of its last `set`
+    unsets: dict = None              # member position -> the `unset` directive that is its last operation
+    lines: list = None               # the directives, for diagnostics
+
+
+@dataclass
+class _Chain:
+    texts: list                      # the expressions of the If/ElseIf members read so far
+    has_else: bool = False
+    span: object = None
+    headers: dict = None             # (name, table) -> _ChainHeader
+
+
+def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
+    """An <If>/<ElseIf>/<Else> that holds only Header lines (set, unset, add, append, merge), or None when
+    it holds anything else (the caller reports it)."""
+    from .access_if import _chain as chain_of
+    children = list(section.children)
+    if not children or any(c.is_section or c.key != "header" for c in children):
+        return None
+    found = chain_of(section, ctx)
+    if found is None:
+        return None
+    members, position = found
+    texts, where = [], f"<{section.name}{' ' + ' '.join(section.args) if section.args else ''}>"
+    try:
+        for m in members[:position + 1]:
+            if m.key == "else":
+                continue
+            if not m.args:
+                raise Untranslatable("no expression")
+            texts.append(expression_text(m, 0, strip_quotes=True))
+        compiler = HeaderCondition(ctx.model, request_only=True)
+        from .header_expr import simple_match
+        if section.key != "else" and simple_match(texts[-1]) is None:
+            # checked now (the maps are built once the chain is whole); httpd evaluates it, and adds the
+            # request headers it reads to Vary, only where every expression before it failed
+            before = [HeaderCondition(ctx.model, request_only=True).compile(t) for t in texts[:-1]]
+            compiler.compile(texts[-1], tuple((c, False) for c in before))
+    except Untranslatable as e:
+        for d in children:
+            ctx.diags.add("A2N501", f"Header {' '.join(d.args)} inside {where}: the condition is not translated "
+                          f"({e}); nothing was emitted for this header", d.span, directive=d.name,
+                          hint="express the condition with a map that yields an empty value when it is false",
+                          related=[section.span])
+            ctx.count(d, Disposition.UNSUPPORTED)
+        return Disposition.UNSUPPORTED
+    chains = ctx.main.settings.setdefault("header_if_chains", {})
+    chain = chains.setdefault(id(members[0]), _Chain(texts, span=members[0].span, headers={}))
+    if len(texts) > len(chain.texts):
+        chain.texts = texts
+    index = 0 if section.key == "else" else len(texts)
+    chain.has_else = chain.has_else or section.key == "else"
+    if section.key != "else":
+        emit_vary(ctx, compiler, section.span, False)
+    # the member's own lines run in order: a later set/unset of a header in a table drops what came before
+    last: dict[tuple[str, str], Directive] = {}
+    for d in children:
+        condition, action, rest, extras = _split(d)
+        if action in ("set", "unset") and not extras and rest:
+            last[(rest[0].lower(), condition)] = d
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    for d in children:
+        condition, action, rest, extras = _split(d)
+        table_name = "always" if condition == "always" else "onsuccess"
+        if extras or not rest or action not in ("set", "unset", "add", "append", "merge") or \
+                (action == "unset") != (len(rest) == 1) or (action != "unset" and len(rest) != 2):
+            ctx.diags.add("A2N501" if extras else "A2N505", f"Header {' '.join(d.args)} inside {where}: this form "
+                          "is not translated under an expression; nothing was emitted for this header", d.span,
+                          directive=d.name, related=[section.span])
+            ctx.count(d, Disposition.UNSUPPORTED)
+            continue
+        name, value = rest[0], (rest[1] if len(rest) > 1 else "")
+        if action != "unset" and _FORMAT.search(value):
+            ctx.diags.add("A2N502", f"Header {name}: the format specifiers in {value!r} are not translated; "
+                          "nothing was emitted for this header", d.span, directive=d.name)
+            ctx.count(d, Disposition.UNSUPPORTED)
+            continue
+        key = (name.lower(), table_name)
+        later = last.get(key)
+        if later is not None and later is not d and children.index(later) > children.index(d):
+            ctx.count(d, Disposition.EXACT)          # replaced by a later line of the member, as in httpd
+            continue
+        if action in ("add", "append", "merge"):
+            selected = _selected(ctx, chain.texts[:len(texts)], index)
+            variable = HeaderCondition(ctx.model).value_map(selected, value)
+            ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
+            if action != "add":
+                _list_header(ctx, d, action, name)
+            if table_name != "always":
+                _onsuccess_warning(ctx, d, action, name)
+            ctx.count(d, Disposition.APPROXIMATE if action != "add" or table_name != "always" else Disposition.EXACT)
+            continue
+        record = chain.headers.get(key)
+        if record is None or record.holder is not holder:
+            hide = Stmt("proxy_hide_header", [name], d.span)
+            add = Stmt("add_header", [name, "", *(["always"] if table_name == "always" else [])], d.span)
+            record = chain.headers[key] = _ChainHeader(name, table_name, holder, [hide, add], "", {}, {}, [])
+            holder.extend(record.statements)
+        record.lines.append(d)
+        if action == "set":
+            if table_name == "always":
+                _report_htaccess_level(ctx, d)
+            record.values[index] = value
+            if table_name != "always":
+                _onsuccess_warning(ctx, d, action, name)
+            ctx.count(d, Disposition.EXACT if table_name == "always" else Disposition.APPROXIMATE)
+        else:
+            record.unsets[index] = d
+            ctx.count(d, Disposition.EXACT)
+    return Disposition.EXACT
+
+
+def _onsuccess_warning(ctx: Context, d: Directive, action: str, name: str) -> None:
+    ctx.diags.add("A2N503", f"Header {action} {name} (under an expression): nginx add_header without always fires "
+                  "only on 2xx/3xx", d.span, directive=d.name,
+                  hint="use `Header always` on the Apache side if the header belongs on every response")
+
+
+def _selected(ctx: Context, texts: list[str], index: int) -> str:
+    """1 where member INDEX of the chain (0: the Else) is the one httpd merges: its expression holds and
+    none before it does."""
+    compiler = HeaderCondition(ctx.model, request_only=True)
+    conditions = [compiler.compile(t) for t in texts]
+    if index == 0:
+        return compiler.all_of([compiler.negate(c) for c in conditions])
+    return compiler.all_of([compiler.negate(c) for c in conditions[:index - 1]] + [conditions[index - 1]])
+
+
+def _finish_if_chains(ctx: Context) -> None:
+    from ..emit.render import quote
+    from ..model import MapBlock
+    from .header_expr import simple_match
+    for chain in ctx.main.settings.get("header_if_chains", {}).values():
+        positions = set(range(1, len(chain.texts) + 1)) | ({0} if chain.has_else else set())
+        for record in chain.headers.values():
+            hide, add = record.statements
+            # a member that only unsets: nginx cannot take a header away for some requests only
+            partial = [d for i, d in record.unsets.items() if set(record.unsets) != positions or record.values]
+            for d in partial:
+                ctx.diags.add("A2N509", f"Header {' '.join(d.args)}: httpd removes {record.name} only where this "
+                              "member of the <If> chain applies; nginx cannot hide a header for some requests, so "
+                              f"the {record.name} added outside the chain (or a backend's copy) is kept there",
+                              d.span, directive=d.name, related=[chain.span] if chain.span else [])
+                ctx.redispose(d, Disposition.APPROXIMATE)
+            keep: list[Stmt] = []
+            everywhere = set(record.values) == positions
+            if not record.values:
+                if not partial:
+                    hide.resets = (record.name.lower(), record.table)
+                    keep.append(hide)
+            else:
+                if record.table == "onsuccess" and everywhere:
+                    keep.append(hide)        # httpd's set replaces a backend's copy on every request
+                record.variable = add.args[1] = ctx.model.new_variable("a2n_hdr_")
+                _chain_map(ctx, chain, record, quote, MapBlock, simple_match)
+                add.resets = (record.name.lower(), record.table)
+                add.conditional = not everywhere or any(v == "" for v in record.values.values())
+                if add.conditional:
+                    ctx.model.conditional_header_sets = True
+                keep.append(add)
+            # httpd merges the chain after the rest of its block: its headers come last there
+            for stmt in record.statements:
+                if stmt in record.holder:
+                    record.holder.remove(stmt)
+            record.holder.extend(keep)
+
+
+def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple_match) -> None:
+    """The map that gives record.variable the value of the member httpd merges: one map over the variable all
+    the expressions read, tried in order, when each is a plain match; else a map over their results."""
+    n = len(chain.texts)
+    values = [record.values.get(i) for i in range(1, n + 1)]
+    raw_default = record.values.get(0) or ""
+    default = quote(raw_default) if raw_default else '""'
+    matches = [simple_match(t) for t in chain.texts]
+    if all(matches) and len({m[0] for m in matches}) == 1:
+        entries = [(m[1], v or '""') for m, v in zip(matches, values)]
+        # the last members that give what the default gives need no entry of their own
+        while entries and (values[len(entries) - 1] or "") == raw_default:
+            entries.pop()
+        ctx.model.maps.append(MapBlock(matches[0][0], record.variable, entries, default))
+        return
+    compiler = HeaderCondition(ctx.model, request_only=True)
+    digits = [compiler.digit(compiler.compile(t)) for t in chain.texts]
+    # one digit per expression, so the first that holds is the first 1: every entry excludes the others
+    entries = [("~^" + "0" * i + "1", v or '""') for i, v in enumerate(values) if (v or "") != raw_default]
+    ctx.model.maps.append(MapBlock("".join(digits), record.variable, entries, default))
 
 
 RULES = table(
