@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
-import click
 import jsonschema
 import pytest
 

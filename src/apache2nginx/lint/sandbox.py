@@ -481,7 +481,7 @@ class Sandbox:
         def visit(block: list[Stmt], ctx: str) -> None:
             usable = self._usable_pair(block) if run else True
             for st in block:
-                name, words = st.name, st.words
+                name = st.name
                 if name == "include" and (sf.path, st.start) in self.source.includes:   # type: ignore[union-attr]
                     self._edit_include(sf, st, base, edits)
                     continue
@@ -641,13 +641,10 @@ class Sandbox:
     def test(self, nginx: str, timeout: float = 60) -> TestResult:
         cmd = [nginx, "-t", "-q", "-p", str(self.prefix) + "/", "-c", str(self.conf), "-e",
                str(self.prefix / "logs" / "error.log")]
-        extra: dict = {}
-        if self.runner:
-            extra = {"user": self.runner[0], "group": self.runner[1], "extra_groups": []}
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                                  cwd=str(self.prefix), errors="replace", preexec_fn=_limits,
-                                  env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C"}, **extra)
+                                  cwd=str(self.prefix), errors="replace", preexec_fn=_confine(self.runner),
+                                  env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C"})
         except subprocess.TimeoutExpired:
             return TestResult(False, [NginxMessage("emerg", "nginx -t timed out", self._main, None)])
         messages = []
@@ -668,12 +665,39 @@ class Sandbox:
     _main: str | None = None
 
 
-def _limits() -> None:
-    """In nginx -t's process: no core dumps, no huge files."""
-    for which, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 64 << 20)):
-        soft, hard = resource.getrlimit(which)
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(which, (value, value))
+def _confine(runner: tuple[int, int] | None):
+    """What nginx -t's process does before it execs: no core dumps, no huge files; as root, a network namespace
+    of its own with only loopback (when the kernel allows one: nothing it resolves or connects to leaves the
+    machine), then the unprivileged user."""
+    def confine() -> None:
+        for which, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 64 << 20)):
+            _, hard = resource.getrlimit(which)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(which, (value, value))
+        if runner is None:
+            return
+        _private_network()
+        os.setgroups([])
+        os.setgid(runner[1])
+        os.setuid(runner[0])
+        if os.getuid() != runner[0] or os.geteuid() != runner[0]:
+            os._exit(126)
+    return confine
+
+
+def _private_network() -> None:
+    try:
+        import ctypes
+        import fcntl
+        import struct
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x40000000) != 0:      # CLONE_NEWNET
+            return
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            # SIOCSIFFLAGS lo: IFF_UP | IFF_LOOPBACK | IFF_RUNNING
+            fcntl.ioctl(s.fileno(), 0x8914, struct.pack("16sH22x", b"lo", 0x1 | 0x8 | 0x40))
+    except (OSError, AttributeError):
+        pass
 
 
 def _reachable(path: str, uid: int, gid: int) -> bool:
