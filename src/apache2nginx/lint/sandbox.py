@@ -590,6 +590,9 @@ class Sandbox:
             set_arg(0, self._write_path(args[0].value))
         elif name in CERT_DIRECTIVES:
             v = args[0].value
+            if v and "$" not in v and not v.startswith(("data:", "/")):
+                v = os.path.join(self.source.prefix, v)     # type: ignore[union-attr]   # nginx: the conf prefix
+                set_arg(0, v)
             if "$" not in v and not v.startswith("data:") and self._file_state(v) == "special":
                 self._refuse(sf, args[0], f"{name} {v} is not a regular file: not read")
                 usable = False
