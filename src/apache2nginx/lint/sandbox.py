@@ -485,6 +485,9 @@ class Sandbox:
                 if name == "include" and (sf.path, st.start) in self.source.includes:   # type: ignore[union-attr]
                     self._edit_include(sf, st, base, edits)
                     continue
+                if ctx in CUSTOM_BLOCKS and run and (self.backends or self.paths):
+                    for w in st.words[1:]:      # a map's values may be paths and backends too (verify)
+                        replace(w, self._mapped(w.value))
                 if ctx in CUSTOM_BLOCKS or not run:
                     if st.block is not None:
                         visit(st.block, name if ctx not in CUSTOM_BLOCKS else ctx)
