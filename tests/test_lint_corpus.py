@@ -116,3 +116,76 @@ def test_prefix_option_moves_relative_includes(tmp_path, nginx_bin):
     assert "snippets/h.conf" in item["message"] and item["line"] == 3
     proc = lint("--nginx", nginx_bin, "--prefix", str(tmp_path), str(site))
     assert proc.returncode == 0, proc.stderr
+
+
+# ------------------------------------------------------------------ the sandbox keeps the user's text
+
+TYPO3 = """server {
+    listen 80;
+    listen [::]:80 ipv6only=on;
+    root /srv/typo3;
+    set $a2n_x "#${request_uri}";
+    set $empty "";
+    add_header X-A "a;b{c} d" always;
+    location / { proxy_pass http://app.internal:8080/$a2n_x; }
+}
+"""
+
+
+def test_sandbox_edits_only_words_it_changes(tmp_path, nginx_bin):
+    """verify's API (Sandbox(backends=, paths=), _cert, build, prefix, conf, sockets, port_for, cleanup) on a
+    translation with a quoted '#': the text reaches nginx as written, lines in place, and nginx starts on it."""
+    from apache2nginx.lint.sandbox import Sandbox
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(TYPO3)
+    box = Sandbox(backends={"app.internal:8080": "127.0.0.1:5009"}, paths={"/srv/typo3": str(tmp_path / "root")})
+    try:
+        assert box.build(str(conf)) == []
+        text = box.conf.read_text()
+        lines = text.splitlines()
+        assert lines[4] == '    set $a2n_x "#${request_uri}";' and lines[5] == '    set $empty "";'
+        assert lines[6] == '    add_header X-A "a;b{c} d" always;'
+        assert lines[3] == f"    root {tmp_path / 'root'};"
+        assert lines[7] == "    location / { proxy_pass http://127.0.0.1:5009/$a2n_x; }"
+        assert set(box.sockets) == {"80", "[::]:80"} and box.port_for(80) is not None
+        assert box.prefix.is_dir() and box.conf.is_file()
+        proc = subprocess.run([nginx_bin, "-t", "-q", "-p", f"{box.prefix}/", "-c", str(box.conf), "-e",
+                               str(box.prefix / "logs" / "error.log")], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    finally:
+        box.cleanup()
+    assert not box.prefix.exists()
+
+
+@pytest.mark.parametrize("text,words", [
+    ('a "#x" b;', ["a", "#x", "b"]),
+    ("a b#c;", ["a", "b#c"]),
+    ("a ${x}y;", ["a", "${x}y"]),
+    ("a '';", ["a", ""]),
+    ('a "q\\"x" \'it\\\'s\';', ["a", 'q"x', "it's"]),
+    ("a x};", ["a", "x}"]),
+    ("a \\;b;", ["a", "\\;b"]),
+    ("a # c;\n d;", ["a", "d"]),
+])
+def test_lexer_reads_words_as_nginx_does(text, words):
+    from apache2nginx.lint.lexer import parse, quote
+    parsed = parse(text)
+    assert parsed.error is None
+    (stmt,) = parsed.stmts
+    assert [w.value for w in stmt.words] == words
+    for w in stmt.words:        # every word knows its place in the text: read alone, it is the same word
+        assert [x.value for x in parse(text[w.start:w.end] + ";").stmts[0].words] == [w.value]
+    for w in stmt.words:        # and quote() writes a value back as one word that reads the same
+        assert [x.value for x in parse(f"d {quote(w.value)};").stmts[0].words] == ["d", w.value]
+
+
+@pytest.mark.parametrize("text,error", [
+    ("#" + "x" * 4095 + "\na;", 'too long parameter "#xxxxxxxxx..." started'),
+    ('a "b"c;', 'unexpected "c"'),
+    ("a;}", 'unexpected "}"'),
+    ("a {", 'unexpected end of file, expecting "}"'),
+    ("a", 'unexpected end of file, expecting ";" or "}"'),
+])
+def test_lexer_stops_where_nginx_does(text, error):
+    from apache2nginx.lint.lexer import parse
+    assert parse(text).error.message == error
