@@ -367,13 +367,20 @@ an unreadable file, or no nginx binary."""
 @click.option("--source-root", type=click.Path(file_okay=False),
               help="Where the Apache files named in source comments (# apache.conf:42) are "
                    "(default: beside the nginx file, then the working directory).")
+@click.option("--prefix", "conf_prefix", type=click.Path(file_okay=False),
+              help="Where relative include paths resolve, as nginx's configuration prefix (default: the directory "
+                   "of each FILE).")
+@click.option("--allow-include", "allow_include", multiple=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="A directory includes may also read (repeatable; default: only FILE's directory tree, --prefix "
+                   "and /etc/nginx).")
 @click.option("--diagnostics", "diag_format", type=FORMATS, default="text", show_default=True,
               help="How findings are printed (on stderr, or to --output).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the findings to FILE instead of stderr.")
 @click.option("--severity", "threshold", type=click.Choice(["info", "warning", "error"]), default="warning",
               show_default=True, help="Report findings of this severity and above; exit 1 when there is any.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-def lint(files, nginx_path, gixy_path, no_gixy, gixy_skips, source_root, diag_format, output, threshold, color):
+def lint(files, nginx_path, gixy_path, no_gixy, gixy_skips, source_root, conf_prefix, allow_include, diag_format,
+         output, threshold, color):
     """Check nginx configuration FILES: the real `nginx -t` in a sandbox, structural checks for the mistakes a
     migration makes (lost add_header, alias traversal, if in location, upstreams without keep-alive, variables
     in proxy_pass without a resolver, prefixes wider than the Apache section they come from), and gixy's
@@ -393,7 +400,8 @@ def lint(files, nginx_path, gixy_path, no_gixy, gixy_skips, source_root, diag_fo
         gixy = find_gixy(gixy_path)
         if gixy_path and gixy is None:
             raise click.BadParameter(f"{gixy_path} is not a program", param_hint="--gixy")
-    options = LintOptions(nginx=nginx, gixy=gixy, gixy_skips=tuple(gixy_skips), source_root=source_root)
+    options = LintOptions(nginx=nginx, gixy=gixy, gixy_skips=tuple(gixy_skips), source_root=source_root,
+                          prefix=conf_prefix, allow_include=tuple(allow_include))
     for f in files:
         lint_file(f, options, diags)
     level = Severity(threshold)

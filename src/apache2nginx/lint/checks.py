@@ -79,6 +79,7 @@ class Config:
     source_root: Path | None = None
     errors: list[dict] = field(default_factory=list)
     _lines: dict[str, list[str]] = field(default_factory=dict)
+    roots: list[str] | None = None    # where Apache files named in comments may be read (None: anywhere)
 
     def walk(self) -> Iterator[Node]:
         stack = list(reversed(self.root.block or []))
@@ -94,10 +95,7 @@ class Config:
     def text_line(self, file: str, line: int) -> str:
         lines = self._lines.get(file)
         if lines is None:
-            try:
-                lines = Path(file).read_text("utf-8", "replace").splitlines()
-            except OSError:
-                lines = []
+            lines = _read_lines(file)
             self._lines[file] = lines
         return lines[line - 1] if 1 <= line <= len(lines) else ""
 
@@ -117,6 +115,8 @@ class Config:
             *([self.source_root / name] if self.source_root else []),
             Path(node.file).resolve().parent / name, Path(self.path).resolve().parent / name, Path(name)]
         for cand in candidates:
+            if self.roots is not None and not _within(os.path.realpath(cand), self.roots):
+                continue      # an untrusted comment must not make lint read (and quote) any file it names
             if cand.is_file():
                 return cand, line
         return None
@@ -130,6 +130,33 @@ class Config:
         return [Span.point(_display(path), line)]
 
 
+_MAX_READ = 10 * 1024 * 1024
+
+
+def _within(real: str, roots: list[str]) -> bool:
+    return any(real == r or real.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def _read_lines(file: str) -> list[str]:
+    """A file's lines, if it is a regular file of sane size (never a device or FIFO)."""
+    import stat
+    try:
+        st = os.stat(file)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_READ:
+            return []
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return []
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read(_MAX_READ)
+        finally:
+            os.close(fd)
+    except OSError:
+        return []
+    return data.decode("utf-8", "replace").splitlines()
+
+
 def _display(path: Path) -> str:
     """A path as it is best shown: relative to the working directory when it lies under it."""
     try:
@@ -138,21 +165,26 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load(path: str, source_root: str | None = None) -> Config:
-    """Parse `path` (includes followed, combined into one tree) with every directive's source comment."""
+def load(path: str, source_root: str | None = None, rename: Callable[[str], str] | None = None,
+         roots: list[str] | None = None) -> Config:
+    """Parse `path` (includes followed, combined into one tree) with every directive's source comment.
+    lint passes the sandbox's vetted copy, `rename` giving each copy's original name, and the `roots` Apache
+    files named in source comments may be read from."""
     payload = crossplane.parse(path, combine=True, comments=True, check_ctx=False, check_args=False,
                                catch_errors=True)
-    root = Node("main", [], path, 0, None, [])
-    cfg = Config(root, path, Path(source_root) if source_root else None, list(payload.get("errors", [])))
+    rename = rename or (lambda f: f)
+    root = Node("main", [], rename(path), 0, None, [])
+    cfg = Config(root, rename(path), Path(source_root) if source_root else None, list(payload.get("errors", [])),
+                 roots=roots)
     parsed = payload["config"][0]["parsed"] if payload.get("config") else []
-    _build(parsed, root, path)
+    _build(parsed, root, path, rename)
     return cfg
 
 
-def _build(items: list[dict], parent: Node, file: str) -> None:
+def _build(items: list[dict], parent: Node, file: str, rename: Callable[[str], str]) -> None:
     last: Node | None = None
     for d in items:
-        dfile = d.get("file", file)
+        dfile = rename(d.get("file", file))
         if d["directive"] == "#":
             m = _SOURCE_COMMENT.search(d.get("comment", ""))
             if m:
@@ -166,7 +198,7 @@ def _build(items: list[dict], parent: Node, file: str) -> None:
         parent.block.append(node)  # type: ignore[union-attr]
         if "block" in d:
             node.block = []
-            _build(d["block"], node, dfile)
+            _build(d["block"], node, d.get("file", file), rename)
         last = node
 
 
@@ -417,8 +449,9 @@ CHECKS: tuple[Callable[[Config], Iterator[Finding]], ...] = (
     check_proxy_keepalive_headers, check_pass_resolver, check_apache_boundary)
 
 
-def run_checks(path: str, source_root: str | None = None) -> tuple[Config, list[Finding]]:
-    cfg = load(path, source_root)
+def run_checks(path: str, source_root: str | None = None, rename: Callable[[str], str] | None = None,
+               roots: list[str] | None = None) -> tuple[Config, list[Finding]]:
+    cfg = load(path, source_root, rename, roots)
     findings = [f for check in CHECKS for f in check(cfg)]
     findings.sort(key=lambda f: (f.node.file, f.node.line, f.code))
     return cfg, findings

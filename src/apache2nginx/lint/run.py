@@ -2,7 +2,10 @@
 
 Owns the order and the merging: `nginx -t` in the sandbox (sandbox.py) first,
 then the checks of checks.py, then gixy's findings (gixy.py) minus those that
-repeat one of ours at the same place. Every diagnostic points into the nginx
+repeat one of ours at the same place. The input is read once, by source.py
+(confined, regular files only, size-capped); the checks and gixy read the
+sandbox's vetted copy of it, never the user's paths, and their findings are
+mapped back to the user's files. Every diagnostic points into the nginx
 file (file:line:col); a related location points into the Apache source when
 the nginx line carries a source comment naming a file that exists. The
 command line (cli.py) only chooses the inputs, the format and the threshold.
@@ -16,7 +19,7 @@ from pathlib import Path
 from ..diagnostics import Diagnostics, Severity
 from ..syntax.span import Span
 from . import checks, gixy
-from .sandbox import nginx_test
+from .sandbox import Sandbox
 
 
 @dataclass
@@ -25,6 +28,8 @@ class LintOptions:
     gixy: str | None = None                # the gixy program; None: gixy not run
     gixy_skips: tuple[str, ...] = ()
     source_root: str | None = None         # where the Apache files named in source comments are
+    prefix: str | None = None              # where relative includes resolve (default: each file's directory)
+    allow_include: tuple[str, ...] = ()    # more directories includes may read
     unreadable: list[str] = field(default_factory=list)
 
 
@@ -37,28 +42,63 @@ def lint_file(path: str, options: LintOptions, diags: Diagnostics) -> None:
         diags.add("A2N013", f"cannot read {path}", Span.point(path))
         options.unreadable.append(path)
         return
-    if options.nginx:
-        _nginx_t(path, options.nginx, diags)
-    ours = _own_checks(path, options, diags)
-    if options.gixy:
-        _gixy(path, options, diags, ours)
+    box = Sandbox(conf_prefix=options.prefix, allow_include=options.allow_include, lint=True)
+    try:
+        refused = box.build(path)
+        show = _Display(path, box)
+        for m in refused:
+            what = "lint refuses" if m.level == "refused" else "nginx"
+            diags.add("A2N901", f"{what}: {m.message}", show.span(m.file, m.line, m.column))
+        if box.orig_main is None:
+            return
+        if options.nginx:
+            result = box.test(options.nginx)
+            for m in result.messages:
+                code = "A2N901" if m.level in ("emerg", "alert", "crit", "error") else "A2N903"
+                diags.add(code, f"nginx: {m.message}", show.span(m.file, m.line))
+            if not result.ok and not result.messages:
+                diags.add("A2N901", f"nginx -t failed: {result.output.strip()[:500]}", Span.point(path))
+        ours = _own_checks(str(box.orig_main), options, diags, show)
+        if options.gixy:
+            _gixy(str(box.orig_main), options, diags, ours, show)
+    finally:
+        box.cleanup()
 
 
-def _nginx_t(path: str, nginx: str, diags: Diagnostics) -> None:
-    result = nginx_test(path, nginx)
-    for m in result.messages:
-        span = Span.point(m.file, m.line or 1) if m.file else Span.point(path)
-        code = "A2N901" if m.level in ("emerg", "alert", "crit", "error") else "A2N903"
-        diags.add(code, f"nginx: {m.message}", span)
-    if not result.ok and not result.messages:
-        diags.add("A2N901", f"nginx -t failed: {result.output.strip()[:500]}", Span.point(path))
+class _Display:
+    """The user's name for a file lint read: the path as given for the file given, an included file relative to
+    the working directory when the file given was named so, else absolute; sandbox copies map back."""
+
+    def __init__(self, given: str, box: Sandbox):
+        self.given = given
+        self.main = box.source.main if box.source else os.path.abspath(given)
+        self.orig = str(box.orig_dir)
+        self.relative = not os.path.isabs(given)
+
+    def file(self, file: str | None) -> str:
+        if not file:
+            return self.given
+        if file.startswith(self.orig + "/"):
+            file = file[len(self.orig):]
+        file = os.path.normpath(os.path.abspath(file))
+        if file == self.main:
+            return self.given
+        if self.relative:
+            rel = os.path.relpath(file)
+            if not rel.startswith(".."):
+                return rel
+        return file
+
+    def span(self, file: str | None, line: int | None, column: int | None = None) -> Span:
+        return Span.point(self.file(file), line or 1, column or 1)
 
 
-def _own_checks(path: str, options: LintOptions, diags: Diagnostics) -> set[tuple[str, str, int]]:
+def _own_checks(path: str, options: LintOptions, diags: Diagnostics, show: _Display) -> set[tuple[str, str, int]]:
     """Run checks.py; returns (code, file, line) of every place a finding covers, for gixy's de-duplication."""
     try:
-        cfg, findings = checks.run_checks(path, options.source_root)
-    except (OSError, UnicodeDecodeError, ValueError):
+        cfg, findings = checks.run_checks(path, options.source_root, rename=show.file,
+                                          roots=_roots(show, options))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return set()   # crossplane could not read it at all; nginx -t has said why
     covered = set()
     for f in findings:
@@ -68,17 +108,28 @@ def _own_checks(path: str, options: LintOptions, diags: Diagnostics) -> set[tupl
     return covered
 
 
+def _roots(show: _Display, options: LintOptions) -> list[str]:
+    """Where the Apache files named in source comments may be read from."""
+    roots = [os.path.dirname(show.main), os.getcwd(), *options.allow_include]
+    if options.source_root:
+        roots.append(options.source_root)
+    if options.prefix:
+        roots.append(options.prefix)
+    return [os.path.realpath(r) for r in roots]
+
+
 def _same(file: str) -> str:
     return str(Path(file).resolve())
 
 
-def _gixy(path: str, options: LintOptions, diags: Diagnostics, ours: set[tuple[str, str, int]]) -> None:
+def _gixy(path: str, options: LintOptions, diags: Diagnostics, ours: set[tuple[str, str, int]],
+          show: _Display) -> None:
     run = gixy.run_gixy(options.gixy, path, options.gixy_skips)   # type: ignore[arg-type]
     if run.failure:
-        diags.add("A2N968", run.failure, Span.point(path))
+        diags.add("A2N968", run.failure, Span.point(show.given))
         return
     for issue in run.issues:
-        file = path if not issue.file or _same(issue.file) == _same(path) else issue.file
+        file = show.file(issue.file or path)
         mine = gixy.SAME_AS_OURS.get(issue.plugin)
         if mine and (mine, _same(file), issue.line) in ours:
             continue
