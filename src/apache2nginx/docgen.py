@@ -156,8 +156,8 @@ def render_code(info: CodeInfo, example: Example | None, reporters: list[str]) -
     if info.hint:
         lines += [f"**Hint printed with the diagnostic:** {md_escape(info.hint)}", ""]
     declared = explains(info.code)
-    lines += [f"**In `verify`, it can explain:** "
-              + (md_escape(describe_effects(declared)) if declared else "no difference.") + "", ""]
+    lines += ["**In `verify`, it can explain:** "
+              + (md_escape(describe_effects(declared)) if declared else "no difference."), ""]
     if example is None and reporters == ["apache2nginx lint"]:
         lines += ["**Example:** reported on nginx files by `apache2nginx lint`; the explanation above shows the "
                   "pattern it looks for.", ""]
