@@ -92,6 +92,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N234": effects(),                # httpd applies nothing either
     "A2N235": effects("body@directory-request"),  # listings look different
     "A2N236": effects("body@directory-request"),  # listings show names httpd hid
+    "A2N237": effects("connection:changed@https"),  # httpd's handshake failure is nginx's 400
     "A2N290": effects("status", "location", "backend"),  # rewrite conditions on %{REMOTE_HOST} see an address
 
     # ------------------------------------------------------------ A2N3xx mod_proxy and routes
@@ -262,6 +263,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N833": effects(*_REWRITE),       # a URL needing more rounds
     "A2N834": effects(*_REWRITE),       # another random pick
     "A2N835": effects(),                # no URL reaches the directory
+    "A2N836": effects("status@path-info", "body@path-info", "header@path-info", "location@path-info"),
     "A2N829": effects("header set-cookie:changed"),  # Max-Age instead of expires=
 
     # ------------------------------------------------------------ A2N9xx self-checks and lint: they judge nginx

@@ -1339,6 +1339,12 @@ _short("A2N236", "listing-ignore", "error", "Files IndexIgnore hid from listings
        "still be fetched by name in httpd too, but nobody learnt their names from a listing).",
        "refuse those names outright (location ~ pattern { deny all; }), move them out of the document root, or "
        "switch listings off.")
+_short("A2N237", "client-cert-refusal", "info", "A client without a certificate is refused after the handshake.",
+       "with SSLVerifyClient require httpd aborts the TLS handshake of a client that sends no certificate (a "
+       "certificate_required alert); nginx's ssl_verify_client on completes the handshake and answers 400 "
+       "(\"No required SSL certificate was sent\").",
+       "such a client sees an HTTP 400 page instead of a TLS error; nothing is served either way.",
+       "nothing to do unless clients or monitoring depend on the handshake failing.")
 
 # ------------------------------------------------------------------ A2N8xx mod_rewrite
 _short("A2N801", "rewrite-extra-arguments", "error", "A RewriteRule has more than three arguments.",
@@ -1484,6 +1490,14 @@ _short("A2N835", "directory-rewrite-unserved", "warning", "Rewrite rules in a <D
        "none for this configuration; if another file (the main server config, an included vhost) maps URLs into "
        "that directory, its rules are missing from the translation of this file alone.",
        "translate the files together (a directory or the main config with its Includes).")
+_short("A2N836", "front-controller-path-info", "warning", "A path after an existing file reaches the front controller.",
+       "httpd maps /file.ext/more to the existing file with path info /more, so `RewriteCond %{REQUEST_FILENAME} "
+       "!-f` is false and the request is not rewritten: a static file answers 404 (no path info), a script runs "
+       "with PATH_INFO. nginx's try_files tests the whole path, which does not exist, and hands the request to the "
+       "front controller.",
+       "such URLs get the application's answer (often 200) in nginx where httpd answered 404.",
+       "if that matters, add `location ~ \\.[^/]+/ { ... }` rules for the file types that take path info, or "
+       "refuse such URLs.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

@@ -244,6 +244,9 @@ def ssl_verify_client(ctx: Context, d: Directive) -> Disposition:
         refuse_here(ctx, "SSLVerifyClient " + value if value in ("require", "optional") else None, d.span)
         return Disposition.UNSUPPORTED if value in ("require", "optional") else Disposition.EXACT
     ctx.emit("ssl_verify_client", [mapping[value]], d.span)
+    if value == "require":
+        ctx.diags.add("A2N237", "SSLVerifyClient require: httpd aborts the handshake of a client without a "
+                      "certificate, nginx completes it and answers 400", d.span, directive=d.name)
     if value != "none":
         ctx.diags.add("A2N222", "client certificates: nginx before 1.26.3/1.27.4 lets a TLS 1.3 session resumed "
                       "from another virtual host skip ssl_verify_client (CVE-2025-23419)", d.span, directive=d.name)

@@ -66,6 +66,7 @@ class Case:
             "encoded-slash": "%2f" in p.path.split("?", 1)[0].lower(),
             "doubled-slash": "//" in p.path.split("?", 1)[0],
             "directory-request": p.path.split("?", 1)[0].endswith("/"),
+            "path-info": any("." in seg.strip(".") for seg in p.path.split("?", 1)[0].split("/")[1:-1]),
             "status-403": 403 in statuses,
             "status-404": 404 in statuses,
             "conditional-request": any(k.lower() in ("if-none-match", "if-modified-since") for k in p.headers),
@@ -105,18 +106,19 @@ class _Region:
     last: int
 
     def admits(self, path: str) -> bool:
-        base = path.rsplit("/", 1)[-1]
         try:
             if self.kind == "location":
                 return segment_prefix(self.arg, path or "/")
             if self.kind == "locationmatch":
                 return re.search(self.arg, path) is not None
-            if path.endswith("/") or not base:
+            if path.endswith("/") or not path.rsplit("/", 1)[-1]:
                 return True             # a directory: the file it serves (an index) is not known here
+            # <Files> sections see the file a request maps to: any segment, with path info after it
+            names = [n for n in path.split("/") if n]
             if self.kind == "filesmatch" or (self.kind == "files" and self.arg == "~"):
-                return re.search(self.arg, base) is not None
+                return any(re.search(self.arg, n) for n in names)
             if self.kind == "files":
-                return fnmatch.fnmatchcase(base, self.arg)
+                return any(fnmatch.fnmatchcase(n, self.arg) for n in names)
         except re.error:
             return True
         return True
@@ -147,15 +149,16 @@ class Explainer:
             if route is not None:
                 self.routes.setdefault((node.file, node.line), []).append(route)
         # each diagnostic that can explain anything, with its virtual host and enclosing sections, computed once
-        self.entries: list[tuple[Diagnostic, VHostInfo | None, list[_Region], tuple[Effect, ...]]] = []
+        self.entries: list[tuple[Diagnostic, list[VHostInfo], list[_Region], tuple[Effect, ...]]] = []
         for d in diags:
             effects_ = declared_effects(d) if d.span else ()
             if not effects_:
                 continue
             s = d.span
-            home = next((v for v in vhosts if v.file == s.file and v.line <= s.line <= v.end_line), None)
+            # every virtual host whose lines hold the diagnostic (a macro's body stands for each expansion)
+            homes = [v for v in vhosts if v.file == s.file and v.line <= s.line <= v.end_line]
             enclosing = [r for r in regions.get(s.file, ()) if r.first <= s.line <= r.last]
-            self.entries.append((d, home, enclosing, effects_))
+            self.entries.append((d, homes, enclosing, effects_))
 
     def vhost_for(self, probe: Probe) -> VHostInfo | None:
         on_port = [v for v in self.vhosts if probe.port in v.ports]
@@ -170,8 +173,8 @@ class Explainer:
         vh = self.vhost_for(probe)
         path = normalized_path(probe.path)
         best: tuple | None = None
-        for d, home, enclosing, effects_ in self.entries:
-            if home is not None and home is not vh:
+        for d, homes, enclosing, effects_ in self.entries:
+            if homes and not any(h is vh for h in homes):
                 continue                # another virtual host's directive
             region = self.htaccess_regions.get(d.span.file)
             if region is not None and not segment_prefix(region, path or "/"):
