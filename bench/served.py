@@ -1,7 +1,7 @@
 """Requests/s and latency of the API gateway as served: Apache vs. the seed's hand translation vs. ours.
 
 What it measures
-    The API-gateway seed (../shared/seeds/api-gateway beside the checkout: apache.conf, its README and the seed's own
+    The API-gateway seed (tests/data/api-gateway-seed: apache.conf and the seed's own
     hand-written nginx-seed-hand.conf) served three ways on loopback, each in front of the same backend:
 
       (a) Apache 2.4 (event MPM) running apache.conf, through
@@ -59,9 +59,9 @@ from apache2nginx.verify.run import make_certificate
 
 from _common import WrkResult, fmt, run_wrk, start_nginx
 
-# The shared seeds sit beside the checkout (as tests/conftest.py expects the shared corpus).
+# The API-gateway seed ships with the tests (apache.conf and its hand translation).
 SEED = Path(os.environ.get("A2N_API_GATEWAY_SEED",
-                           Path(__file__).resolve().parents[2] / "shared" / "seeds" / "api-gateway"))
+                           Path(__file__).resolve().parents[1] / "tests" / "data" / "api-gateway-seed"))
 HOST = "api.example.com"
 PATH = "/v1/health"
 WRK_THREADS = 1
