@@ -107,7 +107,8 @@ def reason_of(stderr: str) -> str:
     if "did not start" in text or "Syntax error" in text:
         # httpd's own words: the line after "Syntax error on line N", else its last
         after = [lines[i + 1] for i, ln in enumerate(lines[:-1]) if "Syntax error" in ln]
-        text = "httpd did not start: " + (after or lines[-1:])[0]
+        emerg = [ln.split("] ", 4)[-1] for ln in lines if ":emerg]" in ln and "AH02311" not in ln]
+        text = "httpd did not start: " + (after or emerg or lines[-1:])[0]
     if "Traceback" in stderr:
         text = "crash: " + lines[-1]
     text = re.sub(r"/[\w./@+-]+", "PATH", text)

@@ -6,6 +6,7 @@ received: method, path with query, HTTP version, headers and body, so the
 requests Apache and nginx send can be compared field by field. A backend can
 be declared down: its port is reserved but nothing answers.
 
+A backend spoken to in FastCGI (`fcgi://`) gets the same description in a FastCGI answer.
 A backend reached over TLS (`https://`, `wss://`) is stood in for by one that speaks TLS, with a generated
 certificate naming 127.0.0.1, localhost and the original host. Every backend accepts a WebSocket upgrade: it
 answers 101 Switching Protocols, sends the same JSON description in one text frame, then closes the
@@ -22,7 +23,7 @@ import sys
 import tempfile
 import textwrap
 
-ECHO_PROGRAM = textwrap.dedent('''
+ECHO_PROGRAM = textwrap.dedent(r'''
     import base64, hashlib, json, socket, ssl, struct, sys, threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -39,6 +40,26 @@ ECHO_PROGRAM = textwrap.dedent('''
             head += bytes([127]) + struct.pack("!Q", n)
         return head + payload
 
+    def fcgi_record(kind, request_id, content):
+        return struct.pack("!BBHHBB", 1, kind, request_id, len(content), 0, 0) + content
+
+    def fcgi_pairs(data):
+        out, i = {}, 0
+        while i < len(data):
+            lengths = []
+            for _ in range(2):
+                if data[i] < 128:
+                    lengths.append(data[i])
+                    i += 1
+                else:
+                    lengths.append(struct.unpack("!I", data[i:i + 4])[0] & 0x7FFFFFFF)
+                    i += 4
+            name = data[i:i + lengths[0]].decode("latin-1")
+            value = data[i + lengths[0]:i + lengths[0] + lengths[1]].decode("latin-1")
+            out[name] = value
+            i += lengths[0] + lengths[1]
+        return out
+
     def handler(identity):
         class Echo(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -47,6 +68,48 @@ ECHO_PROGRAM = textwrap.dedent('''
                     self.request.settimeout(10)
                     self.request.do_handshake()    # in this request's thread, never the accepting one
                 super().setup()
+            def handle(self):
+                if not isinstance(self.request, ssl.SSLSocket):
+                    self.request.settimeout(10)
+                    try:
+                        first = self.request.recv(1, socket.MSG_PEEK)
+                    except OSError:
+                        return
+                    if first == b"\x01":     # a FastCGI record (fcgi:// backends): answer in FastCGI
+                        return self.fastcgi()
+                super().handle()
+            def fastcgi(self):
+                params, body, request_id = b"", b"", 1
+                read = self.rfile.read
+                while True:
+                    head = read(8)
+                    if len(head) < 8:
+                        return
+                    _, kind, request_id, length, padding, _ = struct.unpack("!BBHHBB", head)
+                    content = read(length)
+                    read(padding)
+                    if kind == 4:
+                        params += content
+                    elif kind == 5:
+                        if not content:
+                            break
+                        body += content
+                env = fcgi_pairs(params)
+                headers = [[k[5:].replace("_", "-").title(), v] for k, v in env.items() if k.startswith("HTTP_")]
+                for k in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+                    if env.get(k):
+                        headers.append([k.replace("_", "-").title(), env[k]])
+                payload = json.dumps({"backend": identity, "method": env.get("REQUEST_METHOD", ""),
+                                      "path": env.get("REQUEST_URI", env.get("SCRIPT_NAME", "")),
+                                      "version": env.get("SERVER_PROTOCOL", ""), "headers": headers,
+                                      "body": body.decode("latin-1")}, sort_keys=True).encode()
+                out = (b"Status: 200 OK\r\nContent-Type: application/json\r\nX-Echo-Backend: "
+                       + identity.encode() + b"\r\n\r\n" + payload)
+                records = b"".join(fcgi_record(6, request_id, out[i:i + 65535]) for i in range(0, len(out), 65535))
+                records += fcgi_record(6, request_id, b"") + fcgi_record(3, request_id, bytes(8))
+                self.wfile.write(records)
+                self.wfile.flush()
+                self.close_connection = True
             def answer(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length).decode("latin-1") if length else ""
