@@ -340,16 +340,19 @@ class ApacheSandbox:
         self.note(f"stand-in ({what}) for {path} ({name})", node)
         return self._made[key]
 
-    def _needs_certificate(self, vhost) -> bool:
-        def on(nodes):
-            return any(not n.is_section and n.key == "sslengine" and n.args and n.args[0].lower() == "on"
-                       for n in nodes)
+    @staticmethod
+    def _ssl_on(nodes) -> bool:
+        return any(not n.is_section and n.key == "sslengine" and n.args and n.args[0].lower() == "on"
+                   for n in nodes)
 
-        def certified(nodes):
-            return any(not n.is_section and (n.key == "sslcertificatefile" or n.key == "sslopensslconfcmd"
-                                             and n.args and n.args[0].lower() == "certificate") for n in nodes)
+    @staticmethod
+    def _certified(nodes) -> bool:
+        return any(not n.is_section and (n.key == "sslcertificatefile" or n.key == "sslopensslconfcmd"
+                                         and n.args and n.args[0].lower() == "certificate") for n in nodes)
+
+    def _needs_certificate(self, vhost) -> bool:
         top = [n for n in self.config.children if not n.is_section]
-        return on(vhost.children) and not certified(vhost.walk()) and not certified(top) \
+        return self._ssl_on(vhost.children) and not self._certified(vhost.walk()) and not self._certified(top) \
             and "ssl" in installed_modules()
 
     def _missing_module(self, node) -> str | None:
@@ -525,6 +528,11 @@ class ApacheSandbox:
                     continue
                 self.listens.append((host or "*", int(port)))
         body = self.render(self.config.children)
+        top = [n for n in self.config.children if not n.is_section]
+        if self._ssl_on(top) and not self._certified(top) and "ssl" in installed_modules():
+            first = next(n for n in top if n.key == "sslengine")
+            self.note("generated certificate and key for the main server's TLS, which names none", first)
+            body.append(f"SSLCertificateFile {quote_arg(self._stand_in('', 'certkey', first))}")
         for node in self.extra_nodes:
             self._need(node)
         if not self.ports and not self.listens:
