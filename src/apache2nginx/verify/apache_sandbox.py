@@ -38,6 +38,37 @@ DEPENDENCIES = {
     "ratelimit": ["filter"],
     "deflate": ["filter"],
 }
+# Directives that need a program of their own besides the module: without it httpd refuses the line
+HELPERS = {"suexecusergroup": ("/usr/lib/apache2/suexec", "suexec")}
+# Modules that use another's symbols: that one is loaded, and loaded first (httpd refuses an undefined symbol)
+REQUIRES = {
+    "dav_fs": ["dav"], "dav_lock": ["dav"], "authnz_ldap": ["ldap"], "authn_dbd": ["dbd"], "authz_dbd": ["dbd"],
+    "session_cookie": ["session"], "session_crypto": ["session"], "session_dbd": ["session", "dbd"],
+    "auth_form": ["session", "request"], "cache_disk": ["cache"], "cache_socache": ["cache"],
+    "proxy_html": ["xml2enc"], "lbmethod_heartbeat": ["proxy_balancer"], "proxy_hcheck": ["proxy"],
+    "proxy_http2": ["proxy"], "proxy_ajp": ["proxy"], "proxy_scgi": ["proxy"], "proxy_uwsgi": ["proxy"],
+    "proxy_connect": ["proxy"], "proxy_ftp": ["proxy"], "proxy_express": ["proxy"], "proxy_fdpass": ["proxy"],
+    "authnz_fcgi": [], "socache_dbm": [], "heartmonitor": [],
+}
+
+
+def load_order(modules: set[str]) -> list[str]:
+    """Every module with what it requires, each after what it requires (alphabetical otherwise)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for first in sorted(modules):
+        stack = [(first, False)]
+        while stack:
+            name, expanded = stack.pop()
+            if name in seen:
+                continue
+            if expanded:
+                seen.add(name)
+                out.append(name)
+                continue
+            stack.append((name, True))
+            stack.extend((dep, False) for dep in reversed(REQUIRES.get(name, [])) if dep not in seen)
+    return out
 DROPPED = {"loadmodule", "loadfile", "user", "group", "pidfile", "mutex", "defaultruntimedir", "serverroot",
            "lockfile", "scoreboardfile", "coredumpdirectory", "listen", "sslmutex", "sslstaplingcache",
            "sslsessioncache", "sslrandomseed", "sslpassphrasedialog", "sslcertificatechainfile",
@@ -433,6 +464,11 @@ class ApacheSandbox:
         pad = "    " * depth
         for node in nodes:
             key = node.key
+            helper = HELPERS.get(key)
+            if helper and not os.access(helper[0], os.X_OK):
+                self.note(f"commented out {node.name} ({helper[1]} not installed)", node)
+                lines.append(f"{pad}# {node.name} ... ({helper[1]} is not installed)")
+                continue
             missing = self._missing_module(node)
             if missing:
                 # httpd here cannot load the module: it would refuse the whole configuration for this line
@@ -550,7 +586,7 @@ class ApacheSandbox:
         for host, port in self.listens:
             self._port("*" if host in ("", "0.0.0.0", "[::]") else host, port)
         listen_lines = sorted({f"Listen 127.0.0.1:{p}" for p in self.ports.values()})
-        modules = [f"LoadModule {m}_module {MODULE_DIR / f'mod_{m}.so'}" for m in sorted(self.modules)
+        modules = [f"LoadModule {m}_module {MODULE_DIR / f'mod_{m}.so'}" for m in load_order(self.modules)
                    if (MODULE_DIR / f"mod_{m}.so").exists()]
         user = "User www-data\nGroup www-data\n" if os.geteuid() == 0 else ""
         preamble = (f"ServerRoot {self.prefix}\nPidFile {self.prefix}/httpd.pid\nMutex file:{self.prefix} default\n"
