@@ -277,3 +277,39 @@ def test_debian_stock_apache2_conf(tmp_path, apache_bin, nginx_bin):
     source = CORPUS / "certbot-distro-defaults" / "debian" / "apache2.conf"
     doc = verify(tmp_path, source.read_text(), apache_bin, nginx_bin, name="apache2.conf")
     assert_not_widened(doc)
+
+
+def test_debian_layout_with_a_docroot(tmp_path, apache_bin, nginx_bin):
+    """With --docroot standing in for /var/www/html, <Directory /var/www/> governs the directory above it."""
+    site = tmp_path / "www" / "html"
+    site.mkdir(parents=True)
+    (site / "index.html").write_text("home\n")
+    (site / "a.txt").write_text("a\n")
+    for d in (tmp_path, tmp_path / "www", site):
+        d.chmod(0o755)
+    for f in site.iterdir():
+        f.chmod(0o644)
+    doc = verify(tmp_path, DEBIAN, apache_bin, nginx_bin, "--docroot", str(site))
+    assert_not_widened(doc)
+    assert doc["summary"]["same"] > doc["summary"]["compared"] // 2, doc["differences"][:5]
+    text = sandbox_config(tmp_path, DEBIAN, apache_bin, str(site))
+    assert f"<Directory {tmp_path}/www/>" in text and "<Directory />" in text
+
+
+def sandbox_config(tmp_path: Path, conf_text: str, apache_bin: str, docroot: str | None = None) -> str:
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    from apache2nginx.diagnostics import Diagnostics
+    from apache2nginx.syntax.loader import LoadOptions
+    from apache2nginx.verify.apache_sandbox import ApacheSandbox
+    from apache2nginx.verify.docroots import synthesize_docroots
+    from apache2nginx.verify.run import make_certificate
+    conf = tmp_path / "sandboxed.conf"
+    conf.write_text(conf_text)
+    result = convert([InputSpec(str(conf), conf)], ConvertOptions(load=LoadOptions(missing_includes="warn")),
+                     Diagnostics())
+    paths = synthesize_docroots(result.config, [], tmp_path / "roots", docroot)
+    box = ApacheSandbox(result.config, {}, paths, make_certificate(tmp_path / "certs"), apache_bin)
+    try:
+        return box.write().read_text()
+    finally:
+        box.cleanup()

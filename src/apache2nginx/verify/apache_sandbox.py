@@ -296,7 +296,26 @@ class ApacheSandbox:
         mapped = self._map_path(inner)
         if mapped == inner and self.base and inner.startswith("/"):
             mapped = self.base.rstrip("/") + inner
+        elif mapped == inner and not self.base and inner.startswith("/") and inner.rstrip("/"):
+            mapped = self._ancestor(inner)
         return quote + mapped + quote
+
+    def _ancestor(self, directory: str) -> str:
+        """A user's --docroot stands in for a root: a <Directory> above that root (Debian's /var/www/ above
+        /var/www/html) governs the same many levels above the stand-in, if that is not `/` itself."""
+        d = directory.rstrip("/")
+        for original, stand_in in sorted(self.paths.items(), key=lambda kv: -len(kv[0])):
+            o = original.rstrip("/")
+            if not o.startswith(d + "/") or not os.path.isdir(stand_in):
+                continue
+            up = o[len(d):].count("/")
+            target = Path(stand_in)
+            for _ in range(up):
+                target = target.parent
+            if str(target) != "/" and len(target.parts) > 1:
+                return str(target) + ("/" if directory.endswith("/") else "")
+            return directory
+        return directory
 
     def _map_regex(self, pattern: str) -> str:
         """A <DirectoryMatch> (or <Directory ~>) pattern anchored at `/`: anchored at the same path under the
