@@ -8,6 +8,17 @@ inside the sandbox; every listening socket moved to a free loopback port;
 backends replaced by echo servers; document roots and alias targets moved to
 sandbox directories; certificates replaced by a generated pair; logs kept
 inside the sandbox.
+
+httpd here may lack what the input's machine has. A directive of a module not
+installed here (mod_wsgi, mod_php...) is commented out; a file a directive
+needs and this machine lacks (DH parameters, CA paths, ticket keys, RewriteMap
+sources, MIME files) gets a stand-in, registered in `paths` so that nginx's
+sandbox reads the same one; a certificate stand-in holds its key too (httpd
+reads the key from the certificate file when no SSLCertificateKeyFile is set).
+Synthesised roots live at their original absolute paths under a prefix, and
+every <Directory>/<DirectoryMatch>, DocumentRoot and Alias target moves under
+the same prefix, so each section governs the files it governed. Each change
+is a note (`ApacheSandbox.notes`) for the report.
 """
 from __future__ import annotations
 
