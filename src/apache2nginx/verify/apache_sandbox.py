@@ -119,7 +119,12 @@ URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancerme
                   "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
 # Require providers and the modules that register them.
 AUTHZ_PROVIDERS = {"valid-user": "authz_user", "user": "authz_user", "group": "authz_groupfile",
-                   "ip": "authz_host", "host": "authz_host", "forward-dns": "authz_host", "local": "authz_host"}
+                   "ip": "authz_host", "host": "authz_host", "forward-dns": "authz_host", "local": "authz_host",
+                   "env": "authz_host", "ldap-user": "authnz_ldap", "ldap-group": "authnz_ldap",
+                   "ldap-dn": "authnz_ldap", "ldap-attribute": "authnz_ldap", "ldap-filter": "authnz_ldap",
+                   "ldap-search": "authnz_ldap", "dbm-group": "authz_dbm", "dbd-group": "authz_dbd",
+                   "dbd-login": "authz_dbd", "dbd-logout": "authz_dbd", "file-owner": "authz_owner",
+                   "file-group": "authz_owner"}
 # Handlers that name the module providing them (loaded by Debian's default set, as in the translation).
 HANDLER_MODULES = {"server-status": "status", "server-info": "info", "balancer-manager": "proxy_balancer",
                    "cgi-script": "cgi"}
@@ -577,7 +582,7 @@ class ApacheSandbox:
                 # mod_rewrite reads its own arguments: quotes only group, nothing is unescaped
                 lines.append(pad + " ".join([node.name] + [quote_rewrite_arg(a) for a in args]))
                 continue
-            if key == "sslrequire" or (key == "require" and "expr" in [a.lower() for a in args[:2]]):
+            if key in ("sslrequire", "proxyhcexpr") or (key == "require" and "expr" in [a.lower() for a in args[:2]]):
                 # mod_ssl reads the line raw (an expression): its words as written, quoted ones quoted
                 lines.append(pad + " ".join([node.name] + [f'"{a}"' if q else a for a, q in zip(args, node.quoted)]))
                 continue
