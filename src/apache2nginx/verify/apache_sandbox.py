@@ -383,11 +383,12 @@ class ApacheSandbox:
             if kind == "dir":
                 target.mkdir()
                 os.chmod(target, 0o755)
-            elif kind == "dbm":
+            elif kind.startswith("dbm"):
                 source = self.standins / f"{target.name}.txt"
                 source.write_text("")
-                subprocess.run(["httxt2dbm", "-i", str(source), "-o", str(target)], capture_output=True,
-                               timeout=30)
+                dbm_type = kind.partition("=")[2].upper()     # (RewriteMap's dbm=sdbm: httxt2dbm's -f SDBM)
+                subprocess.run(["httxt2dbm", "-i", str(source), "-o", str(target)]
+                               + (["-f", dbm_type] if dbm_type else []), capture_output=True, timeout=30)
                 for made in self.standins.glob(target.name + "*"):
                     os.chmod(made, 0o644)
             elif kind == "prg":
@@ -401,6 +402,7 @@ class ApacheSandbox:
                 # the translation names the same file: nginx's sandbox reads the same stand-in
                 self.paths.setdefault(path.strip('"'), str(target))
                 self.paths.setdefault(resolved, str(target))
+        kind = "dbm" if kind.startswith("dbm") else kind
         what = {"dh": "Diffie-Hellman parameters", "dir": "empty directory", "ticket": "random ticket key",
                 "map": "empty map", "dbm": "empty DBM map", "prg": "map program answering NULL"}.get(kind, "empty file")
         self.note(f"stand-in ({what}) for {path} ({name})", node)
@@ -446,7 +448,7 @@ class ApacheSandbox:
         if kind_l.startswith("dbm"):
             if any(os.path.exists(resolved + ext) for ext in ("", ".db", ".pag", ".dir")):
                 return args
-            stand_in = self._stand_in(source, "dbm", node)
+            stand_in = self._stand_in(source, kind_l, node)
             return [args[0], f"{kind}:{stand_in}"] + args[2:]
         return [args[0], f"{kind}:{self._stand_in(source, 'map', node)}"] + args[2:]
 
@@ -457,6 +459,8 @@ class ApacheSandbox:
                     self.modules.add(FILTER_MODULES[token.upper()])
             if node.key == "loglevel" and ":" in arg:
                 self.modules.add(arg.split(":", 1)[0].lower())
+        if node.key == "rewritemap" and len(node.args) > 1 and node.args[1].lower().startswith(("dbd:", "fastdbd:")):
+            self.modules.add("dbd")
         if node.key == "rewriterule" and len(node.args) > 2 and re.search(r"\bP\b|proxy", node.args[2], re.I):
             self.modules.update(["proxy", "proxy_http"])
         if node.key == "require" and node.args:
