@@ -418,10 +418,26 @@ class ApacheSandbox:
         return any(not n.is_section and (n.key == "sslcertificatefile" or n.key == "sslopensslconfcmd"
                                          and n.args and n.args[0].lower() == "certificate") for n in nodes)
 
+    def _incomplete(self) -> bool:
+        """Whether the input includes files this machine lacks (a certificate may be named there)."""
+        import glob
+        for node in self.config.consumed:
+            if node.key not in ("include", "includeoptional"):
+                continue
+            for pattern in node.args:
+                candidates = [pattern] if os.path.isabs(pattern) else \
+                    [str(Path(d) / pattern) for d in {os.path.dirname(node.file or "") or ".",
+                                                      self.config.server_root or "/etc/apache2"}]
+                if not any(glob.glob(c) for c in candidates):
+                    return True
+        return False
+
     def _needs_certificate(self, vhost) -> bool:
+        """A TLS virtual host with no certificate anywhere in the input: httpd refuses it, unless the input
+        includes files this machine lacks, where it may be (then the generated pair stands in for it)."""
         top = [n for n in self.config.children if not n.is_section]
         return self._ssl_on(vhost.children) and not self._certified(vhost.walk()) and not self._certified(top) \
-            and "ssl" in installed_modules()
+            and "ssl" in installed_modules() and self._incomplete()
 
     def _missing_module(self, node) -> str | None:
         """The module a directive or section needs that this httpd does not have (it would refuse the line)."""
@@ -534,8 +550,8 @@ class ApacheSandbox:
                 lines.append(f"{pad}<{node.name}{' ' if args else ''}{' '.join(quote_arg(a) for a in args)}>")
                 lines.extend(self.render(node.children, depth + 1))
                 if key == "virtualhost" and self._needs_certificate(node):
-                    # TLS with no certificate anywhere (it lives in a file the input does not hold): httpd would
-                    # not start; the generated pair lets it
+                    # TLS with no certificate in the input, which includes files this machine lacks: the
+                    # generated pair stands in for the one they name
                     self.note("generated certificate and key for a TLS <VirtualHost> that names none", node)
                     lines.append(f"{pad}    SSLCertificateFile {quote_arg(self._stand_in('', 'certkey', node))}")
                 lines.append(f"{pad}</{node.name}>")
@@ -604,7 +620,9 @@ class ApacheSandbox:
                 self.listens.append((host or "*", int(port)))
         body = self.render(self.config.children)
         top = [n for n in self.config.children if not n.is_section]
-        if self._ssl_on(top) and not self._certified(top) and "ssl" in installed_modules():
+        if self._ssl_on(top) and not self._certified(top) and "ssl" in installed_modules() \
+                and (not self.config.full_server_config or self._incomplete()):
+            # (a site file or fragment: the main server's certificate is in the configuration that includes it)
             first = next(n for n in top if n.key == "sslengine")
             self.note("generated certificate and key for the main server's TLS, which names none", first)
             body.append(f"SSLCertificateFile {quote_arg(self._stand_in('', 'certkey', first))}")
