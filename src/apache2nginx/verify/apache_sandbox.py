@@ -265,7 +265,16 @@ class ApacheSandbox:
 
     @property
     def notes(self) -> list[str]:
-        return [f"{text} ({', '.join(places)})" if places else text for text, places in self._notes.items()]
+        """One line a change: what, then where (`site.conf:3, 7, 9` for several lines of one file)."""
+        out = []
+        for text, places in self._notes.items():
+            by_file: dict[str, list[str]] = {}
+            for place in places:
+                file, _, line = place.rpartition(":")
+                by_file.setdefault(file, []).append(line)
+            where_ = "; ".join(f"{file}:{', '.join(lines)}" for file, lines in by_file.items())
+            out.append(f"{text} ({where_})" if places else text)
+        return out
 
     def note(self, text: str, node=None) -> None:
         places = self._notes.setdefault(text, [])
@@ -673,7 +682,9 @@ class ApacheSandbox:
         if wait_for_ports(set(self.ports.values()), self.proc, timeout, lambda: _resumed(log)):
             err = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
             self.stop()
-            raise RuntimeError("httpd did not start: " + (err or "") + (log.read_text() if log.exists() else ""))
+            changed = ("\nthe sandbox changed: " + "; ".join(self.notes)) if self.notes else ""
+            raise RuntimeError("httpd did not start: " + (err or "") + (log.read_text() if log.exists() else "")
+                               + changed)
 
     def stop(self) -> None:
         stop_process(self.proc)
