@@ -83,10 +83,14 @@ finally:
     return "rejected", "sandbox crashed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
 
 
-def run_verify(path: Path, apache_bin: str, timeout: float) -> tuple[int | None, str, dict]:
+# httpd's words for a directive that belongs in a .htaccess file: the input is one (a snippet cut out of one)
+PER_DIRECTORY = re.compile(r"not allowed here|only valid in per-directory|not allowed in <VirtualHost>")
+
+
+def run_verify(path: Path, apache_bin: str, timeout: float, *extra: str) -> tuple[int | None, str, dict]:
     try:
         proc = subprocess.run([sys.executable, "-m", "apache2nginx", "verify", str(path), "--format", "json",
-                               "--apache", apache_bin], capture_output=True, text=True, timeout=timeout,
+                               "--apache", apache_bin, *extra], capture_output=True, text=True, timeout=timeout,
                               cwd=tempfile.gettempdir(), env={**os.environ, "NO_COLOR": "1"})
     except subprocess.TimeoutExpired:
         return None, f"timeout after {timeout:.0f}s", {}
@@ -137,6 +141,9 @@ def main() -> int:
             return row
         rc, err, summary = run_verify(path, args.apache, args.timeout)
         row.update(rc=rc, summary=summary, reason=None if rc in (0, 1) else reason_of(err))
+        if state == "rejected" and PER_DIRECTORY.search(message):
+            # httpd refuses it as a server configuration: verify it as the .htaccess it is
+            row["htaccess_rc"] = run_verify(path, args.apache, args.timeout, "--htaccess-dir", "/")[0]
         return row
 
     rows = []
@@ -159,6 +166,9 @@ def main() -> int:
     print(f"verify ran (exit 0/1): {len(ran)} of {len(counted)}; of those httpd accepts: {len(ran_accepted)} of "
           f"{len(accepted)}")
     print(f"verify could not run where httpd accepts: {len(accepted) - len(ran_accepted)}")
+    per_dir = [r for r in counted if "htaccess_rc" in r]
+    print(f"rejected as a server configuration for .htaccess-only directives: {len(per_dir)}; verify ran on "
+          f"{sum(r['htaccess_rc'] in (0, 1) for r in per_dir)} of them with --htaccess-dir /")
     grouped = Counter(r["reason"] for r in accepted if r.get("rc") not in (0, 1))
     for reason, n in grouped.most_common():
         print(f"  {n:4}  {reason}")
