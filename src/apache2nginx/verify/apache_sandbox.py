@@ -8,6 +8,17 @@ inside the sandbox; every listening socket moved to a free loopback port;
 backends replaced by echo servers; document roots and alias targets moved to
 sandbox directories; certificates replaced by a generated pair; logs kept
 inside the sandbox.
+
+httpd here may lack what the input's machine has. A directive of a module not
+installed here (mod_wsgi, mod_php...) is commented out; a file a directive
+needs and this machine lacks (DH parameters, CA paths, ticket keys, RewriteMap
+sources, MIME files) gets a stand-in, registered in `paths` so that nginx's
+sandbox reads the same one; a certificate stand-in holds its key too (httpd
+reads the key from the certificate file when no SSLCertificateKeyFile is set).
+Synthesised roots live at their original absolute paths under a prefix, and
+every <Directory>/<DirectoryMatch>, DocumentRoot and Alias target moves under
+the same prefix, so each section governs the files it governed. Each change
+is a note (`ApacheSandbox.notes`) for the report.
 """
 from __future__ import annotations
 
@@ -38,14 +49,69 @@ DEPENDENCIES = {
     "ratelimit": ["filter"],
     "deflate": ["filter"],
 }
+# Directives that need a program of their own besides the module: without it httpd refuses the line
+HELPERS = {"suexecusergroup": ("/usr/lib/apache2/suexec", "suexec")}
+# Modules that use another's symbols: that one is loaded, and loaded first (httpd refuses an undefined symbol)
+REQUIRES = {
+    "dav_fs": ["dav"], "dav_lock": ["dav"], "authnz_ldap": ["ldap"], "authn_dbd": ["dbd"], "authz_dbd": ["dbd"],
+    "session_cookie": ["session"], "session_crypto": ["session"], "session_dbd": ["session", "dbd"],
+    "auth_form": ["session", "request"], "cache_disk": ["cache"], "cache_socache": ["cache"],
+    "proxy_html": ["xml2enc"], "lbmethod_heartbeat": ["proxy_balancer"], "proxy_hcheck": ["proxy"],
+    "proxy_http2": ["proxy"], "proxy_ajp": ["proxy"], "proxy_scgi": ["proxy"], "proxy_uwsgi": ["proxy"],
+    "proxy_connect": ["proxy"], "proxy_ftp": ["proxy"], "proxy_express": ["proxy"], "proxy_fdpass": ["proxy"],
+    "authnz_fcgi": [], "socache_dbm": [], "heartmonitor": [],
+}
+
+
+def load_order(modules: set[str]) -> list[str]:
+    """Every module with what it requires, each after what it requires (alphabetical otherwise)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for first in sorted(modules):
+        stack = [(first, False)]
+        while stack:
+            name, expanded = stack.pop()
+            if name in seen:
+                continue
+            if expanded:
+                seen.add(name)
+                out.append(name)
+                continue
+            stack.append((name, True))
+            stack.extend((dep, False) for dep in reversed(REQUIRES.get(name, [])) if dep not in seen)
+    return out
 DROPPED = {"loadmodule", "loadfile", "user", "group", "pidfile", "mutex", "defaultruntimedir", "serverroot",
            "lockfile", "scoreboardfile", "coredumpdirectory", "listen", "sslmutex", "sslstaplingcache",
            "sslsessioncache", "sslrandomseed", "sslpassphrasedialog", "sslcertificatechainfile",
            "sslcacertificatepath", "sslcarevocationpath", "sslcarevocationfile", "listenbacklog",
            "accessfilename", "include",
            "includeoptional"}
-CERT_KEYS = {"sslcertificatefile": 0, "sslcertificatekeyfile": 1, "sslcacertificatefile": 0,
-             "sslproxycacertificatefile": 0}
+# Files a directive needs at startup: (directive, argument index) -> what stands in for it when the machine lacks
+# the file ("cert", "key", "certkey": the generated pair; "dh": Diffie-Hellman parameters; "dir": an empty
+# directory; "ticket": 48 random bytes; "empty": an empty file; "mime": the machine's mime.types).
+# A certificate or key is always the generated one (the sandbox's own server identity); the rest are used as they
+# are where the machine has them.
+FILE_ARGS = {
+    ("sslcertificatefile", 0): "certkey", ("sslcertificatekeyfile", 0): "key",
+    ("sslcacertificatefile", 0): "cert", ("sslproxycacertificatefile", 0): "cert",
+    ("sslcadnrequestfile", 0): "cert", ("sslcadnrequestpath", 0): "dir",
+    ("sslproxymachinecertificatefile", 0): "certkey", ("sslproxymachinecertificatepath", 0): "dir",
+    ("sslproxymachinecertificatechainfile", 0): "cert", ("sslproxycacertificatepath", 0): "dir",
+    ("sslsessionticketkeyfile", 0): "ticket", ("typesconfig", 0): "mime", ("mimemagicfile", 0): "empty",
+    ("ldaptrustedglobalcert", 1): "cert", ("ldaptrustedclientcert", 1): "cert",
+}
+ALWAYS_GENERATED = {"cert", "key", "certkey"}
+# SSLOpenSSLConfCmd commands whose value is a file
+OPENSSL_FILE_CMDS = {"dhparameters": "dh", "certificate": "certkey", "privatekey": "key", "chaincertfile": "cert",
+                     "verifycafile": "cert", "requestcafile": "cert", "clientcafile": "cert",
+                     "chaincapath": "dir", "verifycapath": "dir"}
+# Revocation checks need the CRLs the sandbox cannot have (they are dropped with them)
+DROPPED_WITH_NOTE = {"sslcarevocationcheck": "its CRLs cannot exist in the sandbox",
+                     "sslproxycarevocationcheck": "its CRLs cannot exist in the sandbox",
+                     "sslproxycarevocationfile": "a CRL cannot be generated for it",
+                     "sslproxycarevocationpath": "a CRL cannot be generated for it"}
+# Paths httpd writes to at startup: moved inside the sandbox
+RUNTIME_PATHS = {"scriptsock": "cgisock", "davlockdb": "davlock", "cacheroot": "cache/"}
 FILTER_MODULES = {"DEFLATE": "deflate", "INFLATE": "deflate", "RATE_LIMIT": "ratelimit", "INCLUDES": "include",
                   "SUBSTITUTE": "substitute", "SED": "sed", "PROXY_HTML": "proxy_html", "XML2ENC": "xml2enc"}
 URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancermember", "sethandler", "proxyset",
@@ -53,7 +119,12 @@ URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancerme
                   "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
 # Require providers and the modules that register them.
 AUTHZ_PROVIDERS = {"valid-user": "authz_user", "user": "authz_user", "group": "authz_groupfile",
-                   "ip": "authz_host", "host": "authz_host", "forward-dns": "authz_host", "local": "authz_host"}
+                   "ip": "authz_host", "host": "authz_host", "forward-dns": "authz_host", "local": "authz_host",
+                   "env": "authz_host", "ldap-user": "authnz_ldap", "ldap-group": "authnz_ldap",
+                   "ldap-dn": "authnz_ldap", "ldap-attribute": "authnz_ldap", "ldap-filter": "authnz_ldap",
+                   "ldap-search": "authnz_ldap", "dbm-group": "authz_dbm", "dbd-group": "authz_dbd",
+                   "dbd-login": "authz_dbd", "dbd-logout": "authz_dbd", "file-owner": "authz_owner",
+                   "file-group": "authz_owner"}
 # Handlers that name the module providing them (loaded by Debian's default set, as in the translation).
 HANDLER_MODULES = {"server-status": "status", "server-info": "info", "balancer-manager": "proxy_balancer",
                    "cgi-script": "cgi"}
@@ -109,6 +180,51 @@ def collect_backends(config: LoadedConfig) -> list[str]:
     return seen
 
 
+_INSTALLED: set[str] | None = None
+
+
+def installed_modules() -> set[str]:
+    """The modules this httpd can have: compiled in, or a `mod_NAME.so` in Debian's module directory
+    (names without `_module`)."""
+    global _INSTALLED
+    if _INSTALLED is None:
+        found = {m[:-len("_module")] for m in BUILTIN}
+        if MODULE_DIR.is_dir():
+            found |= {f.name[len("mod_"):-len(".so")] for f in MODULE_DIR.glob("mod_*.so")}
+        _INSTALLED = found
+    return _INSTALLED
+
+
+def module_of(node) -> str | None:
+    """The module (name without `_module`) that registers a directive or section, where the catalogue knows it
+    and it is no part of the core."""
+    info = known(("<" if node.is_section else "") + node.name)
+    if info is None or not info.module.endswith(".c"):
+        return None
+    mod = module_id(info.module)
+    if mod in BUILTIN or mod.startswith("mpm_") or mod in ("core_module", "http_module"):
+        return None
+    return mod[:-len("_module")]
+
+
+def where(node) -> str:
+    return f"{node.file}:{node.line}" if getattr(node, "file", None) else f"line {node.line}"
+
+
+def tls_backends(config: LoadedConfig) -> set[str]:
+    """The backends (`host:port`) the configuration reaches over TLS (`https://`, `wss://`): their echo stand-ins
+    speak TLS too."""
+    out = set()
+    for node in config.walk():
+        if node.key not in ("proxypass", "proxypassmatch", "balancermember", "sethandler", "rewriterule"):
+            continue
+        for arg in node.args:
+            for m in _URL.finditer(arg.removeprefix("proxy:")):
+                if m.group("scheme").lower() in ("https", "wss", "h2"):
+                    out.add(backend_key(m.group("scheme"), m.group("host"), m.group("port")))
+    return out
+
+
 def quote_arg(value: str) -> str:
     if value and not re.search(r'[\s"\'\\]', value) and not value.startswith("#"):
         return value
@@ -138,6 +254,32 @@ class ApacheSandbox:
         self.modules: set[str] = set(BASE_MODULES)
         self.proc: subprocess.Popen | None = None
         self.log_count = 0
+        # what the sandbox changed beyond moving sockets, backends and roots: notes for the report, each once
+        self._notes: dict[str, list[str]] = {}
+        for note in getattr(paths, "notes", ()):
+            self._notes.setdefault(note, [])
+        self.base = getattr(paths, "base", None)   # the synthesised roots' prefix: <base><original path>
+        # stand-ins both servers read live where the nginx run finds them too (this sandbox is gone by then)
+        self.standins = Path(getattr(paths, "work", None) or self.prefix) / "stand-ins"
+        self._made: dict[tuple[str, str], str] = {}
+
+    @property
+    def notes(self) -> list[str]:
+        """One line a change: what, then where (`site.conf:3, 7, 9` for several lines of one file)."""
+        out = []
+        for text, places in self._notes.items():
+            by_file: dict[str, list[str]] = {}
+            for place in places:
+                file, _, line = place.rpartition(":")
+                by_file.setdefault(file, []).append(line)
+            where_ = "; ".join(f"{file}:{', '.join(lines)}" for file, lines in by_file.items())
+            out.append(f"{text} ({where_})" if places else text)
+        return out
+
+    def note(self, text: str, node=None) -> None:
+        places = self._notes.setdefault(text, [])
+        if node is not None and where(node) not in places:
+            places.append(where(node))
 
     # -- rewriting -----------------------------------------------------------
     def _port(self, address: str, port: int) -> int:
@@ -170,6 +312,171 @@ class ApacheSandbox:
                 return stand_in.rstrip("/") + arg[len(base):]
         return arg
 
+    def _map_fs(self, arg: str) -> str:
+        """A filesystem path of a <Directory>, DocumentRoot or Alias target: its stand-in, else (roots synthesised
+        under a prefix) the same path under that prefix, so that every <Directory> applies to the synthesised
+        files as it would to the originals."""
+        quote = arg[0] if len(arg) > 1 and arg[0] == arg[-1] and arg[0] in "\"'" else ""
+        inner = arg[1:-1] if quote else arg     # (a section's argument keeps its quotes)
+        mapped = self._map_path(inner)
+        if mapped == inner and self.base and inner.startswith("/"):
+            mapped = self.base.rstrip("/") + inner
+        elif mapped == inner and not self.base and inner.startswith("/") and inner.rstrip("/"):
+            mapped = self._ancestor(inner)
+        return quote + mapped + quote
+
+    def _ancestor(self, directory: str) -> str:
+        """A user's --docroot stands in for a root: a <Directory> above that root (Debian's /var/www/ above
+        /var/www/html) governs the same many levels above the stand-in, if that is not `/` itself."""
+        d = directory.rstrip("/")
+        for original, stand_in in sorted(self.paths.items(), key=lambda kv: -len(kv[0])):
+            o = original.rstrip("/")
+            if not o.startswith(d + "/") or not os.path.isdir(stand_in):
+                continue
+            up = o[len(d):].count("/")
+            target = Path(stand_in)
+            for _ in range(up):
+                target = target.parent
+            if str(target) != "/" and len(target.parts) > 1:
+                return str(target) + ("/" if directory.endswith("/") else "")
+            return directory
+        return directory
+
+    def _map_regex(self, pattern: str) -> str:
+        """A <DirectoryMatch> (or <Directory ~>) pattern anchored at `/`: anchored at the same path under the
+        synthesised roots' prefix (an unanchored one matches there as it did)."""
+        quote = pattern[0] if len(pattern) > 1 and pattern[0] == pattern[-1] and pattern[0] in "\"'" else ""
+        inner = pattern[1:-1] if quote else pattern
+        if not self.base or not inner.startswith("^/"):
+            return pattern
+        literal = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", self.base.rstrip("/"))
+        return quote + "^" + literal + inner[1:] + quote
+
+    def _resolve(self, path: str) -> str:
+        """A file path as httpd reads it: a relative one under the configuration's ServerRoot."""
+        if os.path.isabs(path):
+            return path
+        return (self.config.server_root or "/etc/apache2").rstrip("/") + "/" + path
+
+    def _stand_in(self, path: str, kind: str, node) -> str:
+        """The file httpd reads for a directive's `path`: the generated certificate or key, the machine's file
+        where it exists, else a stand-in written into the sandbox (noted)."""
+        resolved = self._resolve(path.strip('"'))
+        name = node.name
+        if kind in ALWAYS_GENERATED:
+            if kind == "certkey":
+                combined = self.standins / "verify-cert-and-key.pem"
+                if not combined.exists():
+                    self.standins.mkdir(parents=True, exist_ok=True)
+                    combined.write_text(Path(self.cert[0]).read_text() + Path(self.cert[1]).read_text())
+                    os.chmod(combined, 0o644)
+                target = str(combined)
+            else:
+                target = self.cert[0 if kind == "cert" else 1]
+            if not os.path.exists(resolved):
+                self.note(f"generated {'certificate' if kind == 'cert' else 'key' if kind == 'key' else 'certificate and key'}"
+                          f" in place of {path}, which this machine lacks ({name})", node)
+            return target
+        if kind == "mime":
+            if os.path.isfile(resolved) and os.access(resolved, os.R_OK):
+                return resolved
+            self.note(f"the machine's /etc/mime.types in place of {path}, which this machine lacks ({name})", node)
+            return "/etc/mime.types"
+        if (os.path.isdir(resolved) if kind == "dir" else os.path.isfile(resolved)) and os.access(resolved, os.R_OK):
+            return resolved
+        key = (kind, resolved)
+        if key not in self._made:
+            self.standins.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.standins, 0o755)
+            target = self.standins / f"{len(self._made)}-{re.sub(r'[^A-Za-z0-9._-]', '_', os.path.basename(resolved.rstrip('/')))[:80] or 'file'}"
+            if kind == "dir":
+                target.mkdir()
+                os.chmod(target, 0o755)
+            elif kind.startswith("dbm"):
+                source = self.standins / f"{target.name}.txt"
+                source.write_text("")
+                dbm_type = kind.partition("=")[2].upper()     # (RewriteMap's dbm=sdbm: httxt2dbm's -f SDBM)
+                subprocess.run(["httxt2dbm", "-i", str(source), "-o", str(target)]
+                               + (["-f", dbm_type] if dbm_type else []), capture_output=True, timeout=30)
+                for made in self.standins.glob(target.name + "*"):
+                    os.chmod(made, 0o644)
+            elif kind == "prg":
+                target.write_bytes(_stand_in_bytes(kind))
+                os.chmod(target, 0o755)
+            else:
+                target.write_bytes(_stand_in_bytes(kind))
+                os.chmod(target, 0o644)
+            self._made[key] = str(target)
+            if isinstance(self.paths, dict):
+                # the translation names the same file: nginx's sandbox reads the same stand-in
+                self.paths.setdefault(path.strip('"'), str(target))
+                self.paths.setdefault(resolved, str(target))
+        kind = "dbm" if kind.startswith("dbm") else kind
+        what = {"dh": "Diffie-Hellman parameters", "dir": "empty directory", "ticket": "random ticket key",
+                "map": "empty map", "dbm": "empty DBM map", "prg": "map program answering NULL"}.get(kind, "empty file")
+        self.note(f"stand-in ({what}) for {path} ({name})", node)
+        return self._made[key]
+
+    @staticmethod
+    def _ssl_on(nodes) -> bool:
+        return any(not n.is_section and n.key == "sslengine" and n.args and n.args[0].lower() == "on"
+                   for n in nodes)
+
+    @staticmethod
+    def _certified(nodes) -> bool:
+        return any(not n.is_section and (n.key == "sslcertificatefile" or n.key == "sslopensslconfcmd"
+                                         and n.args and n.args[0].lower() == "certificate") for n in nodes)
+
+    def _incomplete(self) -> bool:
+        """Whether the input includes files this machine lacks (a certificate may be named there)."""
+        import glob
+        for node in self.config.consumed:
+            if node.key not in ("include", "includeoptional"):
+                continue
+            for pattern in node.args:
+                candidates = [pattern] if os.path.isabs(pattern) else \
+                    [str(Path(d) / pattern) for d in {os.path.dirname(node.file or "") or ".",
+                                                      self.config.server_root or "/etc/apache2"}]
+                if not any(glob.glob(c) for c in candidates):
+                    return True
+        return False
+
+    def _needs_certificate(self, vhost) -> bool:
+        """A TLS virtual host with no certificate anywhere in the input: httpd refuses it, unless the input
+        includes files this machine lacks, where it may be (then the generated pair stands in for it)."""
+        top = [n for n in self.config.children if not n.is_section]
+        return self._ssl_on(vhost.children) and not self._certified(vhost.walk()) and not self._certified(top) \
+            and "ssl" in installed_modules() and self._incomplete()
+
+    def _missing_module(self, node) -> str | None:
+        """The module a directive or section needs that this httpd does not have (it would refuse the line)."""
+        mod = module_of(node)
+        return mod if mod and mod not in installed_modules() else None
+
+    def _rewrite_map(self, node, args: list[str]) -> list[str]:
+        """RewriteMap's source as httpd reads it at startup: the file the translation read, else a stand-in."""
+        if len(args) < 2:
+            return args
+        kind, colon, source = args[1].partition(":")
+        kind_l = kind.lower()
+        if not colon or kind_l not in ("txt", "rnd", "dbm", "prg") and not kind_l.startswith("dbm="):
+            return args
+        if kind_l == "prg":
+            program, _, rest = source.partition(" ")
+            if os.path.isfile(program) and os.access(program, os.X_OK):
+                return args
+            return [args[0], f"prg:{self._stand_in(program, 'prg', node)}"] + args[2:]
+        found = self.config.locate(source) if self.config.locate is not None else None
+        if found is not None and Path(found).is_file():
+            return [args[0], f"{kind}:{Path(found).resolve()}"] + args[2:]
+        resolved = self._resolve(source)
+        if kind_l.startswith("dbm"):
+            if any(os.path.exists(resolved + ext) for ext in ("", ".db", ".pag", ".dir")):
+                return args
+            stand_in = self._stand_in(source, kind_l, node)
+            return [args[0], f"{kind}:{stand_in}"] + args[2:]
+        return [args[0], f"{kind}:{self._stand_in(source, 'map', node)}"] + args[2:]
+
     def _need(self, node: Directive) -> None:
         for arg in node.args:
             for token in re.split(r"[;\s]+", arg):
@@ -177,6 +484,8 @@ class ApacheSandbox:
                     self.modules.add(FILTER_MODULES[token.upper()])
             if node.key == "loglevel" and ":" in arg:
                 self.modules.add(arg.split(":", 1)[0].lower())
+        if node.key == "rewritemap" and len(node.args) > 1 and node.args[1].lower().startswith(("dbd:", "fastdbd:")):
+            self.modules.add("dbd")
         if node.key == "rewriterule" and len(node.args) > 2 and re.search(r"\bP\b|proxy", node.args[2], re.I):
             self.modules.update(["proxy", "proxy_http"])
         if node.key == "require" and node.args:
@@ -195,13 +504,9 @@ class ApacheSandbox:
         if any("balancer://" in a.lower() for a in node.args):
             for dep in ["proxy_balancer"] + DEPENDENCIES["proxy_balancer"]:
                 self.modules.add(dep)
-        info = known(("<" if node.is_section else "") + node.name)
-        if info is None or not info.module.endswith(".c"):
+        name = module_of(node)
+        if name is None or name not in installed_modules():
             return
-        mod = module_id(info.module)
-        if mod in BUILTIN or mod.startswith("mpm_") or mod in ("core_module", "http_module"):
-            return
-        name = mod[:-len("_module")]
         self.modules.add(name)
         for dep in DEPENDENCIES.get(name, []):
             self.modules.add(dep)
@@ -223,6 +528,19 @@ class ApacheSandbox:
         pad = "    " * depth
         for node in nodes:
             key = node.key
+            helper = HELPERS.get(key)
+            if helper and not os.access(helper[0], os.X_OK):
+                self.note(f"commented out {node.name} ({helper[1]} not installed)", node)
+                lines.append(f"{pad}# {node.name} ... ({helper[1]} is not installed)")
+                continue
+            missing = self._missing_module(node)
+            if missing:
+                # httpd here cannot load the module: it would refuse the whole configuration for this line
+                self.note(f"commented out {'<' + node.name + '>' if node.is_section else node.name} "
+                          f"(mod_{missing} not installed)", node)
+                lines.append(f"{pad}# {'<' + node.name if node.is_section else node.name} ... "
+                             f"(mod_{missing} is not installed)")
+                continue
             self._need(node)
             if node.is_section:
                 args = list(node.args)
@@ -231,36 +549,59 @@ class ApacheSandbox:
                     args = self._vhost_args(args)
                 elif skey in URL_DIRECTIVES:
                     args = [self._map_urls(a) for a in args]
+                elif key == "directorymatch" and args:
+                    args = [self._map_regex(args[0])] + args[1:]
+                elif key == "directory" and args:
+                    args = ([args[0], self._map_regex(args[1])] + args[2:] if args[0] == "~" and len(args) > 1
+                            else [self._map_fs(args[0])] + args[1:])
                 elif skey in PATH_DIRECTIVES:
                     args = [self._map_path(a) for a in args]
                 lines.append(f"{pad}<{node.name}{' ' if args else ''}{' '.join(quote_arg(a) for a in args)}>")
                 lines.extend(self.render(node.children, depth + 1))
+                if key == "virtualhost" and self._needs_certificate(node):
+                    # TLS with no certificate in the input, which includes files this machine lacks: the
+                    # generated pair stands in for the one they name
+                    self.note("generated certificate and key for a TLS <VirtualHost> that names none", node)
+                    lines.append(f"{pad}    SSLCertificateFile {quote_arg(self._stand_in('', 'certkey', node))}")
                 lines.append(f"{pad}</{node.name}>")
                 continue
             if key in DROPPED:
                 continue
+            if key in DROPPED_WITH_NOTE:
+                self.note(f"left out {node.name} ({DROPPED_WITH_NOTE[key]})", node)
+                continue
             args = list(node.args)
-            if key in CERT_KEYS:
-                args = [self.cert[CERT_KEYS[key]]]
-            elif key == "errorlog":
+            for i, arg in enumerate(args):
+                kind = FILE_ARGS.get((key, i))
+                if kind and arg:
+                    args[i] = self._stand_in(arg, kind, node)
+            if key == "sslopensslconfcmd" and len(args) > 1 and args[0].lower() in OPENSSL_FILE_CMDS:
+                args[1] = self._stand_in(args[1], OPENSSL_FILE_CMDS[args[0].lower()], node)
+            if key in RUNTIME_PATHS and args:
+                target = self.prefix / RUNTIME_PATHS[key]
+                if RUNTIME_PATHS[key].endswith("/"):
+                    target.mkdir(exist_ok=True)
+                    os.chmod(target, 0o777)
+                args = [str(target)] + args[1:]
+            if key == "errorlog":
                 args = [str(self.prefix / "logs" / "error.log")]
-            elif key in ("customlog", "transferlog"):
+            elif key in ("customlog", "transferlog", "forensiclog"):
                 if args and args[0].startswith("|"):
                     continue
                 self.log_count += 1
                 args = [str(self.prefix / "logs" / f"access{self.log_count}.log")] + args[1:]
             elif key in URL_DIRECTIVES:
                 args = [self._map_urls(a) for a in args]
-            elif key == "rewritemap" and len(args) > 1 and self.config.locate is not None:
-                # the map file as the translation read it (a relative path means nothing in the sandbox)
-                kind, colon, path = args[1].partition(":")
-                found = self.config.locate(path) if colon and kind.lower() in ("txt", "rnd") else None
-                if found is not None:
-                    args = [args[0], f"{kind}:{found.resolve()}"] + args[2:]
+            elif key == "rewritemap":
+                args = self._rewrite_map(node, args)
             if key in ("authuserfile", "authgroupfile") and args and not args[0].startswith("/"):
                 # httpd's reading: under ServerRoot (the sandbox has its own ServerRoot)
-                args = [(self.config.server_root or "/etc/apache2").rstrip("/") + "/" + args[0]] + args[1:]
-            if key in PATH_DIRECTIVES:
+                args = [self._resolve(args[0])] + args[1:]
+            if key == "documentroot" and args:
+                args = [self._map_fs(args[0])] + args[1:]
+            elif key in ("alias", "aliasmatch", "scriptalias", "scriptaliasmatch") and len(args) > 1:
+                args = args[:-1] + [self._map_fs(args[-1])]
+            elif key in PATH_DIRECTIVES:
                 args = [self._map_path(a) for a in args]
             if key == "rewriterule" and len(args) > 1 and "/" not in self.paths:
                 # a substitution under a document root or alias target is a file path to httpd: the sandbox's
@@ -270,7 +611,7 @@ class ApacheSandbox:
                 # mod_rewrite reads its own arguments: quotes only group, nothing is unescaped
                 lines.append(pad + " ".join([node.name] + [quote_rewrite_arg(a) for a in args]))
                 continue
-            if key == "sslrequire" or (key == "require" and "expr" in [a.lower() for a in args[:2]]):
+            if key in ("sslrequire", "proxyhcexpr") or (key == "require" and "expr" in [a.lower() for a in args[:2]]):
                 # mod_ssl reads the line raw (an expression): its words as written, quoted ones quoted
                 lines.append(pad + " ".join([node.name] + [f'"{a}"' if q else a for a, q in zip(args, node.quoted)]))
                 continue
@@ -287,6 +628,13 @@ class ApacheSandbox:
                     continue
                 self.listens.append((host or "*", int(port)))
         body = self.render(self.config.children)
+        top = [n for n in self.config.children if not n.is_section]
+        if self._ssl_on(top) and not self._certified(top) and "ssl" in installed_modules() \
+                and (not self.config.full_server_config or self._incomplete()):
+            # (a site file or fragment: the main server's certificate is in the configuration that includes it)
+            first = next(n for n in top if n.key == "sslengine")
+            self.note("generated certificate and key for the main server's TLS, which names none", first)
+            body.append(f"SSLCertificateFile {quote_arg(self._stand_in('', 'certkey', first))}")
         for node in self.extra_nodes:
             self._need(node)
         if not self.ports and not self.listens:
@@ -304,7 +652,7 @@ class ApacheSandbox:
         for host, port in self.listens:
             self._port("*" if host in ("", "0.0.0.0", "[::]") else host, port)
         listen_lines = sorted({f"Listen 127.0.0.1:{p}" for p in self.ports.values()})
-        modules = [f"LoadModule {m}_module {MODULE_DIR / f'mod_{m}.so'}" for m in sorted(self.modules)
+        modules = [f"LoadModule {m}_module {MODULE_DIR / f'mod_{m}.so'}" for m in load_order(self.modules)
                    if (MODULE_DIR / f"mod_{m}.so").exists()]
         user = "User www-data\nGroup www-data\n" if os.geteuid() == 0 else ""
         preamble = (f"ServerRoot {self.prefix}\nPidFile {self.prefix}/httpd.pid\nMutex file:{self.prefix} default\n"
@@ -334,7 +682,9 @@ class ApacheSandbox:
         if wait_for_ports(set(self.ports.values()), self.proc, timeout, lambda: _resumed(log)):
             err = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
             self.stop()
-            raise RuntimeError("httpd did not start: " + (err or "") + (log.read_text() if log.exists() else ""))
+            changed = ("\nthe sandbox changed: " + "; ".join(self.notes)) if self.notes else ""
+            raise RuntimeError("httpd did not start: " + (err or "") + (log.read_text() if log.exists() else "")
+                               + changed)
 
     def stop(self) -> None:
         stop_process(self.proc)
@@ -351,6 +701,24 @@ def directive_names(nodes) -> set[str]:
         if isinstance(n, Section):
             out |= directive_names(n.children)
     return out
+
+
+_DH_PARAMS: bytes | None = None
+
+
+def _stand_in_bytes(kind: str) -> bytes:
+    global _DH_PARAMS
+    if kind == "dh":
+        if _DH_PARAMS is None:
+            # RFC 7919's ffdhe2048 group: named, so nothing is computed
+            _DH_PARAMS = subprocess.run(["openssl", "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt",
+                                         "group:ffdhe2048"], check=True, capture_output=True, timeout=60).stdout
+        return _DH_PARAMS
+    if kind == "ticket":
+        return os.urandom(48)
+    if kind == "prg":
+        return b"#!/bin/sh\nwhile read -r line; do echo NULL; done\n"
+    return b""
 
 
 def _resumed(log: Path) -> bool:

@@ -13,10 +13,58 @@ from .paths import normalized_path
 from .probes import Probe
 
 
+# The longest name a filesystem here takes for one path segment, and the longest path and the deepest tree the
+# synthesised roots hold: a request beyond them finds no file (on both servers alike).
+MAX_SEGMENT = 255
+MAX_PATH = 3000
+MAX_DEPTH = 64
+
+
+class SandboxPaths(dict):
+    """Original filesystem path -> its sandbox stand-in. `base`: where synthesised roots live, each under the
+    same absolute path as its original (`<base>/var/www/html`), so that httpd's sandbox can move every
+    <Directory> along with them; None for a user's --docroot. `notes`: the stand-ins written, for the report.
+    httpd's sandbox adds the stand-ins it writes for other files (DH parameters, maps...), so that nginx's reads
+    the same ones."""
+
+    def __init__(self, *args, base: str | None = None, notes: list[str] | None = None, work: str | None = None):
+        super().__init__(*args)
+        self.base = base
+        self.notes = notes if notes is not None else []
+        self.work = work   # a directory that outlives both servers' runs: stand-ins both of them read
+
+
+def _storable(rel: str) -> bool:
+    """Whether a relative path can be a file here: no segment too long for the filesystem, not too long or too
+    deep (the tree is made and removed without recursion limits in mind)."""
+    parts = rel.split("/")
+    return (len(rel.encode("utf-8", "surrogateescape")) <= MAX_PATH and len(parts) <= MAX_DEPTH
+            and all(len(p.encode("utf-8", "surrogateescape")) <= MAX_SEGMENT for p in parts))
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        pass    # a file and a directory wanted at the same place, or a name the filesystem refuses
+
+
+def _mkdir(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass
+
+
 def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
-                        user_docroot: str | None) -> dict[str, str]:
+                        user_docroot: str | None) -> SandboxPaths:
     """A sandbox directory for every DocumentRoot and Alias target, holding the files the probes ask for."""
     from ..passes.core import DEFAULT_DOCUMENT_ROOT
+    base = Path(os.path.abspath(base))
+    if user_docroot:
+        # the servers run elsewhere: a relative --docroot means the one under the current directory
+        user_docroot = os.path.abspath(user_docroot)
     originals: list[str] = [DEFAULT_DOCUMENT_ROOT]
     # literal local rewrite targets exist too, so that where a rule leads shows in the response
     targets = []
@@ -25,11 +73,16 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     handled = [n.args[0].rstrip("/") for n in config.walk() if n.is_section and n.key == "location" and n.args
                and any(c.key == "sethandler" and c.args and c.args[0].lower() not in ("none", "default-handler")
                        for c in n.children if not c.is_section)]
+    server_root = (config.server_root or "/etc/apache2").rstrip("/")
     for node in config.walk():
         if node.is_section:
             continue
         if node.key == "rewriterule" and len(node.args) > 1 and node.args[1].startswith("/") \
                 and not re.search(r"[$%]", node.args[1]):
+            targets.append(node.args[1].split("?", 1)[0])
+        if node.key == "errordocument" and len(node.args) > 1 and node.args[1].startswith("/") \
+                and not node.args[1].startswith("//"):
+            # a local error document: the page both servers answer with
             targets.append(node.args[1].split("?", 1)[0])
         if node.key == "documentroot" and node.args:
             originals.append(node.args[0])
@@ -38,20 +91,22 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     # a target under a document root or alias target is that file (httpd reads it as a file path)
     targets += [t[len(o.rstrip("/")):] for t in list(targets) for o in originals
                 if t.startswith(o.rstrip("/") + "/")]
-    paths: dict[str, str] = {}
-    for i, original in enumerate(dict.fromkeys(originals)):
+    paths = SandboxPaths(base=None if user_docroot else str(base / "fs"), work=str(base))
+    requested_all = [normalized_path(p.path) for p in probes if "%" not in p.path]
+    for original in dict.fromkeys(originals):
         if user_docroot:
             paths[original] = user_docroot
             continue
-        root = base / f"root{i}"
-        root.mkdir(parents=True, exist_ok=True)
-        (root / "index.html").write_text(f"index of {original}\n")
-        (root / ".htaccess").write_text("# a file both servers must refuse\n")
-        (root / ".htpasswd").write_text("user:$apr1$x$y\n")
-        (root / "a.txt").write_text(f"a.txt of {original}\n")
+        absolute = original if original.startswith("/") else server_root + "/" + original
+        root = base / "fs" / os.path.normpath(absolute).lstrip("/")
+        _mkdir(root)
+        _write(root / "index.html", f"index of {original}\n")
+        _write(root / ".htaccess", "# a file both servers must refuse\n")
+        _write(root / ".htpasswd", "user:$apr1$x$y\n")
+        _write(root / "a.txt", f"a.txt of {original}\n")
         wanted_dirs = set()
-        requested = [c for c in (normalized_path(p.path) for p in probes if "%" not in p.path)
-                     if not any(c == h or c.startswith(h + "/") for h in handled)]
+        requested = [c for c in requested_all if not any(c == h or c.startswith(h + "/") for h in handled)
+                     and _storable(c.strip("/"))]
         # a name with an extension requested as a file stays a file (path-info probes go through it)
         files_wanted = {c.strip("/") for c in requested if not c.endswith("/") and "." in c.rsplit("/", 1)[-1]}
         for clean in requested:
@@ -61,44 +116,65 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
             for j in range(1, len(parts) + (1 if clean.endswith("/") else 0)):
                 if "/".join(parts[:j]) not in files_wanted:
                     wanted_dirs.add("/".join(parts[:j]))
-        for d in wanted_dirs:
-            (root / d).mkdir(parents=True, exist_ok=True)
-            (root / d / "index.html").write_text(f"index of {original}/{d}\n")
+        for d in sorted(wanted_dirs, key=len):
+            _mkdir(root / d)
+            _write(root / d / "index.html", f"index of {original}/{d}\n")
         for clean in requested + targets:
-            if clean.endswith("/") or ".." in clean or "//" in clean:
+            if clean.endswith("/") or ".." in clean or "//" in clean or not _storable(clean.strip("/")):
                 continue
             rel = clean.lstrip("/")
             parents = rel.split("/")[:-1]
             if any("/".join(parents[:k + 1]) in files_wanted for k in range(len(parents))):
                 continue    # path info after a file: the file itself is what exists
             if rel and rel not in wanted_dirs and not (root / rel).exists():
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 # httpd parses a .htaccess it finds (its default is to honour them): keep it a comment
                 comment = "# " if rel.rsplit("/", 1)[-1].startswith(".ht") else ""
-                (root / rel).write_text(f"{comment}{rel} of {original}\n")
+                _write(root / rel, f"{comment}{rel} of {original}\n")
         paths[original] = str(root)
     # password files: the user's own where it exists, else one with the user verify:verify
+    (base / "auth").mkdir(parents=True, exist_ok=True)
     for node in config.walk():
         if not node.is_section and node.key in ("authuserfile", "authgroupfile") and node.args:
             name = node.args[0]
-            original = name if name.startswith("/") else \
-                (config.server_root or "/etc/apache2").rstrip("/") + "/" + name
+            original = name if name.startswith("/") else server_root + "/" + name
             if original in paths:
                 continue
+            # httpd reads a relative name under ServerRoot; the translation may keep it as written, or read
+            # it under a relative ServerRoot: every spelling leads to the same stand-in
+            spellings = [original, name, os.path.abspath(original)]
             found = config.locate(name) if config.locate else None
-            target = base / f"htpasswd{len(paths)}"
-            if found is not None:
+            target = base / "auth" / f"htpasswd{len(paths)}"
+            if found is not None and Path(found).is_file():
                 shutil.copy(found, target)
             elif node.key == "authgroupfile":
                 target.write_text("")
+                paths.notes.append(f"stand-in (empty group file) for {name} ({node.name}, "
+                                   f"{node.file}:{node.line})")
             else:
                 target.write_text(f"{VERIFY_USER}:{_apr1(VERIFY_PASSWORD)}\n")
-            paths[original] = str(target)
-    for dirpath, dirnames, filenames in os.walk(base):
-        os.chmod(dirpath, 0o755)
-        for f in filenames:
-            os.chmod(os.path.join(dirpath, f), 0o644)
+                paths.notes.append(f"stand-in (user {VERIFY_USER}, password {VERIFY_PASSWORD}) for {name} "
+                                   f"({node.name}, {node.file}:{node.line})")
+            for spelling in spellings:
+                paths.setdefault(spelling, str(target))
+    _open_to_workers(base)
     return paths
+
+
+def _open_to_workers(base: Path) -> None:
+    """Make the tree readable by the servers' workers, without recursion (a tree may be deep)."""
+    stack = [str(base)]
+    while stack:
+        top = stack.pop()
+        try:
+            os.chmod(top, 0o755)
+            with os.scandir(top) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        os.chmod(entry.path, 0o644)
+        except OSError:
+            continue
 
 
 VERIFY_USER, VERIFY_PASSWORD = "verify", "verify"

@@ -20,8 +20,8 @@ import crossplane
 from ..diagnostics import Diagnostic, Diagnostics
 from ..lint.sandbox import Sandbox, find_nginx
 from ..syntax.loader import LoadedConfig
-from .apache_sandbox import ApacheSandbox, collect_backends, unix_hosts
-from .backends import EchoBackends
+from .apache_sandbox import ApacheSandbox, collect_backends, tls_backends, unix_hosts
+from .backends import EchoBackends, nginx_tls_backends
 from .compare import Comparator, Difference, Observation, lost_protection, send, widened
 from .docroots import synthesize_docroots
 from .explain import Case, Explainer, htaccess_regions
@@ -36,8 +36,7 @@ class VerifyResult:
     same: int = 0
     differences: list[Difference] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-
-    notes: list[str] = field(default_factory=list)    # what the sandboxes changed to make the servers start
+    notes: list[str] = field(default_factory=list)   # what httpd's sandbox changed (stand-ins, lines left out)
 
     @property
     def explained(self) -> int:
@@ -144,13 +143,16 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
         cert = make_certificate(work / "certs")
         identities = list(dict.fromkeys(collect_backends(config) + nginx_backends(nginx_file)))
         paths = synthesize_docroots(config, probes, work / "docroots", docroot)
-        with EchoBackends(identities, down) as echo:
+        with EchoBackends(identities, down, tls_backends(config) | nginx_tls_backends(nginx_file)) as echo:
             mapping = {i: echo.address(i) for i in identities}
             apache_box = ApacheSandbox(config, mapping, paths, cert, apache_bin, htaccess_dir,
                                        _htaccess_nodes(docroot) if docroot else ())
             try:
                 progress("starting httpd")
-                apache_box.start()
+                try:
+                    apache_box.start()
+                finally:
+                    result.notes = apache_box.notes
                 apache_obs = replay(probes, apache_box.port_for, progress, "httpd")
             finally:
                 apache_box.cleanup()

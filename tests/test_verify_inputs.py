@@ -1,0 +1,318 @@
+"""`verify` runs on inputs httpd accepts but this machine cannot serve as written: directives of modules not
+installed here, files the machine lacks (TLS parameters, relative password files, a certificate holding its
+key), very long or deep request paths, TLS and WebSocket backends, a relative --docroot, and Debian's own
+<Directory /> / <Directory /var/www/> layout. Each test writes a small configuration and asserts that verify
+started both servers (exit 0 or 1, never 2) and, where it applies, that no access was widened."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, run_cli
+
+
+def verify(tmp_path: Path, conf: str, apache_bin: str, nginx_bin: str, *extra: str, cwd: Path | None = None,
+           name: str = "site.conf"):
+    (tmp_path / name).write_text(conf)
+    proc = run_cli("verify", name if cwd is None else str(tmp_path / name), *extra, "--format", "json",
+                   "--apache", apache_bin, "--nginx-bin", nginx_bin, cwd=cwd or tmp_path, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    assert "could not run" not in proc.stderr
+    return json.loads(proc.stdout)
+
+
+def assert_not_widened(doc: dict) -> None:
+    widened = [d for d in doc["differences"] if d.get("widened")]
+    assert not widened, widened[:5]
+
+
+def test_directives_of_modules_not_installed_are_left_out(tmp_path, apache_bin, nginx_bin):
+    doc = verify(tmp_path, """\
+WSGISocketPrefix /var/run/wsgi
+<VirtualHost *:80>
+    ServerName app.example.com
+    DocumentRoot /srv/app
+    WSGIDaemonProcess app processes=2 threads=15 user=www-data
+    WSGIProcessGroup app
+    WSGIScriptAlias /api /srv/app/app.wsgi
+    <Directory /srv/app>
+        Require all granted
+    </Directory>
+</VirtualHost>
+""", apache_bin, nginx_bin)
+    assert doc["summary"]["compared"] > 0
+
+
+def test_notes_say_what_the_sandbox_changed(tmp_path, apache_bin):
+    """The sandbox names every line it left out and every stand-in it wrote, with where it came from."""
+    from apache2nginx.verify.apache_sandbox import ApacheSandbox
+    from apache2nginx.verify.docroots import synthesize_docroots
+    from apache2nginx.verify.run import make_certificate
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    from apache2nginx.diagnostics import Diagnostics
+    from apache2nginx.syntax.loader import LoadOptions
+    conf = tmp_path / "site.conf"
+    conf.write_text("WSGIDaemonProcess app processes=2\n<VirtualHost *:443>\n    SSLEngine on\n"
+                    "    SSLCertificateFile /nonexistent/site.pem\n"
+                    "    SSLOpenSSLConfCmd DHParameters /nonexistent/dhparam.pem\n</VirtualHost>\n")
+    result = convert([InputSpec(str(conf), conf)], ConvertOptions(load=LoadOptions(missing_includes="warn")),
+                     Diagnostics())
+    paths = synthesize_docroots(result.config, [], tmp_path / "roots", None)
+    box = ApacheSandbox(result.config, {}, paths, make_certificate(tmp_path / "certs"), apache_bin)
+    try:
+        written = box.write()
+        check = subprocess.run([apache_bin, "-t", "-f", str(written)], capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0, check.stderr
+        notes = "\n".join(box.notes)
+    finally:
+        box.cleanup()
+    assert "commented out WSGIDaemonProcess (mod_wsgi not installed)" in notes and "site.conf:1" in notes
+    assert "/nonexistent/dhparam.pem (SSLOpenSSLConfCmd)" in notes and "site.conf:5" in notes
+    assert "/nonexistent/site.pem" in notes
+
+
+def test_missing_tls_files_get_stand_ins(tmp_path, apache_bin, nginx_bin):
+    verify(tmp_path, """\
+Listen 443
+<VirtualHost *:443>
+    ServerName secure.example.com
+    SSLEngine on
+    SSLCertificateFile /etc/ssl/nonexistent/site.crt
+    SSLCertificateKeyFile /etc/ssl/nonexistent/site.key
+    SSLCertificateChainFile /etc/ssl/nonexistent/chain.pem
+    SSLCACertificateFile /etc/ssl/nonexistent/ca.pem
+    SSLOpenSSLConfCmd DHParameters /etc/ssl/dhparam-nonexistent.pem
+    SSLSessionTicketKeyFile /etc/ssl/nonexistent/ticket.key
+    DocumentRoot /var/www/secure
+</VirtualHost>
+""", apache_bin, nginx_bin)
+
+
+def test_relative_password_files(tmp_path, apache_bin, nginx_bin):
+    doc = verify(tmp_path, """\
+<VirtualHost *:80>
+    ServerName private.example.com
+    DocumentRoot /var/www/private
+    <Location /admin>
+        AuthType Basic
+        AuthName "admin"
+        AuthUserFile conf/htpasswd-admin
+        AuthGroupFile conf/groups
+        Require valid-user
+    </Location>
+</VirtualHost>
+""", apache_bin, nginx_bin)
+    assert_not_widened(doc)
+
+
+def test_certificate_file_holding_its_key(tmp_path, apache_bin, nginx_bin):
+    """No SSLCertificateKeyFile: httpd reads the key from the certificate file, so its stand-in holds both."""
+    verify(tmp_path, """\
+Listen 443
+<VirtualHost *:443>
+    ServerName both.example.com
+    SSLEngine on
+    SSLCertificateFile /etc/ssl/private/both-nonexistent.pem
+    DocumentRoot /var/www/both
+</VirtualHost>
+""", apache_bin, nginx_bin)
+
+
+def test_long_and_deep_request_paths(tmp_path, apache_bin, nginx_bin):
+    long_segment = "/" + "l" * 300
+    deep = "/d" * 1500
+    (tmp_path / "requests.txt").write_text(f"GET {long_segment}/a.txt\nGET {deep}/a.txt\nGET {deep}/\n"
+                                           f"GET /ok{long_segment}\n")
+    verify(tmp_path, f"""\
+<VirtualHost *:80>
+    ServerName paths.example.com
+    DocumentRoot /var/www/paths
+    <Location {long_segment}>
+        Require all granted
+    </Location>
+    <Location /deep{"/x" * 300}>
+        Require all denied
+    </Location>
+</VirtualHost>
+""", apache_bin, nginx_bin, "--requests", "requests.txt")
+
+
+def test_tls_and_websocket_backends(tmp_path, apache_bin, nginx_bin):
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    (tmp_path / "requests.txt").write_text(
+        f"GET /ws/chat Upgrade:websocket Connection:Upgrade Sec-WebSocket-Key:{key} Sec-WebSocket-Version:13\n"
+        f"GET /wss/chat Upgrade:websocket Connection:Upgrade Sec-WebSocket-Key:{key} Sec-WebSocket-Version:13\n"
+        "GET /api/users\n")
+    doc = verify(tmp_path, """\
+<VirtualHost *:80>
+    ServerName proxy.example.com
+    SSLProxyEngine on
+    SSLProxyVerify none
+    SSLProxyCheckPeerName off
+    ProxyPass /api/ https://api.internal:8443/
+    ProxyPassReverse /api/ https://api.internal:8443/
+    ProxyPass /wss/ wss://push.internal:9443/
+    ProxyPass /ws/ ws://chat.internal:9000/
+</VirtualHost>
+""", apache_bin, nginx_bin, "--requests", "requests.txt")
+    assert_not_widened(doc)
+    # both servers reach the TLS stand-ins and see the same answers (a plain-HTTP stand-in fails them differently)
+    assert not [d for d in doc["differences"] if "/api/" in d["request"] or "/wss/" in d["request"]], \
+        doc["differences"][:5]
+
+
+def test_tls_echo_backend_answers_over_tls_and_upgrades(tmp_path):
+    """The stand-in for an https:// backend speaks TLS; every stand-in completes a WebSocket handshake and sends
+    what it received in a frame."""
+    import socket
+    import ssl
+    from apache2nginx.verify.backends import EchoBackends
+    with EchoBackends(["api.internal:8443", "chat.internal:9000"], tls={"api.internal:8443"}) as echo:
+        ctx = ssl.create_default_context()
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", echo.ports["api.internal:8443"]), 10),
+                             server_hostname="api.internal") as s:
+            s.sendall(b"GET /x HTTP/1.1\r\nHost: api.internal\r\nConnection: close\r\n\r\n")
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        assert data.startswith(b"HTTP/1.1 200") and b'"backend": "api.internal:8443"' in data
+        with socket.create_connection(("127.0.0.1", echo.ports["chat.internal:9000"]), 10) as s:
+            s.sendall(b"GET /chat HTTP/1.1\r\nHost: chat.internal\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        assert data.startswith(b"HTTP/1.1 101")
+        assert b"Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" in data
+        head, _, frames = data.partition(b"\r\n\r\n")
+        assert frames[0] == 0x81 and b'"path": "/chat"' in frames
+
+
+def test_relative_docroot(tmp_path, apache_bin, nginx_bin):
+    site = tmp_path / "docroot"
+    site.mkdir()
+    (site / "index.html").write_text("home\n")
+    (site / "a.txt").write_text("a\n")
+    for d in (tmp_path, site):
+        d.chmod(0o755)
+    for f in site.iterdir():
+        f.chmod(0o644)
+    verify(tmp_path, """\
+<VirtualHost *:80>
+    ServerName docroot.example.com
+    DocumentRoot /srv/site
+    <Directory /srv/site>
+        Require all granted
+    </Directory>
+</VirtualHost>
+""", apache_bin, nginx_bin, "--docroot", "docroot")
+
+
+DEBIAN = """\
+<Directory />
+    Options FollowSymLinks
+    AllowOverride None
+    Require all denied
+</Directory>
+<Directory /usr/share>
+    AllowOverride None
+    Require all granted
+</Directory>
+<Directory /var/www/>
+    Options Indexes FollowSymLinks
+    AllowOverride None
+    Require all granted
+</Directory>
+<FilesMatch "^\\.ht">
+    Require all denied
+</FilesMatch>
+<VirtualHost *:80>
+    ServerAdmin webmaster@localhost
+    DocumentRoot /var/www/html
+</VirtualHost>
+"""
+
+
+def test_debian_layout_grants_what_httpd_grants(tmp_path, apache_bin, nginx_bin):
+    """<Directory /> denied and <Directory /var/www/> granted: the synthesised /var/www/html is under the grant,
+    as on a Debian machine, so httpd serves it and nothing nginx serves is 'widened'."""
+    doc = verify(tmp_path, DEBIAN, apache_bin, nginx_bin)
+    assert_not_widened(doc)
+    s = doc["summary"]
+    assert s["same"] > s["compared"] // 2, doc["differences"][:5]
+
+
+def test_directory_sections_move_with_the_synthesised_roots(tmp_path, apache_bin):
+    """Every <Directory>/<DirectoryMatch> path lands under the same prefix as the synthesised roots."""
+    from apache2nginx.verify.apache_sandbox import ApacheSandbox
+    from apache2nginx.verify.docroots import synthesize_docroots
+    from apache2nginx.verify.run import make_certificate
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    from apache2nginx.diagnostics import Diagnostics
+    from apache2nginx.syntax.loader import LoadOptions
+    conf = tmp_path / "site.conf"
+    conf.write_text(DEBIAN + '<DirectoryMatch "^/var/www/(.+)/private">\n    Require all denied\n'
+                    '</DirectoryMatch>\nAlias /icons/ /usr/share/apache2/icons/\n')
+    result = convert([InputSpec(str(conf), conf)], ConvertOptions(load=LoadOptions(missing_includes="warn")),
+                     Diagnostics())
+    paths = synthesize_docroots(result.config, [], tmp_path / "roots", None)
+    base = paths.base
+    assert paths["/var/www/html"] == base + "/var/www/html"
+    assert paths["/usr/share/apache2/icons/"].startswith(base + "/usr/share/apache2/icons")
+    box = ApacheSandbox(result.config, {}, paths, make_certificate(tmp_path / "certs"), apache_bin)
+    try:
+        text = box.write().read_text()
+    finally:
+        box.cleanup()
+    assert f"<Directory {base}/>" in text and f"<Directory {base}/var/www/>" in text
+    assert f"<Directory {base}/usr/share>" in text
+    assert f"<DirectoryMatch ^{base}/var/www/(.+)/private>" in text
+
+
+@pytest.mark.skipif(not (CORPUS / "certbot-distro-defaults" / "debian" / "apache2.conf").exists(),
+                    reason="the shared corpus is not here")
+def test_debian_stock_apache2_conf(tmp_path, apache_bin, nginx_bin):
+    source = CORPUS / "certbot-distro-defaults" / "debian" / "apache2.conf"
+    doc = verify(tmp_path, source.read_text(), apache_bin, nginx_bin, name="apache2.conf")
+    assert_not_widened(doc)
+
+
+def test_debian_layout_with_a_docroot(tmp_path, apache_bin, nginx_bin):
+    """With --docroot standing in for /var/www/html, <Directory /var/www/> governs the directory above it."""
+    site = tmp_path / "www" / "html"
+    site.mkdir(parents=True)
+    (site / "index.html").write_text("home\n")
+    (site / "a.txt").write_text("a\n")
+    for d in (tmp_path, tmp_path / "www", site):
+        d.chmod(0o755)
+    for f in site.iterdir():
+        f.chmod(0o644)
+    doc = verify(tmp_path, DEBIAN, apache_bin, nginx_bin, "--docroot", str(site))
+    assert_not_widened(doc)
+    assert doc["summary"]["same"] > doc["summary"]["compared"] // 2, doc["differences"][:5]
+    text = sandbox_config(tmp_path, DEBIAN, apache_bin, str(site))
+    assert f"<Directory {tmp_path}/www/>" in text and "<Directory />" in text
+
+
+def sandbox_config(tmp_path: Path, conf_text: str, apache_bin: str, docroot: str | None = None) -> str:
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    from apache2nginx.diagnostics import Diagnostics
+    from apache2nginx.syntax.loader import LoadOptions
+    from apache2nginx.verify.apache_sandbox import ApacheSandbox
+    from apache2nginx.verify.docroots import synthesize_docroots
+    from apache2nginx.verify.run import make_certificate
+    conf = tmp_path / "sandboxed.conf"
+    conf.write_text(conf_text)
+    result = convert([InputSpec(str(conf), conf)], ConvertOptions(load=LoadOptions(missing_includes="warn")),
+                     Diagnostics())
+    paths = synthesize_docroots(result.config, [], tmp_path / "roots", docroot)
+    box = ApacheSandbox(result.config, {}, paths, make_certificate(tmp_path / "certs"), apache_bin)
+    try:
+        return box.write().read_text()
+    finally:
+        box.cleanup()
