@@ -15,7 +15,7 @@ import click
 
 from . import __version__
 from .codes import CODES
-from .convert import ConvertOptions, convert, gather_inputs, parse_version
+from .convert import ConvertOptions, convert, gather_inputs, is_htaccess_name, parse_version
 from .diagnostics import Diagnostics, Severity, SourceCache, render
 from .fileio import write_atomic
 from .syntax.loader import LoadOptions
@@ -254,7 +254,7 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
         click.echo(f"apache2nginx: warning: {docroot} (or a directory above it) is not readable by other users; "
                    "the servers' workers will refuse every request in it, on both sides", err=True)
     result = convert(specs, options, diags)
-    if htaccess_dir is None and Path(apache_input).name in (".htaccess", "htaccess"):
+    if htaccess_dir is None and is_htaccess_name(Path(apache_input).name):
         htaccess_dir = "/"
     if result.fatal or result.config is None:
         _emit_diagnostics(diags, "text", _colour("auto"))

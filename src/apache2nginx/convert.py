@@ -198,6 +198,11 @@ def _check_outputs(texts: list[str], options: ConvertOptions) -> list[list[str]]
         return list(pool.map(_check_one, texts, chunksize=max(1, len(texts) // (workers * 4))))
 
 
+def is_htaccess_name(name: str) -> bool:
+    """A file read as a .htaccess for the site's root: `.htaccess`, `htaccess` or `NAME.htaccess`."""
+    return name in (".htaccess", "htaccess") or name.endswith(".htaccess")
+
+
 def convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics) -> ConvertResult:
     # The cyclic collector would walk the whole tree and model again and again while they grow (a third
     # of the time at 100k lines) and finds nothing to free: they are alive until the end. Rendering, whose
@@ -225,7 +230,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
     combined = combine(loaded)
     htaccess_dir = options.htaccess_dir
     if htaccess_dir is None and len(specs) == 1 and specs[0].path is not None \
-            and specs[0].path.name in (".htaccess", "htaccess"):
+            and is_htaccess_name(specs[0].path.name):
         htaccess_dir = "/"
     refused: dict = {}
     own_nodes = len(combined.children)
