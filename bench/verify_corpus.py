@@ -1,6 +1,7 @@
 """Corpus measure for `verify`: on how many real-world inputs httpd accepts does verify start both servers?
 
     python3 bench/verify_corpus.py ../shared/corpus [--jobs 2] [--timeout 120] [--only SUBSTRING] [--quiet]
+                                   [--json rows.json]
 
 For each input of the corpus's INPUTS.txt:
 
@@ -128,6 +129,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=180)
     ap.add_argument("--only", default="", help="only the inputs whose path holds this")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--json", help="write every input's row (httpd's verdict, verify's summary) to this file")
     args = ap.parse_args()
     inputs = [ln.strip() for ln in (args.corpus / "INPUTS.txt").read_text().splitlines()
               if ln.strip() and args.only in ln]
@@ -178,6 +180,22 @@ def main() -> int:
         print("httpd rejects the sandboxed config:")
         for reason, n in rejected.most_common():
             print(f"  {n:4}  {reason}")
+    totals = Counter()
+    codes = Counter()
+    for r in ran:
+        for key in ("compared", "same", "explained", "unexplained", "widened", "lost_security"):
+            totals[key] += r["summary"].get(key, 0)
+        codes.update(r["summary"].get("explained_by_code", {}))
+    share = 100.0 * totals["explained"] / totals["compared"] if totals["compared"] else 0.0
+    print(f"requests compared: {totals['compared']}: {totals['same']} same, {totals['explained']} explained "
+          f"({share:.2f}%), {totals['unexplained']} unexplained ({totals['widened']} WIDENED ACCESS, "
+          f"{totals['lost_security']} LOST SECURITY HEADER)")
+    print("differences explained, by code: " + ", ".join(f"{c} {n}" for c, n in codes.most_common(12)))
+    for r in sorted(ran, key=lambda r: -r["summary"].get("unexplained", 0)):
+        if r["summary"].get("unexplained"):
+            print(f"  unexplained {r['summary']['unexplained']:4}  {r['input']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
     print(f"({time.perf_counter() - start:.0f}s)")
     return 0
 

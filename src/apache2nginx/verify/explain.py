@@ -162,8 +162,9 @@ class Explainer:
 
     def vhost_for(self, probe: Probe) -> VHostInfo | None:
         on_port = [v for v in self.vhosts if probe.port in v.ports]
+        host = re.sub(r":\d+$", "", probe.host.lower()).rstrip(".")     # the Host header's name, without its port
         for v in on_port:
-            if probe.host.lower() in v.names:
+            if host in v.names:
                 return v
         return on_port[0] if on_port else None
 
