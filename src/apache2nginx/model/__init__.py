@@ -134,7 +134,7 @@ class Upstream:
 
 @dataclass
 class MapBlock:
-    source: str
+    source: str                     # "" for a geo block: its values are literal text, `$` included
     variable: str
     entries: list[tuple[str, str]] = field(default_factory=list)
     default: str | None = None

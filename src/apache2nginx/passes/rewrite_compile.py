@@ -117,7 +117,16 @@ class Compiler:
             if m.group(1) == "$":
                 return f"${n}" if n else "$uri"   # nginx reads exactly one digit after $
             return "${" + cond_names[n] + "}" if n in cond_names else ""
-        return re.sub(r"(?<!\\)([$%])(\d)", backref, text)
+        text = re.sub(r"(?<!\\)([$%])(\d)", backref, text)
+        # httpd reads `\X` as a literal X (`\$1` is the text $1); nginx keeps the backslash and has no escape for
+        # `$`, which a geo block (whose values are literal) supplies
+        if "\\$" in text:
+            self._dollar()
+        return re.sub(r"\\(.)", lambda m: "${a2n_dollar}" if m.group(1) == "$" else m.group(1), text)
+
+    def _dollar(self) -> None:
+        if not any(m.variable == "$a2n_dollar" for m in self.ctx.model.maps):
+            self.ctx.model.maps.append(MapBlock("", "$a2n_dollar", [], '"$"'))
 
     # -- RewriteMap lookups --------------------------------------------------
     def expand_maps(self, text: str, rule: RRule, cond_names: dict[int, str],
