@@ -678,13 +678,15 @@ def finish_server(ctx: Context, server: Server) -> None:
     """Settings that become directives once the whole server is seen, and httpd's defaults made explicit."""
     vhost_alias.finish_server(ctx, server)
     main = ctx.main
-    if server is not main or ctx.model.full:
+    if server is not main or ctx.model.full or not ctx.model.servers:
+        # every server nginx answers with: a virtual host, the main server of a whole configuration, or the
+        # main server of a file without virtual hosts
         trace_off = any(flag(t) == "off" for t in ctx.options.get("trace_enable", []))
         ctx.diags.add("A2N226", "nginx's static file handler answers POST (and other methods but GET/HEAD) "
                       "with 405 where httpd serves the file" + ("" if trace_off else
                                                                 "; nginx also answers TRACE with 405, which "
                                                                 "httpd echoes (TraceEnable defaults to on)"),
-                      server.span)
+                      server.span or ctx.options.get("main_span"))
     for key, name, default in DEFAULTS:
         own = server.settings.get(key)
         if own:

@@ -28,6 +28,7 @@ from .base import Context, Disposition, flag, Rule, table
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
 from .rewrite_prefix import record_env
+from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, static_https, whole_site_redirect)
 from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, flag_values, RewriteContext,
@@ -581,7 +582,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                           "same", rule.span, directive="RewriteRule", hint="use ^/?(.*)$ as the pattern")
         if state.per_dir is None and _split_canonical(ctx, server, rule):
             continue
-        whole = whole_site_redirect(rule) if state.per_dir is None else None
+        whole = whole_site_redirect(rule, server_name_variable(ctx, server)) if state.per_dir is None else None
         if whole is not None:
             statements.append(whole)
             ctx.diags.add("A2N405", f"RewriteRule {rule.pattern}: the redirect keeps the raw request path "

@@ -16,6 +16,7 @@ from .rewrite_model import (flag_values, regex_tokens, _MATCH_ALL, _TIME_PARTS, 
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable)
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
+from .vhost_alias import server_name_variable
 
 class Unsupported(Exception):
     def __init__(self, code: str, message: str):
@@ -68,6 +69,8 @@ class Compiler:
             raise Unsupported("A2N806", f"%{{{name}}} (a look-ahead) has no nginx equivalent")
         if self.per_dir is not None and upper in PER_DIR_VARIABLES:
             return PER_DIR_VARIABLES[upper]
+        if upper == "SERVER_NAME":
+            return server_name_variable(self.ctx, self.server)
         if upper in VARIABLES:
             value = VARIABLES[upper]
             if value == "$a2n_request_uri":

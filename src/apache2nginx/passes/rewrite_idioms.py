@@ -42,8 +42,9 @@ def static_https(rule: RRule, server_tls: bool) -> RRule | None:
     return RRule(rule.pattern, rule.substitution, rule.flags, kept, rule.span, rule.directive, rule.index)
 
 
-def whole_site_redirect(rule: RRule) -> Stmt | None:
-    """`RewriteRule ^(.*)$ https://host/$1 [R=301,L]` with no conditions: `return 301 https://host$request_uri`."""
+def whole_site_redirect(rule: RRule, server_name: str = "$host") -> Stmt | None:
+    """`RewriteRule ^(.*)$ https://host/$1 [R=301,L]` with no conditions: `return 301 https://host$request_uri`.
+    SERVER_NAME becomes SERVER_NAME's nginx variable (`server_name_variable`)."""
     if rule.conds or "R" not in rule.flags or rule.pattern not in _WHOLE:
         return None
     m = re.fullmatch(r"(https?://(?:%\{HTTP_HOST\}|%\{SERVER_NAME\}|[A-Za-z0-9.\-:\[\]]+))"
@@ -52,7 +53,7 @@ def whole_site_redirect(rule: RRule) -> Stmt | None:
         return None
     if rule.substitution.endswith("/") and "(" in rule.pattern:
         return None   # redirects everything to the home page, not this form
-    host = m.group(1).replace("%{HTTP_HOST}", "$http_host").replace("%{SERVER_NAME}", "$server_name")
+    host = m.group(1).replace("%{HTTP_HOST}", "$http_host").replace("%{SERVER_NAME}", server_name)
     code = _status(rule.flags["R"])
     if code is None or not 300 <= int(code) < 400:
         return None

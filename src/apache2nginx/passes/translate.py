@@ -54,6 +54,8 @@ class Translator:
         for node in self.loaded.consumed:
             self.tally.add(Disposition.EXACT, ("<" + node.name) if node.is_section else node.name)
         self.ctx.options.update(_input_facts(self.loaded))
+        # where a diagnostic about the main server as a whole points (it has no section line of its own)
+        self.ctx.options["main_span"] = next((n.span for n in self.loaded.children), None)
         self.walk(self.loaded.children, untranslated=None)
         # Servers are completed once everything is read: httpd merges the whole main server config
         # into every virtual host, wherever in the file it stands.

@@ -194,6 +194,12 @@ def _canonical(ctx: Context, server: Server) -> str:
     return canonical[0] if canonical else "off"
 
 
+def server_name_variable(ctx: Context, server: Server) -> str:
+    """nginx's value for httpd's SERVER_NAME: the client's host name under UseCanonicalName Off (httpd's default;
+    both lower-case it and fall back to the server's name without a Host), the ServerName under On or DNS."""
+    return "$server_name" if _canonical(ctx, server) in ("on", "dns") else "$host"
+
+
 def _name_source(ctx: Context, server: Server, d: Directive, ip: bool) -> tuple[str | None, str]:
     """(nginx variable or None, static name) httpd takes the server name from."""
     if ip:
