@@ -57,6 +57,17 @@ def wrk_bin() -> str:
     return _need("wrk", "/usr/bin/wrk")
 
 
+def load_text(directory: Path, text: str, name: str = "apache.conf"):
+    """(the loaded configuration, its file name) of TEXT written to DIRECTORY/NAME."""
+    from apache2nginx.diagnostics import Diagnostics
+    from apache2nginx.syntax.loader import load
+    path = directory / name
+    path.write_text(text)
+    config = load(path, None, Diagnostics())
+    assert config is not None
+    return config, str(path)
+
+
 def assert_no_traceback(proc) -> None:
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stdout

@@ -230,6 +230,17 @@ def request(port: int, path: str, host: str = "localhost", method: str = "GET", 
         conn.close()
 
 
+def side_by_side(apache_conf: str, nginx_conf: str, apache_bin: str, nginx_bin: str, port: int, paths,
+                 host: str = "localhost", modules: tuple[str, ...] = ()) -> tuple[dict, dict]:
+    """Each path's answer from httpd running APACHE_CONF on `port`, then from nginx running NGINX_CONF on the
+    same address: ({path: (status, headers, body)}, {...})."""
+    with apache(apache_conf, apache_bin, port, modules=modules):
+        a = {path: request(port, path, host=host) for path in paths}
+    with nginx(nginx_conf, nginx_bin, f"127.0.0.1:{port}") as nport:
+        n = {path: request(nport, path, host=host) for path in paths}
+    return a, n
+
+
 def translate(apache_conf: str) -> tuple[str, str]:
     """The nginx text `apache2nginx convert` makes of `apache_conf` (and its diagnostics), as a user runs it."""
     with tempfile.TemporaryDirectory() as tmp:

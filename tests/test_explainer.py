@@ -5,9 +5,9 @@ field, or a request outside its region)."""
 from __future__ import annotations
 
 import pytest
+from conftest import load_text
 
-from apache2nginx.diagnostics import Diagnostic, Diagnostics
-from apache2nginx.syntax.loader import load
+from apache2nginx.diagnostics import Diagnostic
 from apache2nginx.syntax.span import Span
 from apache2nginx.verify.compare import Observation
 from apache2nginx.verify.explain import Case, Explainer
@@ -60,11 +60,7 @@ Listen 80
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
-    path = tmp_path_factory.mktemp("explainer") / "apache.conf"
-    path.write_text(CONF)
-    config = load(path, None, Diagnostics())
-    assert config is not None
-    return config, str(path)
+    return load_text(tmp_path_factory.mktemp("explainer"), CONF)
 
 
 def line_of(text: str) -> int:

@@ -5,11 +5,11 @@ virtual host, and a difference in a field the code declares nothing for is left 
 from __future__ import annotations
 
 import pytest
+from conftest import load_text
 
 from apache2nginx.codes import CODES, explains
-from apache2nginx.diagnostics import Diagnostic, Diagnostics
+from apache2nginx.diagnostics import Diagnostic
 from apache2nginx.effects import Effect
-from apache2nginx.syntax.loader import load
 from apache2nginx.syntax.span import Span
 from apache2nginx.verify.compare import Observation
 from apache2nginx.verify.explain import Case, Explainer, declared_effects
@@ -32,11 +32,7 @@ FIELDS = ("status", "location", "body", "connection", "header x-test", "backend"
 
 @pytest.fixture(scope="module")
 def config(tmp_path_factory):
-    path = tmp_path_factory.mktemp("conf") / "site.conf"
-    path.write_text(CONF)
-    loaded = load(path, None, Diagnostics())
-    assert loaded is not None
-    return loaded, str(path)
+    return load_text(tmp_path_factory.mktemp("conf"), CONF)
 
 
 def _concrete(field: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from live import apache, backend_view, echo_backend, free_port, nginx, request, translate
+from live import apache, backend_view, echo_backend, free_port, nginx, request, side_by_side, translate
 
 CONFIG = """
 Listen 127.0.0.1:{port}
@@ -58,10 +58,7 @@ def answers(apache_bin, nginx_bin):
         port = free_port()
         conf = CONFIG.format(port=port, docroot=docroot)
         translated, diagnostics = translate(conf)
-        with apache(conf, apache_bin, port):
-            a = {path: request(port, path, host="h.test") for path in PATHS}
-        with nginx(translated, nginx_bin, f"127.0.0.1:{port}") as nport:
-            n = {path: request(nport, path, host="h.test") for path in PATHS}
+        a, n = side_by_side(conf, translated, apache_bin, nginx_bin, port, PATHS, "h.test")
         yield a, n, translated
     finally:
         shutil.rmtree(docroot, ignore_errors=True)

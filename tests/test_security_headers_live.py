@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from live import apache, free_port, nginx, request, translate
+from live import free_port, side_by_side, translate
 
 BLOCK = """\
 <IfModule mod_headers.c>
@@ -110,10 +110,7 @@ def _answers(form: str, apache_bin: str, nginx_bin: str):
                 "listen [::]:80 default_server;", "")
             apache_conf = (f"Listen 127.0.0.1:{port}\nServerName h.test\nDocumentRoot {docroot}\n"
                            f"<Directory {docroot}>\n    AllowOverride All\n</Directory>\n")
-        with apache(apache_conf, apache_bin, port, modules=("rewrite",)):
-            a = {path: request(port, path, host="h.test") for path in PATHS}
-        with nginx(translated, nginx_bin, f"127.0.0.1:{port}") as nport:
-            n = {path: request(nport, path, host="h.test") for path in PATHS}
+        a, n = side_by_side(apache_conf, translated, apache_bin, nginx_bin, port, PATHS, "h.test", ("rewrite",))
         return a, n, translated
     finally:
         shutil.rmtree(docroot, ignore_errors=True)
