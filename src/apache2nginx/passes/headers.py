@@ -199,6 +199,8 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
             ctx.model.conditional_header_sets = True
 
     emit_vary(ctx, compiler, d.span, condition == "always")
+    if expr is not None and _CONTENT_TYPE.search(expr):
+        _untyped_stays_untyped(ctx, d)
     if action in ("append", "merge"):
         emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
         _list_header(ctx, d, action, name)
@@ -211,6 +213,31 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
                   "on 2xx/3xx, and a backend's own copy is kept beside it", d.span, directive=d.name,
                   hint="use `Header always` on the Apache side if the header belongs on every response")
     return Disposition.APPROXIMATE
+
+
+_CONTENT_TYPE = re.compile(r"%\{\s*CONTENT_TYPE\s*\}", re.I)
+_UNTYPED = "httpd sends no Content-Type for a file of no known type, and expr= reads it as empty"
+
+
+def _untyped_stays_untyped(ctx: Context, d: Directive) -> None:
+    """An expr= reading %{CONTENT_TYPE} sees it empty for a file whose name has no known type (httpd 2.4 has no
+    DefaultType and sends no Content-Type then; observed: h5bp's `Header merge Cache-Control no-store
+    "expr=-z %{CONTENT_TYPE}"` answers such files with no-store), where nginx sends its default_type
+    (application/octet-stream). `default_type ""` makes nginx send none either, in the block the header is in:
+    a server block (never the http level, which an nginx.conf gives its own default_type) or a location."""
+    if ctx.scope is not None:
+        _add_untyped(ctx.scope.statements, d)
+    elif ctx.server is not ctx.main:
+        _add_untyped(ctx.server.statements, d)
+    else:
+        # the main server's headers are at http level, inherited by every virtual host: each server block
+        ctx.main.settings.setdefault("untyped_responses", d.span)
+
+
+def _add_untyped(statements: list, d_or_span) -> None:
+    if not any(st.name == "default_type" for st in statements):
+        span = getattr(d_or_span, "span", d_or_span)
+        statements.append(Stmt("default_type", [""], span, comment=_UNTYPED))
 
 
 def emit_vary(ctx: Context, compiler: HeaderCondition, span, always: bool) -> None:
@@ -386,6 +413,10 @@ def finish_model(ctx: Context) -> None:
     setenvif.finish(ctx)
     _report_chained_request_headers(ctx)
     _finish_if_chains(ctx)
+    span = ctx.main.settings.get("untyped_responses")
+    if span is not None:
+        for server in ctx.model.servers:
+            _add_untyped(server.own_statements if server is ctx.main else server.statements, span)
 
 
 # ---------------------------------------------------------------- Header inside <If>/<ElseIf>/<Else>
