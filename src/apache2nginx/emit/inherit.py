@@ -129,6 +129,20 @@ def _table(add_header: Stmt) -> tuple[str, str]:
     return add_header.args[0].lower(), "always" if add_header.args[-1] == "always" else "onsuccess"
 
 
+def server_block(parent: list[Stmt], own: list[Stmt], statements: list[Stmt], unless: Unless | None = None,
+                 ) -> tuple[list[Stmt], list[Stmt]]:
+    """A server block's statements under the http-level PARENT, and what its locations inherit. OWN are the
+    statements kept in the block even for Apache's main server (whose STATEMENTS are at http level already,
+    so they are passed empty for it). An add_header (or another array member) among OWN stops nginx's
+    inheritance of the http-level list as much as one among STATEMENTS does: the parent's copies are
+    repeated then too, or the security headers set at http level are lost on every response."""
+    if not any(s.name in _FAMILY_OF for s in own):
+        block = own + merge(parent, statements, unless)
+        return block, effective(parent, statements, unless)
+    block = merge(parent, own + statements, unless)
+    return block, effective(parent, own + statements, unless)
+
+
 def effective(parent: list[Stmt], child: list[Stmt], unless: Unless | None = None) -> list[Stmt]:
     """What applies inside the child: its own statements plus every parent family it does not define."""
     merged = merge(parent, child, unless)

@@ -14,7 +14,7 @@ from jinja2.filters import do_indent
 
 from .. import __version__
 from ..model import Location, NginxModel, Server
-from .inherit import effective, header_order, merge
+from .inherit import effective, header_order, merge, server_block
 from .selfcheck import fast_clean
 from ..syntax.span import Span
 
@@ -115,11 +115,16 @@ class Renderer:
                                   0, unless)
         first = shared or full
 
+        def server_block_of(server: Server):
+            # (the main server's `statements` are the http level's already)
+            return server_block(http_level, server.own_statements, [] if server.is_main else server.statements,
+                                unless)
+
         def server_statements(server: Server):
-            return server.own_statements + ([] if server.is_main else merge(http_level, server.statements, unless))
+            return server_block_of(server)[0]
 
         def locations(server: Server):
-            parent = http_level if server.is_main else effective(http_level, server.statements, unless)
+            parent = server_block_of(server)[1]
             return [_merged(loc, parent, unless) for loc in server.locations]
 
         if model.conditional_header_sets and not model.inherited_maps_made:

@@ -390,7 +390,9 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
     name = f"@a2n_error_{code}_{len(ctx.server.locations) + len(ctx.model.maps)}"
     from ..model import Location, Stmt
     ctx.emit("error_page", [code, name], d.span)
-    ctx.server.locations.append(Location("", name, [Stmt("default_type", ["text/html"], d.span),
+    # an empty types map: the message is text/html whatever the URL's extension (/favicon.ico), as in httpd
+    ctx.server.locations.append(Location("", name, [Stmt("types", [], d.span, block=[]),
+                                                    Stmt("default_type", ["text/html"], d.span),
                                                     Stmt("return", [code, target], d.span)], d.span))
     ctx.diags.add("A2N211", f"ErrorDocument {code} with a message: nginx returns the text from a named location "
                   "(as text/html); httpd sends it as is", d.span, directive=d.name)

@@ -84,6 +84,15 @@ def _tokens(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def _matches_empty(pattern: str) -> bool:
+    """Whether the regular expression finds a match in the empty string (Python's reading of the PCRE; one it
+    cannot read is taken to need something to match)."""
+    try:
+        return re.search(pattern, "") is not None
+    except (re.error, OverflowError, RecursionError):
+        return False
+
+
 def _vary_name(name: str) -> str | None:
     """The request header whose read httpd adds to Vary: `req:`/`http:`, but never Host (observed with httpd
     2.4: neither %{HTTP_HOST} nor %{HTTP:Host} adds it)."""
@@ -284,7 +293,11 @@ class HeaderCondition:
             if set(flags) - {"i"}:
                 raise Untranslatable(f"regex flags {flags!r}")
             key = ("~*" if "i" in flags else "~") + operand
-            return self._map(source, [(key, "1")] if op == "=~" else [(key, '""')], '""' if op == "=~" else "1")
+            entries = [(key, "1")] if op == "=~" else [(key, '""')]
+            if _matches_empty(operand):
+                # nginx's map tries no regular expression on an empty value (a response with no type)
+                entries.insert(0, ('""', entries[0][1]))
+            return self._map(source, entries, '""' if op == "=~" else "1")
         if op in ("==", "!=") and k == "str":
             if op == "==":
                 return self._map(source, self._literal_keys([operand], "1"))
@@ -331,7 +344,12 @@ class HeaderCondition:
             return [(_literal_key(v), result) for v in values]
         for v in values:
             _literal_key(v)
-        return [("~^(?:" + "|".join(re.escape(v) for v in sorted(set(values))) + ")$", result)]
+        # nginx's map tries no regular expression on an empty value: the empty string is a plain key
+        keys = [('""', result)] if "" in values else []
+        rest = sorted(set(values) - {""})
+        if rest:
+            keys.append(("~^(?:" + "|".join(re.escape(v) for v in rest) + ")$", result))
+        return keys
 
     def _word_list(self) -> list[str]:
         """`{ "a", "b" }` after `in`: quoted strings only."""

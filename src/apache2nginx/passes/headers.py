@@ -30,11 +30,33 @@ def _split(d: Directive) -> tuple[str, str, list[str], list[str]]:
     action = args.pop(0).lower() if args else ""
     extras = [a for a in args if a.lower() == "early" or a.lower().startswith(("env=", "expr="))]
     rest = [a for a in args if a not in extras]
-    return condition, action, rest, extras
+    return condition, action, _header_name(action, rest), extras
+
+
+def _header_name(action: str, rest: list[str]) -> list[str]:
+    """REST with the header name as mod_headers takes it: cut at its first colon (`Header set X-Name: v` and
+    `Header set X-Name:junk v` both name X-Name). `echo` takes a regular expression, compiled whole."""
+    if rest and action != "echo" and ":" in rest[0]:
+        return [rest[0].split(":", 1)[0], *rest[1:]]
+    return rest
+
+
+def _empty_name(ctx: Context, d: Directive, rest: list[str]) -> bool:
+    """A name that is empty once cut at its colon (`Header set :X v`): httpd aborts every response it applies
+    to with a 500 (AH02428 Empty response header name); refused rather than translated."""
+    if rest and rest[0] == "" and ":" in " ".join(d.args):
+        ctx.diags.add("A2N505", f"{d.name} {' '.join(d.args)}: the header name before the colon is empty; httpd "
+                      "answers every response it applies to with 500 (empty header name), which has no nginx "
+                      "translation; nothing was emitted", d.span, directive=d.name,
+                      hint="write the header name before the colon")
+        return True
+    return False
 
 
 def header(ctx: Context, d: Directive) -> Disposition:
     condition, action, rest, extras = _split(d)
+    if _empty_name(ctx, d, rest):
+        return Disposition.UNSUPPORTED
     if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
             and len(rest) == 2:
         return _conditional(ctx, d, condition, action, rest, extras[0][5:])
@@ -177,6 +199,8 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
             ctx.model.conditional_header_sets = True
 
     emit_vary(ctx, compiler, d.span, condition == "always")
+    if expr is not None and _CONTENT_TYPE.search(expr):
+        _untyped_stays_untyped(ctx, d)
     if action in ("append", "merge"):
         emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
         _list_header(ctx, d, action, name)
@@ -189,6 +213,31 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
                   "on 2xx/3xx, and a backend's own copy is kept beside it", d.span, directive=d.name,
                   hint="use `Header always` on the Apache side if the header belongs on every response")
     return Disposition.APPROXIMATE
+
+
+_CONTENT_TYPE = re.compile(r"%\{\s*CONTENT_TYPE\s*\}", re.I)
+_UNTYPED = "httpd sends no Content-Type for a file of no known type, and expr= reads it as empty"
+
+
+def _untyped_stays_untyped(ctx: Context, d: Directive) -> None:
+    """An expr= reading %{CONTENT_TYPE} sees it empty for a file whose name has no known type (httpd 2.4 has no
+    DefaultType and sends no Content-Type then; observed: h5bp's `Header merge Cache-Control no-store
+    "expr=-z %{CONTENT_TYPE}"` answers such files with no-store), where nginx sends its default_type
+    (application/octet-stream). `default_type ""` makes nginx send none either, in the block the header is in:
+    a server block (never the http level, which an nginx.conf gives its own default_type) or a location."""
+    if ctx.scope is not None:
+        _add_untyped(ctx.scope.statements, d)
+    elif ctx.server is not ctx.main:
+        _add_untyped(ctx.server.statements, d)
+    else:
+        # the main server's headers are at http level, inherited by every virtual host: each server block
+        ctx.main.settings.setdefault("untyped_responses", d.span)
+
+
+def _add_untyped(statements: list, d_or_span) -> None:
+    if not any(st.name == "default_type" for st in statements):
+        span = getattr(d_or_span, "span", d_or_span)
+        statements.append(Stmt("default_type", [""], span, comment=_UNTYPED))
 
 
 def emit_vary(ctx: Context, compiler: HeaderCondition, span, always: bool) -> None:
@@ -206,9 +255,11 @@ def request_header(ctx: Context, d: Directive) -> Disposition:
     args = list(d.args)
     action = args.pop(0).lower() if args else ""
     extras = [a for a in args if a.lower() == "early" or a.lower().startswith(("env=", "expr="))]
-    rest = [a for a in args if a not in extras]
+    rest = _header_name(action, [a for a in args if a not in extras])
     if not rest:
         ctx.diags.add("A2N001", "RequestHeader needs a header name", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if _empty_name(ctx, d, rest):
         return Disposition.UNSUPPORTED
     name = rest[0]
     original = "$http_" + re.sub(r"[^a-z0-9]", "_", name.lower())
@@ -362,6 +413,10 @@ def finish_model(ctx: Context) -> None:
     setenvif.finish(ctx)
     _report_chained_request_headers(ctx)
     _finish_if_chains(ctx)
+    span = ctx.main.settings.get("untyped_responses")
+    if span is not None:
+        for server in ctx.model.servers:
+            _add_untyped(server.own_statements if server is ctx.main else server.statements, span)
 
 
 # ---------------------------------------------------------------- Header inside <If>/<ElseIf>/<Else>
@@ -446,7 +501,7 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
     for d in children:
         condition, action, rest, extras = _split(d)
         table_name = "always" if condition == "always" else "onsuccess"
-        if extras or not rest or action not in ("set", "unset", "add", "append", "merge") or \
+        if extras or not rest or not rest[0] or action not in ("set", "unset", "add", "append", "merge") or \
                 (action == "unset") != (len(rest) == 1) or (action != "unset" and len(rest) != 2):
             ctx.diags.add("A2N501" if extras else "A2N505", f"Header {' '.join(d.args)} inside {where}: this form "
                           "is not translated under an expression; nothing was emitted for this header", d.span,
