@@ -468,8 +468,11 @@ class Compiler:
         redirect = "R" in flags or re.match(r"^https?://", subst) is not None
         if self.per_dir is not None:
             target = self.with_prefix(rule, subst, target, redirect)
-        elif not redirect and "PT" not in flags:
-            target = self.file_path(rule, subst, target)
+        else:
+            if re.match(r"[^/$%\\]", subst) and not re.match(r"^[a-z][a-z0-9+.-]*://", target, re.I):
+                target = "/" + target       # server context: httpd puts `/` before a relative result
+            if not redirect and "PT" not in flags:
+                target = self.file_path(rule, subst, target)
         if "?" in target:
             if qsd:
                 target = target.split("?", 1)[0] + "?"
