@@ -26,6 +26,7 @@ from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, chec
 from .base import Context, Disposition, Rule, loosest, table
 from .header_expr import Untranslatable
 from .setenvif import set_env_if_expr
+from ..syntax.parser import read_text
 
 
 # ----------------------------------------------------------------- what a section says
@@ -231,7 +232,7 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
         found = locate(d.args[0]) if locate and d.args else None
         if found is not None:
             try:
-                config.auth["groupfile_local"] = (found.read_text(encoding="utf-8", errors="replace"), d.span)
+                config.auth["groupfile_local"] = (read_text(found), d.span)
                 ctx.diags.add("A2N755", f"AuthGroupFile {value}: the groups are read now and written into the "
                               "translation; later changes to the file need another conversion", d.span,
                               directive=d.name)
@@ -266,7 +267,7 @@ def _check_password_file(ctx: Context, d: Directive, path: str) -> None:
     if found is None:
         return
     try:
-        lines = found.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_text(found).splitlines()
     except OSError:
         return
     schemes = {password_scheme(line.split(":", 1)[1].strip()) for line in lines if ":" in line}

@@ -335,7 +335,7 @@ def resolve_sockets(ctx: Context) -> None:
     # DocumentRoot anywhere, httpd serves its compiled-in default (Debian's build: /var/www/html).
     for server in vhosts + ([main] if main in model.servers else []):
         if not server.names and main.names:
-            server.names = [main.names[0]]
+            server.names, server.name_spans = [main.names[0]], main.name_spans[:1]
         if server.root is None:
             if main.root is not None:
                 server.root, server.root_span = main.root, main.root_span

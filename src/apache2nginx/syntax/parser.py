@@ -9,7 +9,9 @@ the parser never raises on bad input.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 from functools import lru_cache
 from pathlib import Path
 
@@ -449,6 +451,8 @@ class _Builder:
                            "directive_name"):
                     # loose tokens inside an ERROR: already reported by _error_node
                     continue
+                if self.aborted:
+                    break      # openers a recovering parse left side by side: stop at the nesting limit
             else:
                 todo.pop()
 
@@ -484,17 +488,70 @@ def parse_text(name: str, text: str, diags: Diagnostics) -> ConfigFile:
     return ConfigFile(name, builder.root, text, text.count("\n") + (0 if text.endswith("\n") else 1))
 
 
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_input(path: str | Path, max_size: int) -> bytes:
+    """The bytes of a regular file of at most `max_size` bytes (one more is read, to tell it is over).
+
+    Devices, pipes, sockets and directories are refused before anything is read (a FIFO would block
+    the open, /dev/zero never ends): InputRefused says what the path is instead.
+    """
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise InputRefused("A2N013", f"is {_file_kind(st.st_mode)}, not a configuration file; it is not read")
+    if st.st_size > max_size:
+        raise InputRefused("A2N011", f"is {st.st_size:,} bytes, over the limit of {max_size:,} bytes")
+    # O_NONBLOCK: should the path have become a FIFO since the stat, the open does not wait for a writer
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputRefused("A2N013", "is not a regular file; it is not read")
+        return fh.read(max_size + 1)
+
+
+class InputRefused(OSError):
+    """A path that is not read: not a regular file, or too large (`code`: the diagnostic for it)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.strerror = message
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+def read_text(path: str | Path, max_size: int = DEFAULT_MAX_INPUT, errors: str = "replace") -> str:
+    """A data file the configuration names (a map, a password file): read as an input is (regular
+    files only, at most `max_size` bytes: InputRefused, an OSError, otherwise)."""
+    data = read_input(path, max_size)
+    if len(data) > max_size:
+        raise InputRefused("A2N011", f"is over the limit of {max_size:,} bytes")
+    return data.decode("utf-8", errors)
+
+
 def parse_file(path: str | Path, diags: Diagnostics, max_size: int = DEFAULT_MAX_INPUT,
-               display_name: str | None = None) -> ConfigFile | None:
-    """Read and parse one file; None (with a diagnostic) when it cannot be read at all."""
+               display_name: str | None = None, where: Span | None = None) -> ConfigFile | None:
+    """Read and parse one file; None (with a diagnostic) when it cannot be read at all. `where`: the
+    line that names the file (an Include), where a refusal is reported."""
     name = display_name or str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_input(path, max_size)
+    except InputRefused as exc:
+        diags.add(exc.code, f"{name} {exc}", where or Span.point(name))
+        return None
     except IsADirectoryError:
-        diags.add("A2N013", f"{name} is a directory, not a file", Span.point(name))
+        diags.add("A2N013", f"{name} is a directory, not a file", where or Span.point(name))
         return None
     except OSError as exc:
-        diags.add("A2N013", f"cannot read {name}: {exc.strerror or exc}", Span.point(name))
+        diags.add("A2N013", f"cannot read {name}: {exc.strerror or exc}", where or Span.point(name))
         return None
     return parse_bytes(name, data, diags, max_size)
 
