@@ -156,12 +156,28 @@ How to fix it: flatten the nesting.
 
 _code("A2N013", "unreadable-input", "error", "An input file or directory cannot be read.", """
 What it means: the file does not exist, is a directory where a file was
-expected, or permissions forbid reading it.
+expected, or permissions forbid reading it; or it is not a regular file (a
+device such as /dev/zero, a named pipe, a socket), which is never read; or an
+Include names more files than the translator reads from one pattern (4,096;
+`Include /` names the whole disk).
 
 Why it matters: nothing can be translated from it.
 
 How to fix it: check the path and its permissions.
 """, "check the path and its permissions")
+
+_code("A2N015", "number-out-of-range", "error", "A number is larger than httpd or nginx accepts.", """
+What it means: an argument holds a number with a thousand digits or more, or
+a value the translation would write beyond what nginx's parser accepts
+(a time or size over 2^63 milliseconds or bytes, a status code over 999, a
+port over 65535).
+
+Why it matters: httpd refuses such values when it starts (or reads them as
+something else after an overflow), and nginx refuses the translated line, so
+no faithful translation exists.
+
+How to fix it: write the value httpd should use, within its range.
+""", "write a value within the directive's range")
 
 _code("A2N014", "empty-input-directory", "error", "An input directory holds no configuration files.", """
 What it means: a directory was given as input, but it holds no `*.conf` file

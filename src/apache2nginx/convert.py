@@ -240,7 +240,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
     if collect_while_rendering:
         gc.freeze()
         gc.enable()
-    renderer = Renderer(options.source_comments)
+    renderer = Renderer(options.source_comments, diags)
     outputs: dict[str, str] = {}
     if options.split_outputs and len(specs) > 1 and not model.full:
         # One file per input with its servers, plus one shared file with what they all rely on
@@ -256,7 +256,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
         name = _output_name(specs[0], set(), model.full) if len(specs) == 1 else "nginx.conf" if model.full \
             else "sites.conf"
         outputs[name] = renderer.render(model, inputs=[s.display for s in specs])
-    fatal = False
+    fatal = renderer.refused
     for name, errors in zip(outputs, _check_outputs(list(outputs.values()), options)):
         for err in errors:
             diags.add("A2N900", f"generated {name} does not re-parse: {err}", None, severity=Severity.ERROR)

@@ -15,6 +15,7 @@ from jinja2.filters import do_indent
 from .. import __version__
 from ..model import Location, NginxModel, Server
 from .inherit import effective, header_order, merge
+from .limits import out_of_range
 from .selfcheck import fast_clean
 from ..syntax.span import Span
 
@@ -49,10 +50,13 @@ def _quote(arg: str) -> str:
 
 
 class Renderer:
-    def __init__(self, source_comments: bool = True):
+    def __init__(self, source_comments: bool = True, diags=None):
         self.source_comments = source_comments
         env = _environment()
         self.env = env
+        self.diags = diags           # where a value nginx would refuse is reported (A2N015)
+        self.refused = False         # such a value was met: the output must not be written
+        self._reported: set = set()
 
     def source(self, span: Span | None, label: str = "") -> str:
         if not self.source_comments or span is None:
@@ -67,7 +71,15 @@ class Renderer:
             line = "if " + " ".join(args) + (" {" if opens_block else ";")
         else:
             line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
+            if self.diags is not None and (why := out_of_range(name, args)):
+                self._refuse(why, span)
         return line + self.source(span, comment or "")
+
+    def _refuse(self, why: str, span: Span | None) -> None:
+        self.refused = True
+        if span not in self._reported:       # once per Apache line, however many statements it makes
+            self._reported.add(span)
+            self.diags.add("A2N015", f"the translation would write `{why}`; nginx refuses it", span)
 
     def statements(self, stmts: list, depth: int) -> str:
         """Statements at `depth`, with their nested blocks (if, limit_except), one a line."""

@@ -39,7 +39,10 @@ def parse_url(text: str):
     if not m:
         return None
     scheme = m.group("scheme").lower()
-    return scheme, m.group("host"), m.group("port"), m.group("path") or ""
+    port = m.group("port")
+    if port and (not port.isdigit() or len(port) > 5 or not 1 <= int(port) <= 65535):
+        return None      # httpd refuses the URL ("invalid port"), nginx too
+    return scheme, m.group("host"), port, m.group("path") or ""
 
 
 def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str, str]:

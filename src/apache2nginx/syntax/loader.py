@@ -22,7 +22,8 @@ from typing import Callable
 from .. import catalogue
 from ..diagnostics import Diagnostics
 from .modules import ModuleProfile, module_id
-from .parser import DEFAULT_MAX_INPUT, MAX_NESTING, parse_bytes, parse_file, parse_text, read_text
+from .parser import (DEFAULT_MAX_INPUT, HUGE_NUMBER, MAX_DIGITS, MAX_NESTING, parse_bytes, parse_file, parse_text,
+                     read_text)
 from .span import Span
 from .tree import Directive, Node, Section
 
@@ -229,7 +230,13 @@ class _Loader:
                                    hint="check the Define lines that build this value")
                     continue
                 self.expanded += size
-                args[i] = _VAR.sub(lambda m, n=node, i=i: self._lookup(m, n, i), arg)
+                value = _VAR.sub(lambda m, n=node, i=i: self._lookup(m, n, i), arg)
+                if HUGE_NUMBER.search(value):
+                    self.diags.add("A2N015", f"expanding ${{VAR}} in this argument makes a number of {MAX_DIGITS:,} "
+                                   "digits or more: no httpd directive takes one this large", node.arg_span(i),
+                                   directive=node.name, related=list(node.include_chain))
+                    continue
+                args[i] = value
 
     def _lookup(self, m: re.Match, node: Directive, index: int) -> str:
         name = m.group(1)
@@ -511,6 +518,10 @@ class _Loader:
                              f"{self.options.max_input_size:,} characters at Use {name}", node)
             return
         chain = (node.span,) + node.include_chain
+        if HUGE_NUMBER.search(text):
+            self.macro_error("A2N015", f"the expansion of {macro.where} holds a number of {MAX_DIGITS:,} digits or "
+                             "more: no httpd directive takes one this large", node)
+            return
         sub = Diagnostics()
         cf = parse_text(macro.file, text, sub)
         shift = macro.first_line - 1
