@@ -22,6 +22,7 @@ from .passes.base import Tally
 from .passes.translate import translate
 from .syntax.loader import LoadedConfig, LoadOptions, load
 from .syntax.span import Span
+from .workers import quiet_worker
 
 NGINX_VERSION_DEFAULT = "1.22"
 SHARED_OUTPUT = "00-apache2nginx-shared.conf"
@@ -166,7 +167,7 @@ def _load_inputs(specs: list[InputSpec], options: ConvertOptions, diags: Diagnos
     workers = _workers(options, len(specs))
     if workers > 1:
         chunk = max(1, len(specs) // (workers * 4))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=quiet_worker) as pool:
             results = list(_tracked(pool.map(_load_one, [(s, options.load) for s in specs], chunksize=chunk),
                                     len(specs), _progress(options), "reading inputs"))
         found = Diagnostics()
@@ -194,7 +195,7 @@ def _check_outputs(texts: list[str], options: ConvertOptions) -> list[list[str]]
     workers = _workers(options, len(texts))
     if workers == 1:
         return [_check_one(text) for text in texts]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=quiet_worker) as pool:
         return list(pool.map(_check_one, texts, chunksize=max(1, len(texts) // (workers * 4))))
 
 
@@ -221,6 +222,14 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
     loaded = _load_inputs(specs, options, diags)
     lines = sum(lc.lines for lc in loaded)
     if diags.has_errors or not loaded:
+        return ConvertResult({}, diags, tally, True, lines)
+    if options.docroot is None and all(not lc.children and not lc.consumed for lc in loaded):
+        # Nothing at all to translate (an empty file, empty stdin): a generated default server would
+        # hide the mistake. An empty file among others is only a warning.
+        for d in diags:
+            if d.code == "A2N025":
+                d.severity = Severity.ERROR
+                d.message = "the input holds no directives: there is nothing to convert"
         return ConvertResult({}, diags, tally, True, lines)
     combined = combine(loaded)
     htaccess_dir = options.htaccess_dir
