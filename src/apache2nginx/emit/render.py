@@ -19,6 +19,8 @@ from .limits import out_of_range
 from .selfcheck import fast_clean
 from ..syntax.span import Span
 
+# valid in server and location blocks but not at http level
+SERVER_ONLY = frozenset({"try_files"})
 _NEEDS_QUOTE = re.compile(r"[\s;{}\"'#]|\\$")
 
 
@@ -126,9 +128,18 @@ class Renderer:
         http_level = header_order(list(model.http_statements) + (main.statements if main is not None else []),
                                   0, unless)
         first = shared or full
+        # The main server's statements are written at http level, where nginx refuses a few that are valid
+        # in a server (FallbackResource's try_files): those go into every server that sets none of its own.
+        pushed = [s for s in http_level if s.name in SERVER_ONLY]
+        if pushed:
+            http_level = [s for s in http_level if s.name not in SERVER_ONLY]
 
         def server_statements(server: Server):
-            return server.own_statements + ([] if server.is_main else merge(http_level, server.statements, unless))
+            out = server.own_statements + ([] if server.is_main else merge(http_level, server.statements, unless))
+            if pushed:
+                own = {s.name for s in out}
+                out = out + [s for s in pushed if s.name not in own]
+            return out
 
         def locations(server: Server):
             parent = http_level if server.is_main else effective(http_level, server.statements, unless)

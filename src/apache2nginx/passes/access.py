@@ -838,7 +838,7 @@ def merge(configs: list[AccessConfig]) -> Effective:
 
 def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[str]:
     words = [w.lower() for w, _ in written]
-    relative = all(w[0] in "+-" for w in words)
+    relative = all(w[:1] in ("+", "-") for w in words)
     out = set(current) if relative else set()
     for w in words:
         name = w.lstrip("+-")

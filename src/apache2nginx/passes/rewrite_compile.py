@@ -801,8 +801,8 @@ def _split_default(text: str) -> tuple[str, str, str]:
 
 
 def _quote_value(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\'$]', value) \
-        else value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' if not value or \
+        re.search(r'[\s;{}"\'$]', value) else value
 
 
 def _flag_values(rule: RRule) -> list[str]:
