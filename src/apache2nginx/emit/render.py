@@ -21,6 +21,7 @@ from ..syntax.span import Span
 
 # valid in server and location blocks but not at http level
 SERVER_ONLY = frozenset({"try_files"})
+_LOCATION_QUOTE = re.compile(r"[\s;{}\"'#]")
 _NEEDS_QUOTE = re.compile(r"[\s;{}\"'#]|\\$")
 
 
@@ -108,7 +109,11 @@ class Renderer:
 
     def _location(self, loc: Location, depth: int, out: list[str]) -> None:
         pad = "    " * depth
-        out.append(f"{pad}location {(loc.modifier + ' ') if loc.modifier else ''}{loc.path} {{{self.source(loc.span)}\n")
+        path = loc.path
+        if _LOCATION_QUOTE.search(path):
+            # a blank, `;`, a brace, a quote or `#` would end the token (AliasMatch "a b" ...)
+            path = '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        out.append(f"{pad}location {(loc.modifier + ' ') if loc.modifier else ''}{path} {{{self.source(loc.span)}\n")
         self._statements(loc.statements, depth + 1, out)
         for inner in loc.locations:
             self._location(inner, depth + 1, out)
