@@ -136,7 +136,10 @@ How to fix it: point the translator at the text configuration file.
 """, "check that the path names a text configuration file")
 
 _code("A2N011", "input-too-large", "error", "The input file is larger than the configured limit.", """
-What it means: the file is larger than `--max-input-size` (32 MiB by default).
+What it means: the file is larger than `--max-input-size` (32 MiB by default);
+or the files it includes add up to more than four times that; or `${VAR}`
+substitution makes one argument longer than 65,536 characters or all of them
+more than the limit (a Define that doubles itself: `Define A ${A}${A}`).
 
 Why it matters: real configurations, even with tens of thousands of redirects,
 are a few megabytes; a larger file is usually a log or data file passed by
@@ -249,9 +252,12 @@ How to fix it: pass `--module NAME` if the server loads it.
 """, "pass --module NAME if the server loads it")
 
 _code("A2N025", "empty-input", "warning", "The input holds no directives.", """
-What it means: after comments and blank lines nothing is left.
+What it means: after comments and blank lines nothing is left. When no input
+of the conversion holds a directive (an empty file, empty stdin) it is an error
+and nothing is written; an empty file among others is a warning.
 
-Why it matters: the output will be an empty configuration.
+Why it matters: the output would be an empty configuration, or a generated
+default server that hides the mistake.
 
 How to fix it: check that the right file was given.
 """, "check the input path")
