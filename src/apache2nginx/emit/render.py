@@ -20,7 +20,7 @@ from .selfcheck import fast_clean
 from ..syntax.span import Span
 
 # valid in server and location blocks but not at http level
-SERVER_ONLY = frozenset({"try_files"})
+SERVER_ONLY = frozenset({"try_files", "return"})
 _LOCATION_QUOTE = re.compile(r"[\s;{}\"'#]")
 _NEEDS_QUOTE = re.compile(r"[\s;{}\"'#]|\\$")
 
@@ -134,7 +134,8 @@ class Renderer:
                                   0, unless)
         first = shared or full
         # The main server's statements are written at http level, where nginx refuses a few that are valid
-        # in a server (FallbackResource's try_files): those go into every server that sets none of its own.
+        # in a server (FallbackResource's try_files, a whole-server Redirect's return): those go into every
+        # server that sets none of its own.
         pushed = [s for s in http_level if s.name in SERVER_ONLY]
         if pushed:
             http_level = [s for s in http_level if s.name not in SERVER_ONLY]
