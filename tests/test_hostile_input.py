@@ -74,6 +74,19 @@ def test_include_of_the_whole_disk_is_capped_before_reading(tmp_path):
     assert time.monotonic() - start < 60
 
 
+def test_include_of_a_very_deep_directory_tree(tmp_path):
+    deep = str(tmp_path / "tree")
+    os.mkdir(deep)
+    for _ in range(1200):           # deeper than Python's recursion limit
+        deep += "/d"
+        os.mkdir(deep)
+    _write(Path(deep), "site.conf", "Listen 80\nServerName deep\n")
+    src = _write(tmp_path, "main.conf", f"Include {tmp_path / 'tree'}\n")
+    proc = run_cli("convert", str(src), timeout=60)
+    assert_no_traceback(proc)
+    assert proc.returncode == 0 and "server_name deep;" in proc.stdout, proc.stderr[-2000:]
+
+
 def test_fifo_is_never_opened_as_input_or_include(tmp_path):
     fifo = tmp_path / "pipe.conf"
     os.mkfifo(fifo)

@@ -90,6 +90,35 @@ class LoadedConfig:
                 stack.pop()
 
 
+def _walk_files(root: Path, limit: int) -> list[Path]:
+    """The files under `root` in os.walk's order (each directory's files by name, then its subdirectories
+    by name; symbolic links to directories are not followed), at most `limit` of them. Iterative: a
+    directory tree of any depth is no recursion."""
+    out: list[Path] = []
+    stack = [str(root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not entry.is_symlink():
+                    subdirs.append(entry.path)
+                continue
+            out.append(Path(entry.path))
+            if len(out) >= limit:
+                return out
+        stack.extend(reversed(subdirs))
+    return out
+
+
 def display_path(path: Path) -> str:
     """How a file is named in diagnostics and source comments: relative to the working directory when it
     lies below it (so outputs do not depend on where a checkout lives), else absolute."""
@@ -300,11 +329,7 @@ class _Loader:
         for p in paths:
             path = Path(p)
             if path.is_dir():
-                for dirpath, dirnames, filenames in os.walk(path):
-                    dirnames.sort()
-                    out.extend(Path(dirpath) / f for f in sorted(filenames))
-                    if len(out) > MAX_INCLUDE_MATCHES:
-                        break
+                out.extend(_walk_files(path, MAX_INCLUDE_MATCHES + 1 - len(out)))
             else:
                 out.append(path)
             if len(out) > MAX_INCLUDE_MATCHES:
