@@ -82,7 +82,14 @@ def test_include_of_a_very_deep_directory_tree(tmp_path):
         os.mkdir(deep)
     _write(Path(deep), "site.conf", "Listen 80\nServerName deep\n")
     src = _write(tmp_path, "main.conf", f"Include {tmp_path / 'tree'}\n")
-    proc = run_cli("convert", str(src), timeout=60)
+    try:
+        proc = run_cli("convert", str(src), timeout=60)
+    finally:
+        # bottom up, without recursion (pytest's own clean-up of old temporary directories recurses)
+        os.unlink(deep + "/site.conf")
+        while deep != str(tmp_path):
+            os.rmdir(deep)
+            deep = os.path.dirname(deep)
     assert_no_traceback(proc)
     assert proc.returncode == 0 and "server_name deep;" in proc.stdout, proc.stderr[-2000:]
 
