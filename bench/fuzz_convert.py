@@ -88,9 +88,9 @@ def _lines(data: bytes) -> list[bytes]:
     return data.split(b"\n")
 
 
-def mutate(rng: random.Random, data: bytes, donors: list[bytes]) -> bytes:
-    """One to four random damages of `data` (Apache configuration bytes)."""
-    for _ in range(rng.randint(1, 4)):
+def mutate(rng: random.Random, data: bytes, donors: list[bytes], most: int = 4) -> bytes:
+    """One to `most` random damages of `data` (Apache configuration bytes)."""
+    for _ in range(rng.randint(1, most)):
         data = rng.choice(MUTATIONS)(rng, data, donors)
     return data
 
@@ -335,14 +335,14 @@ class Report:
         return "\n".join(lines)
 
 
-def make_input(files: list[Path], seed: int, index: int, donors: list[bytes]) -> tuple[str, bytes, str]:
+def make_input(files: list[Path], seed: int, index: int, donors: list[bytes], most: int = 4) -> tuple[str, bytes, str]:
     rng = random.Random(f"{seed}-{index}")
     path = rng.choice(files)
-    return f"{seed}-{index}", mutate(rng, path.read_bytes(), donors), str(path)
+    return f"{seed}-{index}", mutate(rng, path.read_bytes(), donors, most), str(path)
 
 
 def fuzz(files: list[Path], count: int, seed: int, timeout: float = 10.0, jobs: int = 1,
-         deadline: float | None = None, on_result=None) -> Report:
+         deadline: float | None = None, on_result=None, most: int = 4) -> Report:
     """Convert `count` mutated inputs (stopping early at `deadline`, a time.monotonic() value)."""
     donors = [p.read_bytes() for p in files[:200]]
     report = Report()
@@ -357,7 +357,7 @@ def fuzz(files: list[Path], count: int, seed: int, timeout: float = 10.0, jobs: 
                     index = next(indices, None)
                 if index is None or (deadline is not None and time.monotonic() > deadline):
                     return
-                ident, data, origin = make_input(files, seed, index, donors)
+                ident, data, origin = make_input(files, seed, index, donors, most)
                 outcome, detail = runner.run(data)
                 with lock:
                     report.add(ident, outcome, detail)
@@ -381,6 +381,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds one conversion may take")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ap.add_argument("--mutations", type=int, default=4, help="at most this many damages per input")
     ap.add_argument("--show", metavar="SEED-INDEX", help="print the mutated input with this id and exit")
     ap.add_argument("--verbose", action="store_true", help="print every failure as it happens")
     args = ap.parse_args()
@@ -390,7 +391,8 @@ def main() -> int:
         return 2
     if args.show:
         seed, index = args.show.rsplit("-", 1)
-        _, data, origin = make_input(files, int(seed), int(index), [p.read_bytes() for p in files[:200]])
+        _, data, origin = make_input(files, int(seed), int(index), [p.read_bytes() for p in files[:200]],
+                                     args.mutations)
         sys.stderr.write(f"# mutated from {origin}\n")
         sys.stdout.buffer.write(data)
         return 0
@@ -400,8 +402,9 @@ def main() -> int:
             print(f"{ident} {outcome} {detail} (from {origin})", flush=True)
 
     start = time.monotonic()
-    report = fuzz(files, args.inputs, args.seed, args.timeout, args.jobs, on_result=verbose)
-    print(f"{len(files)} source files, seed {args.seed}, {time.monotonic() - start:.0f} s")
+    report = fuzz(files, args.inputs, args.seed, args.timeout, args.jobs, on_result=verbose, most=args.mutations)
+    print(f"{len(files)} source files, seed {args.seed}, up to {args.mutations} mutations each, "
+          f"{time.monotonic() - start:.0f} s")
     print(report.text())
     return 1 if report.failures else 0
 

@@ -94,6 +94,15 @@ def test_include_of_a_very_deep_directory_tree(tmp_path):
     assert proc.returncode == 0 and "server_name deep;" in proc.stdout, proc.stderr[-2000:]
 
 
+def test_names_too_long_for_the_system_are_missing_files(tmp_path):
+    name = "a" * 5000
+    src = _write(tmp_path, "long.conf", f"Listen 80\nIncludeOptional {name}*\n<IfFile {name}>\nListen 81\n"
+                                        f"</IfFile>\nInclude /{name}/x\n")
+    _refused(run_cli("convert", str(src), timeout=60), "A2N020", 6, 9)
+    proc = run_cli("convert", str(tmp_path / name), timeout=60)
+    _refused(proc, "A2N013")
+
+
 def test_fifo_is_never_opened_as_input_or_include(tmp_path):
     fifo = tmp_path / "pipe.conf"
     os.mkfifo(fifo)

@@ -74,12 +74,17 @@ def gather_inputs(args: list[str], diags: Diagnostics, stdin: bytes | None = Non
             specs.append(InputSpec("<stdin>", None, stdin if stdin is not None else b""))
             continue
         path = Path(arg)
-        if path.is_dir():
-            files = sorted(p for p in path.iterdir() if p.is_file() and (p.suffix == ".conf" or p.name == ".htaccess"))
+        if os.path.isdir(path):
+            try:
+                files = sorted(p for p in path.iterdir() if os.path.isfile(p) and (p.suffix == ".conf"
+                                                                                   or p.name == ".htaccess"))
+            except OSError as exc:
+                diags.add("A2N013", f"cannot read {arg}: {exc.strerror or exc}", Span.point(arg))
+                continue
             if not files:
                 diags.add("A2N014", f"{arg} holds no *.conf file", Span.point(arg))
             specs.extend(InputSpec(_display(arg, p), p) for p in files)
-        elif path.exists() or path.is_symlink():
+        elif os.path.lexists(path):
             specs.append(InputSpec(arg, path))
         else:
             diags.add("A2N013", f"cannot read {arg}: no such file or directory", Span.point(arg))

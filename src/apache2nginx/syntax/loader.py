@@ -230,7 +230,7 @@ class _Loader:
     def _envvars_file(base: Path) -> dict[str, str]:
         env: dict[str, str] = {}
         for cand in (base / "envvars", base.parent / "envvars"):
-            if cand.is_file():
+            if os.path.isfile(cand):
                 try:
                     for line in read_text(cand, 1 << 20).splitlines():
                         m = _ENVVAR_LINE.match(line)
@@ -285,7 +285,7 @@ class _Loader:
         if self.options.server_root:
             return [Path(self.options.server_root)]
         roots = [self.base_dir, self.base_dir.parent]
-        if self.server_root and Path(self.server_root).is_dir():
+        if self.server_root and os.path.isdir(self.server_root):
             roots.append(Path(self.server_root))
         return roots
 
@@ -311,7 +311,7 @@ class _Loader:
                         break
                 if matches:
                     return self._expand(sorted(matches), pattern, node)
-            elif cand.exists():
+            elif os.path.exists(cand):     # False for any OSError (a name too long) too
                 return self._expand([text], pattern, node)
         return None
 
@@ -320,7 +320,7 @@ class _Loader:
         candidates = [Path(path)] if os.path.isabs(path) else [r / path for r in self.roots()]
         if os.path.isabs(path) and self.server_root and path.startswith(self.server_root.rstrip("/") + "/"):
             candidates.extend(r / path[len(self.server_root.rstrip("/")) + 1:] for r in self.roots())
-        return next((c for c in candidates if c.is_file()), None)
+        return next((c for c in candidates if os.path.isfile(c)), None)
 
     def _expand(self, paths: list[str], pattern: str, node: Directive | None) -> list[Path]:
         """The files a glob's matches or a directory name, at most MAX_INCLUDE_MATCHES of them (counted
@@ -328,7 +328,7 @@ class _Loader:
         out: list[Path] = []
         for p in paths:
             path = Path(p)
-            if path.is_dir():
+            if os.path.isdir(path):
                 out.extend(_walk_files(path, MAX_INCLUDE_MATCHES + 1 - len(out)))
             else:
                 out.append(path)
@@ -429,7 +429,7 @@ class _Loader:
             negate = False
         elif key == "iffile":
             path = arg.strip('"')
-            result = any((Path(path) if os.path.isabs(path) else r / path).exists() for r in self.roots())
+            result = any(os.path.exists(Path(path) if os.path.isabs(path) else r / path) for r in self.roots())
             self.diags.add("A2N023", f"<IfFile {section.args[0]}> evaluated on this machine: "
                            f"{'present' if result else 'absent'}", section.span, directive="<IfFile")
         elif key == "ifdirective":
