@@ -202,6 +202,15 @@ def test_ports_outside_the_tcp_range_are_syntax_errors(tmp_path, text):
     assert "listen 99999" not in proc.stdout and "listen 70000" not in proc.stdout
 
 
+def test_backend_names_nginx_cannot_write(tmp_path):
+    src = _write(tmp_path, "b.conf", 'Listen 80\nProxyPass /a "http://a}b/"\nProxyPass /c balancer://}x/\n'
+                                     '<Proxy balancer://}x>\nBalancerMember http://127.0.0.1:81\n</Proxy>\n')
+    proc = run_cli("convert", str(src))
+    assert_no_traceback(proc)
+    assert "error[A2N900]" not in proc.stderr and "error[A2N302]" in proc.stderr, proc.stderr[-2000:]
+    assert "upstream _x {" in proc.stdout
+
+
 # ----------------------------------------------------------------------------- long lines
 
 def test_column_computation_is_linear_on_a_long_non_ascii_line():
