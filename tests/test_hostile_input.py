@@ -211,6 +211,23 @@ def test_backend_names_nginx_cannot_write(tmp_path):
     assert "upstream _x {" in proc.stdout
 
 
+def test_if_chain_with_an_untranslatable_condition(tmp_path):
+    src = _write(tmp_path, "h.conf", 'Listen 80\n<If "%{QUERY_STRING} =~ /v=/">\nHeader set Cache-Control a\n</If>\n'
+                                     '<ElseIf "%{9999REQUEST_URI} =~ m#/login$#">\nHeader set Cache-Control b\n'
+                                     '</ElseIf>\n<Else>\nHeader set Cache-Control c\n</Else>\n')
+    proc = run_cli("convert", str(src))
+    assert_no_traceback(proc)
+    assert proc.returncode in (0, 1) and "error[A2N501]" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_files_match_with_a_broken_regular_expression(tmp_path):
+    src = _write(tmp_path, "f.conf", 'Listen 80\n<Directory /var/www>\n<FilesMatch "\\.p(hp3?|tml$">\n'
+                                     'Require all denied\n</FilesMatch>\n</Directory>\n')
+    proc = run_cli("convert", str(src))
+    assert_no_traceback(proc)
+    assert "error[A2N741]" in proc.stderr, proc.stderr[-2000:]
+
+
 # ----------------------------------------------------------------------------- long lines
 
 def test_column_computation_is_linear_on_a_long_non_ascii_line():

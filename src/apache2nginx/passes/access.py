@@ -749,8 +749,13 @@ def basename_regex(pattern: str, regex: bool) -> str | None:
         body = body[:-1]
     body = _within_segment(body)
     # any segment, last or followed by path info (httpd matched the file the path info follows)
-    return "(?:^|/)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + \
+    out = "(?:^|/)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + \
         ("(?:/|$)" if ends else "[^/]*(?:/|$)")
+    try:
+        re.compile(out)
+    except (re.error, OverflowError, RecursionError):
+        return None       # not a regular expression (an unbalanced parenthesis): httpd refuses it too
+    return out
 
 
 def _within_segment(body: str) -> str:
