@@ -228,6 +228,14 @@ def test_files_match_with_a_broken_regular_expression(tmp_path):
     assert "error[A2N741]" in proc.stderr, proc.stderr[-2000:]
 
 
+def test_a_regular_expression_starting_with_a_hash_is_quoted(tmp_path):
+    src = _write(tmp_path, "r.conf", 'Listen 80\nRewriteEngine on\nRewriteCond "%{REQUEST_FILENAME}" !#-d\n'
+                                     'RewriteRule "(.*\\.gif)" "images.php?$1"\n')
+    proc = run_cli("convert", str(src))
+    assert_no_traceback(proc)
+    assert proc.returncode == 0 and '"#-d"' in proc.stdout, proc.stderr[-2000:]
+
+
 # ----------------------------------------------------------------------------- long lines
 
 def test_column_computation_is_linear_on_a_long_non_ascii_line():

@@ -512,7 +512,7 @@ def _join(base: str, rest: str) -> str:
 
 
 def _quote_if_needed(pattern: str) -> str:
-    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']', pattern) \
+    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']|^#', pattern) \
         else pattern
 
 

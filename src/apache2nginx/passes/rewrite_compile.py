@@ -808,7 +808,7 @@ _HEADER_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 def _quote_value(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' if not value or \
-        re.search(r'[\s;{}"\'$]', value) else value
+        re.search(r'[\s;{}"\'$]|^#', value) else value
 
 
 def _flag_values(rule: RRule) -> list[str]:
@@ -822,7 +822,7 @@ def _ensure_map(ctx: Context, block: MapBlock) -> None:
 
 
 def _quote_regex(pattern: str) -> str:
-    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']', pattern) \
+    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']|^#', pattern) \
         else pattern
 
 
