@@ -160,9 +160,28 @@ def compare(committed: str | None, regenerated: str, nginx_name: str, apache_nam
     return text or f"--- {label}\n+++ regenerated\n"
 
 
-def check_pair(pair: Pair, fix: bool) -> int:
+def refused_target(pair: Pair, root: Path | None) -> str | None:
+    """Why the pair's nginx file must not be written (or compared): it is one of its Apache inputs, or
+    (with `root`, for pairs of a configuration file) it resolves outside the repository."""
+    target = Path(pair.nginx).resolve()
+    for apache in pair.apache:
+        if Path(apache).resolve() == target:
+            return f"nginx = {pair.nginx} is the Apache input {apache}"
+    if root is not None:
+        base = root.resolve()
+        if target != base and base not in target.parents:
+            return (f"nginx = {pair.nginx} resolves to {target}, outside the repository {base}; "
+                    "a configuration file only names files inside it")
+    return None
+
+
+def check_pair(pair: Pair, fix: bool, root: Path | None = None) -> int:
     """Check (or with fix, rewrite) one pair; prints the diff on stdout and status on stderr."""
     apache_name = " ".join(pair.apache)
+    refused = refused_target(pair, root)
+    if refused:
+        click.echo(f"apache2nginx check: refusing the pair: {refused}", err=True)
+        return UNUSABLE
     try:
         regenerated = regenerate(pair.apache, pair.options)
     except CheckError as exc:
@@ -308,10 +327,11 @@ def check_command(files, config_path, fix, nginx_version, modules, without_modul
     here = Path.cwd()
     os.chdir(path.resolve().parent)
     try:
+        root = repository_root(Path.cwd())
         status = 0
         for pair in pairs:
             pair.options.update(cli)
-            status = max(status, check_pair(pair, fix))
+            status = max(status, check_pair(pair, fix, root))
     finally:
         os.chdir(here)
     if status == IN_SYNC and not fix:

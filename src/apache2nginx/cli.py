@@ -8,6 +8,7 @@ atomically with `-o`/`--out-dir`.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from . import __version__
 from .codes import CODES
 from .convert import ConvertOptions, convert, gather_inputs, is_htaccess_name, parse_version
 from .diagnostics import Diagnostics, Severity, SourceCache, render
-from .fileio import write_atomic
+from .fileio import OutputError, write_all, write_atomic
 from .syntax.loader import LoadOptions
 from .syntax.parser import DEFAULT_MAX_INPUT
 
@@ -160,24 +161,22 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
     result = convert(specs, options, diags)
     colour = _colour(color)
 
+    files: list[tuple[Path, str]] = []
+    if not result.fatal and output:
+        files = [(Path(output), "".join(result.outputs.values()))]
+    elif not result.fatal and out_dir:
+        files = [(Path(out_dir) / name, text) for name, text in result.outputs.items()]
     if out_format == "json":
         doc = {"output": {} if result.fatal else result.outputs,
                "diagnostics": [d.to_json() for d in diags.sorted()],
                "summary": result.tally.summary()}
-        if not result.fatal and output:
-            write_atomic(output, "".join(result.outputs.values()))
-        elif not result.fatal and out_dir:
-            for name, text in result.outputs.items():
-                write_atomic(Path(out_dir) / name, text)
+        _write_outputs(files, specs, result)
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         _emit_diagnostics(diags, diag_format, colour, sources)
         if not result.fatal:
-            if output:
-                write_atomic(output, "".join(result.outputs.values()))
-            elif out_dir:
-                for name, text in result.outputs.items():
-                    write_atomic(Path(out_dir) / name, text)
+            if files:
+                _write_outputs(files, specs, result)
             else:
                 sys.stdout.write("".join(result.outputs.values()))
         if diag_format == "text":
@@ -191,6 +190,28 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
 
 
 convert_cmd.name = "convert"
+
+
+def _write_outputs(files: list[tuple[Path, str]], specs, result) -> None:
+    """Write every output or none; a target that cannot be written, or that is one of the Apache files
+    read, is a usage error (exit 2) with a plain message."""
+    if not files:
+        return
+    read = {spec.path for spec in specs if spec.path is not None}
+    if result.config is not None:
+        read.update(Path(name) for name in result.config.files)
+    inputs = {p.resolve(): p for p in read if p.exists()}
+    for target, _ in files:
+        hit = inputs.get(target.resolve())
+        if hit is not None:
+            click.echo(f"apache2nginx: refusing to write {target}: it is the Apache file {hit} this conversion "
+                       "reads; no output was written", err=True)
+            sys.exit(2)
+    try:
+        write_all(files)
+    except OutputError as exc:
+        click.echo(f"apache2nginx: {exc}; no output was written", err=True)
+        sys.exit(2)
 
 
 VERIFY_EPILOG = """\b
@@ -416,7 +437,11 @@ def lint(files, nginx_path, gixy_path, no_gixy, gixy_skips, source_root, conf_pr
 
 def _lint_report(diags: Diagnostics, fmt: str, output: str | None, color: str) -> None:
     if output:
-        write_atomic(output, render(diags.sorted(), fmt, None, False))
+        try:
+            write_atomic(output, render(diags.sorted(), fmt, None, False))
+        except OutputError as exc:
+            click.echo(f"apache2nginx: {exc}", err=True)
+            sys.exit(2)
     else:
         _emit_diagnostics(diags, fmt, _colour(color))
 
@@ -426,17 +451,36 @@ def run() -> None:
     # `python -m apache2nginx` is the same program: same usage line, same completion variable.
     prog = "apache2nginx" if Path(sys.argv[0]).name == "__main__.py" else None
     try:
-        main(prog_name=prog, standalone_mode=True)
+        # Not click's standalone mode: it turns Ctrl-C into "Aborted!" and exit 1, drift's exit code.
+        code = main.main(prog_name=prog, standalone_mode=False)
     except SystemExit:
         raise
-    except KeyboardInterrupt:
-        sys.stderr.write("apache2nginx: interrupted\n")
-        sys.exit(130)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        _interrupted()
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except RecursionError:
+        sys.stderr.write("apache2nginx: the input is nested too deeply to convert; no output was written\n")
+        sys.exit(2)
+    except MemoryError:
+        sys.stderr.write("apache2nginx: out of memory converting the input; no output was written\n")
+        sys.exit(2)
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         sys.stderr.write(f"apache2nginx: internal error: {type(exc).__name__}: {exc}\n"
                          "This is a bug in apache2nginx, not in your input; no output was written. "
                          "Please report it with the input that caused it.\n")
         sys.exit(2)
+    else:
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _interrupted() -> None:
+    try:
+        sys.stderr.write("apache2nginx: interrupted; no output was written\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)   # at once: no worker process or atexit handler may print a traceback after this
 
 
 if __name__ == "__main__":  # pragma: no cover

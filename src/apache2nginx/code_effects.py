@@ -36,6 +36,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N012": effects(),
     "A2N013": effects(),
     "A2N014": effects(),
+    "A2N015": effects(),
     "A2N020": effects(),
     "A2N021": effects(),
     "A2N022": effects(),

@@ -136,7 +136,10 @@ How to fix it: point the translator at the text configuration file.
 """, "check that the path names a text configuration file")
 
 _code("A2N011", "input-too-large", "error", "The input file is larger than the configured limit.", """
-What it means: the file is larger than `--max-input-size` (32 MiB by default).
+What it means: the file is larger than `--max-input-size` (32 MiB by default);
+or the files it includes add up to more than four times that; or `${VAR}`
+substitution makes one argument longer than 65,536 characters or all of them
+more than the limit (a Define that doubles itself: `Define A ${A}${A}`).
 
 Why it matters: real configurations, even with tens of thousands of redirects,
 are a few megabytes; a larger file is usually a log or data file passed by
@@ -156,12 +159,28 @@ How to fix it: flatten the nesting.
 
 _code("A2N013", "unreadable-input", "error", "An input file or directory cannot be read.", """
 What it means: the file does not exist, is a directory where a file was
-expected, or permissions forbid reading it.
+expected, or permissions forbid reading it; or it is not a regular file (a
+device such as /dev/zero, a named pipe, a socket), which is never read; or an
+Include names more files than the translator reads from one pattern (4,096;
+`Include /` names the whole disk).
 
 Why it matters: nothing can be translated from it.
 
 How to fix it: check the path and its permissions.
 """, "check the path and its permissions")
+
+_code("A2N015", "number-out-of-range", "error", "A number is larger than httpd or nginx accepts.", """
+What it means: an argument holds a number with a thousand digits or more, or
+a value the translation would write beyond what nginx's parser accepts
+(a time or size over 2^63 milliseconds or bytes, a status code over 999, a
+port over 65535).
+
+Why it matters: httpd refuses such values when it starts (or reads them as
+something else after an overflow), and nginx refuses the translated line, so
+no faithful translation exists.
+
+How to fix it: write the value httpd should use, within its range.
+""", "write a value within the directive's range")
 
 _code("A2N014", "empty-input-directory", "error", "An input directory holds no configuration files.", """
 What it means: a directory was given as input, but it holds no `*.conf` file
@@ -233,9 +252,12 @@ How to fix it: pass `--module NAME` if the server loads it.
 """, "pass --module NAME if the server loads it")
 
 _code("A2N025", "empty-input", "warning", "The input holds no directives.", """
-What it means: after comments and blank lines nothing is left.
+What it means: after comments and blank lines nothing is left. When no input
+of the conversion holds a directive (an empty file, empty stdin) it is an error
+and nothing is written; an empty file among others is a warning.
 
-Why it matters: the output will be an empty configuration.
+Why it matters: the output would be an empty configuration, or a generated
+default server that hides the mistake.
 
 How to fix it: check that the right file was given.
 """, "check the input path")

@@ -22,6 +22,7 @@ from .passes.base import Tally
 from .passes.translate import translate
 from .syntax.loader import LoadedConfig, LoadOptions, load
 from .syntax.span import Span
+from .workers import quiet_worker
 
 NGINX_VERSION_DEFAULT = "1.22"
 SHARED_OUTPUT = "00-apache2nginx-shared.conf"
@@ -73,12 +74,17 @@ def gather_inputs(args: list[str], diags: Diagnostics, stdin: bytes | None = Non
             specs.append(InputSpec("<stdin>", None, stdin if stdin is not None else b""))
             continue
         path = Path(arg)
-        if path.is_dir():
-            files = sorted(p for p in path.iterdir() if p.is_file() and (p.suffix == ".conf" or p.name == ".htaccess"))
+        if os.path.isdir(path):
+            try:
+                files = sorted(p for p in path.iterdir() if os.path.isfile(p) and (p.suffix == ".conf"
+                                                                                   or p.name == ".htaccess"))
+            except OSError as exc:
+                diags.add("A2N013", f"cannot read {arg}: {exc.strerror or exc}", Span.point(arg))
+                continue
             if not files:
                 diags.add("A2N014", f"{arg} holds no *.conf file", Span.point(arg))
             specs.extend(InputSpec(_display(arg, p), p) for p in files)
-        elif path.exists() or path.is_symlink():
+        elif os.path.lexists(path):
             specs.append(InputSpec(arg, path))
         else:
             diags.add("A2N013", f"cannot read {arg}: no such file or directory", Span.point(arg))
@@ -166,7 +172,7 @@ def _load_inputs(specs: list[InputSpec], options: ConvertOptions, diags: Diagnos
     workers = _workers(options, len(specs))
     if workers > 1:
         chunk = max(1, len(specs) // (workers * 4))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=quiet_worker) as pool:
             results = list(_tracked(pool.map(_load_one, [(s, options.load) for s in specs], chunksize=chunk),
                                     len(specs), _progress(options), "reading inputs"))
         found = Diagnostics()
@@ -194,7 +200,7 @@ def _check_outputs(texts: list[str], options: ConvertOptions) -> list[list[str]]
     workers = _workers(options, len(texts))
     if workers == 1:
         return [_check_one(text) for text in texts]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=quiet_worker) as pool:
         return list(pool.map(_check_one, texts, chunksize=max(1, len(texts) // (workers * 4))))
 
 
@@ -227,6 +233,14 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
     lines = sum(lc.lines for lc in loaded)
     if diags.has_errors or not loaded:
         return ConvertResult({}, diags, tally, True, lines)
+    if options.docroot is None and all(not lc.children and not lc.consumed for lc in loaded):
+        # Nothing at all to translate (an empty file, empty stdin): a generated default server would
+        # hide the mistake. An empty file among others is only a warning.
+        for d in diags:
+            if d.code == "A2N025":
+                d.severity = Severity.ERROR
+                d.message = "the input holds no directives: there is nothing to convert"
+        return ConvertResult({}, diags, tally, True, lines)
     combined = combine(loaded)
     htaccess_dir = options.htaccess_dir
     if htaccess_dir is None and len(specs) == 1 and specs[0].path is not None \
@@ -245,7 +259,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
     if collect_while_rendering:
         gc.freeze()
         gc.enable()
-    renderer = Renderer(options.source_comments)
+    renderer = Renderer(options.source_comments, diags)
     outputs: dict[str, str] = {}
     if options.split_outputs and len(specs) > 1 and not model.full:
         # One file per input with its servers, plus one shared file with what they all rely on
@@ -261,7 +275,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
         name = _output_name(specs[0], set(), model.full) if len(specs) == 1 else "nginx.conf" if model.full \
             else "sites.conf"
         outputs[name] = renderer.render(model, inputs=[s.display for s in specs])
-    fatal = False
+    fatal = renderer.refused
     for name, errors in zip(outputs, _check_outputs(list(outputs.values()), options)):
         for err in errors:
             diags.add("A2N900", f"generated {name} does not re-parse: {err}", None, severity=Severity.ERROR)

@@ -139,9 +139,11 @@ class SourceCache:
     def line(self, name: str, line: int) -> str | None:
         lines = self._texts.get(name)
         if lines is None:
+            from .syntax.parser import DEFAULT_MAX_INPUT, InputRefused, read_input
             try:
-                raw = Path(name).read_bytes()
-            except OSError:
+                # only a regular file of a sane size: a diagnostic may name a device, a FIFO or a huge file
+                raw = read_input(name, DEFAULT_MAX_INPUT)
+            except (OSError, InputRefused):
                 raw = b""
             try:
                 text = raw.decode("utf-8")

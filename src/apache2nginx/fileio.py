@@ -1,4 +1,5 @@
-"""Atomic output: a file is replaced only by a complete new one, never half-written."""
+"""Atomic output: a file is replaced only by a complete new one, never half-written; several files are
+written all or none (each is staged beside its target first and renamed only when every one is staged)."""
 from __future__ import annotations
 
 import os
@@ -6,27 +7,101 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    path = Path(path)
+class OutputError(OSError):
+    """An output that cannot be written where it was asked for (a plain message for the user)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.strerror = message
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _make_parent(path: Path, created: list[Path]) -> Path:
+    """The directory `path` goes in, created (with its missing ancestors, noted in `created`) if need be."""
     directory = path.parent if str(path.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    missing = []
+    probe = directory
+    while not probe.exists() and not probe.is_symlink():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise OutputError(f"cannot write {path}: {probe} is a file, not a directory")
+    for d in reversed(missing):
+        try:
+            d.mkdir()
+        except FileExistsError:
+            if not d.is_dir():
+                raise OutputError(f"cannot write {path}: {d} is a file, not a directory") from None
+            continue
+        except OSError as exc:
+            raise OutputError(f"cannot create the directory {d} for {path}: {_reason(exc)}") from None
+        created.append(d)
+    return directory
+
+
+def write_all(files: list[tuple[str | Path, str]]) -> None:
+    """Write every (path, text) or, on any failure (OutputError), none: nothing is left behind but the
+    files as they were."""
+    staged: list[tuple[str, Path]] = []
+    created: list[Path] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
+        for target, text in files:
+            path = Path(target)
+            if path.is_dir():
+                raise OutputError(f"cannot write {path}: it is a directory")
+            directory = _make_parent(path, created)
             try:
-                os.chmod(tmp, path.stat().st_mode & 0o7777)
+                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+            except OSError as exc:
+                raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+            staged.append((tmp, path))
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            except OSError as exc:
+                raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+            mode = 0o644
+            if path.exists():
+                try:
+                    mode = path.stat().st_mode & 0o7777
+                except OSError:
+                    pass
+            try:
+                os.chmod(tmp, mode)
             except OSError:
                 pass
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        renamed = 0
+        for tmp, path in staged:
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise OutputError(f"cannot write {path}: {_reason(exc)}"
+                                  + (f" ({renamed} other file(s) were already replaced)" if renamed else "")) from None
+            renamed += 1
+        staged = []
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        for d in reversed(created):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
         raise
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    write_all([(path, text)])

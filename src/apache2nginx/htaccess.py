@@ -22,6 +22,7 @@ from .diagnostics import Diagnostics
 from .syntax.loader import LoadedConfig, LoadOptions, load
 from .syntax.span import Span
 from .syntax.tree import Section
+from .workers import quiet_worker
 
 OVERRIDE_CLASSES = {"authconfig", "fileinfo", "indexes", "limit", "options"}
 PARALLEL_FROM = 200          # below this many files one process is faster than starting workers
@@ -129,7 +130,7 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
     workers = jobs or (os.cpu_count() or 1)
     paths = [str(f) for f, _, _ in wanted]
     if workers > 1 and len(paths) >= PARALLEL_FROM:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=quiet_worker) as pool:
             parsed = list(_tracked(pool.map(_parse, paths, chunksize=64), len(paths), progress))
     else:
         parsed = list(_tracked(map(_parse, paths), len(paths), progress))

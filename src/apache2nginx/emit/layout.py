@@ -112,8 +112,8 @@ class Layout:
             for i, d in self.directory_index.get(path, ()):
                 # the server's own defaults (Options outside any section) come before every <Directory>
                 found.append((-1 if d.settings.get("server_level") else 0 if path == "/" else path.count("/"), i, d))
-            if path == "/":
-                break
+            if path == "/" or "/" not in path:
+                break   # the root, or the last segment of a relative path (Alias /icons icons)
             path = path.rsplit("/", 1)[0] or "/"
         return [d for _, _, d in sorted(found, key=lambda t: (t[0], t[1]))]
 
@@ -512,7 +512,7 @@ def _join(base: str, rest: str) -> str:
 
 
 def _quote_if_needed(pattern: str) -> str:
-    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']', pattern) \
+    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']|^#', pattern) \
         else pattern
 
 

@@ -15,9 +15,13 @@ from jinja2.filters import do_indent
 from .. import __version__
 from ..model import Location, NginxModel, Server
 from .inherit import effective, header_order, merge, server_block
+from .limits import out_of_range
 from .selfcheck import fast_clean
 from ..syntax.span import Span
 
+# valid in server and location blocks but not at http level
+SERVER_ONLY = frozenset({"try_files", "return"})
+_LOCATION_QUOTE = re.compile(r"[\s;{}\"'#]")
 _NEEDS_QUOTE = re.compile(r"[\s;{}\"'#]|\\$")
 
 
@@ -49,10 +53,13 @@ def _quote(arg: str) -> str:
 
 
 class Renderer:
-    def __init__(self, source_comments: bool = True):
+    def __init__(self, source_comments: bool = True, diags=None):
         self.source_comments = source_comments
         env = _environment()
         self.env = env
+        self.diags = diags           # where a value nginx would refuse is reported (A2N015)
+        self.refused = False         # such a value was met: the output must not be written
+        self._reported: set = set()
 
     def source(self, span: Span | None, label: str = "") -> str:
         if not self.source_comments or span is None:
@@ -67,7 +74,15 @@ class Renderer:
             line = "if " + " ".join(args) + (" {" if opens_block else ";")
         else:
             line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
+            if self.diags is not None and (why := out_of_range(name, args)):
+                self._refuse(why, span)
         return line + self.source(span, comment or "")
+
+    def _refuse(self, why: str, span: Span | None) -> None:
+        self.refused = True
+        if span not in self._reported:       # once per Apache line, however many statements it makes
+            self._reported.add(span)
+            self.diags.add("A2N015", f"the translation would write `{why}`; nginx refuses it", span)
 
     def statements(self, stmts: list, depth: int) -> str:
         """Statements at `depth`, with their nested blocks (if, limit_except), one a line."""
@@ -94,7 +109,11 @@ class Renderer:
 
     def _location(self, loc: Location, depth: int, out: list[str]) -> None:
         pad = "    " * depth
-        out.append(f"{pad}location {(loc.modifier + ' ') if loc.modifier else ''}{loc.path} {{{self.source(loc.span)}\n")
+        path = loc.path
+        if _LOCATION_QUOTE.search(path):
+            # a blank, `;`, a brace, a quote or `#` would end the token (AliasMatch "a b" ...)
+            path = '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        out.append(f"{pad}location {(loc.modifier + ' ') if loc.modifier else ''}{path} {{{self.source(loc.span)}\n")
         self._statements(loc.statements, depth + 1, out)
         for inner in loc.locations:
             self._location(inner, depth + 1, out)
@@ -114,6 +133,12 @@ class Renderer:
         http_level = header_order(list(model.http_statements) + (main.statements if main is not None else []),
                                   0, unless)
         first = shared or full
+        # The main server's statements are written at http level, where nginx refuses a few that are valid
+        # in a server (FallbackResource's try_files, a whole-server Redirect's return): those go into every
+        # server that sets none of its own.
+        pushed = [s for s in http_level if s.name in SERVER_ONLY]
+        if pushed:
+            http_level = [s for s in http_level if s.name not in SERVER_ONLY]
 
         def server_block_of(server: Server):
             # (the main server's `statements` are the http level's already)
@@ -121,7 +146,11 @@ class Renderer:
                                 unless)
 
         def server_statements(server: Server):
-            return server_block_of(server)[0]
+            out = server_block_of(server)[0]
+            if pushed:
+                own = {s.name for s in out}
+                out = out + [s for s in pushed if s.name not in own]
+            return out
 
         def locations(server: Server):
             parent = server_block_of(server)[1]

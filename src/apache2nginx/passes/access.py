@@ -26,6 +26,7 @@ from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, chec
 from .base import Context, Disposition, Rule, loosest, table
 from .header_expr import Untranslatable
 from .setenvif import set_env_if_expr
+from ..syntax.parser import read_text
 
 
 # ----------------------------------------------------------------- what a section says
@@ -231,7 +232,7 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
         found = locate(d.args[0]) if locate and d.args else None
         if found is not None:
             try:
-                config.auth["groupfile_local"] = (found.read_text(encoding="utf-8", errors="replace"), d.span)
+                config.auth["groupfile_local"] = (read_text(found), d.span)
                 ctx.diags.add("A2N755", f"AuthGroupFile {value}: the groups are read now and written into the "
                               "translation; later changes to the file need another conversion", d.span,
                               directive=d.name)
@@ -266,7 +267,7 @@ def _check_password_file(ctx: Context, d: Directive, path: str) -> None:
     if found is None:
         return
     try:
-        lines = found.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_text(found).splitlines()
     except OSError:
         return
     schemes = {password_scheme(line.split(":", 1)[1].strip()) for line in lines if ":" in line}
@@ -748,8 +749,13 @@ def basename_regex(pattern: str, regex: bool) -> str | None:
         body = body[:-1]
     body = _within_segment(body)
     # any segment, last or followed by path info (httpd matched the file the path info follows)
-    return "(?:^|/)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + \
+    out = "(?:^|/)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + \
         ("(?:/|$)" if ends else "[^/]*(?:/|$)")
+    try:
+        re.compile(out)
+    except (re.error, OverflowError, RecursionError):
+        return None       # not a regular expression (an unbalanced parenthesis): httpd refuses it too
+    return out
 
 
 def _within_segment(body: str) -> str:
@@ -837,7 +843,7 @@ def merge(configs: list[AccessConfig]) -> Effective:
 
 def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[str]:
     words = [w.lower() for w, _ in written]
-    relative = all(w[0] in "+-" for w in words)
+    relative = all(w[:1] in ("+", "-") for w in words)
     out = set(current) if relative else set()
     for w in words:
         name = w.lstrip("+-")

@@ -29,11 +29,19 @@ def _ipv6(text: str) -> str | None:
         return None
 
 
+def _port(text: str) -> int | None:
+    """A TCP port as httpd and nginx accept it (1-65535), else None."""
+    if not text.isdigit() or len(text) > 5 or not 1 <= int(text) <= 65535:
+        return None
+    return int(text)
+
+
 def _parse_listen(text: str) -> tuple[str | None, int, bool] | None:
     if text.isdigit():
-        return None, int(text), False
+        port = _port(text)
+        return (None, port, False) if port else None
     m = _ADDR.match(text)
-    if not m or not m.group("port") or m.group("port") == "*":
+    if not m or not m.group("port") or m.group("port") == "*" or _port(m.group("port")) is None:
         return None
     if m.group("v6"):
         v6 = _ipv6(m.group("v6"))
@@ -215,7 +223,7 @@ def _vhost_sockets(ctx: Context, server: Server, listens: list[ApacheListen]) ->
         ports: list[int]
         if port_text in ("", "*"):
             ports = sorted({l.port for l in listens}) if listens else [80]
-        elif port_text.isdigit():
+        elif _port(port_text) is not None:
             ports = [int(port_text)]
         else:
             ctx.diags.add("A2N001", f"<VirtualHost {text}>: not a valid address:port", span, directive="<VirtualHost")
@@ -335,7 +343,7 @@ def resolve_sockets(ctx: Context) -> None:
     # DocumentRoot anywhere, httpd serves its compiled-in default (Debian's build: /var/www/html).
     for server in vhosts + ([main] if main in model.servers else []):
         if not server.names and main.names:
-            server.names = [main.names[0]]
+            server.names, server.name_spans = [main.names[0]], main.name_spans[:1]
         if server.root is None:
             if main.root is not None:
                 server.root, server.root_span = main.root, main.root_span

@@ -14,6 +14,7 @@ from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, flag, Rule, table
 
+MAX_SECONDS = 10 ** 12    # some 31,700 years
 UNITS = {"year": 31536000, "month": 2592000, "week": 604800, "day": 86400, "hour": 3600, "minute": 60,
          "second": 1}
 
@@ -23,6 +24,8 @@ def parse_expiry(text: str) -> str | None:
     text = text.strip()
     m = re.fullmatch(r"([AM])(\d+)", text)
     if m:
+        if int(m.group(2)) > MAX_SECONDS:
+            return None
         return ("modified " if m.group(1) == "M" else "") + f"{m.group(2)}s"
     words = text.lower().split()
     if not words or words[0] not in ("access", "now", "modification"):
@@ -41,6 +44,8 @@ def parse_expiry(text: str) -> str | None:
         if unit not in UNITS:
             return None
         total += int(number) * UNITS[unit]
+    if total > MAX_SECONDS:
+        return None      # beyond any date either server can write (httpd overflows, nginx refuses)
     return f"{base}{total}s"
 
 

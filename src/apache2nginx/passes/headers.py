@@ -591,12 +591,19 @@ def _finish_if_chains(ctx: Context) -> None:
                 if record.table == "onsuccess" and everywhere:
                     keep.append(hide)        # httpd's set replaces a backend's copy on every request
                 record.variable = add.args[1] = ctx.model.new_variable("a2n_hdr_")
-                _chain_map(ctx, chain, record, quote, MapBlock, simple_match)
-                add.resets = (record.name.lower(), record.table)
-                add.conditional = not everywhere or any(v == "" for v in record.values.values())
-                if add.conditional:
-                    ctx.model.conditional_header_sets = True
-                keep.append(add)
+                try:
+                    _chain_map(ctx, chain, record, quote, MapBlock, simple_match)
+                except Untranslatable as e:
+                    ctx.diags.add("A2N501", f"Header {record.name} in an <If> chain: a condition of the chain is "
+                                  f"not translated ({e}); nothing was emitted for this header", chain.span,
+                                  directive="<If")
+                    keep = []
+                else:
+                    add.resets = (record.name.lower(), record.table)
+                    add.conditional = not everywhere or any(v == "" for v in record.values.values())
+                    if add.conditional:
+                        ctx.model.conditional_header_sets = True
+                    keep.append(add)
             # httpd merges the chain after the rest of its block: its headers come last there
             for stmt in record.statements:
                 if stmt in record.holder:

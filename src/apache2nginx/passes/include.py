@@ -331,7 +331,7 @@ class _Server:
         return out
 
     def parent_path(self, path: str) -> str | None:
-        while path:
+        while "/" in path:     # a relative path's last segment has no parent
             path = path.rsplit("/", 1)[0]
             if path in self.by_path:
                 return path

@@ -244,6 +244,12 @@ def set_handler(ctx: Context, d: Directive) -> Disposition:
     handler = flag(d)
     if ctx.scope is not None and ctx.scope.kind == "files":
         return _files_handler(ctx, d, handler)
+    if ctx.scope is None and handler not in ("none", "default-handler"):
+        # nginx takes a content handler (stub_status, fastcgi_pass) only in a location
+        ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} outside any section (for the whole "
+                      "server) is not translated; nothing was emitted", d.span, directive=d.name,
+                      hint="put it in a <Location /> or <Directory> section")
+        return Disposition.UNSUPPORTED
     if handler == "server-status":
         ctx.emit("stub_status", [], d.span)
         ctx.diags.add("A2N707", "server-status becomes stub_status: the page shows different figures; its access "

@@ -22,6 +22,7 @@ from ..syntax.tree import Directive, Section
 from .base import Context, Disposition, Rule, loosest, table
 
 _URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:]*)(?::(?P<port>\d+))?(?P<path>/.*)?$")
+_HOST = re.compile(r"\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.~%-]*")
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031}
 HTTP_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
 PROTOCOLS = {"http": "http", "https": "http", "ws": "http", "wss": "http", "fcgi": "fastcgi", "uwsgi": "uwsgi"}
@@ -39,7 +40,16 @@ def parse_url(text: str):
     if not m:
         return None
     scheme = m.group("scheme").lower()
-    return scheme, m.group("host"), m.group("port"), m.group("path") or ""
+    port = m.group("port")
+    if port and (not port.isdigit() or len(port) > 5 or not 1 <= int(port) <= 65535):
+        return None      # httpd refuses the URL ("invalid port"), nginx too
+    host = m.group("host")
+    if scheme == "balancer":
+        # a balancer's name becomes an upstream's: one token nginx reads (`}` or `;` would end it)
+        host = re.sub(r"[^A-Za-z0-9_.-]", "_", host)
+    elif not _HOST.fullmatch(host):
+        return None      # not a host name or address: nginx could not write it in a server line
+    return scheme, host, port, m.group("path") or ""
 
 
 def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str, str]:

@@ -33,6 +33,7 @@ from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_sla
                              front_controller, literal_redirect, static_https, whole_site_redirect)
 from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, flag_values, RewriteContext,
                             RewriteMapDef, RRule, _bracketed, _flags, _normalise, read_txt_map)
+from ..syntax.parser import read_text
 
 __all__ = ["RULES", "PER_DIRECTORY", "finish_server", "finish_model"]
 
@@ -175,7 +176,7 @@ def rewrite_map(ctx: Context, d: Directive) -> Disposition:
             mapdef.entries = {}
             return Disposition.UNSUPPORTED
         try:
-            mapdef.entries = read_txt_map(found.read_text(encoding="utf-8", errors="surrogateescape"))
+            mapdef.entries = read_txt_map(read_text(found, errors="surrogateescape"))
         except OSError as exc:
             ctx.diags.add("A2N831", f"RewriteMap {name}: the map file {path} cannot be read ({exc.strerror})",
                           d.span, directive=d.name)

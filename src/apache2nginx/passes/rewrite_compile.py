@@ -44,6 +44,9 @@ class Compiler:
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
         upper = name.upper()
+        if (upper.startswith("HTTP:") or upper.startswith("HTTP_")) and not _HEADER_NAME.fullmatch(name[5:]):
+            # a header name nginx cannot spell as a variable (a brace or a blank would break the file)
+            raise Unsupported("A2N806", f"%{{{name}}}: {name[5:]!r} is not a header name nginx can read")
         if upper.startswith("HTTP:"):
             return "$http_" + name[5:].lower().replace("-", "_")
         if upper == "ENV:REDIRECT_STATUS" and self.per_dir is not None and self.mark_redirects:
@@ -815,9 +818,12 @@ def _split_default(text: str) -> tuple[str, str, str]:
     return text, "", ""
 
 
+_HEADER_NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def _quote_value(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\'$]', value) \
-        else value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' if not value or \
+        re.search(r'[\s;{}"\'$]|^#', value) else value
 
 
 def _flag_values(rule: RRule) -> list[str]:
@@ -831,7 +837,7 @@ def _ensure_map(ctx: Context, block: MapBlock) -> None:
 
 
 def _quote_regex(pattern: str) -> str:
-    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']', pattern) \
+    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']|^#', pattern) \
         else pattern
 
 

@@ -22,11 +22,15 @@ from typing import Callable
 from .. import catalogue
 from ..diagnostics import Diagnostics
 from .modules import ModuleProfile, module_id
-from .parser import DEFAULT_MAX_INPUT, parse_bytes, parse_file, parse_text
+from .parser import (DEFAULT_MAX_INPUT, HUGE_NUMBER, MAX_DIGITS, MAX_NESTING, parse_bytes, parse_file, parse_text,
+                     read_text)
 from .span import Span
 from .tree import Directive, Node, Section
 
 MAX_INCLUDE_DEPTH = 64
+MAX_INCLUDE_MATCHES = 4096   # files one Include (a glob or a directory) may name
+MAX_TOTAL_FACTOR = 4         # an input with all it includes: at most this many times --max-input-size bytes
+MAX_EXPANDED_ARG = 1 << 16   # characters of one argument after ${VAR} substitution
 DEFAULT_APACHE_VERSION = (2, 4, 62)
 
 # Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config.
@@ -84,6 +88,35 @@ class LoadedConfig:
                     break
             else:
                 stack.pop()
+
+
+def _walk_files(root: Path, limit: int) -> list[Path]:
+    """The files under `root` in os.walk's order (each directory's files by name, then its subdirectories
+    by name; symbolic links to directories are not followed), at most `limit` of them. Iterative: a
+    directory tree of any depth is no recursion."""
+    out: list[Path] = []
+    stack = [str(root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not entry.is_symlink():
+                    subdirs.append(entry.path)
+                continue
+            out.append(Path(entry.path))
+            if len(out) >= limit:
+                return out
+        stack.extend(reversed(subdirs))
+    return out
 
 
 def display_path(path: Path) -> str:
@@ -185,7 +218,9 @@ class _Loader:
         self.macros: dict[str, _Macro] = {}
         self.macro_defined = False                # a <Macro> was read (httpd's messages differ)
         self.expanding: list[str] = []            # the macros being expanded, outermost first
-        self.expanded = 0                         # characters of macro text expanded so far
+        self.expanded = 0                         # characters of macro and ${VAR} text expanded so far
+        self.depth = 0                            # sections open across files and macro expansions
+        self.total_bytes = 0                      # bytes of every file read so far
         self.chain: tuple[Span, ...] = ()         # the Use lines the current text comes through
         # The text the nodes being processed come from: a file's text (split into lines when a macro
         # is defined in it) or an expanded macro body, with the source line of its first line.
@@ -195,9 +230,9 @@ class _Loader:
     def _envvars_file(base: Path) -> dict[str, str]:
         env: dict[str, str] = {}
         for cand in (base / "envvars", base.parent / "envvars"):
-            if cand.is_file():
+            if os.path.isfile(cand):
                 try:
-                    for line in cand.read_text("utf-8", "replace").splitlines():
+                    for line in read_text(cand, 1 << 20).splitlines():
                         m = _ENVVAR_LINE.match(line)
                         if m and "$(" not in m.group(2):
                             env[m.group(1)] = m.group(2).strip().strip("'\"")
@@ -211,7 +246,26 @@ class _Loader:
         args = node.args
         for i, arg in enumerate(args):
             if "${" in arg:
-                args[i] = _VAR.sub(lambda m, n=node, i=i: self._lookup(m, n, i), arg)
+                # The length is known before the text is built: a Define that doubles itself
+                # (Define A ${A}${A}) must not grow without bound.
+                pieces = _VAR.split(arg)
+                size = sum(len(p) for p in pieces[0::2]) + sum(
+                    len(self.defines.get(name, "${" + name + "}")) for name in pieces[1::2])
+                limit = self.options.max_input_size
+                if size > MAX_EXPANDED_ARG or self.expanded + size > limit:
+                    self.diags.add("A2N011", f"expanding ${{VAR}} in this argument makes {size:,} characters, "
+                                   f"over the limit of {min(MAX_EXPANDED_ARG, limit):,}; it is kept unexpanded",
+                                   node.arg_span(i), directive=node.name, related=list(node.include_chain),
+                                   hint="check the Define lines that build this value")
+                    continue
+                self.expanded += size
+                value = _VAR.sub(lambda m, n=node, i=i: self._lookup(m, n, i), arg)
+                if HUGE_NUMBER.search(value):
+                    self.diags.add("A2N015", f"expanding ${{VAR}} in this argument makes a number of {MAX_DIGITS:,} "
+                                   "digits or more: no httpd directive takes one this large", node.arg_span(i),
+                                   directive=node.name, related=list(node.include_chain))
+                    continue
+                args[i] = value
 
     def _lookup(self, m: re.Match, node: Directive, index: int) -> str:
         name = m.group(1)
@@ -231,11 +285,11 @@ class _Loader:
         if self.options.server_root:
             return [Path(self.options.server_root)]
         roots = [self.base_dir, self.base_dir.parent]
-        if self.server_root and Path(self.server_root).is_dir():
+        if self.server_root and os.path.isdir(self.server_root):
             roots.append(Path(self.server_root))
         return roots
 
-    def resolve(self, pattern: str) -> list[Path] | None:
+    def resolve(self, pattern: str, node: Directive | None = None) -> list[Path] | None:
         candidates: list[Path] = []
         if os.path.isabs(pattern):
             candidates.append(Path(pattern))
@@ -250,11 +304,15 @@ class _Loader:
         for cand in candidates:
             text = str(cand)
             if glob.has_magic(text):
-                matches = sorted(glob.glob(text))
+                matches = []
+                for m in glob.iglob(text):
+                    matches.append(m)
+                    if len(matches) > MAX_INCLUDE_MATCHES:
+                        break
                 if matches:
-                    return self._expand(matches)
-            elif cand.exists():
-                return self._expand([text])
+                    return self._expand(sorted(matches), pattern, node)
+            elif os.path.exists(cand):     # False for any OSError (a name too long) too
+                return self._expand([text], pattern, node)
         return None
 
     def locate(self, path: str) -> Path | None:
@@ -262,19 +320,25 @@ class _Loader:
         candidates = [Path(path)] if os.path.isabs(path) else [r / path for r in self.roots()]
         if os.path.isabs(path) and self.server_root and path.startswith(self.server_root.rstrip("/") + "/"):
             candidates.extend(r / path[len(self.server_root.rstrip("/")) + 1:] for r in self.roots())
-        return next((c for c in candidates if c.is_file()), None)
+        return next((c for c in candidates if os.path.isfile(c)), None)
 
-    @staticmethod
-    def _expand(paths: list[str]) -> list[Path]:
+    def _expand(self, paths: list[str], pattern: str, node: Directive | None) -> list[Path]:
+        """The files a glob's matches or a directory name, at most MAX_INCLUDE_MATCHES of them (counted
+        while the tree is walked, so `Include /` stops early instead of listing the whole disk)."""
         out: list[Path] = []
         for p in paths:
             path = Path(p)
-            if path.is_dir():
-                for dirpath, dirnames, filenames in os.walk(path):
-                    dirnames.sort()
-                    out.extend(Path(dirpath) / f for f in sorted(filenames))
+            if os.path.isdir(path):
+                out.extend(_walk_files(path, MAX_INCLUDE_MATCHES + 1 - len(out)))
             else:
                 out.append(path)
+            if len(out) > MAX_INCLUDE_MATCHES:
+                self.diags.add("A2N013", f"{pattern} names more than {MAX_INCLUDE_MATCHES:,} files; nothing of "
+                               "it was read", node.arg_span(node.args.index(pattern)) if node is not None and
+                               pattern in node.args else Span.point(self.name),
+                               directive=node.name if node is not None else None,
+                               hint="name the configuration files or directory precisely")
+                return []
         return out
 
     def include(self, node: Directive, out: list[Node], parent: Section | None, optional: bool) -> None:
@@ -282,8 +346,8 @@ class _Loader:
         if not node.args:
             self.diags.add("A2N001", f"{node.name} requires a path", node.span, directive=node.name)
             return
-        for pattern in node.args:
-            files = self.resolve(pattern)
+        for index, pattern in enumerate(node.args):
+            files = self.resolve(pattern, node)
             if files is None:
                 if optional:
                     continue
@@ -295,23 +359,38 @@ class _Loader:
                                related=list(node.include_chain))
                 continue
             for path in files:
-                self.include_file(path, node, out, parent)
+                if not self.include_file(path, node, out, parent, node.arg_span(index)):
+                    break   # one refused file (a device, a binary file, too much input) stops the pattern
 
-    def include_file(self, path: Path, via: Directive | None, out: list[Node], parent: Section | None) -> None:
+    def include_file(self, path: Path, via: Directive | None, out: list[Node], parent: Section | None,
+                     where: Span | None = None) -> bool:
+        """Read one included file in place; False when it was refused (nothing of it was read)."""
         real = os.path.realpath(path)
         if real in self.include_stack:
             chain = " -> ".join(self.include_stack[self.include_stack.index(real):] + [real])
             self.diags.add("A2N021", f"include loop: {chain}", via.span if via else Span.point(str(path)),
                            directive=via.name if via else None)
-            return
+            return False
         if len(self.include_stack) >= MAX_INCLUDE_DEPTH:
             self.diags.add("A2N021", f"includes nested more than {MAX_INCLUDE_DEPTH} deep at {path}",
                            via.span if via else Span.point(str(path)))
-            return
+            return False
         name = display_path(path)
-        cf = parse_file(path, self.diags, self.options.max_input_size, name)
+        where = where or (via.span if via is not None else None)
+        budget = self.options.max_input_size * MAX_TOTAL_FACTOR - self.total_bytes
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0      # parse_file reports it
+        if size > budget:
+            self.diags.add("A2N011", f"{name}: the input with the files it includes is over the limit of "
+                           f"{self.options.max_input_size * MAX_TOTAL_FACTOR:,} bytes", where or Span.point(name),
+                           directive=via.name if via else None, related=list(via.include_chain) if via else [])
+            return False
+        cf = parse_file(path, self.diags, self.options.max_input_size, name, where)
         if cf is None:
-            return
+            return False
+        self.total_bytes += len(cf.text)
         self.files.append(name)
         self.lines += cf.line_count
         self.include_stack.append(real)
@@ -322,6 +401,7 @@ class _Loader:
         finally:
             self.include_stack.pop()
             self.source, self.chain = saved, saved_chain
+        return True
 
     # -- conditionals ------------------------------------------------------
     def condition(self, section: Section) -> bool:
@@ -349,7 +429,7 @@ class _Loader:
             negate = False
         elif key == "iffile":
             path = arg.strip('"')
-            result = any((Path(path) if os.path.isabs(path) else r / path).exists() for r in self.roots())
+            result = any(os.path.exists(Path(path) if os.path.isabs(path) else r / path) for r in self.roots())
             self.diags.add("A2N023", f"<IfFile {section.args[0]}> evaluated on this machine: "
                            f"{'present' if result else 'absent'}", section.span, directive="<IfFile")
         elif key == "ifdirective":
@@ -447,6 +527,9 @@ class _Loader:
         if name in self.expanding:
             self.macro_error("A2N026", f"recursive use of macro '{name}' is invalid", node)
             return
+        if len(self.expanding) >= MAX_NESTING:
+            self.macro_error("A2N026", f"macros used inside each other more than {MAX_NESTING} levels deep", node)
+            return
         values = node.args[1:]
         if len(values) != len(macro.params):
             self.macro_error("A2N026", f"{macro.where} used with {len(values)} arguments instead of "
@@ -460,6 +543,10 @@ class _Loader:
                              f"{self.options.max_input_size:,} characters at Use {name}", node)
             return
         chain = (node.span,) + node.include_chain
+        if HUGE_NUMBER.search(text):
+            self.macro_error("A2N015", f"the expansion of {macro.where} holds a number of {MAX_DIGITS:,} digits or "
+                             "more: no httpd directive takes one this large", node)
+            return
         sub = Diagnostics()
         cf = parse_text(macro.file, text, sub)
         shift = macro.first_line - 1
@@ -517,21 +604,31 @@ class _Loader:
             if node.is_section:
                 if variables:
                     self.substitute(node)
-                if key in CONDITIONALS:
-                    self.consumed.append(node)
-                    if self.condition(node):  # type: ignore[arg-type]
-                        self.process(node.children, out, parent, variables)  # type: ignore[union-attr]
-                    else:
-                        self.skipped += sum(1 for _ in node.walk())  # type: ignore[union-attr]
+                if self.depth >= MAX_NESTING:
+                    # each file is checked on its own; sections open across includes and macros add up
+                    self.diags.add("A2N012", f"sections nested more than {MAX_NESTING} levels deep (counting "
+                                   "the files and macros they come through)", node.span,
+                                   directive="<" + node.name, related=list(self.chain or node.include_chain))
                     continue
                 if key == "macro" and self.macro_enabled:
                     self.define_macro(node)  # type: ignore[arg-type]
                     continue
-                children = node.children  # type: ignore[union-attr]
-                node.children = []  # type: ignore[union-attr]
-                node.parent = parent
-                out.append(node)
-                self.process(children, node.children, node, variables)  # type: ignore[union-attr]
+                self.depth += 1
+                try:
+                    if key in CONDITIONALS:
+                        self.consumed.append(node)
+                        if self.condition(node):  # type: ignore[arg-type]
+                            self.process(node.children, out, parent, variables)  # type: ignore[union-attr]
+                        else:
+                            self.skipped += sum(1 for _ in node.walk())  # type: ignore[union-attr]
+                        continue
+                    children = node.children  # type: ignore[union-attr]
+                    node.children = []  # type: ignore[union-attr]
+                    node.parent = parent
+                    out.append(node)
+                    self.process(children, node.children, node, variables)  # type: ignore[union-attr]
+                finally:
+                    self.depth -= 1
                 continue
             if key in CONSUMED:
                 if key == "include" or key == "includeoptional":

@@ -9,7 +9,10 @@ the parser never raises on bad input.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
+from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
 
@@ -33,7 +36,12 @@ _TOKEN = re.compile(r'"[^"]*"?|\'[^\']*\'?|\S+')
 # control characters Python's str.split() treats as blanks but httpd and the grammar do not.
 _NOT_PLAIN = re.compile(rb"[\\\n\"'\x00-\x08\x0e-\x1f\x7f]")
 # Characters Python's str.split()/\S treat as blanks but httpd and the grammar do not.
+_CONTINUATION_BYTE = re.compile(rb"[\x80-\xbf]")
 _SPLIT_MISMATCH = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+# A number no httpd directive takes (and Python would not convert: its int() limit is 4,300 digits);
+# anchored at the start of the run so a scan stays linear.
+MAX_DIGITS = 1000
+HUGE_NUMBER = re.compile(r"(?<![0-9])[0-9]{%d}" % MAX_DIGITS)
 
 
 @lru_cache(maxsize=1)
@@ -164,12 +172,30 @@ def decode_input(name: str, data: bytes, diags: Diagnostics, max_size: int = DEF
             diags.add("A2N007", "file starts with a UTF-8 byte-order mark; httpd 2.4 reads it as part of "
                       "the first directive name, the translator skips it", Span.point(name))
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = _locate_offset(data, exc.start)
         diags.add("A2N008", f"byte 0x{data[exc.start]:02x} is not UTF-8; the file was read as Latin-1",
                   Span(name, line, col, line, col + 1))
-        return data.decode("latin-1")
+        text = data.decode("latin-1")
+    if huge_number(name, text, diags) is not None:
+        return None
+    return text
+
+
+def huge_number(name: str, text: str, diags: Diagnostics, first_line: int = 1) -> Span | None:
+    """Report (A2N015) the first number of MAX_DIGITS digits or more in `text`; its span, or None."""
+    m = HUGE_NUMBER.search(text)
+    if m is None:
+        return None
+    end = m.end()
+    while end < len(text) and "0" <= text[end] <= "9":
+        end += 1
+    line = text.count("\n", 0, m.start()) + first_line
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    span = Span(name, line, col, line, col + end - m.start())
+    diags.add("A2N015", f"a number of {end - m.start():,} digits: no httpd directive takes one this large", span)
+    return span
 
 
 # ------------------------------------------------------------------ tree building
@@ -195,12 +221,20 @@ class _Builder:
 
     # positions ------------------------------------------------------------
     def col(self, row: int, bytecol: int) -> int:
+        """The 1-based character column of a byte offset on a line. The source is UTF-8 (encoded from
+        the decoded text), so characters before the offset are its bytes minus the continuation bytes
+        among them, found by a binary search in the line's continuation-byte offsets (computed once a
+        line: linear, however many arguments a long line has)."""
         if self.ascii:
             return bytecol + 1
         if self._lines is None:
             self._lines = self.src.split(b"\n")
-        line = self._lines[row] if row < len(self._lines) else b""
-        return len(line[:bytecol].decode("utf-8", "replace")) + 1
+            self._continuations: dict[int, list[int]] = {}
+        cont = self._continuations.get(row)
+        if cont is None:
+            line = self._lines[row] if row < len(self._lines) else b""
+            cont = self._continuations[row] = [m.start() for m in _CONTINUATION_BYTE.finditer(line)]
+        return bytecol - bisect_left(cont, bytecol) + 1
 
     def span(self, node) -> Span:
         (r0, c0), (r1, c1) = node.start_point, node.end_point
@@ -350,7 +384,7 @@ class _Builder:
             for value, s, e, q, terminated in split_words(joined):
                 # Positions are exact when the opener sits on one line, as nearly all do.
                 line = start_row + 1
-                c = self.col(start_row, start_byte_col) + len(joined[:s])
+                c = self.col(start_row, start_byte_col) + s
                 args.append(value)
                 quoted.append(q)
                 pos.append((line, c, line, c + (e - s)))
@@ -449,6 +483,8 @@ class _Builder:
                            "directive_name"):
                     # loose tokens inside an ERROR: already reported by _error_node
                     continue
+                if self.aborted:
+                    break      # openers a recovering parse left side by side: stop at the nesting limit
             else:
                 todo.pop()
 
@@ -484,17 +520,70 @@ def parse_text(name: str, text: str, diags: Diagnostics) -> ConfigFile:
     return ConfigFile(name, builder.root, text, text.count("\n") + (0 if text.endswith("\n") else 1))
 
 
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_input(path: str | Path, max_size: int) -> bytes:
+    """The bytes of a regular file of at most `max_size` bytes (one more is read, to tell it is over).
+
+    Devices, pipes, sockets and directories are refused before anything is read (a FIFO would block
+    the open, /dev/zero never ends): InputRefused says what the path is instead.
+    """
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise InputRefused("A2N013", f"is {_file_kind(st.st_mode)}, not a configuration file; it is not read")
+    if st.st_size > max_size:
+        raise InputRefused("A2N011", f"is {st.st_size:,} bytes, over the limit of {max_size:,} bytes")
+    # O_NONBLOCK: should the path have become a FIFO since the stat, the open does not wait for a writer
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputRefused("A2N013", "is not a regular file; it is not read")
+        return fh.read(max_size + 1)
+
+
+class InputRefused(OSError):
+    """A path that is not read: not a regular file, or too large (`code`: the diagnostic for it)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.strerror = message
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+def read_text(path: str | Path, max_size: int = DEFAULT_MAX_INPUT, errors: str = "replace") -> str:
+    """A data file the configuration names (a map, a password file): read as an input is (regular
+    files only, at most `max_size` bytes: InputRefused, an OSError, otherwise)."""
+    data = read_input(path, max_size)
+    if len(data) > max_size:
+        raise InputRefused("A2N011", f"is over the limit of {max_size:,} bytes")
+    return data.decode("utf-8", errors)
+
+
 def parse_file(path: str | Path, diags: Diagnostics, max_size: int = DEFAULT_MAX_INPUT,
-               display_name: str | None = None) -> ConfigFile | None:
-    """Read and parse one file; None (with a diagnostic) when it cannot be read at all."""
+               display_name: str | None = None, where: Span | None = None) -> ConfigFile | None:
+    """Read and parse one file; None (with a diagnostic) when it cannot be read at all. `where`: the
+    line that names the file (an Include), where a refusal is reported."""
     name = display_name or str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_input(path, max_size)
+    except InputRefused as exc:
+        diags.add(exc.code, f"{name} {exc}", where or Span.point(name))
+        return None
     except IsADirectoryError:
-        diags.add("A2N013", f"{name} is a directory, not a file", Span.point(name))
+        diags.add("A2N013", f"{name} is a directory, not a file", where or Span.point(name))
         return None
     except OSError as exc:
-        diags.add("A2N013", f"cannot read {name}: {exc.strerror or exc}", Span.point(name))
+        diags.add("A2N013", f"cannot read {name}: {exc.strerror or exc}", where or Span.point(name))
         return None
     return parse_bytes(name, data, diags, max_size)
 
