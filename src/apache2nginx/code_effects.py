@@ -139,6 +139,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N337": effects("status@server-error", "connection"),  # a route's timeout or keepalive differs
     "A2N338": effects("header content-location:changed@proxied", "header uri:changed@proxied",
                       "header refresh:changed@proxied"),
+    "A2N340": effects(),                # the same host name where it is the machine's fully qualified name
     "A2N333": effects("body", "backend", "header@proxied"),  # proxied HTML keeps the backend's URLs
     "A2N327": effects(*_REWRITE),       # the rule is not translated
 

@@ -1257,6 +1257,12 @@ _short("A2N338", "proxy-redirect-headers", "info", "ProxyPassReverse becomes pro
        "a Content-Location (or URI) header naming the backend reaches the client unchanged; a Refresh header is "
        "rewritten where httpd leaves it.",
        "nothing, usually; rewrite Content-Location with proxy_hide_header and add_header if clients use it.")
+_short("A2N340", "proxy-server-hostname", "info", "X-Forwarded-Server names the machine by its host name.",
+       "with no ServerName in the input, httpd's X-Forwarded-Server is the name it determined for the machine at "
+       "startup: the fully qualified name the host name resolves to, else the host name if it has a dot, else "
+       "the address it resolves to. nginx sends $hostname, the host name as the system reports it.",
+       "on a machine whose host name is not its fully qualified name the backend sees another server name.",
+       "add a ServerName to the input (the translation then sends it), or set the header to the name you want.")
 _short("A2N333", "proxy-html-filter", "error", "mod_proxy_html's link rewriting has no nginx equivalent.",
        "with ProxyHTMLEnable On httpd parses proxied HTML and rewrites the URLs in the elements and attributes "
        "ProxyHTMLLinks and ProxyHTMLEvents name, through ProxyHTMLURLMap. nginx has no HTML parser; sub_filter "

@@ -724,6 +724,7 @@ def _duration(value: str) -> str:
 def emitter(model, main: Server, diags):
     """The function the layout step calls for a proxied region: nginx statements for one location."""
     maps_done: set[str] = set()
+    notes: set[str] = set()     # diagnostics given once for the whole input
 
     def ensure_map(var: str, block: MapBlock) -> None:
         if var not in maps_done and not any(m.variable == var for m in model.maps):
@@ -803,13 +804,22 @@ def emitter(model, main: Server, diags):
         if add_headers[0] != "off":
             ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
                                                          [('""', "$http_host")], '"$http_x_forwarded_host, $http_host"'))
-            ensure_map("$a2n_x_forwarded_server", MapBlock("$http_x_forwarded_server", "$a2n_x_forwarded_server",
-                                                           [('""', "$server_name")],
-                                                           '"$http_x_forwarded_server, $server_name"'))
+            # httpd sends the server's ServerName; with none in the input (here or in the main server), the name
+            # it determined for the machine at startup: nginx's $hostname
+            named = server.has_server_name or main.has_server_name
+            name, var = ("$server_name", "$a2n_x_forwarded_server") if named else \
+                ("$hostname", "$a2n_x_forwarded_server_hostname")
+            ensure_map(var, MapBlock("$http_x_forwarded_server", var, [('""', name)],
+                                     f'"$http_x_forwarded_server, {name}"'))
+            if not named and "hostname" not in notes:
+                notes.add("hostname")
+                diags.add("A2N340", "no ServerName in the input: httpd names the machine in X-Forwarded-Server by "
+                          "the fully qualified name it resolves for the host name at startup (or by its address "
+                          "when none resolves); nginx sends the host name ($hostname)", span)
             where = add_headers[1] or span
             out += [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
                     Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
-                    Stmt("proxy_set_header", ["X-Forwarded-Server", "$a2n_x_forwarded_server"], where)]
+                    Stmt("proxy_set_header", ["X-Forwarded-Server", var], where)]
         if up.scheme == "https":
             out.append(Stmt("proxy_ssl_server_name", ["on"], span))
             out.append(Stmt("proxy_ssl_name", [up.host_header.rsplit(":", 1)[0]], span))

@@ -657,7 +657,7 @@ class ApacheSandbox:
         user = "User www-data\nGroup www-data\n" if os.geteuid() == 0 else ""
         preamble = (f"ServerRoot {self.prefix}\nPidFile {self.prefix}/httpd.pid\nMutex file:{self.prefix} default\n"
                     f"DefaultRuntimeDir {self.prefix}\nErrorLog {self.prefix}/logs/error.log\n"
-                    f"ServerName localhost\n{user}" + "\n".join(modules) + "\n"
+                    f"ServerName {machine_name()}\n{user}" + "\n".join(modules) + "\n"
                     "TypesConfig /etc/mime.types\n"
                     + (f"SSLSessionCache shmcb:{self.prefix}/scache(512000)\n"
                        f"SSLStaplingCache shmcb:{self.prefix}/stapling(32768)\n" if "ssl" in self.modules else "")
@@ -692,6 +692,15 @@ class ApacheSandbox:
     def cleanup(self) -> None:
         self.stop()
         shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+def machine_name() -> str:
+    """The name httpd gives a server with no ServerName in the input, in the sandbox: the machine's host name.
+    (httpd resolves the host name to a fully qualified one at startup; the translation's nginx sends $hostname,
+    the host name itself, so the sandbox models a machine whose host name is its fully qualified name rather
+    than inventing one, like `localhost`, that neither server would use.)"""
+    import socket
+    return socket.gethostname() or "localhost"
 
 
 def directive_names(nodes) -> set[str]:
