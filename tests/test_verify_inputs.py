@@ -316,3 +316,13 @@ def sandbox_config(tmp_path: Path, conf_text: str, apache_bin: str, docroot: str
         return box.write().read_text()
     finally:
         box.cleanup()
+
+
+def test_request_time_backend_hosts_name_no_backend():
+    """A [P] target whose host is a map lookup or a variable names no backend: the sandbox leaves it as written
+    (pointing `http://${lb:servers}/` at an echo stand-in made httpd proxy to an address it never builds)."""
+    from apache2nginx.verify.apache_sandbox import _URL
+    for text in ("http://${lb:servers}/$1", "http://%{HTTP_HOST}/x", "http://app$1/", "http://api${x}.internal/"):
+        assert not list(_URL.finditer(text)), text
+    found = [(m["scheme"], m["host"], m["port"]) for m in _URL.finditer("http://api.internal:8080/$1")]
+    assert found == [("http", "api.internal", "8080")]

@@ -131,7 +131,9 @@ HANDLER_MODULES = {"server-status": "status", "server-info": "info", "balancer-m
 PATH_DIRECTIVES = {"documentroot", "alias", "aliasmatch", "scriptalias", "scriptaliasmatch", "<directory",
                    "<directorymatch", "errordocument", "authuserfile", "authgroupfile"}
 # (a RewriteRule [P] target may take its scheme from an [E=...] variable: %{ENV:protocol}://host/)
-_URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*|%\{ENV:[^}]+\})://(?P<host>\[[^\]]+\]|[^/:|\s\"]+)(?::(?P<port>\d+))?")
+# a host that holds a request-time value (`${map:key}`, `%{HTTP_HOST}`, `$1`) names no backend: it stays as written.
+_URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*|%\{ENV:[^}]+\})://(?P<host>\[[^\]]+\]|[^/:|\s\"${}%]++)"
+                  r"(?![${}%])(?::(?P<port>\d+))?")
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031, "ajp": 8009}
 # a backend on a Unix domain socket: the socket is its identity (as the translation's upstream server), the URL
 # after `|` only names it
