@@ -1263,6 +1263,23 @@ _short("A2N340", "proxy-server-hostname", "info", "X-Forwarded-Server names the 
        "the address it resolves to. nginx sends $hostname, the host name as the system reports it.",
        "on a machine whose host name is not its fully qualified name the backend sees another server name.",
        "add a ServerName to the input (the translation then sends it), or set the header to the name you want.")
+_short("A2N341", "tls-backend-without-ssl-proxy", "error", "A TLS backend is used without SSLProxyEngine On.",
+       "httpd proxies to an https:// or wss:// backend only where SSLProxyEngine is on (in the virtual host or "
+       "the main server); elsewhere mod_proxy refuses the request (\"SSL Proxy requested ... but not enabled\") "
+       "and answers 500. The translation answers 500 on the same paths.",
+       "the proxied paths do not work in httpd as configured, nor in the translation.",
+       "add SSLProxyEngine On to the virtual host (and check SSLProxyVerify, SSLProxyCACertificateFile), then "
+       "convert again; the translation then passes the requests with proxy_pass https://.")
+_short("A2N342", "proxy-servlet-mapping", "error", "mapping=servlet paths with parameters are not proxied.",
+       "with mapping=servlet httpd matches a ProxyPass path segment by segment, each segment with or without "
+       "path parameters (/app;jsessionid=1/x), and rebuilds the path it sends the backend. nginx locations "
+       "match the path as written; the translation answers the requests with parameters 502 instead of "
+       "guessing the path httpd would send. httpd's servlet mapping also passes a path holding %2F, which the "
+       "translation refuses with 404 as httpd does elsewhere.",
+       "requests whose path carries ;parameters in the proxied prefix (or %2F) fail in nginx where httpd "
+       "proxies them.",
+       "have the application keep session ids out of the path (cookies), or add a regex location that proxies "
+       "them with the path the backend expects.")
 _short("A2N333", "proxy-html-filter", "error", "mod_proxy_html's link rewriting has no nginx equivalent.",
        "with ProxyHTMLEnable On httpd parses proxied HTML and rewrites the URLs in the elements and attributes "
        "ProxyHTMLLinks and ProxyHTMLEvents name, through ProxyHTMLURLMap. nginx has no HTML parser; sub_filter "

@@ -156,7 +156,25 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
         ctx.scope.proxy = route
     else:
         ctx.server.routes.append(route)
+        if params.get("mapping", "").lower() == "servlet" and path.strip("/"):
+            _servlet_parameters(ctx, d, path, url)
     return disposition
+
+
+def _servlet_parameters(ctx: Context, d: Directive, path: str, url: str) -> None:
+    """mapping=servlet: httpd matches the path segment by segment, each with or without `;parameters`
+    (/app;jsessionid=1/x), and sends the backend a path it rebuilds in ways of its own (parameters dropped
+    from some segments, kept in others). Those requests are not proxied by the translation: a regex
+    location answers them 502 rather than letting the document root serve them."""
+    segments = [re.escape(seg).replace("/", "\\/") for seg in path.strip("/").split("/")]
+    # (`;` written \x3B: nginx would read it as the end of the location line)
+    regex = "^/" + "/".join(f"{seg}(?:\\x3B[^/]*)?" for seg in segments) + "(?:[\\x3B/].*)?$"
+    # only requests with a parameter reach it: the route's own locations take the rest first
+    ctx.diags.add("A2N342", f"ProxyPass {path} {url} mapping=servlet: requests with path parameters "
+                  f"({path.rstrip('/')};name=value) are not proxied by the translation; they answer 502", d.span,
+                  directive=d.name)
+    ctx.server.routes.append(Route("proxy-unreachable", regex, url, regex=True, span=d.span,
+                                   params={"directive": d.name}))
 
 
 def _unreachable(ctx: Context, d: Directive, path: str, url: str, regex: bool, in_scope: bool) -> None:
@@ -232,6 +250,8 @@ def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params
             up.statements.append(Stmt("keepalive_timeout", [f"{value}s" if value.isdigit() else value], d.span))
         elif key in ("min", "smax"):
             pass  # connection pool tuning: nginx sizes its pool with keepalive N
+        elif key == "mapping" and low == "servlet" and d.key == "proxypass" and len(d.args) > 2:
+            disposition = Disposition.APPROXIMATE   # proxy_pass: the paths with parameters answer 502
         else:
             ctx.diags.add("A2N308", f"{d.name} parameter {key}={value} is not translated", d.span, directive=d.name)
             disposition = Disposition.APPROXIMATE
@@ -749,6 +769,14 @@ def emitter(model, main: Server, diags):
                           "(no workers) and so does the translation", span)
             return [Stmt("return", ["503"], span)]
         scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
+        if up.scheme == "https" and not _setting_value(server, main, scope_settings, "ssl_proxy", (False, None))[0]:
+            # mod_proxy_http refuses a TLS backend unless SSLProxyEngine is on for the server (AH01961; without
+            # mod_ssl, no handler takes the URL, AH01144): every request the route passes fails with 500
+            if "no-ssl-proxy" not in up.notes:
+                up.notes.add("no-ssl-proxy")
+                diags.add("A2N341", f"{route.target}: the backend speaks TLS and SSLProxyEngine is not on for this "
+                          "server; httpd cannot reach it and answers 500, and so does the translation", span)
+            return [Stmt("return", ["500"], span)]
         if up.protocol == "fastcgi":
             return _fastcgi(route, target, up, matched, span)
         if up.protocol == "uwsgi":
