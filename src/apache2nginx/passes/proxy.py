@@ -150,6 +150,14 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N319", f"ProxyPass {path} {url}: the trailing slashes differ, so httpd joins the rest of "
                       "the path literally (a doubled or missing slash); the translation does the same", d.span,
                       directive=d.name)
+    if url.lower().startswith("balancer:") and not target.path and path.endswith("/"):
+        # httpd appends the rest of the path to the URL as it is: /x under ProxyPass / balancer://foo becomes
+        # balancer://foox, a balancer that does not exist, and httpd answers 500 (AH01144)
+        params["balancer_join"] = "1"
+        ctx.diags.add("A2N343", f"ProxyPass {path} {url}: the path ends with a slash and the balancer URL has none, "
+                      f"so httpd appends the rest of the path to the balancer's name ({url}x for {path}x) and "
+                      f"answers 500 for everything but {path} itself; the translation does the same", d.span,
+                      directive=d.name)
     ctx.server.settings.setdefault("workers", []).append(url.lower())
     route = Route("proxy", path, url, proxy=target, params={**params, "directive": "ProxyPass"}, span=d.span)
     if in_location:
@@ -777,6 +785,18 @@ def emitter(model, main: Server, diags):
                 diags.add("A2N341", f"{route.target}: the backend speaks TLS and SSLProxyEngine is not on for this "
                           "server; httpd cannot reach it and answers 500, and so does the translation", span)
             return [Stmt("return", ["500"], span)]
+        if route.params.get("balancer_join"):
+            # only the path itself (or one going on with a second slash) names the balancer
+            escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in route.path)
+            guard = [Stmt("if", [f'($uri !~ "^{escaped}(/|$)")'], span, block=[Stmt("return", ["500"], span)])]
+            return guard + emit_proxy(server, route, region, matched)
+        return emit_proxy(server, route, region, matched)
+
+    def emit_proxy(server: Server, route: Route, region: str, matched: str) -> list[Stmt]:
+        target: ProxyTarget = route.proxy
+        up = model.upstreams[target.upstream]
+        span = route.span
+        scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
         if up.protocol == "fastcgi":
             return _fastcgi(route, target, up, matched, span)
         if up.protocol == "uwsgi":
