@@ -114,6 +114,10 @@ DROPPED_WITH_NOTE = {"sslcarevocationcheck": "its CRLs cannot exist in the sandb
 RUNTIME_PATHS = {"scriptsock": "cgisock", "davlockdb": "davlock", "cacheroot": "cache/"}
 FILTER_MODULES = {"DEFLATE": "deflate", "INFLATE": "deflate", "RATE_LIMIT": "ratelimit", "INCLUDES": "include",
                   "SUBSTITUTE": "substitute", "SED": "sed", "PROXY_HTML": "proxy_html", "XML2ENC": "xml2enc"}
+# the mod_proxy submodule that speaks each backend URL scheme
+SCHEME_MODULES = {"http": "proxy_http", "https": "proxy_http", "ws": "proxy_wstunnel", "wss": "proxy_wstunnel",
+                  "fcgi": "proxy_fcgi", "uwsgi": "proxy_uwsgi", "scgi": "proxy_scgi", "ajp": "proxy_ajp",
+                  "h2": "proxy_http2", "h2c": "proxy_http2", "ftp": "proxy_ftp"}
 URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancermember", "sethandler", "proxyset",
                   "rewriterule",
                   "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
@@ -503,6 +507,15 @@ class ApacheSandbox:
             forced = re.search(r"\bH(?:ANDLER)?=([^,\]]+)", node.args[2], re.I)   # RewriteRule [H=handler]
             if forced and forced.group(1).strip().lower() in HANDLER_MODULES:
                 self.modules.add(HANDLER_MODULES[forced.group(1).strip().lower()])
+        if node.key in ("proxypass", "proxypassmatch", "balancermember", "sethandler", "rewriterule", "proxyset") \
+                or (node.is_section and node.key in ("proxy", "proxymatch")):
+            # a backend URL's scheme needs its mod_proxy submodule, loaded wherever such a URL is used (Debian
+            # ships them all; an input that names uwsgi:// enables mod_proxy_uwsgi)
+            for arg in node.args:
+                for m in re.finditer(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*)://", arg):
+                    name = SCHEME_MODULES.get(m.group(1).lower())
+                    if name and name in installed_modules():
+                        self.modules.update([name, "proxy"])
         if any("balancer://" in a.lower() for a in node.args):
             for dep in ["proxy_balancer"] + DEPENDENCIES["proxy_balancer"]:
                 self.modules.add(dep)
