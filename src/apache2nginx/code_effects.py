@@ -146,6 +146,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",
                       "body@encoded-slash"),  # and 404 for %2F, which httpd's servlet mapping passes
     "A2N343": effects(),                # both answer 500 but for the path itself
+    "A2N344": effects("status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",
+                      "body@encoded-slash"),  # 404 where httpd proxies the %2F path
     "A2N333": effects("body", "backend", "header@proxied"),  # proxied HTML keeps the backend's URLs
     "A2N327": effects(*_REWRITE),       # the rule is not translated
 

@@ -1286,6 +1286,13 @@ _short("A2N343", "balancer-url-joined", "error", "A ProxyPass path with a traili
        "but the ProxyPass path itself. The translation answers 500 for the same requests.",
        "the site behind the balancer is unreachable in httpd as configured, and in the translation.",
        "write both with a trailing slash (ProxyPass / balancer://foo/) and convert again.")
+_short("A2N344", "proxy-encoded-mapping-slash", "warning", "mapping=encoded paths holding %2F answer 404.",
+       "with mapping=encoded httpd matches the ProxyPass path against the request as the client encoded it and "
+       "passes encoded slashes (%2F) to the backend even with AllowEncodedSlashes Off. The translation keeps "
+       "refusing %2F with 404 for the whole server, as httpd does for every other path.",
+       "a request whose path holds %2F under the proxied prefix fails in nginx where httpd proxies it.",
+       "if the backend needs encoded slashes, add a location for the prefix that skips the %2F check "
+       "(merge_slashes off; proxy_pass without a URI part passes the request URI as sent).")
 _short("A2N333", "proxy-html-filter", "error", "mod_proxy_html's link rewriting has no nginx equivalent.",
        "with ProxyHTMLEnable On httpd parses proxied HTML and rewrites the URLs in the elements and attributes "
        "ProxyHTMLLinks and ProxyHTMLEvents name, through ProxyHTMLURLMap. nginx has no HTML parser; sub_filter "

@@ -158,6 +158,16 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
                       f"so httpd appends the rest of the path to the balancer's name ({url}x for {path}x) and "
                       f"answers 500 for everything but {path} itself; the translation does the same", d.span,
                       directive=d.name)
+    if params.get("mapping", "").lower() == "encoded":
+        ctx.diags.add("A2N344", f"ProxyPass {path} {url} mapping=encoded: httpd also passes paths holding %2F "
+                      "(encoded slashes) to the backend; the translation answers them 404, as httpd does "
+                      "without mapping=encoded", d.span, directive=d.name)
+        if "%" in path:
+            # httpd matches this path against the request as the client encoded it (/special%3Fsegment); nginx's
+            # locations see the decoded path (/special?segment), and the emitter checks the encoded form. %2F
+            # and %25 stay: decoding them would change which path segments the location names.
+            params["encoded_path"] = path
+            path = re.sub(r"%(?![2][Ff5])([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), path)
     ctx.server.settings.setdefault("workers", []).append(url.lower())
     route = Route("proxy", path, url, proxy=target, params={**params, "directive": "ProxyPass"}, span=d.span)
     if in_location:
@@ -258,6 +268,8 @@ def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params
             up.statements.append(Stmt("keepalive_timeout", [f"{value}s" if value.isdigit() else value], d.span))
         elif key in ("min", "smax"):
             pass  # connection pool tuning: nginx sizes its pool with keepalive N
+        elif key == "mapping" and low == "encoded" and d.key == "proxypass":
+            pass    # the location matches the decoded path (proxy_pass)
         elif key == "mapping" and low == "servlet" and d.key == "proxypass" and len(d.args) > 2:
             disposition = Disposition.APPROXIMATE   # proxy_pass: the paths with parameters answer 502
         else:
@@ -785,6 +797,15 @@ def emitter(model, main: Server, diags):
                 diags.add("A2N341", f"{route.target}: the backend speaks TLS and SSLProxyEngine is not on for this "
                           "server; httpd cannot reach it and answers 500, and so does the translation", span)
             return [Stmt("return", ["500"], span)]
+        if route.params.get("encoded_path"):
+            # httpd compares the path as the client encoded it, case and all: /special%3fsegment is not
+            # /special%3Fsegment to it (404), though both decode to this location's path
+            encoded = route.params["encoded_path"]
+            escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in encoded)
+            tail = "(/|$|[?])" if not encoded.endswith("/") else ""
+            guard = [Stmt("if", [f'($request_uri !~ "^{escaped}{tail}")'], span,
+                          block=[Stmt("return", ["404"], span)])]
+            return guard + emit_proxy(server, route, region, matched)
         if route.params.get("balancer_join"):
             # only the path itself (or one going on with a second slash) names the balancer
             escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in route.path)
