@@ -118,9 +118,11 @@ FILTER_MODULES = {"DEFLATE": "deflate", "INFLATE": "deflate", "RATE_LIMIT": "rat
 SCHEME_MODULES = {"http": "proxy_http", "https": "proxy_http", "ws": "proxy_wstunnel", "wss": "proxy_wstunnel",
                   "fcgi": "proxy_fcgi", "uwsgi": "proxy_uwsgi", "scgi": "proxy_scgi", "ajp": "proxy_ajp",
                   "h2": "proxy_http2", "h2c": "proxy_http2", "ftp": "proxy_ftp"}
+# (a redirect's target is a URL for the client, never a backend: Redirect keeps it as written, and so does a
+# RewriteRule without [P])
 URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancermember", "sethandler", "proxyset",
-                  "rewriterule",
-                  "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
+                  "rewriterule", "<proxy", "<proxymatch"}
+_PROXY_FLAG = re.compile(r"[\[,]\s*(P|proxy)\s*[,\]]", re.I)
 # Require providers and the modules that register them.
 AUTHZ_PROVIDERS = {"valid-user": "authz_user", "user": "authz_user", "group": "authz_groupfile",
                    "ip": "authz_host", "host": "authz_host", "forward-dns": "authz_host", "local": "authz_host",
@@ -166,8 +168,7 @@ def collect_backends(config: LoadedConfig) -> list[str]:
     seen: list[str] = []
     for node in config.walk():
         key = ("<" if node.is_section else "") + node.key
-        if key == "rewriterule" and len(node.args) > 2 and re.search(r"[\[,]\s*(P|proxy)\s*[,\]]", node.args[2],
-                                                                      re.I):
+        if key == "rewriterule" and len(node.args) > 2 and _PROXY_FLAG.search(node.args[2]):
             pass   # a [P] rule's target is a backend too
         elif key not in ("proxypass", "proxypassmatch", "balancermember", "sethandler"):
             continue
@@ -605,6 +606,9 @@ class ApacheSandbox:
                     continue
                 self.log_count += 1
                 args = [str(self.prefix / "logs" / f"access{self.log_count}.log")] + args[1:]
+            elif key == "rewriterule":
+                if len(args) > 2 and _PROXY_FLAG.search(args[2]):
+                    args = [self._map_urls(a) for a in args]
             elif key in URL_DIRECTIVES:
                 args = [self._map_urls(a) for a in args]
             elif key == "rewritemap":
