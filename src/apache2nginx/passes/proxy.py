@@ -755,6 +755,24 @@ def _setting_value(server: Server, main: Server, scope_settings: dict | None, ke
     return default
 
 
+def _literal_server_name(server: Server) -> str | None:
+    """The server's ServerName as the input writes it, where that is not its lower-cased server_name (httpd sends
+    it so in X-Forwarded-Server); None when it is the same or cannot be read back."""
+    import linecache
+    span = server.name_spans[0] if server.name_spans else None
+    if span is None or not server.names:
+        return None
+    m = re.match(r'\s*ServerName\s+["\']?([^\s"\']+)', linecache.getline(span.file, span.line)[span.column - 1:], re.I)
+    if not m:
+        return None
+    name = m.group(1).split("://", 1)[-1]
+    if not name.startswith("[") and name.count(":") == 1:
+        name = name.split(":", 1)[0]
+    if name == server.names[0] or name.lower() != server.names[0] or not re.fullmatch(r"[A-Za-z0-9.-]+", name):
+        return None
+    return name
+
+
 def _duration(value: str) -> str:
     if value.endswith("ms") and value[:-2].isdigit():
         return value
@@ -765,6 +783,7 @@ def emitter(model, main: Server, diags):
     """The function the layout step calls for a proxied region: nginx statements for one location."""
     maps_done: set[str] = set()
     notes: set[str] = set()     # diagnostics given once for the whole input
+    literals: dict[str, int] = {}   # a ServerName with capitals -> the number of its X-Forwarded-Server map
 
     def ensure_map(var: str, block: MapBlock) -> None:
         if var not in maps_done and not any(m.variable == var for m in model.maps):
@@ -878,6 +897,11 @@ def emitter(model, main: Server, diags):
             named = server.has_server_name or main.has_server_name
             name, var = ("$server_name", "$a2n_x_forwarded_server") if named else \
                 ("$hostname", "$a2n_x_forwarded_server_hostname")
+            literal = _literal_server_name(server if server.has_server_name else main) if named else None
+            if literal:
+                # httpd sends the name as the input writes it; server_name (and $server_name) is lower-cased
+                number = literals.setdefault(literal, len(literals) + 1)
+                name, var = literal, f"$a2n_x_forwarded_server_{number}"
             ensure_map(var, MapBlock("$http_x_forwarded_server", var, [('""', name)],
                                      f'"$http_x_forwarded_server, {name}"'))
             if not named and "hostname" not in notes:
