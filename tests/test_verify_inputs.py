@@ -316,3 +316,38 @@ def sandbox_config(tmp_path: Path, conf_text: str, apache_bin: str, docroot: str
         return box.write().read_text()
     finally:
         box.cleanup()
+
+
+def test_request_time_backend_hosts_name_no_backend():
+    """A [P] target whose host is a map lookup or a variable names no backend: the sandbox leaves it as written
+    (pointing `http://${lb:servers}/` at an echo stand-in made httpd proxy to an address it never builds)."""
+    from apache2nginx.verify.apache_sandbox import _URL
+    for text in ("http://${lb:servers}/$1", "http://%{HTTP_HOST}/x", "http://app$1/", "http://api${x}.internal/"):
+        assert not list(_URL.finditer(text)), text
+    found = [(m["scheme"], m["host"], m["port"]) for m in _URL.finditer("http://api.internal:8080/$1")]
+    assert found == [("http", "api.internal", "8080")]
+
+
+def test_echo_backend_answers_uwsgi():
+    """A uwsgi request (4-byte header, LE16-length variables, body) gets the raw HTTP answer uwsgi sends, with the
+    same description as an HTTP or FastCGI request."""
+    import socket
+    import struct
+    from apache2nginx.verify.backends import EchoBackends
+
+    def pair(k: str, v: str) -> bytes:
+        return struct.pack("<H", len(k)) + k.encode() + struct.pack("<H", len(v)) + v.encode()
+    env = {"REQUEST_METHOD": "POST", "REQUEST_URI": "/app/x?y=1", "SERVER_PROTOCOL": "HTTP/1.1",
+           "HTTP_HOST": "wsgi.example.com", "CONTENT_LENGTH": "3"}
+    data = b"".join(pair(k, v) for k, v in env.items())
+    with EchoBackends(["app.internal:3031"]) as echo:
+        with socket.create_connection(("127.0.0.1", echo.ports["app.internal:3031"]), 10) as s:
+            s.sendall(struct.pack("<BHB", 0, len(data), 0) + data + b"a=1")
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"X-Echo-Backend: app.internal:3031" in head
+    seen = json.loads(body)
+    assert (seen["method"], seen["path"], seen["body"]) == ("POST", "/app/x?y=1", "a=1")
+    assert ["Host", "wsgi.example.com"] in seen["headers"]

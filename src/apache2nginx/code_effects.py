@@ -140,6 +140,15 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N337": effects("status@server-error", "connection"),  # a route's timeout or keepalive differs
     "A2N338": effects("header content-location:changed@proxied", "header uri:changed@proxied",
                       "header refresh:changed@proxied"),
+    "A2N340": effects(),                # the same host name where it is the machine's fully qualified name
+    "A2N341": effects(),                # both answer 500: httpd cannot reach the backend either
+    "A2N342": effects("status@server-error", "backend:missing@server-error", "backend path@server-error",
+                      "header@server-error", "body@server-error",  # nginx answers 502 where httpd proxies
+                      "status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",
+                      "body@encoded-slash"),  # and 404 for %2F, which httpd's servlet mapping passes
+    "A2N343": effects(),                # both answer 500 but for the path itself
+    "A2N344": effects("status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",
+                      "body@encoded-slash"),  # 404 where httpd proxies the %2F path
     "A2N333": effects("body", "backend", "header@proxied"),  # proxied HTML keeps the backend's URLs
     "A2N327": effects(*_REWRITE),       # the rule is not translated
 

@@ -1279,6 +1279,42 @@ _short("A2N338", "proxy-redirect-headers", "info", "ProxyPassReverse becomes pro
        "a Content-Location (or URI) header naming the backend reaches the client unchanged; a Refresh header is "
        "rewritten where httpd leaves it.",
        "nothing, usually; rewrite Content-Location with proxy_hide_header and add_header if clients use it.")
+_short("A2N340", "proxy-server-hostname", "info", "X-Forwarded-Server names the machine by its host name.",
+       "with no ServerName in the input, httpd's X-Forwarded-Server is the name it determined for the machine at "
+       "startup: the fully qualified name the host name resolves to, else the host name if it has a dot, else "
+       "the address it resolves to. nginx sends $hostname, the host name as the system reports it.",
+       "on a machine whose host name is not its fully qualified name the backend sees another server name.",
+       "add a ServerName to the input (the translation then sends it), or set the header to the name you want.")
+_short("A2N341", "tls-backend-without-ssl-proxy", "error", "A TLS backend is used without SSLProxyEngine On.",
+       "httpd proxies to an https:// or wss:// backend only where SSLProxyEngine is on (in the virtual host or "
+       "the main server); elsewhere mod_proxy refuses the request (\"SSL Proxy requested ... but not enabled\") "
+       "and answers 500. The translation answers 500 on the same paths.",
+       "the proxied paths do not work in httpd as configured, nor in the translation.",
+       "add SSLProxyEngine On to the virtual host (and check SSLProxyVerify, SSLProxyCACertificateFile), then "
+       "convert again; the translation then passes the requests with proxy_pass https://.")
+_short("A2N342", "proxy-servlet-mapping", "error", "mapping=servlet paths with parameters are not proxied.",
+       "with mapping=servlet httpd matches a ProxyPass path segment by segment, each segment with or without "
+       "path parameters (/app;jsessionid=1/x), and rebuilds the path it sends the backend. nginx locations "
+       "match the path as written; the translation answers the requests with parameters 502 instead of "
+       "guessing the path httpd would send. httpd's servlet mapping also passes a path holding %2F, which the "
+       "translation refuses with 404 as httpd does elsewhere.",
+       "requests whose path carries ;parameters in the proxied prefix (or %2F) fail in nginx where httpd "
+       "proxies them.",
+       "have the application keep session ids out of the path (cookies), or add a regex location that proxies "
+       "them with the path the backend expects.")
+_short("A2N343", "balancer-url-joined", "error", "A ProxyPass path with a trailing slash names a balancer without one.",
+       "httpd appends the rest of the request path to the ProxyPass URL as it is. With ProxyPass / balancer://foo "
+       "a request for /x becomes balancer://foox, which names no balancer: httpd answers 500 for every path "
+       "but the ProxyPass path itself. The translation answers 500 for the same requests.",
+       "the site behind the balancer is unreachable in httpd as configured, and in the translation.",
+       "write both with a trailing slash (ProxyPass / balancer://foo/) and convert again.")
+_short("A2N344", "proxy-encoded-mapping-slash", "warning", "mapping=encoded paths holding %2F answer 404.",
+       "with mapping=encoded httpd matches the ProxyPass path against the request as the client encoded it and "
+       "passes encoded slashes (%2F) to the backend even with AllowEncodedSlashes Off. The translation keeps "
+       "refusing %2F with 404 for the whole server, as httpd does for every other path.",
+       "a request whose path holds %2F under the proxied prefix fails in nginx where httpd proxies it.",
+       "if the backend needs encoded slashes, add a location for the prefix that skips the %2F check "
+       "(merge_slashes off; proxy_pass without a URI part passes the request URI as sent).")
 _short("A2N333", "proxy-html-filter", "error", "mod_proxy_html's link rewriting has no nginx equivalent.",
        "with ProxyHTMLEnable On httpd parses proxied HTML and rewrites the URLs in the elements and attributes "
        "ProxyHTMLLinks and ProxyHTMLEvents name, through ProxyHTMLURLMap. nginx has no HTML parser; sub_filter "

@@ -160,13 +160,49 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N319", f"ProxyPass {path} {url}: the trailing slashes differ, so httpd joins the rest of "
                       "the path literally (a doubled or missing slash); the translation does the same", d.span,
                       directive=d.name)
+    if url.lower().startswith("balancer:") and not target.path and path.endswith("/"):
+        # httpd appends the rest of the path to the URL as it is: /x under ProxyPass / balancer://foo becomes
+        # balancer://foox, a balancer that does not exist, and httpd answers 500 (AH01144)
+        params["balancer_join"] = "1"
+        ctx.diags.add("A2N343", f"ProxyPass {path} {url}: the path ends with a slash and the balancer URL has none, "
+                      f"so httpd appends the rest of the path to the balancer's name ({url}x for {path}x) and "
+                      f"answers 500 for everything but {path} itself; the translation does the same", d.span,
+                      directive=d.name)
+    if params.get("mapping", "").lower() == "encoded":
+        ctx.diags.add("A2N344", f"ProxyPass {path} {url} mapping=encoded: httpd also passes paths holding %2F "
+                      "(encoded slashes) to the backend; the translation answers them 404, as httpd does "
+                      "without mapping=encoded", d.span, directive=d.name)
+        if "%" in path:
+            # httpd matches this path against the request as the client encoded it (/special%3Fsegment); nginx's
+            # locations see the decoded path (/special?segment), and the emitter checks the encoded form. %2F
+            # and %25 stay: decoding them would change which path segments the location names.
+            params["encoded_path"] = path
+            path = re.sub(r"%(?![2][Ff5])([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), path)
     ctx.server.settings.setdefault("workers", []).append(url.lower())
     route = Route("proxy", path, url, proxy=target, params={**params, "directive": "ProxyPass"}, span=d.span)
     if in_location:
         ctx.scope.proxy = route
     else:
         ctx.server.routes.append(route)
+        if params.get("mapping", "").lower() == "servlet" and path.strip("/"):
+            _servlet_parameters(ctx, d, path, url)
     return disposition
+
+
+def _servlet_parameters(ctx: Context, d: Directive, path: str, url: str) -> None:
+    """mapping=servlet: httpd matches the path segment by segment, each with or without `;parameters`
+    (/app;jsessionid=1/x), and sends the backend a path it rebuilds in ways of its own (parameters dropped
+    from some segments, kept in others). Those requests are not proxied by the translation: a regex
+    location answers them 502 rather than letting the document root serve them."""
+    segments = [re.escape(seg).replace("/", "\\/") for seg in path.strip("/").split("/")]
+    # (`;` written \x3B: nginx would read it as the end of the location line)
+    regex = "^/" + "/".join(f"{seg}(?:\\x3B[^/]*)?" for seg in segments) + "(?:[\\x3B/].*)?$"
+    # only requests with a parameter reach it: the route's own locations take the rest first
+    ctx.diags.add("A2N342", f"ProxyPass {path} {url} mapping=servlet: requests with path parameters "
+                  f"({path.rstrip('/')};name=value) are not proxied by the translation; they answer 502", d.span,
+                  directive=d.name)
+    ctx.server.routes.append(Route("proxy-unreachable", regex, url, regex=True, span=d.span,
+                                   params={"directive": d.name}))
 
 
 def _unreachable(ctx: Context, d: Directive, path: str, url: str, regex: bool, in_scope: bool) -> None:
@@ -242,6 +278,10 @@ def _apply_worker_params(ctx: Context, d: Directive, target: ProxyTarget, params
             up.statements.append(Stmt("keepalive_timeout", [f"{value}s" if value.isdigit() else value], d.span))
         elif key in ("min", "smax"):
             pass  # connection pool tuning: nginx sizes its pool with keepalive N
+        elif key == "mapping" and low == "encoded" and d.key == "proxypass":
+            pass    # the location matches the decoded path (proxy_pass)
+        elif key == "mapping" and low == "servlet" and d.key == "proxypass" and len(d.args) > 2:
+            disposition = Disposition.APPROXIMATE   # proxy_pass: the paths with parameters answer 502
         else:
             ctx.diags.add("A2N308", f"{d.name} parameter {key}={value} is not translated", d.span, directive=d.name)
             disposition = Disposition.APPROXIMATE
@@ -725,6 +765,24 @@ def _setting_value(server: Server, main: Server, scope_settings: dict | None, ke
     return default
 
 
+def _literal_server_name(server: Server) -> str | None:
+    """The server's ServerName as the input writes it, where that is not its lower-cased server_name (httpd sends
+    it so in X-Forwarded-Server); None when it is the same or cannot be read back."""
+    import linecache
+    span = server.name_spans[0] if server.name_spans else None
+    if span is None or not server.names:
+        return None
+    m = re.match(r'\s*ServerName\s+["\']?([^\s"\']+)', linecache.getline(span.file, span.line)[span.column - 1:], re.I)
+    if not m:
+        return None
+    name = m.group(1).split("://", 1)[-1]
+    if not name.startswith("[") and name.count(":") == 1:
+        name = name.split(":", 1)[0]
+    if name == server.names[0] or name.lower() != server.names[0] or not re.fullmatch(r"[A-Za-z0-9.-]+", name):
+        return None
+    return name
+
+
 def _duration(value: str) -> str:
     if value.endswith("ms") and value[:-2].isdigit():
         return value
@@ -734,6 +792,8 @@ def _duration(value: str) -> str:
 def emitter(model, main: Server, diags):
     """The function the layout step calls for a proxied region: nginx statements for one location."""
     maps_done: set[str] = set()
+    notes: set[str] = set()     # diagnostics given once for the whole input
+    literals: dict[str, int] = {}   # a ServerName with capitals -> the number of its X-Forwarded-Server map
 
     def ensure_map(var: str, block: MapBlock) -> None:
         if var not in maps_done and not any(m.variable == var for m in model.maps):
@@ -757,6 +817,35 @@ def emitter(model, main: Server, diags):
                 diags.add("A2N303", f"balancer://{up.name} has no usable members in the input; httpd answers 503 "
                           "(no workers) and so does the translation", span)
             return [Stmt("return", ["503"], span)]
+        scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
+        if up.scheme == "https" and not _setting_value(server, main, scope_settings, "ssl_proxy", (False, None))[0]:
+            # mod_proxy_http refuses a TLS backend unless SSLProxyEngine is on for the server (AH01961; without
+            # mod_ssl, no handler takes the URL, AH01144): every request the route passes fails with 500
+            if "no-ssl-proxy" not in up.notes:
+                up.notes.add("no-ssl-proxy")
+                diags.add("A2N341", f"{route.target}: the backend speaks TLS and SSLProxyEngine is not on for this "
+                          "server; httpd cannot reach it and answers 500, and so does the translation", span)
+            return [Stmt("return", ["500"], span)]
+        if route.params.get("encoded_path"):
+            # httpd compares the path as the client encoded it, case and all: /special%3fsegment is not
+            # /special%3Fsegment to it (404), though both decode to this location's path
+            encoded = route.params["encoded_path"]
+            escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in encoded)
+            tail = "(/|$|[?])" if not encoded.endswith("/") else ""
+            guard = [Stmt("if", [f'($request_uri !~ "^{escaped}{tail}")'], span,
+                          block=[Stmt("return", ["404"], span)])]
+            return guard + emit_proxy(server, route, region, matched)
+        if route.params.get("balancer_join"):
+            # only the path itself (or one going on with a second slash) names the balancer
+            escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in route.path)
+            guard = [Stmt("if", [f'($uri !~ "^{escaped}(/|$)")'], span, block=[Stmt("return", ["500"], span)])]
+            return guard + emit_proxy(server, route, region, matched)
+        return emit_proxy(server, route, region, matched)
+
+    def emit_proxy(server: Server, route: Route, region: str, matched: str) -> list[Stmt]:
+        target: ProxyTarget = route.proxy
+        up = model.upstreams[target.upstream]
+        span = route.span
         scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
         if up.protocol == "fastcgi":
             return _fastcgi(route, target, up, matched, span)
@@ -813,13 +902,27 @@ def emitter(model, main: Server, diags):
         if add_headers[0] != "off":
             ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
                                                          [('""', "$http_host")], '"$http_x_forwarded_host, $http_host"'))
-            ensure_map("$a2n_x_forwarded_server", MapBlock("$http_x_forwarded_server", "$a2n_x_forwarded_server",
-                                                           [('""', "$server_name")],
-                                                           '"$http_x_forwarded_server, $server_name"'))
+            # httpd sends the server's ServerName; with none in the input (here or in the main server), the name
+            # it determined for the machine at startup: nginx's $hostname
+            named = server.has_server_name or main.has_server_name
+            name, var = ("$server_name", "$a2n_x_forwarded_server") if named else \
+                ("$hostname", "$a2n_x_forwarded_server_hostname")
+            literal = _literal_server_name(server if server.has_server_name else main) if named else None
+            if literal:
+                # httpd sends the name as the input writes it; server_name (and $server_name) is lower-cased
+                number = literals.setdefault(literal, len(literals) + 1)
+                name, var = literal, f"$a2n_x_forwarded_server_{number}"
+            ensure_map(var, MapBlock("$http_x_forwarded_server", var, [('""', name)],
+                                     f'"$http_x_forwarded_server, {name}"'))
+            if not named and "hostname" not in notes:
+                notes.add("hostname")
+                diags.add("A2N340", "no ServerName in the input: httpd names the machine in X-Forwarded-Server by "
+                          "the fully qualified name it resolves for the host name at startup (or by its address "
+                          "when none resolves); nginx sends the host name ($hostname)", span)
             where = add_headers[1] or span
             out += [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
                     Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
-                    Stmt("proxy_set_header", ["X-Forwarded-Server", "$a2n_x_forwarded_server"], where)]
+                    Stmt("proxy_set_header", ["X-Forwarded-Server", var], where)]
         if up.scheme == "https":
             out.append(Stmt("proxy_ssl_server_name", ["on"], span))
             out.append(Stmt("proxy_ssl_name", [up.host_header.rsplit(":", 1)[0]], span))

@@ -114,9 +114,15 @@ DROPPED_WITH_NOTE = {"sslcarevocationcheck": "its CRLs cannot exist in the sandb
 RUNTIME_PATHS = {"scriptsock": "cgisock", "davlockdb": "davlock", "cacheroot": "cache/"}
 FILTER_MODULES = {"DEFLATE": "deflate", "INFLATE": "deflate", "RATE_LIMIT": "ratelimit", "INCLUDES": "include",
                   "SUBSTITUTE": "substitute", "SED": "sed", "PROXY_HTML": "proxy_html", "XML2ENC": "xml2enc"}
+# the mod_proxy submodule that speaks each backend URL scheme
+SCHEME_MODULES = {"http": "proxy_http", "https": "proxy_http", "ws": "proxy_wstunnel", "wss": "proxy_wstunnel",
+                  "fcgi": "proxy_fcgi", "uwsgi": "proxy_uwsgi", "scgi": "proxy_scgi", "ajp": "proxy_ajp",
+                  "h2": "proxy_http2", "h2c": "proxy_http2", "ftp": "proxy_ftp"}
+# (a redirect's target is a URL for the client, never a backend: Redirect keeps it as written, and so does a
+# RewriteRule without [P])
 URL_DIRECTIVES = {"proxypass", "proxypassmatch", "proxypassreverse", "balancermember", "sethandler", "proxyset",
-                  "rewriterule",
-                  "<proxy", "<proxymatch", "redirect", "redirectmatch", "redirectpermanent", "redirecttemp"}
+                  "rewriterule", "<proxy", "<proxymatch"}
+_PROXY_FLAG = re.compile(r"[\[,]\s*(P|proxy)\s*[,\]]", re.I)
 # Require providers and the modules that register them.
 AUTHZ_PROVIDERS = {"valid-user": "authz_user", "user": "authz_user", "group": "authz_groupfile",
                    "ip": "authz_host", "host": "authz_host", "forward-dns": "authz_host", "local": "authz_host",
@@ -131,7 +137,9 @@ HANDLER_MODULES = {"server-status": "status", "server-info": "info", "balancer-m
 PATH_DIRECTIVES = {"documentroot", "alias", "aliasmatch", "scriptalias", "scriptaliasmatch", "<directory",
                    "<directorymatch", "errordocument", "authuserfile", "authgroupfile"}
 # (a RewriteRule [P] target may take its scheme from an [E=...] variable: %{ENV:protocol}://host/)
-_URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*|%\{ENV:[^}]+\})://(?P<host>\[[^\]]+\]|[^/:|\s\"]+)(?::(?P<port>\d+))?")
+# a host that holds a request-time value (`${map:key}`, `%{HTTP_HOST}`, `$1`) names no backend: it stays as written.
+_URL = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*|%\{ENV:[^}]+\})://(?P<host>\[[^\]]+\]|[^/:|\s\"${}%]++)"
+                  r"(?![${}%])(?::(?P<port>\d+))?")
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "fcgi": 9000, "uwsgi": 3031, "ajp": 8009}
 # a backend on a Unix domain socket: the socket is its identity (as the translation's upstream server), the URL
 # after `|` only names it
@@ -160,8 +168,7 @@ def collect_backends(config: LoadedConfig) -> list[str]:
     seen: list[str] = []
     for node in config.walk():
         key = ("<" if node.is_section else "") + node.key
-        if key == "rewriterule" and len(node.args) > 2 and re.search(r"[\[,]\s*(P|proxy)\s*[,\]]", node.args[2],
-                                                                      re.I):
+        if key == "rewriterule" and len(node.args) > 2 and _PROXY_FLAG.search(node.args[2]):
             pass   # a [P] rule's target is a backend too
         elif key not in ("proxypass", "proxypassmatch", "balancermember", "sethandler"):
             continue
@@ -501,6 +508,15 @@ class ApacheSandbox:
             forced = re.search(r"\bH(?:ANDLER)?=([^,\]]+)", node.args[2], re.I)   # RewriteRule [H=handler]
             if forced and forced.group(1).strip().lower() in HANDLER_MODULES:
                 self.modules.add(HANDLER_MODULES[forced.group(1).strip().lower()])
+        if node.key in ("proxypass", "proxypassmatch", "balancermember", "sethandler", "rewriterule", "proxyset") \
+                or (node.is_section and node.key in ("proxy", "proxymatch")):
+            # a backend URL's scheme needs its mod_proxy submodule, loaded wherever such a URL is used (Debian
+            # ships them all; an input that names uwsgi:// enables mod_proxy_uwsgi)
+            for arg in node.args:
+                for m in re.finditer(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*)://", arg):
+                    name = SCHEME_MODULES.get(m.group(1).lower())
+                    if name and name in installed_modules():
+                        self.modules.update([name, "proxy"])
         if any("balancer://" in a.lower() for a in node.args):
             for dep in ["proxy_balancer"] + DEPENDENCIES["proxy_balancer"]:
                 self.modules.add(dep)
@@ -590,6 +606,9 @@ class ApacheSandbox:
                     continue
                 self.log_count += 1
                 args = [str(self.prefix / "logs" / f"access{self.log_count}.log")] + args[1:]
+            elif key == "rewriterule":
+                if len(args) > 2 and _PROXY_FLAG.search(args[2]):
+                    args = [self._map_urls(a) for a in args]
             elif key in URL_DIRECTIVES:
                 args = [self._map_urls(a) for a in args]
             elif key == "rewritemap":
@@ -657,7 +676,7 @@ class ApacheSandbox:
         user = "User www-data\nGroup www-data\n" if os.geteuid() == 0 else ""
         preamble = (f"ServerRoot {self.prefix}\nPidFile {self.prefix}/httpd.pid\nMutex file:{self.prefix} default\n"
                     f"DefaultRuntimeDir {self.prefix}\nErrorLog {self.prefix}/logs/error.log\n"
-                    f"ServerName localhost\n{user}" + "\n".join(modules) + "\n"
+                    f"ServerName {machine_name()}\n{user}" + "\n".join(modules) + "\n"
                     "TypesConfig /etc/mime.types\n"
                     + (f"SSLSessionCache shmcb:{self.prefix}/scache(512000)\n"
                        f"SSLStaplingCache shmcb:{self.prefix}/stapling(32768)\n" if "ssl" in self.modules else "")
@@ -692,6 +711,15 @@ class ApacheSandbox:
     def cleanup(self) -> None:
         self.stop()
         shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+def machine_name() -> str:
+    """The name httpd gives a server with no ServerName in the input, in the sandbox: the machine's host name.
+    (httpd resolves the host name to a fully qualified one at startup; the translation's nginx sends $hostname,
+    the host name itself, so the sandbox models a machine whose host name is its fully qualified name rather
+    than inventing one, like `localhost`, that neither server would use.)"""
+    import socket
+    return socket.gethostname() or "localhost"
 
 
 def directive_names(nodes) -> set[str]:

@@ -6,7 +6,8 @@ received: method, path with query, HTTP version, headers and body, so the
 requests Apache and nginx send can be compared field by field. A backend can
 be declared down: its port is reserved but nothing answers.
 
-A backend spoken to in FastCGI (`fcgi://`) gets the same description in a FastCGI answer.
+A backend spoken to in FastCGI (`fcgi://`) gets the same description in a FastCGI answer, one spoken to in uwsgi
+(`uwsgi://`: a 4-byte header, then the variables, then the body) in the raw HTTP answer uwsgi sends.
 A backend reached over TLS (`https://`, `wss://`) is stood in for by one that speaks TLS, with a generated
 certificate naming 127.0.0.1, localhost and the original host. Every backend accepts a WebSocket upgrade: it
 answers 101 Switching Protocols, sends the same JSON description in one text frame, then closes the
@@ -77,7 +78,43 @@ ECHO_PROGRAM = textwrap.dedent(r'''
                         return
                     if first == b"\x01":     # a FastCGI record (fcgi:// backends): answer in FastCGI
                         return self.fastcgi()
+                    if first == b"\x00":     # a uwsgi packet (modifier1 0, WSGI): answer raw HTTP
+                        return self.uwsgi()
                 super().handle()
+            def uwsgi(self):
+                read = self.rfile.read
+                head = read(4)
+                if len(head) < 4:
+                    return
+                size = struct.unpack("<H", head[1:3])[0]
+                data, env, i = read(size), {}, 0
+                while i + 2 <= len(data):
+                    n = struct.unpack("<H", data[i:i + 2])[0]
+                    key = data[i + 2:i + 2 + n].decode("latin-1")
+                    i += 2 + n
+                    m = struct.unpack("<H", data[i:i + 2])[0] if i + 2 <= len(data) else 0
+                    env[key] = data[i + 2:i + 2 + m].decode("latin-1")
+                    i += 2 + m
+                length = int(env.get("CONTENT_LENGTH") or 0)
+                body = read(length) if length else b""
+                self.describe(env, body)
+                payload = self.described
+                out = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                       + str(len(payload)).encode() + b"\r\nX-Echo-Backend: " + identity.encode() + b"\r\n\r\n"
+                       + (b"" if env.get("REQUEST_METHOD") == "HEAD" else payload))
+                self.wfile.write(out)
+                self.wfile.flush()
+                self.close_connection = True
+            def describe(self, env, body):
+                """What a gateway (FastCGI, uwsgi) request carried, from its CGI variables."""
+                headers = [[k[5:].replace("_", "-").title(), v] for k, v in env.items() if k.startswith("HTTP_")]
+                for k in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+                    if env.get(k):
+                        headers.append([k.replace("_", "-").title(), env[k]])
+                self.described = json.dumps({"backend": identity, "method": env.get("REQUEST_METHOD", ""),
+                                             "path": env.get("REQUEST_URI", env.get("SCRIPT_NAME", "")),
+                                             "version": env.get("SERVER_PROTOCOL", ""), "headers": headers,
+                                             "body": body.decode("latin-1")}, sort_keys=True).encode()
             def fastcgi(self):
                 params, body, request_id = b"", b"", 1
                 read = self.rfile.read
@@ -94,15 +131,8 @@ ECHO_PROGRAM = textwrap.dedent(r'''
                         if not content:
                             break
                         body += content
-                env = fcgi_pairs(params)
-                headers = [[k[5:].replace("_", "-").title(), v] for k, v in env.items() if k.startswith("HTTP_")]
-                for k in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-                    if env.get(k):
-                        headers.append([k.replace("_", "-").title(), env[k]])
-                payload = json.dumps({"backend": identity, "method": env.get("REQUEST_METHOD", ""),
-                                      "path": env.get("REQUEST_URI", env.get("SCRIPT_NAME", "")),
-                                      "version": env.get("SERVER_PROTOCOL", ""), "headers": headers,
-                                      "body": body.decode("latin-1")}, sort_keys=True).encode()
+                self.describe(fcgi_pairs(params), body)
+                payload = self.described
                 out = (b"Status: 200 OK\r\nContent-Type: application/json\r\nX-Echo-Backend: "
                        + identity.encode() + b"\r\n\r\n" + payload)
                 records = b"".join(fcgi_record(6, request_id, out[i:i + 65535]) for i in range(0, len(out), 65535))
