@@ -722,6 +722,16 @@ class Compiler:
                                                comment="RewriteRule [CO]: empty unless the rule matched"))
         return [Stmt("set", [var, self.expand(text, rule, cond_names, rule_names)], rule.span)]
 
+    def _proxy_host(self, host: str, rule: RRule) -> Stmt:
+        """ProxyPreserveHost On (here or in the main server): httpd sends the client's Host, as for ProxyPass."""
+        from ..model import MapBlock
+        preserve = self.server.settings.get("preserve_host") or self.ctx.main.settings.get("preserve_host")
+        if not preserve or preserve[0] != "on":
+            return Stmt("proxy_set_header", ["Host", host], rule.span)
+        if not any(m.variable == "$a2n_host" for m in self.ctx.model.maps):
+            self.ctx.model.maps.append(MapBlock("$http_host", "$a2n_host", [('""', "$host")], "$http_host"))
+        return Stmt("proxy_set_header", ["Host", "$a2n_host"], preserve[1])
+
     def proxy(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str]) -> list[Stmt]:
         """[P] to a fixed backend: rewrite into an internal location that proxies, prefix swapped for the path."""
         lead = r"(?:/|%\{REQUEST_URI\}" + (r"|\$1" if self.per_dir is None and _capture_starts_path(rule.pattern)
@@ -745,7 +755,7 @@ class Compiler:
             Stmt("internal", [], rule.span),
             Stmt("proxy_pass", [f"{scheme}://{host}/"], rule.span,
                  comment="RewriteRule [P]: httpd's default worker, no connection reuse"),
-            Stmt("proxy_set_header", ["Host", host], rule.span),
+            self._proxy_host(host, rule),
             Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], rule.span),
             Stmt("proxy_set_header", ["X-Forwarded-Host", "$http_host"], rule.span),
             Stmt("proxy_set_header", ["X-Forwarded-Server", "$server_name"], rule.span),
