@@ -282,6 +282,14 @@ def _files_handler(ctx: Context, d: Directive, handler: str) -> Disposition:
         scripts = [loc for loc in ctx.server.locations if any(st.name == "fastcgi_pass" for st in loc.statements)]
         if not scripts:
             return Disposition.EXACT
+    if handler.startswith("proxy:"):
+        # httpd hands these files to a backend (or answers 500 where the worker is not defined): nginx must not
+        # serve them from the disk instead
+        ctx.emit("return", ["502"], d.span)
+        ctx.diags.add("A2N101", f"SetHandler {d.args[0]} inside <Files>: this proxy handler is not translated for "
+                      "file sections; the files it matches answer 502 instead of being proxied", d.span,
+                      directive=d.name, hint="proxy them by hand (fastcgi_pass or proxy_pass in the location)")
+        return Disposition.UNSUPPORTED
     why = "a script location of the server still takes these files" if handler in ("none", "default-handler") \
         else "only script handlers (FastCGI, PHP) are translated for file sections"
     ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} inside <Files>: {why}; nothing was emitted",
