@@ -183,8 +183,10 @@ class Explainer:
             if not all(r.admits(path) for r in enclosing):
                 continue
             routes = self.routes.get((d.span.file, d.span.line))
+            # (a route written with %-escapes, as ProxyPass mapping=encoded matches it, sees the raw path)
+            raw = probe.path.split("?", 1)[0]
             if routes is not None and not any(_route_governs(r, p) for r in routes
-                                              for p in (path or "/", request_path(probe.path))):
+                                              for p in (path or "/", request_path(probe.path), raw)):
                 continue        # a Redirect/Alias/ProxyPass line speaks only of the requests it maps
             fitting = [e for e in effects_ if matches(e, case)]
             if not fitting:
