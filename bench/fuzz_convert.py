@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -230,13 +231,13 @@ def convert_one(data: bytes) -> tuple[str, str]:
     return "ok", ""
 
 
-def _worker(conn, dump_path: str, timeout: float) -> None:
+def _worker(conn, dump_path: str, timeout: float, workdir: str) -> None:
     try:
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     except (ImportError, ValueError, OSError):
         pass
-    os.chdir(tempfile.mkdtemp(prefix="a2n-fuzz-"))
+    os.chdir(workdir)       # the runner's: it removes it, even when this process is killed
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
     dump = open(dump_path, "w")
     while True:
@@ -263,13 +264,14 @@ class Runner:
         self.timeout = timeout
         fd, self.dump_path = tempfile.mkstemp(prefix="a2n-fuzz-dump-")
         os.close(fd)
+        self.workdir = tempfile.mkdtemp(prefix="a2n-fuzz-")
         self.proc = None
         self.conn = None
 
     def _start(self) -> None:
         ctx = multiprocessing.get_context("fork")
         parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, self.dump_path, self.timeout), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, self.dump_path, self.timeout, self.workdir), daemon=True)
         self.proc.start()
         child.close()
         self.conn = parent
@@ -307,6 +309,7 @@ class Runner:
             os.unlink(self.dump_path)
         except OSError:
             pass
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 @dataclass
