@@ -60,7 +60,7 @@ def send(probe: Probe, port: int, timeout: float = 10) -> Observation:
             ctx.check_hostname = False
             ctx.verify_mode = ssl.CERT_NONE
             raw_sock = socket.create_connection(("127.0.0.1", port), timeout)
-            conn.sock = ctx.wrap_socket(raw_sock, server_hostname=probe.host or None)
+            conn.sock = ctx.wrap_socket(raw_sock, server_hostname=probe.server_name or None)
         conn.putrequest(probe.method, probe.path, skip_host=True, skip_accept_encoding=True)
         if probe.host:
             conn.putheader("Host", probe.host)

@@ -27,7 +27,13 @@ class Probe:
     origin: str = "generated"
 
     def line(self) -> str:
-        return f"{self.method} {self.scheme}://{self.host or '-'}:{self.port}{self.path}"
+        name = re.sub(r":\d+$", "", self.host) if self.host else "-"
+        return f"{self.method} {self.scheme}://{name}:{self.port}{self.path}"
+
+    @property
+    def server_name(self) -> str:
+        """The host name the request names (the Host header without its port), for SNI."""
+        return re.sub(r":\d+$", "", self.host)
 
 
 @dataclass
@@ -111,6 +117,16 @@ def _variants(prefix: str) -> list[str]:
 
 
 def generate(config: LoadedConfig) -> list[Probe]:
+    """Requests at every boundary of every virtual host. The Host header names the port where it is not the
+    scheme's default, as clients send it (RFC 9110: a request to another port names it)."""
+    probes = _generate(config)
+    for p in probes:
+        if p.host and ":" not in p.host and p.port != (443 if p.scheme == "https" else 80):
+            p.host = f"{p.host}:{p.port}"
+    return probes
+
+
+def _generate(config: LoadedConfig) -> list[Probe]:
     probes: list[Probe] = []
     for vh in vhosts_of(config):
         scheme = "https" if vh.ssl else "http"
