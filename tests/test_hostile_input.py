@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, assert_no_traceback, run_cli
+from conftest import assert_no_traceback, run_cli
 
 LOCATED = re.compile(r"^(?P<file>[^\n:]+):(?P<line>\d+):(?P<col>\d+): error\[(?P<code>A2N\d{3})\]", re.M)
 
@@ -316,8 +316,7 @@ def test_check_fix_does_not_write_outside_the_repository(tmp_path):
 # ----------------------------------------------------------------------------- interrupts, empty input
 
 def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get(
-        "PYTHONPATH", "")}
+    env = {**os.environ, "NO_COLOR": "1"}      # the installed package, as the user runs it
     proc = subprocess.Popen([sys.executable, "-m", "apache2nginx", "convert", "-"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     time.sleep(2.5)       # reading stdin, which never ends
