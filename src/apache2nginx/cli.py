@@ -338,11 +338,11 @@ Examples:
 def explain(code: str | None, list_all: bool, out_format: str) -> None:
     """Explain diagnostic CODE (or list every code), with the differences it can explain in verify."""
     from .codes import explains
-    from .effects import describe_effects
+    from .effects import declaration_json, describe_effects
     if list_all or not code:
         if out_format == "json":
             doc = [{"code": i.code, "severity": i.severity, "title": i.summary,
-                    "explains": [e.to_json() for e in explains(i.code)]} for i in CODES.values()]
+                    "explains": declaration_json(i.code)} for i in CODES.values()]
             sys.stdout.write(json.dumps(doc, indent=2) + "\n")
             return
         for info in CODES.values():
@@ -356,7 +356,7 @@ def explain(code: str | None, list_all: bool, out_format: str) -> None:
     if out_format == "json":
         sys.stdout.write(json.dumps({"code": info.code, "severity": info.severity, "title": info.summary,
                                      "explain": info.explain, "hint": info.hint,
-                                     "explains": [e.to_json() for e in declared]}, indent=2) + "\n")
+                                     "explains": declaration_json(info.code)}, indent=2) + "\n")
         return
     click.echo(f"{info.code} ({info.name}, {info.severity}): {info.summary}\n")
     click.echo(info.explain)

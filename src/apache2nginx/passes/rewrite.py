@@ -498,9 +498,11 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             Stmt("try_files", ["$uri", "$uri/", target + "$is_args$args"], rules[i].span,
                  comment="front controller: RewriteCond !-f, !-d and RewriteRule")], rules[i].span))
         if state.per_dir is not None:
-            ctx.diags.add("A2N836", "front controller: a path that goes on after an existing file (/file.ext/more) "
-                          "is rewritten to the script in nginx; httpd tests the file part, does not rewrite, and "
-                          "answers 404 for a static file", rules[i].span, directive="RewriteRule")
+            # approximate: the rule and its conditions, named by the one diagnostic that says how
+            rules[i].settle(ctx, Disposition.APPROXIMATE, ctx.diags.add(
+                "A2N836", "front controller: a path that goes on after an existing file (/file.ext/more) is "
+                "rewritten to the script in nginx; httpd tests the file part, does not rewrite, and answers 404 "
+                "for a static file", rules[i].span, directive="RewriteRule"))
         if state.per_dir is None:
             ctx.diags.add("A2N820", "front controller in server context: httpd tests the URL path itself as a file "
                           "name (%{REQUEST_FILENAME} is not mapped yet), which rarely exists; the translation "

@@ -159,10 +159,18 @@ class Explainer:
             homes = [v for v in vhosts if v.file == s.file and v.line <= s.line <= v.end_line]
             enclosing = [r for r in regions.get(s.file, ()) if r.first <= s.line <= r.last]
             self.entries.append((d, homes, enclosing, effects_))
+        # indexed by virtual host: a request meets only its own host's diagnostics and those outside every host
+        self.by_vhost: dict[int, list] = {}
+        self.everywhere: list = []
+        for entry in self.entries:
+            if not entry[1]:
+                self.everywhere.append(entry)
+            for home in entry[1]:
+                self.by_vhost.setdefault(id(home), []).append(entry)
 
     def vhost_for(self, probe: Probe) -> VHostInfo | None:
         on_port = [v for v in self.vhosts if probe.port in v.ports]
-        host = re.sub(r":\d+$", "", probe.host.lower()).rstrip(".")     # the Host header's name, without its port
+        host = probe.server_name.lower().rstrip(".")     # the Host header's name, without its port
         for v in on_port:
             if host in v.names:
                 return v
@@ -173,20 +181,18 @@ class Explainer:
         probe = case.probe
         vh = self.vhost_for(probe)
         path = normalized_path(probe.path)
+        # the forms a route may see the path in: normalised, decoded, and raw (a route written with %-escapes,
+        # as ProxyPass mapping=encoded matches it)
+        forms = (path or "/", request_path(probe.path), probe.path.split("?", 1)[0])
         best: tuple | None = None
-        for d, homes, enclosing, effects_ in self.entries:
-            if homes and not any(h is vh for h in homes):
-                continue                # another virtual host's directive
+        for d, homes, enclosing, effects_ in self.by_vhost.get(id(vh), []) + self.everywhere:
             region = self.htaccess_regions.get(d.span.file)
             if region is not None and not segment_prefix(region, path or "/"):
                 continue
             if not all(r.admits(path) for r in enclosing):
                 continue
             routes = self.routes.get((d.span.file, d.span.line))
-            # (a route written with %-escapes, as ProxyPass mapping=encoded matches it, sees the raw path)
-            raw = probe.path.split("?", 1)[0]
-            if routes is not None and not any(_route_governs(r, p) for r in routes
-                                              for p in (path or "/", request_path(probe.path), raw)):
+            if routes is not None and not any(_route_governs(r, p) for r in routes for p in forms):
                 continue        # a Redirect/Alias/ProxyPass line speaks only of the requests it maps
             fitting = [e for e in effects_ if matches(e, case)]
             if not fitting:

@@ -27,8 +27,7 @@ class Probe:
     origin: str = "generated"
 
     def line(self) -> str:
-        name = re.sub(r":\d+$", "", self.host) if self.host else "-"
-        return f"{self.method} {self.scheme}://{name}:{self.port}{self.path}"
+        return f"{self.method} {self.scheme}://{self.server_name or '-'}:{self.port}{self.path}"
 
     @property
     def server_name(self) -> str:
