@@ -262,3 +262,21 @@ def test_translation_diagnostics_on_expanded_directives_name_the_use_lines(tmp_p
     ajp = [d for d in diags if d.code == "A2N302"]
     assert [d.span.line for d in ajp] == [5, 5]          # the body line, once per expansion...
     assert sorted(r.line for d in ajp for r in d.related) == [8, 9]   # ...and the Use line it came from
+
+
+def test_envvars_values_are_expanded_as_the_shell_does(tmp_path):
+    """Debian's envvars builds APACHE_LOG_DIR from $SUFFIX (empty for /etc/apache2): the value is read as the
+    shell exports it, never with a `$` left for nginx to read as a variable of its own."""
+    (tmp_path / "envvars").write_text(
+        'if test "${APACHE_CONFDIR##/etc/apache2-}" != "${APACHE_CONFDIR}" ; then\n'
+        '\tSUFFIX="-${APACHE_CONFDIR##/etc/apache2-}"\nelse\n\tSUFFIX=\nfi\n'
+        "export APACHE_LOG_DIR=/var/log/apache2$SUFFIX\n"
+        "export APACHE_LOCK_DIR=${APACHE_LOG_DIR}/lock\n"
+        "export LITERAL='/x$SUFFIX'\n")
+    (tmp_path / "apache2.conf").write_text("ErrorLog ${APACHE_LOG_DIR}/error.log\nMutex file:${APACHE_LOCK_DIR}\n"
+                                           "Define L ${LITERAL}\nServerName ${L}\n")
+    config = load(tmp_path / "apache2.conf", LoadOptions(), Diagnostics())
+    args = {n.name: n.args for n in config.walk() if not n.is_section}
+    assert args["ErrorLog"] == ["/var/log/apache2/error.log"]
+    assert args["Mutex"] == ["file:/var/log/apache2/lock"]
+    assert args["ServerName"] == ["/x$SUFFIX"]       # single quotes: the shell expands nothing

@@ -47,6 +47,7 @@ MACRO_DIRECTIVES = {"use", "undefmacro", "macroignoreemptyargs", "macroignorebad
 _MACRO_FLAGS = ("/ignoreemptyargs", "/ignorebadnesting")
 
 _VAR = re.compile(r"\$\{([^}]*)\}")
+_SHELL_VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _ENVVAR_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
 
@@ -234,8 +235,16 @@ class _Loader:
                 try:
                     for line in read_text(cand, 1 << 20).splitlines():
                         m = _ENVVAR_LINE.match(line)
-                        if m and "$(" not in m.group(2):
-                            env[m.group(1)] = m.group(2).strip().strip("'\"")
+                        value = m.group(2).strip() if m else ""
+                        if not m or "$(" in value or "`" in value or re.search(r"\$\{\w+[#%:/]", value):
+                            continue        # a command or a shell operator: not a value to read
+                        quoted = value[:1] == "'"
+                        value = value.strip("'\"")
+                        if not quoted:
+                            # the shell expands what was set before (an unset name is empty): Debian's
+                            # APACHE_LOG_DIR=/var/log/apache2$SUFFIX
+                            value = _SHELL_VAR.sub(lambda v: env.get(v.group(1) or v.group(2), ""), value)
+                        env[m.group(1)] = value
                 except OSError:
                     pass
                 break
