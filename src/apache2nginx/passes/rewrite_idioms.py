@@ -143,6 +143,11 @@ def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
     redirect.own_statements.append(Stmt("return", [code, target], rule.span,
                                         comment="canonical host: RewriteCond %{HTTP_HOST} + RewriteRule"))
     position = ctx.model.servers.index(server)
+    if negated and not [n for n in names if n != host] and _shares_address(server, ctx.model.servers[:position]):
+        # No other name reaches this host, and it is not the first on its address (the one unknown hosts
+        # reach): a server of its own would answer for nothing. The rule stays a condition in the server,
+        # where it still redirects a Host that carries a port, as httpd does.
+        return False
     if negated:
         # Every name but `host` (and, as the first vhost, unknown hosts) is redirected.
         redirect.names = [n for n in names if n != host]
@@ -159,6 +164,14 @@ def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
                   "nginx matches the host name without its port, where %{HTTP_HOST} includes a port the "
                   "client sent", rule.span, directive="RewriteRule")
     return True
+
+
+def _shares_address(server: Server, earlier: list[Server]) -> bool:
+    """Whether a virtual host before `server` names one of its addresses (so `server` is not the default
+    there)."""
+    mine = {address.lower() for address, _ in server.addresses}
+    return any(not other.is_main and mine & {address.lower() for address, _ in other.addresses}
+               for other in earlier)
 
 
 # Patterns every server-context URL path matches (it always starts with `/`).
