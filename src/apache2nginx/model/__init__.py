@@ -247,11 +247,13 @@ class NginxModel:
         n = self._variable_counts[prefix] = self._variable_counts.get(prefix, 0) + 1
         return f"${prefix}{n}{suffix}"
 
-    def shared_map(self, prefix: str, source: str, entries: list[tuple[str, str]], default: str) -> str:
-        """The variable of a map with this content, added once (numbered with PREFIX)."""
+    def shared_map(self, prefix: str, source: str, entries: list[tuple[str, str]], default: str,
+                   span: Span | None = None) -> str:
+        """The variable of a map with this content, added once (numbered with PREFIX; `span`: where the
+        first one asking for it stands)."""
         key = (prefix, source, tuple(entries), default)
         variable = self._maps_by_content.get(key)
         if variable is None:
             variable = self._maps_by_content[key] = self.new_variable(prefix)
-            self.maps.append(MapBlock(source, variable, entries, default))
+            self.maps.append(MapBlock(source, variable, entries, default, span=span))
         return variable

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import MapBlock, Stmt
+from ..model import Stmt
 from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, flag, Rule, table
@@ -138,11 +138,11 @@ def finish_server(ctx: Context, server) -> None:
         default = next((m["expires_default"] for m in reversed(merged) if "expires_default" in m), None)
         if not types and not default:
             continue
-        var = f"$a2n_expires_{sum(1 for m in ctx.model.maps if m.variable.startswith('$a2n_expires'))}"
         modified, types, default = _base(ctx, types, default)
         entries = [(_type_regex(mime), value) for mime, (value, _) in types.items()]
-        ctx.model.maps.append(MapBlock("$sent_http_content_type", var, entries,
-                                       default[0] if default else "off", span=active[1]))
+        # (sites with the same expiry rules share one map)
+        var = ctx.model.shared_map("a2n_expires_", "$sent_http_content_type", entries,
+                                   default[0] if default else "off", active[1])
         statements.append(Stmt("expires", (["modified"] if modified else []) + [var], active[1]))
         said = ctx.diags.add("A2N709", "mod_expires becomes `expires` with a Content-Type map: nginx also replaces "
                              "the Expires and Cache-Control headers of proxied responses, which httpd leaves alone "
