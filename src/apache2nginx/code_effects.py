@@ -37,6 +37,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N013": effects(),
     "A2N014": effects(),
     "A2N015": effects(),
+    "A2N016": effects(),
+    "A2N017": effects(),
     "A2N020": effects(),
     "A2N021": effects(),
     "A2N022": effects(),
@@ -83,6 +85,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N223": effects(),                # no OCSP response stapled: nothing compared
     "A2N224": effects("backend:added", "status@server-error"),  # nginx accepts a backend certificate httpd refuses
     "A2N227": effects("connection@https"),      # OpenSSL's default for the setting
+    "A2N238": effects(),                # names httpd never selects are left out; nothing else changes
     "A2N225": effects(),                # the name is left out of the later server: httpd never selects it either
     "A2N226": effects("status@unsafe-method,status-405", "header@unsafe-method,status-405"),
     "A2N229": effects("header content-md5:missing@not-proxied"),
@@ -175,6 +178,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N508": effects("backend header"),  # computed from the client's value
     "A2N509": effects("header:added", "backend header"),  # an unset made under only some <If> branches
     "A2N510": effects("header:added@error-status"),  # a .htaccess's always-headers also on nginx's own 400
+    "A2N511": effects("header@refused-before-host"),   # nginx's 400 before Host: the default server's headers
     "A2N505": effects("header:missing", "header:changed", "backend header:missing", "backend header:changed"),
 
     # ------------------------------------------------------------ A2N6xx logging: logs are not compared

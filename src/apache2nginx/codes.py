@@ -182,6 +182,30 @@ no faithful translation exists.
 How to fix it: write the value httpd should use, within its range.
 """, "write a value within the directive's range")
 
+_code("A2N016", "stale-output-removed", "info", "A file an earlier run wrote into the output tree is gone from this one.", """
+What it means: `convert --out-dir` found a file it had written before (it
+starts with the generated header, or is a sites-enabled/ link into
+sites-available/) for an Apache site or file that this conversion no longer
+has, and removed it once the new tree was written.
+
+Why it matters: nginx includes every `*.conf` of conf.d/ and sites-enabled/;
+a leftover server block would keep answering for a site Apache dropped.
+
+How to fix it: nothing; the message records the removal.
+""", "nothing to do: the file belonged to a site that is gone")
+
+_code("A2N017", "foreign-file-in-output-tree", "warning", "The output tree holds a file apache2nginx did not write, which nginx will include.", """
+What it means: `convert --out-dir` writes nginx.conf to include every
+`*.conf` of conf.d/ (and of sites-enabled/ in the Debian layout); this file is
+there, and it was not written by apache2nginx, so it is left as it is.
+
+Why it matters: nginx will load it with the translation: a server or a map in
+it may take requests meant for a translated site, or make `nginx -t` fail.
+
+How to fix it: move the file out of the tree, or keep it knowingly (a
+hand-written addition); or write the tree into an empty directory.
+""", "move the file out of the output tree, or keep it knowingly")
+
 _code("A2N014", "empty-input-directory", "error", "An input directory holds no configuration files.", """
 What it means: a directory was given as input, but it holds no `*.conf` file
 (nor `.htaccess`).
@@ -802,6 +826,16 @@ _short("A2N510", "htaccess-headers-server-level", "info", "A .htaccess's `Header
        "a path it cannot map (one climbing out of the root).",
        "such malformed requests carry the .htaccess's headers in nginx only.",
        "nothing, usually; or translate the .htaccess inside its <Directory> of the server configuration.")
+_short("A2N511", "header-before-host", "warning", "nginx answers some malformed requests before it knows the host: "
+       "with the default server's headers.",
+       "nginx refuses a request line whose path climbs above the root (or holds a malformed %-escape) with 400 "
+       "before it reads the Host header, from the default server of the address; httpd answers from the virtual "
+       "host the Host names. The default server sends the `Header always` lines of its address's other hosts on "
+       "those answers only; where hosts disagree, or the default server sets the header itself, it cannot send "
+       "each host's own.",
+       "the 400 for such a request carries a header this host does not send, or another host's value.",
+       "give every virtual host of the address the same `Header always` security headers (e.g. in the main "
+       "server config).")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",
@@ -1187,6 +1221,17 @@ _short("A2N225", "shadowed-server-name", "warning", "A server name is shadowed b
        "if the two virtual hosts differ (access rules, backends), keeping the name would send its requests to a "
        "different site.",
        "remove the shadowed name on the Apache side, or order the virtual hosts as intended.")
+_short("A2N238", "name-taken-by-earlier-host", "warning", "A virtual host's name belongs to an earlier virtual host "
+       "of its address.",
+       "httpd selects the first virtual host of an address, in configuration order, whose ServerName or "
+       "ServerAlias matches the Host header, so a later one never answers for a name an earlier one has. A "
+       "virtual host without ServerName (and no main ServerName) is known by the machine's name, which nginx "
+       "writes `$hostname`. The translation leaves such names out of the later server (nginx would warn "
+       "\"conflicting server name\"), and leaves out a virtual host left with no name that is the first on none "
+       "of its addresses: httpd never answers from it.",
+       "nothing, when the Apache configuration meant it; a virtual host that was meant to answer is missing in "
+       "both servers.",
+       "give each virtual host its own ServerName, or remove the one that never answers.")
 _short("A2N321", "fastcgi-uwsgi-backend", "warning", "A FastCGI or uwsgi backend is approximated.",
        "ProxyPass to fcgi:// or uwsgi:// becomes fastcgi_pass/uwsgi_pass with nginx's standard parameters; "
        "httpd builds SCRIPT_FILENAME, PATH_INFO and the environment its own way.",

@@ -349,6 +349,51 @@ def resolve_sockets(ctx: Context) -> None:
                 server.root, server.root_span = main.root, main.root_span
             else:
                 server.root = DEFAULT_DOCUMENT_ROOT
+    _taken_names(ctx, vhosts)
+
+
+def _taken_names(ctx: Context, vhosts: list[Server]) -> None:
+    """httpd selects the first virtual host of an address whose name matches; a later one with the same
+    exact name never answers for it (nginx would warn "conflicting server name" and ignore it too), so the
+    name is left out of the later server. A virtual host with no name of its own (and no main ServerName)
+    is known by the machine's name: nginx's `$hostname`, unless an earlier nameless one has it. One left
+    with no name, default on none of its addresses, is a host httpd never answers from (A2N238): it is
+    not emitted, since nginx would give it the requests without a Host header."""
+    owners: dict[tuple[str, tuple], Server] = {}
+    for server in vhosts:
+        sockets = [l.socket.key() for l in server.listens]
+        default = any(l.default_server for l in server.listens)
+        machine_name = not server.names and not server.has_server_name and not default
+        if machine_name:
+            server.names, server.name_spans = ["$hostname"], [server.span] if server.span else []
+        keep, spans, dropped, earlier_hosts = [], [], [], []
+        for i, name in enumerate(server.names):
+            earlier = None if name.startswith("~") else next(
+                (owners[(name.lower(), sock)] for sock in sockets if (name.lower(), sock) in owners), None)
+            if earlier is not None and earlier is not server:
+                dropped.append(name)
+                earlier_hosts.append(earlier)
+                continue
+            keep.append(name)
+            spans.append(server.name_spans[min(i, len(server.name_spans) - 1)] if server.name_spans else None)
+            for sock in sockets:
+                owners.setdefault((name.lower(), sock), server)
+        related = list({id(e): e.span for e in earlier_hosts if e.span}.values())[:3]
+        if not keep and not default and server.listens:
+            ctx.diags.add("A2N238", "httpd never answers from this virtual host: it is not the first of its "
+                          "address, and an earlier one has every name it has; it is left out", server.span,
+                          related=related, directive="<VirtualHost")
+            ctx.model.servers.remove(server)
+            continue
+        if dropped:
+            server.names, server.name_spans = keep, [s for s in spans if s is not None]
+            ctx.diags.add("A2N238", f"server name {', '.join(dropped)}: an earlier virtual host of the same address "
+                          "has it, so httpd never selects this one for it; the name is left out", server.span,
+                          related=related, directive="<VirtualHost")
+        if machine_name and keep:
+            ctx.diags.add("A2N238", "this virtual host names no ServerName: httpd knows it by the machine's name "
+                          "(its fully qualified form), nginx by `$hostname` (the name gethostname() gives)",
+                          server.span, directive="<VirtualHost")
 
 
 # --------------------------------------------------------------- request handling defaults
