@@ -236,6 +236,15 @@ def test_new_conditions(setup):
     assert e.holds("nginx-failed") and not c.holds("nginx-failed")
 
 
+@pytest.mark.parametrize("path, refused", [
+    ("/%2e%2e/etc/passwd", True), ("/a/../../b", True), ("/%zz", True), ("/a%2", True), ("/a/%2E%2E/b", False),
+    ("/a/../b", False), ("/..x/y", False), ("/a?x=/../..", False), ("/ok%41", False)])
+def test_a_request_line_nginx_refuses_before_reading_host(setup, path, refused):
+    c = case("header x-frame-options", "SAMEORIGIN", None, path=path, status=(400, 400))
+    assert c.holds("refused-before-host") is refused
+    assert not case("header x-frame-options", "x", None, path=path, status=(400, 200)).holds("refused-before-host")
+
+
 def test_a_certificate_chain_explains_only_a_handshake_nginx_fails(setup):
     ex = explainer(setup, "A2N220", "ServerName", "SSLCertificateChainFile")
     failed = case("connection", 200, "SSLError: certificate verify failed", scheme="https")

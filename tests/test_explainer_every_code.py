@@ -54,6 +54,8 @@ def _case(effect: Effect, field: str, host: str = "one.example") -> Case:
         path = "/a%41"
     if "doubled-slash" in when or "unnormalised-path" in when:
         path = "/x//" + path.lstrip("/")
+    if "refused-before-host" in when:
+        path = "/%2e%2e/a"
     if "query" in when:
         path += "?q=1"
     headers = {}
@@ -64,7 +66,7 @@ def _case(effect: Effect, field: str, host: str = "one.example") -> Case:
     probe = Probe(method, "https" if "https" in when else "http",
                   host + (":80" if "host-port" in when else ""), 80, path, headers)
     status = 200
-    for cond, code in (("status-405", 405), ("status-403", 403), ("status-404", 404), ("server-error", 502),
+    for cond, code in (("refused-before-host", 400), ("status-405", 405), ("status-403", 403), ("status-404", 404), ("server-error", 502),
                        ("error-status", 404), ("redirect", 301)):
         if cond in when:
             status = code

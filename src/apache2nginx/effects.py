@@ -50,6 +50,8 @@ CONDITIONS = {
     "status-404": "httpd or nginx answered 404 (not found)",
     "conditional-request": "the request carries If-None-Match or If-Modified-Since",
     "credentials": "the request carries an Authorization header",
+    "refused-before-host": "nginx answered 400 to a path that climbs above the root or holds a malformed "
+                           "%-escape, which it refuses before it reads the Host header",
     "nginx-failed": "nginx's answer is a connection error (a refused connection or TLS handshake) where httpd answered",
 }
 

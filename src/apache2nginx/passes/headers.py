@@ -17,7 +17,7 @@ from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, Rule, table
 from .header_expr import HeaderCondition, Untranslatable
-from . import setenvif
+from . import header_refusals, setenvif
 
 _FORMAT = re.compile(r"%(?:\{[^}]*\}[a-zA-Z]|[a-zA-Z%])")
 
@@ -417,6 +417,7 @@ def finish_model(ctx: Context) -> None:
     if span is not None:
         for server in ctx.model.servers:
             _add_untyped(server.own_statements if server is ctx.main else server.statements, span)
+    header_refusals.finish(ctx)
 
 
 # ---------------------------------------------------------------- Header inside <If>/<ElseIf>/<Else>

@@ -72,7 +72,25 @@ class Case:
             "conditional-request": any(k.lower() in ("if-none-match", "if-modified-since") for k in p.headers),
             "credentials": any(k.lower() == "authorization" for k in p.headers),
             "nginx-failed": n.error is not None and a.error is None,
+            "refused-before-host": n.status == 400 and refused_request_line(p.path),
         }[condition]
+
+
+def refused_request_line(path: str) -> bool:
+    """Whether nginx refuses this path while it parses the request line: a malformed %-escape, or dot
+    segments (%-decoded) that climb above the root."""
+    raw = path.split("?", 1)[0]
+    if re.search(r"%(?![0-9A-Fa-f]{2})", raw):
+        return True
+    depth = 0
+    for segment in re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), raw).split("/")[1:]:
+        if segment == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif segment not in ("", "."):
+            depth += 1
+    return False
 
 
 def matches(effect: Effect, case: Case) -> bool:

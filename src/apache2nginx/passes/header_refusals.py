@@ -1,0 +1,80 @@
+"""mod_headers' `Header always` lines on the answers nginx gives before it knows the virtual host.
+
+nginx refuses a request line whose path climbs above the root or holds a malformed %-escape with 400
+before it reads the Host header, so that answer comes from the default server of the address, with the
+default server's add_header lines (observed with nginx 1.22). httpd reads the whole request first and
+answers from the virtual host the Host names, with that host's `Header always` lines. So the default
+server sends, on those answers only (`$uri` is still empty then, and never is afterwards), the `always`
+headers the other virtual hosts of its address send. What one server cannot send for every host is
+reported (A2N511) at the hosts it concerns; a security header sent with another value there stays a
+difference verify never explains.
+"""
+from __future__ import annotations
+
+from ..model import Server, Stmt
+from .base import Context
+
+
+def _always_headers(server: Server, main: Server) -> dict[str, tuple[str, str, Stmt]]:
+    """name (lower-cased) -> (name, value, statement) of the literal `add_header ... always` lines the
+    server level of `server` sends (the main server's first, its own over them)."""
+    out: dict[str, tuple[str, str, Stmt]] = {}
+    holders = [main.statements] + ([server.own_statements] if server.is_main else [server.statements])
+    for statements in holders:
+        for stmt in statements:
+            if stmt.name == "add_header" and stmt.block is None and len(stmt.args) == 3 \
+                    and stmt.args[2] == "always" and "$" not in stmt.args[1]:
+                out[stmt.args[0].lower()] = (stmt.args[0], stmt.args[1], stmt)
+    return out
+
+
+def finish(ctx: Context) -> None:
+    """Give each default server the `always` headers of its address's other hosts, for the answers nginx
+    makes before it reads the Host header."""
+    defaults: dict[str, Server] = {}
+    by_socket: dict[str, dict[int, Server]] = {}
+    for server in ctx.model.servers:
+        for listen in server.listens:
+            socket = listen.socket.nginx()
+            by_socket.setdefault(socket, {})[id(server)] = server
+            if listen.default_server:
+                defaults[socket] = server
+    hosts: dict[int, tuple[Server, dict[int, Server]]] = {}
+    for socket, default in defaults.items():
+        others = hosts.setdefault(id(default), (default, {}))[1]
+        others.update((key, s) for key, s in by_socket[socket].items() if s is not default)
+    for default, others in hosts.values():
+        if others:
+            _give(ctx, default, list(others.values()), ctx.main)
+
+
+def _give(ctx: Context, default: Server, others: list[Server], main: Server) -> None:
+    own = _always_headers(default, main)
+    theirs = {id(s): _always_headers(s, main) for s in others}
+    names = dict.fromkeys(name for s in others for name in theirs[id(s)] if theirs[id(s)][name][1] !=
+                          own.get(name, (None, None))[1])
+    for name in names:
+        setting = [s for s in others if name in theirs[id(s)]]
+        header, value, stmt = theirs[id(setting[0])][name]
+        if name in own:
+            for server in setting:
+                if theirs[id(server)][name][1] != own[name][1]:
+                    _report(ctx, server, f"sends {header}: {own[name][1]} (the default server's) where this host "
+                            f"sends {theirs[id(server)][name][1]}")
+            continue
+        variable = ctx.model.shared_map("a2n_unrouted_", "$uri", [('""', value)], '""', stmt.span)
+        holder = default.own_statements if default.is_main else default.statements
+        holder.append(Stmt("add_header", [header, variable, "always"], stmt.span,
+                           comment="on the 400 nginx answers before it reads Host, as the hosts of this address do"))
+        for server in setting[1:]:
+            if theirs[id(server)][name][1] != value:
+                _report(ctx, server, f"sends {header}: {value} (another host's) where this host sends "
+                        f"{theirs[id(server)][name][1]}")
+        for server in [default] + [s for s in others if name not in theirs[id(s)]]:
+            _report(ctx, server, f"also sends {header}: {value}, which another host of the address sends")
+
+
+def _report(ctx: Context, server: Server, what: str) -> None:
+    ctx.diags.add("A2N511", "a request whose path climbs above the root or holds a malformed %-escape is refused "
+                  "by nginx before it reads the Host header, from the default server of the address: the answer "
+                  f"for this host {what}", server.span, directive="Header")
