@@ -254,6 +254,116 @@ def generate(root: Path, target_lines: int) -> tuple[Path, int, int]:
     return main, total, nfiles
 
 
+# ----------------------------------------------------------------------------- a whole Debian server
+
+STOCK_APACHE = Path("/etc/apache2")
+# What `a2enmod rewrite proxy proxy_http headers ssl expires` links (with ssl's dependencies).
+SERVER_MODULES = ("rewrite", "proxy", "proxy_http", "headers", "ssl", "socache_shmcb", "expires", "setenvif", "mime")
+SITE_KINDS = ("proxy", "redirect", "static", "canonical")
+
+
+def debian_server(dest: Path, source: Path = STOCK_APACHE, modules=SERVER_MODULES,
+                  sites=("default-ssl",)) -> Path:
+    """A copy of Debian's stock /etc/apache2 at `dest` with `modules` and `sites` enabled as a2enmod and
+    a2ensite would (links into mods-available/ and sites-available/); returns its apache2.conf."""
+    import shutil
+    if not (source / "apache2.conf").is_file():
+        raise FileNotFoundError(f"{source}/apache2.conf: Debian's apache2 package is not installed")
+    shutil.copytree(source, dest, symlinks=True)
+    for module in modules:
+        for suffix in (".load", ".conf"):
+            if (dest / "mods-available" / (module + suffix)).exists() \
+                    and not (dest / "mods-enabled" / (module + suffix)).exists():
+                (dest / "mods-enabled" / (module + suffix)).symlink_to(f"../mods-available/{module}{suffix}")
+    for site in sites:
+        enable_site(dest, site + ".conf")
+    return dest / "apache2.conf"
+
+
+def enable_site(root: Path, name: str) -> None:
+    link = root / "sites-enabled" / name
+    if not link.exists():
+        link.symlink_to(f"../sites-available/{name}")
+
+
+def site(i: int, backend_port: int = 18080) -> tuple[str, str]:
+    """Site number `i` of a server's generated sites: (file name, text). The kinds take turns: a reverse
+    proxy, a redirecting old name, a static site with expiry and headers, a canonical-host site."""
+    kind = SITE_KINDS[i % len(SITE_KINDS)]
+    host = f"site{i}.example.test"
+    name = f"{i:04d}-{kind}-{host}.conf"
+    if kind == "proxy":
+        body = f"""\
+<VirtualHost *:80>
+    ServerName api.{host}
+    ServerAdmin ops@{host}
+    ProxyPreserveHost On
+    ProxyPass /static/ !
+    ProxyPass /api/ http://127.0.0.1:{backend_port}/api/ keepalive=On timeout=30
+    ProxyPassReverse /api/ http://127.0.0.1:{backend_port}/api/
+    Header always set X-Frame-Options SAMEORIGIN
+    Header always set X-Content-Type-Options nosniff
+    RequestHeader set X-Site "{i}"
+    ErrorLog ${{APACHE_LOG_DIR}}/api-{i}-error.log
+    CustomLog ${{APACHE_LOG_DIR}}/api-{i}-access.log combined
+</VirtualHost>
+"""
+    elif kind == "redirect":
+        body = f"""\
+<VirtualHost *:80>
+    ServerName old.{host}
+    ServerAlias legacy.{host}
+    Redirect permanent / http://www.{host}/
+</VirtualHost>
+"""
+    elif kind == "static":
+        body = f"""\
+<VirtualHost *:80>
+    ServerName static.{host}
+    DocumentRoot /var/www/{host}
+    <Directory /var/www/{host}>
+        Options -Indexes
+        AllowOverride None
+        Require all granted
+    </Directory>
+    ExpiresActive On
+    ExpiresByType image/png "access plus 1 month"
+    ExpiresByType text/css "access plus 1 week"
+    <FilesMatch "\\.(bak|sql|ini)$">
+        Require all denied
+    </FilesMatch>
+    Header always set X-Content-Type-Options nosniff
+    CustomLog ${{APACHE_LOG_DIR}}/static-{i}-access.log combined
+</VirtualHost>
+"""
+    else:
+        alias = f"    ServerAlias {host}\n" if i % 8 != 3 else ""
+        body = f"""\
+<VirtualHost *:80>
+    ServerName www.{host}
+{alias}    DocumentRoot /var/www/www.{host}
+    RewriteEngine On
+    RewriteCond %{{HTTP_HOST}} !^www\\.site{i}\\.example\\.test$ [NC]
+    RewriteRule ^/(.*)$ http://www.{host}/$1 [R=301,L]
+    <Location /admin>
+        Require ip 127.0.0.1 10.0.0.0/8
+    </Location>
+</VirtualHost>
+"""
+    return name, body
+
+
+def add_sites(root: Path, count: int, backend_port: int = 18080) -> list[str]:
+    """`count` generated site files in root/sites-available/, each enabled; returns their names."""
+    names = []
+    for i in range(count):
+        name, body = site(i, backend_port)
+        (root / "sites-available" / name).write_text(body)
+        enable_site(root, name)
+        names.append(name)
+    return names
+
+
 # ----------------------------------------------------------------------------- load generation (wrk)
 
 _UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}

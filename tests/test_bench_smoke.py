@@ -40,3 +40,10 @@ def test_served_benchmark_runs(apache_bin, nginx_bin, wrk_bin):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "req/s" in proc.stdout and "c/b = " in proc.stdout and "c/a = " in proc.stdout
+
+
+def test_server_tree_benchmark_runs(apache_bin, nginx_bin):
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "server_tree.py"), "--tiny"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "convert --out-dir" in proc.stdout and "nginx -t" in proc.stdout

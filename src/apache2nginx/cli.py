@@ -18,8 +18,10 @@ from . import __version__
 from .codes import CODES
 from .convert import ConvertOptions, convert, gather_inputs, is_htaccess_name, parse_version
 from .diagnostics import Diagnostics, Severity, SourceCache, render
-from .fileio import OutputError, write_all, write_atomic
+from .emit.tree import leftovers
+from .fileio import Link, OutputError, write_all, write_atomic
 from .syntax.loader import LoadOptions
+from .syntax.span import Span
 from .syntax.parser import DEFAULT_MAX_INPUT
 
 FORMATS = click.Choice(["text", "json", "sarif"])
@@ -88,6 +90,7 @@ def _defines(values: tuple[str, ...]) -> dict[str, str]:
 CONVERT_EPILOG = """\b
 Examples:
   apache2nginx convert /etc/apache2/apache2.conf -o /etc/nginx/nginx.conf
+  apache2nginx convert /etc/apache2/apache2.conf --out-dir out && nginx -t -p out -c nginx.conf
   apache2nginx convert /etc/apache2/sites-enabled/ --out-dir /etc/nginx/conf.d
   apache2nginx convert site.conf --module ssl --define PRODUCTION --strict
   apache2nginx convert site.conf --format json > translation.json
@@ -103,7 +106,14 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
 @main.command(epilog=CONVERT_EPILOG)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the nginx configuration to FILE.")
-@click.option("--out-dir", type=click.Path(file_okay=False), help="Write one nginx file per input into DIR.")
+@click.option("--out-dir", type=click.Path(file_okay=False),
+              help="Write into DIR: for a whole server (apache2.conf, httpd.conf) an nginx tree to install as "
+                   "/etc/nginx; for site files one nginx file per input.")
+@click.option("--layout", type=click.Choice(["debian", "rhel", "flat", "fragments"]),
+              help="With --out-dir: debian (nginx.conf, conf.d/, sites-available/, sites-enabled/), rhel "
+                   "(nginx.conf, conf.d/), flat (nginx.conf and the files it includes), or fragments (one file per "
+                   "input and a shared one, for an existing nginx's conf.d). Default: the input's own layout "
+                   "for a whole server, fragments otherwise.")
 @click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: nginx configuration; json: outputs, diagnostics and summary as one JSON document.")
 @click.option("--diagnostics", "diag_format", type=FORMATS, default="text", show_default=True,
@@ -132,11 +142,13 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
 @click.option("--source-comments/--no-source-comments", default=True, show_default=True,
               help="Mark emitted lines with the Apache file:line they come from.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version, strict, modules, without_modules, defines,
+def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, nginx_version, strict, modules, without_modules, defines,
                 server_root, missing_includes, htaccess_dir, docroot, jobs, max_input_size, source_comments, color):
     """Translate Apache configuration INPUTS (files, directories, or - for stdin) to nginx."""
     if output and out_dir:
         raise click.UsageError("use either -o/--output or --out-dir, not both")
+    if layout and not out_dir:
+        raise click.UsageError("--layout goes with --out-dir")
     try:
         version = parse_version(nginx_version)
     except ValueError as exc:
@@ -147,7 +159,7 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
     options = ConvertOptions(
         load=LoadOptions(server_root=server_root, defines=_defines(defines), modules=set(modules), without_modules=set(without_modules),
                          missing_includes=missing_includes, max_input_size=max_input_size),
-        nginx_version=version, source_comments=source_comments, split_outputs=bool(out_dir),
+        nginx_version=version, source_comments=source_comments, split_outputs=bool(out_dir), layout=layout,
         htaccess_dir=htaccess_dir, jobs=max(jobs, 0))
     if docroot:
         directory, _, stands_for = docroot.partition("=")
@@ -161,22 +173,26 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
     result = convert(specs, options, diags)
     colour = _colour(color)
 
-    files: list[tuple[Path, str]] = []
+    files: list[tuple[Path, str | Link]] = []
+    stale: list[Path] = []
     if not result.fatal and output:
         files = [(Path(output), "".join(result.outputs.values()))]
+    elif not result.fatal and out_dir and result.tree is not None:
+        files = [(Path(out_dir) / name, text) for name, text in result.tree.files.items()]
+        stale = _leftovers(Path(out_dir), result.tree, diags)
     elif not result.fatal and out_dir:
         files = [(Path(out_dir) / name, text) for name, text in result.outputs.items()]
     if out_format == "json":
         doc = {"output": {} if result.fatal else result.outputs,
                "diagnostics": [d.to_json() for d in diags.sorted()],
                "summary": result.tally.summary()}
-        _write_outputs(files, specs, result)
+        _write_outputs(files, specs, result, stale)
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         _emit_diagnostics(diags, diag_format, colour, sources)
         if not result.fatal:
             if files:
-                _write_outputs(files, specs, result)
+                _write_outputs(files, specs, result, stale)
             else:
                 sys.stdout.write("".join(result.outputs.values()))
         if diag_format == "text":
@@ -192,9 +208,22 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
 convert_cmd.name = "convert"
 
 
-def _write_outputs(files: list[tuple[Path, str]], specs, result) -> None:
+def _leftovers(out_dir: Path, tree, diags: Diagnostics) -> list[Path]:
+    """Files of an earlier run that this tree no longer has (removed once the tree is written), and a
+    warning for each file in an included place that apache2nginx did not write."""
+    stale, foreign = leftovers(out_dir, tree)
+    for path in stale:
+        diags.add("A2N016", f"{path}: written by an earlier run for a site or file that is gone; removed",
+                  Span.point(str(path)))
+    for path in foreign:
+        diags.add("A2N017", f"{path}: not written by apache2nginx, and nginx.conf includes it with the tree",
+                  Span.point(str(path)))
+    return stale
+
+
+def _write_outputs(files: list[tuple[Path, str | Link]], specs, result, stale: list[Path] = ()) -> None:
     """Write every output or none; a target that cannot be written, or that is one of the Apache files
-    read, is a usage error (exit 2) with a plain message."""
+    read, is a usage error (exit 2) with a plain message. `stale` files go once all are written."""
     if not files:
         return
     read = {spec.path for spec in specs if spec.path is not None}
@@ -212,6 +241,11 @@ def _write_outputs(files: list[tuple[Path, str]], specs, result) -> None:
     except OutputError as exc:
         click.echo(f"apache2nginx: {exc}; no output was written", err=True)
         sys.exit(2)
+    for path in stale:
+        try:
+            path.unlink()
+        except OSError as exc:
+            click.echo(f"apache2nginx: cannot remove {path}: {exc.strerror or exc}", err=True)
 
 
 VERIFY_EPILOG = """\b

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .diagnostics import Diagnostics, Severity
 from .emit.render import Renderer, self_check
+from .emit.tree import LAYOUTS, PARAMETER_FILES, Tree, build as build_tree, detect_layout
 from .model import NginxModel
 from .passes.base import Tally
 from .passes.translate import translate
@@ -26,6 +27,7 @@ from .workers import quiet_worker
 
 NGINX_VERSION_DEFAULT = "1.22"
 SHARED_OUTPUT = "00-apache2nginx-shared.conf"
+SERVER_CONFIG_NAMES = ("apache2.conf", "httpd.conf")   # a whole server's main file, by the distributions' names
 PARALLEL_FROM = 16       # below this many inputs (or outputs) one process is faster than starting workers
 
 
@@ -35,6 +37,8 @@ class ConvertOptions:
     nginx_version: tuple[int, ...] = (1, 22)
     source_comments: bool = True
     split_outputs: bool = False   # one output per input (--out-dir)
+    layout: str | None = None     # with split_outputs: a deployable tree (emit.tree.LAYOUTS), "fragments"
+                                  # (one file per input), or None: a tree for a whole server, else fragments
     htaccess_dir: str | None = None  # the URL path a .htaccess input governs
     docroot: Path | None = None      # a document root on disk whose .htaccess files are read
     docroot_for: str | None = None   # the DocumentRoot it stands for (default: the configuration's)
@@ -51,6 +55,7 @@ class ConvertResult:
     lines: int = 0
     model: NginxModel | None = None
     config: LoadedConfig | None = None    # the loaded Apache configuration (for verify)
+    tree: Tree | None = None              # the deployable tree, when one was asked for (outputs are its texts)
 
 
 @dataclass
@@ -261,7 +266,15 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
         gc.enable()
     renderer = Renderer(options.source_comments, diags)
     outputs: dict[str, str] = {}
-    if options.split_outputs and len(specs) > 1 and not model.full:
+    tree = None
+    layout = options.layout
+    if options.split_outputs and layout is None and len(specs) == 1 and specs[0].path is not None \
+            and (model.full or specs[0].path.name in SERVER_CONFIG_NAMES):
+        layout = detect_layout(str(specs[0].path))
+    if options.split_outputs and layout in LAYOUTS:
+        tree = build_tree(model, renderer, list(combined.files), layout)
+        outputs = {name: text for name, text in tree.texts().items() if name not in PARAMETER_FILES}
+    elif options.split_outputs and len(specs) > 1 and not model.full:
         # One file per input with its servers, plus one shared file with what they all rely on
         # (upstreams, maps, log formats, main-server settings): include it once, before the others.
         taken: set[str] = {SHARED_OUTPUT}
@@ -280,4 +293,6 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
         for err in errors:
             diags.add("A2N900", f"generated {name} does not re-parse: {err}", None, severity=Severity.ERROR)
             fatal = True
-    return ConvertResult(outputs, diags, tally, fatal, lines, model, combined)
+    if tree is not None:
+        outputs = tree.texts()
+    return ConvertResult(outputs, diags, tally, fatal, lines, model, combined, tree)

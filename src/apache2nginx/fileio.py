@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -16,6 +17,12 @@ class OutputError(OSError):
 
     def __str__(self) -> str:
         return self.strerror
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symbolic link to write (its target as the link will hold it, usually relative)."""
+    target: str
 
 
 def _reason(exc: OSError) -> str:
@@ -47,17 +54,20 @@ def _make_parent(path: Path, created: list[Path]) -> Path:
     return directory
 
 
-def write_all(files: list[tuple[str | Path, str]]) -> None:
-    """Write every (path, text) or, on any failure (OutputError), none: nothing is left behind but the
-    files as they were."""
+def write_all(files: list[tuple[str | Path, "str | Link"]]) -> None:
+    """Write every (path, text or Link) or, on any failure (OutputError), none: nothing is left behind but
+    the files as they were."""
     staged: list[tuple[str, Path]] = []
     created: list[Path] = []
     try:
         for target, text in files:
             path = Path(target)
-            if path.is_dir():
+            if path.is_dir() and not path.is_symlink():
                 raise OutputError(f"cannot write {path}: it is a directory")
             directory = _make_parent(path, created)
+            if isinstance(text, Link):
+                staged.append((_stage_link(path, directory, text.target), path))
+                continue
             try:
                 fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
             except OSError as exc:
@@ -101,6 +111,20 @@ def write_all(files: list[tuple[str | Path, str]]) -> None:
             except OSError:
                 pass
         raise
+
+
+def _stage_link(path: Path, directory: Path, target: str) -> str:
+    """A link to `target` beside `path` under a temporary name (renamed over `path` with the files)."""
+    for attempt in range(100):
+        tmp = directory / f".{path.name}.{os.getpid()}.{attempt}.tmp"
+        try:
+            os.symlink(target, tmp)
+            return str(tmp)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+    raise OutputError(f"cannot write {path}: no free temporary name beside it")
 
 
 def write_atomic(path: str | Path, text: str) -> None:
