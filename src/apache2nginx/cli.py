@@ -188,7 +188,7 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, threshold, qui
         doc = {"output": {} if result.fatal else result.outputs,
                "diagnostics": [d.to_json() for d in diags.sorted()],
                "summary": result.tally.summary(),
-               "sites": [r.to_json() for r in rows]}
+               "files": [r.to_json() for r in rows]}
         _write_outputs(files, specs, result)
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:

@@ -6,7 +6,7 @@ became and the errors reported in it; the directives of the other files
 virtual host every file with directives is a row. The text table is capped for
 trees of thousands of sites: the sites with errors or unsupported directives
 come first, the rest is one "… N more sites" line. `--format json` lists every
-file (`sites`).
+file (`files`, with its virtual hosts).
 """
 from __future__ import annotations
 
@@ -103,25 +103,27 @@ def site_table(rows: list[SiteRow], quiet: bool = False, limit: int = ROWS_SHOWN
     taken = {id(r) for r in shown}
     rest = [r for r in ranked if id(r) not in taken]
     table = [(short(r.file), r) for r in shown] + ([(other.file, other)] if other is not None else [])
-    width = max(len(noun), *(len(name) for name, _ in table))
-    lines = [f"{noun:<{width}}  directives  exact  approximate  unsupported  errors"]
-    for name, r in table:
-        lines.append(f"{name:<{width}}  {r.directives:>10}  {r.exact:>5}  {r.approximate:>11}  "
-                     f"{r.unsupported + r.unknown:>11}  {r.errors:>6}")
+    lines = []
+    if table:
+        width = max(len(noun), *(len(name) for name, _ in table))
+        lines.append(f"{noun:<{width}}  directives  exact  approximate  unsupported  errors")
+        for name, r in table:
+            lines.append(f"{name:<{width}}  {r.directives:>10}  {r.exact:>5}  {r.approximate:>11}  "
+                         f"{r.unsupported + r.unknown:>11}  {r.errors:>6}")
     if rest:
-        lines.append(_rest_line(rest, noun, quiet))
+        lines.append(_rest_line(rest, noun, quiet, more=bool(table)))
     return "\n".join(lines) + "\n"
 
 
-def _rest_line(rest: list[SiteRow], noun: str, quiet: bool) -> str:
+def _rest_line(rest: list[SiteRow], noun: str, quiet: bool, more: bool = True) -> str:
     n = len(rest)
-    plural = f"{n} more {noun}{'s' if n != 1 else ''}"
+    plural = f"{'… ' if more else ''}{n}{' more' if more else ''} {noun}{'s' if n != 1 else ''}"
     if quiet:
         with_errors = sum(1 for r in rest if r.errors)
-        return f"… {plural}" + (f", {with_errors} of them with errors (--format json lists every one)"
+        return plural + (f", {with_errors} of them with errors (--format json lists every one)"
                                 if with_errors else " without errors")
     if not any(r.approximate or r.troubled for r in rest):
-        return f"… {plural}, all exact"
+        return f"{plural}, all exact"
     parts = []
     with_errors = sum(1 for r in rest if r.errors)
     if with_errors:
@@ -133,7 +135,7 @@ def _rest_line(rest: list[SiteRow], noun: str, quiet: bool) -> str:
     if approximate:
         parts.append(f"{approximate} with approximate directives")
     exact = n - with_errors - unsupported - approximate
-    return f"… {plural}: {', '.join(parts)}" + (f", {exact} all exact" if exact else "") \
+    return f"{plural}: {', '.join(parts)}" + (f", {exact} all exact" if exact else "") \
         + " (--format json lists every one)"
 
 
