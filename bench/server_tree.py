@@ -65,8 +65,8 @@ def main() -> int:
         best = None
         for _ in range(args.repeat):
             shutil.rmtree(out, ignore_errors=True)
-            proc, took = _run([sys.executable, "-m", "apache2nginx", "convert", str(conf), "--out-dir", str(out)],
-                              1800)
+            proc, took = _run([sys.executable, "-m", "apache2nginx", "convert", str(conf), "--out-dir", str(out),
+                               "--quiet"], 1800)
             if proc.returncode not in (0, 1) or not (out / "nginx.conf").exists():
                 print(f"convert failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}", file=sys.stderr)
                 return 2

@@ -111,7 +111,7 @@ def test_two_thousand_sites_make_a_tree_nginx_accepts_without_warnings(tmp_path,
     conf = _server(root, tmp_path / "logs")
     names = bench.add_sites(root, 2000)
     out = tmp_path / "nginx"
-    proc = run_cli("convert", str(conf), "--out-dir", str(out), timeout=600)
+    proc = run_cli("convert", str(conf), "--out-dir", str(out), "--quiet", timeout=600)
     assert_no_traceback(proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     available = sorted(p.name for p in (out / "sites-available").iterdir())

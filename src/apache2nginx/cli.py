@@ -17,9 +17,10 @@ import click
 from . import __version__
 from .codes import CODES
 from .convert import ConvertOptions, convert, gather_inputs, is_htaccess_name, parse_version
-from .diagnostics import Diagnostics, Severity, SourceCache, render
+from .diagnostics import Diagnostics, Severity, SourceCache, hidden_line, render, render_report
 from .emit.tree import leftovers
 from .fileio import Link, OutputError, write_all, write_atomic
+from .sites import file_rows, site_table
 from .syntax.loader import LoadOptions
 from .syntax.span import Span
 from .syntax.parser import DEFAULT_MAX_INPUT
@@ -95,8 +96,15 @@ Examples:
   apache2nginx convert site.conf --module ssl --define PRODUCTION --strict
   apache2nginx convert site.conf --format json > translation.json
   apache2nginx convert site.conf --diagnostics sarif -o nginx.conf 2> convert.sarif
+  apache2nginx convert /etc/apache2/apache2.conf -o nginx.conf --quiet
+  apache2nginx convert /etc/apache2/apache2.conf -o nginx.conf --severity warning --no-group
   apache2nginx convert public/.htaccess --htaccess-dir /blog
   cat vhost.conf | apache2nginx convert - --no-source-comments
+
+\b
+On stderr: the diagnostics (a code repeating many times as one entry with its
+count and first locations), a table of the sites (files with virtual hosts)
+when several files were read, and the tally of what the directives became.
 
 \b
 Exit status: 0 converted; 1 an unknown directive or a syntax error (with
@@ -117,7 +125,15 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
 @click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: nginx configuration; json: outputs, diagnostics and summary as one JSON document.")
 @click.option("--diagnostics", "diag_format", type=FORMATS, default="text", show_default=True,
-              help="How diagnostics are printed on stderr.")
+              help="How diagnostics are printed on stderr (json and sarif list every one, whatever --severity).")
+@click.option("--severity", "threshold", type=click.Choice(["error", "warning", "info"]), default=None,
+              help="The lowest severity of the diagnostics printed as text (default: info; error with --quiet).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print only the errors (as --severity error; a grouped entry as its one line), the sites "
+                   "with errors and the tally.")
+@click.option("--group/--no-group", "grouped", default=True, show_default=True,
+              help="Print a code repeating many times (infos: more than 3, others: more than 10) as one entry "
+                   "with its count and first locations; --no-group prints every one.")
 @click.option("--nginx-version", default="1.22", show_default=True, help="The nginx version to generate for.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any warning or error diagnostic is reported.")
 @click.option("--module", "modules", multiple=True, metavar="NAME",
@@ -142,8 +158,9 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
 @click.option("--source-comments/--no-source-comments", default=True, show_default=True,
               help="Mark emitted lines with the Apache file:line they come from.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, nginx_version, strict, modules, without_modules, defines,
-                server_root, missing_includes, htaccess_dir, docroot, jobs, max_input_size, source_comments, color):
+def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, threshold, quiet, grouped, nginx_version,
+                strict, modules, without_modules, defines, server_root, missing_includes, htaccess_dir, docroot, jobs,
+                max_input_size, source_comments, color):
     """Translate Apache configuration INPUTS (files, directories, or - for stdin) to nginx."""
     if output and out_dir:
         raise click.UsageError("use either -o/--output or --out-dir, not both")
@@ -182,20 +199,31 @@ def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, nginx_
         stale = _leftovers(Path(out_dir), result.tree, diags)
     elif not result.fatal and out_dir:
         files = [(Path(out_dir) / name, text) for name, text in result.outputs.items()]
+    rows = file_rows(result.tally, diags, result.config)
     if out_format == "json":
         doc = {"output": {} if result.fatal else result.outputs,
                "diagnostics": [d.to_json() for d in diags.sorted()],
-               "summary": result.tally.summary()}
+               "summary": result.tally.summary(),
+               "files": [r.to_json() for r in rows]}
         _write_outputs(files, specs, result, stale)
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
-        _emit_diagnostics(diags, diag_format, colour, sources)
+        if diag_format == "text":
+            level = Severity(threshold or ("error" if quiet else "info"))
+            sys.stderr.write(render_report(diags.sorted(), sources, colour, severity=level, grouped=grouped,
+                                           detail=not quiet))
+        else:
+            _emit_diagnostics(diags, diag_format, colour, sources)
         if not result.fatal:
             if files:
                 _write_outputs(files, specs, result, stale)
             else:
                 sys.stdout.write("".join(result.outputs.values()))
         if diag_format == "text":
+            sys.stderr.write(site_table(rows, quiet=quiet))
+            hidden = hidden_line(diags, level)
+            if hidden:
+                sys.stderr.write(hidden + "\n")
             sys.stderr.write(("conversion failed: no output written. " if result.fatal else "")
                              + result.tally.line() + "\n")
     if result.fatal:

@@ -184,6 +184,112 @@ def render_text(diags: Iterable[Diagnostic], sources: SourceCache | None = None,
     return "\n".join(out) + ("\n" if out else "")
 
 
+# --------------------------------------------------------------------------- text at server scale
+
+# A code repeating more than this many times (at one severity) is printed as one entry with a count, its
+# directives and its first locations: a Debian tree has a hundred not-applicable LoadModule/AddLanguage lines,
+# and a warning of one site template repeats once per site. Errors and warnings group only when they repeat a
+# lot. JSON and SARIF always list every diagnostic.
+GROUP_ABOVE = {Severity.INFO: 3, Severity.WARNING: 10, Severity.ERROR: 10}
+GROUP_LOCATIONS = 3     # first locations a group names
+GROUP_DIRECTIVES = 4    # directive names a group counts before "N more"
+
+
+@dataclass(slots=True)
+class Group:
+    """Diagnostics of one code and severity printed as one entry (text output only)."""
+
+    code: str
+    severity: Severity
+    items: list[Diagnostic]
+
+
+def group(diags: Iterable[Diagnostic], above: dict[Severity, int] | None = None) -> list[Diagnostic | Group]:
+    """The entries the text form prints: each diagnostic on its own, except that the diagnostics of a code
+    repeating more than `above[severity]` times become one Group, placed where the first of them stands."""
+    above = GROUP_ABOVE if above is None else above
+    diags = list(diags)
+    by_key: dict[tuple[str, Severity], list[Diagnostic]] = {}
+    for d in diags:
+        by_key.setdefault((d.code, d.severity), []).append(d)
+    out: list[Diagnostic | Group] = []
+    placed: set[tuple[str, Severity]] = set()
+    for d in diags:
+        key = (d.code, d.severity)
+        items = by_key[key]
+        if len(items) <= above[d.severity]:
+            out.append(d)
+        elif key not in placed:
+            placed.add(key)
+            out.append(Group(d.code, d.severity, items))
+    return out
+
+
+def _render_group(g: Group, colour: bool, detail: bool) -> list[str]:
+    n = len(g.items)
+    files = len({d.span.file for d in g.items if d.span})
+    count = f"×{n}" + (f" in {files} files" if files > 1 else "")
+    label = f"{_COLOURS[g.severity]}{g.severity.value}[{g.code}]{_RESET}" if colour else f"{g.severity.value}[{g.code}]"
+    summary = lookup(g.code).summary
+    out = [f"{label} {count}: {_BOLD if colour else ''}{summary}{_RESET if colour else ''}"]
+    if not detail:
+        return out
+    names: dict[str, int] = {}
+    for d in g.items:
+        if d.directive:
+            names[d.directive] = names.get(d.directive, 0) + 1
+    if names:
+        ranked = sorted(names.items(), key=lambda kv: (-kv[1], kv[0].lower()))
+        shown = ", ".join(f"{name} ×{c}" for name, c in ranked[:GROUP_DIRECTIVES])
+        more = f", and {len(ranked) - GROUP_DIRECTIVES} more" if len(ranked) > GROUP_DIRECTIVES else ""
+        out.append(f"      = directives: {shown}{more}")
+    located = [d.span for d in g.items if d.span]
+    if located:
+        first = ", ".join(f"{s.file}:{s.line}" for s in located[:GROUP_LOCATIONS])
+        more = f", … ({len(located) - GROUP_LOCATIONS} more)" if len(located) > GROUP_LOCATIONS else ""
+        out.append(f"      = first at: {first}{more}")
+    out.append(f"      = hint: `apache2nginx explain {g.code}` says what it means; --no-group or --diagnostics json "
+               f"lists all {n}")
+    return out
+
+
+def render_report(diags: Iterable[Diagnostic], sources: SourceCache | None = None, colour: bool = False, *,
+                  severity: Severity = Severity.INFO, grouped: bool = True, detail: bool = True) -> str:
+    """The text form for a whole run: the diagnostics of `severity` and above, repeating codes grouped
+    (`grouped`), a group's directives, first locations and hint shown with `detail`. Diagnostics printed
+    on their own keep the full form (source line, caret, hint)."""
+    shown = [d for d in diags if d.severity.rank >= severity.rank]
+    entries = group(shown) if grouped else shown
+    out: list[str] = []
+    single: list[Diagnostic] = []
+    for entry in entries:
+        if isinstance(entry, Group):
+            if single:
+                out.append(render_text(single, sources, colour))
+                single = []
+            out.append("\n".join(_render_group(entry, colour, detail)) + "\n")
+        else:
+            single.append(entry)
+    if single:
+        out.append(render_text(single, sources, colour))
+    return "".join(out)
+
+
+def hidden_line(diags: Iterable[Diagnostic], severity: Severity) -> str | None:
+    """What a --severity threshold left out, so the reader knows it is there: "58 warnings, 133 infos not
+    shown (--severity info shows them)"."""
+    counts = {s: 0 for s in Severity}
+    for d in diags:
+        if d.severity.rank < severity.rank:
+            counts[d.severity] += 1
+    parts = [f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in (Severity.WARNING, Severity.INFO)
+             if counts[s]]
+    if not parts:
+        return None
+    lowest = Severity.INFO if counts[Severity.INFO] else Severity.WARNING
+    return f"{', '.join(parts)} not shown (--severity {lowest.value} shows them)"
+
+
 # --------------------------------------------------------------------------- json
 
 def render_json(diags: Iterable[Diagnostic]) -> str:
@@ -298,5 +404,5 @@ def render(diags: Iterable[Diagnostic], fmt: str, sources: SourceCache | None = 
     return render_text(diags, sources, colour)
 
 
-__all__ = ["CODES", "Diagnostic", "Diagnostics", "Severity", "SourceCache", "render", "render_text",
-           "render_json", "render_sarif", "sarif_document"]
+__all__ = ["CODES", "Diagnostic", "Diagnostics", "Group", "Severity", "SourceCache", "group", "hidden_line", "render",
+           "render_report", "render_text", "render_json", "render_sarif", "sarif_document"]

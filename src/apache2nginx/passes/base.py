@@ -39,6 +39,12 @@ class Tally:
     # (span, name, disposition) of every directive translated approximately or not at all, for checks that
     # each one is reported
     inexact: list = field(default_factory=list)
+    # per Apache file (the file each directive stands in): its dispositions, for the per-site summary
+    files: dict[str, dict[Disposition, int]] = field(default_factory=dict)
+
+    def add_file(self, file: str, disposition: Disposition) -> None:
+        per = self.files.setdefault(file, {d: 0 for d in Disposition})
+        per[disposition] += 1
 
     def add(self, disposition: Disposition, name: str = "") -> None:
         self.counts[disposition] += 1

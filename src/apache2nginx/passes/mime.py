@@ -2,9 +2,9 @@
 
 Directives that shape directory listings (icons, descriptions, ignored names)
 matter only where Options Indexes enables listings: then nginx's autoindex,
-which has none of them, is a plain list (unsupported: a warning each; an error
-for IndexIgnore, whose hidden names nginx lists), else they are not-applicable as
-in httpd. IndexOptions FancyIndexing is approximated: nginx's listing shows the
+which has none of them, is a plain list (approximate: the listing is served, a
+warning each says what it loses; unsupported with an error for IndexIgnore,
+whose hidden names nginx lists), else they are not-applicable as in httpd. IndexOptions FancyIndexing is approximated: nginx's listing shows the
 same local times and rounded sizes. The old-browser workarounds BrowserMatch sets (nokeepalive for MSIE,
 downgrade-1.0) concern clients that no longer exist: not-applicable, with
 notes. Everything that changes responses for current clients is reported.
@@ -50,7 +50,7 @@ def _listing_setting(ctx: Context, d: Directive) -> Disposition:
         return _index_options(ctx, d)
     ctx.diags.add("A2N235", f"{d.name}: nginx's autoindex listings have no such setting; its effect on listings "
                   "is lost", d.span, directive=d.name)
-    return Disposition.UNSUPPORTED
+    return Disposition.APPROXIMATE   # the listing itself is served; only how it looks differs
 
 
 def _index_options(ctx: Context, d: Directive) -> Disposition:
@@ -65,7 +65,7 @@ def _index_options(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N235", f"IndexOptions {' '.join(d.args)}: without FancyIndexing httpd lists names only; "
                       "nginx's autoindex always shows times and sizes, and has none of these settings", d.span,
                       directive=d.name)
-        return Disposition.UNSUPPORTED
+        return Disposition.APPROXIMATE
     ctx.emit("autoindex_exact_size", ["off"], d.span)
     ctx.emit("autoindex_localtime", ["on"], d.span)
     ctx.diags.add("A2N235", "IndexOptions FancyIndexing: nginx's autoindex shows the local times and rounded sizes "

@@ -23,6 +23,7 @@ def ssl_engine(ctx: Context, d: Directive) -> Disposition:
     if value == "optional":
         return Disposition.UNSUPPORTED
     ctx.server.ssl = value == "on"
+    ctx.server.settings["ssl_engine_span"] = d.span
     return Disposition.EXACT
 
 
@@ -38,7 +39,7 @@ def finish_server(ctx: Context, server: Server) -> None:
     if "ssl_certificate" not in names:
         ctx.diags.add("A2N206", "SSLEngine on without SSLCertificateFile: httpd refuses to start such a server; "
                       "the translation rejects every TLS handshake (ssl_reject_handshake on)",
-                      server.span, directive="SSLEngine")
+                      server.span or server.settings.get("ssl_engine_span"), directive="SSLEngine")
         server.statements.append(Stmt("ssl_reject_handshake", ["on"], server.span))
     elif "ssl_certificate_key" not in names:
         cert = next(s for s in server.statements if s.name == "ssl_certificate")

@@ -52,6 +52,7 @@ class Translator:
 
     def run(self) -> tuple[NginxModel, Tally]:
         for node in self.loaded.consumed:
+            self.dispositions[id(node)] = Disposition.EXACT
             self.tally.add(Disposition.EXACT, ("<" + node.name) if node.is_section else node.name)
         self.ctx.options.update(_input_facts(self.loaded))
         # where a diagnostic about the main server as a whole points (it has no section line of its own)
@@ -67,10 +68,43 @@ class Translator:
             if hook is not None:
                 hook(self.ctx)
         lay_out(self.model, self.diags, proxy.emitter(self.model, self.ctx.main, self.diags))
+        nodes = list(self.loaded.consumed) + list(self.loaded.walk())
+        self.settle(nodes)
         loose = (Disposition.APPROXIMATE, Disposition.UNSUPPORTED)
         self.tally.inexact = [(n.span, ("<" if n.is_section else "") + n.name, self.dispositions[id(n)])
-                              for n in self.loaded.walk() if self.dispositions.get(id(n)) in loose]
+                              for n in nodes if self.dispositions.get(id(n)) in loose]
+        self.tally.files = {}
+        for n in nodes:
+            disposition = self.dispositions.get(id(n))
+            if disposition is not None and n.span is not None:
+                self.tally.add_file(n.span.file, disposition)
         return self.model, self.tally
+
+    def settle(self, nodes) -> None:
+        """The tally says what the diagnostics say, once everything is reported (some errors come only when a
+        server or region is laid out): a directive an error points at is unsupported (nothing, or nothing that
+        works as httpd's does, stands for it), and an unsupported directive no error names (its own line, or
+        as a related line: a RewriteCond by its rule's error) is approximate, since only a warning says what
+        differs."""
+        at: dict[tuple[str, int], list] = {}
+        for n in nodes:
+            if n.span is not None and id(n) in self.dispositions:
+                at.setdefault((n.span.file, n.span.line), []).append(n)
+        named: set[tuple[str, int]] = set()
+        for d in self.diags:
+            if d.severity is not Severity.ERROR:
+                continue
+            named.update((s.file, s.line) for s in d.related)
+            if d.span is None:
+                continue
+            named.add((d.span.file, d.span.line))
+            for n in at.get((d.span.file, d.span.line), ()):
+                if self.dispositions[id(n)] not in (Disposition.UNSUPPORTED, Disposition.UNKNOWN):
+                    self.redispose(n, Disposition.UNSUPPORTED)
+        for n in nodes:
+            if self.dispositions.get(id(n)) is Disposition.UNSUPPORTED and n.span is not None \
+                    and (n.span.file, n.span.line) not in named:
+                self.redispose(n, Disposition.APPROXIMATE)
 
     def count(self, directive: Directive, disposition: Disposition) -> None:
         self.dispositions[id(directive)] = disposition
@@ -142,8 +176,8 @@ class Translator:
         before = len(self.diags)
         if rule.handler is not None:
             disposition = rule.handler(self.ctx, d) or disposition
-        # An unsupported directive always carries a diagnostic; the handler's own one says best why (a warning
-        # where what is lost is cosmetic, such as a directory listing's icons), else a generic error.
+        # An unsupported directive always carries a diagnostic; the handler's own one says best why, else a
+        # generic error. (One that reported a warning only is counted approximate when the run is settled.)
         reported = any(x.severity in (Severity.ERROR, Severity.WARNING) for x in self.diags.since(before))
         self.dispositions[id(d)] = disposition
         if disposition is Disposition.NOT_APPLICABLE and rule.note:
@@ -172,6 +206,7 @@ class Translator:
                 hint = (f"did you mean {guess}?" if guess else
                         "if a third-party module provides it, translate its effect by hand")
                 self.diags.add("A2N100", f"unknown directive {label}", node.name_span, directive=label, hint=hint)
+                self.dispositions[id(node)] = Disposition.UNKNOWN
                 self.tally.add(Disposition.UNKNOWN, label)
                 return
             disposition = Disposition.UNSUPPORTED
@@ -180,6 +215,7 @@ class Translator:
             why = reason or "no nginx translation for it yet"
             self.diags.add("A2N101", f"{label}{where}: {why}; nothing was emitted for it", node.span,
                            directive=label, related=[untranslated.span] if untranslated else [])
+        self.dispositions[id(node)] = disposition
         self.tally.add(disposition, label)
 
 
