@@ -280,3 +280,17 @@ def test_envvars_values_are_expanded_as_the_shell_does(tmp_path):
     assert args["ErrorLog"] == ["/var/log/apache2/error.log"]
     assert args["Mutex"] == ["file:/var/log/apache2/lock"]
     assert args["ServerName"] == ["/x$SUFFIX"]       # single quotes: the shell expands nothing
+
+
+def test_an_input_that_loads_modules_states_its_profile(tmp_path):
+    """From the first LoadModule on, <IfModule> sees httpd's built-ins, what was loaded and --module only
+    (as httpd does), and says so as a note; before any, and for a site file, Debian's full set applies."""
+    cfg, diags = _load_text(tmp_path, (
+        "<IfModule ratelimit_module>\nA 1\n</IfModule>\nLoadModule ssl_module modules/mod_ssl.so\n"
+        "<IfModule mod_ssl.c>\nB 1\n</IfModule>\n<IfModule mod_ratelimit.c>\nC 1\n</IfModule>\n"
+        "<IfModule log_config_module>\nD 1\n</IfModule>\n<IfModule headers_module>\nE 1\n</IfModule>\n"
+        "<IfModule mpm_event_module>\nF 1\n</IfModule>\n"), modules={"headers"})
+    assert [n.name for n in cfg.walk() if n.name != "LoadModule"] == ["A", "B", "D", "E"]
+    assert cfg.profile.from_input and "ratelimit_module" not in cfg.profile.loaded
+    notes = [d for d in diags if d.code == "A2N024"]
+    assert [(d.span.line, d.severity) for d in notes] == [(8, Severity.INFO), (17, Severity.INFO)]

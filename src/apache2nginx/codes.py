@@ -239,16 +239,21 @@ real server's profile.
 """, "state the real server's profile with --module/--define")
 
 _code("A2N024", "unknown-module-condition", "warning", "An <IfModule> names a module outside the profile; its content was skipped.", """
-What it means: the module named in `<IfModule>` is neither loaded by the input
-(`LoadModule`), nor built into httpd or shipped by Debian's apache2 packages,
-nor given with `--module`, so the section's content was skipped. (An MPM other
-than the one in use, such as prefork under Debian's default event MPM, is
-skipped the same way.)
+What it means: the module named in `<IfModule>` is not in the module profile,
+so the section's content was skipped. For an input that loads its modules (a
+whole server: `LoadModule` lines) the profile is what httpd has at that point:
+its built-in modules, those loaded before the section, and `--module`; httpd
+skips the section too, and the diagnostic is a note. For an input that loads
+none (a site file), it is every module built into httpd or shipped by Debian's
+apache2 packages, and `--module` (an MPM other than the one in use, such as
+prefork under Debian's default event MPM, is skipped the same way): a warning,
+since the real server may load it.
 
 Why it matters: if the real server loads the module, its directives apply
 there but not in the translation.
 
-How to fix it: pass `--module NAME` if the server loads it.
+How to fix it: pass `--module NAME` if the server loads it (or load it with
+`LoadModule` before the section, as httpd needs).
 """, "pass --module NAME if the server loads it")
 
 _code("A2N025", "empty-input", "warning", "The input holds no directives.", """

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import catalogue
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, Severity
 from .modules import ModuleProfile, module_id
 from .parser import (DEFAULT_MAX_INPUT, HUGE_NUMBER, MAX_DIGITS, MAX_NESTING, parse_bytes, parse_file, parse_text,
                      read_text)
@@ -361,7 +361,6 @@ class _Loader:
                 if optional:
                     continue
                 sev = None if self.options.missing_includes == "error" else "warning"
-                from ..diagnostics import Severity
                 self.diags.add("A2N020", f"{node.name} {pattern}: no such file or directory"
                                + (" (translated without it)" if sev else ""), node.arg_span(0),
                                directive=node.name, severity=Severity.WARNING if sev else None,
@@ -427,10 +426,19 @@ class _Loader:
         if key == "ifmodule":
             result = self.profile.has(arg)
             if not result and not negate and section.children:
-                self.diags.add("A2N024", f"<IfModule {arg}>: {module_id(arg)} is not in the module profile; "
-                               f"its {sum(1 for _ in section.walk())} directive(s) were skipped", section.span,
-                               directive="<IfModule", hint=f"pass --module {module_id(arg)} if the server loads it",
-                               related=list(section.include_chain))
+                count = sum(1 for _ in section.walk())
+                if self.profile.from_input:
+                    # what httpd itself does with this input: a note, not a guess
+                    self.diags.add("A2N024", f"<IfModule {arg}>: no LoadModule before it loads {module_id(arg)}; "
+                                   f"its {count} directive(s) were skipped, as httpd skips them", section.span,
+                                   directive="<IfModule", severity=Severity.INFO, related=list(section.include_chain),
+                                   hint=f"load the module with LoadModule (or pass --module {module_id(arg)}) if "
+                                        "the server should have it")
+                else:
+                    self.diags.add("A2N024", f"<IfModule {arg}>: {module_id(arg)} is not in the module profile; "
+                                   f"its {count} directive(s) were skipped", section.span, directive="<IfModule",
+                                   hint=f"pass --module {module_id(arg)} if the server loads it",
+                                   related=list(section.include_chain))
         elif key == "ifdefine":
             result = arg in self.user_defines
         elif key == "ifversion":
