@@ -282,6 +282,26 @@ def test_envvars_values_are_expanded_as_the_shell_does(tmp_path):
     assert args["ServerName"] == ["/x$SUFFIX"]       # single quotes: the shell expands nothing
 
 
+def test_a_copy_of_a_red_hat_tree_reads_under_its_own_server_root(tmp_path):
+    """ServerRoot "/etc/httpd" with httpd.conf in conf/: relative includes resolve under the copy's
+    etc/httpd, not under conf/ (a decoy there is never read) and not under this machine's /etc/httpd."""
+    write(tmp_path, {
+        "backup/etc/httpd/conf/httpd.conf": 'ServerRoot "/etc/httpd"\nInclude conf.modules.d/*.conf\n'
+                                            "IncludeOptional conf.d/*.conf\nInclude /etc/httpd/extra/x.conf\n",
+        "backup/etc/httpd/conf/conf.d/decoy.conf": "ServerName decoy\n",
+        "backup/etc/httpd/conf.modules.d/00-base.conf": "LoadModule ssl_module modules/mod_ssl.so\n",
+        "backup/etc/httpd/conf.d/site.conf": "<IfModule mod_ssl.c>\nServerName site\n</IfModule>\n",
+        "backup/etc/httpd/extra/x.conf": "ServerAlias rebased\n",
+    })
+    diags = Diagnostics()
+    cfg = load(tmp_path / "backup/etc/httpd/conf/httpd.conf", None, diags)
+    assert not diags.has_errors, list(diags)
+    assert [(n.name, n.args) for n in cfg.walk() if n.name != "ServerRoot"] == [
+        ("LoadModule", ["ssl_module", "modules/mod_ssl.so"]), ("ServerName", ["site"]),
+        ("ServerAlias", ["rebased"])]
+    assert cfg.server_root == "/etc/httpd"
+
+
 def test_an_input_that_loads_modules_states_its_profile(tmp_path):
     """From the first LoadModule on, <IfModule> sees httpd's built-ins, what was loaded and --module only
     (as httpd does), and says so as a note; before any, and for a site file, Debian's full set applies."""

@@ -288,15 +288,33 @@ class _Loader:
 
     # -- includes ----------------------------------------------------------
     def roots(self) -> list[Path]:
-        """Where relative paths are looked up: --server-root alone when given; otherwise the
-        input's own directory and its parent (a copy of a server tree) before the ServerRoot
-        the file names, so a copy never silently picks up this machine's /etc/apache2."""
+        """Where relative paths are looked up: --server-root alone when given; otherwise the copy's
+        own ServerRoot, then the input's own directory and its parent (Debian keeps apache2.conf in
+        its ServerRoot, Red Hat keeps httpd.conf in conf/ below it), before the ServerRoot the file
+        names, so a copy never silently picks up this machine's /etc/apache2 or /etc/httpd."""
         if self.options.server_root:
             return [Path(self.options.server_root)]
         roots = [self.base_dir, self.base_dir.parent]
-        if self.server_root and os.path.isdir(self.server_root):
-            roots.append(Path(self.server_root))
-        return roots
+        if self.server_root:
+            copy = self.copy_root()
+            if copy is not None:
+                roots.insert(0, copy)
+            if os.path.isdir(self.server_root):
+                roots.append(Path(self.server_root))
+        return list(dict.fromkeys(roots))
+
+    def copy_root(self) -> Path | None:
+        """The directory of a copied tree that stands for the ServerRoot the input names: the input's
+        directory or the nearest one above it whose path ends as the ServerRoot does
+        (/backup/etc/httpd/conf/httpd.conf with ServerRoot /etc/httpd: /backup/etc/httpd). The input
+        read in place is its own copy."""
+        wanted = [p for p in Path(self.server_root).parts if p not in ("/", "")]
+        if not wanted or not os.path.isabs(self.server_root):
+            return None
+        for cand in (self.base_dir, *self.base_dir.parents):
+            if list(cand.parts[-len(wanted):]) == wanted:
+                return cand
+        return None
 
     def resolve(self, pattern: str, node: Directive | None = None) -> list[Path] | None:
         candidates: list[Path] = []
