@@ -282,6 +282,47 @@ def test_envvars_values_are_expanded_as_the_shell_does(tmp_path):
     assert args["ServerName"] == ["/x$SUFFIX"]       # single quotes: the shell expands nothing
 
 
+# ------------------------------------------------------------------ ${VAR}, the environment, server roots
+
+def test_variables_resolve_as_httpd_does_define_then_environment(tmp_path, monkeypatch):
+    """ap_resolve_env: a Define with a value, else the environment httpd starts with (envvars, then --env
+    over it); `Define NAME` alone gives no value; UnDefine uncovers the environment's; this program's own
+    environment is never read."""
+    monkeypatch.setenv("A2N_TEST_SHELL_ONLY", "/from/the/shell")
+    (tmp_path / "envvars").write_text("export A=envvars-a\nexport B=envvars-b\nexport C=envvars-c\n")
+    write(tmp_path, {"apache2.conf": "Define B define-b\nDefine C\nServerName ${A}\nServerAlias ${B} ${C}\n"
+                                     "UnDefine B\nServerAdmin ${B}\nDocumentRoot ${A2N_TEST_SHELL_ONLY}\n"
+                                     "<IfDefine C>\nListen 1\n</IfDefine>\n"})
+    diags = Diagnostics()
+    cfg = load(tmp_path / "apache2.conf", LoadOptions(env={"A": "cli-a", "B": "cli-b"}), diags)
+    args = {n.name: n.args for n in cfg.walk()}
+    assert args["ServerName"] == ["cli-a"]                       # --env over envvars
+    assert args["ServerAlias"] == ["define-b", "envvars-c"]      # Define over --env; `Define C` has no value
+    assert args["ServerAdmin"] == ["cli-b"]                      # UnDefine: the environment's again
+    assert args["Listen"] == ["1"]                               # ...but C is defined for <IfDefine>
+    (undef,) = [d for d in diags if d.code == "A2N022"]
+    assert "${A2N_TEST_SHELL_ONLY}" in undef.message and undef.span.line == 7 and undef.span.column == 14
+    assert cfg.env["A"] == "cli-a"
+    # -D NAME (no value) serves <IfDefine> only, as httpd's -D; NAME=VALUE is a Define
+    cfg = load(tmp_path / "apache2.conf", LoadOptions(defines={"A": None, "A2N_TEST_SHELL_ONLY": "/v"}),
+               Diagnostics())
+    args = {n.name: n.args for n in cfg.walk()}
+    assert args["ServerName"] == ["envvars-a"] and args["DocumentRoot"] == ["/v"]
+
+
+def test_environment_by_layout(tmp_path):
+    """Debian's stock envvars values for a file in no known layout; none on a Red Hat layout, where systemd
+    starts httpd without them."""
+    write(tmp_path, {"site.conf": "ErrorLog ${APACHE_LOG_DIR}/error.log\n",
+                     "etc/httpd/conf/httpd.conf": "ErrorLog ${APACHE_LOG_DIR}/error.log\n",
+                     "etc/httpd/conf.modules.d/00-base.conf": "\n"})
+    cfg = load(tmp_path / "site.conf", None, Diagnostics())
+    assert next(cfg.walk()).args == ["/var/log/apache2/error.log"]
+    diags = Diagnostics()
+    cfg = load(tmp_path / "etc/httpd/conf/httpd.conf", None, diags)
+    assert next(cfg.walk()).args == ["${APACHE_LOG_DIR}/error.log"] and [d.code for d in diags] == ["A2N022"]
+
+
 def test_a_copy_of_a_red_hat_tree_reads_under_its_own_server_root(tmp_path):
     """ServerRoot "/etc/httpd" with httpd.conf in conf/: relative includes resolve under the copy's
     etc/httpd, not under conf/ (a decoy there is never read) and not under this machine's /etc/httpd."""

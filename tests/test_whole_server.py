@@ -1,11 +1,15 @@
 """Whole servers as the distributions lay them out: Red Hat's /etc/httpd (tests/data/rhel, the stock files of
-Fedora's and RHEL's httpd, mod_ssl and their conf.modules.d)."""
+Fedora's and RHEL's httpd, mod_ssl and their conf.modules.d) and Debian's /etc/apache2 (the stock tree
+installed on this machine, copied), with the environment httpd starts with and undefined variables."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from apache2nginx.convert import ConvertOptions, InputSpec, convert
 from apache2nginx.diagnostics import Diagnostics
@@ -13,6 +17,18 @@ from apache2nginx.syntax.modules import BUILTIN
 from conftest import ROOT, assert_no_traceback, run_cli
 
 RHEL = ROOT / "tests" / "data" / "rhel" / "etc" / "httpd"
+DEBIAN = Path("/etc/apache2")
+
+
+def _debian_copy(tmp_path: Path) -> Path:
+    if not (DEBIAN / "apache2.conf").is_file() or not (DEBIAN / "envvars").is_file():
+        message = "Debian's stock /etc/apache2 is required (apt-get install apache2)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    copy = tmp_path / "etc" / "apache2"
+    shutil.copytree(DEBIAN, copy, symlinks=True)
+    return copy
 
 
 def _loaded_by(tree: Path) -> set[str]:
@@ -72,3 +88,36 @@ def test_red_hat_tree_translation_passes_nginx_t(nginx_bin, tmp_path):
         assert result.ok, result.output
     finally:
         box.cleanup()
+
+
+def test_env_overrides_what_debians_envvars_exports(tmp_path):
+    root = _debian_copy(tmp_path)
+    main = str(root / "apache2.conf")
+    stock = run_cli("convert", main)
+    assert_no_traceback(stock)
+    assert stock.returncode == 0, stock.stderr
+    assert "error_log /var/log/apache2/error.log warn;" in stock.stdout
+    moved = run_cli("convert", main, "--env", "APACHE_LOG_DIR=/srv/log/web", "--env", "APACHE_RUN_USER=web")
+    assert moved.returncode == 0, moved.stderr
+    assert "error_log /srv/log/web/error.log warn;" in moved.stdout and "/var/log/apache2" not in moved.stdout
+    assert "user web www-data;" in moved.stdout
+    # --env is checked: NAME=VALUE
+    bad = run_cli("convert", main, "--env", "APACHE_LOG_DIR")
+    assert bad.returncode == 2 and "NAME=VALUE" in bad.stderr
+
+
+def test_check_and_verify_take_env(tmp_path):
+    (tmp_path / "apache").mkdir()
+    (tmp_path / "apache" / "site.conf").write_text("Listen 80\n<VirtualHost *:80>\n    ServerName ${SITE}\n"
+                                                   "</VirtualHost>\n")
+    made = run_cli("convert", "apache/site.conf", "--env", "SITE=a.example", "-o", "site.nginx.conf", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert "server_name a.example;" in (tmp_path / "site.nginx.conf").read_text()
+    same = run_cli("check", "--env", "SITE=a.example", "apache/site.conf", "site.nginx.conf", cwd=tmp_path)
+    assert same.returncode == 0, same.stdout + same.stderr
+    drift = run_cli("check", "apache/site.conf", "site.nginx.conf", cwd=tmp_path)   # ServerName left out
+    assert drift.returncode == 1, drift.stdout + drift.stderr
+    (tmp_path / "pairs.toml").write_text('[convert]\nenv = { SITE = "a.example" }\n\n[[pair]]\n'
+                                         'apache = "apache/site.conf"\nnginx = "site.nginx.conf"\n')
+    assert run_cli("check", "--config", "pairs.toml", cwd=tmp_path).returncode == 0
+    assert "--env NAME=VALUE" in run_cli("verify", "--help").stdout

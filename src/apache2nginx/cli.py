@@ -77,10 +77,21 @@ def _world_readable(path: Path) -> bool:
     return bool(mode & stat.S_IROTH and mode & stat.S_IXOTH)
 
 
-def _defines(values: tuple[str, ...]) -> dict[str, str]:
+def _defines(values: tuple[str, ...]) -> dict[str, str | None]:
+    """--define NAME=VALUE is `Define NAME VALUE`; NAME alone is httpd's -D NAME (for <IfDefine> only)."""
+    out: dict[str, str | None] = {}
+    for v in values:
+        name, eq, value = v.partition("=")
+        out[name] = value if eq else None
+    return out
+
+
+def _env(values: tuple[str, ...]) -> dict[str, str]:
     out = {}
     for v in values:
-        name, _, value = v.partition("=")
+        name, eq, value = v.partition("=")
+        if not eq or not name:
+            raise click.BadParameter(f"{v!r} is not NAME=VALUE", param_hint="--env")
         out[name] = value
     return out
 
@@ -90,6 +101,7 @@ Examples:
   apache2nginx convert /etc/apache2/apache2.conf -o /etc/nginx/nginx.conf
   apache2nginx convert /etc/apache2/sites-enabled/ --out-dir /etc/nginx/conf.d
   apache2nginx convert site.conf --module ssl --define PRODUCTION --strict
+  apache2nginx convert /etc/httpd/conf/httpd.conf --env APP_ROOT=/srv/app -o nginx.conf
   apache2nginx convert site.conf --format json > translation.json
   apache2nginx convert site.conf --diagnostics sarif -o nginx.conf 2> convert.sarif
   apache2nginx convert public/.htaccess --htaccess-dir /blog
@@ -115,7 +127,10 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
 @click.option("--without-module", "without_modules", multiple=True, metavar="NAME",
               help="A module the Apache server does NOT load, taken out of the default profile.")
 @click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]",
-              help="A -D parameter or Define of the Apache server (for <IfDefine> and ${NAME}).")
+              help="A -D parameter (NAME, for <IfDefine>) or Define (NAME=VALUE, also for ${NAME}) of the Apache "
+                   "server.")
+@click.option("--env", "env", multiple=True, metavar="NAME=VALUE",
+              help="A variable of the environment httpd starts with (for ${NAME}), over what envvars exports.")
 @click.option("--server-root", type=click.Path(file_okay=False), help="Resolve relative Include paths here.")
 @click.option("--missing-includes", type=click.Choice(["error", "warn"]), default="error", show_default=True,
               help="A missing Include stops the conversion (error) or is reported and skipped (warn).")
@@ -133,7 +148,7 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
               help="Mark emitted lines with the Apache file:line they come from.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version, strict, modules, without_modules, defines,
-                server_root, missing_includes, htaccess_dir, docroot, jobs, max_input_size, source_comments, color):
+                env, server_root, missing_includes, htaccess_dir, docroot, jobs, max_input_size, source_comments, color):
     """Translate Apache configuration INPUTS (files, directories, or - for stdin) to nginx."""
     if output and out_dir:
         raise click.UsageError("use either -o/--output or --out-dir, not both")
@@ -146,7 +161,7 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
     specs = gather_inputs(list(inputs), diags, stdin)
     options = ConvertOptions(
         load=LoadOptions(server_root=server_root, defines=_defines(defines), modules=set(modules), without_modules=set(without_modules),
-                         missing_includes=missing_includes, max_input_size=max_input_size),
+                         missing_includes=missing_includes, max_input_size=max_input_size, env=_env(env)),
         nginx_version=version, source_comments=source_comments, split_outputs=bool(out_dir),
         htaccess_dir=htaccess_dir, jobs=max(jobs, 0))
     if docroot:
@@ -251,13 +266,15 @@ apache2/nginx binary."""
 @click.option("--nginx-bin", "nginx_path", help="The nginx binary (default: nginx on $PATH or /usr/sbin/nginx).")
 @click.option("--module", "modules", multiple=True, metavar="NAME")
 @click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]")
+@click.option("--env", "env", multiple=True, metavar="NAME=VALUE",
+              help="A variable of the environment httpd starts with (for ${NAME}), over what envvars exports.")
 @click.option("--server-root", type=click.Path(file_okay=False))
 @click.option("--htaccess-dir", metavar="URLPATH", help="The input is a .htaccess governing this URL path.")
 @click.option("--nginx-version", default="1.22", help="Accepted for symmetry with convert; verify runs the local nginx.")
 @click.option("--max-explained", type=click.FloatRange(0, 100), metavar="PERCENT",
               help="Fail (exit 1) when more than PERCENT of the compared requests differ with an explanation.")
 def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, ignore_header, out_format,
-           apache_path, nginx_path, modules, defines, server_root, htaccess_dir, nginx_version, max_explained):
+           apache_path, nginx_path, modules, defines, env, server_root, htaccess_dir, nginx_version, max_explained):
     """Run real httpd on APACHE_INPUT and real nginx on its translation side by side on loopback, replay the
     same requests, and report every difference; exit 1 on any difference no diagnostic explains."""
     import tempfile
@@ -268,7 +285,7 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
     diags = Diagnostics()
     specs = gather_inputs([apache_input], diags)
     options = ConvertOptions(load=LoadOptions(server_root=server_root, defines=_defines(defines),
-                                              modules=set(modules), missing_includes="warn"),
+                                              modules=set(modules), missing_includes="warn", env=_env(env)),
                              htaccess_dir=htaccess_dir,
                              docroot=Path(docroot) if docroot and nginx_file is None else None)
     if docroot and not _world_readable(Path(docroot)):

@@ -116,7 +116,7 @@ def combine(loaded: list[LoadedConfig]) -> LoadedConfig:
         consumed=[d for lc in loaded for d in lc.consumed], skipped=sum(lc.skipped for lc in loaded),
         full_server_config=any(lc.full_server_config for lc in loaded),
         locate=lambda path: next((found for lc in loaded if lc.locate and (found := lc.locate(path))), None),
-        server_root=next((lc.server_root for lc in loaded if lc.server_root), None))
+        server_root=next((lc.server_root for lc in loaded if lc.server_root), None), env=first.env)
 
 
 def _read_htaccess_tree(config: LoadedConfig, options: ConvertOptions, diags: Diagnostics) -> dict:

@@ -33,7 +33,8 @@ MAX_TOTAL_FACTOR = 4         # an input with all it includes: at most this many 
 MAX_EXPANDED_ARG = 1 << 16   # characters of one argument after ${VAR} substitution
 DEFAULT_APACHE_VERSION = (2, 4, 62)
 
-# Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config.
+# Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config: the environment
+# assumed for an input with no envvars file beside it and no other distribution's layout (a site file alone).
 DEBIAN_ENVVARS = {
     "APACHE_RUN_USER": "www-data", "APACHE_RUN_GROUP": "www-data",
     "APACHE_PID_FILE": "/var/run/apache2/apache2.pid", "APACHE_RUN_DIR": "/var/run/apache2",
@@ -54,7 +55,11 @@ _ENVVAR_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 @dataclass
 class LoadOptions:
     server_root: str | None = None
-    defines: dict[str, str] = field(default_factory=dict)
+    # --define: NAME=VALUE is `Define NAME VALUE`; NAME alone (None) is httpd's -D NAME, for <IfDefine> only
+    defines: dict[str, str | None] = field(default_factory=dict)
+    # --env: variables of the environment httpd starts with, over what envvars exports
+    env: dict[str, str] = field(default_factory=dict)
+    env_only: bool = False                   # `env` is the whole environment: no envvars file or default read
     modules: set[str] = field(default_factory=set)
     without_modules: set[str] = field(default_factory=set)
     missing_includes: str = "error"          # or "warn"
@@ -71,12 +76,13 @@ class LoadedConfig:
     files: list[str]
     lines: int
     profile: ModuleProfile
-    defines: dict[str, str]
+    defines: dict[str, str]          # the Define'd variables with a value, as they stand at the end
     consumed: list[Directive]        # config-time directives resolved while loading
     skipped: int = 0                 # directives inside false conditionals
     full_server_config: bool = False  # the input is a whole server config, not a site file
     locate: Callable[[str], Path | None] | None = None  # a file the config names (map files), found as httpd would
     server_root: str | None = None    # the ServerRoot the input names (relative file names are under it)
+    env: dict[str, str] = field(default_factory=dict)   # the environment ${VAR} was resolved in
 
 
     def walk(self):
@@ -204,10 +210,11 @@ class _Loader:
         self.options = options
         self.diags = diags
         self.profile = ModuleProfile(options.modules, options.without_modules)
-        self.defines: dict[str, str] = dict(DEBIAN_ENVVARS)
-        self.defines.update(self._envvars_file(base_dir))
-        self.user_defines = dict(options.defines)
-        self.defines.update(self.user_defines)
+        # httpd resolves ${NAME} from its Defines first (a Define with a value), then from its process
+        # environment; <IfDefine> tests the -D parameters and every Define'd name, with a value or not.
+        self.env: dict[str, str] = dict(options.env) if options.env_only else self._environment(base_dir, options.env)
+        self.defines: dict[str, str] = {k: v for k, v in options.defines.items() if v is not None}
+        self.parameters: set[str] = set(options.defines)
         self.base_dir = base_dir
         self.server_root: str | None = options.server_root
         self.files: list[str] = []
@@ -227,8 +234,22 @@ class _Loader:
         # is defined in it) or an expanded macro body, with the source line of its first line.
         self.source: list = ["", 1]
 
+    @classmethod
+    def _environment(cls, base: Path, given: dict[str, str]) -> dict[str, str]:
+        """The environment httpd starts with: Debian's envvars beside the input (or above it), as apache2ctl
+        exports it; none on a Red Hat layout (conf/ and conf.modules.d/ side by side: systemd starts httpd
+        with no such file); Debian's stock values for an input in neither layout (a site file alone);
+        then --env over all of it. The environment of this program itself is never consulted: httpd
+        would not see a variable of the converting user's shell."""
+        env = cls._envvars_file(base)
+        if env is None:
+            redhat = any(os.path.isdir(d / "conf.modules.d") for d in (base, base.parent))
+            env = {} if redhat else dict(DEBIAN_ENVVARS)
+        env.update(given)
+        return env
+
     @staticmethod
-    def _envvars_file(base: Path) -> dict[str, str]:
+    def _envvars_file(base: Path) -> dict[str, str] | None:
         env: dict[str, str] = {}
         for cand in (base / "envvars", base.parent / "envvars"):
             if os.path.isfile(cand):
@@ -247,10 +268,15 @@ class _Loader:
                         env[m.group(1)] = value
                 except OSError:
                     pass
-                break
-        return env
+                return env
+        return None
 
     # -- variables ---------------------------------------------------------
+    def value(self, name: str) -> str | None:
+        """${NAME} as httpd resolves it (ap_resolve_env): a Define's value, else the environment's."""
+        found = self.defines.get(name)
+        return found if found is not None else self.env.get(name)
+
     def substitute(self, node: Directive) -> None:
         args = node.args
         for i, arg in enumerate(args):
@@ -259,7 +285,7 @@ class _Loader:
                 # (Define A ${A}${A}) must not grow without bound.
                 pieces = _VAR.split(arg)
                 size = sum(len(p) for p in pieces[0::2]) + sum(
-                    len(self.defines.get(name, "${" + name + "}")) for name in pieces[1::2])
+                    len(self._value_or_text(name)) for name in pieces[1::2])
                 limit = self.options.max_input_size
                 if size > MAX_EXPANDED_ARG or self.expanded + size > limit:
                     self.diags.add("A2N011", f"expanding ${{VAR}} in this argument makes {size:,} characters, "
@@ -276,10 +302,15 @@ class _Loader:
                     continue
                 args[i] = value
 
+    def _value_or_text(self, name: str) -> str:
+        found = self.value(name)
+        return found if found is not None else "${" + name + "}"
+
     def _lookup(self, m: re.Match, node: Directive, index: int) -> str:
         name = m.group(1)
-        if name in self.defines:
-            return self.defines[name]
+        found = self.value(name)
+        if found is not None:
+            return found
         if ":" in name:
             return m.group(0)   # a RewriteMap lookup (${map:key}): Define names cannot hold `:`, httpd is silent
         self.diags.add("A2N022", f"${{{name}}} is not defined; the text is kept as it is",
@@ -458,7 +489,7 @@ class _Loader:
                                    hint=f"pass --module {module_id(arg)} if the server loads it",
                                    related=list(section.include_chain))
         elif key == "ifdefine":
-            result = arg in self.user_defines
+            result = arg in self.parameters
         elif key == "ifversion":
             result = self._version(section)
             negate = False
@@ -673,13 +704,15 @@ class _Loader:
                     self.substitute(node)
                     self.consumed.append(node)
                     if node.args:
-                        self.defines[node.args[0]] = node.args[1] if len(node.args) > 1 else ""
-                        self.user_defines[node.args[0]] = self.defines[node.args[0]]
+                        name = node.args[0]
+                        self.parameters.add(name)
+                        if len(node.args) > 1:     # `Define NAME` alone gives ${NAME} no value (core.c)
+                            self.defines[name] = node.args[1]
                 else:
                     self.consumed.append(node)
                     for a in node.args:
                         self.defines.pop(a, None)
-                        self.user_defines.pop(a, None)
+                        self.parameters.discard(a)
                 continue
             if variables and any("${" in a for a in node.args):
                 self.substitute(node)
@@ -737,4 +770,4 @@ def _load(path, options, diags, data, display_name, name, base):
     if not out and not loader.consumed and not diags.has_errors:
         diags.add("A2N025", "the input holds no directives", Span.point(name))
     return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,
-                        loader.skipped, loader.full, loader.locate, loader.server_root)
+                        loader.skipped, loader.full, loader.locate, loader.server_root, loader.env)
