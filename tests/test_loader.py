@@ -84,7 +84,8 @@ def test_define_variables_and_ifdefine(tmp_path):
     assert names(cfg) == [("DocumentRoot", ["/srv/www"]), ("ErrorLog", ["/var/log/apache2/error.log"]),
                           ("CustomLog", ["${NOPE}/x"])]
     (undef,) = [d for d in diags if d.code == "A2N022"]
-    assert undef.span.line == 14 and undef.severity is Severity.WARNING
+    assert undef.span.line == 14 and undef.severity is Severity.ERROR
+    assert [n.unresolved for n in cfg.walk()] == [None, None, ("NOPE",)]   # not translated (test_whole_server)
     cfg = load(tmp_path / "m.conf", LoadOptions(defines={"docroot": "/cli"}), Diagnostics())
     assert ("DocumentRoot", ["/srv/www"]) in names(cfg)  # the file's Define comes later and wins
 
@@ -302,7 +303,9 @@ def test_variables_resolve_as_httpd_does_define_then_environment(tmp_path, monke
     assert args["Listen"] == ["1"]                               # ...but C is defined for <IfDefine>
     (undef,) = [d for d in diags if d.code == "A2N022"]
     assert "${A2N_TEST_SHELL_ONLY}" in undef.message and undef.span.line == 7 and undef.span.column == 14
-    assert cfg.env["A"] == "cli-a"
+    assert "--env A2N_TEST_SHELL_ONLY=VALUE" in undef.hint
+    assert [n.name for n in cfg.walk() if n.unresolved is not None] == ["DocumentRoot"]
+    assert cfg.env["A"] == "cli-a" and cfg.undefined == {"A2N_TEST_SHELL_ONLY"}
     # -D NAME (no value) serves <IfDefine> only, as httpd's -D; NAME=VALUE is a Define
     cfg = load(tmp_path / "apache2.conf", LoadOptions(defines={"A": None, "A2N_TEST_SHELL_ONLY": "/v"}),
                Diagnostics())
@@ -320,7 +323,38 @@ def test_environment_by_layout(tmp_path):
     assert next(cfg.walk()).args == ["/var/log/apache2/error.log"]
     diags = Diagnostics()
     cfg = load(tmp_path / "etc/httpd/conf/httpd.conf", None, diags)
-    assert next(cfg.walk()).args == ["${APACHE_LOG_DIR}/error.log"] and [d.code for d in diags] == ["A2N022"]
+    assert next(cfg.walk()).unresolved == ("APACHE_LOG_DIR",) and [d.code for d in diags] == ["A2N022"]
+
+
+def test_map_lookups_macro_parameters_and_define_values_are_not_reported_where_they_stand(tmp_path):
+    """`${map:key}` is mod_rewrite's (a Define name cannot hold `:`; httpd is silent); mod_macro's `${name}`
+    parameters are names; a Define's value and a Use line's values are reported where they land."""
+    cfg, diags = _load_text(tmp_path, (
+        "RewriteEngine on\nRewriteMap lc int:tolower\nRewriteRule ^/(.*)$ /${lc:$1}?h=${lc:%{HTTP_HOST}|x} [R]\n"
+        "<Macro Site ${host}>\nServerName ${host}\n</Macro>\nUse Site a.example\n"
+        "Define LATER ${NOPE}\nDefine UNUSED ${NOPE2}\nUse Site ${NOPE3}\nServerAdmin ${LATER}\n"))
+    undefined = [d for d in diags if d.code == "A2N022"]
+    assert [(d.span.line, d.message.split(" is")[0]) for d in undefined] == [(5, "${NOPE3}"), (11, "${NOPE}")]
+    assert undefined[0].related and undefined[0].related[-1].line == 10        # the Use line it came through
+    assert "in the value of ${LATER}" in undefined[1].message and undefined[1].related[0].line == 8
+    rule = next(n for n in cfg.walk() if n.name == "RewriteRule")
+    assert rule.unresolved is None and rule.args[1] == "/${lc:$1}?h=${lc:%{HTTP_HOST}|x}"
+    assert [n.args for n in cfg.walk() if n.name == "ServerName"] == [["a.example"], ["${NOPE3}"]]
+
+
+def test_an_undefined_variable_in_a_rewrite_chain_takes_the_whole_rule(tmp_path):
+    """Translated without its condition a rule would apply to every request; a condition kept without its
+    rule would restrict the next one: the chain is left out together, and the A2N022 names its lines."""
+    cfg, diags = _load_text(tmp_path, (
+        "RewriteEngine on\nRewriteCond %{HTTP_HOST} !^${CANONICAL}$ [NC]\nRewriteCond %{HTTPS} off\n"
+        "RewriteRule ^ https://example.org%{REQUEST_URI} [R=301,L]\n"
+        "RewriteCond %{REQUEST_URI} ^/a\nRewriteRule ^ /${TARGET} [L]\nRewriteRule ^/b /c\n"))
+    left_out = [n.line for n in cfg.walk() if n.unresolved is not None]
+    assert left_out == [2, 3, 4, 5, 6]
+    first, second = [d for d in diags if d.code == "A2N022"]
+    assert (first.span.line, sorted(r.line for r in first.related)) == (2, [3, 4])
+    assert (second.span.line, sorted(r.line for r in second.related)) == (6, [5])
+    assert "nor are the 2 other line(s) of its rewrite rule" in first.message
 
 
 def test_a_copy_of_a_red_hat_tree_reads_under_its_own_server_root(tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from apache2nginx.convert import ConvertOptions, InputSpec, convert
+from apache2nginx.convert import ConvertOptions, InputSpec, _undefined_in_outputs, convert
 from apache2nginx.diagnostics import Diagnostics
 from apache2nginx.syntax.modules import BUILTIN
 from conftest import ROOT, assert_no_traceback, run_cli
@@ -104,6 +104,56 @@ def test_env_overrides_what_debians_envvars_exports(tmp_path):
     # --env is checked: NAME=VALUE
     bad = run_cli("convert", main, "--env", "APACHE_LOG_DIR")
     assert bad.returncode == 2 and "NAME=VALUE" in bad.stderr
+
+
+SITE = """<VirtualHost *:80>
+    ServerName app.example
+    DocumentRoot ${APP_ROOT}/public
+    Alias /static ${APP_ROOT}/static
+    <Directory ${APP_ROOT}/public>
+        Require all granted
+    </Directory>
+    <Location /admin>
+        Require ip ${ADMIN_NET}
+    </Location>
+    CustomLog ${APACHE_LOG_DIR}/app.log combined
+</VirtualHost>
+"""
+
+
+def test_an_undefined_variable_is_an_error_where_it_lands_and_never_reaches_nginx(tmp_path):
+    root = _debian_copy(tmp_path)
+    (root / "sites-enabled" / "app.conf").write_text(SITE)
+    out = tmp_path / "nginx.conf"
+    proc = run_cli("convert", str(root / "apache2.conf"), "-o", str(out), "--env", "HOME=/root")
+    assert_no_traceback(proc)
+    assert proc.returncode == 1, proc.stderr
+    site = root / "sites-enabled" / "app.conf"
+    for line, column, name in ((3, 18, "APP_ROOT"), (4, 19, "APP_ROOT"), (5, 16, "APP_ROOT"), (9, 20, "ADMIN_NET")):
+        assert f"{site}:{line}:{column}: error[A2N022]: ${{{name}}} is not defined" in proc.stderr, proc.stderr
+    assert "--env APP_ROOT=VALUE" in proc.stderr
+    text = out.read_text()
+    assert "${" not in text
+    assert "server_name app.example;" in text and "access_log /var/log/apache2/app.log" in text
+    # the Require left out refuses /admin rather than leave it open
+    admin = text[text.index("location = /admin"):]
+    assert admin[:admin.index("}")].count("deny all;") == 1
+    # the tally counts what was left out as unsupported
+    assert re.search(r"\d+ unsupported", proc.stderr)
+
+    proc = run_cli("convert", str(root / "apache2.conf"), "--env", "APP_ROOT=/srv/app",
+                   "--define", "ADMIN_NET=10.0.0.0/8")
+    assert proc.returncode == 0, proc.stderr
+    assert "A2N022" not in proc.stderr and "root /srv/app/public;" in proc.stdout
+    assert "allow 10.0.0.0/8;" in proc.stdout and "${" not in proc.stdout
+
+
+def test_the_last_guard_refuses_an_output_holding_an_undefined_variable():
+    diags = Diagnostics()
+    assert _undefined_in_outputs({"a.conf": "server {\n    return 200 ${FOO};\n}\n"}, {"FOO", "BAR"}, diags)
+    (leak,) = list(diags)
+    assert leak.code == "A2N904" and "a.conf holds ${FOO} (line 2)" in leak.message
+    assert not _undefined_in_outputs({"a.conf": "log_format x '${dollar}';\n"}, {"FOO"}, Diagnostics())
 
 
 def test_check_and_verify_take_env(tmp_path):

@@ -1,7 +1,7 @@
 """The command line: `apache2nginx` (and its short name `a2n`).
 
-Exit codes: 0 success; 1 findings (convert: an unknown directive, or with
-`--strict` any warning or error diagnostic; lint: a finding); 2 bad usage, or
+Exit codes: 0 success; 1 findings (convert: an unknown directive, an undefined
+${VAR}, or with `--strict` any warning or error diagnostic; lint: a finding); 2 bad usage, or
 input that cannot be read or parsed (nothing is written then). Diagnostics go to stderr; outputs go to stdout or are written
 atomically with `-o`/`--out-dir`.
 """
@@ -108,8 +108,9 @@ Examples:
   cat vhost.conf | apache2nginx convert - --no-source-comments
 
 \b
-Exit status: 0 converted; 1 an unknown directive or a syntax error (with
---strict: any warning or error); 2 bad usage or unreadable input."""
+Exit status: 0 converted; 1 an unknown directive, a syntax error or an
+undefined ${VAR} (with --strict: any warning or error); 2 bad usage or
+unreadable input."""
 
 
 @main.command(epilog=CONVERT_EPILOG)
@@ -199,8 +200,9 @@ def convert_cmd(inputs, output, out_dir, out_format, diag_format, nginx_version,
                              + result.tally.line() + "\n")
     if result.fatal:
         sys.exit(2)
-    if (strict and diags.at_least(Severity.WARNING)) or any(d.code in ("A2N001", "A2N100") for d in diags):
-        # A syntax error or an unknown directive is a finding even without --strict: httpd refuses it too.
+    if (strict and diags.at_least(Severity.WARNING)) or any(d.code in ("A2N001", "A2N022", "A2N100") for d in diags):
+        # A syntax error or an unknown directive is a finding even without --strict: httpd refuses it too. So is
+        # an undefined ${VAR}: its directive could not be translated.
         sys.exit(1)
 
 

@@ -83,6 +83,7 @@ class LoadedConfig:
     locate: Callable[[str], Path | None] | None = None  # a file the config names (map files), found as httpd would
     server_root: str | None = None    # the ServerRoot the input names (relative file names are under it)
     env: dict[str, str] = field(default_factory=dict)   # the environment ${VAR} was resolved in
+    undefined: set[str] = field(default_factory=set)    # the ${NAME}s left undefined where they landed
 
 
     def walk(self):
@@ -215,6 +216,9 @@ class _Loader:
         self.env: dict[str, str] = dict(options.env) if options.env_only else self._environment(base_dir, options.env)
         self.defines: dict[str, str] = {k: v for k, v in options.defines.items() if v is not None}
         self.parameters: set[str] = set(options.defines)
+        self.define_spans: dict[str, Span] = {}   # where each Define with a value stands (for A2N022)
+        self.undefined: set[str] = set()
+        self.rewrite_chain: dict[int, tuple[list[Directive], list]] = {}  # parent -> (RewriteConds, their A2N022s)
         self.base_dir = base_dir
         self.server_root: str | None = options.server_root
         self.files: list[str] = []
@@ -233,6 +237,7 @@ class _Loader:
         # The text the nodes being processed come from: a file's text (split into lines when a macro
         # is defined in it) or an expanded macro body, with the source line of its first line.
         self.source: list = ["", 1]
+        self.reported: list = []                  # the A2N022s of the last substitute()
 
     @classmethod
     def _environment(cls, base: Path, given: dict[str, str]) -> dict[str, str]:
@@ -277,15 +282,21 @@ class _Loader:
         found = self.defines.get(name)
         return found if found is not None else self.env.get(name)
 
-    def substitute(self, node: Directive) -> None:
+    def substitute(self, node: Directive, report: bool = True, consequence: str | None = None) -> list[str]:
+        """Replace each ${NAME} in the arguments by its value, in one pass as httpd does (a value is not
+        expanded again). Returns the names left undefined; each is an error (A2N022) where it stands,
+        unless `report` is false (a Use line or a Define: the text lands elsewhere and is reported
+        there). `${map:key}` is never a variable: Define names cannot hold `:`, and httpd is silent."""
         args = node.args
+        missing: list[str] = []
+        self.reported = []
         for i, arg in enumerate(args):
             if "${" in arg:
                 # The length is known before the text is built: a Define that doubles itself
                 # (Define A ${A}${A}) must not grow without bound.
                 pieces = _VAR.split(arg)
                 size = sum(len(p) for p in pieces[0::2]) + sum(
-                    len(self._value_or_text(name)) for name in pieces[1::2])
+                    len(self._lookup(name)) for name in pieces[1::2])
                 limit = self.options.max_input_size
                 if size > MAX_EXPANDED_ARG or self.expanded + size > limit:
                     self.diags.add("A2N011", f"expanding ${{VAR}} in this argument makes {size:,} characters, "
@@ -294,28 +305,45 @@ class _Loader:
                                    hint="check the Define lines that build this value")
                     continue
                 self.expanded += size
-                value = _VAR.sub(lambda m, n=node, i=i: self._lookup(m, n, i), arg)
+                value = _VAR.sub(lambda m: self._lookup(m.group(1)), arg)
                 if HUGE_NUMBER.search(value):
                     self.diags.add("A2N015", f"expanding ${{VAR}} in this argument makes a number of {MAX_DIGITS:,} "
                                    "digits or more: no httpd directive takes one this large", node.arg_span(i),
                                    directive=node.name, related=list(node.include_chain))
                     continue
                 args[i] = value
+                names = list(dict.fromkeys(n for n in _VAR.findall(value) if ":" not in n))
+                if names and report:
+                    for name in names:
+                        self.reported.append(self._undefined(node, i, name, arg, consequence))
+                missing.extend(n for n in names if n not in missing)
+        return missing
 
-    def _value_or_text(self, name: str) -> str:
+    def _lookup(self, name: str) -> str:
         found = self.value(name)
         return found if found is not None else "${" + name + "}"
 
-    def _lookup(self, m: re.Match, node: Directive, index: int) -> str:
-        name = m.group(1)
-        found = self.value(name)
-        if found is not None:
-            return found
-        if ":" in name:
-            return m.group(0)   # a RewriteMap lookup (${map:key}): Define names cannot hold `:`, httpd is silent
-        self.diags.add("A2N022", f"${{{name}}} is not defined; the text is kept as it is",
-                       node.arg_span(index), directive=node.name, related=list(node.include_chain))
-        return m.group(0)
+    def _undefined(self, node: Directive, index: int, name: str, source: str, consequence: str | None):
+        """A2N022 where an undefined ${NAME} lands (an error: the directive is not translated)."""
+        self.undefined.add(name)
+        via = next((v for v in dict.fromkeys(_VAR.findall(source)) if v != name
+                    and "${" + name + "}" in (self.value(v) or "")), None)
+        how = ""
+        if via is not None:
+            how = f" (it is in the value of ${{{via}}}: httpd expands a value once, as it was when defined)"
+        elif name in self.parameters:
+            how = " (a Define without a value serves <IfDefine> only)"
+        related = [self.define_spans[via]] if via in self.define_spans else []
+        label = ("<" + node.name) if node.is_section else node.name
+        if consequence is None:
+            consequence = (f"{label}> and what it holds are not translated" if node.is_section else
+                           f"{label} is not translated")
+        return self.diags.add(
+            "A2N022", f"${{{name}}} is not defined{how}: httpd keeps the text as it is, which nginx would read as "
+            f"a variable of its own; {consequence}", node.arg_span(index), directive=label,
+            related=related + list(node.include_chain),
+            hint=f"give its value with --env {name}=VALUE (the environment, as envvars exports it) or "
+                 f"--define {name}=VALUE (a Define)")
 
     # -- includes ----------------------------------------------------------
     def roots(self) -> list[Path]:
@@ -668,8 +696,12 @@ class _Loader:
         for node in nodes:
             key = node.name.lower()
             if node.is_section:
+                missing: list[str] = []
                 if variables:
-                    self.substitute(node)
+                    # a <Macro>'s parameters are names (mod_macro's `${name}` style), not variables
+                    missing = self.substitute(node, report=not (key == "macro" and self.macro_enabled),
+                                              consequence="the condition is evaluated with the text as written"
+                                              if key in CONDITIONALS else None)
                 if self.depth >= MAX_NESTING:
                     # each file is checked on its own; sections open across includes and macros add up
                     self.diags.add("A2N012", f"sections nested more than {MAX_NESTING} levels deep (counting "
@@ -688,6 +720,8 @@ class _Loader:
                         else:
                             self.skipped += sum(1 for _ in node.walk())  # type: ignore[union-attr]
                         continue
+                    if missing:
+                        node.unresolved = tuple(missing)
                     children = node.children  # type: ignore[union-attr]
                     node.children = []  # type: ignore[union-attr]
                     node.parent = parent
@@ -698,24 +732,30 @@ class _Loader:
                 continue
             if key in CONSUMED:
                 if key == "include" or key == "includeoptional":
-                    self.substitute(node)
+                    self.substitute(node, consequence="the path is looked up as written")
                     self.include(node, out, parent, optional=(key == "includeoptional"))
                 elif key == "define":
-                    self.substitute(node)
+                    # httpd warns here already; the error is where the value lands (a Define used nowhere
+                    # changes nothing)
+                    self.substitute(node, report=False)
                     self.consumed.append(node)
                     if node.args:
                         name = node.args[0]
                         self.parameters.add(name)
                         if len(node.args) > 1:     # `Define NAME` alone gives ${NAME} no value (core.c)
                             self.defines[name] = node.args[1]
+                            self.define_spans[name] = node.span
                 else:
                     self.consumed.append(node)
                     for a in node.args:
                         self.defines.pop(a, None)
+                        self.define_spans.pop(a, None)
                         self.parameters.discard(a)
                 continue
+            missing = []
             if variables and any("${" in a for a in node.args):
-                self.substitute(node)
+                # a Use line's values land in the macro's body, and are reported there
+                missing = self.substitute(node, report=not (key == "use" and self.macro_enabled))
             if key in MACRO_DIRECTIVES and self.macro_enabled:
                 if key == "use":
                     self.use_macro(node, out, parent)
@@ -724,17 +764,41 @@ class _Loader:
                 else:
                     self.consumed.append(node)
                 continue
+            if missing:
+                node.unresolved = tuple(missing)
+            if key == "rewritecond" or key == "rewriterule":
+                self.rewrite_link(node, parent)
             if key == "loadmodule":
                 self.full = True
-                if node.args:
+                if node.args and not missing:
                     self.profile.load(node.args[0], node.args[1] if len(node.args) > 1 else "")
             elif key == "serverroot":
                 self.full = True
-                if node.args:
+                if node.args and not missing:
                     self.server_root = node.args[0]
             node.parent = parent
             out.append(node)
 
+    def rewrite_link(self, node: Directive, parent: Section | None) -> None:
+        """RewriteConds belong to the RewriteRule after them: when one of the chain holds an undefined
+        variable the whole chain is left out (a rule translated without its condition would apply to
+        every request; conditions kept without their rule would restrict the next one)."""
+        conds, reports = self.rewrite_chain.setdefault(id(parent), ([], []))
+        if node.unresolved is not None:
+            reports.extend((node, diag) for diag in self.reported)
+        if node.key == "rewritecond":
+            conds.append(node)
+            return
+        del self.rewrite_chain[id(parent)]
+        chain = conds + [node]
+        if len(chain) == 1 or not any(n.unresolved is not None for n in chain):
+            return
+        for n in chain:
+            if n.unresolved is None:
+                n.unresolved = ()            # left out with its chain; the chain's A2N022 names it
+        for holder, diag in reports:
+            diag.message += f", nor are the {len(chain) - 1} other line(s) of its rewrite rule"
+            diag.related = list(diag.related) + [n.span for n in chain if n is not holder]
 
 def load(path: str | Path, options: LoadOptions | None, diags: Diagnostics,
          data: bytes | None = None, display_name: str | None = None) -> LoadedConfig | None:
@@ -770,4 +834,5 @@ def _load(path, options, diags, data, display_name, name, base):
     if not out and not loader.consumed and not diags.has_errors:
         diags.add("A2N025", "the input holds no directives", Span.point(name))
     return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,
-                        loader.skipped, loader.full, loader.locate, loader.server_root, loader.env)
+                        loader.skipped, loader.full, loader.locate, loader.server_root, loader.env,
+                        loader.undefined)
