@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from apache2nginx.diagnostics import Diagnostics, Severity
+from apache2nginx.passes.base import Disposition
 from apache2nginx.syntax.loader import LoadOptions, load
 
 
@@ -389,3 +390,16 @@ def test_an_input_that_loads_modules_states_its_profile(tmp_path):
     assert cfg.profile.from_input and "ratelimit_module" not in cfg.profile.loaded
     notes = [d for d in diags if d.code == "A2N024"]
     assert [(d.span.line, d.severity) for d in notes] == [(8, Severity.INFO), (17, Severity.INFO)]
+
+
+def test_includes_and_conditions_with_an_undefined_variable_count_as_unsupported(tmp_path):
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    write(tmp_path, {"m.conf": "Listen 80\nIncludeOptional ${CONF_DIR}/*.conf\n<IfDefine ${FLAG}>\nServerName a\n"
+                               "</IfDefine>\n<Macro M ${p}>\nServerAlias ${p}\n</Macro>\nUse M b.example\n"})
+    diags = Diagnostics()
+    result = convert([InputSpec(str(tmp_path / "m.conf"), tmp_path / "m.conf")], ConvertOptions(), diags)
+    assert [(d.span.line, d.severity) for d in diags if d.code == "A2N022"] == [(2, Severity.ERROR),
+                                                                                (3, Severity.ERROR)]
+    assert result.tally.by_name["includeoptional"][Disposition.UNSUPPORTED] == 1
+    assert result.tally.by_name["<ifdefine"][Disposition.UNSUPPORTED] == 1
+    assert result.tally.by_name["<macro"][Disposition.EXACT] == 1 and result.tally.by_name["use"][Disposition.EXACT] == 1

@@ -56,7 +56,9 @@ class Translator:
 
     def run(self) -> tuple[NginxModel, Tally]:
         for node in self.loaded.consumed:
-            self.tally.add(Disposition.EXACT, ("<" + node.name) if node.is_section else node.name)
+            # an Include or a condition with an undefined ${VAR} (A2N022) read its text as written
+            self.tally.add(Disposition.EXACT if node.unresolved is None else Disposition.UNSUPPORTED,
+                           ("<" + node.name) if node.is_section else node.name)
         self.ctx.options.update(_input_facts(self.loaded))
         # where a diagnostic about the main server as a whole points (it has no section line of its own)
         self.ctx.options["main_span"] = next((n.span for n in self.loaded.children), None)

@@ -699,9 +699,12 @@ class _Loader:
                 missing: list[str] = []
                 if variables:
                     # a <Macro>'s parameters are names (mod_macro's `${name}` style), not variables
-                    missing = self.substitute(node, report=not (key == "macro" and self.macro_enabled),
+                    macro = key == "macro" and self.macro_enabled
+                    missing = self.substitute(node, report=not macro,
                                               consequence="the condition is evaluated with the text as written"
                                               if key in CONDITIONALS else None)
+                    if missing and not macro:
+                        node.unresolved = tuple(missing)
                 if self.depth >= MAX_NESTING:
                     # each file is checked on its own; sections open across includes and macros add up
                     self.diags.add("A2N012", f"sections nested more than {MAX_NESTING} levels deep (counting "
@@ -720,8 +723,6 @@ class _Loader:
                         else:
                             self.skipped += sum(1 for _ in node.walk())  # type: ignore[union-attr]
                         continue
-                    if missing:
-                        node.unresolved = tuple(missing)
                     children = node.children  # type: ignore[union-attr]
                     node.children = []  # type: ignore[union-attr]
                     node.parent = parent
@@ -732,7 +733,9 @@ class _Loader:
                 continue
             if key in CONSUMED:
                 if key == "include" or key == "includeoptional":
-                    self.substitute(node, consequence="the path is looked up as written")
+                    missing = self.substitute(node, consequence="the path is looked up as written")
+                    if missing:
+                        node.unresolved = tuple(missing)
                     self.include(node, out, parent, optional=(key == "includeoptional"))
                 elif key == "define":
                     # httpd warns here already; the error is where the value lands (a Define used nowhere
