@@ -402,4 +402,5 @@ def test_includes_and_conditions_with_an_undefined_variable_count_as_unsupported
                                                                                 (3, Severity.ERROR)]
     assert result.tally.by_name["includeoptional"][Disposition.UNSUPPORTED] == 1
     assert result.tally.by_name["<ifdefine"][Disposition.UNSUPPORTED] == 1
-    assert result.tally.by_name["<macro"][Disposition.EXACT] == 1 and result.tally.by_name["use"][Disposition.EXACT] == 1
+    assert result.tally.by_name["<macro"][Disposition.EXACT] == 1
+    assert result.tally.by_name["use"][Disposition.EXACT] == 1

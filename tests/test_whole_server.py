@@ -46,8 +46,8 @@ def test_red_hat_tree_is_read_under_its_own_server_root_with_its_modules():
     assert not result.fatal and not [d for d in diags if d.code in ("A2N020", "A2N022", "A2N100")], \
         [str(d) for d in diags if d.severity.value == "error"]
     read = {Path(f).resolve().relative_to(RHEL).as_posix() for f in result.config.files}
-    assert read == {"conf/httpd.conf"} | {f"conf.modules.d/{p.name}" for p in (RHEL / "conf.modules.d").glob("*.conf")} \
-        | {f"conf.d/{p.name}" for p in (RHEL / "conf.d").glob("*.conf")}
+    assert read == {"conf/httpd.conf"} | {f"{p.parent.name}/{p.name}" for d in ("conf.modules.d", "conf.d")
+                                          for p in (RHEL / d).glob("*.conf")}
     # the profile is what conf.modules.d loads (mod_cgid under the event MPM, by 01-cgi.conf), nothing more:
     # modules Debian ships but 00-optional.conf leaves commented out are not in it
     profile = result.config.profile
