@@ -219,9 +219,10 @@ def convert_one(data: bytes) -> tuple[str, str]:
         result = convert([InputSpec("<stdin>", None, data)], ConvertOptions(jobs=1), diags)
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - that is what is measured
         return "internal", f"{type(exc).__name__} at {_signature_of(exc.__traceback__)}"
-    bad = [d for d in diags if d.code == "A2N900"]
+    # A2N904: an undefined Apache ${VAR} reached the output, where nginx would refuse it as an unknown variable
+    bad = [d for d in diags if d.code in ("A2N900", "A2N904")]
     if bad:
-        return "unparsable", "A2N900 " + _message_signature(bad[0].message.split(": ", 1)[-1])
+        return "unparsable", bad[0].code + " " + _message_signature(bad[0].message.split(": ", 1)[-1])
     if result.fatal:
         return "fatal", ""
     for text in result.outputs.values():

@@ -15,9 +15,10 @@ _FIELD = re.compile(r"^(status|location|body|connection|backend|backend method|b
                     r"|backend header( [a-z0-9-]+)?|header( [a-z0-9-]+)?)$")
 _ALWAYS_PRESENT = ("status", "backend path", "backend method")
 
-# Codes whose subject is a whole directive left out (or not honoured where it stands): the generic errors
-# and the proxy/alias ones that drop a ProxyPass, ProxyRequests or ScriptAlias entirely.
-DIRECTIVE_CODES = {"A2N100", "A2N101", "A2N103", "A2N302", "A2N303", "A2N317", "A2N404"}
+# Codes whose subject is a whole directive left out (or not honoured where it stands): the generic errors,
+# an undefined ${VAR} (its directive is left out of the translation; httpd keeps the text) and the
+# proxy/alias ones that drop a ProxyPass, ProxyRequests or ScriptAlias entirely.
+DIRECTIVE_CODES = {"A2N022", "A2N100", "A2N101", "A2N103", "A2N302", "A2N303", "A2N317", "A2N404"}
 # Whole sections whose directives are all missing, with consequences nobody can bound.
 EVERYTHING_CODES = {"A2N233", "A2N740", "A2N741"}
 
@@ -53,6 +54,8 @@ def test_directive_and_everything_are_kept_for_whole_directives_and_sections():
 def test_loading_lint_and_log_codes_explain_nothing():
     for code in CODES:
         family = code[3]
+        if code == "A2N022":
+            continue    # found while loading, but what it leaves out is left out of the translation only
         if family in "09" or code.startswith("A2N6"):
             assert explains(code) == (), code
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from apache2nginx.diagnostics import Diagnostics, Severity
+from apache2nginx.passes.base import Disposition
 from apache2nginx.syntax.loader import LoadOptions, load
 
 
@@ -84,7 +85,8 @@ def test_define_variables_and_ifdefine(tmp_path):
     assert names(cfg) == [("DocumentRoot", ["/srv/www"]), ("ErrorLog", ["/var/log/apache2/error.log"]),
                           ("CustomLog", ["${NOPE}/x"])]
     (undef,) = [d for d in diags if d.code == "A2N022"]
-    assert undef.span.line == 14 and undef.severity is Severity.WARNING
+    assert undef.span.line == 14 and undef.severity is Severity.ERROR
+    assert [n.unresolved for n in cfg.walk()] == [None, None, ("NOPE",)]   # not translated (test_whole_server)
     cfg = load(tmp_path / "m.conf", LoadOptions(defines={"docroot": "/cli"}), Diagnostics())
     assert ("DocumentRoot", ["/srv/www"]) in names(cfg)  # the file's Define comes later and wins
 
@@ -280,3 +282,125 @@ def test_envvars_values_are_expanded_as_the_shell_does(tmp_path):
     assert args["ErrorLog"] == ["/var/log/apache2/error.log"]
     assert args["Mutex"] == ["file:/var/log/apache2/lock"]
     assert args["ServerName"] == ["/x$SUFFIX"]       # single quotes: the shell expands nothing
+
+
+# ------------------------------------------------------------------ ${VAR}, the environment, server roots
+
+def test_variables_resolve_as_httpd_does_define_then_environment(tmp_path, monkeypatch):
+    """ap_resolve_env: a Define with a value, else the environment httpd starts with (envvars, then --env
+    over it); `Define NAME` alone gives no value; UnDefine uncovers the environment's; this program's own
+    environment is never read."""
+    monkeypatch.setenv("A2N_TEST_SHELL_ONLY", "/from/the/shell")
+    (tmp_path / "envvars").write_text("export A=envvars-a\nexport B=envvars-b\nexport C=envvars-c\n")
+    write(tmp_path, {"apache2.conf": "Define B define-b\nDefine C\nServerName ${A}\nServerAlias ${B} ${C}\n"
+                                     "UnDefine B\nServerAdmin ${B}\nDocumentRoot ${A2N_TEST_SHELL_ONLY}\n"
+                                     "<IfDefine C>\nListen 1\n</IfDefine>\n"})
+    diags = Diagnostics()
+    cfg = load(tmp_path / "apache2.conf", LoadOptions(env={"A": "cli-a", "B": "cli-b"}), diags)
+    args = {n.name: n.args for n in cfg.walk()}
+    assert args["ServerName"] == ["cli-a"]                       # --env over envvars
+    assert args["ServerAlias"] == ["define-b", "envvars-c"]      # Define over --env; `Define C` has no value
+    assert args["ServerAdmin"] == ["cli-b"]                      # UnDefine: the environment's again
+    assert args["Listen"] == ["1"]                               # ...but C is defined for <IfDefine>
+    (undef,) = [d for d in diags if d.code == "A2N022"]
+    assert "${A2N_TEST_SHELL_ONLY}" in undef.message and undef.span.line == 7 and undef.span.column == 14
+    assert "--env A2N_TEST_SHELL_ONLY=VALUE" in undef.hint
+    assert [n.name for n in cfg.walk() if n.unresolved is not None] == ["DocumentRoot"]
+    assert cfg.env["A"] == "cli-a" and cfg.undefined == {"A2N_TEST_SHELL_ONLY"}
+    # -D NAME (no value) serves <IfDefine> only, as httpd's -D; NAME=VALUE is a Define
+    cfg = load(tmp_path / "apache2.conf", LoadOptions(defines={"A": None, "A2N_TEST_SHELL_ONLY": "/v"}),
+               Diagnostics())
+    args = {n.name: n.args for n in cfg.walk()}
+    assert args["ServerName"] == ["envvars-a"] and args["DocumentRoot"] == ["/v"]
+
+
+def test_environment_by_layout(tmp_path):
+    """Debian's stock envvars values for a file in no known layout; none on a Red Hat layout, where systemd
+    starts httpd without them."""
+    write(tmp_path, {"site.conf": "ErrorLog ${APACHE_LOG_DIR}/error.log\n",
+                     "etc/httpd/conf/httpd.conf": "ErrorLog ${APACHE_LOG_DIR}/error.log\n",
+                     "etc/httpd/conf.modules.d/00-base.conf": "\n"})
+    cfg = load(tmp_path / "site.conf", None, Diagnostics())
+    assert next(cfg.walk()).args == ["/var/log/apache2/error.log"]
+    diags = Diagnostics()
+    cfg = load(tmp_path / "etc/httpd/conf/httpd.conf", None, diags)
+    assert next(cfg.walk()).unresolved == ("APACHE_LOG_DIR",) and [d.code for d in diags] == ["A2N022"]
+
+
+def test_map_lookups_macro_parameters_and_define_values_are_not_reported_where_they_stand(tmp_path):
+    """`${map:key}` is mod_rewrite's (a Define name cannot hold `:`; httpd is silent); mod_macro's `${name}`
+    parameters are names; a Define's value and a Use line's values are reported where they land."""
+    cfg, diags = _load_text(tmp_path, (
+        "RewriteEngine on\nRewriteMap lc int:tolower\nRewriteRule ^/(.*)$ /${lc:$1}?h=${lc:%{HTTP_HOST}|x} [R]\n"
+        "<Macro Site ${host}>\nServerName ${host}\n</Macro>\nUse Site a.example\n"
+        "Define LATER ${NOPE}\nDefine UNUSED ${NOPE2}\nUse Site ${NOPE3}\nServerAdmin ${LATER}\n"))
+    undefined = [d for d in diags if d.code == "A2N022"]
+    assert [(d.span.line, d.message.split(" is")[0]) for d in undefined] == [(5, "${NOPE3}"), (11, "${NOPE}")]
+    assert undefined[0].related and undefined[0].related[-1].line == 10        # the Use line it came through
+    assert "in the value of ${LATER}" in undefined[1].message and undefined[1].related[0].line == 8
+    rule = next(n for n in cfg.walk() if n.name == "RewriteRule")
+    assert rule.unresolved is None and rule.args[1] == "/${lc:$1}?h=${lc:%{HTTP_HOST}|x}"
+    assert [n.args for n in cfg.walk() if n.name == "ServerName"] == [["a.example"], ["${NOPE3}"]]
+
+
+def test_an_undefined_variable_in_a_rewrite_chain_takes_the_whole_rule(tmp_path):
+    """Translated without its condition a rule would apply to every request; a condition kept without its
+    rule would restrict the next one: the chain is left out together, and the A2N022 names its lines."""
+    cfg, diags = _load_text(tmp_path, (
+        "RewriteEngine on\nRewriteCond %{HTTP_HOST} !^${CANONICAL}$ [NC]\nRewriteCond %{HTTPS} off\n"
+        "RewriteRule ^ https://example.org%{REQUEST_URI} [R=301,L]\n"
+        "RewriteCond %{REQUEST_URI} ^/a\nRewriteRule ^ /${TARGET} [L]\nRewriteRule ^/b /c\n"))
+    left_out = [n.line for n in cfg.walk() if n.unresolved is not None]
+    assert left_out == [2, 3, 4, 5, 6]
+    first, second = [d for d in diags if d.code == "A2N022"]
+    assert (first.span.line, sorted(r.line for r in first.related)) == (2, [3, 4])
+    assert (second.span.line, sorted(r.line for r in second.related)) == (6, [5])
+    assert "nor are the 2 other line(s) of its rewrite rule" in first.message
+
+
+def test_a_copy_of_a_red_hat_tree_reads_under_its_own_server_root(tmp_path):
+    """ServerRoot "/etc/httpd" with httpd.conf in conf/: relative includes resolve under the copy's
+    etc/httpd, not under conf/ (a decoy there is never read) and not under this machine's /etc/httpd."""
+    write(tmp_path, {
+        "backup/etc/httpd/conf/httpd.conf": 'ServerRoot "/etc/httpd"\nInclude conf.modules.d/*.conf\n'
+                                            "IncludeOptional conf.d/*.conf\nInclude /etc/httpd/extra/x.conf\n",
+        "backup/etc/httpd/conf/conf.d/decoy.conf": "ServerName decoy\n",
+        "backup/etc/httpd/conf.modules.d/00-base.conf": "LoadModule ssl_module modules/mod_ssl.so\n",
+        "backup/etc/httpd/conf.d/site.conf": "<IfModule mod_ssl.c>\nServerName site\n</IfModule>\n",
+        "backup/etc/httpd/extra/x.conf": "ServerAlias rebased\n",
+    })
+    diags = Diagnostics()
+    cfg = load(tmp_path / "backup/etc/httpd/conf/httpd.conf", None, diags)
+    assert not diags.has_errors, list(diags)
+    assert [(n.name, n.args) for n in cfg.walk() if n.name != "ServerRoot"] == [
+        ("LoadModule", ["ssl_module", "modules/mod_ssl.so"]), ("ServerName", ["site"]),
+        ("ServerAlias", ["rebased"])]
+    assert cfg.server_root == "/etc/httpd"
+
+
+def test_an_input_that_loads_modules_states_its_profile(tmp_path):
+    """From the first LoadModule on, <IfModule> sees httpd's built-ins, what was loaded and --module only
+    (as httpd does), and says so as a note; before any, and for a site file, Debian's full set applies."""
+    cfg, diags = _load_text(tmp_path, (
+        "<IfModule ratelimit_module>\nA 1\n</IfModule>\nLoadModule ssl_module modules/mod_ssl.so\n"
+        "<IfModule mod_ssl.c>\nB 1\n</IfModule>\n<IfModule mod_ratelimit.c>\nC 1\n</IfModule>\n"
+        "<IfModule log_config_module>\nD 1\n</IfModule>\n<IfModule headers_module>\nE 1\n</IfModule>\n"
+        "<IfModule mpm_event_module>\nF 1\n</IfModule>\n"), modules={"headers"})
+    assert [n.name for n in cfg.walk() if n.name != "LoadModule"] == ["A", "B", "D", "E"]
+    assert cfg.profile.from_input and "ratelimit_module" not in cfg.profile.loaded
+    notes = [d for d in diags if d.code == "A2N024"]
+    assert [(d.span.line, d.severity) for d in notes] == [(8, Severity.INFO), (17, Severity.INFO)]
+
+
+def test_includes_and_conditions_with_an_undefined_variable_count_as_unsupported(tmp_path):
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    write(tmp_path, {"m.conf": "Listen 80\nIncludeOptional ${CONF_DIR}/*.conf\n<IfDefine ${FLAG}>\nServerName a\n"
+                               "</IfDefine>\n<Macro M ${p}>\nServerAlias ${p}\n</Macro>\nUse M b.example\n"})
+    diags = Diagnostics()
+    result = convert([InputSpec(str(tmp_path / "m.conf"), tmp_path / "m.conf")], ConvertOptions(), diags)
+    assert [(d.span.line, d.severity) for d in diags if d.code == "A2N022"] == [(2, Severity.ERROR),
+                                                                                (3, Severity.ERROR)]
+    assert result.tally.by_name["includeoptional"][Disposition.UNSUPPORTED] == 1
+    assert result.tally.by_name["<ifdefine"][Disposition.UNSUPPORTED] == 1
+    assert result.tally.by_name["<macro"][Disposition.EXACT] == 1
+    assert result.tally.by_name["use"][Disposition.EXACT] == 1

@@ -12,6 +12,7 @@ at the repository root (`git rev-parse --show-toplevel`, else the current direct
     [convert]                      # options for every pair (all optional)
     nginx_version = "1.22"
     defines = ["PROD", "PORT=8080"]
+    env = { APP_ROOT = "/srv/app" }  # or ["APP_ROOT=/srv/app"]: the environment httpd starts with
     modules = ["ssl"]
 
     [[pair]]
@@ -50,7 +51,7 @@ IN_SYNC, DRIFT, UNUSABLE = 0, 1, 2
 
 # The convert options a configuration file may set, and the value type each takes.
 OPTION_KEYS = {
-    "nginx_version": str, "defines": (list, dict), "modules": list, "without_modules": list,
+    "nginx_version": str, "defines": (list, dict), "env": (list, dict), "modules": list, "without_modules": list,
     "server_root": str, "docroot": str, "htaccess_dir": str, "source_comments": bool,
     "missing_includes": str,
 }
@@ -69,12 +70,25 @@ class Pair:
 
 # ----------------------------------------------------------------------------- options
 
-def _defines(value) -> dict[str, str]:
+def _defines(value) -> dict[str, str | None]:
+    """As convert's --define: NAME=VALUE is a Define, NAME alone a -D parameter (for <IfDefine> only)."""
     if isinstance(value, dict):
         return {str(k): "" if v is None else str(v) for k, v in value.items()}
+    out: dict[str, str | None] = {}
+    for item in value:
+        name, eq, val = str(item).partition("=")
+        out[name] = val if eq else None
+    return out
+
+
+def _env(value) -> dict[str, str]:
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
     out = {}
     for item in value:
-        name, _, val = str(item).partition("=")
+        name, eq, val = str(item).partition("=")
+        if not eq or not name:
+            raise CheckError(f"env: {item!r} is not NAME=VALUE")
         out[name] = val
     return out
 
@@ -90,7 +104,7 @@ def build_options(opts: dict) -> ConvertOptions:
         raise CheckError(f"missing_includes must be error or warn, not {missing!r}")
     options = ConvertOptions(
         load=LoadOptions(server_root=opts.get("server_root"), defines=_defines(opts.get("defines") or []),
-                         modules=set(opts.get("modules") or ()),
+                         env=_env(opts.get("env") or []), modules=set(opts.get("modules") or ()),
                          without_modules=set(opts.get("without_modules") or ()), missing_includes=missing),
         nginx_version=version, source_comments=opts.get("source_comments", True),
         htaccess_dir=opts.get("htaccess_dir"))
@@ -272,9 +286,10 @@ def load_config(path: Path) -> list[Pair]:
 # ----------------------------------------------------------------------------- the command
 
 def _cli_options(nginx_version, defines, modules, without_modules, server_root, docroot, htaccess_dir,
-                 source_comments, missing_includes) -> dict:
+                 source_comments, missing_includes, env=()) -> dict:
     """Only the options given on the command line (they override the configuration file)."""
-    given = {"nginx_version": nginx_version, "defines": list(defines) or None, "modules": list(modules) or None,
+    given = {"nginx_version": nginx_version, "defines": list(defines) or None, "env": list(env) or None,
+             "modules": list(modules) or None,
              "without_modules": list(without_modules) or None, "server_root": server_root, "docroot": docroot,
              "htaccess_dir": htaccess_dir, "source_comments": source_comments, "missing_includes": missing_includes}
     return {k: v for k, v in given.items() if v is not None}
@@ -291,6 +306,8 @@ def _cli_options(nginx_version, defines, modules, without_modules, server_root, 
 @click.option("--without-module", "without_modules", multiple=True, metavar="NAME",
               help="A module the Apache server does NOT load.")
 @click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]", help="A -D parameter or Define.")
+@click.option("--env", "env", multiple=True, metavar="NAME=VALUE",
+              help="A variable of the environment httpd starts with, over what envvars exports.")
 @click.option("--server-root", default=None, help="Resolve relative Include paths here.")
 @click.option("--missing-includes", type=click.Choice(["error", "warn"]), default=None,
               help="A missing Include stops the conversion (error, the default) or is skipped (warn).")
@@ -298,7 +315,7 @@ def _cli_options(nginx_version, defines, modules, without_modules, server_root, 
 @click.option("--docroot", default=None, metavar="DIR[=PATH]", help="Read every .htaccess under DIR, as convert does.")
 @click.option("--source-comments/--no-source-comments", default=None,
               help="Source comments in what --fix writes (comments never count as drift) [default: on].")
-def check_command(files, config_path, fix, nginx_version, modules, without_modules, defines, server_root,
+def check_command(files, config_path, fix, nginx_version, modules, without_modules, defines, env, server_root,
                   missing_includes, htaccess_dir, docroot, source_comments):
     """Fail when an nginx file is not what `convert` makes of its Apache input now.
 
@@ -311,7 +328,7 @@ def check_command(files, config_path, fix, nginx_version, modules, without_modul
     With other than two file arguments (as pre-commit passes them), the configuration file is used.
     """
     cli = _cli_options(nginx_version, defines, modules, without_modules, server_root, docroot, htaccess_dir,
-                       source_comments, missing_includes)
+                       source_comments, missing_includes, env)
     if config_path is None and len(files) == 2:
         sys.exit(check_pair(Pair([files[0]], files[1], cli), fix))
     path = Path(config_path) if config_path else repository_root() / CONFIG_NAME

@@ -1,7 +1,7 @@
 """The command line: `apache2nginx` (and its short name `a2n`).
 
-Exit codes: 0 success; 1 findings (convert: an unknown directive, or with
-`--strict` any warning or error diagnostic; lint: a finding); 2 bad usage, or
+Exit codes: 0 success; 1 findings (convert: an unknown directive, an undefined
+${VAR}, or with `--strict` any warning or error diagnostic; lint: a finding); 2 bad usage, or
 input that cannot be read or parsed (nothing is written then). Diagnostics go to stderr; outputs go to stdout or are written
 atomically with `-o`/`--out-dir`.
 """
@@ -80,10 +80,21 @@ def _world_readable(path: Path) -> bool:
     return bool(mode & stat.S_IROTH and mode & stat.S_IXOTH)
 
 
-def _defines(values: tuple[str, ...]) -> dict[str, str]:
+def _defines(values: tuple[str, ...]) -> dict[str, str | None]:
+    """--define NAME=VALUE is `Define NAME VALUE`; NAME alone is httpd's -D NAME (for <IfDefine> only)."""
+    out: dict[str, str | None] = {}
+    for v in values:
+        name, eq, value = v.partition("=")
+        out[name] = value if eq else None
+    return out
+
+
+def _env(values: tuple[str, ...]) -> dict[str, str]:
     out = {}
     for v in values:
-        name, _, value = v.partition("=")
+        name, eq, value = v.partition("=")
+        if not eq or not name:
+            raise click.BadParameter(f"{v!r} is not NAME=VALUE", param_hint="--env")
         out[name] = value
     return out
 
@@ -94,6 +105,7 @@ Examples:
   apache2nginx convert /etc/apache2/apache2.conf --out-dir out && nginx -t -p out -c nginx.conf
   apache2nginx convert /etc/apache2/sites-enabled/ --out-dir /etc/nginx/conf.d
   apache2nginx convert site.conf --module ssl --define PRODUCTION --strict
+  apache2nginx convert /etc/httpd/conf/httpd.conf --env APP_ROOT=/srv/app -o nginx.conf
   apache2nginx convert site.conf --format json > translation.json
   apache2nginx convert site.conf --diagnostics sarif -o nginx.conf 2> convert.sarif
   apache2nginx convert /etc/apache2/apache2.conf -o nginx.conf --quiet
@@ -107,8 +119,9 @@ count and first locations), a table of the sites (files with virtual hosts)
 when several files were read, and the tally of what the directives became.
 
 \b
-Exit status: 0 converted; 1 an unknown directive or a syntax error (with
---strict: any warning or error); 2 bad usage or unreadable input."""
+Exit status: 0 converted; 1 an unknown directive, a syntax error or an
+undefined ${VAR} (with --strict: any warning or error); 2 bad usage or
+unreadable input."""
 
 
 @main.command(epilog=CONVERT_EPILOG)
@@ -141,7 +154,10 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
 @click.option("--without-module", "without_modules", multiple=True, metavar="NAME",
               help="A module the Apache server does NOT load, taken out of the default profile.")
 @click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]",
-              help="A -D parameter or Define of the Apache server (for <IfDefine> and ${NAME}).")
+              help="A -D parameter (NAME, for <IfDefine>) or Define (NAME=VALUE, also for ${NAME}) of the Apache "
+                   "server.")
+@click.option("--env", "env", multiple=True, metavar="NAME=VALUE",
+              help="A variable of the environment httpd starts with (for ${NAME}), over what envvars exports.")
 @click.option("--server-root", type=click.Path(file_okay=False), help="Resolve relative Include paths here.")
 @click.option("--missing-includes", type=click.Choice(["error", "warn"]), default="error", show_default=True,
               help="A missing Include stops the conversion (error) or is reported and skipped (warn).")
@@ -159,8 +175,8 @@ Exit status: 0 converted; 1 an unknown directive or a syntax error (with
               help="Mark emitted lines with the Apache file:line they come from.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, threshold, quiet, grouped, nginx_version,
-                strict, modules, without_modules, defines, server_root, missing_includes, htaccess_dir, docroot, jobs,
-                max_input_size, source_comments, color):
+                strict, modules, without_modules, defines, env, server_root, missing_includes, htaccess_dir, docroot,
+                jobs, max_input_size, source_comments, color):
     """Translate Apache configuration INPUTS (files, directories, or - for stdin) to nginx."""
     if output and out_dir:
         raise click.UsageError("use either -o/--output or --out-dir, not both")
@@ -175,7 +191,7 @@ def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, thresh
     specs = gather_inputs(list(inputs), diags, stdin)
     options = ConvertOptions(
         load=LoadOptions(server_root=server_root, defines=_defines(defines), modules=set(modules), without_modules=set(without_modules),
-                         missing_includes=missing_includes, max_input_size=max_input_size),
+                         missing_includes=missing_includes, max_input_size=max_input_size, env=_env(env)),
         nginx_version=version, source_comments=source_comments, split_outputs=bool(out_dir), layout=layout,
         htaccess_dir=htaccess_dir, jobs=max(jobs, 0))
     if docroot:
@@ -228,8 +244,9 @@ def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, thresh
                              + result.tally.line() + "\n")
     if result.fatal:
         sys.exit(2)
-    if (strict and diags.at_least(Severity.WARNING)) or any(d.code in ("A2N001", "A2N100") for d in diags):
-        # A syntax error or an unknown directive is a finding even without --strict: httpd refuses it too.
+    if (strict and diags.at_least(Severity.WARNING)) or any(d.code in ("A2N001", "A2N022", "A2N100") for d in diags):
+        # A syntax error or an unknown directive is a finding even without --strict: httpd refuses it too. So is
+        # an undefined ${VAR}: its directive could not be translated.
         sys.exit(1)
 
 
@@ -313,13 +330,15 @@ apache2/nginx binary."""
 @click.option("--nginx-bin", "nginx_path", help="The nginx binary (default: nginx on $PATH or /usr/sbin/nginx).")
 @click.option("--module", "modules", multiple=True, metavar="NAME")
 @click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]")
+@click.option("--env", "env", multiple=True, metavar="NAME=VALUE",
+              help="A variable of the environment httpd starts with (for ${NAME}), over what envvars exports.")
 @click.option("--server-root", type=click.Path(file_okay=False))
 @click.option("--htaccess-dir", metavar="URLPATH", help="The input is a .htaccess governing this URL path.")
 @click.option("--nginx-version", default="1.22", help="Accepted for symmetry with convert; verify runs the local nginx.")
 @click.option("--max-explained", type=click.FloatRange(0, 100), metavar="PERCENT",
               help="Fail (exit 1) when more than PERCENT of the compared requests differ with an explanation.")
 def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, ignore_header, out_format,
-           apache_path, nginx_path, modules, defines, server_root, htaccess_dir, nginx_version, max_explained):
+           apache_path, nginx_path, modules, defines, env, server_root, htaccess_dir, nginx_version, max_explained):
     """Run real httpd on APACHE_INPUT and real nginx on its translation side by side on loopback, replay the
     same requests, and report every difference; exit 1 on any difference no diagnostic explains."""
     import tempfile
@@ -330,7 +349,7 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
     diags = Diagnostics()
     specs = gather_inputs([apache_input], diags)
     options = ConvertOptions(load=LoadOptions(server_root=server_root, defines=_defines(defines),
-                                              modules=set(modules), missing_includes="warn"),
+                                              modules=set(modules), missing_includes="warn", env=_env(env)),
                              htaccess_dir=htaccess_dir,
                              docroot=Path(docroot) if docroot and nginx_file is None else None)
     if docroot and not _world_readable(Path(docroot)):

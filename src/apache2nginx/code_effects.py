@@ -41,7 +41,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N017": effects(),
     "A2N020": effects(),
     "A2N021": effects(),
-    "A2N022": effects(),
+    "A2N022": effects("directive"),     # the directive holding the undefined ${VAR} is left out
     "A2N023": effects(),
     "A2N024": effects(),
     "A2N025": effects(),
@@ -286,6 +286,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N901": effects(),
     "A2N902": effects(),
     "A2N903": effects(),
+    "A2N904": effects(),
     "A2N960": effects(),
     "A2N961": effects(),
     "A2N962": effects(),

@@ -239,15 +239,24 @@ Why it matters: the configuration cannot be read.
 How to fix it: remove the Include that closes the loop (the chain is listed).
 """, "remove the Include that closes the loop")
 
-_code("A2N022", "undefined-variable", "warning", "A ${VAR} reference names nothing defined.", """
-What it means: `${NAME}` is neither set by `Define`, nor by `--define`, nor in
-the environment Debian's envvars provide. httpd warns and leaves the text as
-it is, so the translation keeps `${NAME}` literally.
+_code("A2N022", "undefined-variable", "error", "A ${VAR} reference names nothing defined.", """
+What it means: `${NAME}` is neither a `Define` with a value (in the input or
+given with `--define NAME=VALUE`) nor a variable of the environment httpd
+starts with: what Debian's envvars exports (read beside apache2.conf), or
+`--env NAME=VALUE`. The environment of the shell running apache2nginx is not
+consulted, since httpd would not see it. httpd warns (AH00111) and keeps the
+text as it is.
 
-Why it matters: the literal text ends up in a path or name in nginx.
+Why it matters: nginx reads `${NAME}` as one of its own variables, so the text
+cannot be handed to it: the directive (or section) holding it is not
+translated, and counts as unsupported. A RewriteCond or RewriteRule is left
+out with the rest of its rule; an access rule left out refuses its region
+(deny all) rather than grant more than httpd would. The conversion exits 1.
 
-How to fix it: pass `--define NAME=value`, or set it with `Define`.
-""", "pass --define NAME=value")
+How to fix it: give the value the server has: `--env NAME=VALUE` for a variable
+of the environment (as envvars or a systemd unit sets it), `--define
+NAME=VALUE` for a Define, or set it with `Define` in the configuration.
+""", "pass --env NAME=VALUE or --define NAME=VALUE")
 
 _code("A2N023", "conditional-assumed", "info", "A startup condition was evaluated against the translation target.", """
 What it means: `<IfFile>`, `<IfVersion>`, `<IfDirective>` or `<IfSection>` tests
@@ -263,16 +272,21 @@ real server's profile.
 """, "state the real server's profile with --module/--define")
 
 _code("A2N024", "unknown-module-condition", "warning", "An <IfModule> names a module outside the profile; its content was skipped.", """
-What it means: the module named in `<IfModule>` is neither loaded by the input
-(`LoadModule`), nor built into httpd or shipped by Debian's apache2 packages,
-nor given with `--module`, so the section's content was skipped. (An MPM other
-than the one in use, such as prefork under Debian's default event MPM, is
-skipped the same way.)
+What it means: the module named in `<IfModule>` is not in the module profile,
+so the section's content was skipped. For an input that loads its modules (a
+whole server: `LoadModule` lines) the profile is what httpd has at that point:
+its built-in modules, those loaded before the section, and `--module`; httpd
+skips the section too, and the diagnostic is a note. For an input that loads
+none (a site file), it is every module built into httpd or shipped by Debian's
+apache2 packages, and `--module` (an MPM other than the one in use, such as
+prefork under Debian's default event MPM, is skipped the same way): a warning,
+since the real server may load it.
 
 Why it matters: if the real server loads the module, its directives apply
 there but not in the translation.
 
-How to fix it: pass `--module NAME` if the server loads it.
+How to fix it: pass `--module NAME` if the server loads it (or load it with
+`LoadModule` before the section, as httpd needs).
 """, "pass --module NAME if the server loads it")
 
 _code("A2N025", "empty-input", "warning", "The input holds no directives.", """
@@ -496,6 +510,21 @@ How to fix it: read nginx's message and correct the reported line.
 """, None)
 
 # ------------------------------------------- A2N96x lint: structural checks of nginx files
+
+_code("A2N904", "undefined-variable-in-output", "error", "An Apache variable left undefined reached the output.", """
+What it means: an Apache `${NAME}` the input left undefined (reported as
+A2N022) appears in the generated configuration, which the translator must
+never allow: nginx reads `${NAME}` as one of its own variables. The directive
+holding it should have been left out; another directive's translation carried
+the text. It is a bug in the translator.
+
+Why it matters: nginx would refuse the configuration (unknown variable) or,
+worse, expand one of its own variables of that name.
+
+How to fix it: define the variable (`--env NAME=VALUE` or `--define
+NAME=VALUE`) and report the bug with the input that caused it; the output was
+not written.
+""", "define the variable, and report this as a bug with the input")
 
 _code("A2N960", "add-header-dropped", "warning", "A block's own add_header drops the headers it would inherit.", """
 What it means: a server, location or `if` block has `add_header` directives

@@ -26,6 +26,9 @@ from .syntax.span import Span
 from .workers import quiet_worker
 
 NGINX_VERSION_DEFAULT = "1.22"
+# Errors found while loading that do not stop the conversion: the directive is left out of the translation
+# and the run ends with a finding (exit 1). Any other loading error leaves no configuration to translate.
+LOADING_FINDINGS = frozenset({"A2N022"})
 SHARED_OUTPUT = "00-apache2nginx-shared.conf"
 SERVER_CONFIG_NAMES = ("apache2.conf", "httpd.conf")   # a whole server's main file, by the distributions' names
 PARALLEL_FROM = 16       # below this many inputs (or outputs) one process is faster than starting workers
@@ -121,7 +124,12 @@ def combine(loaded: list[LoadedConfig]) -> LoadedConfig:
         consumed=[d for lc in loaded for d in lc.consumed], skipped=sum(lc.skipped for lc in loaded),
         full_server_config=any(lc.full_server_config for lc in loaded),
         locate=lambda path: next((found for lc in loaded if lc.locate and (found := lc.locate(path))), None),
-        server_root=next((lc.server_root for lc in loaded if lc.server_root), None))
+        server_root=next((lc.server_root for lc in loaded if lc.server_root), None), env=first.env,
+        undefined=set().union(*(lc.undefined for lc in loaded)))
+
+
+def _load_failed(diags: Diagnostics) -> bool:
+    return any(d.severity is Severity.ERROR and d.code not in LOADING_FINDINGS for d in diags)
 
 
 def _read_htaccess_tree(config: LoadedConfig, options: ConvertOptions, diags: Diagnostics) -> dict:
@@ -185,7 +193,7 @@ def _load_inputs(specs: list[InputSpec], options: ConvertOptions, diags: Diagnos
             found.extend(file_diags)
         # An input loaded after an error reads differently (no "holds no directives" report): on errors the
         # inputs are read again one after the other, as the sequential run does.
-        if not found.has_errors:
+        if not _load_failed(found):
             diags.extend(found)
             return [lc for lc, _ in results if lc is not None]
     loaded: list[LoadedConfig] = []
@@ -207,6 +215,29 @@ def _check_outputs(texts: list[str], options: ConvertOptions) -> list[list[str]]
         return [_check_one(text) for text in texts]
     with ProcessPoolExecutor(max_workers=workers, initializer=quiet_worker) as pool:
         return list(pool.map(_check_one, texts, chunksize=max(1, len(texts) // (workers * 4))))
+
+
+def _undefined_names(config: LoadedConfig, diags: Diagnostics) -> set[str]:
+    names = set(config.undefined)
+    if any(d.code == "A2N022" for d in diags):
+        # .htaccess files read with --docroot are loaded apart: their nodes carry what they left undefined
+        names.update(n for node in config.walk() if node.unresolved for n in node.unresolved)
+    return names
+
+
+def _undefined_in_outputs(outputs: dict[str, str], names: set[str], diags: Diagnostics) -> bool:
+    """The last guard: an Apache ${NAME} left undefined must never reach nginx, which would read it as a
+    variable of its own (and refuse it, or worse, expand one of its own). Its directive is left out of
+    the translation; one that leaked through another's translation is a bug, and nothing is written."""
+    leaked = False
+    for output, text in outputs.items():
+        for name in sorted(names):
+            at = text.find("${" + name + "}")
+            if at >= 0:
+                diags.add("A2N904", f"generated {output} holds ${{{name}}} (line {text.count(chr(10), 0, at) + 1}), "
+                          "an Apache variable left undefined", None)
+                leaked = True
+    return leaked
 
 
 def is_htaccess_name(name: str) -> bool:
@@ -236,7 +267,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
         return ConvertResult({}, diags, tally, True)
     loaded = _load_inputs(specs, options, diags)
     lines = sum(lc.lines for lc in loaded)
-    if diags.has_errors or not loaded:
+    if _load_failed(diags) or not loaded:
         return ConvertResult({}, diags, tally, True, lines)
     if options.docroot is None and all(not lc.children and not lc.consumed for lc in loaded):
         # Nothing at all to translate (an empty file, empty stdin): a generated default server would
@@ -259,6 +290,7 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
                                                "refused_directories": refused,
                                                "htaccess_dir": htaccess_dir, "locate": combined.locate,
                                                "server_root": combined.server_root})
+    undefined = _undefined_names(combined, diags)
     # the configuration as httpd reads it (verify re-emits it; httpd reads the .htaccess files itself)
     del combined.children[own_nodes:]
     if collect_while_rendering:
@@ -295,4 +327,5 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
             fatal = True
     if tree is not None:
         outputs = tree.texts()
+    fatal = _undefined_in_outputs(outputs, undefined, diags) or fatal
     return ConvertResult(outputs, diags, tally, fatal, lines, model, combined, tree)

@@ -92,10 +92,11 @@ def permitted(name: str, override: Override) -> bool:
     return bool(needed & override.classes)
 
 
-def _parse(path: str) -> tuple[str, list, list]:
+def _parse(job: tuple[str, LoadOptions]) -> tuple[str, list, list]:
     """Worker: load one .htaccess; returns its nodes and the diagnostics loading gave."""
+    path, options = job
     diags = Diagnostics()
-    loaded = load(path, LoadOptions(missing_includes="warn"), diags)
+    loaded = load(path, options, diags)
     return path, (loaded.children if loaded is not None else []), list(diags)
 
 
@@ -128,7 +129,10 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
             continue
         wanted.append((f, directory, override))
     workers = jobs or (os.cpu_count() or 1)
-    paths = [str(f) for f, _, _ in wanted]
+    # httpd reads a .htaccess with the Defines and the environment the server configuration ended with
+    options = LoadOptions(missing_includes="warn", defines=dict(config.defines), env=dict(config.env),
+                          env_only=True)
+    paths = [(str(f), options) for f, _, _ in wanted]
     if workers > 1 and len(paths) >= PARALLEL_FROM:
         with ProcessPoolExecutor(max_workers=workers, initializer=quiet_worker) as pool:
             parsed = list(_tracked(pool.map(_parse, paths, chunksize=64), len(paths), progress))

@@ -596,7 +596,8 @@ def if_redirect(ctx: Context, section: Section) -> bool:
         return False
     redirects = []
     for child in section.children:
-        if child.is_section or child.key not in ("redirect", "redirectpermanent", "redirecttemp"):
+        if child.is_section or child.key not in ("redirect", "redirectpermanent", "redirecttemp") or \
+                child.unresolved is not None:
             return False
         status, rest = _status(ctx, child, list(child.args))
         if len(rest) != 2 or not rest[0].startswith("/") or not 300 <= status < 400 or \

@@ -72,6 +72,8 @@ def _chain(section: Section, ctx: Context | None = None) -> tuple[list[Section],
         end += 1
         if siblings[end - 1].key == "else":
             break
+    if any(m.unresolved is not None for m in siblings[start:end]):
+        return None     # a member holds an undefined ${VAR}: its expression cannot be read (A2N022)
     return siblings[start:end], i - start
 
 

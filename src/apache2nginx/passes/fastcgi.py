@@ -88,7 +88,7 @@ _NEEDS_EXEC_CGI = {"cgi-script", "fcgid-script"}
 
 def _handlers(section: Section) -> list[Directive]:
     return [c for c in section.children if not c.is_section and c.key == "sethandler" and c.args
-            and _file_handler(c.args[0]) is not None]
+            and c.unresolved is None and _file_handler(c.args[0]) is not None]
 
 
 def handles(section: Section) -> bool:

@@ -455,7 +455,7 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
     it holds anything else (the caller reports it)."""
     from .access_if import _chain as chain_of
     children = list(section.children)
-    if not children or any(c.is_section or c.key != "header" for c in children):
+    if not children or any(c.is_section or c.key != "header" or c.unresolved is not None for c in children):
         return None
     found = chain_of(section, ctx)
     if found is None:

@@ -12,6 +12,7 @@ import re
 
 from ..model import LogFormat, MapBlock, Stmt
 from ..syntax.tree import Directive
+from .access import DEBIAN_SERVER_ROOT
 from .setenvif import condition_variable
 from . import contexts
 from .base import Context, Disposition, Rule, table
@@ -158,6 +159,14 @@ def _lookup_format(ctx: Context, nickname: str):
     return None
 
 
+def _under_server_root(ctx: Context, target: str) -> str:
+    """httpd opens a relative log file name under ServerRoot (Red Hat's `logs/error_log` is
+    /etc/httpd/logs/error_log); nginx would open it under its own prefix."""
+    if target.startswith("/") or target.lower().startswith("syslog"):
+        return target
+    return (ctx.options.get("server_root") or DEBIAN_SERVER_ROOT).rstrip("/") + "/" + target
+
+
 def custom_log(ctx: Context, d: Directive) -> Disposition:
     args = list(d.args)
     if d.key == "transferlog":
@@ -198,7 +207,7 @@ def custom_log(ctx: Context, d: Directive) -> Disposition:
     else:
         nickname = "transfer"
     name = _define(ctx, nickname, fmt, src, d)
-    out = [target, name]
+    out = [_under_server_root(ctx, target), name]
     conditions = [condition_variable(ctx, r[4:]) if r.lower().startswith("env=") else None for r in rest]
     if len(rest) == 1 and conditions[0] is not None:
         out.append(f"if={conditions[0]}")
@@ -232,7 +241,7 @@ def error_log(ctx: Context, d: Directive) -> Disposition:
         facility = target.split(":", 1)[1] if ":" in target else "local7"
         target = f"syslog:server=unix:/dev/log,facility={facility}"
         disposition = Disposition.APPROXIMATE
-    ctx.settings["error_log"] = (target, d.span)
+    ctx.settings["error_log"] = (_under_server_root(ctx, target), d.span)
     return disposition
 
 

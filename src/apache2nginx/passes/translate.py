@@ -33,6 +33,10 @@ def _merged_rules() -> dict[str, Rule]:
 
 
 RULES = _merged_rules()
+# What a region's access depends on: left out, such a line would grant more than httpd does
+GOVERNS_ACCESS = access.ACCESS_DIRECTIVES | access.TLS_PER_PATH | {
+    "requireall", "requireany", "requirenone", "limit", "limitexcept", "files", "filesmatch", "if", "elseif",
+    "else", "options"}
 
 
 class Translator:
@@ -52,8 +56,10 @@ class Translator:
 
     def run(self) -> tuple[NginxModel, Tally]:
         for node in self.loaded.consumed:
-            self.dispositions[id(node)] = Disposition.EXACT
-            self.tally.add(Disposition.EXACT, ("<" + node.name) if node.is_section else node.name)
+            # an Include or a condition with an undefined ${VAR} (A2N022) read its text as written
+            disposition = Disposition.EXACT if node.unresolved is None else Disposition.UNSUPPORTED
+            self.dispositions[id(node)] = disposition
+            self.tally.add(disposition, ("<" + node.name) if node.is_section else node.name)
         self.ctx.options.update(_input_facts(self.loaded))
         # where a diagnostic about the main server as a whole points (it has no section line of its own)
         self.ctx.options["main_span"] = next((n.span for n in self.loaded.children), None)
@@ -130,12 +136,27 @@ class Translator:
     def walk(self, nodes, untranslated: Section | None = None) -> None:
         for node in nodes:
             before = len(self.diags)
-            if node.is_section:
+            if node.unresolved is not None:
+                self.unresolved(node, untranslated)
+            elif node.is_section:
                 self.section(node, untranslated)
             else:
                 self.directive(node, untranslated)
             if node.include_chain:
                 self._name_use_lines(node, before)
+
+    def unresolved(self, node: Directive, untranslated: Section | None) -> None:
+        """A directive or section holding an undefined ${VAR} (the loader reported it, A2N022) is left out:
+        nginx would read the text as a variable of its own. Left out, an access rule would widen what its
+        region grants, so its region is refused to everyone instead."""
+        label = ("<" + node.name) if node.is_section else node.name
+        self.dispositions[id(node)] = Disposition.UNSUPPORTED
+        self.tally.add(Disposition.UNSUPPORTED, label)
+        if untranslated is None and node.key in GOVERNS_ACCESS:
+            access.refuse_here(self.ctx, f"{label}{'>' if node.is_section else ''} with an undefined variable",
+                               node.span)
+        if node.is_section:
+            self.walk(node.children, untranslated or node)
 
     def section(self, section: Section, untranslated: Section | None) -> None:
         key = "<" + section.key
@@ -155,7 +176,7 @@ class Translator:
             return
         directory = None
         if untranslated is not None and untranslated.key == "directory" and d.key in rewrite.PER_DIRECTORY \
-                and d.parent is untranslated:
+                and d.parent is untranslated and untranslated.unresolved is None:
             # mod_rewrite inside <Directory> is translated (per-directory context) even though the section's
             # access semantics are not yet: the rules are compiled for the URL path the directory serves.
             directory = untranslated
@@ -212,7 +233,8 @@ class Translator:
             disposition = Disposition.UNSUPPORTED
         if disposition is Disposition.UNSUPPORTED:
             where = f" inside <{untranslated.name} {' '.join(untranslated.args)}>" if untranslated else ""
-            why = reason or "no nginx translation for it yet"
+            why = reason or ("the section holds an undefined variable" if untranslated is not None and
+                             untranslated.unresolved is not None else "no nginx translation for it yet")
             self.diags.add("A2N101", f"{label}{where}: {why}; nothing was emitted for it", node.span,
                            directive=label, related=[untranslated.span] if untranslated else [])
         self.dispositions[id(node)] = disposition

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import catalogue
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, Severity
 from .modules import ModuleProfile, module_id
 from .parser import (DEFAULT_MAX_INPUT, HUGE_NUMBER, MAX_DIGITS, MAX_NESTING, parse_bytes, parse_file, parse_text,
                      read_text)
@@ -33,7 +33,8 @@ MAX_TOTAL_FACTOR = 4         # an input with all it includes: at most this many 
 MAX_EXPANDED_ARG = 1 << 16   # characters of one argument after ${VAR} substitution
 DEFAULT_APACHE_VERSION = (2, 4, 62)
 
-# Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config.
+# Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config: the environment
+# assumed for an input with no envvars file beside it and no other distribution's layout (a site file alone).
 DEBIAN_ENVVARS = {
     "APACHE_RUN_USER": "www-data", "APACHE_RUN_GROUP": "www-data",
     "APACHE_PID_FILE": "/var/run/apache2/apache2.pid", "APACHE_RUN_DIR": "/var/run/apache2",
@@ -54,7 +55,11 @@ _ENVVAR_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 @dataclass
 class LoadOptions:
     server_root: str | None = None
-    defines: dict[str, str] = field(default_factory=dict)
+    # --define: NAME=VALUE is `Define NAME VALUE`; NAME alone (None) is httpd's -D NAME, for <IfDefine> only
+    defines: dict[str, str | None] = field(default_factory=dict)
+    # --env: variables of the environment httpd starts with, over what envvars exports
+    env: dict[str, str] = field(default_factory=dict)
+    env_only: bool = False                   # `env` is the whole environment: no envvars file or default read
     modules: set[str] = field(default_factory=set)
     without_modules: set[str] = field(default_factory=set)
     missing_includes: str = "error"          # or "warn"
@@ -71,12 +76,14 @@ class LoadedConfig:
     files: list[str]
     lines: int
     profile: ModuleProfile
-    defines: dict[str, str]
+    defines: dict[str, str]          # the Define'd variables with a value, as they stand at the end
     consumed: list[Directive]        # config-time directives resolved while loading
     skipped: int = 0                 # directives inside false conditionals
     full_server_config: bool = False  # the input is a whole server config, not a site file
     locate: Callable[[str], Path | None] | None = None  # a file the config names (map files), found as httpd would
     server_root: str | None = None    # the ServerRoot the input names (relative file names are under it)
+    env: dict[str, str] = field(default_factory=dict)   # the environment ${VAR} was resolved in
+    undefined: set[str] = field(default_factory=set)    # the ${NAME}s left undefined where they landed
 
 
     def walk(self):
@@ -204,10 +211,14 @@ class _Loader:
         self.options = options
         self.diags = diags
         self.profile = ModuleProfile(options.modules, options.without_modules)
-        self.defines: dict[str, str] = dict(DEBIAN_ENVVARS)
-        self.defines.update(self._envvars_file(base_dir))
-        self.user_defines = dict(options.defines)
-        self.defines.update(self.user_defines)
+        # httpd resolves ${NAME} from its Defines first (a Define with a value), then from its process
+        # environment; <IfDefine> tests the -D parameters and every Define'd name, with a value or not.
+        self.env: dict[str, str] = dict(options.env) if options.env_only else self._environment(base_dir, options.env)
+        self.defines: dict[str, str] = {k: v for k, v in options.defines.items() if v is not None}
+        self.parameters: set[str] = set(options.defines)
+        self.define_spans: dict[str, Span] = {}   # where each Define with a value stands (for A2N022)
+        self.undefined: set[str] = set()
+        self.rewrite_chain: dict[int, tuple[list[Directive], list]] = {}  # parent -> (RewriteConds, their A2N022s)
         self.base_dir = base_dir
         self.server_root: str | None = options.server_root
         self.files: list[str] = []
@@ -226,9 +237,24 @@ class _Loader:
         # The text the nodes being processed come from: a file's text (split into lines when a macro
         # is defined in it) or an expanded macro body, with the source line of its first line.
         self.source: list = ["", 1]
+        self.reported: list = []                  # the A2N022s of the last substitute()
+
+    @classmethod
+    def _environment(cls, base: Path, given: dict[str, str]) -> dict[str, str]:
+        """The environment httpd starts with: Debian's envvars beside the input (or above it), as apache2ctl
+        exports it; none on a Red Hat layout (conf/ and conf.modules.d/ side by side: systemd starts httpd
+        with no such file); Debian's stock values for an input in neither layout (a site file alone);
+        then --env over all of it. The environment of this program itself is never consulted: httpd
+        would not see a variable of the converting user's shell."""
+        env = cls._envvars_file(base)
+        if env is None:
+            redhat = any(os.path.isdir(d / "conf.modules.d") for d in (base, base.parent))
+            env = {} if redhat else dict(DEBIAN_ENVVARS)
+        env.update(given)
+        return env
 
     @staticmethod
-    def _envvars_file(base: Path) -> dict[str, str]:
+    def _envvars_file(base: Path) -> dict[str, str] | None:
         env: dict[str, str] = {}
         for cand in (base / "envvars", base.parent / "envvars"):
             if os.path.isfile(cand):
@@ -247,19 +273,30 @@ class _Loader:
                         env[m.group(1)] = value
                 except OSError:
                     pass
-                break
-        return env
+                return env
+        return None
 
     # -- variables ---------------------------------------------------------
-    def substitute(self, node: Directive) -> None:
+    def value(self, name: str) -> str | None:
+        """${NAME} as httpd resolves it (ap_resolve_env): a Define's value, else the environment's."""
+        found = self.defines.get(name)
+        return found if found is not None else self.env.get(name)
+
+    def substitute(self, node: Directive, report: bool = True, consequence: str | None = None) -> list[str]:
+        """Replace each ${NAME} in the arguments by its value, in one pass as httpd does (a value is not
+        expanded again). Returns the names left undefined; each is an error (A2N022) where it stands,
+        unless `report` is false (a Use line or a Define: the text lands elsewhere and is reported
+        there). `${map:key}` is never a variable: Define names cannot hold `:`, and httpd is silent."""
         args = node.args
+        missing: list[str] = []
+        self.reported = []
         for i, arg in enumerate(args):
             if "${" in arg:
                 # The length is known before the text is built: a Define that doubles itself
                 # (Define A ${A}${A}) must not grow without bound.
                 pieces = _VAR.split(arg)
                 size = sum(len(p) for p in pieces[0::2]) + sum(
-                    len(self.defines.get(name, "${" + name + "}")) for name in pieces[1::2])
+                    len(self._lookup(name)) for name in pieces[1::2])
                 limit = self.options.max_input_size
                 if size > MAX_EXPANDED_ARG or self.expanded + size > limit:
                     self.diags.add("A2N011", f"expanding ${{VAR}} in this argument makes {size:,} characters, "
@@ -268,35 +305,75 @@ class _Loader:
                                    hint="check the Define lines that build this value")
                     continue
                 self.expanded += size
-                value = _VAR.sub(lambda m, n=node, i=i: self._lookup(m, n, i), arg)
+                value = _VAR.sub(lambda m: self._lookup(m.group(1)), arg)
                 if HUGE_NUMBER.search(value):
                     self.diags.add("A2N015", f"expanding ${{VAR}} in this argument makes a number of {MAX_DIGITS:,} "
                                    "digits or more: no httpd directive takes one this large", node.arg_span(i),
                                    directive=node.name, related=list(node.include_chain))
                     continue
                 args[i] = value
+                names = list(dict.fromkeys(n for n in _VAR.findall(value) if ":" not in n))
+                if names and report:
+                    for name in names:
+                        self.reported.append(self._undefined(node, i, name, arg, consequence))
+                missing.extend(n for n in names if n not in missing)
+        return missing
 
-    def _lookup(self, m: re.Match, node: Directive, index: int) -> str:
-        name = m.group(1)
-        if name in self.defines:
-            return self.defines[name]
-        if ":" in name:
-            return m.group(0)   # a RewriteMap lookup (${map:key}): Define names cannot hold `:`, httpd is silent
-        self.diags.add("A2N022", f"${{{name}}} is not defined; the text is kept as it is",
-                       node.arg_span(index), directive=node.name, related=list(node.include_chain))
-        return m.group(0)
+    def _lookup(self, name: str) -> str:
+        found = self.value(name)
+        return found if found is not None else "${" + name + "}"
+
+    def _undefined(self, node: Directive, index: int, name: str, source: str, consequence: str | None):
+        """A2N022 where an undefined ${NAME} lands (an error: the directive is not translated)."""
+        self.undefined.add(name)
+        via = next((v for v in dict.fromkeys(_VAR.findall(source)) if v != name
+                    and "${" + name + "}" in (self.value(v) or "")), None)
+        how = ""
+        if via is not None:
+            how = f" (it is in the value of ${{{via}}}: httpd expands a value once, as it was when defined)"
+        elif name in self.parameters:
+            how = " (a Define without a value serves <IfDefine> only)"
+        related = [self.define_spans[via]] if via in self.define_spans else []
+        label = ("<" + node.name) if node.is_section else node.name
+        if consequence is None:
+            consequence = (f"{label}> and what it holds are not translated" if node.is_section else
+                           f"{label} is not translated")
+        return self.diags.add(
+            "A2N022", f"${{{name}}} is not defined{how}: httpd keeps the text as it is, which nginx would read as "
+            f"a variable of its own; {consequence}", node.arg_span(index), directive=label,
+            related=related + list(node.include_chain),
+            hint=f"give its value with --env {name}=VALUE (the environment, as envvars exports it) or "
+                 f"--define {name}=VALUE (a Define)")
 
     # -- includes ----------------------------------------------------------
     def roots(self) -> list[Path]:
-        """Where relative paths are looked up: --server-root alone when given; otherwise the
-        input's own directory and its parent (a copy of a server tree) before the ServerRoot
-        the file names, so a copy never silently picks up this machine's /etc/apache2."""
+        """Where relative paths are looked up: --server-root alone when given; otherwise the copy's
+        own ServerRoot, then the input's own directory and its parent (Debian keeps apache2.conf in
+        its ServerRoot, Red Hat keeps httpd.conf in conf/ below it), before the ServerRoot the file
+        names, so a copy never silently picks up this machine's /etc/apache2 or /etc/httpd."""
         if self.options.server_root:
             return [Path(self.options.server_root)]
         roots = [self.base_dir, self.base_dir.parent]
-        if self.server_root and os.path.isdir(self.server_root):
-            roots.append(Path(self.server_root))
-        return roots
+        if self.server_root:
+            copy = self.copy_root()
+            if copy is not None:
+                roots.insert(0, copy)
+            if os.path.isdir(self.server_root):
+                roots.append(Path(self.server_root))
+        return list(dict.fromkeys(roots))
+
+    def copy_root(self) -> Path | None:
+        """The directory of a copied tree that stands for the ServerRoot the input names: the input's
+        directory or the nearest one above it whose path ends as the ServerRoot does
+        (/backup/etc/httpd/conf/httpd.conf with ServerRoot /etc/httpd: /backup/etc/httpd). The input
+        read in place is its own copy."""
+        wanted = [p for p in Path(self.server_root).parts if p not in ("/", "")]
+        if not wanted or not os.path.isabs(self.server_root):
+            return None
+        for cand in (self.base_dir, *self.base_dir.parents):
+            if list(cand.parts[-len(wanted):]) == wanted:
+                return cand
+        return None
 
     def resolve(self, pattern: str, node: Directive | None = None) -> list[Path] | None:
         candidates: list[Path] = []
@@ -361,7 +438,6 @@ class _Loader:
                 if optional:
                     continue
                 sev = None if self.options.missing_includes == "error" else "warning"
-                from ..diagnostics import Severity
                 self.diags.add("A2N020", f"{node.name} {pattern}: no such file or directory"
                                + (" (translated without it)" if sev else ""), node.arg_span(0),
                                directive=node.name, severity=Severity.WARNING if sev else None,
@@ -427,12 +503,21 @@ class _Loader:
         if key == "ifmodule":
             result = self.profile.has(arg)
             if not result and not negate and section.children:
-                self.diags.add("A2N024", f"<IfModule {arg}>: {module_id(arg)} is not in the module profile; "
-                               f"its {sum(1 for _ in section.walk())} directive(s) were skipped", section.span,
-                               directive="<IfModule", hint=f"pass --module {module_id(arg)} if the server loads it",
-                               related=list(section.include_chain))
+                count = sum(1 for _ in section.walk())
+                if self.profile.from_input:
+                    # what httpd itself does with this input: a note, not a guess
+                    self.diags.add("A2N024", f"<IfModule {arg}>: no LoadModule before it loads {module_id(arg)}; "
+                                   f"its {count} directive(s) were skipped, as httpd skips them", section.span,
+                                   directive="<IfModule", severity=Severity.INFO, related=list(section.include_chain),
+                                   hint=f"load the module with LoadModule (or pass --module {module_id(arg)}) if "
+                                        "the server should have it")
+                else:
+                    self.diags.add("A2N024", f"<IfModule {arg}>: {module_id(arg)} is not in the module profile; "
+                                   f"its {count} directive(s) were skipped", section.span, directive="<IfModule",
+                                   hint=f"pass --module {module_id(arg)} if the server loads it",
+                                   related=list(section.include_chain))
         elif key == "ifdefine":
-            result = arg in self.user_defines
+            result = arg in self.parameters
         elif key == "ifversion":
             result = self._version(section)
             negate = False
@@ -611,8 +696,15 @@ class _Loader:
         for node in nodes:
             key = node.name.lower()
             if node.is_section:
+                missing: list[str] = []
                 if variables:
-                    self.substitute(node)
+                    # a <Macro>'s parameters are names (mod_macro's `${name}` style), not variables
+                    macro = key == "macro" and self.macro_enabled
+                    missing = self.substitute(node, report=not macro,
+                                              consequence="the condition is evaluated with the text as written"
+                                              if key in CONDITIONALS else None)
+                    if missing and not macro:
+                        node.unresolved = tuple(missing)
                 if self.depth >= MAX_NESTING:
                     # each file is checked on its own; sections open across includes and macros add up
                     self.diags.add("A2N012", f"sections nested more than {MAX_NESTING} levels deep (counting "
@@ -641,22 +733,32 @@ class _Loader:
                 continue
             if key in CONSUMED:
                 if key == "include" or key == "includeoptional":
-                    self.substitute(node)
+                    missing = self.substitute(node, consequence="the path is looked up as written")
+                    if missing:
+                        node.unresolved = tuple(missing)
                     self.include(node, out, parent, optional=(key == "includeoptional"))
                 elif key == "define":
-                    self.substitute(node)
+                    # httpd warns here already; the error is where the value lands (a Define used nowhere
+                    # changes nothing)
+                    self.substitute(node, report=False)
                     self.consumed.append(node)
                     if node.args:
-                        self.defines[node.args[0]] = node.args[1] if len(node.args) > 1 else ""
-                        self.user_defines[node.args[0]] = self.defines[node.args[0]]
+                        name = node.args[0]
+                        self.parameters.add(name)
+                        if len(node.args) > 1:     # `Define NAME` alone gives ${NAME} no value (core.c)
+                            self.defines[name] = node.args[1]
+                            self.define_spans[name] = node.span
                 else:
                     self.consumed.append(node)
                     for a in node.args:
                         self.defines.pop(a, None)
-                        self.user_defines.pop(a, None)
+                        self.define_spans.pop(a, None)
+                        self.parameters.discard(a)
                 continue
+            missing = []
             if variables and any("${" in a for a in node.args):
-                self.substitute(node)
+                # a Use line's values land in the macro's body, and are reported there
+                missing = self.substitute(node, report=not (key == "use" and self.macro_enabled))
             if key in MACRO_DIRECTIVES and self.macro_enabled:
                 if key == "use":
                     self.use_macro(node, out, parent)
@@ -665,17 +767,41 @@ class _Loader:
                 else:
                     self.consumed.append(node)
                 continue
+            if missing:
+                node.unresolved = tuple(missing)
+            if key == "rewritecond" or key == "rewriterule":
+                self.rewrite_link(node, parent)
             if key == "loadmodule":
                 self.full = True
-                if node.args:
+                if node.args and not missing:
                     self.profile.load(node.args[0], node.args[1] if len(node.args) > 1 else "")
             elif key == "serverroot":
                 self.full = True
-                if node.args:
+                if node.args and not missing:
                     self.server_root = node.args[0]
             node.parent = parent
             out.append(node)
 
+    def rewrite_link(self, node: Directive, parent: Section | None) -> None:
+        """RewriteConds belong to the RewriteRule after them: when one of the chain holds an undefined
+        variable the whole chain is left out (a rule translated without its condition would apply to
+        every request; conditions kept without their rule would restrict the next one)."""
+        conds, reports = self.rewrite_chain.setdefault(id(parent), ([], []))
+        if node.unresolved is not None:
+            reports.extend((node, diag) for diag in self.reported)
+        if node.key == "rewritecond":
+            conds.append(node)
+            return
+        del self.rewrite_chain[id(parent)]
+        chain = conds + [node]
+        if len(chain) == 1 or not any(n.unresolved is not None for n in chain):
+            return
+        for n in chain:
+            if n.unresolved is None:
+                n.unresolved = ()            # left out with its chain; the chain's A2N022 names it
+        for holder, diag in reports:
+            diag.message += f", nor are the {len(chain) - 1} other line(s) of its rewrite rule"
+            diag.related = list(diag.related) + [n.span for n in chain if n is not holder]
 
 def load(path: str | Path, options: LoadOptions | None, diags: Diagnostics,
          data: bytes | None = None, display_name: str | None = None) -> LoadedConfig | None:
@@ -711,4 +837,5 @@ def _load(path, options, diags, data, display_name, name, base):
     if not out and not loader.consumed and not diags.has_errors:
         diags.add("A2N025", "the input holds no directives", Span.point(name))
     return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,
-                        loader.skipped, loader.full, loader.locate, loader.server_root)
+                        loader.skipped, loader.full, loader.locate, loader.server_root, loader.env,
+                        loader.undefined)

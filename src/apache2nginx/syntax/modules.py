@@ -1,13 +1,21 @@
 """The module profile `<IfModule>` is evaluated against.
 
-By default: httpd's built-in modules as Debian compiles them, every module
-Debian's apache2 packages ship (with the event MPM, Debian's default), the
-modules the input itself loads with LoadModule, and any given with `--module`;
-`--without-module` takes one out. A configuration wrapped in
-`<IfModule mod_proxy.c>` is thus translated, as it is on any server that uses it,
-while `<IfModule mpm_prefork_module>` is skipped as under Debian's event MPM. Module names are
-accepted in every spelling httpd accepts (`ssl_module`, `mod_ssl.c`) and the
-short forms people type (`ssl`, `mod_ssl`).
+An input that loads its modules (a whole server configuration: Debian's
+apache2.conf with mods-enabled/*.load, Red Hat's httpd.conf with
+conf.modules.d/*.conf) states its own profile, as httpd reads it: from the
+first LoadModule on, the profile is httpd's built-in modules, the modules
+loaded so far and any given with `--module`, so `<IfModule ssl_module>` is
+false on a server that does not load mod_ssl.
+
+An input that loads none (a site file alone) is evaluated against a default
+profile: httpd's built-in modules as Debian compiles them, every module
+Debian's apache2 packages ship (with the event MPM, Debian's default), and any
+given with `--module`; `--without-module` takes one out. A site wrapped in
+`<IfModule mod_proxy.c>` is thus translated, as it is on any server that uses
+it, while `<IfModule mpm_prefork_module>` is skipped as under Debian's event
+MPM. Module names are accepted in every spelling httpd accepts (`ssl_module`,
+`mod_ssl.c`, Red Hat's `modules/mod_ssl.so`) and the short forms people type
+(`ssl`, `mod_ssl`).
 """
 from __future__ import annotations
 
@@ -77,13 +85,14 @@ def module_id(name: str) -> str:
 
 class ModuleProfile:
     def __init__(self, extra: set[str] | None = None, without: set[str] | None = None):
-        self.loaded: set[str] = set(BUILTIN) | DEBIAN_SHIPPED | {"mpm_event_module"}
         self.explicit = {module_id(m) for m in (extra or set())}
+        self.without = {module_id(m) for m in (without or set())}
+        self.loaded: set[str] = set(BUILTIN) | DEBIAN_SHIPPED | {"mpm_event_module"}
         if self.explicit & MPMS:
             self.loaded -= MPMS
         self.loaded |= self.explicit
-        self.loaded -= {module_id(m) for m in (without or set())}
-        self._mpm_from_input = False
+        self.loaded -= self.without
+        self.from_input = False       # the input loads its modules: the default profile no longer applies
 
     def load(self, ident: str, path: str = "") -> None:
         mod = module_id(ident) if ident else None
@@ -93,10 +102,10 @@ class ModuleProfile:
                 mod = module_id(m.group(1))
         if not mod:
             return
-        if mod in MPMS and not self._mpm_from_input:
-            # The input chooses its MPM: the default one no longer applies.
-            self.loaded -= (MPMS - self.explicit)
-            self._mpm_from_input = True
+        if not self.from_input:
+            # httpd knows only the modules it was built with and those loaded so far
+            self.from_input = True
+            self.loaded = (set(BUILTIN) | self.explicit) - self.without
         self.loaded.add(mod)
 
     def has(self, name: str) -> bool:

@@ -19,7 +19,7 @@ class Directive:
     """`Name arg1 arg2 ...`; `args` are unquoted values as httpd sees them."""
 
     __slots__ = ("name", "args", "file", "line", "column", "end_line", "end_column", "_arg_pos", "_quoted",
-                 "parent", "include_chain", "_raw_text")
+                 "parent", "include_chain", "_raw_text", "unresolved")
 
     is_section = False
 
@@ -36,6 +36,8 @@ class Directive:
         self._quoted = quoted
         self.parent: Section | None = None
         self.include_chain: tuple[Span, ...] = ()
+        # the ${NAME}s this directive holds undefined (the loader reports them, A2N022): it is not translated
+        self.unresolved: tuple[str, ...] | None = None
 
     @property
     def arg_pos(self) -> list[tuple[int, int, int, int]]:
