@@ -9,6 +9,8 @@ settings when the defaults do not fit — and nothing otherwise, so a small site
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..model import NginxModel, Stmt
 
 POINTER = 8                  # sizeof(void *) on the 64-bit platforms nginx is deployed on
@@ -17,6 +19,7 @@ DEFAULT_MAX = 512
 _MASK = (1 << 64) - 1
 
 
+@lru_cache(maxsize=1 << 16)
 def _key(name: str) -> int:
     """ngx_hash_key_lc: key * 31 + c over the lower-cased bytes, in a 64-bit word."""
     key = 0
@@ -31,24 +34,31 @@ def _element(name: str) -> int:
     return (size + POINTER - 1) // POINTER * POINTER
 
 
-def fits(names: list[str], bucket_size: int, max_size: int) -> bool:
-    """Whether ngx_hash_init finds a size for `names` within these settings (no warning, no error)."""
+def fits(names: list[str], bucket_size: int, max_size: int, budget: int = 150_000) -> bool:
+    """Whether ngx_hash_init finds a size for `names` within these settings (no warning, no error).
+    `budget` bounds the work (element placements) spent finding out; past it the answer is False, so a
+    caller trying larger settings ends with ones that fit, in bounded time."""
     limit = bucket_size - POINTER
     elements = [(_key(n), _element(n)) for n in names]
     if any(size > limit for _, size in elements):
         return False
+    if sum(size for _, size in elements) > max_size * limit:
+        return False                  # more bytes than every bucket of the largest size holds
     start = max(1, len(elements) // max(1, limit // (2 * POINTER)))
     if max_size > 10000 and elements and max_size // len(elements) < 100:
         start = max_size - 1000
     for size in range(start, max_size + 1):
         used = [0] * size
-        for key, length in elements:
+        for placed, (key, length) in enumerate(elements):
             slot = key % size
             used[slot] += length
             if used[slot] > limit:
+                budget -= placed + 1
                 break
         else:
             return True
+        if budget <= 0:
+            return False
     return False
 
 
@@ -77,9 +87,10 @@ def server_names_hash(model: NginxModel) -> list[Stmt]:
         bucket *= 2
     size = DEFAULT_MAX
     while not all(fits(names, bucket, size) for names in groups):
+        if size >= 1 << 16:
+            size, bucket = DEFAULT_MAX, bucket * 2    # fuller buckets rather than an ever larger table
+            continue
         size *= 2
-        if size > 1 << 20:      # (never met: a bucket of this size holds several names)
-            break
     comment = "sized for the virtual hosts' names: nginx's defaults would not hold them"
     return [Stmt("server_names_hash_bucket_size", [str(bucket)], None, comment=comment),
             Stmt("server_names_hash_max_size", [str(size)], None, comment=comment)]
