@@ -220,10 +220,62 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
-def generate(root: Path, target_lines: int) -> tuple[Path, int, int]:
-    """Write a configuration of about `target_lines` lines under `root`.
+def names_vhost(i: int) -> str:
+    """A virtual host of a name-heavy server: wildcard aliases shared across hosts, overlapping exact names,
+    regex-free but shadowing-prone (an earlier `*.zoneN.example.com` matches later exact names)."""
+    zone = i % 97
+    return f"""\
+<VirtualHost *:80>
+    ServerName host{i}.zone{zone}.example.com
+    ServerAlias www.host{i}.zone{zone}.example.com *.zone{zone}.example.com host{i}.example.net
+    ServerAlias alias{i % 500}.example.org *.h{i}.example.org www.example.{i % 13}
+    DocumentRoot /srv/names/{i}
+    Redirect permanent /old/ http://host{i}.zone{zone}.example.com/new/
+</VirtualHost>
+"""
+
+
+def sections_vhost(i: int) -> str:
+    """A virtual host with many <Location> and <Directory> sections over overlapping paths."""
+    parts = [f"<VirtualHost *:80>\n    ServerName sections{i}.example.com\n    DocumentRoot /srv/sections/{i}\n"]
+    for j in range(12):
+        parts.append(f"""\
+    <Location /app{j}>
+        Require ip 10.{j}.0.0/16
+        Header set X-Section "{i}-{j}"
+    </Location>
+    <Location /app{j}/public>
+        Require all granted
+    </Location>
+""")
+    for j in range(8):
+        parts.append(f"""\
+    <Directory /srv/sections/{i}/d{j}>
+        Options -Indexes
+        Require all granted
+    </Directory>
+    <Directory /srv/sections/{i}/d{j}/private>
+        Require all denied
+    </Directory>
+""")
+    parts.append("""\
+    <FilesMatch "\\.(ini|log|bak)$">
+        Require all denied
+    </FilesMatch>
+</VirtualHost>
+""")
+    return "".join(parts)
+
+
+GENERATORS = {"sites": vhost, "names": names_vhost, "sections": sections_vhost}
+
+
+def generate(root: Path, target_lines: int, kind: str = "sites") -> tuple[Path, int, int]:
+    """Write a configuration of about `target_lines` lines under `root`, its virtual hosts made by
+    GENERATORS[kind] (realistic TLS/proxy sites; name-heavy hosts; section-heavy hosts).
 
     Returns (main file, lines in all files, number of files)."""
+    make = GENERATORS[kind]
     root.mkdir(parents=True, exist_ok=True)
     main = root / "apache2.conf"
     main_text = MAIN_CONF.format(root=root)
@@ -243,7 +295,7 @@ def generate(root: Path, target_lines: int) -> tuple[Path, int, int]:
         for _ in range(VHOSTS_PER_FILE):
             if total + n >= target_lines:
                 break
-            text = vhost(i)
+            text = make(i)
             chunk.append(text)
             n += count_lines(text)
             i += 1

@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import fmt_size, generate
+from _common import GENERATORS, fmt_size, generate
 
 TARGET_SECONDS_100K = 2.0
 TARGET_RATIO = 11.0
@@ -96,10 +96,53 @@ def profile(main: Path, out: Path) -> None:
     stats.sort_stats("tottime").print_stats(20)
 
 
+def _run_generator(kind: str, sizes: list[int], tmp: Path, reps_for, args) -> None:
+    """Convert each size of one generator's configurations; print the table and the targets."""
+    configs = []
+    for size in sizes:
+        main_path, lines, nfiles = generate(tmp / f"cfg-{size}", size, kind)
+        configs.append((size, main_path, lines, nfiles))
+    print(f"\ngenerator: {kind}")
+    convert_once(configs[0][1], tmp / "warmup.conf")        # page cache, .pyc files
+    print(f"{'target':>8} {'files':>6} {'lines':>9} {'reps':>4} {'seconds':>9} {'lines/s':>11} "
+          f"{'peak RSS MB':>12} {'out lines':>10}")
+    results: dict[int, tuple[int, float, float]] = {}
+    for size, main_path, lines, nfiles in configs:
+        out = tmp / f"nginx-{size}.conf"
+        best, rss = float("inf"), float("inf")
+        for _ in range(reps_for(size)):
+            elapsed, peak, _status = convert_once(main_path, out)
+            best, rss = min(best, elapsed), min(rss, peak)
+        out_lines = out.read_text(encoding="utf-8").count("\n")
+        results[size] = (lines, best, rss)
+        print(f"{fmt_size(size):>8} {nfiles:>6} {lines:>9,} {reps_for(size):>4} {best:>9.3f} "
+              f"{lines / best:>11,.0f} {rss:>12.0f} {out_lines:>10,}", flush=True)
+    for size in sizes:
+        lines, best, rss = results[size]
+        if size == 100_000 or (size > 100_000 and 100_000 not in results and size == sizes[-1]):
+            print(f"  convert {lines:,} lines: {best:.2f} s   target < {TARGET_SECONDS_100K:g} s at 100k   "
+                  f"{'PASS' if best < TARGET_SECONDS_100K * lines / 100_000 else 'MISS'}")
+    for prev, size in zip(sizes, sizes[1:]):
+        ratio = results[size][1] / results[prev][1]
+        limit = TARGET_RATIO * (size / prev) / 10
+        print(f"  scaling time({fmt_size(size)})/time({fmt_size(prev)}) = {ratio:.2f}   (lines ratio "
+              f"{results[size][0] / results[prev][0]:.2f})   target <= {limit:.3g}   "
+              f"{'PASS' if ratio <= limit else 'MISS'}")
+    for size in sizes:
+        lines, best, rss = results[size]
+        if size >= 100_000:
+            print(f"  peak RSS converting {lines:,} lines: {rss:.0f} MB   target < {TARGET_RSS_MB} MB at 100k   "
+                  f"{'PASS' if rss < TARGET_RSS_MB * max(1, lines / 100_000) else 'MISS'}")
+    if args.profile:
+        profile(configs[-1][1], tmp / "profiled.conf")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", default="1000,10000,100000",
-                    help="comma-separated target line counts (default: 1000,10000,100000)")
+    ap.add_argument("--sizes", default="10000,100000,300000",
+                    help="comma-separated target line counts (default: 10000,100000,300000)")
+    ap.add_argument("--generators", default=",".join(GENERATORS),
+                    help=f"comma-separated generators among {', '.join(GENERATORS)} (default: all)")
     ap.add_argument("--repeat", type=int, default=None,
                     help="conversions per size, best taken (default 3; 2 for sizes >= 100k)")
     ap.add_argument("--tiny", action="store_true",
@@ -117,48 +160,18 @@ def main(argv: list[str] | None = None) -> int:
             return max(1, args.repeat)
         return 1 if args.tiny else 2 if size >= 100_000 else 3
 
+    kinds = [k.strip() for k in args.generators.split(",") if k.strip()]
+    if not kinds or any(k not in GENERATORS for k in kinds):
+        ap.error(f"--generators takes names among {', '.join(GENERATORS)}")
     tmp = Path(tempfile.mkdtemp(prefix="a2n-translate-bench-"))
     try:
-        configs = []
-        for size in sizes:
-            main_path, lines, nfiles = generate(tmp / f"cfg-{size}", size)
-            configs.append((size, main_path, lines, nfiles))
         print(f"apache2nginx convert, end to end as a process  (python {sys.version.split()[0]}, "
-              f"{os.cpu_count()} CPUs, {'tiny mode' if args.tiny else 'best of N'})")
-        convert_once(configs[0][1], tmp / "warmup.conf")        # page cache, .pyc files
-        print(f"{'target':>8} {'files':>6} {'lines':>9} {'reps':>4} {'seconds':>9} {'lines/s':>11} "
-              f"{'peak RSS MB':>12} {'out lines':>10}")
-        results: dict[int, tuple[int, float, float]] = {}
-        for size, main_path, lines, nfiles in configs:
-            out = tmp / f"nginx-{size}.conf"
-            best, rss = float("inf"), float("inf")
-            for _ in range(reps_for(size)):
-                elapsed, peak, _status = convert_once(main_path, out)
-                best, rss = min(best, elapsed), min(rss, peak)
-            out_lines = out.read_text(encoding="utf-8").count("\n")
-            results[size] = (lines, best, rss)
-            print(f"{fmt_size(size):>8} {nfiles:>6} {lines:>9,} {reps_for(size):>4} {best:>9.3f} "
-                  f"{lines / best:>11,.0f} {rss:>12.0f} {out_lines:>10,}", flush=True)
-
-        print()
-        largest = sizes[-1]
-        lines, best, rss = results[largest]
-        if largest >= 100_000:
-            print(f"convert {lines:,} lines: {best:.2f} s   target < {TARGET_SECONDS_100K:g} s   "
-                  f"{'PASS' if best < TARGET_SECONDS_100K else 'MISS'}")
-        if len(sizes) >= 2:
-            prev = sizes[-2]
-            ratio = best / results[prev][1]
-            limit = TARGET_RATIO * (largest / prev) / 10
-            print(f"scaling time({fmt_size(largest)})/time({fmt_size(prev)}) = {ratio:.2f}   "
-                  f"(lines ratio {lines / results[prev][0]:.2f})   target <= {limit:.3g}   "
-                  f"{'PASS' if ratio <= limit else 'MISS'}")
-        print(f"peak RSS converting {lines:,} lines: {rss:.0f} MB   target < {TARGET_RSS_MB} MB   "
-              f"{'PASS' if rss < TARGET_RSS_MB else 'MISS'}")
+              f"{os.cpu_count()} CPUs, {'tiny mode' if args.tiny else 'best of N'}, load average "
+              f"{os.getloadavg()[0]:.1f})")
+        for kind in kinds:
+            _run_generator(kind, sizes, tmp / kind, reps_for, args)
         if args.tiny:
             print("(tiny mode: sizes too small for the targets to mean anything)")
-        if args.profile:
-            profile(configs[-1][1], tmp / "profiled.conf")
         if args.keep:
             print(f"\nconfigurations and outputs kept in {tmp}")
     except RuntimeError as exc:
