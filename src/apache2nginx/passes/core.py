@@ -267,19 +267,19 @@ def _shadowed_names(ctx: Context, vhosts: list[Server]) -> None:
     """httpd takes the first virtual host (config order) whose name or alias matches; nginx prefers exact
     names over wildcards. An exact name on a later vhost that an earlier vhost's wildcard already matches is
     never selected by httpd, so it is dropped to keep nginx from routing those requests elsewhere.
-    Only virtual hosts with wildcard names can shadow, so only they are kept to compare against (linear in
-    the number of virtual hosts when few have wildcards)."""
-    wildcard_hosts: list[tuple[Server, set, list[str]]] = []
-    for later in vhosts:
+    The earlier hosts' wildcards are indexed by what they match (`*.example.com` by `.example.com`,
+    `www.example.*` by `www.example.`), so each name looks up its own suffixes and prefixes: linear in the
+    number of names; regular expressions, which no index serves, are tried one by one."""
+    suffixes: dict[str, list[tuple[int, Server, set]]] = {}
+    prefixes: dict[str, list[tuple[int, Server, set]]] = {}
+    regexes: list[tuple[int, Server, set, list[str]]] = []
+    for order, later in enumerate(vhosts):
         sockets = {l.socket.key() for l in later.listens}
         keep = []
         for name in later.names:
             owner = None
             if not name.startswith("~") and "*" not in name:
-                for earlier, earlier_sockets, patterns in wildcard_hosts:
-                    if sockets & earlier_sockets and any(_wildcard_matches(p, name) for p in patterns if p != name):
-                        owner = earlier
-                        break
+                owner = _wildcard_owner(name, sockets, suffixes, prefixes, regexes)
             if owner is not None:
                 ctx.diags.add("A2N225", f"server name {name}: an earlier virtual host's wildcard name already "
                               "matches it, so httpd never selects this one for it; the name is left out (nginx "
@@ -287,9 +287,37 @@ def _shadowed_names(ctx: Context, vhosts: list[Server]) -> None:
                 continue
             keep.append(name)
         later.names = keep
-        patterns = [p for p in keep if p.startswith(("~", "*.")) or p.endswith(".*")]
+        patterns = []
+        for p in keep:
+            if p.startswith("*."):
+                suffixes.setdefault(p[1:], []).append((order, later, sockets))
+            elif p.endswith(".*") and not p.startswith("~"):
+                prefixes.setdefault(p[:-1], []).append((order, later, sockets))
+            elif p.startswith("~"):
+                patterns.append(p)
         if patterns:
-            wildcard_hosts.append((later, sockets, patterns))
+            regexes.append((order, later, sockets, patterns))
+
+
+def _wildcard_owner(name: str, sockets: set, suffixes: dict, prefixes: dict, regexes: list) -> Server | None:
+    """The first earlier virtual host sharing a socket whose wildcard or regex name matches NAME."""
+    best: tuple[int, Server] | None = None
+    dots = [i for i, c in enumerate(name) if c == "."]
+    candidates = [suffixes.get(name[i:], ()) for i in dots] + [prefixes.get(name[:i + 1], ()) for i in dots]
+    for entries in candidates:
+        for order, host, host_sockets in entries:
+            if best is not None and order >= best[0]:
+                break
+            if sockets & host_sockets:
+                best = (order, host)
+                break
+    for order, host, host_sockets, patterns in regexes:
+        if best is not None and order >= best[0]:
+            break
+        if sockets & host_sockets and any(_wildcard_matches(p, name) for p in patterns):
+            best = (order, host)
+            break
+    return best[1] if best else None
 
 
 def resolve_sockets(ctx: Context) -> None:
