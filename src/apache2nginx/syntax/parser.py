@@ -23,7 +23,7 @@ from ..diagnostics import Diagnostics
 from .span import Span
 from .tree import ConfigFile, Directive, Node, Section
 
-DEFAULT_MAX_INPUT = 32 * 1024 * 1024
+DEFAULT_MAX_INPUT = 64 * 1024 * 1024   # per file: real configurations reach tens of MB; devices are refused apart
 MAX_NESTING = 100
 
 _CONTINUATION = re.compile(r"\\\r?\n")

@@ -57,6 +57,36 @@ def _mkdir(path: Path) -> None:
         pass
 
 
+def _vhost_roots(config: LoadedConfig) -> tuple[dict[str, set[str] | None], set[str]]:
+    """(DocumentRoot/Alias target -> the host names of the virtual hosts that name it, or None where a root
+    is also named outside every virtual host; every name a virtual host has)."""
+    roots: dict[str, set[str] | None] = {}
+    known: set[str] = set()
+    inside: set[int] = set()
+    for vhost in config.children:
+        if not (vhost.is_section and vhost.key == "virtualhost"):
+            continue
+        names = {c.args[0].split("://")[-1].split(":")[0].lower() for c in vhost.walk()
+                 if not c.is_section and c.key in ("servername", "serveralias") and c.args}
+        names |= {a.lower() for c in vhost.walk() if not c.is_section and c.key == "serveralias" for a in c.args}
+        wildcard = any("*" in n or "?" in n for n in names)
+        known |= {n for n in names if "*" not in n and "?" not in n}
+        for node in vhost.walk():
+            inside.add(id(node))
+            root = node.args[0] if not node.is_section and node.key == "documentroot" and node.args else \
+                node.args[1] if not node.is_section and node.key == "alias" and len(node.args) >= 2 else None
+            if root is None:
+                continue
+            if wildcard or not names or roots.get(root, set()) is None:
+                roots[root] = None            # a wildcard or nameless host: any request may reach it
+            else:
+                roots.setdefault(root, set()).update(names)
+    for node in config.walk():
+        if id(node) not in inside and not node.is_section and node.key in ("documentroot", "alias") and node.args:
+            roots[node.args[0] if node.key == "documentroot" else node.args[-1]] = None
+    return roots, known
+
+
 def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
                         user_docroot: str | None) -> SandboxPaths:
     """A sandbox directory for every DocumentRoot and Alias target, holding the files the probes ask for."""
@@ -92,8 +122,20 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     targets += [t[len(o.rstrip("/")):] for t in list(targets) for o in originals
                 if t.startswith(o.rstrip("/") + "/")]
     paths = SandboxPaths(base=None if user_docroot else str(base / "fs"), work=str(base))
-    requested_all = [normalized_path(p.path) for p in probes if "%" not in p.path]
+    # Each root gets the files of the requests that may reach it: a virtual host's own roots those sent to
+    # its names (and to names no host has, which its address's default host may answer); the others every
+    # request. A server of thousands of sites would otherwise hold every site's files in every root.
+    hosts_of_root, known = _vhost_roots(config)
+    by_host: dict[str, dict[str, None]] = {}
+    for p in probes:
+        if "%" not in p.path:
+            by_host.setdefault(p.server_name.lower(), {})[normalized_path(p.path)] = None
+    requested_everywhere = list(dict.fromkeys(c for paths_ in by_host.values() for c in paths_))
+    requested_unknown = list(dict.fromkeys(c for h, paths_ in by_host.items() if h not in known for c in paths_))
     for original in dict.fromkeys(originals):
+        names = hosts_of_root.get(original)
+        requested_all = requested_everywhere if names is None else list(dict.fromkeys(
+            [c for h in names for c in by_host.get(h, ())] + requested_unknown))
         if user_docroot:
             paths[original] = user_docroot
             continue
