@@ -53,6 +53,7 @@ class AccessConfig:
     denies: list[tuple[str, Span]] | None = None
     compat_span: Span | None = None
     satisfy: str | None = None
+    satisfy_span: Span | None = None
     auth: dict[str, tuple[str, Span]] = field(default_factory=dict)   # type, name, userfile, ...
     options: list[tuple[str, Span]] | None = None                     # Options, as written
     stack: list[Authz] = field(default_factory=list)                  # open <Require*> containers
@@ -206,6 +207,7 @@ def satisfy(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
         ctx.diags.add("A2N001", "Satisfy takes All or Any", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     config.satisfy = value
+    config.satisfy_span = config.satisfy_span or d.span
     return Disposition.EXACT
 
 
@@ -820,14 +822,15 @@ def merge(configs: list[AccessConfig]) -> Effective:
                                   span=c.authz_span)
             else:
                 eff.authz = c.authz
-        if c.has_compat:
+        if c.has_compat or c.satisfy:
+            # mod_access_compat has no merge function: a section with any of its directives (Satisfy
+            # too) replaces the earlier one whole, what it does not say taking the defaults
             eff.compat = True
             eff.order = c.order or "deny,allow"
             eff.allows = list(c.allows or [])
             eff.denies = list(c.denies or [])
-            eff.compat_span = c.compat_span
-        if c.satisfy:
-            eff.satisfy = c.satisfy
+            eff.compat_span = c.compat_span or c.satisfy_span
+            eff.satisfy = c.satisfy or "all"
         eff.auth.update(c.auth)
         if c.options:
             eff.options = _merge_options(eff.options, c.options)
@@ -838,7 +841,19 @@ def merge(configs: list[AccessConfig]) -> Effective:
             eff.ssl_only = c.ssl_only
         eff.ssl_requires += c.ssl_requires     # httpd appends every merged section's list
         eff.conditionals += c.conditionals     # expression sections merge last, whichever section holds them
+    if eff.compat and eff.satisfy == "all" and compat_passes(eff):
+        eff.compat = False      # admits every request: Require alone decides
     return eff
+
+
+def compat_passes(eff: Effective) -> bool:
+    """mod_access_compat admits every request: Deny,Allow with nothing denied (the defaults a section with
+    only Satisfy gets) or with `Allow from all`; Allow,Deny (or Mutual-failure) with `Allow from all` and
+    no Deny."""
+    allows = {v.lower() for v, _ in eff.allows}
+    if eff.order == "deny,allow":
+        return not eff.denies or "all" in allows
+    return "all" in allows and not eff.denies
 
 
 def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[str]:
@@ -953,6 +968,8 @@ def _ssl_requires(eff: Effective, conditions: Conditions | None) -> list[Stmt]:
 def _decision(eff: Effective, conditions: Conditions | None) -> str | None:
     """The region's decision as a constant or decision map (G granted), or None when its rules are not a
     Require tree of variables, expressions, methods and constants."""
+    if eff.compat and eff.satisfy == "any" and compat_passes(eff):
+        return GRANTED
     if eff.compat or conditions is None:
         return None
     authz = _simplify(eff.authz) if eff.authz is not None else None
@@ -1106,6 +1123,13 @@ def _cidr(entries: list) -> list:
 
 def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = None) -> list[Stmt]:
     authz = _simplify(eff.authz) if eff.authz is not None else None
+    if eff.compat and eff.satisfy == "any":
+        # Satisfy Any: admitted when the host check passes or the Require tree grants (src: request.c,
+        # ap_process_request_internal skips authn/authz once the access checker admits)
+        if compat_passes(eff) or (authz is not None and _grants(authz)):
+            return []
+        if authz is not None and _denies(authz):
+            return _compat_env(eff, conditions) if _compat_has_env(eff) else _compat_list(eff)
     if authz is not None and _has_cond(authz):
         if _has_user(authz):
             if eff.compat:
@@ -1200,6 +1224,21 @@ def _group_members(eff: Effective, groups: frozenset, span: Span | None) -> set[
     return members
 
 
+def _grants(node: Authz) -> bool:
+    """The tree grants every request (whatever a request carries)."""
+    try:
+        return _form(node) == ("grant",)
+    except Refused:
+        return False
+
+
+def _denies(node: Authz) -> bool:
+    try:
+        return _form(node) == ("deny",)
+    except Refused:
+        return False
+
+
 def _has_user(node: Authz) -> bool:
     if node.op == "leaf":
         return node.kind in ("valid-user", "user", "group")
@@ -1242,6 +1281,7 @@ def _project(config: AccessConfig, inside: bool) -> AccessConfig:
         return config
     _, _, inner, where = config.limits[0]
     view = AccessConfig(merging=config.merging, satisfy=inner.satisfy or config.satisfy,
+                        satisfy_span=inner.satisfy_span or config.satisfy_span,
                         auth={**config.auth, **inner.auth}, options=config.options, refuse=config.refuse,
                         ssl_only=config.ssl_only)
     lines = (config.authz.children if config.authz else []) + \
