@@ -88,6 +88,11 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
             originals.append(node.args[0])
         elif node.key in ("alias",) and len(node.args) >= 2:
             originals.append(node.args[1])
+        elif node.key == "aliasmatch" and len(node.args) >= 2 and node.args[1].startswith("/"):
+            # the directory an AliasMatch target names before its first substitution
+            fixed = re.split(r"\$\d", node.args[1], maxsplit=1)[0]
+            if "$" in node.args[1] and fixed.rfind("/") > 0:
+                originals.append(fixed[:fixed.rfind("/")])
     # a target under a document root or alias target is that file (httpd reads it as a file path)
     targets += [t[len(o.rstrip("/")):] for t in list(targets) for o in originals
                 if t.startswith(o.rstrip("/") + "/")]
