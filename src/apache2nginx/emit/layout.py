@@ -20,7 +20,8 @@ import re
 
 from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
-from ..passes.access import access_statements, merge, options_statements, server_conditionals
+from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
+    server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
@@ -132,6 +133,27 @@ class Layout:
             stmts += options_statements(eff)
         return stmts
 
+    def dir_slash(self, configs: list, access: list[Stmt], region: str) -> list[Stmt]:
+        """DirectorySlash Off over a region serving files: the refusal of a directory without its slash, to go
+        after the location's rewrites (see `directory_slash_statements`)."""
+        eff = merge([c for c in configs if c is not None])
+        if eff.directory_slash is None or eff.directory_slash[0]:
+            return []
+        span = eff.directory_slash[1]
+        if "indexes" in eff.options:
+            if ("A2N771", span) not in self.reported:
+                self.reported.add(("A2N771", span))
+                self.diags.add("A2N771", f"DirectorySlash Off with Options Indexes: httpd lists a directory of "
+                               f"{region} requested without its trailing slash (200); nginx redirects it to the "
+                               "URL with the slash (301)", span, related=[eff.options_span])
+            return []
+        if any(st.name == "auth_basic" for st in access) and ("A2N770", span) not in self.reported:
+            self.reported.add(("A2N770", span))
+            self.diags.add("A2N770", f"DirectorySlash Off in {region}, which asks for a login: nginx refuses a "
+                           "directory requested without its trailing slash (403) before it asks for the login, "
+                           "where httpd first answers 401 to a request without credentials", span)
+        return directory_slash_statements(eff, self.model)
+
     def run(self) -> None:
         server = self.server
         scopes, all_routes = self.inherited()
@@ -222,7 +244,11 @@ class Layout:
                 root_access = access
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
                                     [st for s in covering for st in s.statements])
-            if path == "/" and handler is None and not statements and not self.files and not self.filename_refusals:
+            slash = [] if fs is None or self.refuse_all is not None or \
+                (handler is not None and handler.params.get("cgi")) else \
+                self.dir_slash(dir_configs + loc_configs, access, _describe(path))
+            if path == "/" and handler is None and not statements and not slash and not self.files and \
+                    not self.filename_refusals:
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
                     and not any(r.kind != "redirect" for r in all_routes) and not scopes:
@@ -244,6 +270,7 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
+                (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
@@ -363,7 +390,10 @@ class Layout:
                 stmts = self.access(configs + [f.settings["access"]] + loc_configs, f"files matching {f.path}",
                                     f.span)
                 if stmts != base:
-                    names.append(("~" + f.files_regex, stmts, f))
+                    regex = f.files_regex
+                    if not _refuses(stmts) and regex.endswith(_PATH_INFO):
+                        regex = regex[:-len(_PATH_INFO)] + "$"      # the file itself, not a directory of its name
+                    names.append(("~" + regex, stmts, f))
         if not classes and not names:
             return base, own, {}
         kept_rules = [c[1] for c in classes + names if not _refuses(c[1])] + ([] if _refuses(base) else [base])
@@ -461,8 +491,21 @@ class Layout:
                                    "aliased file; path info after them (/x.php/extra) answers 404, where httpd runs "
                                    "the script", f.span)
                 continue
-            loc.locations.append(Location("~", f.files_regex, access + list(f.statements), f.span,
-                                          static_only=static))
+            regex = f.files_regex
+            rules, region = _rules(access), _rules(loc.statements)
+            restricts = [_shape(st) for st in rules[:len(region)]] == [_shape(st) for st in region] and all(
+                st.name == "if" and st.comment in ACCESS_IF_COMMENTS for st in rules[len(region):])
+            if region and not restricts and not _refuses(rules) and regex.endswith(_PATH_INFO):
+                # rules that may admit what the region refuses hold for the file itself only: a directory of that
+                # name (and the paths below it) keeps the region's rules, and so does path info after the file
+                regex = regex[:-len(_PATH_INFO)] + "$"
+                if ("A2N772", f.span) not in self.reported:
+                    self.reported.add(("A2N772", f.span))
+                    self.diags.add("A2N772", f"the file section {f.path}: its rules hold in nginx for URLs ending "
+                                   "with a matching name; a URL going on after it (path info, /x.css/more) keeps the "
+                                   "rules of the directory, where httpd applies the file's and answers 404", f.span)
+            loc.locations.append(Location("~", regex, _detached(access, loc.statements, f.span) +
+                                          list(f.statements), f.span, static_only=static))
 
     def _handler(self, route: Route, region: str, matched: str) -> list[Stmt]:
         if route.kind == "proxy-exclude":
@@ -513,6 +556,12 @@ class Layout:
         self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
 
+
+# what access_statements adds for Options (not access rules)
+_OPTIONS = {"autoindex", "disable_symlinks"}
+
+# how a file section's URL regex ends (access.basename_regex): the name is the last segment, or path info follows
+_PATH_INFO = "(?:/|$)"
 
 # directives nginx takes once per block, which several merged sections may each set: the last merged wins,
 # as in httpd's merge of the same setting
@@ -605,6 +654,31 @@ def _aliased_handler(modifier: str, regex: str, handler: list[Stmt], span, acces
                            comment="httpd runs only files that exist")]
     statements.insert(-1, Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], first))
     return Location(modifier, regex, access + statements, span)
+
+
+def _rules(stmts: list[Stmt]) -> list[Stmt]:
+    """The access rules among a block's statements (not Options' autoindex, nor a Vary header)."""
+    return [st for st in stmts if (st.name in ACCESS_NAMES and st.name not in _OPTIONS) or
+            (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
+
+
+def _shape(st: Stmt) -> tuple:
+    """A statement as nginx reads it (wherever in the input it came from)."""
+    return st.name, tuple(st.args), tuple(_shape(b) for b in st.block or ())
+
+
+def _detached(access: list[Stmt], parent: list[Stmt], span) -> list[Stmt]:
+    """A nested location's own access statements (its section's rules merged in full): nginx would otherwise
+    let it inherit the enclosing location's allow/deny list, auth_basic and satisfy where it sets none."""
+    names = {st.name for st in access}
+    extra = []
+    if not names & {"allow", "deny"} and any(st.name in ("allow", "deny") for st in parent):
+        extra.append(Stmt("allow", ["all"], span))
+    if "auth_basic" not in names and any(st.name == "auth_basic" and st.args != ["off"] for st in parent):
+        extra.append(Stmt("auth_basic", ["off"], span))
+    if "satisfy" not in names and any(st.name == "satisfy" and st.args != ["all"] for st in parent):
+        extra.append(Stmt("satisfy", ["all"], span))
+    return access + extra
 
 
 def _with_copies(st: Stmt, kept: dict[str, str]) -> Stmt:

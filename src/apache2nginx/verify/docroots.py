@@ -68,6 +68,7 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     originals: list[str] = [DEFAULT_DOCUMENT_ROOT]
     # literal local rewrite targets exist too, so that where a rule leads shows in the response
     targets = []
+    alias_urls: dict[str, list[str]] = {}     # an Alias target -> the URL prefixes it serves
     # no files under a <Location> whose handler answers itself (server-status, ...): a directory there would
     # make httpd's mod_dir redirect where a real server has none
     handled = [n.args[0].rstrip("/") for n in config.walk() if n.is_section and n.key == "location" and n.args
@@ -88,6 +89,7 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
             originals.append(node.args[0])
         elif node.key in ("alias",) and len(node.args) >= 2:
             originals.append(node.args[1])
+            alias_urls.setdefault(node.args[1], []).append(node.args[0].rstrip("/"))
         elif node.key == "aliasmatch" and len(node.args) >= 2 and node.args[1].startswith("/"):
             # the directory an AliasMatch target names before its first substitution
             fixed = re.split(r"\$\d", node.args[1], maxsplit=1)[0]
@@ -98,6 +100,7 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
                 if t.startswith(o.rstrip("/") + "/")]
     paths = SandboxPaths(base=None if user_docroot else str(base / "fs"), work=str(base))
     requested_all = [normalized_path(p.path) for p in probes if "%" not in p.path]
+    requested_safe = [normalized_path(p.path) for p in probes if "%" not in p.path and p.method in ("GET", "HEAD")]
     for original in dict.fromkeys(originals):
         if user_docroot:
             paths[original] = user_docroot
@@ -110,8 +113,12 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
         _write(root / ".htpasswd", "user:$apr1$x$y\n")
         _write(root / "a.txt", f"a.txt of {original}\n")
         wanted_dirs = set()
-        requested = [c for c in requested_all if not any(c == h or c.startswith(h + "/") for h in handled)
-                     and _storable(c.strip("/"))]
+        # under an Alias, the part of the path after its URL prefix is the file's place in the target
+        # (what GET and HEAD ask for: a POST probe stays one at a missing file)
+        under_alias = [c[len(u):] or "/" for u in alias_urls.get(original, ()) for c in requested_safe
+                       if u and c.startswith(u + "/")]
+        requested = [c for c in requested_all + under_alias
+                     if not any(c == h or c.startswith(h + "/") for h in handled) and _storable(c.strip("/"))]
         # a name with an extension requested as a file stays a file (path-info probes go through it)
         files_wanted = {c.strip("/") for c in requested if not c.endswith("/") and "." in c.rsplit("/", 1)[-1]}
         for clean in requested:
