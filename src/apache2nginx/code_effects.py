@@ -231,6 +231,12 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N754": effects("status@credentials", "header www-authenticate@credentials"),  # a hash nginx cannot check
     "A2N755": effects(),                # the group's members are written out: the same decision
     "A2N756": effects(),                # differs only for a repeated request header, which verify never sends
+    "A2N770": effects("status:changed@status-403", "header www-authenticate:missing@status-403"),  # 403 before
+    # the login where httpd answers 401
+    "A2N771": effects("status@success,redirect", "location:added@success,redirect", "header@success,redirect",
+                      "body@success,redirect"),  # nginx redirects where httpd lists the directory
+    "A2N772": effects("status:changed@path-info,status-404", "header www-authenticate:added@path-info,status-404"),
+    # the directory's answer (403, 401) to path info after a file the section grants, where httpd answers 404
     "A2N720": effects("status", "body", "header"),  # a script under a ^~ prefix is served as a file
     "A2N721": effects("status@no-backend-process", "header@no-backend-process", "body@no-backend-process"),  # the
     # FastCGI server must run

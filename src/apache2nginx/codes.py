@@ -1190,6 +1190,28 @@ _short("A2N756", "access-repeated-headers", "warning",
        "a request repeating the header can be decided differently: nginx decides as httpd would for the first "
        "line alone, so it admits nothing a single-header request would not be admitted for by httpd too.",
        "target nginx 1.23 or later (--nginx-version), or refuse repeated headers in front of nginx.")
+_short("A2N770", "directory-slash-before-login", "warning",
+       "DirectorySlash Off where a login is asked: a directory without its slash is refused before the login.",
+       "with DirectorySlash Off httpd refuses (403) a directory requested without its trailing slash once the "
+       "request has passed the access checks; nginx refuses it in the rewrite phase, which runs before "
+       "auth_basic.",
+       "a request without credentials for such a URL gets 403 from nginx where httpd answers 401 and asks for "
+       "the login; with credentials both answer 403. Nothing is served that httpd refuses.",
+       "nothing to do unless clients rely on the 401 there.")
+_short("A2N771", "directory-slash-listing", "warning",
+       "DirectorySlash Off with Options Indexes: httpd lists a directory requested without its slash.",
+       "mod_autoindex lists a directory at its URL without the trailing slash when DirectorySlash is Off; "
+       "nginx's autoindex lists only URLs ending with a slash and redirects the others to them.",
+       "such a request gets nginx's 301 to the URL with the slash where httpd answers the listing (200).",
+       "link to directories with their trailing slash.")
+_short("A2N772", "files-rules-path-info", "warning",
+       "A file section's rules other than a refusal hold for the file's own URL only.",
+       "a <Files>/<FilesMatch> section that grants (or asks for a login) where its directory does not is nested "
+       "as a location matching URLs that end with the file's name: matching a segment in the middle of the URL "
+       "would also apply its rules to a directory of that name and everything below it, which httpd does not.",
+       "a URL going on after the file's name (path info: /style.css/more) keeps the directory's rules in nginx "
+       "(often 403), where httpd applies the file's rules and answers 404 (a static file takes no path info).",
+       "nothing to do: such URLs name no file in either server.")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "

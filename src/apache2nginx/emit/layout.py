@@ -20,7 +20,8 @@ import re
 
 from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
-from ..passes.access import access_statements, merge, options_statements, server_conditionals
+from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
+    server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
@@ -132,6 +133,27 @@ class Layout:
             stmts += options_statements(eff)
         return stmts
 
+    def dir_slash(self, configs: list, access: list[Stmt], region: str) -> list[Stmt]:
+        """DirectorySlash Off over a region serving files: the refusal of a directory without its slash, to go
+        after the location's rewrites (see `directory_slash_statements`)."""
+        eff = merge([c for c in configs if c is not None])
+        if eff.directory_slash is None or eff.directory_slash[0]:
+            return []
+        span = eff.directory_slash[1]
+        if "indexes" in eff.options:
+            if ("A2N771", span) not in self.reported:
+                self.reported.add(("A2N771", span))
+                self.diags.add("A2N771", f"DirectorySlash Off with Options Indexes: httpd lists a directory of "
+                               f"{region} requested without its trailing slash (200); nginx redirects it to the "
+                               "URL with the slash (301)", span, related=[eff.options_span])
+            return []
+        if any(st.name == "auth_basic" for st in access) and ("A2N770", span) not in self.reported:
+            self.reported.add(("A2N770", span))
+            self.diags.add("A2N770", f"DirectorySlash Off in {region}, which asks for a login: nginx refuses a "
+                           "directory requested without its trailing slash (403) before it asks for the login, "
+                           "where httpd first answers 401 to a request without credentials", span)
+        return directory_slash_statements(eff, self.model)
+
     def run(self) -> None:
         server = self.server
         scopes, all_routes = self.inherited()
@@ -222,7 +244,11 @@ class Layout:
                 root_access = access
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
                                     [st for s in covering for st in s.statements])
-            if path == "/" and handler is None and not statements and not self.files and not self.filename_refusals:
+            slash = [] if fs is None or self.refuse_all is not None or \
+                (handler is not None and handler.params.get("cgi")) else \
+                self.dir_slash(dir_configs + loc_configs, access, _describe(path))
+            if path == "/" and handler is None and not statements and not slash and not self.files and \
+                    not self.filename_refusals:
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
                     and not any(r.kind != "redirect" for r in all_routes) and not scopes:
@@ -244,6 +270,7 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
+                (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
@@ -259,14 +286,25 @@ class Layout:
         for loc in server.locations:
             if loc.modifier in ("~", "~*") and root_access and not any(st.name == "internal" for st in loc.statements):
                 loc.statements[:0] = root_access
+        root_configs = [s.settings.get("access") for s in prefix_scopes if s.path == "/"]
         for r in all_routes:
             if r.regex:
                 loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
                 proxied = self.proxy_configs(r, r.path) if r.kind == "proxy" else []
                 # a proxied request walks the <Proxy> sections instead of the directories, then <Location />
-                access = self.access(proxied + [s.settings.get("access") for s in prefix_scopes if s.path == "/"],
-                                     r.path, r.span) if r.kind == "proxy" and self.refuse_all is None else root_access
-                loc.statements.extend(access + root_statements + self._handler(r, r.path, r.path))
+                access = self.access(proxied + root_configs, r.path, r.span) \
+                    if r.kind == "proxy" and self.refuse_all is None else root_access
+                own: list[Stmt] = []
+                handler = self._handler(r, r.path, r.path)
+                if r.kind == "alias" and not r.params.get("cgi"):
+                    # the file it maps to is under the target's directories, not the document root's
+                    access, own, kept = self.regex_alias_access(r, root_configs, files_by_parent)
+                    if kept:
+                        # a map's regular expression replaces the location's captures: the alias reads copies
+                        handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
+                        access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
+                                  for k, v in kept.items()] + access
+                loc.statements.extend(access + own + root_statements + handler)
                 server.locations.append(loc)
         server_ifs = server_conditionals(self.model, server)
         for loc in server.locations:
@@ -298,6 +336,100 @@ class Layout:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
+
+    def regex_alias_access(self, route: Route, loc_configs: list, files_by_parent: dict
+                           ) -> tuple[list[Stmt], list[Stmt], dict[str, str]]:
+        """An AliasMatch location: (access statements, other statements, kept captures).
+
+        The <Directory> sections over the directory its target names before the first capture apply to
+        every file it serves, with their <Files> sections. A directory further down applies only to the
+        captures that reach into it, and a <Files> section only to the names it matches: where their rules
+        differ from the target's by refusing (or granting what the target refuses), a map over the capture
+        or the file name answers 403 in the rewrite phase. A map's regular expression replaces the location's
+        captures, so the captures the alias reads are kept first (the third value: capture -> variable).
+        Rules that differ otherwise cannot be chosen per capture or name: the location is refused."""
+        if self.refuse_all is not None:
+            return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])], [], {}
+        what = f"the AliasMatch {route.path}"
+        target = route.target
+        ref = re.search(r"\$(\d)", target)
+        fixed = target if ref is None else target[:ref.start()]
+        static = (fixed if ref is None else fixed[:fixed.rfind("/") + 1]).rstrip("/") or "/"
+        dirs = self.covering_directories(static)
+        configs = [d.settings.get("access") for d in dirs]
+        base = self.access(configs + loc_configs, what, route.span)
+        own = [st for d in dirs for st in d.statements]
+        deeper = [] if ref is None else [d for d in self.directories if fs_within(static, d.fs_path)
+                                         and (d.fs_path.rstrip("/") or "/") != static]
+        refused = self._refuse_alias   # (route, section, why) -> a refusal of the whole location
+        # captures into a directory further down: (pattern over the capture, its rules, the directory)
+        classes: list[tuple[str, list[Stmt], Scope]] = []
+        rel, suffix = (fixed[fixed.rfind("/") + 1:], target[ref.end():]) if ref is not None else ("", "")
+        for d in sorted(deeper, key=lambda d: -d.fs_path.rstrip("/").count("/")):
+            if any(f.settings.get("access") is not None for f in files_by_parent.get(id(d), ())):
+                return refused(route, d, "its <Files> sections hold access rules"), own, {}
+            self._not_applied(route, d, bool(d.statements))
+            stmts = self.access([c.settings.get("access") for c in self.covering_directories(d.fs_path)] +
+                                loc_configs, what, d.span)
+            sub = d.fs_path.rstrip("/")[len(static.rstrip("/")) + 1:]
+            if stmts == base or not sub.startswith(rel):
+                continue     # the same rules, or a directory no capture reaches
+            if "/" in suffix or "$" in suffix or (suffix and sub.endswith(suffix)):
+                return refused(route, d, "its target goes on after the capture"), own, {}
+            classes.append(("~^" + _regex_escape(sub[len(rel):]) + ("/" if suffix else "(?:/|$)"), stmts, d))
+        # file names: (pattern over the file name, its rules, the section)
+        names: list[tuple[str, list[Stmt], Scope]] = []
+        for f in [f for d in dirs for f in files_by_parent.get(id(d), ())]:
+            self._not_applied(route, f, bool(f.statements))
+            for _, stmts, d in (c for c in classes if _refuses(c[1]) and f.settings.get("access") is not None):
+                # merged after the directories: it may grant in a directory the map refuses
+                if not _refuses(self.access([c.settings.get("access") for c in self.covering_directories(d.fs_path)]
+                                            + [f.settings["access"]] + loc_configs, what, f.span)):
+                    return refused(route, f, f"it decides anew under {d.fs_path}"), own, {}
+            if f.settings.get("access") is not None:
+                stmts = self.access(configs + [f.settings["access"]] + loc_configs, f"files matching {f.path}",
+                                    f.span)
+                if stmts != base:
+                    regex = f.files_regex
+                    if not _refuses(stmts) and regex.endswith(_PATH_INFO):
+                        regex = regex[:-len(_PATH_INFO)] + "$"      # the file itself, not a directory of its name
+                    names.append(("~" + regex, stmts, f))
+        if not classes and not names:
+            return base, own, {}
+        kept_rules = [c[1] for c in classes + names if not _refuses(c[1])] + ([] if _refuses(base) else [base])
+        odd = next((c[2] for c in classes + names if c[1] != (kept_rules or [[]])[0] and not _refuses(c[1])), None)
+        if odd is not None or (names and classes and _refuses(base)):
+            return refused(route, odd or names[0][2], "its access rules differ from the target's"), own, {}
+        kept = {k: self.model.new_variable("a2n_capture_") for k in dict.fromkeys(re.findall(r"\$(\d)", target))}
+        guards = []
+        for prefix, source, entries in (("a2n_alias_dir_", kept[ref.group(1)] if ref else "", classes),
+                                        ("a2n_alias_file_", "$request_filename", names)):
+            if entries:
+                variable = self.model.shared_map(prefix, source, [(p, "1" if _refuses(st) else "0")
+                                                                  for p, st, _ in entries],
+                                                 "1" if _refuses(base) else "0", span=route.span)
+                span = entries[0][2].span
+                guards.append(Stmt("if", [f"({variable})"], span, block=[Stmt("return", ["403"], span)],
+                                   comment="a refused section under the AliasMatch target"))
+        return guards + (kept_rules[0] if kept_rules else []), own, kept
+
+    def _not_applied(self, route: Route, section: Scope, has_statements: bool) -> None:
+        """A section under an AliasMatch target whose directives other than access rules are left out there."""
+        if has_statements and section.span not in self.reported:
+            self.reported.add(section.span)
+            code = "A2N740" if section.kind == "directory" else "A2N741"
+            self.diags.add(code, f"<{'Directory' if section.kind == 'directory' else 'Files'} {section.path}> "
+                           f"under the target of AliasMatch {route.path}: only its access rules are applied to the "
+                           "files the AliasMatch serves, its other directives are not", section.span,
+                           related=[route.span])
+
+    def _refuse_alias(self, route: Route, section: Scope, why: str) -> list[Stmt]:
+        if section.span not in self.reported:
+            self.reported.add(section.span)
+            self.diags.add("A2N742", f"{section.path} under the target of AliasMatch {route.path}: {why}, and "
+                           "nginx cannot choose rules by the capture or the file name: every URL of the AliasMatch "
+                           "is refused to everyone (deny all)", section.span, related=[route.span])
+        return [Stmt("deny", ["all"], section.span, comment="an access rule nginx cannot check: refused")]
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
         """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
@@ -359,8 +491,21 @@ class Layout:
                                    "aliased file; path info after them (/x.php/extra) answers 404, where httpd runs "
                                    "the script", f.span)
                 continue
-            loc.locations.append(Location("~", f.files_regex, access + list(f.statements), f.span,
-                                          static_only=static))
+            regex = f.files_regex
+            rules, region = _rules(access), _rules(loc.statements)
+            restricts = [_shape(st) for st in rules[:len(region)]] == [_shape(st) for st in region] and all(
+                st.name == "if" and st.comment in ACCESS_IF_COMMENTS for st in rules[len(region):])
+            if region and not restricts and not _refuses(rules) and regex.endswith(_PATH_INFO):
+                # rules that may admit what the region refuses hold for the file itself only: a directory of that
+                # name (and the paths below it) keeps the region's rules, and so does path info after the file
+                regex = regex[:-len(_PATH_INFO)] + "$"
+                if ("A2N772", f.span) not in self.reported:
+                    self.reported.add(("A2N772", f.span))
+                    self.diags.add("A2N772", f"the file section {f.path}: its rules hold in nginx for URLs ending "
+                                   "with a matching name; a URL going on after it (path info, /x.css/more) keeps the "
+                                   "rules of the directory, where httpd applies the file's and answers 404", f.span)
+            loc.locations.append(Location("~", regex, _detached(access, loc.statements, f.span) +
+                                          list(f.statements), f.span, static_only=static))
 
     def _handler(self, route: Route, region: str, matched: str) -> list[Stmt]:
         if route.kind == "proxy-exclude":
@@ -412,6 +557,12 @@ class Layout:
         return [Stmt("return", [code, var], route.span)]
 
 
+# what access_statements adds for Options (not access rules)
+_OPTIONS = {"autoindex", "disable_symlinks"}
+
+# how a file section's URL regex ends (access.basename_regex): the name is the last segment, or path info follows
+_PATH_INFO = "(?:/|$)"
+
 # directives nginx takes once per block, which several merged sections may each set: the last merged wins,
 # as in httpd's merge of the same setting
 _SINGLE_VALUED = {"expires"}
@@ -423,6 +574,9 @@ def _last_wins(statements: list[Stmt]) -> list[Stmt]:
         return statements
     return [st for i, st in enumerate(statements) if st.name not in _SINGLE_VALUED or last[st.name] == i]
 
+
+# the comment of the `set` that keeps a location's capture for its alias (statements put in front stay after it)
+CAPTURE_COPY = "the capture, kept for the alias"
 
 _CONTENT = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "alias"}
 _SCRIPT_PASSES = {"fastcgi_pass", "uwsgi_pass", "scgi_pass"}
@@ -475,7 +629,8 @@ def _guard_filenames(loc: Location, refusals: list) -> None:
     ones included: nginx runs only the selected location's rewrite-phase directives."""
     names = {st.name for st in loc.statements}
     if not names & {"proxy_pass", "uwsgi_pass", "grpc_pass", "stub_status", "return"}:
-        loc.statements[:0] = [Stmt("if", [f"($request_filename ~ {_quote_if_needed(regex)})"], span,
+        first = next((i for i, st in enumerate(loc.statements) if st.comment != CAPTURE_COPY), len(loc.statements))
+        loc.statements[first:first] = [Stmt("if", [f"($request_filename ~ {_quote_if_needed(regex)})"], span,
                                    block=[Stmt("return", ["403"], span)], comment="<DirectoryMatch> refusal")
                               for regex, span in refusals]
     for inner in loc.locations:
@@ -499,6 +654,43 @@ def _aliased_handler(modifier: str, regex: str, handler: list[Stmt], span, acces
                            comment="httpd runs only files that exist")]
     statements.insert(-1, Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], first))
     return Location(modifier, regex, access + statements, span)
+
+
+def _rules(stmts: list[Stmt]) -> list[Stmt]:
+    """The access rules among a block's statements (not Options' autoindex, nor a Vary header)."""
+    return [st for st in stmts if (st.name in ACCESS_NAMES and st.name not in _OPTIONS) or
+            (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
+
+
+def _shape(st: Stmt) -> tuple:
+    """A statement as nginx reads it (wherever in the input it came from)."""
+    return st.name, tuple(st.args), tuple(_shape(b) for b in st.block or ())
+
+
+def _detached(access: list[Stmt], parent: list[Stmt], span) -> list[Stmt]:
+    """A nested location's own access statements (its section's rules merged in full): nginx would otherwise
+    let it inherit the enclosing location's allow/deny list, auth_basic and satisfy where it sets none."""
+    names = {st.name for st in access}
+    extra = []
+    if not names & {"allow", "deny"} and any(st.name in ("allow", "deny") for st in parent):
+        extra.append(Stmt("allow", ["all"], span))
+    if "auth_basic" not in names and any(st.name == "auth_basic" and st.args != ["off"] for st in parent):
+        extra.append(Stmt("auth_basic", ["off"], span))
+    if "satisfy" not in names and any(st.name == "satisfy" and st.args != ["all"] for st in parent):
+        extra.append(Stmt("satisfy", ["all"], span))
+    return access + extra
+
+
+def _with_copies(st: Stmt, kept: dict[str, str]) -> Stmt:
+    """The statement reading the kept copies (`${a2n_capture_N}`) instead of the captures `$k`."""
+    def copy(m: re.Match) -> str:
+        return "${" + kept[m.group(1)][1:] + "}" if m.group(1) in kept else m.group(0)
+    return Stmt(st.name, [re.sub(r"\$(\d)", copy, a) for a in st.args], st.span, comment=st.comment)
+
+
+def _refuses(stmts: list[Stmt]) -> bool:
+    """The statements refuse every request (a plain `deny all`)."""
+    return bool(stmts) and all(st.name == "deny" and st.args == ["all"] for st in stmts)
 
 
 def fs_within(directory: str, path: str) -> bool:

@@ -53,8 +53,10 @@ class AccessConfig:
     denies: list[tuple[str, Span]] | None = None
     compat_span: Span | None = None
     satisfy: str | None = None
+    satisfy_span: Span | None = None
     auth: dict[str, tuple[str, Span]] = field(default_factory=dict)   # type, name, userfile, ...
     options: list[tuple[str, Span]] | None = None                     # Options, as written
+    directory_slash: tuple[bool, Span] | None = None                  # DirectorySlash (mod_dir)
     stack: list[Authz] = field(default_factory=list)                  # open <Require*> containers
     refuse: tuple[str | None, Span] | None = None   # a TLS requirement nginx cannot check here (None: lifted)
     ssl_only: Span | None = None                   # SSLRequireSSL
@@ -206,6 +208,7 @@ def satisfy(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
         ctx.diags.add("A2N001", "Satisfy takes All or Any", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     config.satisfy = value
+    config.satisfy_span = config.satisfy_span or d.span
     return Disposition.EXACT
 
 
@@ -337,16 +340,20 @@ def ssl_require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition
 
 # ----------------------------------------------------------------- Options and overrides
 
+def _server_defaults(ctx: Context, span: Span) -> AccessConfig:
+    """Server context: the per-directory defaults every directory of this server starts from."""
+    scope = ctx.server.settings.get("server_options")
+    if scope is None:
+        scope = Scope("/", span=span, kind="directory", fs_path="/", settings={"server_level": True})
+        ctx.server.settings["server_options"] = scope
+        ctx.server.settings.setdefault("directories", []).insert(0, scope)
+    return scope.settings.setdefault("access", AccessConfig())
+
+
 def options(ctx: Context, d: Directive) -> Disposition:
     config = _config(ctx)
     if config is None:
-        # server context: the defaults every directory of this server starts from
-        scope = ctx.server.settings.get("server_options")
-        if scope is None:
-            scope = Scope("/", span=d.span, kind="directory", fs_path="/", settings={"server_level": True})
-            ctx.server.settings["server_options"] = scope
-            ctx.server.settings.setdefault("directories", []).insert(0, scope)
-        config = scope.settings.setdefault("access", AccessConfig())
+        config = _server_defaults(ctx, d.span)
     includes_only = all(a.lower().lstrip("+-") in ("includes", "includesnoexec") for a in d.args)
     if ctx.scope is not None and ctx.scope.kind == "files" and includes_only:
         return Disposition.EXACT     # the SSI gate of this <Files> section: the include pass reads it there
@@ -370,6 +377,19 @@ def options(ctx: Context, d: Directive) -> Disposition:
         disposition = loosest(disposition, exec_cgi_option(ctx, d))
     return disposition
 
+
+
+def directory_slash(ctx: Context, d: Directive) -> Disposition:
+    """DirectorySlash On|Off (mod_dir). Off: a directory requested without its trailing slash is neither
+    redirected nor given its DirectoryIndex; mod_autoindex lists it (Options Indexes) or refuses it (403;
+    observed: POST 404). The layout places the refusal where the merged setting is Off."""
+    value = d.args[0].lower() if d.args else ""
+    if value not in ("on", "off") or len(d.args) != 1:
+        ctx.diags.add("A2N001", "DirectorySlash takes On or Off", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    config = _config(ctx) or _server_defaults(ctx, d.span)
+    config.directory_slash = (value == "on", d.span)
+    return Disposition.EXACT
 
 
 def fallback_resource(ctx: Context, d: Directive) -> Disposition:
@@ -674,7 +694,7 @@ TLS_PER_PATH = {"sslverifyclient", "sslverifydepth", "sslciphersuite"}
 SSI_DIRECTIVES = {"addoutputfilter", "setoutputfilter", "addoutputfilterbytype", "xbithack", "ssitimeformat",
                   "ssiundefinedecho", "ssierrormsg", "ssilastmodified", "ssietag", "ssilegacyexprparser"}
 IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
-    "if", "elseif", "else", "limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options",
+    "if", "elseif", "else", "limit", "limitexcept", "fallbackresource", "acceptpathinfo", "options", "directoryslash",
     "allowoverride", "allowoverridelist", "directoryindex", "header", "rewriteengine", "rewritecond", "rewriterule",
     "rewritebase", "rewriteoptions", "requireall", "requireany", "requirenone", "files", "filesmatch",
     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset", "fcgiwrapper", "fcgidwrapper",
@@ -804,6 +824,7 @@ class Effective:
     auth: dict[str, tuple[str, Span]] = field(default_factory=dict)
     options: set[str] = field(default_factory=lambda: {"followsymlinks"})
     options_span: Span | None = None
+    directory_slash: tuple[bool, Span] | None = None
     refuse: tuple[str | None, Span] | None = None
     ssl_only: Span | None = None
     ssl_requires: list = field(default_factory=list)
@@ -821,25 +842,40 @@ def merge(configs: list[AccessConfig]) -> Effective:
                                   span=c.authz_span)
             else:
                 eff.authz = c.authz
-        if c.has_compat:
+        if c.has_compat or c.satisfy:
+            # mod_access_compat has no merge function: a section with any of its directives (Satisfy
+            # too) replaces the earlier one whole, what it does not say taking the defaults
             eff.compat = True
             eff.order = c.order or "deny,allow"
             eff.allows = list(c.allows or [])
             eff.denies = list(c.denies or [])
-            eff.compat_span = c.compat_span
-        if c.satisfy:
-            eff.satisfy = c.satisfy
+            eff.compat_span = c.compat_span or c.satisfy_span
+            eff.satisfy = c.satisfy or "all"
         eff.auth.update(c.auth)
         if c.options:
             eff.options = _merge_options(eff.options, c.options)
             eff.options_span = c.options[0][1]
+        if c.directory_slash is not None:
+            eff.directory_slash = c.directory_slash
         if c.refuse is not None:
             eff.refuse = c.refuse
         if c.ssl_only is not None:
             eff.ssl_only = c.ssl_only
         eff.ssl_requires += c.ssl_requires     # httpd appends every merged section's list
         eff.conditionals += c.conditionals     # expression sections merge last, whichever section holds them
+    if eff.compat and eff.satisfy == "all" and compat_passes(eff):
+        eff.compat = False      # admits every request: Require alone decides
     return eff
+
+
+def compat_passes(eff: Effective) -> bool:
+    """mod_access_compat admits every request: Deny,Allow with nothing denied (the defaults a section with
+    only Satisfy gets) or with `Allow from all`; Allow,Deny (or Mutual-failure) with `Allow from all` and
+    no Deny."""
+    allows = {v.lower() for v, _ in eff.allows}
+    if eff.order == "deny,allow":
+        return not eff.denies or "all" in allows
+    return "all" in allows and not eff.denies
 
 
 def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[str]:
@@ -954,6 +990,8 @@ def _ssl_requires(eff: Effective, conditions: Conditions | None) -> list[Stmt]:
 def _decision(eff: Effective, conditions: Conditions | None) -> str | None:
     """The region's decision as a constant or decision map (G granted), or None when its rules are not a
     Require tree of variables, expressions, methods and constants."""
+    if eff.compat and eff.satisfy == "any" and compat_passes(eff):
+        return GRANTED
     if eff.compat or conditions is None:
         return None
     authz = _simplify(eff.authz) if eff.authz is not None else None
@@ -1107,6 +1145,13 @@ def _cidr(entries: list) -> list:
 
 def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = None) -> list[Stmt]:
     authz = _simplify(eff.authz) if eff.authz is not None else None
+    if eff.compat and eff.satisfy == "any":
+        # Satisfy Any: admitted when the host check passes or the Require tree grants (src: request.c,
+        # ap_process_request_internal skips authn/authz once the access checker admits)
+        if compat_passes(eff) or (authz is not None and _grants(authz)):
+            return []
+        if authz is not None and _denies(authz):
+            return _compat_env(eff, conditions) if _compat_has_env(eff) else _compat_list(eff)
     if authz is not None and _has_cond(authz):
         if _has_user(authz):
             if eff.compat:
@@ -1201,6 +1246,21 @@ def _group_members(eff: Effective, groups: frozenset, span: Span | None) -> set[
     return members
 
 
+def _grants(node: Authz) -> bool:
+    """The tree grants every request (whatever a request carries)."""
+    try:
+        return _form(node) == ("grant",)
+    except Refused:
+        return False
+
+
+def _denies(node: Authz) -> bool:
+    try:
+        return _form(node) == ("deny",)
+    except Refused:
+        return False
+
+
 def _has_user(node: Authz) -> bool:
     if node.op == "leaf":
         return node.kind in ("valid-user", "user", "group")
@@ -1221,9 +1281,10 @@ def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], sp
         raise Refused("method sections for different methods in the sections that cover this region", where)
     inside = _enforce(merge([_project(c, True) for c in configs]), where, conditions)
     outside = _enforce(merge([_project(c, False) for c in configs]), span, conditions)
-    if any(st.name == "if" for st in inside + outside):
+    if any(st.name in ("if", "limit_except") for st in inside + outside):
         # limit_except holds access-phase directives only
-        raise Refused("Require env/expr or Require user inside a method section", where)
+        raise Refused("Require env/expr, Require user or Require method inside a method section", where)
+    inside, outside, satisfy = _settle_satisfy(_self_contained(inside, outside, where), outside, where)
     if kind == "limitexcept":
         # the listed methods keep the location's statements; every other method (nginx: not listed) is inside
         keep, location_level, block = sorted(methods), outside, inside
@@ -1233,7 +1294,40 @@ def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], sp
             raise Refused("<Limit> with rules beside it for the other methods (use <LimitExcept>)", where)
         keep = [m for m in NGINX_METHODS if m not in methods and not (m == "HEAD" and "GET" in methods)]
         location_level, block = outside, inside
-    return location_level + [Stmt("limit_except", keep, where, block=block or [Stmt("allow", ["all"], where)])]
+    return satisfy + location_level + [Stmt("limit_except", keep, where, block=block or [Stmt("allow", ["all"],
+                                                                                               where)])]
+
+
+def _self_contained(inside: list[Stmt], outside: list[Stmt], where: Span | None) -> list[Stmt]:
+    """A limit_except block inherits the location's allow/deny list and auth_basic where it has none of its
+    own: the block says `allow all` / `auth_basic off` then, so that only its own rules count."""
+    names = {st.name for st in inside}
+    extra = []
+    if not names & {"allow", "deny"} and any(st.name in ("allow", "deny") for st in outside):
+        extra.append(Stmt("allow", ["all"], where))
+    if "auth_basic" not in names and any(st.name == "auth_basic" for st in outside):
+        extra.append(Stmt("auth_basic", ["off"], where))
+    return inside + extra
+
+
+def _settle_satisfy(inside: list[Stmt], outside: list[Stmt], where: Span | None
+                    ) -> tuple[list[Stmt], list[Stmt], list[Stmt]]:
+    """nginx takes `satisfy` at location level only, and the limit_except block inherits it: one value must
+    serve both. It decides only where a block has both an allow/deny list and auth_basic; where both do and
+    want different values, the region is refused."""
+    def wanted(stmts: list[Stmt]) -> tuple[str | None, bool]:
+        value = next((st.args[0] for st in stmts if st.name == "satisfy"), "all")
+        matters = any(st.name in ("allow", "deny") for st in stmts) and \
+            any(st.name == "auth_basic" and st.args != ["off"] for st in stmts)
+        return value, matters
+    (want_in, in_matters), (want_out, out_matters) = wanted(inside), wanted(outside)
+    if in_matters and out_matters and want_in != want_out:
+        raise Refused(f"Satisfy {want_in.capitalize()} for the methods of a method section and Satisfy "
+                      f"{want_out.capitalize()} for the others (nginx has one per location)", where)
+    value = want_in if in_matters else want_out if out_matters else None
+    span = next((st.span for st in inside + outside if st.name == "satisfy"), where)
+    strip = [[st for st in part if st.name != "satisfy"] for part in (inside, outside)]
+    return strip[0], strip[1], ([Stmt("satisfy", [value], span)] if value is not None else [])
 
 
 def _project(config: AccessConfig, inside: bool) -> AccessConfig:
@@ -1242,7 +1336,9 @@ def _project(config: AccessConfig, inside: bool) -> AccessConfig:
     if not config.limits:
         return config
     _, _, inner, where = config.limits[0]
-    view = AccessConfig(merging=config.merging, satisfy=inner.satisfy or config.satisfy,
+    # a Satisfy inside the method section holds for its methods only
+    view = AccessConfig(merging=config.merging, satisfy=(inner.satisfy if inside else None) or config.satisfy,
+                        satisfy_span=(inner.satisfy_span if inside else None) or config.satisfy_span,
                         auth={**config.auth, **inner.auth}, options=config.options, refuse=config.refuse,
                         ssl_only=config.ssl_only)
     lines = (config.authz.children if config.authz else []) + \
@@ -1459,6 +1555,23 @@ def options_statements(eff: Effective) -> list[Stmt]:
     return out
 
 
+def directory_slash_statements(eff: Effective, model) -> list[Stmt]:
+    """DirectorySlash Off (without Options Indexes) where nginx would redirect a directory requested without
+    its slash: refused in the rewrite phase, GET and HEAD with 403 and POST with 404 as httpd answers (other
+    methods keep nginx's 405). The statements go after the location's rewrites (httpd's mod_rewrite fixup
+    runs before mod_dir's)."""
+    if eff.directory_slash is None or eff.directory_slash[0] or "indexes" in eff.options:
+        return []
+    span = eff.directory_slash[1]
+    out = []
+    for methods, status in (("GET|HEAD", "403"), ("POST", "404")):
+        variable = model.shared_map("a2n_dirslash_", "$request_method:$uri",
+                                    [(f"~^(?:{methods}):.*[^/]$", "$request_filename")], '""', span=span)
+        out.append(Stmt("if", [f"(-d {variable})"], span, block=[Stmt("return", [status], span)],
+                        comment="DirectorySlash Off: a directory without its slash"))
+    return out
+
+
 RULES = table(
     Rule("Require", Disposition.EXACT, require),
     Rule("RequireAll", Disposition.EXACT, require_container, section=True),
@@ -1483,6 +1596,7 @@ RULES = table(
     Rule("SSLRequire", Disposition.EXACT, ssl_require),
     Rule("Options", Disposition.EXACT, options),
     Rule("FallbackResource", Disposition.EXACT, fallback_resource),
+    Rule("DirectorySlash", Disposition.EXACT, directory_slash),
     Rule("AcceptPathInfo", Disposition.EXACT, accept_path_info),
     Rule("AllowOverride", Disposition.EXACT, allow_override),
     Rule("AllowOverrideList", Disposition.EXACT, allow_override),

@@ -101,9 +101,26 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         previous = env.get(name.lower()) or main.get(name.lower())
         variable = ctx.model.new_variable("a2n_setenv_", "_" + _safe(name))
         # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value
-        ctx.model.maps.append(MapBlock(source, variable, [(key, value or '""')], previous or '""', span=d.span))
+        ctx.model.maps.append(MapBlock(source, variable, map_entries(key, value or '""'), previous or '""',
+                                       span=d.span))
         env[name.lower()] = variable
     return Disposition.EXACT
+
+
+def map_entries(key: str, value: str) -> list[tuple[str, str]]:
+    """The map entries of one line (`~regex` or `~*regex`). httpd matches a missing header as the empty
+    string (`^$` is the idiom for "no Referer"); an nginx map never tries its regular expressions on an empty
+    value, only an exact `""` key: a regex that matches the empty string gets one too, its captures empty."""
+    nocase = key.startswith("~*")
+    regex = key[2:] if nocase else key[1:]
+    try:
+        empty = re.search(regex, "", re.IGNORECASE if nocase else 0) is not None
+    except (re.error, OverflowError, RecursionError):
+        empty = False       # not a Python expression: PCRE's extensions (nginx reads it as httpd does)
+    if not empty:
+        return [(key, value)]
+    on_empty = re.sub(r"\$\d", "", value) or '""'
+    return [('""', on_empty)] + ([] if regex == "^$" else [(key, value)])
 
 
 # sections that make a per-directory region (or hold directives httpd applies only under a condition)
@@ -300,7 +317,7 @@ def resolve(model, server, scope: Scope | None, name: str) -> tuple[str | None, 
         if found is None:
             found = registry.chains[key] = model.new_variable("a2n_setenv_", "_" + _safe(name))
             # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value
-            model.maps.append(MapBlock(line.source, found, [(line.key, line.value)], variable or '""',
+            model.maps.append(MapBlock(line.source, found, map_entries(line.key, line.value), variable or '""',
                                        span=line.span))
         variable = found
     return variable, None

@@ -98,6 +98,7 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     originals: list[str] = [DEFAULT_DOCUMENT_ROOT]
     # literal local rewrite targets exist too, so that where a rule leads shows in the response
     targets = []
+    alias_urls: dict[str, list[str]] = {}     # an Alias target -> the URL prefixes it serves
     # no files under a <Location> whose handler answers itself (server-status, ...): a directory there would
     # make httpd's mod_dir redirect where a real server has none
     handled = [n.args[0].rstrip("/") for n in config.walk() if n.is_section and n.key == "location" and n.args
@@ -118,6 +119,12 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
             originals.append(node.args[0])
         elif node.key in ("alias",) and len(node.args) >= 2:
             originals.append(node.args[1])
+            alias_urls.setdefault(node.args[1], []).append(node.args[0].rstrip("/"))
+        elif node.key == "aliasmatch" and len(node.args) >= 2 and node.args[1].startswith("/"):
+            # the directory an AliasMatch target names before its first substitution
+            fixed = re.split(r"\$\d", node.args[1], maxsplit=1)[0]
+            if "$" in node.args[1] and fixed.rfind("/") > 0:
+                originals.append(fixed[:fixed.rfind("/")])
     # a target under a document root or alias target is that file (httpd reads it as a file path)
     targets += [t[len(o.rstrip("/")):] for t in list(targets) for o in originals
                 if t.startswith(o.rstrip("/") + "/")]
@@ -126,16 +133,21 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     # its names (and to names no host has, which its address's default host may answer); the others every
     # request. A server of thousands of sites would otherwise hold every site's files in every root.
     hosts_of_root, known = _vhost_roots(config)
-    by_host: dict[str, dict[str, None]] = {}
+    by_host: dict[str, dict[str, bool]] = {}     # host -> path -> asked for with GET or HEAD
     for p in probes:
         if "%" not in p.path:
-            by_host.setdefault(p.server_name.lower(), {})[normalized_path(p.path)] = None
-    requested_everywhere = list(dict.fromkeys(c for paths_ in by_host.values() for c in paths_))
-    requested_unknown = list(dict.fromkeys(c for h, paths_ in by_host.items() if h not in known for c in paths_))
+            seen = by_host.setdefault(p.server_name.lower(), {})
+            path = normalized_path(p.path)
+            seen[path] = seen.get(path, False) or p.method in ("GET", "HEAD")
+    unknown = [h for h in by_host if h not in known]
     for original in dict.fromkeys(originals):
         names = hosts_of_root.get(original)
-        requested_all = requested_everywhere if names is None else list(dict.fromkeys(
-            [c for h in names for c in by_host.get(h, ())] + requested_unknown))
+        reaching: dict[str, bool] = {}
+        for host in (by_host if names is None else [*names, *unknown]):
+            for path, safe in by_host.get(host, {}).items():
+                reaching[path] = reaching.get(path, False) or safe
+        requested_all = list(reaching)
+        requested_safe = [c for c, safe in reaching.items() if safe]
         if user_docroot:
             paths[original] = user_docroot
             continue
@@ -147,8 +159,12 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
         _write(root / ".htpasswd", "user:$apr1$x$y\n")
         _write(root / "a.txt", f"a.txt of {original}\n")
         wanted_dirs = set()
-        requested = [c for c in requested_all if not any(c == h or c.startswith(h + "/") for h in handled)
-                     and _storable(c.strip("/"))]
+        # under an Alias, the part of the path after its URL prefix is the file's place in the target
+        # (what GET and HEAD ask for: a POST probe stays one at a missing file)
+        under_alias = [c[len(u):] or "/" for u in alias_urls.get(original, ()) for c in requested_safe
+                       if u and c.startswith(u + "/")]
+        requested = [c for c in requested_all + under_alias
+                     if not any(c == h or c.startswith(h + "/") for h in handled) and _storable(c.strip("/"))]
         # a name with an extension requested as a file stays a file (path-info probes go through it)
         files_wanted = {c.strip("/") for c in requested if not c.endswith("/") and "." in c.rsplit("/", 1)[-1]}
         for clean in requested:
