@@ -211,3 +211,22 @@ def test_a_site_tree_from_site_files_names_its_files_safely(tmp_path, nginx_bin)
                                         ("a;b{c}.conf", "a_b_c_.conf"), ("...", "site.conf")])
 def test_safe_names(name, safe):
     assert safe_name(name) == safe
+
+
+RHEL = ROOT / "tests" / "data" / "rhel" / "etc" / "httpd" / "conf" / "httpd.conf"
+
+
+def test_a_wildcard_directory_no_served_directory_can_match_applies_to_nothing():
+    # RHEL's userdir.conf: <Directory "/home/*/public_html"> with access rules, UserDir disabled
+    proc = run_cli("convert", str(RHEL))
+    assert_no_traceback(proc)
+    assert "A2N773" in proc.stderr and "A2N740" not in proc.stderr
+    assert "refused: <Directory" not in proc.stdout
+
+
+def test_a_wildcard_directory_a_served_directory_may_lie_under_still_refuses(tmp_path):
+    conf = tmp_path / "apache.conf"
+    conf.write_text("Listen 127.0.0.1:18099\nDocumentRoot /home/alice/public_html\n"
+                    "<Directory \"/home/*/public_html\">\n    Require all denied\n</Directory>\n")
+    proc = run_cli("convert", str(conf))
+    assert "A2N740" in proc.stderr and "refused: <Directory /home/*/public_html>" in proc.stdout

@@ -1082,6 +1082,12 @@ _short("A2N740", "directory-not-translated", "error", "A <Directory> section is 
        "nothing inside it is emitted; when it holds access rules the whole server is refused (deny all), since "
        "nginx cannot tell which URLs it covers.",
        "write the directory out as a plain path, or add its rules to the nginx locations by hand.")
+_short("A2N773", "wildcard-directory-unreached", "info", "A wildcard <Directory> applies to no directory the server "
+       "serves from.",
+       "a <Directory> with a wildcard path (/home/*/public_html) is not translated; when no DocumentRoot or Alias "
+       "target can lie under it (UserDir disabled, as RHEL ships it), no request reaches it in httpd either.",
+       "nothing: no request is answered from under it.",
+       "nothing; if a per-user or other directory is meant to be served, map it with an Alias.")
 _short("A2N741", "files-not-translated", "error", "A <Files> or <FilesMatch> section is not translated.",
        "file sections become regular-expression locations nested where they apply; a pattern that names a "
        "directory (`/`) or anchors inside the name, or a file section inside <Location>, is not translated.",

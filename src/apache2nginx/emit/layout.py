@@ -85,6 +85,43 @@ class Layout:
             return list(own)
         return list(main.settings.get(attr, [])) + list(own)
 
+    def wildcard_refusal(self, routes: list[Route]) -> tuple[str, object] | None:
+        """A wildcard <Directory> with access rules (its own server's or the main server's) refuses the
+        whole server when a directory this server serves from could match it; one none can match applies
+        to no request, in httpd as in nginx (A2N773)."""
+        main = self.model.main_server
+        pending = list(self.server.settings.get("wildcard_refusals", []))
+        if main is not None and main is not self.server:
+            pending += main.settings.get("wildcard_refusals", [])
+        if not pending:
+            return None
+        served = [target.split("$", 1)[0] for _, target in self.fs_routes(routes)]
+        served += [r.target.split("$", 1)[0] for r in routes if r.regex and r.kind == "alias" and r.target]
+        served += [r.target.split("$", 1)[0] for r in routes if r.kind not in ("alias", "proxy") and r.target
+                   and r.target.startswith("/")]
+        for glob, label, span in pending:
+            fixed = re.split(r"[*?\[]", glob, maxsplit=1)[0]
+            fixed = fixed[:fixed.rfind("/") + 1] or "/"
+            reached = [t for t in served if not t or not t.startswith("/") or t.startswith(fixed)
+                       or fixed.startswith(t.rstrip("/") + "/")]
+            if reached:
+                if span not in self.model.access_reported:
+                    self.model.access_reported.add(span)
+                    self.diags.add("A2N740", f"{label}: a wildcard is not translated; nothing inside it was emitted, "
+                                   f"and since it holds access rules and {reached[0] or 'a served directory'} may "
+                                   "lie under it, the whole server is refused (deny all)", span,
+                                   directive=label.split(" ", 1)[0],
+                                   hint="write the directory out as a plain path, or add the access rules by hand")
+                return (f"{label} (access rules)", span)
+        for glob, label, span in pending:
+            key = ("A2N773", span)
+            if key not in self.model.access_reported:
+                self.model.access_reported.add(key)
+                self.diags.add("A2N773", f"{label}: no directory the server serves from (DocumentRoot, Alias) can "
+                               "match it, so it applies to no request, in httpd as in nginx; nothing was emitted",
+                               span, directive=label.split(" ", 1)[0])
+        return None
+
     # -- filesystem ----------------------------------------------------------
     def fs_routes(self, routes: list[Route]) -> list[tuple[str, str]]:
         """(URL prefix, directory) pairs through which files are served: the DocumentRoot and each Alias."""
@@ -163,6 +200,8 @@ class Layout:
             self.directory_index.setdefault(d.fs_path.rstrip("/") or "/", []).append((i, d))
         main = self.model.main_server
         self.refuse_all = server.settings.get("refuse_all") or (main.settings.get("refuse_all") if main else None)
+        if self.refuse_all is None:
+            self.refuse_all = self.wildcard_refusal(all_routes)
         self.files = self.sections("files")
         self.filename_refusals = self.server.settings.get("filename_refusals", []) + \
             (main.settings.get("filename_refusals", []) if main is not None and main is not server else [])

@@ -447,6 +447,15 @@ def directory(ctx: Context, section: Section) -> Disposition:
         what = "inside another section" if ctx.scope is not None else \
             "a regular expression or wildcard" if args else "without a path"
         refusing = _has_access(section)
+        wildcard = ctx.scope is None and not regex and args and refusing
+        if wildcard:
+            # Whether any URL reaches it is known once every DocumentRoot and Alias is read (the layout
+            # decides: a wildcard no served directory can match, like RHEL's /home/*/public_html with
+            # UserDir disabled, applies to nothing).
+            ctx.server.settings.setdefault("wildcard_refusals", []).append(
+                (re.sub("/+", "/", args[0]), f"<{section.name} {' '.join(args)}>", section.span))
+            ctx.walk(section.children, untranslated=section)
+            return Disposition.UNSUPPORTED
         ctx.diags.add("A2N740", f"<{section.name} {' '.join(args)}>: {what} is not translated; nothing inside it "
                       "was emitted" + (", and since it holds access rules the whole server is refused (deny all)"
                                        if refusing else ""),

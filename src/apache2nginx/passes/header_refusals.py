@@ -51,6 +51,10 @@ def finish(ctx: Context) -> None:
 def _give(ctx: Context, default: Server, others: list[Server], main: Server) -> None:
     own = _always_headers(default, main)
     theirs = {id(s): _always_headers(s, main) for s in others}
+    for name, (header, value, _) in own.items():
+        for server in others:
+            if name not in theirs[id(server)]:
+                _report(ctx, server, f"also sends {header}: {value}, which the default server sends")
     names = dict.fromkeys(name for s in others for name in theirs[id(s)] if theirs[id(s)][name][1] !=
                           own.get(name, (None, None))[1])
     for name in names:
