@@ -64,6 +64,7 @@ ECHO_PROGRAM = textwrap.dedent(r'''
     def handler(identity):
         class Echo(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True     # headers and body leave at once, not 40 ms apart (delayed ACK)
             def setup(self):
                 if isinstance(self.request, ssl.SSLSocket):
                     self.request.settimeout(10)
@@ -175,6 +176,7 @@ ECHO_PROGRAM = textwrap.dedent(r'''
 
     class Server(ThreadingHTTPServer):
         daemon_threads = True
+        request_queue_size = 512    # both servers connect at once under a concurrent replay
         def handle_error(self, request, client_address):
             pass    # a client gone or a failed TLS handshake: nothing to report
 
