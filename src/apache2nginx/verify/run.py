@@ -202,13 +202,15 @@ def concurrency_limit(config: LoadedConfig, nginx_file: str) -> tuple[int | None
 
 def _work_dir() -> Path:
     """The directory the synthesised document roots live in: the memory file system (/dev/shm) when the user
-    set no TMPDIR and it has room (a large replay writes and removes a file a request, which a disk file
-    system can take minutes over), else the usual temporary directory."""
+    set no TMPDIR and it has room and allows programs (RewriteMap stand-ins run from there) — a large replay
+    writes and removes a file a request, which a disk file system can take minutes over —, else the usual
+    temporary directory."""
     shm = "/dev/shm"
     if not os.environ.get("TMPDIR") and os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
         try:
             st = os.statvfs(shm)
-            if st.f_bavail * st.f_frsize >= 1 << 30 and st.f_favail >= 1_000_000:
+            if st.f_bavail * st.f_frsize >= 1 << 30 and st.f_favail >= 1_000_000 \
+                    and not st.f_flag & getattr(os, "ST_NOEXEC", 0):
                 return Path(tempfile.mkdtemp(prefix="a2n-verify-", dir=shm))
         except OSError:
             pass
