@@ -342,9 +342,9 @@ apache2/nginx binary."""
 @click.option("--nginx-version", default="1.22", help="Accepted for symmetry with convert; verify runs the local nginx.")
 @click.option("--max-explained", type=click.FloatRange(0, 100), metavar="PERCENT",
               help="Fail (exit 1) when more than PERCENT of the compared requests differ with an explanation.")
-def verify(apache_input, nginx_file, requests_file, access_log, replay_all, concurrency, docroot, down, ignore_header,
-           out_format, apache_path, nginx_path, modules, defines, env, server_root, htaccess_dir, nginx_version,
-           max_explained):
+def verify(apache_input, nginx_file, requests_file, access_log, replay_all, concurrency, docroot, down,
+           ignore_header, out_format, apache_path, nginx_path, modules, defines, env, server_root, htaccess_dir,
+           nginx_version, max_explained):
     """Run real httpd on APACHE_INPUT and real nginx on its translation side by side on loopback, replay the
     same requests, and report every difference; exit 1 on any difference no diagnostic explains."""
     import tempfile

@@ -7,14 +7,14 @@ the Host name as SNI and no certificate check) and reads the answer as http.clie
 skipped; the body by Content-Length, chunked or up to the close; none for HEAD, 1xx, 204 and 304; header names
 lower-cased, values as sent but for leading blanks; the same exceptions for the same faults).
 
-A connection is kept for the next request of the same worker only when nothing about it can differ from a
-fresh one: the key is the port, the scheme and the whole Host header (so SNI and Host are what a new
-connection would carry); only a GET or HEAD without a body and without its own Connection, Upgrade or framing
-header uses or leaves a kept connection (any other request goes on a fresh one, closed after its answer); the
-answer was final (2xx-5xx), delimited by its length or chunked, did not close, and nothing followed it. A kept connection the server has closed meanwhile (keep-alive
-timeout, its request limit) fails before any byte of an answer arrives: the request is then sent again once on
-a fresh connection, which is what the server would have seen without reuse (so is any other failure on a
-kept connection: the answer that counts is the one a fresh connection gets).
+A connection is kept for the next request of the same worker only when nothing about it can differ from a fresh
+one: the key is the port, the scheme and the whole Host header (so SNI and Host are what a new connection would
+carry); only a GET or HEAD without a body and without its own Connection, Upgrade or framing header uses or
+leaves a kept connection (any other request goes on a fresh one, closed after its answer); the answer was final
+(2xx-5xx), delimited by its length or chunked, did not close, and nothing followed it. A kept connection the
+server has closed meanwhile (keep-alive timeout, its request limit) fails before any byte of an answer arrives:
+the request is then sent again once on a fresh connection, which is what the server would have seen without
+reuse (so is any other failure on a kept connection: the answer that counts is the one a fresh connection gets).
 
 `replay` sends every probe to each server in turn (httpd, then nginx) from a bounded pool of worker threads,
 each with its own connections, and returns the answers in probe order; every request has a timeout.
