@@ -389,3 +389,13 @@ def _timeless(differences: list[dict]) -> str:
     text = json.dumps(differences, sort_keys=True)
     text = re.sub(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT", "DATE", text)
     return re.sub(r"max-age=\d+", "max-age=N", text)
+
+
+def test_benchmark_runs_in_its_tiny_mode(apache_bin, nginx_bin):
+    """bench/verify_replay.py --tiny, so that it cannot rot (its figures are not asserted)."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "verify_replay.py"), "--tiny"], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "--all" in proc.stdout and "compared/s" in proc.stdout and "load average" in proc.stdout
