@@ -336,7 +336,7 @@ def replay(probes: Sequence[Probe], port_fors: Sequence[Callable[[int], int | No
            progress: Callable | None = None, timeout: float = 10) -> list[tuple[Observation, ...]]:
     """Every probe sent to every server (port_fors: for each server, the sandbox port of an original port), the
     servers in turn for one probe, CONCURRENCY probes at once; the answers in probe order. PROGRESS is called
-    from this thread with ("requests", done, total) as the answers come."""
+    from this thread with (a stage message, done, total) as the answers come."""
     total = len(probes)
     results: list[tuple[Observation, ...] | None] = [None] * total
     ports = [dict() for _ in port_fors]
@@ -384,7 +384,7 @@ def replay(probes: Sequence[Probe], port_fors: Sequence[Callable[[int], int | No
             while t.is_alive():
                 t.join(0.2)
                 if progress is not None:
-                    progress("requests", state["done"], total)
+                    progress("requests to httpd and nginx", state["done"], total)
     except BaseException:
         with lock:
             state["stop"] = True
@@ -392,5 +392,5 @@ def replay(probes: Sequence[Probe], port_fors: Sequence[Callable[[int], int | No
     if failures:
         raise failures[0]
     if progress is not None:
-        progress("requests", total, total)
+        progress("requests to httpd and nginx", total, total)
     return results  # type: ignore[return-value]

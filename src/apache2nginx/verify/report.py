@@ -103,6 +103,7 @@ class Progress:
         self.stage = ""
         self.began = 0.0
         self.shown = -1.0
+        self.done: int | None = None
 
     def __call__(self, message: str, done: int | None = None, total: int | None = None) -> None:
         if not self.live:
@@ -110,9 +111,9 @@ class Progress:
         now = self.clock()
         if message != self.stage:
             self.stage, self.began, self.shown = message, now, -1.0
-        elif now - self.shown < 0.1 and done != total:
+        elif done == self.done or (now - self.shown < 0.1 and done != total):
             return
-        self.shown = now
+        self.shown, self.done = now, done
         count = ""
         if total:
             count = f" {done}/{total}"
