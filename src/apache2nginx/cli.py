@@ -298,6 +298,7 @@ Examples:
   apache2nginx verify apache.conf
   apache2nginx verify apache.conf --requests requests.txt
   apache2nginx verify apache.conf --access-log /var/log/apache2/access.log --format json
+  apache2nginx verify apache.conf --access-log access.log --all --concurrency 32
   apache2nginx verify apache.conf --nginx nginx.conf --docroot /srv/www
   apache2nginx verify apache.conf --down backend.internal:8080 --ignore-header Date
 
@@ -320,7 +321,11 @@ apache2/nginx binary."""
 @click.option("--requests", "requests_file", type=click.Path(dir_okay=False, exists=True),
               help="Requests to replay, one a line: METHOD URL [Header:value]...")
 @click.option("--access-log", type=click.Path(dir_okay=False, exists=True),
-              help="Replay the requests of an Apache common/combined access log.")
+              help="Replay the requests of an Apache common/combined access log: each distinct request once, "
+                   "at most 5000 of them chosen across hosts, status classes and paths (see --all).")
+@click.option("--all", "replay_all", is_flag=True, help="Replay every distinct request of --access-log.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=16, show_default=True, metavar="N",
+              help="Requests in flight at once (fewer where a server's limits would queue or refuse them).")
 @click.option("--docroot", type=click.Path(file_okay=False, exists=True),
               help="Serve this tree as every document root instead of a synthesised one.")
 @click.option("--down", multiple=True, metavar="HOST:PORT", help="A backend that should fail (no listener).")
@@ -337,13 +342,16 @@ apache2/nginx binary."""
 @click.option("--nginx-version", default="1.22", help="Accepted for symmetry with convert; verify runs the local nginx.")
 @click.option("--max-explained", type=click.FloatRange(0, 100), metavar="PERCENT",
               help="Fail (exit 1) when more than PERCENT of the compared requests differ with an explanation.")
-def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, ignore_header, out_format,
-           apache_path, nginx_path, modules, defines, env, server_root, htaccess_dir, nginx_version, max_explained):
+def verify(apache_input, nginx_file, requests_file, access_log, replay_all, concurrency, docroot, down,
+           ignore_header, out_format, apache_path, nginx_path, modules, defines, env, server_root, htaccess_dir,
+           nginx_version, max_explained):
     """Run real httpd on APACHE_INPUT and real nginx on its translation side by side on loopback, replay the
     same requests, and report every difference; exit 1 on any difference no diagnostic explains."""
     import tempfile
     from .lint.sandbox import find_nginx
     from .verify import probes as probe_mod
+    if replay_all and not access_log:
+        raise click.UsageError("--all replays every distinct request of --access-log, which is not given")
     from .verify.report import Progress, text_report
     from .verify.run import find_apache, verify as run_verify
     diags = Diagnostics()
@@ -367,14 +375,23 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
                    f"{'apache2 ' if not apache_bin else ''}{'nginx' if not nginx_bin else ''} not found", err=True)
         sys.exit(2)
     probes = probe_mod.generate(result.config)
-    first = probe_mod.vhosts_of(result.config)[:1]
-    default_port = first[0].ports[0] if first and first[0].ports else 80
-    default_host = first[0].names[0] if first else "localhost"
+    vhosts = probe_mod.vhosts_of(result.config)
+    default_port = vhosts[0].ports[0] if vhosts and vhosts[0].ports else 80
+    default_host = vhosts[0].names[0] if vhosts else "localhost"
     if requests_file:
         probes += probe_mod.parse_request_file(Path(requests_file).read_text(), default_port)
+    log_report = None
     if access_log:
-        probes += probe_mod.parse_access_log(Path(access_log).read_text("utf-8", "replace"), default_host,
-                                             default_port)
+        schemes = {}
+        for vh in vhosts:
+            for port in vh.ports:
+                schemes[port] = "https" if vh.ssl or schemes.get(port) == "https" else "http"
+        log = probe_mod.read_access_log(Path(access_log).read_text("utf-8", "replace"), default_host,
+                                        default_port, schemes.get(default_port, "http"), schemes)
+        cap = None if replay_all else probe_mod.DEFAULT_REPLAY_CAP
+        chosen = log.select(cap)
+        probes += chosen
+        log_report = log.report(len(chosen), cap)
     progress = Progress()
     with tempfile.TemporaryDirectory(prefix="a2n-verify-src-") as tmp:
         target = nginx_file
@@ -385,18 +402,20 @@ def verify(apache_input, nginx_file, requests_file, access_log, docroot, down, i
             outcome = run_verify(result.config, target, probes, list(diags), apache_bin, nginx_bin, docroot,
                                  set(down), explain=nginx_file is None, ignored_headers={h.lower() for h in
                                                                                          ignore_header},
-                                 htaccess_dir=htaccess_dir, progress=progress)
+                                 htaccess_dir=htaccess_dir, progress=progress, concurrency=concurrency)
         except (RuntimeError, OSError) as exc:
             progress.close()
             click.echo(f"apache2nginx: verify could not run the servers: {exc}", err=True)
             sys.exit(2)
     progress.close()
+    outcome.access_log = log_report
     stats = outcome.summary()
     if out_format == "json":
-        doc = {"summary": stats, "notes": outcome.notes, "differences": [d.to_json() for d in outcome.differences]}
+        doc = {"summary": stats, "replay": outcome.replay_info(), "notes": outcome.notes,
+               "differences": [d.to_json() for d in outcome.differences]}
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     else:
-        click.echo(text_report(outcome.differences, stats, outcome.notes))
+        click.echo(text_report(outcome.differences, stats, outcome.notes, replay=outcome.replay_info()))
     too_many = max_explained is not None and stats["explained_share"] > max_explained
     if too_many:
         click.echo(f"apache2nginx: {stats['explained_share']}% of the requests were explained, more than "

@@ -64,6 +64,7 @@ ECHO_PROGRAM = textwrap.dedent(r'''
     def handler(identity):
         class Echo(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True     # headers and body leave at once, not 40 ms apart (delayed ACK)
             def setup(self):
                 if isinstance(self.request, ssl.SSLSocket):
                     self.request.settimeout(10)
@@ -175,6 +176,7 @@ ECHO_PROGRAM = textwrap.dedent(r'''
 
     class Server(ThreadingHTTPServer):
         daemon_threads = True
+        request_queue_size = 512    # both servers connect at once under a concurrent replay
         def handle_error(self, request, client_address):
             pass    # a client gone or a failed TLS handshake: nothing to report
 
@@ -236,12 +238,20 @@ class EchoBackends:
         spec = json.dumps({"backends": backends, "cert": cert, "key": key})
         self.proc = subprocess.Popen([sys.executable, "-c", ECHO_PROGRAM, spec], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline() if self.proc.stdout else ""
-        if not line:
-            self.stop()
-            raise RuntimeError("the echo backends did not start")
-        self.ports: dict[str, int] = json.loads(line)
+        self._ports: dict[str, int] | None = None
         self.tls = tls
+
+    @property
+    def ports(self) -> dict[str, int]:
+        """identity -> loopback port, once the helper has bound them (it starts while the caller does other
+        work: asking waits for it)."""
+        if self._ports is None:
+            line = self.proc.stdout.readline() if self.proc.stdout else ""
+            if not line:
+                self.stop()
+                raise RuntimeError("the echo backends did not start")
+            self._ports = json.loads(line)
+        return self._ports
 
     def address(self, identity: str) -> str:
         return f"127.0.0.1:{self.ports[identity]}"

@@ -45,6 +45,7 @@ class Observation:
     backend: dict | None = None
     error: str | None = None
     at: float = 0.0             # when the answer came (time.time()), for values that depend on the clock
+    sent: float = 0.0           # when the request went out (0: unknown, taken as `at`)
 
     def to_json(self) -> dict:
         return {"status": self.status, "location": self.location, "headers": self.headers,
@@ -207,7 +208,7 @@ class Comparator:
             va, vn = a.headers.get(name), n.headers.get(name)
             if va != vn:
                 out.append((f"header {name}", va, vn))
-        slack = abs(n.at - a.at) + CLOCK_SLACK
+        slack = clock_gap(a, n) + CLOCK_SLACK
         if "cache-control" not in self.ignored_by_user and not _same_cache_control(a, n, slack):
             out.append(("header cache-control", a.headers.get("cache-control"), n.headers.get("cache-control")))
         if "expires" not in self.ignored_by_user and not _same_expires(a, n, slack):
@@ -236,6 +237,13 @@ class Comparator:
         elif a.status < 300 and a.status == n.status and a.body != n.body and probe.method != "HEAD":
             out.append(("body", a.body[:200], n.body[:200]))
         return out
+
+
+def clock_gap(a: Observation, n: Observation) -> float:
+    """The most the two servers' clocks can have moved between their answers: each answered at some time
+    between sending its request and receiving its answer."""
+    a_sent, n_sent = a.sent or a.at, n.sent or n.at
+    return max(abs(n.at - a_sent), abs(a.at - n_sent))
 
 
 def _same_cache_control(a: Observation, n: Observation, slack: float) -> bool:

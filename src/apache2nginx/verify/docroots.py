@@ -50,6 +50,23 @@ def _write(path: Path, text: str) -> None:
         pass    # a file and a directory wanted at the same place, or a name the filesystem refuses
 
 
+def _new_file(path: str, text: str, made: set[str]) -> None:
+    """Write a file where nothing exists yet (else leave what is there), as `_write` would; MADE holds the
+    directories known to exist (syscalls saved per file: a replayed access log can ask for 100,000 names)."""
+    parent = path.rpartition("/")[0]
+    try:
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            os.write(fd, text.encode("utf-8", "surrogateescape"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass    # a file and a directory wanted at the same place, or a name the filesystem refuses
+
+
 def _mkdir(path: Path) -> None:
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -174,21 +191,24 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
             for j in range(1, len(parts) + (1 if clean.endswith("/") else 0)):
                 if "/".join(parts[:j]) not in files_wanted:
                     wanted_dirs.add("/".join(parts[:j]))
+        top = str(root)
+        made = {top}
         for d in sorted(wanted_dirs, key=len):
             _mkdir(root / d)
+            made.add(f"{top}/{d}")
             _write(root / d / "index.html", f"index of {original}/{d}\n")
-        for clean in requested + targets:
+        for clean in dict.fromkeys(requested + targets):
             if clean.endswith("/") or ".." in clean or "//" in clean or not _storable(clean.strip("/")):
                 continue
             rel = clean.lstrip("/")
             parents = rel.split("/")[:-1]
             if any("/".join(parents[:k + 1]) in files_wanted for k in range(len(parents))):
                 continue    # path info after a file: the file itself is what exists
-            if rel and rel not in wanted_dirs and not (root / rel).exists():
+            if rel and rel not in wanted_dirs:
                 # httpd parses a .htaccess it finds (its default is to honour them): keep it a comment
                 comment = "# " if rel.rsplit("/", 1)[-1].startswith(".ht") else ""
-                _write(root / rel, f"{comment}{rel} of {original}\n")
-        paths[original] = str(root)
+                _new_file(f"{top}/{rel}", f"{comment}{rel} of {original}\n", made)
+        paths[original] = top
     # password files: the user's own where it exists, else one with the user verify:verify
     (base / "auth").mkdir(parents=True, exist_ok=True)
     for node in config.walk():

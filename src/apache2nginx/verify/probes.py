@@ -245,22 +245,100 @@ def parse_request_file(text: str, default_port: int, default_scheme: str = "http
     return probes
 
 
-_LOG = re.compile(r'^\S+ \S+ \S+ \[[^\]]*\] "(?P<method>[A-Z]+) (?P<target>\S+) HTTP/[0-9.]+"')
+_LOG = re.compile(r'^\S+ \S+ \S+ \[[^\]]*\] "(?P<method>[A-Z]+) (?P<target>\S+) HTTP/[0-9.]+"(?: (?P<status>\d{3}))?')
+_SENDABLE = re.compile(r"[\x21-\x7e]+")     # what a request line can carry as it was logged
+DEFAULT_REPLAY_CAP = 5000
+SELECTION = ("distinct requests spread over host, status class, first path segment and path (a request of "
+             "each kind before a second of any), replayed in log order")
 
 
-def parse_access_log(text: str, host: str, port: int, scheme: str = "http", limit: int = 2000) -> list[Probe]:
-    """Requests from an Apache common/combined (or vhost_combined) log, at most `limit`."""
-    probes = []
+@dataclass
+class AccessLog:
+    """What an access log holds: how many lines, how many were requests, and each distinct request (method,
+    scheme, Host, port and target) once, in the order it first appears, with the status logged for it."""
+    lines: int = 0
+    parsed: int = 0
+    requests: list[Probe] = field(default_factory=list)
+    statuses: list[int] = field(default_factory=list)     # 0 where the line had none
+
+    def select(self, cap: int | None = DEFAULT_REPLAY_CAP) -> list[Probe]:
+        """Every distinct request (CAP None), or at most CAP of them: taken in turn from each host, within a
+        host from each status class (2xx, 3xx, 4xx, 5xx, none), within that from each first path segment and
+        within that from each path (its query aside), so that a log of a million image requests and a few
+        logins still replays the logins; the chosen ones in log order."""
+        if cap is None or len(self.requests) <= cap:
+            return list(self.requests)
+        keys = [((p.host, p.port), status // 100, _first_segment(p.path), (p.method, p.path.split("?", 1)[0]))
+                for p, status in zip(self.requests, self.statuses)]
+        chosen = sorted(_spread(list(range(len(keys))), keys, 0)[:cap])
+        return [self.requests[i] for i in chosen]
+
+    def report(self, replayed: int, cap: int | None) -> dict:
+        return {"lines": self.lines, "parsed": self.parsed, "distinct": len(self.requests), "replayed": replayed,
+                "not_replayed": len(self.requests) - replayed, "cap": cap,
+                "selection": "all distinct requests" if cap is None or replayed == len(self.requests)
+                else SELECTION}
+
+
+def _first_segment(target: str) -> str:
+    path = target.split("?", 1)[0]
+    return path.lstrip("/").split("/", 1)[0] if path.startswith("/") else path
+
+
+def _spread(items: list[int], keys: list[tuple], level: int) -> list[int]:
+    """ITEMS (indexes into KEYS) ordered so that the groups of equal KEYS[i][level] take turns (round robin),
+    each group ordered the same way by the levels after; within the last level, the original order."""
+    if level == len(keys[0]) or len(items) < 2:
+        return items
+    groups: dict = {}
+    for i in items:
+        groups.setdefault(keys[i][level], []).append(i)
+    if len(groups) == 1:
+        return _spread(items, keys, level + 1)
+    ordered = [_spread(g, keys, level + 1) for g in groups.values()]
+    out: list[int] = []
+    for rank in range(max(len(g) for g in ordered)):
+        out.extend(g[rank] for g in ordered if rank < len(g))
+    return out
+
+
+def read_access_log(text: str, host: str, port: int, scheme: str = "http",
+                    ports: dict[int, str] | None = None) -> AccessLog:
+    """The requests of an Apache common/combined (or vhost_combined, `%v:%p` first) log. A line's own
+    `host:port` names the Host and, when the configuration listens there (PORTS: port -> scheme), the port;
+    otherwise HOST and PORT. A line is a request when it holds a logged request line whose target can be sent
+    (printable ASCII, as httpd logs it). A Host names a port that is not its scheme's default, as clients do."""
+    log = AccessLog()
+    seen: dict[tuple, int] = {}
+    ports = ports or {}
     for line in text.splitlines():
+        log.lines += 1
         vhost = None
         m = _LOG.match(line)
         if not m and ":" in line.split(" ", 1)[0]:
             vhost, _, rest = line.partition(" ")
             m = _LOG.match(rest)
-        if not m:
+        if not m or not _SENDABLE.fullmatch(m.group("target")):
             continue
-        probes.append(Probe(m.group("method"), scheme, (vhost.split(":")[0] if vhost else host), port,
-                            m.group("target"), {}, "access-log"))
-        if len(probes) >= limit:
-            break
-    return probes
+        log.parsed += 1
+        name, line_port, line_scheme = host, port, scheme
+        if vhost:
+            name, _, given = vhost.rpartition(":")
+            if given.isdigit() and int(given) in ports:
+                line_port, line_scheme = int(given), ports[int(given)]
+        if line_port != (443 if line_scheme == "https" else 80):
+            name = f"{name}:{line_port}"
+        key = (m.group("method"), line_scheme, name, line_port, m.group("target"))
+        if key in seen:
+            continue
+        seen[key] = len(log.requests)
+        log.requests.append(Probe(m.group("method"), line_scheme, name, line_port, m.group("target"), {},
+                                  "access-log"))
+        log.statuses.append(int(m.group("status") or 0))
+    return log
+
+
+def parse_access_log(text: str, host: str, port: int, scheme: str = "http",
+                     limit: int | None = DEFAULT_REPLAY_CAP) -> list[Probe]:
+    """The distinct requests of an access log (see `read_access_log`), at most `limit` (see `AccessLog.select`)."""
+    return read_access_log(text, host, port, scheme).select(limit)

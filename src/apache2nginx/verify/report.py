@@ -3,6 +3,7 @@ the text report that groups identical differences, and progress on a terminal.""
 from __future__ import annotations
 
 import sys
+import time
 from collections import Counter, defaultdict
 
 from .compare import Difference
@@ -28,9 +29,31 @@ def _shown(value: object, width: int = 60) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def text_report(differences: list[Difference], stats: dict, notes: list[str] = (), examples: int = 3) -> str:
+def access_log_line(info: dict) -> str:
+    """What was read from the access log and what of it was replayed, and why not the rest."""
+    line = (f"access log: {info['lines']} lines read, {info['parsed']} requests, {info['distinct']} distinct, "
+            f"{info['replayed']} replayed")
+    if info["not_replayed"]:
+        line += (f"; {info['not_replayed']} not replayed: at most {info['cap']} by default, taking turns across "
+                 f"hosts, status classes, first path segments and paths (--all replays every one)")
+    return line
+
+
+def replay_line(replay: dict, compared: int) -> str:
+    line = f"replayed {compared} requests on both servers in {replay['seconds']:.1f} s"
+    if replay.get("compared_per_second"):
+        line += f" ({replay['compared_per_second']:.0f}/s)"
+    line += f", {replay['concurrency']} at a time"
+    if replay.get("limited_by"):
+        line += f" (limited by {replay['limited_by']})"
+    return line
+
+
+def text_report(differences: list[Difference], stats: dict, notes: list[str] = (), examples: int = 3,
+                replay: dict | None = None) -> str:
     """One line per kind of difference (verdict or explaining code, field, the two values) with a count and
-    the first requests that showed it, worst first; then the sandbox's notes and the summary."""
+    the first requests that showed it, worst first; then the sandbox's notes, what the access log held and
+    what of it was replayed, how the replay went, and the summary."""
     groups: dict[tuple, list[Difference]] = defaultdict(list)
     for d in differences:
         tag = d.verdict or (f"explained by {d.explanation}" if d.explanation else "UNEXPLAINED")
@@ -52,6 +75,10 @@ def text_report(differences: list[Difference], stats: dict, notes: list[str] = (
                      f"nginx {_shown(first.nginx)}\n{'':<29}{requests}{more}")
     for note in notes:
         lines.append(f"note: {note}")
+    if stats.get("access_log"):
+        lines.append(access_log_line(stats["access_log"]))
+    if replay:
+        lines.append(replay_line(replay, stats["compared"]))
     line = (f"{stats['compared']} requests compared: {stats['same']} same, {stats['explained']} explained "
             f"({stats['explained_share']}%), {stats['unexplained']} unexplained")
     if stats["widened"] or stats["lost_security"]:
@@ -63,16 +90,35 @@ def text_report(differences: list[Difference], stats: dict, notes: list[str] = (
 
 
 class Progress:
-    """Stage and request counts on a terminal's stderr, one rewritten line; silent elsewhere."""
+    """Stage and request counts (with the rate since the stage began) on a terminal's stderr, one rewritten
+    line at most ten times a second; silent elsewhere."""
 
-    def __init__(self, stream=None) -> None:
+    def __init__(self, stream=None, clock=time.monotonic) -> None:
         self.stream = stream or sys.stderr
-        self.live = hasattr(self.stream, "isatty") and self.stream.isatty()
+        try:
+            self.live = bool(self.stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            self.live = False
+        self.clock = clock
+        self.stage = ""
+        self.began = 0.0
+        self.shown = -1.0
+        self.done: int | None = None
 
     def __call__(self, message: str, done: int | None = None, total: int | None = None) -> None:
         if not self.live:
             return
-        count = f" {done}/{total}" if total else ""
+        now = self.clock()
+        if message != self.stage:
+            self.stage, self.began, self.shown = message, now, -1.0
+        elif done == self.done or (now - self.shown < 0.1 and done != total):
+            return
+        self.shown, self.done = now, done
+        count = ""
+        if total:
+            count = f" {done}/{total}"
+            if done and now > self.began:
+                count += f" ({done / (now - self.began):.0f}/s)"
         self.stream.write(f"\r\033[Kverify: {message}{count}")
         self.stream.flush()
 

@@ -9,9 +9,12 @@ virtual host and <Location>, or at server level); otherwise it is
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +25,8 @@ from ..lint.sandbox import Sandbox, find_nginx
 from ..syntax.loader import LoadedConfig
 from .apache_sandbox import ApacheSandbox, collect_backends, tls_backends, unix_hosts
 from .backends import EchoBackends, nginx_tls_backends
-from .compare import Comparator, Difference, Observation, lost_protection, send, widened
+from .client import replay as replay_all
+from .compare import Comparator, Difference, Observation, lost_protection, widened
 from .docroots import synthesize_docroots
 from .explain import Case, Explainer, htaccess_regions
 from .process import stop_process, wait_for_ports
@@ -37,6 +41,10 @@ class VerifyResult:
     differences: list[Difference] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # what httpd's sandbox changed (stand-ins, lines left out)
+    concurrency: int = 1            # requests in flight at once
+    limited_by: str = ""            # what held the concurrency below the one asked for
+    seconds: float = 0.0            # the replay's duration (both servers answering)
+    access_log: dict | None = None  # what was read from --access-log and what of it was replayed
 
     @property
     def explained(self) -> int:
@@ -47,7 +55,16 @@ class VerifyResult:
         return self.summary()["unexplained"]
 
     def summary(self) -> dict:
-        return summary(self.compared, self.same, self.differences)
+        out = summary(self.compared, self.same, self.differences)
+        if self.access_log is not None:
+            out["access_log"] = self.access_log
+        return out
+
+    def replay_info(self) -> dict:
+        """How the requests were replayed: at what concurrency (and what limited it), how fast."""
+        return {"concurrency": self.concurrency, "limited_by": self.limited_by or None,
+                "seconds": round(self.seconds, 3),
+                "compared_per_second": round(self.compared / self.seconds, 1) if self.seconds else None}
 
 
 def judge(probe: Probe, a: Observation, n: Observation, comparator: Comparator,
@@ -68,12 +85,30 @@ def judge(probe: Probe, a: Observation, n: Observation, comparator: Comparator,
 
 
 def make_certificate(directory: Path) -> tuple[str, str]:
+    return start_certificate(directory)()
+
+
+def start_certificate(directory: Path):
+    """Start making the servers' certificate and key in DIRECTORY; returns what waits for them (openssl's
+    RSA key takes a second: other work goes on meanwhile)."""
     directory.mkdir(parents=True, exist_ok=True)
     crt, key = directory / "verify.crt", directory / "verify.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days",
-                    "2", "-keyout", str(key), "-out", str(crt)], check=True, capture_output=True, timeout=60)
-    os.chmod(key, 0o644)
-    return str(crt), str(key)
+    args = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "2",
+            "-keyout", str(key), "-out", str(crt)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def finish() -> tuple[str, str]:
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+        if proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, args, out, err)
+        os.chmod(key, 0o644)
+        return str(crt), str(key)
+    return finish
 
 
 def nginx_backends(path: str) -> list[str]:
@@ -120,52 +155,138 @@ def _htaccess_nodes(docroot: str) -> list:
     return nodes
 
 
-def replay(probes: list[Probe], port_for, progress=None, server: str = "") -> list[Observation]:
-    out = []
-    for i, p in enumerate(probes):
-        port = port_for(p.port)
-        out.append(send(p, port) if port else Observation(error=f"no socket for port {p.port}"))
-        if progress is not None and (i % 10 == 0 or i + 1 == len(probes)):
-            progress(f"requests to {server}", i + 1, len(probes))
-    return out
+DEFAULT_CONCURRENCY = 16
+
+
+def concurrency_limit(config: LoadedConfig, nginx_file: str) -> tuple[int | None, str]:
+    """The most requests at once both servers take as they would take them one at a time, and what sets it:
+    httpd's MaxRequestWorkers, a proxy worker's max=, nginx's worker_connections (a request can hold a client
+    and a backend connection, and kept connections wait beside them), an upstream server's max_conns, a
+    limit_conn. Beyond it a server would queue or refuse requests it answers when they come one by one."""
+    limits: list[tuple[int, str]] = []
+    for node in config.walk():
+        args = list(node.args)
+        if not node.is_section and node.key in ("maxrequestworkers", "maxclients") and args and args[0].isdigit():
+            limits.append((int(args[0]), f"{node.name} {args[0]} ({node.file}:{node.line})"))
+        if node.key in ("proxypass", "proxypassmatch", "balancermember", "proxyset", "proxy"):
+            for arg in args:
+                m = re.fullmatch(r"(?i)max=(\d+)", arg)
+                if m and int(m.group(1)) > 0:
+                    limits.append((int(m.group(1)), f"{node.name} {arg} ({node.file}:{node.line})"))
+    try:
+        payload = crossplane.parse(nginx_file, single=True, comments=False, check_ctx=False, check_args=False)
+        parsed = payload["config"][0]["parsed"] if payload.get("config") else []
+    except Exception:   # nginx reports its own file's faults
+        parsed = []
+    workers, connections = 1, 512
+    stack = list(parsed)
+    while stack:
+        d = stack.pop()
+        args = d.get("args", [])
+        name = d["directive"]
+        if name == "worker_processes" and args:
+            workers = (os.cpu_count() or 1) if args[0] == "auto" else int(args[0]) if args[0].isdigit() else 1
+        elif name == "worker_connections" and args and args[0].isdigit():
+            connections = int(args[0])
+        elif name == "server" and any(a.startswith("max_conns=") for a in args):
+            n = next(a for a in args if a.startswith("max_conns="))[len("max_conns="):]
+            if n.isdigit() and int(n) > 0:
+                limits.append((int(n), f"nginx server {args[0]} max_conns={n} (line {d.get('line')})"))
+        elif name == "limit_conn" and len(args) > 1 and args[1].isdigit():
+            limits.append((int(args[1]), f"nginx limit_conn {args[1]} (line {d.get('line')})"))
+        stack.extend(d.get("block", []))
+    limits.append((max(1, workers * connections // 4), f"nginx worker_connections {connections} x "
+                                                        f"{workers} worker process(es), a quarter"))
+    return min(limits, key=lambda item: item[0]) if limits else (None, "")
+
+
+def _work_dir() -> Path:
+    """The directory the synthesised document roots live in: the memory file system (/dev/shm) when the user
+    set no TMPDIR and it has room and allows programs (RewriteMap stand-ins run from there) — a large replay
+    writes and removes a file a request, which a disk file system can take minutes over —, else the usual
+    temporary directory."""
+    shm = "/dev/shm"
+    if not os.environ.get("TMPDIR") and os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
+        try:
+            st = os.statvfs(shm)
+            if st.f_bavail * st.f_frsize >= 1 << 30 and st.f_favail >= 1_000_000 \
+                    and not st.f_flag & getattr(os, "ST_NOEXEC", 0):
+                return Path(tempfile.mkdtemp(prefix="a2n-verify-", dir=shm))
+        except OSError:
+            pass
+    return Path(tempfile.mkdtemp(prefix="a2n-verify-"))
 
 
 def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: list[Diagnostic],
            apache_bin: str, nginx_bin: str, docroot: str | None = None, down: set[str] | None = None,
            explain: bool = True, ignored_headers: set[str] | None = None,
-           htaccess_dir: str | None = None, progress=None) -> VerifyResult:
-    """PROGRESS, when given, is called with a stage message (and request counts) as the run goes."""
+           htaccess_dir: str | None = None, progress=None, concurrency: int = DEFAULT_CONCURRENCY) -> VerifyResult:
+    """PROGRESS, when given, is called with a stage message (and request counts) as the run goes. Both
+    servers run at once; every probe goes to httpd and then to nginx, CONCURRENCY probes at a time (at most
+    what `concurrency_limit` allows)."""
     result = VerifyResult()
     progress = progress or (lambda *a, **k: None)
-    work = Path(tempfile.mkdtemp(prefix="a2n-verify-"))
+    work = _work_dir()
     os.chmod(work, 0o755)
+    removing = None
     try:
-        cert = make_certificate(work / "certs")
-        identities = list(dict.fromkeys(collect_backends(config) + nginx_backends(nginx_file)))
-        paths = synthesize_docroots(config, probes, work / "docroots", docroot)
-        with EchoBackends(identities, down, tls_backends(config) | nginx_tls_backends(nginx_file)) as echo:
+        # the certificate and the echo backends start while the document roots are written
+        certificate = start_certificate(work / "certs")
+        echo = None
+        try:
+            identities = list(dict.fromkeys(collect_backends(config) + nginx_backends(nginx_file)))
+            echo = EchoBackends(identities, down, tls_backends(config) | nginx_tls_backends(nginx_file))
+            progress("writing document roots")
+            paths = synthesize_docroots(config, probes, work / "docroots", docroot)
+        except BaseException:
+            if echo is not None:
+                echo.stop()
+            try:
+                certificate()       # openssl is not left behind
+            except Exception:
+                pass
+            raise
+        try:
+            cert = certificate()
+        except BaseException:
+            echo.stop()
+            raise
+        limit, reason = concurrency_limit(config, nginx_file)
+        result.concurrency = max(1, min(concurrency, limit) if limit else concurrency)
+        if result.concurrency < concurrency:
+            result.limited_by = reason
+        with echo:
             mapping = {i: echo.address(i) for i in identities}
             apache_box = ApacheSandbox(config, mapping, paths, cert, apache_bin, htaccess_dir,
                                        _htaccess_nodes(docroot) if docroot else ())
+            box = None
+            nginx_proc = None
             try:
                 progress("starting httpd")
                 try:
                     apache_box.start()
                 finally:
                     result.notes = apache_box.notes
-                apache_obs = replay(probes, apache_box.port_for, progress, "httpd")
-            finally:
-                apache_box.cleanup()
-            box = Sandbox(backends=mapping, paths=paths)
-            box._cert = cert
-            try:
+                # (after httpd's: its sandbox registers the stand-ins it wrote in `paths`, for nginx to read)
+                box = Sandbox(backends=mapping, paths=paths)
+                box._cert = cert
                 errors = box.build(nginx_file)
                 if errors:
                     raise RuntimeError("nginx configuration: " + "; ".join(e.message for e in errors))
                 progress("starting nginx")
-                nginx_obs = _run_nginx(box, nginx_bin, probes, progress)
+                nginx_proc = _start_nginx(box, nginx_bin)
+                started = time.monotonic()
+                answers = replay_all(probes, [apache_box.port_for, box.port_for], result.concurrency, progress)
+                result.seconds = time.monotonic() - started
             finally:
-                box.cleanup()
+                stop_process(nginx_proc)
+                if box is not None:
+                    box.cleanup()
+                apache_box.cleanup()
+        # the document roots go while the answers are compared (a file a request: it takes a while)
+        removing = threading.Thread(target=shutil.rmtree, args=(work / "docroots",), kwargs={"ignore_errors": True},
+                                    daemon=True)
+        removing.start()
         pools = _pools(config)
         back = {p: o for (_, o), p in apache_box.ports.items()}
         for original, stand_in in box.sockets.items():
@@ -175,7 +296,8 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
         aliases = {mapping[k]: host for k, host in unix_hosts(config).items() if k in mapping}
         comparator = Comparator(back, pools, ignored_headers, aliases)
         explainer = Explainer(config, diags, vhosts_of(config), htaccess_regions(docroot)) if explain else None
-        for probe, a, n in zip(probes, apache_obs, nginx_obs):
+        progress("comparing")
+        for probe, (a, n) in zip(probes, answers):
             result.compared += 1
             found = judge(probe, a, n, comparator, explainer)
             if found:
@@ -183,21 +305,23 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
             else:
                 result.same += 1
     finally:
+        progress("removing the sandbox")
+        if removing is not None:
+            removing.join()
         shutil.rmtree(work, ignore_errors=True)
     return result
 
 
-def _run_nginx(box: Sandbox, nginx_bin: str, probes: list[Probe], progress=None) -> list[Observation]:
+def _start_nginx(box: Sandbox, nginx_bin: str) -> subprocess.Popen:
     proc = subprocess.Popen([nginx_bin, "-p", str(box.prefix) + "/", "-c", str(box.conf), "-e",
                              str(box.prefix / "logs" / "error.log"), "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        ports = {int(v.rsplit(":", 1)[1]) for v in box.sockets.values() if ":" in v}
-        if wait_for_ports(ports, proc):
-            raise RuntimeError("nginx did not start: " + (proc.stderr.read() if proc.poll() is not None else ""))
-        return replay(probes, box.port_for, progress, "nginx")
-    finally:
+    ports = {int(v.rsplit(":", 1)[1]) for v in box.sockets.values() if ":" in v}
+    if wait_for_ports(ports, proc):
+        died = proc.poll() is not None
         stop_process(proc)
+        raise RuntimeError("nginx did not start: " + (proc.stderr.read() if died and proc.stderr else ""))
+    return proc
 
 
 def _pools(config: LoadedConfig) -> dict[str, set[str]]:
