@@ -16,6 +16,7 @@ from ..syntax.tree import Directive, Section
 from . import vhost_alias
 from . import contexts
 from .base import Context, Disposition, flag, on_off_directive, Rule, table
+from .pcre import httpd_refuses
 
 DEFAULT_DOCUMENT_ROOT = "/var/www/html"   # DocumentRoot compiled into Debian's httpd
 _ADDR = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\[\]]+))?(?::(?P<port>\d+|\*))?$")
@@ -163,6 +164,13 @@ def location(ctx: Context, section: Section) -> Disposition:
         ctx.diags.add("A2N001", f"<{section.name}> needs a path", section.span, directive="<" + section.name)
         return Disposition.UNSUPPORTED
     path = args[0]
+    refused = httpd_refuses(path) if regex else None
+    if refused is not None:
+        # httpd does not start ("Regex could not be compiled"): nothing inside is emitted
+        ctx.diags.add("A2N001", f"<{section.name} {path}>: regex could not be compiled ({refused}); httpd refuses "
+                      "the configuration", section.span, directive="<" + section.name)
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
     if not regex and any(c in path for c in "*?["):
         ctx.diags.add("A2N101", f"<{section.name} {path}>: wildcard Location paths are not translated yet; nothing "
                       "inside it was emitted", section.span, directive="<" + section.name)

@@ -22,9 +22,12 @@ nginx appending it), QSD drops it. Constructs nginx cannot express are errors.
 """
 from __future__ import annotations
 
+import re
+
 from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
+from .pcre import httpd_refuses
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
 from .rewrite_prefix import record_env
@@ -82,6 +85,12 @@ def rewrite_cond(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N001", f"RewriteCond: unknown flag {unknown[0]!r}; httpd refuses the configuration",
                       d.arg_span(2), directive=d.name)
         return Disposition.UNSUPPORTED
+    refused = _cond_regex_refused(d.args[0], d.args[1])
+    if refused is not None:
+        ctx.diags.add("A2N001", f"RewriteCond: cannot compile regular expression {refused[0]!r} ({refused[1]}); "
+                      "httpd refuses the configuration", d.arg_span(1), directive=d.name)
+        _state(ctx).pending.append(Cond(d.args[0], "!", flags, d.span, d, refused=True))
+        return Disposition.UNSUPPORTED
     _state(ctx).pending.append(Cond(d.args[0], d.args[1], flags, d.span, d))
     _state(ctx).directives.append(d)
     return Disposition.EXACT
@@ -107,6 +116,20 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
                       d.arg_span(2), directive=d.name)
         state.pending = []
         return Disposition.UNSUPPORTED
+    refused = next((c for c in state.pending if c.refused), None)
+    if refused is not None:
+        # httpd does not start: nothing is emitted for the rule the condition governs
+        ctx.diags.add("A2N001", f"RewriteRule {d.args[0]}: not emitted: its RewriteCond (line {refused.span.line}) "
+                      "has a regular expression httpd cannot compile", d.span, directive=d.name)
+        state.pending = []
+        return Disposition.UNSUPPORTED
+    pattern = d.args[0][1:] if d.args[0].startswith("!") else d.args[0]
+    why = httpd_refuses(pattern)
+    if why is not None:
+        ctx.diags.add("A2N001", f"RewriteRule: cannot compile regular expression {pattern!r} ({why}); httpd "
+                      "refuses the configuration", d.arg_span(0), directive=d.name)
+        state.pending = []
+        return Disposition.UNSUPPORTED
     for setting in flag_values(flags, "E"):
         ctx.options.setdefault("rewrite_env", set()).add(setting.lstrip("!").partition(":")[0])
     if len(d.args) > 3:
@@ -119,6 +142,19 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
     state.rules.append(rule)
     state.directives.append(d)
     return Disposition.EXACT   # the real disposition is settled when the context is compiled
+
+
+def _cond_regex_refused(test: str, pattern: str) -> tuple[str, str] | None:
+    """(pattern, PCRE's message) when a RewriteCond's CondPattern is a regular expression httpd cannot compile:
+    not `expr`, a file test, a string or integer comparison."""
+    if test.lower() == "expr":
+        return None
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    if body in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h") or body[:1] in ("<", ">", "=") or \
+            re.match(r"-(lt|le|eq|ne|ge|gt)", body):
+        return None
+    why = httpd_refuses(body)
+    return (body, why) if why is not None else None
 
 
 def rewrite_base(ctx: Context, d: Directive) -> Disposition:

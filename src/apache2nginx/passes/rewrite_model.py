@@ -41,6 +41,7 @@ class Cond:
     flags: set[str]
     span: Span
     directive: Directive
+    refused: bool = False   # httpd cannot compile its regular expression (an A2N001 said so)
 
 
 @dataclass
