@@ -12,7 +12,7 @@ from .base import Context
 from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
                               url_lookup_blocker)
-from .rewrite_model import (flag_values, regex_tokens, _MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES,
+from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable)
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
@@ -110,55 +110,39 @@ class Compiler:
 
     def expand(self, text: str, rule: RRule, cond_names: dict[int, str],
                rule_names: dict[int, str] | None = None) -> str:
-        """Substitution text: %{VAR}, $N (rule captures: nginx's own, or named ones saved before the
-        conditions ran) and %N (named condition captures)."""
-        if "${" in text:
-            text = self.expand_maps(text, rule, cond_names, rule_names)
-        text = _VAR.sub(lambda m: "${" + self.variable(m.group(1), rule)[1:] + "}", text)
+        """Substitution text as nginx text: %{VAR}, ${map:key|default}, $N (rule captures: nginx's own, or named
+        ones saved before the conditions ran) and %N (named condition captures); literal text keeps a `$`
+        (httpd's `\\$`, or one before anything but a digit or `{`) literal, which a geo block supplies (nginx
+        has no escape for it)."""
+        return "".join(self.piece_value(kind, value, rule, cond_names, rule_names)
+                       for kind, value in pieces(text))
 
-        def backref(m: re.Match) -> str:
-            n = int(m.group(2))
-            if m.group(1) == "$" and rule_names is not None:
-                return "${" + rule_names[n] + "}" if n in rule_names else ""   # httpd: empty
-            if m.group(1) == "$":
-                return f"${n}" if n else "$uri"   # nginx reads exactly one digit after $
-            return "${" + cond_names[n] + "}" if n in cond_names else ""
-        text = re.sub(r"(?<!\\)([$%])(\d)", backref, text)
-        # httpd reads `\X` as a literal X (`\$1` is the text $1); nginx keeps the backslash and has no escape for
-        # `$`, which a geo block (whose values are literal) supplies
-        if "\\$" in text:
-            self._dollar()
-        return re.sub(r"\\(.)", lambda m: "${a2n_dollar}" if m.group(1) == "$" else m.group(1), text)
+    def piece_value(self, kind: str, value: str, rule: RRule, cond_names: dict[int, str],
+                    rule_names: dict[int, str] | None = None) -> str:
+        """One piece of a substitution (see `pieces`) as nginx text."""
+        if kind == "text":
+            if "$" in value:
+                self._dollar()
+                value = value.replace("$", "${a2n_dollar}")
+            return value
+        if kind == "var":
+            return "${" + self.variable(value, rule)[1:] + "}"
+        if kind == "map":
+            name, _, rest = value.partition(":")
+            key, bar, default = _split_default(rest)
+            return self.map_value(name, key, default if bar else None, rule, cond_names, rule_names)
+        n = int(value)
+        if kind == "rule" and rule_names is not None:
+            return "${" + rule_names[n] + "}" if n in rule_names else ""   # httpd: empty
+        if kind == "rule":
+            return f"${n}" if n else "${uri}"   # nginx reads exactly one digit after $
+        return "${" + cond_names[n] + "}" if n in cond_names else ""
 
     def _dollar(self) -> None:
         if not any(m.variable == "$a2n_dollar" for m in self.ctx.model.maps):
             self.ctx.model.maps.append(MapBlock("", "$a2n_dollar", [], '"$"'))
 
     # -- RewriteMap lookups --------------------------------------------------
-    def expand_maps(self, text: str, rule: RRule, cond_names: dict[int, str],
-                    rule_names: dict[int, str] | None) -> str:
-        """Replace each `${map:key|default}` with a variable that `self.lookups` statements fill in."""
-        out, i = [], 0
-        while True:
-            start = text.find("${", i)
-            if start < 0:
-                out.append(text[i:])
-                return "".join(out)
-            end, depth = start + 2, 1
-            while end < len(text) and depth:
-                depth += {"{": 1, "}": -1}.get(text[end], 0)
-                end += 1
-            if depth:
-                raise Unsupported("A2N804", f"the map lookup {text[start:]!r} is not closed")
-            body = text[start + 2:end - 1]
-            name, colon, rest = body.partition(":")
-            if not colon:
-                raise Unsupported("A2N804", f"${{{body}}} is not a map lookup (${{map:key}})")
-            key, bar, default = _split_default(rest)
-            out.append(text[i:start])
-            out.append(self.map_value(name, key, default if bar else None, rule, cond_names, rule_names))
-            i = end
-
     def random_value(self, mapdef: RewriteMapDef, key: str, default: str | None, rule: RRule) -> str:
         """rnd: a literal key's `a|b|c` alternatives picked per request by split_clients on $request_id
         (random); httpd draws a random number per lookup: the same spread, not the same sequence."""
