@@ -33,7 +33,8 @@ from .rewrite_handler import per_directory_access
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
-                             front_controller, literal_redirect, static_https, whole_site_redirect)
+                             front_controller, literal_redirect, qmark_refusal, static_https,
+                             whole_site_redirect)
 from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, flag_values, RewriteContext,
                             RewriteMapDef, RRule, _bracketed, _flags, _normalise, read_txt_map)
 from ..syntax.parser import read_text
@@ -623,6 +624,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             continue
         whole = whole_site_redirect(rule, server_name_variable(ctx, server)) if state.per_dir is None else None
         if whole is not None:
+            original = "%{REQUEST_URI}" in rule.substitution.upper()
+            statements.extend(qmark_refusal(rule, compiler.variable("REQUEST_URI") if original else "$uri"))
             statements.append(whole)
             ctx.diags.add("A2N405", f"RewriteRule {rule.pattern}: the redirect keeps the raw request path "
                           "($request_uri); httpd merges repeated slashes and re-escapes it", rule.span,

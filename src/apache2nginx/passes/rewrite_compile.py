@@ -15,6 +15,7 @@ from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricte
 from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable)
+from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
 from .vhost_alias import server_name_variable
 
@@ -369,8 +370,22 @@ class Compiler:
             marks = list(marks) + ["$a2n_redirect_status"]
             action.insert(len(action) - 1, Stmt("set", ["$a2n_redirect_status", "200"], span,
                                                 comment="the next pass sees REDIRECT_STATUS"))
+        unsafe = self.unsafe_plan(rule)
+        if unsafe.always:
+            action = [Stmt("return", ["403"], span,
+                           comment="httpd 2.4.60+ refuses the space of the rewritten query (AH10410)")]
+        simple = not guards and not rule.conds     # the rule's own pattern alone decides whether it applies
+        check_names = rule_names
+        if unsafe.checks and not simple and check_names is None and not negate and (pattern not in _MATCH_ALL or any(
+                kind == "rule" for check in unsafe.checks for kind, _ in check.pieces)):
+            # where the rule applies, and the back-references the checks read, by name: the conditions' regexes
+            # reset $1..$9
+            named, check_names = _name_groups(pattern, f"{tag}_k")
+            tests.append((groups, f"$uri ~ {_quote_regex(named)}", []))
+            groups += 1
         # nginx allows no `if` inside an `if`: map lookups run before the test of the whole rule
         lookups, self.lookups = self.lookups, []
+        trailing = False
         if negate and rule_names is None:
             tests.append((groups, f"$uri !~ {_quote_regex(pattern)}", []))
             groups += 1
@@ -378,21 +393,125 @@ class Compiler:
             # only `rewrite` tests the pattern itself: test it last, so $1..$9 in a `return` are its captures
             tests.append((groups, f"$uri ~ {_quote_regex(pattern)}", []))
             groups += 1
+            trailing = True
         if not action:
             return []
+        refusal: list[Stmt] = []
+        checked = bool(unsafe.checks) and simple     # the checks stand before the rule's own statements
+        if checked:
+            # the rule's captures are read by name (`set` would %-escape a numbered one, as nginx does with the
+            # captures of a request that held %-escapes)
+            if negate:
+                named, names = pattern, {}
+            elif rule_names is not None:
+                named, names = None, rule_names
+            else:
+                named, names = _name_groups(pattern, f"{tag}_k")
+            needs = negate or pattern not in _MATCH_ALL or \
+                any(kind == "rule" for check in unsafe.checks for kind, _ in check.pieces)
+            applies = tests[0][1] if named is None else f"$uri {'!~' if negate else '~'} {_quote_regex(named)}"
+            refusal = self.refusal(rule, unsafe, tag, cond_names, names, applies if needs else None)
         if not tests:
-            return lookups + action
-        if groups == 1 and len(tests) == 1 and not lookups:
-            return tests[0][2] + [Stmt("if", [f"({tests[0][1]})"], span, block=action)]
+            return refusal + lookups + action
+        if groups == 1 and len(tests) == 1 and not lookups and (checked or not unsafe.checks):
+            return refusal + tests[0][2] + [Stmt("if", [f"({tests[0][1]})"], span, block=action)]
         var = "$" + tag
         # every group variable starts empty, so the concatenation is all ones only when every group matched
         out = [Stmt("set", [var, ""], span)] + [Stmt("set", [f"${tag}_g{gi}", ""], span) for gi in range(groups)]
-        for gi, text, before in tests:
+        # the refusal's own tests run before the pattern is tested last for a `return`: any regex resets $1..$9
+        late = bool(unsafe.checks) and not checked     # the checks stand after the conditions
+        split = len(tests) - 1 if late and trailing else len(tests)
+        for gi, text, before in tests[:split]:
             out.extend(before)
             out.append(Stmt("if", [f"({text})"], span, block=[Stmt("set", [f"${tag}_g{gi}", "1"], span)]))
-        out.extend(lookups)
-        out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
+        if late:
+            head = groups - (len(tests) - split)
+            if split < len(tests):
+                out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(head))], span))
+            else:
+                out.extend(lookups)
+                lookups = []
+                out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
+            out.extend(self.refusal(rule, unsafe, tag, cond_names, {} if negate else check_names,
+                                    f"{var} = {'1' * head}"))
+        for gi, text, before in tests[split:]:
+            out.extend(before)
+            out.append(Stmt("if", [f"({text})"], span, block=[Stmt("set", [f"${tag}_g{gi}", "1"], span)]))
+        if not late or split < len(tests):
+            out.extend(lookups)
+            out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
         out.append(Stmt("if", [f"({var} = {'1' * groups})"], span, block=action))
+        return refusal + out
+
+    def check_value(self, kind: str, text: str, rule: RRule, cond_names: dict[int, str],
+                    rule_names: dict[int, str] | None, regex: str, joined: bool = False) -> str | None:
+        """A piece's nginx value for a refusal check; "" where it can never match REGEX (a literal, or a map
+        whose every value is known), None where its known value always does. JOINED: REGEX spans the pieces
+        (text is kept as it is)."""
+        if kind == "text" and joined:
+            return self.piece_value(kind, text, rule, cond_names, rule_names)
+        if kind == "text":
+            return None if re.search(regex, text) else ""
+        if kind != "map":
+            return self.piece_value(kind, text, rule, cond_names, rule_names)
+        name, _, rest = text.partition(":")
+        key, bar, default = _split_default(rest)
+        mapdef = self.server.settings.get("rewrite_maps", {}).get(name) or \
+            self.ctx.main.settings.get("rewrite_maps", {}).get(name)
+        if mapdef is None:      # httpd uses the default at every lookup (A2N325 says so where the rule expands it)
+            return "".join(self.check_value(k, v, rule, cond_names, rule_names, regex, joined) or ""
+                           for k, v in pieces(default)) if bar else ""
+        if mapdef.kind == "int":
+            return ""           # int:tolower of the host name, the only one translated
+        known = list((mapdef.entries or {}).values()) if mapdef.kind == "txt" else \
+            [c for v in (mapdef.entries or {}).values() for c in v.split("|")] if mapdef.kind == "rnd" else None
+        if known is not None and not any(re.search(regex, v) for v in known) and \
+                not (bar and re.search(r"[$%]", default)) and not (bar and re.search(regex, default)):
+            return ""
+        return self.piece_value(kind, text, rule, cond_names, rule_names)
+
+    def unsafe_plan(self, rule: RRule) -> "unsafe_rules.Plan":
+        """What httpd 2.4.60+ refuses this rule's result for (see rewrite_unsafe)."""
+        if "R" in rule.flags:
+            code = _status(rule.flags["R"])
+            if code is None or not 300 <= int(code) < 400:
+                return unsafe_rules.Plan()      # the status is the answer: the substitution is dropped
+        try:
+            return unsafe_rules.plan(rule)
+        except unsafe_rules.Refused as exc:
+            raise Unsupported("A2N851", str(exc)) from None
+
+    def refusal(self, rule: RRule, unsafe: "unsafe_rules.Plan", tag: str, cond_names: dict[int, str],
+                rule_names: dict[int, str] | None, applies: str | None) -> list[Stmt]:
+        """403 where httpd refuses the rule's result: each check's values are taken where the rule applies
+        (APPLIES, an nginx condition; None: always), then tested. RULE_NAMES: the back-references by name (None:
+        nginx's own $1..$9 of APPLIES)."""
+        span = rule.span
+        before = self.lookups
+        self.lookups = []
+        values = []
+        for check in unsafe.checks:
+            parts = [self.check_value(kind, text, rule, cond_names, rule_names, check.regex, check.joined)
+                     for kind, text in check.pieces]
+            if any(part is None for part in parts):
+                # a value known here that holds what httpd refuses: refused wherever the rule applies
+                values = [("", "", unsafe_rules.Check([], "", check.why))]
+                break
+            value = "".join(parts)
+            if "$" in value.replace("${a2n_dollar}", ""):
+                values.append((f"${tag}_u{len(values)}", value, check))
+        lookups, self.lookups = self.lookups, before
+        if values and not values[0][0]:
+            stmt = Stmt("return", ["403"], span, comment=f"httpd 2.4.60+ refuses: {values[0][2].why}")
+            return lookups + ([Stmt("if", [f"({applies})"], span, block=[stmt])] if applies else [stmt])
+        if not values:
+            return []
+        sets = [Stmt("set", [name, value], span) for name, value, _ in values]
+        out = lookups + ([Stmt("set", [name, ""], span) for name, _, _ in values] +
+                         [Stmt("if", [f"({applies})"], span, block=sets)] if applies is not None else sets)
+        for name, _, check in values:
+            out.append(Stmt("if", [f"({name} ~ {_quote_regex(check.regex)})"], span, block=[Stmt(
+                "return", ["403"], span, comment=f"httpd 2.4.60+ refuses: {check.why}")]))
         return out
 
     def action(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str],
@@ -603,6 +722,17 @@ class Compiler:
                            "translation can turn into the file's URL; it rewrites to the path as a URL", rule.span,
                            directive="RewriteRule", hint="start what follows %{DOCUMENT_ROOT} with `/`")
             return target
+        if re.fullmatch(r"/(\?.*)?", subst):
+            self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads `/` as the filesystem's "
+                           "root, a directory: it redirects to add a slash to the request's path, or refuses where "
+                           "<Directory /> denies; the translation rewrites to the document root's /", rule.span,
+                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path")
+            return target
+        if "UNSAFEPREFIXSTAT" in rule.flags and _first_segment_expands(subst):
+            self.note_once(rule, "A2N850", f"RewriteRule {rule.pattern} {subst} [UnsafePrefixStat]: httpd reads the "
+                           "result as a file path where its first segment, taken from the request, exists on the "
+                           "server; the translation rewrites it as a URL path", rule.span, directive="RewriteRule")
+            return target
         m = re.match(r"/([^/$%?\\]+)(?=/|\?|$)", subst)
         if m and (m.group(1) in STANDARD_DIRECTORIES or os.path.exists("/" + m.group(1))):
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: /{m.group(1)} exists on the server, "
@@ -755,6 +885,16 @@ class Compiler:
 # top-level directories of a Linux system: a substitution under one is a file path to httpd (prefix_stat)
 STANDARD_DIRECTORIES = {"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt",
                         "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp", "usr", "var"}
+
+
+def _first_segment_expands(subst: str) -> bool:
+    """The substitution's first path segment holds a back-reference or variable (httpd 2.4.60+ does not read such
+    a result as a file path unless [UnsafePrefixStat])."""
+    parts = pieces(subst)
+    if not parts or parts[0][0] != "text":
+        return bool(parts)
+    text = parts[0][1]
+    return text.startswith("/") and not re.search(r"[/?]", text[1:]) and len(parts) > 1
 
 
 def _starts_path(text: str, path: str) -> bool:
