@@ -57,6 +57,7 @@ def test_a_question_mark_before_the_substitutions_own_splits_the_query():
 
 def test_a_redirects_query_is_escaped_not_refused():
     assert _plan("/r.html?q=$1", "R=302") == (False, [])
+    assert _plan("/r.html?q=$1", "R=302,NE") == (False, [(["rule:1"], r"[\x00-\x20\x7f]")])
     assert _plan("http://other.example/r/$1") == (False, [(["rule:1"], r"\?")])
 
 

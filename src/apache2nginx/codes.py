@@ -1618,6 +1618,15 @@ _short("A2N851", "rewrite-unsafe-untested", "error", "Where httpd 2.4.60+ refuse
        "where httpd splits the query off is not tested, and the rule is not emitted.",
        "nothing is emitted for the rule: requests it governs are not rewritten.",
        "drop [UnsafeAllow3F], or escape the back-references wholly ([B]).")
+_short("A2N852", "rewrite-redirect-capture-escaping", "info", "nginx escapes a redirect's request values almost as httpd.",
+       "without [NE] httpd escapes the values a redirect expands (back-references, %{REQUEST_URI}) with "
+       "ap_escape_uri. The translation lets nginx's `rewrite` escape them, which does the same for spaces, control "
+       "characters, `\"`, `#`, `%` and `?`, but leaves `<`, `>`, `[`, `\\`, `]`, `^`, `` ` ``, `{`, `|` and `}` as "
+       "they are and writes bytes past ASCII in upper-case hex (%C3%A9 where httpd writes %c3%a9); in the query "
+       "part it also escapes `&`, `+` and `;`, which httpd keeps.",
+       "the Location header differs for requests whose path holds those characters; clients resolve both alike, "
+       "except where a query value holds `&`, `+` or `;`.",
+       "nothing, usually.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

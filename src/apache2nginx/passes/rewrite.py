@@ -527,13 +527,17 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
     location_statements: list[Stmt] = []
     # try_files falls back without marking $a2n_redirect_status: no front-controller idiom where rules test it
     fc = front_controller(rules) if not flow and not compiler.mark_redirects else None
+    set_aside: list[tuple[int, RRule]] = []     # the front controller's rules, by their place in the ruleset
+    kept: list[int] = list(range(len(rules)))   # the place of each rule compiled one by one
+    fc_location = None
     if fc is not None:
         i, script = fc
         prefix = (state.per_dir or "/").rstrip("/") + "/"
         target = script if script.startswith("/") else (state.base or prefix).rstrip("/") + "/" + script
-        server.locations.insert(0, Location("^~" if prefix != "/" else "", prefix, [
+        fc_location = Location("^~" if prefix != "/" else "", prefix, [
             Stmt("try_files", ["$uri", "$uri/", target + "$is_args$args"], rules[i].span,
-                 comment="front controller: RewriteCond !-f, !-d and RewriteRule")], rules[i].span))
+                 comment="front controller: RewriteCond !-f, !-d and RewriteRule")], rules[i].span)
+        server.locations.insert(0, fc_location)
         if state.per_dir is not None:
             # approximate: the rule and its conditions, named by the one diagnostic that says how
             rules[i].settle(ctx, Disposition.APPROXIMATE, ctx.diags.add(
@@ -545,7 +549,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                           "name (%{REQUEST_FILENAME} is not mapped yet), which rarely exists; the translation "
                           "applies the intended document-root test (try_files)", rules[i].span,
                           directive="RewriteRule")
-        rules = [r for j, r in enumerate(rules) if j != i and not _script_passthrough(r, target)]
+        set_aside = [(j, r) for j, r in enumerate(rules) if j == i or _script_passthrough(r, target)]
+        kept = [j for j in range(len(rules)) if all(j != k for k, _ in set_aside)]
+        rules = [rules[j] for j in kept]
     literal = [literal_redirect(r) if not flow else None for r in rules]
     run: list[int] = [i for i, lit in enumerate(literal) if lit is not None]
     map_indices: set[int] = set()
@@ -577,7 +583,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                                    block=[Stmt("return", [code, "$2$is_args$args"], span)]))
             map_indices |= set(indices)
     flow_state = _Flow()
+    starts: list[int] = []      # where each rule's statements begin among the location's
     for i, rule in enumerate(rules):
+        starts.append(len(location_statements))
         if i in map_indices:
             continue
         guards, marks, blocked, never = flow_state.enter(rule, state.rules[i] if flow else rule)
@@ -637,6 +645,18 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             _not_translated(ctx, rule, exc.code, exc.message)
             continue
         (location_statements if state.per_dir is not None else statements).extend(stmts)
+    if fc_location is not None and state.per_dir is not None and any(s.name == "if" for s in location_statements):
+        # A request an `if` of the location matches is served with the `if`'s configuration, which has no
+        # try_files (nginx does not inherit it): the front controller would answer 404. Its rule (and the
+        # script's pass-through) are compiled where they stand instead, as rewrites.
+        server.locations.remove(fc_location)
+        for place, rule in reversed(set_aside):
+            after = next((n for n, j in enumerate(kept) if j > place), None)
+            at = starts[after] if after is not None else len(location_statements)
+            try:
+                location_statements[at:at] = compiler.rule_statements(rule)
+            except Unsupported as exc:
+                _not_translated(ctx, rule, exc.code, exc.message)
     if compiler.needs_request_uri:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))

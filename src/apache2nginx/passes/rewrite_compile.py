@@ -347,6 +347,7 @@ class Compiler:
             named, rule_names = ("", {}) if negate else _name_groups(pattern, f"{tag}_r")
             tests.append((groups, f"$uri {'!~' if negate else '~'} {_quote_regex(named or pattern)}", []))
             groups += 1
+        self.capturing_cond = None
         cond_groups: list[list[Cond]] = []
         for cond in rule.conds:
             if cond_groups and "OR" in cond_groups[-1][-1].flags:
@@ -361,6 +362,7 @@ class Compiler:
                 tests.append((groups, text, self.tests_built))
                 if names is not None:
                     cond_names = names   # %N come from the last regular expression that matched
+                    self.capturing_cond = cond
             groups += 1
         self.lookups = []
         action = self.action(rule, pattern, negate, cond_names, rule_names)
@@ -389,7 +391,8 @@ class Compiler:
         if negate and rule_names is None:
             tests.append((groups, f"$uri !~ {_quote_regex(pattern)}", []))
             groups += 1
-        elif not negate and (marks or (pattern not in _MATCH_ALL and not (action and action[-1].name == "rewrite"))):
+        elif not negate and (marks or (pattern not in _MATCH_ALL and not (
+                action and action[-1].name == "rewrite" and action[-1].args[0] == pattern))):
             # only `rewrite` tests the pattern itself: test it last, so $1..$9 in a `return` are its captures
             tests.append((groups, f"$uri ~ {_quote_regex(pattern)}", []))
             groups += 1
@@ -563,7 +566,9 @@ class Compiler:
             return out
         if "P" in flags:
             return out + self.proxy(rule, pattern, negate, cond_names)
-        target = self.expand(subst, rule, cond_names, rule_names)
+        redirect = "R" in flags or re.match(r"^https?://", subst) is not None
+        target = self.redirect_text(rule, cond_names, rule_names) if redirect else \
+            self.expand(subst, rule, cond_names, rule_names)
         escaping = [f for f in ("B", "BNP", "BCTLS", "BNE") if f in flags]
         if escaping and re.search(r"(?<!\\)\$\d", subst):
             self.ctx.diags.add("A2N828", f"RewriteRule {rule.pattern} {subst} [{','.join(escaping)}]: nginx escapes "
@@ -571,7 +576,6 @@ class Compiler:
                                "itself held %-escapes or `+`; httpd escapes every non-alphanumeric character",
                                rule.span, directive="RewriteRule")
         qsa, qsd = "QSA" in flags, "QSD" in flags
-        redirect = "R" in flags or re.match(r"^https?://", subst) is not None
         if self.per_dir is not None:
             target = self.with_prefix(rule, subst, target, redirect)
         else:
@@ -592,11 +596,15 @@ class Compiler:
                 raise Unsupported("A2N813", f"[R={flags.get('R')}] is not a status code")
             if not 300 <= int(code) < 400:
                 return out + [Stmt("return", [code], span)]
-            if "NE" not in flags and re.search(r"[#\s]", subst):
-                self.ctx.diags.add("A2N816", "the redirect target contains characters httpd escapes (without "
-                                   "[NE]); nginx sends them as written", span, directive="RewriteRule")
-            if code in ("301", "302") and not negate:
-                return out + [Stmt("rewrite", [pattern, target, "permanent" if code == "301" else "redirect"],
+            form = self.redirect_form(rule, code, negate, cond_names, rule_names)
+            if form is not None:
+                regex, values = form
+                if values:
+                    target = self.redirect_text(rule, cond_names, rule_names, values)
+                    target = self.with_prefix(rule, subst, target, True) if self.per_dir is not None else target
+                    if "?" in target and not qsa and not target.endswith("?"):
+                        target = target.split("?", 1)[0] + "?" if qsd else target + "?"
+                return out + [Stmt("rewrite", [regex, target, "permanent" if code == "301" else "redirect"],
                                    span)]
             keep = not target.endswith("?") and "?" not in target
             target = target.rstrip("?") + ("$is_args$args" if keep else "")
@@ -613,6 +621,91 @@ class Compiler:
             return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
         return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
 
+
+    # -- redirect targets ----------------------------------------------------
+    def redirect_text(self, rule: RRule, cond_names: dict[int, str], rule_names: dict[int, str] | None,
+                      values: dict[tuple[str, str], str] | None = None) -> str:
+        """A redirect's substitution as nginx text. Without [NE] httpd escapes the result (ap_escape_uri, path and
+        query alike, lower-case hex): the substitution's own text is escaped here; VALUES replace pieces by other
+        nginx text (back-references of the regex the `rewrite` tests instead)."""
+        parts = pieces(rule.substitution)
+        raw = "NE" in rule.flags
+        last = "QSL" in rule.flags
+        marks = [i for i, (kind, text) in enumerate(parts) if kind == "text" and "?" in text]
+        split = (marks[-1] if last else marks[0]) if marks else None
+        out = []
+        for i, (kind, text) in enumerate(parts):
+            if values and (kind, text) in values:
+                out.append(values[(kind, text)])
+                continue
+            if kind == "text" and not raw:
+                if i == split:
+                    cut = text.rindex("?") if last else text.index("?")
+                    text = httpd_escape(text[:cut]) + "?" + httpd_escape(text[cut + 1:])
+                else:
+                    text = httpd_escape(text)
+            out.append(self.piece_value(kind, text, rule, cond_names, rule_names))
+        return "".join(out)
+
+    def redirect_form(self, rule: RRule, code: str, negate: bool, cond_names: dict[int, str],
+                      rule_names: dict[int, str] | None) -> tuple[str, dict] | None:
+        """How a redirect is written: (regex, piece values) for a `rewrite ... permanent|redirect`, whose
+        captures nginx escapes as httpd escapes the values it expands (space, `"`, `#`, `%`, control characters
+        and bytes past ASCII: not `<>[\\]^`{|}`, and upper-case hex), or None for a `return`, which sends its values
+        as they are: with [NE] (as httpd does), another status than 301/302, or the substitution's own text alone.
+        Where nginx can neither escape nor keep a value as httpd does, A2N816 says so."""
+        parts = pieces(rule.substitution)
+        sources = {_redirect_source(kind, text) for kind, text in parts} - {None}
+        if "NE" in rule.flags:
+            return None
+        marks = [i for i, (kind, text) in enumerate(parts) if kind == "text" and "?" in text]
+        path = parts[:marks[0]] + [("text", parts[marks[0]][1].split("?", 1)[0])] if marks else parts
+        decoded = any(kind == "text" and re.search(r"[<>\[\\\]^`{|}]", text) for kind, text in path)
+        if not sources and (decoded or negate or code not in ("301", "302")):
+            return None         # `return` sends the escaped text as it is, where `rewrite` would decode %3c...
+        unchanged = self.uri_unchanged(rule)
+        cond = self.capturing_cond
+        if code in ("301", "302") and not negate:
+            if sources <= {"rule"}:
+                form = (self.rule_regex(rule)[0], {})
+            elif sources == {"uri"} and unchanged:
+                form = ("^(.*)$", {("var", text): "$1" for kind, text in parts
+                                   if kind == "var" and text.upper() == "REQUEST_URI"})
+            elif sources == {"cond"} and unchanged and cond is not None and cond.test.upper() == "%{REQUEST_URI}" \
+                    and not cond.pattern.startswith("!"):
+                regex = ("(?i)" if "NC" in cond.flags else "") + cond.pattern
+                form = (regex, {("cond", text): f"${text}" for kind, text in parts if kind == "cond"})
+            else:
+                form = (self.rule_regex(rule)[0], {})
+                self.note_once(rule, "A2N816", f"RewriteRule {rule.pattern} {rule.substitution}: httpd escapes the "
+                               "values the redirect expands (without [NE]); nginx sends them as they are", rule.span,
+                               directive="RewriteRule")
+            if decoded:
+                self.note_once(rule, "A2N816", f"RewriteRule {rule.pattern} {rule.substitution}: httpd escapes "
+                               "characters such as < > ^ { } | of the target (without [NE]); nginx's rewrite sends "
+                               "them unescaped", rule.span, directive="RewriteRule")
+            if sources & {"rule", "uri", "cond"}:
+                self.note_once(rule, "A2N852", f"RewriteRule {rule.pattern} {rule.substitution}: nginx escapes the "
+                               "request's values in the redirect as httpd does, but for < > [ \\ ] ^ ` { | } (kept), "
+                               "upper-case hex past ASCII, and & + ; in a query (escaped)", rule.span,
+                               directive="RewriteRule")
+            return form
+        self.note_once(rule, "A2N816", f"RewriteRule {rule.pattern} {rule.substitution}: httpd escapes the values "
+                       "the redirect expands (without [NE]); nginx's `return` sends them as they are", rule.span,
+                       directive="RewriteRule")
+        return None
+
+    def uri_unchanged(self, rule: RRule) -> bool:
+        """No rule before RULE in its context can have rewritten the URL and gone on: %{REQUEST_URI} is $uri."""
+        for earlier in self.state.rules:
+            if earlier.directive is rule.directive:
+                return True
+            if earlier.substitution != "-" and not {"L", "END", "R", "F", "G", "P", "N"} & set(earlier.flags) \
+                    and not earlier.substitution.lower().startswith(unsafe_rules.REDIRECT_SCHEMES):
+                return False
+            if "N" in earlier.flags:
+                return False
+        return True
 
     def note_once(self, rule: RRule, code: str, message: str, span: Span | None, **kwargs) -> None:
         """A diagnostic about a rule, once (an [N] rule is compiled once per repetition)."""
@@ -895,6 +988,32 @@ def _first_segment_expands(subst: str) -> bool:
         return bool(parts)
     text = parts[0][1]
     return text.startswith("/") and not re.search(r"[/?]", text[1:]) and len(parts) > 1
+
+
+# what ap_escape_uri leaves as it is (gen_test_char's T_OS_ESCAPE_PATH): letters, digits and these
+_PATH_SAFE = set("$-_.+!*'(),:;@&=/~")
+
+
+def httpd_escape(text: str) -> str:
+    """TEXT as httpd escapes a redirect target without [NE] (ap_escape_uri), byte by byte, lower-case hex."""
+    data = text.encode("utf-8", "surrogateescape")
+    return "".join(chr(b) if (b < 0x80 and chr(b).isalnum()) or chr(b) in _PATH_SAFE else f"%{b:02x}" for b in data)
+
+
+def _redirect_source(kind: str, text: str) -> str | None:
+    """Where a piece of a redirect's substitution comes from, for the escaping httpd gives it: "rule" ($N),
+    "uri" (%{REQUEST_URI}), "cond" (%N), "raw" (another value that may need escaping), None (text, or a value
+    with nothing to escape)."""
+    if kind == "rule":
+        return "rule"
+    if kind == "cond":
+        return "cond"
+    if kind == "var":
+        name = text.upper()
+        if name == "REQUEST_URI":
+            return "uri"
+        return None if name in unsafe_rules.SAFE_VARIABLES else "raw"
+    return "raw" if kind == "map" else None
 
 
 def _starts_path(text: str, path: str) -> bool:

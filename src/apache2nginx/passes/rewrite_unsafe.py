@@ -4,8 +4,9 @@ CVE-2023-25690), as the installed httpd (2.4.71) shows it:
 - AH10508: the `?` that splits the query off the result (the first one; the last with [QSL]) comes from an
   expansion (a back-reference $N or %N, a %{VARIABLE}, a ${map:...} value) instead of the substitution's own
   text, as a decoded `%3f` of the request does: 403, unless [UnsafeAllow3F]. Redirects too.
-- AH10410/AH10411: the query a rewrite leaves (not a redirect, whose query httpd escapes) holds a control
-  character or a space, as decoded `%20`, `%09`... do: 403, also when the space is the substitution's own.
+- AH10410/AH10411: the query a rewrite leaves (or a redirect with [NE]: httpd escapes the query of the others)
+  holds a control character or a space, as decoded `%20`, `%09`... do: 403, also when the space is the
+  substitution's own.
 
 [B] escapes a back-reference's bytes (all but letters, digits and `_`; only those listed with `B=...`; only
 control characters and the space with [BCTLS]; never those [BNE=...] lists; [BNP] alone escapes nothing), so
@@ -130,8 +131,8 @@ def plan(rule: RRule) -> Plan:
     allow = "UNSAFEALLOW3F" in flags
     if risky and not allow:
         out.checks.append(Check(risky, r"\?"))
-    if redirect:
-        return out
+    if redirect and "NE" not in flags:
+        return out      # httpd escapes the query of the redirect (with [NE] it refuses as for a rewrite)
     query = after if split is not None else []
     if any(kind == "text" and any(ord(c) in BAD for c in text) for kind, text in query):
         out.always = True
