@@ -286,6 +286,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N835": effects(),                # no URL reaches the directory
     "A2N836": effects("status@path-info", "body@path-info", "header@path-info", "location@path-info"),
     "A2N829": effects("header set-cookie:changed"),  # Max-Age instead of expires=
+    "A2N850": effects("status", "body"),  # httpd serves a file path nginx reads as a URL path
+    "A2N851": effects(*_REWRITE),       # the rule is not emitted
+    "A2N852": effects("location:changed@redirect"),  # nginx's escaping of a redirect's captures
 
     # ------------------------------------------------------------ A2N9xx self-checks and lint: they judge nginx
     # files, not the translation's behaviour, and explain nothing in verify

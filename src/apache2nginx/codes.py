@@ -1658,6 +1658,32 @@ _short("A2N836", "front-controller-path-info", "warning", "A path after an exist
        "such URLs get the application's answer (often 200) in nginx where httpd answered 404.",
        "if that matters, add `location ~ \\.[^/]+/ { ... }` rules for the file types that take path info, or "
        "refuse such URLs.")
+_short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
+       "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
+       "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "
+       "comes from a back-reference or a variable, known only per request. The translation rewrites the result as "
+       "a URL path under the document root, which is what httpd does where the segment does not exist.",
+       "where the request's value names a directory that exists on the server (/etc, /home, ...), httpd serves "
+       "(or refuses) that file and nginx answers from the document root.",
+       "drop [UnsafePrefixStat] and rewrite to a URL (an Alias, or an nginx location with alias, for files outside "
+       "the document root).")
+_short("A2N851", "rewrite-unsafe-untested", "error", "Where httpd 2.4.60+ refuses a rule's result is not tested.",
+       "httpd 2.4.60+ answers 403 where the `?` that splits a rule's result comes from the request (a decoded "
+       "%3f) rather than from the substitution, unless [UnsafeAllow3F], and where the rewritten query holds a "
+       "space or control character. The translation tests for both where the rule's values allow it; with "
+       "[UnsafeAllow3F] together with [QSL], or with back-references [B] escapes only in part before the query, "
+       "where httpd splits the query off is not tested, and the rule is not emitted.",
+       "nothing is emitted for the rule: requests it governs are not rewritten.",
+       "drop [UnsafeAllow3F], or escape the back-references wholly ([B]).")
+_short("A2N852", "rewrite-redirect-capture-escaping", "info", "nginx escapes a redirect's request values almost as httpd.",
+       "without [NE] httpd escapes the values a redirect expands (back-references, %{REQUEST_URI}) with "
+       "ap_escape_uri. The translation lets nginx's `rewrite` escape them, which does the same for spaces, control "
+       "characters, `\"`, `#`, `%` and `?`, but leaves `<`, `>`, `[`, `\\`, `]`, `^`, `` ` ``, `{`, `|` and `}` as "
+       "they are and writes bytes past ASCII in upper-case hex (%C3%A9 where httpd writes %c3%a9); in the query "
+       "part it also escapes `&`, `+` and `;`, which httpd keeps.",
+       "the Location header differs for requests whose path holds those characters; clients resolve both alike, "
+       "except where a query value holds `&`, `+` or `;`.",
+       "nothing, usually.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

@@ -13,6 +13,7 @@ import re
 from ..model import Route
 from ..syntax.tree import Directive
 from .base import Context, Disposition, Rule, table
+from .pcre import httpd_refuses
 
 STATUS = {"permanent": 301, "temp": 302, "seeother": 303, "gone": 410}
 
@@ -41,6 +42,11 @@ def redirect(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N001", f"{d.name} needs a path", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     path, target = rest[0], rest[1] if len(rest) > 1 else ""
+    refused = httpd_refuses(path) if regex else None
+    if refused is not None:
+        ctx.diags.add("A2N001", f"{d.name} {path}: regular expression could not be compiled ({refused}); httpd "
+                      "refuses the configuration", d.arg_span(len(d.args) - len(rest)), directive=d.name)
+        return Disposition.UNSUPPORTED
     if 300 <= status < 400 and not target:
         ctx.diags.add("A2N001", f"{d.name}: a {status} redirect needs a URL", d.span, directive=d.name)
         return Disposition.UNSUPPORTED

@@ -16,6 +16,7 @@ from ..syntax.tree import Directive, Section
 from . import vhost_alias
 from . import contexts
 from .base import Context, Disposition, flag, on_off_directive, Rule, table
+from .pcre import httpd_refuses
 
 DEFAULT_DOCUMENT_ROOT = "/var/www/html"   # DocumentRoot compiled into Debian's httpd
 _ADDR = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\[\]]+))?(?::(?P<port>\d+|\*))?$")
@@ -163,6 +164,13 @@ def location(ctx: Context, section: Section) -> Disposition:
         ctx.diags.add("A2N001", f"<{section.name}> needs a path", section.span, directive="<" + section.name)
         return Disposition.UNSUPPORTED
     path = args[0]
+    refused = httpd_refuses(path) if regex else None
+    if refused is not None:
+        # httpd does not start ("Regex could not be compiled"): nothing inside is emitted
+        ctx.diags.add("A2N001", f"<{section.name} {path}>: regex could not be compiled ({refused}); httpd refuses "
+                      "the configuration", section.span, directive="<" + section.name)
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.UNSUPPORTED
     if not regex and any(c in path for c in "*?["):
         ctx.diags.add("A2N101", f"<{section.name} {path}>: wildcard Location paths are not translated yet; nothing "
                       "inside it was emitted", section.span, directive="<" + section.name)
@@ -753,8 +761,32 @@ DEFAULTS = (
 
 def finish_model(ctx: Context) -> None:
     vhost_alias.finish_model(ctx)
+    for server in ctx.model.servers:
+        _relative_redirects(ctx, server)
     if ctx.main in ctx.model.servers and ctx.main.settings.get("encodings"):
         _encodings(ctx, ctx.main, ctx.main.settings["encodings"])
+
+
+def _relative_redirects(ctx: Context, server: Server) -> None:
+    """nginx's own redirects (a directory without its slash, a relative `rewrite`/`return` target) on a port
+    that is not the scheme's default. httpd (UseCanonicalName Off, UseCanonicalPhysicalPort Off) names the port
+    the Host header gives, and no port when it gives none: behind a proxy that sends `Host: name` to port 8080
+    the client is sent back to port 80. nginx's absolute redirects carry the listening port instead (or none,
+    with port_in_redirect off, even when the Host names one); a relative Location is resolved by the client
+    against the URL it asked for, which is what httpd names in both cases."""
+    ports = [(l.socket.port, l.ssl) for l in server.listens]
+    if not any(port != (443 if ssl else 80) for port, ssl in ports):
+        return
+    canonical = server.settings.get("use_canonical_name") or ctx.main.settings.get("use_canonical_name")
+    if canonical and canonical[0] != "off":
+        return      # UseCanonicalName On/DNS: server_name_in_redirect and the listening port (A2N216)
+    named = server.settings.get("server_name_port") or (ctx.main.settings.get("server_name_port")
+                                                        if not server.has_server_name else None)
+    if named and not any(int(named) == (443 if ssl else 80) for _, ssl in ports):
+        return      # httpd names ServerName's port when the Host has none, as nginx names the listening one
+    holder = server.own_statements if server.is_main else server.statements
+    holder.append(Stmt("absolute_redirect", ["off"], None,
+                       comment="httpd's redirects name the Host's port, or none: a relative Location"))
 
 
 def finish_server(ctx: Context, server: Server) -> None:

@@ -22,15 +22,19 @@ nginx appending it), QSD drops it. Constructs nginx cannot express are errors.
 """
 from __future__ import annotations
 
+import re
+
 from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
+from .pcre import httpd_refuses
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
-                             front_controller, literal_redirect, static_https, whole_site_redirect)
+                             front_controller, literal_redirect, qmark_refusal, static_https,
+                             whole_site_redirect)
 from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, flag_values, RewriteContext,
                             RewriteMapDef, RRule, _bracketed, _flags, _normalise, read_txt_map)
 from ..syntax.parser import read_text
@@ -82,6 +86,12 @@ def rewrite_cond(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N001", f"RewriteCond: unknown flag {unknown[0]!r}; httpd refuses the configuration",
                       d.arg_span(2), directive=d.name)
         return Disposition.UNSUPPORTED
+    refused = _cond_regex_refused(d.args[0], d.args[1])
+    if refused is not None:
+        ctx.diags.add("A2N001", f"RewriteCond: cannot compile regular expression {refused[0]!r} ({refused[1]}); "
+                      "httpd refuses the configuration", d.arg_span(1), directive=d.name)
+        _state(ctx).pending.append(Cond(d.args[0], "!", flags, d.span, d, refused=True))
+        return Disposition.UNSUPPORTED
     _state(ctx).pending.append(Cond(d.args[0], d.args[1], flags, d.span, d))
     _state(ctx).directives.append(d)
     return Disposition.EXACT
@@ -107,6 +117,20 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
                       d.arg_span(2), directive=d.name)
         state.pending = []
         return Disposition.UNSUPPORTED
+    refused = next((c for c in state.pending if c.refused), None)
+    if refused is not None:
+        # httpd does not start: nothing is emitted for the rule the condition governs
+        ctx.diags.add("A2N001", f"RewriteRule {d.args[0]}: not emitted: its RewriteCond (line {refused.span.line}) "
+                      "has a regular expression httpd cannot compile", d.span, directive=d.name)
+        state.pending = []
+        return Disposition.UNSUPPORTED
+    pattern = d.args[0][1:] if d.args[0].startswith("!") else d.args[0]
+    why = httpd_refuses(pattern)
+    if why is not None:
+        ctx.diags.add("A2N001", f"RewriteRule: cannot compile regular expression {pattern!r} ({why}); httpd "
+                      "refuses the configuration", d.arg_span(0), directive=d.name)
+        state.pending = []
+        return Disposition.UNSUPPORTED
     for setting in flag_values(flags, "E"):
         ctx.options.setdefault("rewrite_env", set()).add(setting.lstrip("!").partition(":")[0])
     if len(d.args) > 3:
@@ -119,6 +143,19 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
     state.rules.append(rule)
     state.directives.append(d)
     return Disposition.EXACT   # the real disposition is settled when the context is compiled
+
+
+def _cond_regex_refused(test: str, pattern: str) -> tuple[str, str] | None:
+    """(pattern, PCRE's message) when a RewriteCond's CondPattern is a regular expression httpd cannot compile:
+    not `expr`, a file test, a string or integer comparison."""
+    if test.lower() == "expr":
+        return None
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    if body in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h") or body[:1] in ("<", ">", "=") or \
+            re.match(r"-(lt|le|eq|ne|ge|gt)", body):
+        return None
+    why = httpd_refuses(body)
+    return (body, why) if why is not None else None
 
 
 def rewrite_base(ctx: Context, d: Directive) -> Disposition:
@@ -490,13 +527,17 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
     location_statements: list[Stmt] = []
     # try_files falls back without marking $a2n_redirect_status: no front-controller idiom where rules test it
     fc = front_controller(rules) if not flow and not compiler.mark_redirects else None
+    set_aside: list[tuple[int, RRule]] = []     # the front controller's rules, by their place in the ruleset
+    kept: list[int] = list(range(len(rules)))   # the place of each rule compiled one by one
+    fc_location = None
     if fc is not None:
         i, script = fc
         prefix = (state.per_dir or "/").rstrip("/") + "/"
         target = script if script.startswith("/") else (state.base or prefix).rstrip("/") + "/" + script
-        server.locations.insert(0, Location("^~" if prefix != "/" else "", prefix, [
+        fc_location = Location("^~" if prefix != "/" else "", prefix, [
             Stmt("try_files", ["$uri", "$uri/", target + "$is_args$args"], rules[i].span,
-                 comment="front controller: RewriteCond !-f, !-d and RewriteRule")], rules[i].span))
+                 comment="front controller: RewriteCond !-f, !-d and RewriteRule")], rules[i].span)
+        server.locations.insert(0, fc_location)
         if state.per_dir is not None:
             # approximate: the rule and its conditions, named by the one diagnostic that says how
             rules[i].settle(ctx, Disposition.APPROXIMATE, ctx.diags.add(
@@ -508,7 +549,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                           "name (%{REQUEST_FILENAME} is not mapped yet), which rarely exists; the translation "
                           "applies the intended document-root test (try_files)", rules[i].span,
                           directive="RewriteRule")
-        rules = [r for j, r in enumerate(rules) if j != i and not _script_passthrough(r, target)]
+        set_aside = [(j, r) for j, r in enumerate(rules) if j == i or _script_passthrough(r, target)]
+        kept = [j for j in range(len(rules)) if all(j != k for k, _ in set_aside)]
+        rules = [rules[j] for j in kept]
     literal = [literal_redirect(r) if not flow else None for r in rules]
     run: list[int] = [i for i, lit in enumerate(literal) if lit is not None]
     map_indices: set[int] = set()
@@ -540,7 +583,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                                    block=[Stmt("return", [code, "$2$is_args$args"], span)]))
             map_indices |= set(indices)
     flow_state = _Flow()
+    starts: list[int] = []      # where each rule's statements begin among the location's
     for i, rule in enumerate(rules):
+        starts.append(len(location_statements))
         if i in map_indices:
             continue
         guards, marks, blocked, never = flow_state.enter(rule, state.rules[i] if flow else rule)
@@ -587,6 +632,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             continue
         whole = whole_site_redirect(rule, server_name_variable(ctx, server)) if state.per_dir is None else None
         if whole is not None:
+            original = "%{REQUEST_URI}" in rule.substitution.upper()
+            statements.extend(qmark_refusal(rule, compiler.variable("REQUEST_URI") if original else "$uri"))
             statements.append(whole)
             ctx.diags.add("A2N405", f"RewriteRule {rule.pattern}: the redirect keeps the raw request path "
                           "($request_uri); httpd merges repeated slashes and re-escapes it", rule.span,
@@ -598,6 +645,18 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             _not_translated(ctx, rule, exc.code, exc.message)
             continue
         (location_statements if state.per_dir is not None else statements).extend(stmts)
+    if fc_location is not None and state.per_dir is not None and any(s.name == "if" for s in location_statements):
+        # A request an `if` of the location matches is served with the `if`'s configuration, which has no
+        # try_files (nginx does not inherit it): the front controller would answer 404. Its rule (and the
+        # script's pass-through) are compiled where they stand instead, as rewrites.
+        server.locations.remove(fc_location)
+        for place, rule in reversed(set_aside):
+            after = next((n for n, j in enumerate(kept) if j > place), None)
+            at = starts[after] if after is not None else len(location_statements)
+            try:
+                location_statements[at:at] = compiler.rule_statements(rule)
+            except Unsupported as exc:
+                _not_translated(ctx, rule, exc.code, exc.message)
     if compiler.needs_request_uri:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))

@@ -12,9 +12,10 @@ from .base import Context
 from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
                               url_lookup_blocker)
-from .rewrite_model import (flag_values, regex_tokens, _MATCH_ALL, _TIME_PARTS, _VAR, Cond, PER_DIR_VARIABLES,
+from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable)
+from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
 from .vhost_alias import server_name_variable
 
@@ -110,55 +111,39 @@ class Compiler:
 
     def expand(self, text: str, rule: RRule, cond_names: dict[int, str],
                rule_names: dict[int, str] | None = None) -> str:
-        """Substitution text: %{VAR}, $N (rule captures: nginx's own, or named ones saved before the
-        conditions ran) and %N (named condition captures)."""
-        if "${" in text:
-            text = self.expand_maps(text, rule, cond_names, rule_names)
-        text = _VAR.sub(lambda m: "${" + self.variable(m.group(1), rule)[1:] + "}", text)
+        """Substitution text as nginx text: %{VAR}, ${map:key|default}, $N (rule captures: nginx's own, or named
+        ones saved before the conditions ran) and %N (named condition captures); literal text keeps a `$`
+        (httpd's `\\$`, or one before anything but a digit or `{`) literal, which a geo block supplies (nginx
+        has no escape for it)."""
+        return "".join(self.piece_value(kind, value, rule, cond_names, rule_names)
+                       for kind, value in pieces(text))
 
-        def backref(m: re.Match) -> str:
-            n = int(m.group(2))
-            if m.group(1) == "$" and rule_names is not None:
-                return "${" + rule_names[n] + "}" if n in rule_names else ""   # httpd: empty
-            if m.group(1) == "$":
-                return f"${n}" if n else "$uri"   # nginx reads exactly one digit after $
-            return "${" + cond_names[n] + "}" if n in cond_names else ""
-        text = re.sub(r"(?<!\\)([$%])(\d)", backref, text)
-        # httpd reads `\X` as a literal X (`\$1` is the text $1); nginx keeps the backslash and has no escape for
-        # `$`, which a geo block (whose values are literal) supplies
-        if "\\$" in text:
-            self._dollar()
-        return re.sub(r"\\(.)", lambda m: "${a2n_dollar}" if m.group(1) == "$" else m.group(1), text)
+    def piece_value(self, kind: str, value: str, rule: RRule, cond_names: dict[int, str],
+                    rule_names: dict[int, str] | None = None) -> str:
+        """One piece of a substitution (see `pieces`) as nginx text."""
+        if kind == "text":
+            if "$" in value:
+                self._dollar()
+                value = value.replace("$", "${a2n_dollar}")
+            return value
+        if kind == "var":
+            return "${" + self.variable(value, rule)[1:] + "}"
+        if kind == "map":
+            name, _, rest = value.partition(":")
+            key, bar, default = _split_default(rest)
+            return self.map_value(name, key, default if bar else None, rule, cond_names, rule_names)
+        n = int(value)
+        if kind == "rule" and rule_names is not None:
+            return "${" + rule_names[n] + "}" if n in rule_names else ""   # httpd: empty
+        if kind == "rule":
+            return f"${n}" if n else "${uri}"   # nginx reads exactly one digit after $
+        return "${" + cond_names[n] + "}" if n in cond_names else ""
 
     def _dollar(self) -> None:
         if not any(m.variable == "$a2n_dollar" for m in self.ctx.model.maps):
             self.ctx.model.maps.append(MapBlock("", "$a2n_dollar", [], '"$"'))
 
     # -- RewriteMap lookups --------------------------------------------------
-    def expand_maps(self, text: str, rule: RRule, cond_names: dict[int, str],
-                    rule_names: dict[int, str] | None) -> str:
-        """Replace each `${map:key|default}` with a variable that `self.lookups` statements fill in."""
-        out, i = [], 0
-        while True:
-            start = text.find("${", i)
-            if start < 0:
-                out.append(text[i:])
-                return "".join(out)
-            end, depth = start + 2, 1
-            while end < len(text) and depth:
-                depth += {"{": 1, "}": -1}.get(text[end], 0)
-                end += 1
-            if depth:
-                raise Unsupported("A2N804", f"the map lookup {text[start:]!r} is not closed")
-            body = text[start + 2:end - 1]
-            name, colon, rest = body.partition(":")
-            if not colon:
-                raise Unsupported("A2N804", f"${{{body}}} is not a map lookup (${{map:key}})")
-            key, bar, default = _split_default(rest)
-            out.append(text[i:start])
-            out.append(self.map_value(name, key, default if bar else None, rule, cond_names, rule_names))
-            i = end
-
     def random_value(self, mapdef: RewriteMapDef, key: str, default: str | None, rule: RRule) -> str:
         """rnd: a literal key's `a|b|c` alternatives picked per request by split_clients on $request_id
         (random); httpd draws a random number per lookup: the same spread, not the same sequence."""
@@ -362,6 +347,7 @@ class Compiler:
             named, rule_names = ("", {}) if negate else _name_groups(pattern, f"{tag}_r")
             tests.append((groups, f"$uri {'!~' if negate else '~'} {_quote_regex(named or pattern)}", []))
             groups += 1
+        self.capturing_cond = None
         cond_groups: list[list[Cond]] = []
         for cond in rule.conds:
             if cond_groups and "OR" in cond_groups[-1][-1].flags:
@@ -376,6 +362,7 @@ class Compiler:
                 tests.append((groups, text, self.tests_built))
                 if names is not None:
                     cond_names = names   # %N come from the last regular expression that matched
+                    self.capturing_cond = cond
             groups += 1
         self.lookups = []
         action = self.action(rule, pattern, negate, cond_names, rule_names)
@@ -385,30 +372,149 @@ class Compiler:
             marks = list(marks) + ["$a2n_redirect_status"]
             action.insert(len(action) - 1, Stmt("set", ["$a2n_redirect_status", "200"], span,
                                                 comment="the next pass sees REDIRECT_STATUS"))
+        unsafe = self.unsafe_plan(rule)
+        if unsafe.always:
+            action = [Stmt("return", ["403"], span,
+                           comment="httpd 2.4.60+ refuses the space of the rewritten query (AH10410)")]
+        simple = not guards and not rule.conds     # the rule's own pattern alone decides whether it applies
+        check_names = rule_names
+        if unsafe.checks and not simple and check_names is None and not negate and (pattern not in _MATCH_ALL or any(
+                kind == "rule" for check in unsafe.checks for kind, _ in check.pieces)):
+            # where the rule applies, and the back-references the checks read, by name: the conditions' regexes
+            # reset $1..$9
+            named, check_names = _name_groups(pattern, f"{tag}_k")
+            tests.append((groups, f"$uri ~ {_quote_regex(named)}", []))
+            groups += 1
         # nginx allows no `if` inside an `if`: map lookups run before the test of the whole rule
         lookups, self.lookups = self.lookups, []
+        trailing = False
         if negate and rule_names is None:
             tests.append((groups, f"$uri !~ {_quote_regex(pattern)}", []))
             groups += 1
-        elif not negate and (marks or (pattern not in _MATCH_ALL and not (action and action[-1].name == "rewrite"))):
+        elif not negate and (marks or (pattern not in _MATCH_ALL and not (
+                action and action[-1].name == "rewrite" and action[-1].args[0] == pattern))):
             # only `rewrite` tests the pattern itself: test it last, so $1..$9 in a `return` are its captures
             tests.append((groups, f"$uri ~ {_quote_regex(pattern)}", []))
             groups += 1
+            trailing = True
         if not action:
             return []
+        refusal: list[Stmt] = []
+        checked = bool(unsafe.checks) and simple     # the checks stand before the rule's own statements
+        if checked:
+            # the rule's captures are read by name (`set` would %-escape a numbered one, as nginx does with the
+            # captures of a request that held %-escapes)
+            if negate:
+                named, names = pattern, {}
+            elif rule_names is not None:
+                named, names = None, rule_names
+            else:
+                named, names = _name_groups(pattern, f"{tag}_k")
+            needs = negate or pattern not in _MATCH_ALL or \
+                any(kind == "rule" for check in unsafe.checks for kind, _ in check.pieces)
+            applies = tests[0][1] if named is None else f"$uri {'!~' if negate else '~'} {_quote_regex(named)}"
+            refusal = self.refusal(rule, unsafe, tag, cond_names, names, applies if needs else None)
         if not tests:
-            return lookups + action
-        if groups == 1 and len(tests) == 1 and not lookups:
-            return tests[0][2] + [Stmt("if", [f"({tests[0][1]})"], span, block=action)]
+            return refusal + lookups + action
+        if groups == 1 and len(tests) == 1 and not lookups and (checked or not unsafe.checks):
+            return refusal + tests[0][2] + [Stmt("if", [f"({tests[0][1]})"], span, block=action)]
         var = "$" + tag
         # every group variable starts empty, so the concatenation is all ones only when every group matched
         out = [Stmt("set", [var, ""], span)] + [Stmt("set", [f"${tag}_g{gi}", ""], span) for gi in range(groups)]
-        for gi, text, before in tests:
+        # the refusal's own tests run before the pattern is tested last for a `return`: any regex resets $1..$9
+        late = bool(unsafe.checks) and not checked     # the checks stand after the conditions
+        split = len(tests) - 1 if late and trailing else len(tests)
+        for gi, text, before in tests[:split]:
             out.extend(before)
             out.append(Stmt("if", [f"({text})"], span, block=[Stmt("set", [f"${tag}_g{gi}", "1"], span)]))
-        out.extend(lookups)
-        out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
+        if late:
+            head = groups - (len(tests) - split)
+            if split < len(tests):
+                out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(head))], span))
+            else:
+                out.extend(lookups)
+                lookups = []
+                out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
+            out.extend(self.refusal(rule, unsafe, tag, cond_names, {} if negate else check_names,
+                                    f"{var} = {'1' * head}"))
+        for gi, text, before in tests[split:]:
+            out.extend(before)
+            out.append(Stmt("if", [f"({text})"], span, block=[Stmt("set", [f"${tag}_g{gi}", "1"], span)]))
+        if not late or split < len(tests):
+            out.extend(lookups)
+            out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
         out.append(Stmt("if", [f"({var} = {'1' * groups})"], span, block=action))
+        return refusal + out
+
+    def check_value(self, kind: str, text: str, rule: RRule, cond_names: dict[int, str],
+                    rule_names: dict[int, str] | None, regex: str, joined: bool = False) -> str | None:
+        """A piece's nginx value for a refusal check; "" where it can never match REGEX (a literal, or a map
+        whose every value is known), None where its known value always does. JOINED: REGEX spans the pieces
+        (text is kept as it is)."""
+        if kind == "text" and joined:
+            return self.piece_value(kind, text, rule, cond_names, rule_names)
+        if kind == "text":
+            return None if re.search(regex, text) else ""
+        if kind != "map":
+            return self.piece_value(kind, text, rule, cond_names, rule_names)
+        name, _, rest = text.partition(":")
+        key, bar, default = _split_default(rest)
+        mapdef = self.server.settings.get("rewrite_maps", {}).get(name) or \
+            self.ctx.main.settings.get("rewrite_maps", {}).get(name)
+        if mapdef is None:      # httpd uses the default at every lookup (A2N325 says so where the rule expands it)
+            return "".join(self.check_value(k, v, rule, cond_names, rule_names, regex, joined) or ""
+                           for k, v in pieces(default)) if bar else ""
+        if mapdef.kind == "int":
+            return ""           # int:tolower of the host name, the only one translated
+        known = list((mapdef.entries or {}).values()) if mapdef.kind == "txt" else \
+            [c for v in (mapdef.entries or {}).values() for c in v.split("|")] if mapdef.kind == "rnd" else None
+        if known is not None and not any(re.search(regex, v) for v in known) and \
+                not (bar and re.search(r"[$%]", default)) and not (bar and re.search(regex, default)):
+            return ""
+        return self.piece_value(kind, text, rule, cond_names, rule_names)
+
+    def unsafe_plan(self, rule: RRule) -> "unsafe_rules.Plan":
+        """What httpd 2.4.60+ refuses this rule's result for (see rewrite_unsafe)."""
+        if "R" in rule.flags:
+            code = _status(rule.flags["R"])
+            if code is None or not 300 <= int(code) < 400:
+                return unsafe_rules.Plan()      # the status is the answer: the substitution is dropped
+        try:
+            return unsafe_rules.plan(rule)
+        except unsafe_rules.Refused as exc:
+            raise Unsupported("A2N851", str(exc)) from None
+
+    def refusal(self, rule: RRule, unsafe: "unsafe_rules.Plan", tag: str, cond_names: dict[int, str],
+                rule_names: dict[int, str] | None, applies: str | None) -> list[Stmt]:
+        """403 where httpd refuses the rule's result: each check's values are taken where the rule applies
+        (APPLIES, an nginx condition; None: always), then tested. RULE_NAMES: the back-references by name (None:
+        nginx's own $1..$9 of APPLIES)."""
+        span = rule.span
+        before = self.lookups
+        self.lookups = []
+        values = []
+        for check in unsafe.checks:
+            parts = [self.check_value(kind, text, rule, cond_names, rule_names, check.regex, check.joined)
+                     for kind, text in check.pieces]
+            if any(part is None for part in parts):
+                # a value known here that holds what httpd refuses: refused wherever the rule applies
+                values = [("", "", unsafe_rules.Check([], "", check.why))]
+                break
+            value = "".join(parts)
+            if "$" in value.replace("${a2n_dollar}", ""):
+                values.append((f"${tag}_u{len(values)}", value, check))
+        lookups, self.lookups = self.lookups, before
+        if values and not values[0][0]:
+            stmt = Stmt("return", ["403"], span, comment=f"httpd 2.4.60+ refuses: {values[0][2].why}")
+            return lookups + ([Stmt("if", [f"({applies})"], span, block=[stmt])] if applies else [stmt])
+        if not values:
+            return []
+        sets = [Stmt("set", [name, value], span) for name, value, _ in values]
+        out = lookups + ([Stmt("set", [name, ""], span) for name, _, _ in values] +
+                         [Stmt("if", [f"({applies})"], span, block=sets)] if applies is not None else sets)
+        for name, _, check in values:
+            out.append(Stmt("if", [f"({name} ~ {_quote_regex(check.regex)})"], span, block=[Stmt(
+                "return", ["403"], span, comment=f"httpd 2.4.60+ refuses: {check.why}")]))
         return out
 
     def action(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str],
@@ -460,7 +566,9 @@ class Compiler:
             return out
         if "P" in flags:
             return out + self.proxy(rule, pattern, negate, cond_names)
-        target = self.expand(subst, rule, cond_names, rule_names)
+        redirect = "R" in flags or re.match(r"^https?://", subst) is not None
+        target = self.redirect_text(rule, cond_names, rule_names) if redirect else \
+            self.expand(subst, rule, cond_names, rule_names)
         escaping = [f for f in ("B", "BNP", "BCTLS", "BNE") if f in flags]
         if escaping and re.search(r"(?<!\\)\$\d", subst):
             self.ctx.diags.add("A2N828", f"RewriteRule {rule.pattern} {subst} [{','.join(escaping)}]: nginx escapes "
@@ -468,7 +576,6 @@ class Compiler:
                                "itself held %-escapes or `+`; httpd escapes every non-alphanumeric character",
                                rule.span, directive="RewriteRule")
         qsa, qsd = "QSA" in flags, "QSD" in flags
-        redirect = "R" in flags or re.match(r"^https?://", subst) is not None
         if self.per_dir is not None:
             target = self.with_prefix(rule, subst, target, redirect)
         else:
@@ -489,11 +596,15 @@ class Compiler:
                 raise Unsupported("A2N813", f"[R={flags.get('R')}] is not a status code")
             if not 300 <= int(code) < 400:
                 return out + [Stmt("return", [code], span)]
-            if "NE" not in flags and re.search(r"[#\s]", subst):
-                self.ctx.diags.add("A2N816", "the redirect target contains characters httpd escapes (without "
-                                   "[NE]); nginx sends them as written", span, directive="RewriteRule")
-            if code in ("301", "302") and not negate:
-                return out + [Stmt("rewrite", [pattern, target, "permanent" if code == "301" else "redirect"],
+            form = self.redirect_form(rule, code, negate, cond_names, rule_names)
+            if form is not None:
+                regex, values = form
+                if values:
+                    target = self.redirect_text(rule, cond_names, rule_names, values)
+                    target = self.with_prefix(rule, subst, target, True) if self.per_dir is not None else target
+                    if "?" in target and not qsa and not target.endswith("?"):
+                        target = target.split("?", 1)[0] + "?" if qsd else target + "?"
+                return out + [Stmt("rewrite", [regex, target, "permanent" if code == "301" else "redirect"],
                                    span)]
             keep = not target.endswith("?") and "?" not in target
             target = target.rstrip("?") + ("$is_args$args" if keep else "")
@@ -510,6 +621,91 @@ class Compiler:
             return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
         return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
 
+
+    # -- redirect targets ----------------------------------------------------
+    def redirect_text(self, rule: RRule, cond_names: dict[int, str], rule_names: dict[int, str] | None,
+                      values: dict[tuple[str, str], str] | None = None) -> str:
+        """A redirect's substitution as nginx text. Without [NE] httpd escapes the result (ap_escape_uri, path and
+        query alike, lower-case hex): the substitution's own text is escaped here; VALUES replace pieces by other
+        nginx text (back-references of the regex the `rewrite` tests instead)."""
+        parts = pieces(rule.substitution)
+        raw = "NE" in rule.flags
+        last = "QSL" in rule.flags
+        marks = [i for i, (kind, text) in enumerate(parts) if kind == "text" and "?" in text]
+        split = (marks[-1] if last else marks[0]) if marks else None
+        out = []
+        for i, (kind, text) in enumerate(parts):
+            if values and (kind, text) in values:
+                out.append(values[(kind, text)])
+                continue
+            if kind == "text" and not raw:
+                if i == split:
+                    cut = text.rindex("?") if last else text.index("?")
+                    text = httpd_escape(text[:cut]) + "?" + httpd_escape(text[cut + 1:])
+                else:
+                    text = httpd_escape(text)
+            out.append(self.piece_value(kind, text, rule, cond_names, rule_names))
+        return "".join(out)
+
+    def redirect_form(self, rule: RRule, code: str, negate: bool, cond_names: dict[int, str],
+                      rule_names: dict[int, str] | None) -> tuple[str, dict] | None:
+        """How a redirect is written: (regex, piece values) for a `rewrite ... permanent|redirect`, whose
+        captures nginx escapes as httpd escapes the values it expands (space, `"`, `#`, `%`, control characters
+        and bytes past ASCII: not `<>[\\]^`{|}`, and upper-case hex), or None for a `return`, which sends its values
+        as they are: with [NE] (as httpd does), another status than 301/302, or the substitution's own text alone.
+        Where nginx can neither escape nor keep a value as httpd does, A2N816 says so."""
+        parts = pieces(rule.substitution)
+        sources = {_redirect_source(kind, text) for kind, text in parts} - {None}
+        if "NE" in rule.flags:
+            return None
+        marks = [i for i, (kind, text) in enumerate(parts) if kind == "text" and "?" in text]
+        path = parts[:marks[0]] + [("text", parts[marks[0]][1].split("?", 1)[0])] if marks else parts
+        decoded = any(kind == "text" and re.search(r"[<>\[\\\]^`{|}]", text) for kind, text in path)
+        if not sources and (decoded or negate or code not in ("301", "302")):
+            return None         # `return` sends the escaped text as it is, where `rewrite` would decode %3c...
+        unchanged = self.uri_unchanged(rule)
+        cond = self.capturing_cond
+        if code in ("301", "302") and not negate:
+            if sources <= {"rule"}:
+                form = (self.rule_regex(rule)[0], {})
+            elif sources == {"uri"} and unchanged:
+                form = ("^(.*)$", {("var", text): "$1" for kind, text in parts
+                                   if kind == "var" and text.upper() == "REQUEST_URI"})
+            elif sources == {"cond"} and unchanged and cond is not None and cond.test.upper() == "%{REQUEST_URI}" \
+                    and not cond.pattern.startswith("!"):
+                regex = ("(?i)" if "NC" in cond.flags else "") + cond.pattern
+                form = (regex, {("cond", text): f"${text}" for kind, text in parts if kind == "cond"})
+            else:
+                form = (self.rule_regex(rule)[0], {})
+                self.note_once(rule, "A2N816", f"RewriteRule {rule.pattern} {rule.substitution}: httpd escapes the "
+                               "values the redirect expands (without [NE]); nginx sends them as they are", rule.span,
+                               directive="RewriteRule")
+            if decoded:
+                self.note_once(rule, "A2N816", f"RewriteRule {rule.pattern} {rule.substitution}: httpd escapes "
+                               "characters such as < > ^ { } | of the target (without [NE]); nginx's rewrite sends "
+                               "them unescaped", rule.span, directive="RewriteRule")
+            if sources & {"rule", "uri", "cond"}:
+                self.note_once(rule, "A2N852", f"RewriteRule {rule.pattern} {rule.substitution}: nginx escapes the "
+                               "request's values in the redirect as httpd does, but for < > [ \\ ] ^ ` { | } (kept), "
+                               "upper-case hex past ASCII, and & + ; in a query (escaped)", rule.span,
+                               directive="RewriteRule")
+            return form
+        self.note_once(rule, "A2N816", f"RewriteRule {rule.pattern} {rule.substitution}: httpd escapes the values "
+                       "the redirect expands (without [NE]); nginx's `return` sends them as they are", rule.span,
+                       directive="RewriteRule")
+        return None
+
+    def uri_unchanged(self, rule: RRule) -> bool:
+        """No rule before RULE in its context can have rewritten the URL and gone on: %{REQUEST_URI} is $uri."""
+        for earlier in self.state.rules:
+            if earlier.directive is rule.directive:
+                return True
+            if earlier.substitution != "-" and not {"L", "END", "R", "F", "G", "P", "N"} & set(earlier.flags) \
+                    and not earlier.substitution.lower().startswith(unsafe_rules.REDIRECT_SCHEMES):
+                return False
+            if "N" in earlier.flags:
+                return False
+        return True
 
     def note_once(self, rule: RRule, code: str, message: str, span: Span | None, **kwargs) -> None:
         """A diagnostic about a rule, once (an [N] rule is compiled once per repetition)."""
@@ -618,6 +814,17 @@ class Compiler:
                            f"file path under {root}, and what follows %{{DOCUMENT_ROOT}} is not a path the "
                            "translation can turn into the file's URL; it rewrites to the path as a URL", rule.span,
                            directive="RewriteRule", hint="start what follows %{DOCUMENT_ROOT} with `/`")
+            return target
+        if re.fullmatch(r"/(\?.*)?", subst):
+            self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads `/` as the filesystem's "
+                           "root, a directory: it redirects to add a slash to the request's path, or refuses where "
+                           "<Directory /> denies; the translation rewrites to the document root's /", rule.span,
+                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path")
+            return target
+        if "UNSAFEPREFIXSTAT" in rule.flags and _first_segment_expands(subst):
+            self.note_once(rule, "A2N850", f"RewriteRule {rule.pattern} {subst} [UnsafePrefixStat]: httpd reads the "
+                           "result as a file path where its first segment, taken from the request, exists on the "
+                           "server; the translation rewrites it as a URL path", rule.span, directive="RewriteRule")
             return target
         m = re.match(r"/([^/$%?\\]+)(?=/|\?|$)", subst)
         if m and (m.group(1) in STANDARD_DIRECTORIES or os.path.exists("/" + m.group(1))):
@@ -771,6 +978,42 @@ class Compiler:
 # top-level directories of a Linux system: a substitution under one is a file path to httpd (prefix_stat)
 STANDARD_DIRECTORIES = {"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt",
                         "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp", "usr", "var"}
+
+
+def _first_segment_expands(subst: str) -> bool:
+    """The substitution's first path segment holds a back-reference or variable (httpd 2.4.60+ does not read such
+    a result as a file path unless [UnsafePrefixStat])."""
+    parts = pieces(subst)
+    if not parts or parts[0][0] != "text":
+        return bool(parts)
+    text = parts[0][1]
+    return text.startswith("/") and not re.search(r"[/?]", text[1:]) and len(parts) > 1
+
+
+# what ap_escape_uri leaves as it is (gen_test_char's T_OS_ESCAPE_PATH): letters, digits and these
+_PATH_SAFE = set("$-_.+!*'(),:;@&=/~")
+
+
+def httpd_escape(text: str) -> str:
+    """TEXT as httpd escapes a redirect target without [NE] (ap_escape_uri), byte by byte, lower-case hex."""
+    data = text.encode("utf-8", "surrogateescape")
+    return "".join(chr(b) if (b < 0x80 and chr(b).isalnum()) or chr(b) in _PATH_SAFE else f"%{b:02x}" for b in data)
+
+
+def _redirect_source(kind: str, text: str) -> str | None:
+    """Where a piece of a redirect's substitution comes from, for the escaping httpd gives it: "rule" ($N),
+    "uri" (%{REQUEST_URI}), "cond" (%N), "raw" (another value that may need escaping), None (text, or a value
+    with nothing to escape)."""
+    if kind == "rule":
+        return "rule"
+    if kind == "cond":
+        return "cond"
+    if kind == "var":
+        name = text.upper()
+        if name == "REQUEST_URI":
+            return "uri"
+        return None if name in unsafe_rules.SAFE_VARIABLES else "raw"
+    return "raw" if kind == "map" else None
 
 
 def _starts_path(text: str, path: str) -> bool:

@@ -63,6 +63,18 @@ def whole_site_redirect(rule: RRule, server_name: str = "$host") -> Stmt | None:
                 comment="httpd appends the decoded path re-escaped; $request_uri is the raw one")
 
 
+def qmark_refusal(rule: RRule, request_uri: str = "$uri") -> list[Stmt]:
+    """A whole-path redirect (`https://host/$1`, `https://host%{REQUEST_URI}`) whose path may hold a `?` the
+    request %-escaped: httpd 2.4.60+ refuses it (AH10508: it would split the query off), answering 403.
+    REQUEST_URI: the nginx variable that holds %{REQUEST_URI} where the statement stands."""
+    whole = "$1" in rule.substitution and "(" in rule.pattern
+    if not whole and "%{REQUEST_URI}" not in rule.substitution.upper():
+        return []
+    return [Stmt("if", [f'({"$uri" if whole else request_uri} ~ "\\?")'], rule.span, block=[Stmt(
+        "return", ["403"], rule.span, comment="httpd 2.4.60+ refuses: a `?` the request holds would split the "
+        "query off (AH10508)")])]
+
+
 def front_controller(rules: list[RRule]) -> tuple[int, str] | None:
     """`!-f` + `!-d` conditions and a rewrite of everything to one script: (index of the rule, script)."""
     for i, rule in enumerate(rules):
@@ -140,6 +152,7 @@ def _split_canonical(ctx: Context, server: Server, rule: RRule) -> bool:
         return False
     redirect = Server(span=rule.span, addresses=list(server.addresses), ssl=server.ssl,
                       statements=[s for s in server.statements if s.name.startswith("ssl_")])
+    redirect.own_statements.extend(qmark_refusal(rule))
     redirect.own_statements.append(Stmt("return", [code, target], rule.span,
                                         comment="canonical host: RewriteCond %{HTTP_HOST} + RewriteRule"))
     position = ctx.model.servers.index(server)

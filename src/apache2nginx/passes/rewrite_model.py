@@ -41,6 +41,7 @@ class Cond:
     flags: set[str]
     span: Span
     directive: Directive
+    refused: bool = False   # httpd cannot compile its regular expression (an A2N001 said so)
 
 
 @dataclass
@@ -173,6 +174,73 @@ def read_txt_map(text: str) -> dict[str, str]:
         if len(words) >= 2 and words[0] not in entries:
             entries[words[0]] = words[1]
     return entries
+
+
+def _closing_curly(text: str, start: int) -> int | None:
+    """The index of the `}` closing a `{` just before START (nested braces counted), as httpd finds it."""
+    depth = 1
+    for i in range(start, len(text)):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _colon_in_curlies(text: str, start: int, end: int) -> bool:
+    depth = 0
+    for c in text[start:end]:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == ":" and depth == 0:
+            return True
+    return False
+
+
+def pieces(text: str) -> list[tuple[str, str]]:
+    """A substitution (or a condition's test string) as httpd's do_expand reads it, in order: ("text", the
+    literal characters, `\\X` read as X), ("var", NAME) for %{NAME}, ("map", BODY) for ${BODY} (a BODY with a
+    `:`; without one `${` is literal), ("rule", "N") for $N and ("cond", "N") for %N. A `%{` or `${` without
+    its `}`, and a `$` or `%` before anything else, are literal."""
+    out: list[tuple[str, str]] = []
+    buf: list[str] = []
+
+    def flush() -> None:
+        if buf:
+            out.append(("text", "".join(buf)))
+            buf.clear()
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            buf.append(text[i + 1] if i + 1 < n else c)
+            i += 2
+            continue
+        if c in "$%" and i + 1 < n:
+            following = text[i + 1]
+            if following == "{":
+                end = _closing_curly(text, i + 2)
+                if end is not None and (c == "%" or _colon_in_curlies(text, i + 2, end)):
+                    flush()
+                    out.append(("var" if c == "%" else "map", text[i + 2:end]))
+                    i = end + 1
+                    continue
+                buf.append(text[i:i + 2])
+                i += 2
+                continue
+            if following.isdigit():
+                flush()
+                out.append(("rule" if c == "$" else "cond", following))
+                i += 2
+                continue
+        buf.append(c)
+        i += 1
+    flush()
+    return out
 
 
 # Patterns that match every URL path (and those that capture all of it).

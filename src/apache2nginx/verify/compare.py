@@ -15,6 +15,7 @@ import socket
 import ssl
 import time
 from email.utils import parsedate_to_datetime
+from urllib.parse import urljoin
 from dataclasses import dataclass, field
 
 from .probes import Probe
@@ -177,9 +178,14 @@ class Comparator:
         self.ignored_by_user = ignored_headers or set()
         self.ignored = IGNORED_HEADERS | self.ignored_by_user
 
-    def _location(self, value: str | None) -> str | None:
+    def _location(self, value: str | None, probe: Probe | None = None) -> str | None:
         if value is None:
             return None
+        if probe is not None and probe.host and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", value):
+            # a relative reference (nginx's `absolute_redirect off`) is the URL a client resolves it to against
+            # the request's own: scheme, the Host it sent (httpd lower-cases the name) and path
+            host = re.sub(r"^[^:]*", lambda m: m.group().lower(), probe.host)
+            value = urljoin(f"{probe.scheme}://{host}{probe.path.split('?', 1)[0]}", value)
 
         def repl(m: re.Match) -> str:
             port = int(m.group(2))
@@ -200,7 +206,7 @@ class Comparator:
             return out
         if a.status != n.status:
             out.append(("status", a.status, n.status))
-        la, ln = self._location(a.location), self._location(n.location)
+        la, ln = self._location(a.location, probe), self._location(n.location, probe)
         if la != ln:
             out.append(("location", la, ln))
         names = (set(a.headers) | set(n.headers)) - self.ignored

@@ -1,0 +1,83 @@
+"""Whether httpd (and nginx) can compile a regular expression.
+
+httpd compiles every regular expression of its configuration with PCRE2 when it reads it (ap_regcomp:
+PCRE2_DUPNAMES, plus RegexDefaultOptions' DOTALL and DOLLAR_ENDONLY) and refuses to start on one PCRE
+rejects, naming the directive. Python's `re` accepts patterns PCRE rejects and rejects some PCRE accepts,
+so the check asks the PCRE2 library itself (libpcre2-8, which httpd and nginx link). nginx compiles with no
+option but its `~*` caselessness, so a pattern with a duplicated group name, which httpd accepts, makes an
+nginx configuration nginx refuses.
+
+Where the library cannot be loaded nothing is refused: a guess from another engine would refuse
+configurations httpd runs.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+
+PCRE2_CASELESS = 0x00000008
+PCRE2_DOLLAR_ENDONLY = 0x00000010
+PCRE2_DOTALL = 0x00000020
+PCRE2_DUPNAMES = 0x00000040
+
+# ap_regcomp's options under httpd's default RegexDefaultOptions (DOTALL DOLLAR_ENDONLY)
+HTTPD_OPTIONS = PCRE2_DUPNAMES | PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY
+
+
+@functools.lru_cache(maxsize=1)
+def _library():
+    names = [ctypes.util.find_library("pcre2-8"), "libpcre2-8.so.0", "libpcre2-8.so", "libpcre2-8.0.dylib",
+             "libpcre2-8.dylib"]
+    for name in names:
+        if not name:
+            continue
+        try:
+            lib = ctypes.CDLL(name)
+            compile_ = lib.pcre2_compile_8
+        except (OSError, AttributeError):
+            continue
+        compile_.restype = ctypes.c_void_p
+        compile_.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(ctypes.c_int),
+                             ctypes.POINTER(ctypes.c_size_t), ctypes.c_void_p]
+        lib.pcre2_code_free_8.argtypes = [ctypes.c_void_p]
+        lib.pcre2_code_free_8.restype = None
+        lib.pcre2_get_error_message_8.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+        lib.pcre2_get_error_message_8.restype = ctypes.c_int
+        return lib
+    return None
+
+
+def available() -> bool:
+    return _library() is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_error(pattern: str, options: int = HTTPD_OPTIONS) -> str | None:
+    """PCRE2's message (with the offset) when it refuses PATTERN under OPTIONS; None when it compiles it, or
+    when no PCRE2 library can be loaded. The pattern is compiled as bytes, as both servers do (no UTF mode)."""
+    lib = _library()
+    if lib is None:
+        return None
+    data = pattern.encode("utf-8", "surrogateescape")
+    code, offset = ctypes.c_int(0), ctypes.c_size_t(0)
+    compiled = lib.pcre2_compile_8(data, len(data), options, ctypes.byref(code), ctypes.byref(offset), None)
+    if compiled:
+        lib.pcre2_code_free_8(compiled)
+        return None
+    buffer = ctypes.create_string_buffer(256)
+    lib.pcre2_get_error_message_8(code.value, buffer, len(buffer))
+    return f"{buffer.value.decode('utf-8', 'replace')} at offset {offset.value}"
+
+
+def httpd_refuses(pattern: str) -> str | None:
+    """Why httpd would not start with PATTERN as a regular expression of its configuration (None: it compiles)."""
+    return compile_error(pattern, HTTPD_OPTIONS)
+
+
+def nginx_refuses(pattern: str) -> str | None:
+    """Why nginx would refuse PATTERN in a location, `if` or `rewrite` that httpd accepted: PCRE2 without
+    DUPNAMES refuses a group name used twice."""
+    if httpd_refuses(pattern) is not None:
+        return None
+    return compile_error(pattern, 0)
