@@ -173,7 +173,8 @@ _code("A2N015", "number-out-of-range", "error", "A number is larger than httpd o
 What it means: an argument holds a number with a thousand digits or more, or
 a value the translation would write beyond what nginx's parser accepts
 (a time or size over 2^63 milliseconds or bytes, a status code over 999, a
-port over 65535).
+port over 65535, an upstream server's weight, max_fails or max_conns past
+2^63-1, its fail_timeout in milliseconds or past 2^63 seconds).
 
 Why it matters: httpd refuses such values when it starts (or reads them as
 something else after an overflow), and nginx refuses the translated line, so

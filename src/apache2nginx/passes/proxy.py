@@ -20,6 +20,7 @@ from functools import reduce
 from ..model import MapBlock, ProxyTarget, Route, Server, Stmt, Upstream, UpstreamServer
 from ..syntax.tree import Directive, Section
 from .base import Context, Disposition, Rule, loosest, table
+from .proxy_numbers import atoi_seconds, loadfactor, nginx_duration, timeout_ms
 
 _URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:]*)(?::(?P<port>\d+))?(?P<path>/.*)?$")
 _HOST = re.compile(r"\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.~%-]*")
@@ -63,8 +64,39 @@ def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str
             ctx.diags.add("A2N001", f"{d.name}: {arg!r} is not a key=value parameter", d.arg_span(start + i),
                           directive=d.name)
             continue
-        params[key.lower()] = value
+        key = key.lower()
+        number = _number(key, value)
+        if number is False:
+            ctx.diags.add("A2N001", f"{d.name}: httpd refuses {key}={value} ({_REFUSED[key]}) and does not start",
+                          d.arg_span(start + i), directive=d.name, hint="write a value httpd accepts")
+            continue
+        params[key] = value if number is None else number
     return params
+
+
+# what httpd says of a value it refuses (set_worker_param in mod_proxy.c)
+_REFUSED = {"retry": "Retry must be a positive value", "timeout": "Timeout must be at least one second",
+            "ttl": "TTL must be at least one second", "connectiontimeout": "Connectiontimeout has wrong format "
+            "or is under one millisecond", "loadfactor": "LoadFactor must be a number between 1..100"}
+
+
+def _number(key: str, value: str):
+    """A worker parameter's number as the rest of the pass reads it: retry= and ttl= whole seconds as
+    digits, timeout= and connectiontimeout= as nginx durations, loadfactor= in hundredths; False where
+    httpd refuses the value, None for the other parameters (kept as written)."""
+    if key in ("retry", "ttl"):
+        seconds = atoi_seconds(value, 0 if key == "retry" else 1)
+        return False if seconds is None else str(seconds)
+    if key == "timeout":
+        seconds = atoi_seconds(value, 1)
+        return False if seconds is None else f"{seconds}s"
+    if key == "connectiontimeout":
+        ms = timeout_ms(value)
+        return False if ms is None else nginx_duration(ms)
+    if key == "loadfactor":
+        hundredths = loadfactor(value)
+        return False if hundredths is None else str(hundredths)
+    return None
 
 
 # ----------------------------------------------------------------- upstreams
@@ -404,10 +436,7 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
     for key, value in params.items():
         low = value.lower()
         if key == "loadfactor":
-            try:
-                member.loadfactor = Fraction(value)
-            except (ValueError, ZeroDivisionError):
-                ctx.diags.add("A2N001", f"loadfactor={value} is not a number", d.span, directive=d.name)
+            member.loadfactor = Fraction(int(value), 100)     # hundredths, as httpd keeps it
         elif key == "status":
             for flag in re.findall(r"([+-]?)([A-Za-z])", value):
                 sign, letter = flag
@@ -714,7 +743,12 @@ def proxy_error_override(ctx: Context, d: Directive) -> Disposition:
 def proxy_timeout(ctx: Context, d: Directive) -> Disposition:
     if not d.args:
         return Disposition.UNSUPPORTED
-    ctx.settings["proxy_timeout"] = (d.args[0], d.span)
+    seconds = atoi_seconds(d.args[0], 1)      # atoi: `ProxyTimeout 500ms` is 500 seconds
+    if seconds is None:
+        ctx.diags.add("A2N001", f"ProxyTimeout {d.args[0]}: httpd refuses it (Proxy Timeout must be at least 1 "
+                      "second) and does not start", d.span, directive=d.name, hint="write a value httpd accepts")
+        return Disposition.UNSUPPORTED
+    ctx.settings["proxy_timeout"] = (f"{seconds}s", d.span)
     return Disposition.EXACT
 
 
@@ -944,7 +978,9 @@ def emitter(model, main: Server, diags):
                                                           (None, None))[0]
         if not timeout:
             core_timeout = _setting_value(server, main, None, "timeout", (None, None))[0]
-            timeout = core_timeout[:-1] if core_timeout and core_timeout != "60s" else None
+            if core_timeout and core_timeout.endswith("ms"):
+                core_timeout = core_timeout[:-2] + "s"     # httpd reads `Timeout 500ms` with atoi: 500 seconds
+            timeout = core_timeout if core_timeout and core_timeout != "60s" else None
         if timeout:
             out.append(Stmt("proxy_read_timeout", [_duration(timeout)], span))
             out.append(Stmt("proxy_send_timeout", [_duration(timeout)], span))
