@@ -423,6 +423,9 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
     scheme, host, port, path = parsed
     port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
     member = UpstreamServer(f"{host}:{port_num}", [], d.span, url=args[0].rstrip("/"), loadfactor=Fraction(1))
+    if scheme in ("ws", "wss"):
+        # a ws:// member tunnels a WebSocket upgrade, as a ws:// ProxyPass URL does (the emitter's upgrade maps)
+        up.location_params.setdefault("upgrade", "websocket")
     if not up.servers:
         up.protocol, up.scheme = PROTOCOLS[scheme], HTTP_SCHEMES.get(scheme, "http")
         up.host_header = host + (f":{port}" if port else "")
@@ -898,7 +901,8 @@ def emitter(model, main: Server, diags):
             raw = route.params.get("raw_uri")
             out.append(Stmt("proxy_pass", [base if raw else f"{base}{target.path + rest or '/'}"], span,
                             comment="nocanon: the request URI as the client sent it" if raw else None))
-        websocket = route.params.get("upgrade", "").lower() == "websocket" or route.target.lower().startswith("ws")
+        websocket = route.params.get("upgrade", up.location_params.get("upgrade", "")).lower() == "websocket" or \
+            route.target.lower().startswith("ws")
         # SetEnv force-proxy-request-1.0 / proxy-nokeepalive where this route's requests pass (misc.set_env)
         force10 = None if websocket else _setting_value(server, main, scope_settings, "proxy_force10")
         nokeepalive = None if websocket else _setting_value(server, main, scope_settings, "proxy_nokeepalive")
