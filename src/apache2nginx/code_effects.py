@@ -195,6 +195,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # variable (Header env=, RequestHeader env=, Require env, no-gzip, nokeepalive, ...) see it unset
     "A2N717": effects("header:missing", "header:changed@proxied", "backend header:missing",
                       "backend header:changed"),  # the reader's header is not sent where the value differs
+    "A2N715": effects("body"),          # a script's output or an SSI page's echo without the variable
+    "A2N716": effects("body"),          # the variable empty in httpd, unset in nginx
     "A2N703": effects(),
     "A2N704": effects("header content-encoding", "body"),  # compressed differently
     "A2N705": effects("backend header x-forwarded-for", "status"),  # a private address from a trusted proxy

@@ -892,6 +892,20 @@ _short("A2N717", "setenvif-region-reader", "error", "A variable set by a per-dir
        "per-directory value.",
        "move the SetEnvIf line into the section that reads the variable (or the reader into the section of "
        "the line), or write a map per nginx location by hand.")
+_short("A2N715", "setenvif-not-in-script-env", "error", "A variable set per directory by SetEnvIf does not reach scripts or SSI pages.",
+       "httpd hands every variable of the request's environment to CGI and FastCGI programs and to SSI's "
+       "`echo var`; the translation passes the server-level SetEnvIf variables as fastcgi_param and as nginx "
+       "variables SSI can echo, but a variable that per-directory SetEnvIf lines also set would need a value "
+       "per nginx location, so it is not passed at all.",
+       "the programs see the variable unset, and SSI pages echo `(none)`, where httpd gives them its value.",
+       "set the variable at the server level, or pass it by hand with fastcgi_param / set in the locations of "
+       "the directory.")
+_short("A2N716", "setenvif-empty-in-script-env", "warning", "A SetEnvIf variable set to the empty string reaches scripts as unset.",
+       "a SetEnvIf line can set a variable to the empty string; nginx's variable cannot tell that from unset, "
+       "so the FastCGI parameter is left out (if_not_empty) and SSI echoes it as unset.",
+       "a program testing whether the variable exists, or an SSI page echoing it, sees it unset where httpd has "
+       "it empty.",
+       "give the variable a non-empty value.")
 _short("A2N703", "ratelimit-without-filter", "info", "SetEnv rate-limit without the RATE_LIMIT filter has no effect.",
        "mod_ratelimit only acts where SetOutputFilter RATE_LIMIT is set.",
        "nothing; the translation emits nothing either.",

@@ -885,7 +885,10 @@ def emitter(model, main: Server, diags):
         span = route.span
         scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
         if up.protocol == "fastcgi":
-            return _fastcgi(route, target, up, matched, span)
+            from .fastcgi import set_env_if_variables
+            return _fastcgi(route, target, up, matched, span) + [
+                Stmt("fastcgi_param", [name, variable, "if_not_empty"], span, comment=f"SetEnvIf {name}")
+                for name, variable in set_env_if_variables(model, diags, server, "FastCGI")]
         if up.protocol == "uwsgi":
             return [Stmt("include", ["uwsgi_params"], span), Stmt("uwsgi_pass", [target.upstream], span)]
         out: list[Stmt] = []
