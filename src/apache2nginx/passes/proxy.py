@@ -76,17 +76,17 @@ def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str
 
 # what httpd says of a value it refuses (set_worker_param in mod_proxy.c)
 _REFUSED = {"retry": "Retry must be a positive value", "timeout": "Timeout must be at least one second",
-            "ttl": "TTL must be at least one second", "connectiontimeout": "Connectiontimeout has wrong format "
+            "ttl": "TTL must be at least one second", "max": "Max must be a positive number", "connectiontimeout": "Connectiontimeout has wrong format "
             "or is under one millisecond", "loadfactor": "LoadFactor must be a number between 1..100"}
 
 
 def _number(key: str, value: str):
-    """A worker parameter's number as the rest of the pass reads it: retry= and ttl= whole seconds as
-    digits, timeout= and connectiontimeout= as nginx durations, loadfactor= in hundredths; False where
+    """A worker parameter's number as the rest of the pass reads it: retry= and ttl= whole seconds (max= a
+    count) as digits, timeout= and connectiontimeout= as nginx durations, loadfactor= in hundredths; False where
     httpd refuses the value, None for the other parameters (kept as written)."""
-    if key in ("retry", "ttl"):
-        seconds = atoi_seconds(value, 0 if key == "retry" else 1)
-        return False if seconds is None else str(seconds)
+    if key in ("retry", "ttl", "max"):
+        number = atoi_seconds(value, 1 if key == "ttl" else 0)     # (max= is a count, read alike)
+        return False if number is None else str(number)
     if key == "timeout":
         seconds = atoi_seconds(value, 1)
         return False if seconds is None else f"{seconds}s"
