@@ -22,7 +22,8 @@ def test_atoi_seconds_refuses_what_httpd_refuses(value):
 
 @pytest.mark.parametrize("value, ms", [("5", 5000), ("500ms", 500), ("3mi", 180_000), ("3min", 180_000),
                                        ("2hours", 7_200_000), ("5sec", 5000), ("+5", 5000),
-                                       ("9223372036854", 9_223_372_036_854_000), ("9223372036854775ms", 9223372036854775)])
+                                       ("9223372036854", 9_223_372_036_854_000),
+                                       ("9223372036854775ms", 9_223_372_036_854_775)])
 def test_timeout_ms_takes_units(value, ms):
     assert timeout_ms(value) == ms
 

@@ -498,7 +498,8 @@ def set_env_if_variables(model, diags, server, reader: str) -> list[tuple[str, s
             line = per_dir[name]
             if (id(server), name, reader) not in said:
                 said.add((id(server), name, reader))
-                diags.add("A2N715", f"SetEnvIf {_original_case(model, name, None, line.span)}: set per directory ({_scope_label(line.scope)}, line "
+                written = _original_case(model, name, None, line.span)
+                diags.add("A2N715", f"SetEnvIf {written}: set per directory ({_scope_label(line.scope)}, line "
                               f"{line.span.line}); the translation does not hand it to {reader} "
                               f"{'pages' if reader == 'SSI' else 'programs'}, which httpd gives it to", line.span,
                               directive="SetEnvIf")
@@ -508,7 +509,8 @@ def set_env_if_variables(model, diags, server, reader: str) -> list[tuple[str, s
             continue
         if "empty" in setenvif.notes_for(model, name) and (id(server), name, reader, "empty") not in said:
             said.add((id(server), name, reader, "empty"))
-            diags.add("A2N716", f"SetEnvIf {_original_case(model, name, variable)}: a line sets it to the empty string; {reader} "
+            written = _original_case(model, name, variable)
+            diags.add("A2N716", f"SetEnvIf {written}: a line sets it to the empty string; {reader} "
                           + ("programs get no parameter then (httpd passes an empty one)" if reader == "FastCGI"
                              else "pages echo it as unset then (httpd echoes nothing)"), server.span,
                           directive="SetEnvIf")

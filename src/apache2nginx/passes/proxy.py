@@ -76,8 +76,9 @@ def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str
 
 # what httpd says of a value it refuses (set_worker_param in mod_proxy.c)
 _REFUSED = {"retry": "Retry must be a positive value", "timeout": "Timeout must be at least one second",
-            "ttl": "TTL must be at least one second", "max": "Max must be a positive number", "connectiontimeout": "Connectiontimeout has wrong format "
-            "or is under one millisecond", "loadfactor": "LoadFactor must be a number between 1..100"}
+            "ttl": "TTL must be at least one second", "max": "Max must be a positive number",
+            "connectiontimeout": "Connectiontimeout has wrong format or is under one millisecond",
+            "loadfactor": "LoadFactor must be a number between 1..100"}
 
 
 def _number(key: str, value: str):
