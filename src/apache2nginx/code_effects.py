@@ -268,7 +268,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "header@host-port"),  # nginx redirects a Host with a port that httpd's condition does not match
     "A2N823": effects(),                # reproduced
     "A2N824": effects(*_REWRITE),       # httpd ignores the snippet's rules on their own
-    "A2N825": effects("backend header x-forwarded-host", "backend header x-forwarded-server"),  # set, not appended
+    "A2N825": effects(),                # no connection reuse: nothing a request shows
     "A2N826": effects(*_REWRITE),
     "A2N827": effects("header content-type"),  # the forced type is missing under ^~ prefixes
     "A2N828": effects("backend path", "backend query", "location"),  # captures copied unescaped

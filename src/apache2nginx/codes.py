@@ -1555,9 +1555,8 @@ _short("A2N824", "rewrite-engine-assumed", "warning", "RewriteEngine is assumed 
        "add RewriteEngine On (or Off) to the file to make its intent explicit.")
 _short("A2N825", "rewrite-proxy", "warning", "A [P] rule proxies through an internal location.",
        "the rewrite leads to an internal location that proxies to the fixed backend with the rest of the path; "
-       "like httpd's default worker it does not reuse connections. X-Forwarded-Host and -Server are set rather "
-       "than appended to values the client sent.",
-       "backends behind several proxies may see shorter X-Forwarded-* chains.",
+       "like httpd's default worker it does not reuse connections.",
+       "the backend sees a new connection for each request.",
        "use ProxyPass where the target is fixed; it gives connection reuse too.")
 _short("A2N826", "directory-rewrite-unmapped", "error", "Rewrite rules in a <Directory> outside the DocumentRoot.",
        "per-directory rules apply to the URLs that map into the directory; only directories under the server's "

@@ -827,11 +827,50 @@ def _duration(value: str) -> str:
     return f"{value}s" if value.isdigit() else value
 
 
+def forwarded_headers(model, server: Server, main: Server, scope_settings: dict | None, span, diags) -> list[Stmt]:
+    """The X-Forwarded-For/-Host/-Server lines mod_proxy_http adds to a request it passes (ProxyAddHeaders,
+    on by default), appended to what the client sent as httpd appends them; for ProxyPass routes and
+    RewriteRule [P] alike."""
+    add_headers = _setting_value(server, main, scope_settings, "add_headers", ("on", None))
+    if add_headers[0] == "off":
+        return []
+    state = main.settings.setdefault("x_forwarded", {"maps": set(), "literals": {}, "notes": set()})
+
+    def ensure_map(var: str, block: MapBlock) -> None:
+        if var not in state["maps"]:
+            state["maps"].add(var)
+            if not any(m.variable == var for m in model.maps):
+                model.maps.append(block)
+
+    ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
+                                                 [('""', "$http_host")], '"$http_x_forwarded_host, $http_host"'))
+    # httpd sends the server's ServerName; with none in the input (here or in the main server), the name
+    # it determined for the machine at startup: nginx's $hostname
+    named = server.has_server_name or main.has_server_name
+    name, var = ("$server_name", "$a2n_x_forwarded_server") if named else \
+        ("$hostname", "$a2n_x_forwarded_server_hostname")
+    literal = _literal_server_name(server if server.has_server_name else main) if named else None
+    if literal:
+        # httpd sends the name as the input writes it; server_name (and $server_name) is lower-cased
+        literals = state["literals"]
+        number = literals.setdefault(literal, len(literals) + 1)
+        name, var = literal, f"$a2n_x_forwarded_server_{number}"
+    ensure_map(var, MapBlock("$http_x_forwarded_server", var, [('""', name)],
+                             f'"$http_x_forwarded_server, {name}"'))
+    if not named and "hostname" not in state["notes"]:
+        state["notes"].add("hostname")
+        diags.add("A2N340", "no ServerName in the input: httpd names the machine in X-Forwarded-Server by "
+                  "the fully qualified name it resolves for the host name at startup (or by its address "
+                  "when none resolves); nginx sends the host name ($hostname)", span)
+    where = add_headers[1] or span
+    return [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
+            Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
+            Stmt("proxy_set_header", ["X-Forwarded-Server", var], where)]
+
+
 def emitter(model, main: Server, diags):
     """The function the layout step calls for a proxied region: nginx statements for one location."""
     maps_done: set[str] = set()
-    notes: set[str] = set()     # diagnostics given once for the whole input
-    literals: dict[str, int] = {}   # a ServerName with capitals -> the number of its X-Forwarded-Server map
 
     def ensure_map(var: str, block: MapBlock) -> None:
         if var not in maps_done and not any(m.variable == var for m in model.maps):
@@ -940,31 +979,7 @@ def emitter(model, main: Server, diags):
                 up.notes.add("host")
                 diags.add("A2N320", f"upstream {up.name}: httpd sends each member its own Host; nginx sends "
                           f"{up.host_header} to all of them", span)
-        add_headers = _setting_value(server, main, scope_settings, "add_headers", ("on", None))
-        if add_headers[0] != "off":
-            ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
-                                                         [('""', "$http_host")], '"$http_x_forwarded_host, $http_host"'))
-            # httpd sends the server's ServerName; with none in the input (here or in the main server), the name
-            # it determined for the machine at startup: nginx's $hostname
-            named = server.has_server_name or main.has_server_name
-            name, var = ("$server_name", "$a2n_x_forwarded_server") if named else \
-                ("$hostname", "$a2n_x_forwarded_server_hostname")
-            literal = _literal_server_name(server if server.has_server_name else main) if named else None
-            if literal:
-                # httpd sends the name as the input writes it; server_name (and $server_name) is lower-cased
-                number = literals.setdefault(literal, len(literals) + 1)
-                name, var = literal, f"$a2n_x_forwarded_server_{number}"
-            ensure_map(var, MapBlock("$http_x_forwarded_server", var, [('""', name)],
-                                     f'"$http_x_forwarded_server, {name}"'))
-            if not named and "hostname" not in notes:
-                notes.add("hostname")
-                diags.add("A2N340", "no ServerName in the input: httpd names the machine in X-Forwarded-Server by "
-                          "the fully qualified name it resolves for the host name at startup (or by its address "
-                          "when none resolves); nginx sends the host name ($hostname)", span)
-            where = add_headers[1] or span
-            out += [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
-                    Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
-                    Stmt("proxy_set_header", ["X-Forwarded-Server", var], where)]
+        out += forwarded_headers(model, server, main, scope_settings, span, diags)
         if up.scheme == "https":
             out.append(Stmt("proxy_ssl_server_name", ["on"], span))
             out.append(Stmt("proxy_ssl_name", [up.host_header.rsplit(":", 1)[0]], span))
