@@ -15,12 +15,16 @@ def _locations(tmp_path, text: str) -> dict[str, list[list[str]]]:
     import crossplane
     parsed = crossplane.parse(str(tmp_path / "out.conf"), single=True, check_ctx=False, check_args=False)
     found: dict[str, list[list[str]]] = {}
+    # an onsuccess header's value is a map that is empty on nginx's own redirects: read as its value
+    onsuccess = {d["args"][1]: next(x["args"][0] for x in d["block"] if x["directive"] == "default")
+                 for d in parsed["config"][0]["parsed"]
+                 if d["directive"] == "map" and d["args"][1].startswith("$a2n_onsuccess_")}
 
     def walk(block):
         for d in block:
             if d["directive"] == "location":
-                found[" ".join(d["args"])] = [[x["directive"]] + x["args"] for x in d.get("block", [])
-                                              if x["directive"] == "add_header"]
+                found[" ".join(d["args"])] = [[x["directive"]] + [onsuccess.get(a, a) for a in x["args"]]
+                                              for x in d.get("block", []) if x["directive"] == "add_header"]
             walk(d.get("block", []))
     walk(parsed["config"][0]["parsed"])
     return found

@@ -169,8 +169,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N502": effects("header:missing", "header:changed@proxied", "backend header:missing",
                       "backend header:changed"),  # nothing emitted for the header
     "A2N503": effects("header:missing@proxied,error-status",  # proxied 4xx/5xx: nginx's add_header does not fire
-                      "header:changed@proxied",               # a conditional header keeps the backend's copy
-                      "header:added@redirect,not-proxied"),   # httpd's own redirects carry no onsuccess header
+                      "header:changed@proxied"),              # a conditional header keeps the backend's copy
     "A2N504": effects("header:added"),  # nginx still sends a header it generates itself
     "A2N506": effects("header:changed"),  # another line instead of a comma-joined value
     "A2N507": effects("status:changed@not-proxied,conditional-request"),  # nginx's own If-None-Match check sees
@@ -196,6 +195,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # variable (Header env=, RequestHeader env=, Require env, no-gzip, nokeepalive, ...) see it unset
     "A2N717": effects("header:missing", "header:changed@proxied", "backend header:missing",
                       "backend header:changed"),  # the reader's header is not sent where the value differs
+    "A2N715": effects("body"),          # a script's output or an SSI page's echo without the variable
+    "A2N716": effects("body"),          # the variable empty in httpd, unset in nginx
     "A2N703": effects(),
     "A2N704": effects("header content-encoding", "body"),  # compressed differently
     "A2N705": effects("backend header x-forwarded-for", "status"),  # a private address from a trusted proxy
@@ -274,7 +275,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "header@host-port"),  # nginx redirects a Host with a port that httpd's condition does not match
     "A2N823": effects(),                # reproduced
     "A2N824": effects(*_REWRITE),       # httpd ignores the snippet's rules on their own
-    "A2N825": effects("backend header x-forwarded-host", "backend header x-forwarded-server"),  # set, not appended
+    "A2N825": effects(),                # no connection reuse: nothing a request shows
     "A2N826": effects(*_REWRITE),
     "A2N827": effects("header content-type"),  # the forced type is missing under ^~ prefixes
     "A2N828": effects("backend path", "backend query", "location"),  # captures copied unescaped

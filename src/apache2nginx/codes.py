@@ -173,7 +173,8 @@ _code("A2N015", "number-out-of-range", "error", "A number is larger than httpd o
 What it means: an argument holds a number with a thousand digits or more, or
 a value the translation would write beyond what nginx's parser accepts
 (a time or size over 2^63 milliseconds or bytes, a status code over 999, a
-port over 65535).
+port over 65535, an upstream server's weight, max_fails or max_conns past
+2^63-1, its fail_timeout in milliseconds or past 2^63 seconds).
 
 Why it matters: httpd refuses such values when it starts (or reads them as
 something else after an overflow), and nginx refuses the translated line, so
@@ -920,6 +921,20 @@ _short("A2N717", "setenvif-region-reader", "error", "A variable set by a per-dir
        "per-directory value.",
        "move the SetEnvIf line into the section that reads the variable (or the reader into the section of "
        "the line), or write a map per nginx location by hand.")
+_short("A2N715", "setenvif-not-in-script-env", "error", "A variable set per directory by SetEnvIf does not reach scripts or SSI pages.",
+       "httpd hands every variable of the request's environment to CGI and FastCGI programs and to SSI's "
+       "`echo var`; the translation passes the server-level SetEnvIf variables as fastcgi_param and as nginx "
+       "variables SSI can echo, but a variable that per-directory SetEnvIf lines also set would need a value "
+       "per nginx location, so it is not passed at all.",
+       "the programs see the variable unset, and SSI pages echo `(none)`, where httpd gives them its value.",
+       "set the variable at the server level, or pass it by hand with fastcgi_param / set in the locations of "
+       "the directory.")
+_short("A2N716", "setenvif-empty-in-script-env", "warning", "A SetEnvIf variable set to the empty string reaches scripts as unset.",
+       "a SetEnvIf line can set a variable to the empty string; nginx's variable cannot tell that from unset, "
+       "so the FastCGI parameter is left out (if_not_empty) and SSI echoes it as unset.",
+       "a program testing whether the variable exists, or an SSI page echoing it, sees it unset where httpd has "
+       "it empty.",
+       "give the variable a non-empty value.")
 _short("A2N703", "ratelimit-without-filter", "info", "SetEnv rate-limit without the RATE_LIMIT filter has no effect.",
        "mod_ratelimit only acts where SetOutputFilter RATE_LIMIT is set.",
        "nothing; the translation emits nothing either.",
@@ -1597,9 +1612,8 @@ _short("A2N824", "rewrite-engine-assumed", "warning", "RewriteEngine is assumed 
        "add RewriteEngine On (or Off) to the file to make its intent explicit.")
 _short("A2N825", "rewrite-proxy", "warning", "A [P] rule proxies through an internal location.",
        "the rewrite leads to an internal location that proxies to the fixed backend with the rest of the path; "
-       "like httpd's default worker it does not reuse connections. X-Forwarded-Host and -Server are set rather "
-       "than appended to values the client sent.",
-       "backends behind several proxies may see shorter X-Forwarded-* chains.",
+       "like httpd's default worker it does not reuse connections.",
+       "the backend sees a new connection for each request.",
        "use ProxyPass where the target is fixed; it gives connection reuse too.")
 _short("A2N826", "directory-rewrite-unmapped", "error", "Rewrite rules in a <Directory> outside the DocumentRoot.",
        "per-directory rules apply to the URLs that map into the directory; only directories under the server's "

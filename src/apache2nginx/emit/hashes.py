@@ -94,3 +94,25 @@ def server_names_hash(model: NginxModel) -> list[Stmt]:
     comment = "sized for the virtual hosts' names: nginx's defaults would not hold them"
     return [Stmt("server_names_hash_bucket_size", [str(bucket)], None, comment=comment),
             Stmt("server_names_hash_max_size", [str(size)], None, comment=comment)]
+
+
+# nginx's variables share one hash (its own hundred-odd and every map's); past some forty maps of names as
+# long as a2n_onsuccess_12 its defaults (bucket 64, max 1024) hold one name a bucket and `nginx -t` warns
+# ("could not build optimal variables_hash"). Sized generously rather than built: nginx's own names vary
+# with the modules it has.
+_VARIABLE_MAPS = 40
+_NGINX_VARIABLES = 150
+
+
+def variables_hash(model: NginxModel) -> list[Stmt]:
+    """`variables_hash_bucket_size` / `variables_hash_max_size` for http, when the translation's maps are
+    more than nginx's defaults hold without a warning."""
+    count = len(model.maps)
+    if count <= _VARIABLE_MAPS:
+        return []
+    size = 1024
+    while size < 8 * (count + _NGINX_VARIABLES):
+        size *= 2
+    comment = "sized for the translation's maps: nginx's defaults would not hold their variables"
+    return [Stmt("variables_hash_bucket_size", ["128"], None, comment=comment),
+            Stmt("variables_hash_max_size", [str(size)], None, comment=comment)]

@@ -148,3 +148,45 @@ def effective(parent: list[Stmt], child: list[Stmt], unless: Unless | None = Non
     merged = merge(parent, child, unless)
     used = {_FAMILY_OF[s.name] for s in merged if s.name in _FAMILY_OF}
     return merged + [s for s in parent if s.name in _FAMILY_OF and _FAMILY_OF[s.name] not in used]
+
+
+def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless | None = None) -> list:
+    """LOCATIONS, with a copy of a message ErrorDocument's named location for each that sends other
+    `Header always` lines than the server. httpd answers `ErrorDocument 403 "text"` with the error headers
+    (the always table) of the request's own <Location>; nginx's `error_page 403 @name` answers from the named
+    location, with the server's add_header list only (a location's X-Frame-Options was lost on its 403).
+    Such a location names a copy holding its own add_header list (nginx adds `always` ones to errors)."""
+    from ..model import Location
+    named = {loc.path: loc for loc in locations if loc.path.startswith("@a2n_error_")}
+    if not named:
+        return locations
+    copies: dict[tuple, Location] = {}
+    out = []
+    for loc in locations:
+        if loc.path.startswith("@"):
+            out.append(loc)
+            continue
+        inside = effective(parent, loc.statements, unless)
+        headers = [s for s in inside if s.name == "add_header" and s.args and s.args[-1] == "always"]
+        pages = []
+        for page in _last_error_pages([s for s in inside if s.name == "error_page"]):
+            target = named.get(page.args[-1])
+            if target is None:
+                continue
+            theirs = [s for s in effective(parent, target.statements, unless)
+                      if s.name == "add_header" and s.args and s.args[-1] == "always"]
+            if [tuple(s.args) for s in theirs] == [tuple(s.args) for s in headers]:
+                continue
+            key = (target.path, tuple(tuple(s.args) for s in headers))
+            copy = copies.get(key)
+            if copy is None:
+                copy = Location(target.modifier, f"{target.path}_{len(copies) + 1}",
+                                [s for s in target.statements if s.name != "add_header"] + headers, target.span)
+                copies[key] = copy
+            pages.append(Stmt("error_page", page.args[:-1] + [copy.path], page.span,
+                              comment="with this location's Header always lines"))
+        if pages:
+            loc = Location(loc.modifier, loc.path, list(loc.statements) + pages, loc.span, loc.locations,
+                           loc.runs_scripts, loc.static_only)
+        out.append(loc)
+    return out + list(copies.values())

@@ -251,6 +251,7 @@ class Layout:
             regions.insert(0, "/")
         winners: set[int] = set()
         root_access: list[Stmt] = []
+        exact_only: set[str] = set()     # `/p` of a proxied `/p/` that another entry covers (below)
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
             handler: Route | None = None
@@ -296,7 +297,7 @@ class Layout:
                 continue
             files = [] if fs is None else \
                 files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
-            for modifier, matched in _variants(path):
+            for modifier, matched in ([("=", path)] if path in exact_only else _variants(path)):
                 loc = Location(modifier, matched, span=span)
                 loc.statements.extend(statements)
                 if handler is not None:
@@ -313,8 +314,14 @@ class Layout:
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
-                # match `/p`, which falls through to the document root.
-                server.locations.append(Location("=", path[:-1], list(access + statements), span))
+                # match `/p`, which falls through to the document root, or to a broader entry covering `/p`
+                # (`ProxyPass /p/sub/` beside `ProxyPass /p/`): that one is laid out as an exact region.
+                if any(segment_prefix(r.path, path[:-1]) for r in routes) or \
+                        any(s.proxy is not None and segment_prefix(s.path, path[:-1]) for s in prefix_scopes):
+                    exact_only.add(path[:-1])
+                    regions.append(path[:-1])
+                else:
+                    server.locations.append(Location("=", path[:-1], list(access + statements), span))
         for r in server.routes:   # only the server's own: an inherited entry may win in another host
             if not r.regex and id(r) not in winners and r.kind != "proxy-exclude":
                 self.diags.add("A2N301", f"{r.params.get('directive', r.kind)} {r.path}: an earlier entry matches "

@@ -14,8 +14,8 @@ from jinja2.filters import do_indent
 
 from .. import __version__
 from ..model import Location, NginxModel, Server, Stmt
-from .hashes import server_names_hash
-from .inherit import effective, header_order, merge, server_block
+from .hashes import server_names_hash, variables_hash
+from .inherit import effective, error_pages_with_headers, header_order, merge, server_block
 from .limits import out_of_range
 from .selfcheck import fast_clean
 from ..syntax.span import Span
@@ -157,7 +157,7 @@ class Renderer:
 
         def locations(server: Server):
             parent = server_block_of(server)[1]
-            return [_merged(loc, parent, unless) for loc in server.locations]
+            return [_merged(loc, parent, unless) for loc in error_pages_with_headers(parent, server.locations, unless)]
 
         if model.conditional_header_sets and not model.inherited_maps_made:
             # Merging can add maps (a conditional Header set over an earlier one): make them all before any
@@ -171,7 +171,8 @@ class Renderer:
             header=header,
             # A server with no socket is one httpd never serves (A2N200): nginx would put it on port 80.
             servers=[s for s in chosen if s.listens],
-            http_statements=((server_names_hash(model) if full else []) + around[0] + http_level + around[1])
+            http_statements=((server_names_hash(model) + variables_hash(model) if full else []) + around[0]
+                             + http_level + around[1])
             if first else [],
             main_statements=model.main_statements,
             log_formats=list(model.log_formats.values()) if defined else [],

@@ -420,6 +420,7 @@ def _fcgi_routes(ctx: Context, server) -> list:
 def finish_server(ctx: Context, server) -> None:
     _gate_exec_cgi(ctx, server)
     _ssl_std_env(ctx, server)
+    pass_set_env_if(ctx, server)
     overrides = (ctx.main.settings.get("fcgi_env") or []) + \
         ((server.settings.get("fcgi_env") or []) if server is not ctx.main else [])
     if not overrides:
@@ -471,3 +472,81 @@ RULES = table(
 
 
 RULES = contexts.checked(RULES)
+
+
+# ----------------------------------------------------------------- SetEnvIf variables in scripts' environment
+
+def set_env_if_variables(model, diags, server, reader: str) -> list[tuple[str, str]]:
+    """(NAME, nginx variable) for each variable a server-level SetEnvIf of SERVER (or its main server) sets:
+    httpd hands them to CGI and FastCGI programs (r->subprocess_env) and to SSI's echo. A name that
+    per-directory SetEnvIf lines also set is not passed (one variable cannot follow the directories; reported
+    once per server and READER, "FastCGI" or "SSI"); one that lines set to the empty string is passed with
+    that caveat (A2N716)."""
+    from . import setenvif
+    main = model.main_server
+    names = dict.fromkeys(list((main.settings.get("setenvif") or {}).keys()) +
+                          list((server.settings.get("setenvif") or {}).keys()))
+    per_dir: dict[str, object] = {}
+    for line in setenvif._registry(model).lines:
+        if line.server is server or line.server is main:
+            per_dir.setdefault(line.name, line)
+            names.setdefault(line.name)
+    said = main.settings.setdefault("script_env_said", set())
+    out = []
+    for name in names:
+        if name in per_dir:
+            line = per_dir[name]
+            if (id(server), name, reader) not in said:
+                said.add((id(server), name, reader))
+                written = _original_case(model, name, None, line.span)
+                diags.add("A2N715", f"SetEnvIf {written}: set per directory ({_scope_label(line.scope)}, line "
+                              f"{line.span.line}); the translation does not hand it to {reader} "
+                              f"{'pages' if reader == 'SSI' else 'programs'}, which httpd gives it to", line.span,
+                              directive="SetEnvIf")
+            continue
+        variable = setenvif.server_variable(model, server, name)
+        if variable is None:
+            continue
+        if "empty" in setenvif.notes_for(model, name) and (id(server), name, reader, "empty") not in said:
+            said.add((id(server), name, reader, "empty"))
+            written = _original_case(model, name, variable)
+            diags.add("A2N716", f"SetEnvIf {written}: a line sets it to the empty string; {reader} "
+                          + ("programs get no parameter then (httpd passes an empty one)" if reader == "FastCGI"
+                             else "pages echo it as unset then (httpd echoes nothing)"), server.span,
+                          directive="SetEnvIf")
+        out.append((_original_case(model, name, variable), variable))
+    return out
+
+
+def _scope_label(scope) -> str:
+    kind = {"directory": "Directory", "files": "Files", "location": "Location"}.get(scope.kind, scope.kind)
+    return f"<{kind} {scope.fs_path or scope.path}>"
+
+
+def _original_case(model, name: str, variable: str | None, span=None) -> str:
+    """The variable's name as the input writes it (httpd keeps its case; the model keys it lower-cased), read
+    back from the SetEnvIf line (SPAN, or the line of the map that sets VARIABLE)."""
+    import linecache
+    if span is None:
+        span = next((m.span for m in model.maps if m.variable == variable and m.span is not None), None)
+    if span is not None:
+        text = linecache.getline(span.file, span.line)
+        m = re.search(r"(?<![^\s\"'!])!?(" + re.escape(name) + r")(?==|[\s\"']|$)", text, re.I)
+        if m:
+            return m.group(1)
+    return name
+
+
+def pass_set_env_if(ctx: Context, server) -> None:
+    """FastCGI (and fcgiwrap's CGI) locations of SERVER get the server-level SetEnvIf variables as parameters,
+    sent only when set (an unset variable is no parameter in httpd either)."""
+    blocks = _fcgi_blocks(ctx, server)
+    if not blocks:
+        return
+    for name, variable in set_env_if_variables(ctx.model, ctx.diags, server, "FastCGI"):
+        for block in blocks:
+            if any(st.name == "fastcgi_param" and st.args and st.args[0] == name for st in block):
+                continue        # SetEnv or ProxyFCGISetEnvIf of the same name: theirs is the value
+            at = next((i for i, st in enumerate(block) if st.name == "fastcgi_pass"), len(block))
+            block.insert(at, Stmt("fastcgi_param", [name, variable, "if_not_empty"], None,
+                                  comment=f"SetEnvIf {name}"))

@@ -95,20 +95,20 @@ def header(ctx: Context, d: Directive) -> Disposition:
             ctx.emit("add_header", [name, value, "always"], d.span).resets = (name.lower(), table)
             return Disposition.EXACT
         ctx.emit("proxy_hide_header", [name], d.span)
-        ctx.emit("add_header", [name, value], d.span).resets = (name.lower(), table)
+        ctx.emit("add_header", [name, onsuccess(ctx, value)], d.span).resets = (name.lower(), table)
         ctx.diags.add("A2N503", f"Header set {name}: httpd also sets it on proxied 4xx/5xx responses; nginx "
                       "add_header (without always) only on 2xx/3xx", d.span, directive=d.name,
                       hint="use `Header always set` on the Apache side if the header belongs on every response")
         return Disposition.APPROXIMATE
     if action == "add":
-        ctx.emit("add_header", [name, value, *always], d.span)
+        ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
         if not always:
             ctx.diags.add("A2N503", f"Header add {name}: nginx add_header without always fires only on 2xx/3xx",
                           d.span, directive=d.name)
             return Disposition.APPROXIMATE
         return Disposition.EXACT
     if action in ("append", "merge"):
-        ctx.emit("add_header", [name, value, *always], d.span)
+        ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if action == "unset":
@@ -123,6 +123,20 @@ def header(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+# nginx's own redirects: a 3xx status with no upstream answer behind it (return, rewrite, a directory's slash)
+OWN_REDIRECT = "~^30[12378]$"
+
+
+def onsuccess(ctx: Context, value: str) -> str:
+    """VALUE for an onsuccess (`Header` without always) add_header: nothing on the redirects nginx answers
+    itself. httpd answers its own redirects (Redirect, RewriteRule [R], mod_dir's trailing slash) as errors,
+    with the error headers only (ap_send_error_response swaps the tables), where nginx's add_header fires on
+    every 301/302/303/307/308; a backend's redirect carries the header in both ($upstream_status is set)."""
+    from ..emit.render import quote
+    return ctx.model.shared_map("a2n_onsuccess_", "$status$upstream_status", [(OWN_REDIRECT, '""')],
+                                quote(value))
 
 
 def _report_htaccess_level(ctx: Context, d: Directive) -> None:
@@ -199,6 +213,8 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
             ctx.model.conditional_header_sets = True
 
     emit_vary(ctx, compiler, d.span, condition == "always")
+    if condition != "always":
+        variable = onsuccess(ctx, variable)
     if expr is not None and _CONTENT_TYPE.search(expr):
         _untyped_stays_untyped(ctx, d)
     if action in ("append", "merge"):

@@ -488,12 +488,67 @@ def finish_model(ctx: Context) -> None:
                           "Modified, which nginx does", d.span, directive=d.name)
             if d.key == "addoutputfilter":
                 ctx.redispose(d, other if other is Disposition.UNSUPPORTED else Disposition.APPROXIMATE)
+    _echo_variables(ctx)
     for d, outcome in ctx.main.settings.get("ssi_outcomes", {}).values():
         if "xbithack" in outcome:
             ctx.diags.add("A2N758", f"XBitHack {' '.join(d.args)}: nginx cannot test a file's execute bit; the "
                           "text/html files httpd parses for it are sent unparsed", d.span, directive=d.name,
                           hint="rename those pages (.shtml) and attach the filter by extension instead")
             ctx.redispose(d, Disposition.UNSUPPORTED)
+
+
+# ----------------------------------------------------------------- SetEnvIf variables for `echo var`
+
+# nginx's own variables (and the prefixes of its families): a SetEnvIf variable of such a name cannot be set
+# for SSI's echo without changing what the rest of the configuration reads
+_NGINX_VARIABLES = frozenset("""
+    ancient_browser args binary_remote_addr body_bytes_sent bytes_sent connection connection_requests
+    connection_time content_length content_type date_gmt date_local document_root document_uri
+    fastcgi_path_info fastcgi_script_name gzip_ratio host hostname http2 https invalid_referer is_args
+    limit_conn_status limit_rate limit_req_status memcached_key modern_browser msec msie nginx_version pid pipe
+    proxy_add_x_forwarded_for proxy_host proxy_port proxy_protocol_addr proxy_protocol_port
+    proxy_protocol_server_addr proxy_protocol_server_port query_string realip_remote_addr realip_remote_port
+    realpath_root remote_addr remote_port remote_user request request_body request_body_file
+    request_completion request_filename request_id request_length request_method request_time request_uri
+    scheme secure_link secure_link_expires server_addr server_name server_port server_protocol status
+    tcpinfo_rcv_space tcpinfo_rtt tcpinfo_rttvar tcpinfo_snd_cwnd time_iso8601 time_local uid_got uid_reset
+    uid_set uri""".split())
+_NGINX_PREFIXES = ("arg_", "cookie_", "http_", "sent_http_", "sent_trailer_", "upstream_", "ssl_", "a2n_")
+
+
+def _parses(server) -> bool:
+    holders = server.scopes + server.settings.get("directories", []) + server.settings.get("files", [])
+    return any(st.name == "ssi" and st.args == ["on"] for h in holders for st in h.statements)
+
+
+def _echo_variables(ctx: Context) -> None:
+    """httpd's `<!--#echo var="NAME" -->` reads the request's environment, SetEnvIf's variables among them;
+    nginx's echo reads nginx variables by the lower-cased name. Every server whose pages are parsed sets each
+    such variable at server level: the SetEnvIf value, `(none)` (what both echo for an unset variable) where
+    none is set, since a variable nginx knows is empty, not unset, in a server that does not set it."""
+    from .fastcgi import set_env_if_variables
+    model = ctx.model
+    everywhere = _parses(ctx.main)
+    servers = [s for s in model.servers if everywhere or _parses(s)]
+    found = {id(s): set_env_if_variables(model, ctx.diags, s, "SSI") for s in servers}
+    names: dict[str, str] = {}
+    for pairs in found.values():
+        for name, _ in pairs:
+            names.setdefault(name.lower(), name)
+    for lower, name in list(names.items()):
+        if not re.fullmatch(r"[a-z0-9_]+", lower) or lower in _NGINX_VARIABLES or lower.startswith(_NGINX_PREFIXES):
+            del names[lower]
+            ctx.diags.add("A2N715", f"SetEnvIf {name}: nginx's ssi module echoes nginx variables, and {name} is "
+                          "not a name the translation can give one (nginx has its own by that name, or the name "
+                          "holds other characters than letters, digits and _); SSI pages echo it as nginx's own "
+                          "or (none)", ctx.options.get("main_span"), directive="SetEnvIf")
+    for server in servers:
+        values = {name.lower(): variable for name, variable in found[id(server)]}
+        for lower, name in names.items():
+            variable = values.get(lower)
+            value = model.shared_map("a2n_ssi_", variable, [('""', "(none)")], variable) if variable else "(none)"
+            server.own_statements.append(Stmt("set", ["$" + lower, value], None,
+                                              comment=f"SetEnvIf {name}, for SSI's echo var"))
 
 
 RULES = table(

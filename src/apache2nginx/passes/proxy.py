@@ -20,6 +20,7 @@ from functools import reduce
 from ..model import MapBlock, ProxyTarget, Route, Server, Stmt, Upstream, UpstreamServer
 from ..syntax.tree import Directive, Section
 from .base import Context, Disposition, Rule, loosest, table
+from .proxy_numbers import atoi_seconds, loadfactor, nginx_duration, timeout_ms
 
 _URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<host>\[[^\]]+\]|[^/:]*)(?::(?P<port>\d+))?(?P<path>/.*)?$")
 _HOST = re.compile(r"\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.~%-]*")
@@ -63,8 +64,40 @@ def _params(ctx: Context, d: Directive, args: list[str], start: int) -> dict[str
             ctx.diags.add("A2N001", f"{d.name}: {arg!r} is not a key=value parameter", d.arg_span(start + i),
                           directive=d.name)
             continue
-        params[key.lower()] = value
+        key = key.lower()
+        number = _number(key, value)
+        if number is False:
+            ctx.diags.add("A2N001", f"{d.name}: httpd refuses {key}={value} ({_REFUSED[key]}) and does not start",
+                          d.arg_span(start + i), directive=d.name, hint="write a value httpd accepts")
+            continue
+        params[key] = value if number is None else number
     return params
+
+
+# what httpd says of a value it refuses (set_worker_param in mod_proxy.c)
+_REFUSED = {"retry": "Retry must be a positive value", "timeout": "Timeout must be at least one second",
+            "ttl": "TTL must be at least one second", "max": "Max must be a positive number",
+            "connectiontimeout": "Connectiontimeout has wrong format or is under one millisecond",
+            "loadfactor": "LoadFactor must be a number between 1..100"}
+
+
+def _number(key: str, value: str):
+    """A worker parameter's number as the rest of the pass reads it: retry= and ttl= whole seconds (max= a
+    count) as digits, timeout= and connectiontimeout= as nginx durations, loadfactor= in hundredths; False where
+    httpd refuses the value, None for the other parameters (kept as written)."""
+    if key in ("retry", "ttl", "max"):
+        number = atoi_seconds(value, 1 if key == "ttl" else 0)     # (max= is a count, read alike)
+        return False if number is None else str(number)
+    if key == "timeout":
+        seconds = atoi_seconds(value, 1)
+        return False if seconds is None else f"{seconds}s"
+    if key == "connectiontimeout":
+        ms = timeout_ms(value)
+        return False if ms is None else nginx_duration(ms)
+    if key == "loadfactor":
+        hundredths = loadfactor(value)
+        return False if hundredths is None else str(hundredths)
+    return None
 
 
 # ----------------------------------------------------------------- upstreams
@@ -391,6 +424,9 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
     scheme, host, port, path = parsed
     port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
     member = UpstreamServer(f"{host}:{port_num}", [], d.span, url=args[0].rstrip("/"), loadfactor=Fraction(1))
+    if scheme in ("ws", "wss"):
+        # a ws:// member tunnels a WebSocket upgrade, as a ws:// ProxyPass URL does (the emitter's upgrade maps)
+        up.location_params.setdefault("upgrade", "websocket")
     if not up.servers:
         up.protocol, up.scheme = PROTOCOLS[scheme], HTTP_SCHEMES.get(scheme, "http")
         up.host_header = host + (f":{port}" if port else "")
@@ -404,10 +440,7 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
     for key, value in params.items():
         low = value.lower()
         if key == "loadfactor":
-            try:
-                member.loadfactor = Fraction(value)
-            except (ValueError, ZeroDivisionError):
-                ctx.diags.add("A2N001", f"loadfactor={value} is not a number", d.span, directive=d.name)
+            member.loadfactor = Fraction(int(value), 100)     # hundredths, as httpd keeps it
         elif key == "status":
             for flag in re.findall(r"([+-]?)([A-Za-z])", value):
                 sign, letter = flag
@@ -714,7 +747,12 @@ def proxy_error_override(ctx: Context, d: Directive) -> Disposition:
 def proxy_timeout(ctx: Context, d: Directive) -> Disposition:
     if not d.args:
         return Disposition.UNSUPPORTED
-    ctx.settings["proxy_timeout"] = (d.args[0], d.span)
+    seconds = atoi_seconds(d.args[0], 1)      # atoi: `ProxyTimeout 500ms` is 500 seconds
+    if seconds is None:
+        ctx.diags.add("A2N001", f"ProxyTimeout {d.args[0]}: httpd refuses it (Proxy Timeout must be at least 1 "
+                      "second) and does not start", d.span, directive=d.name, hint="write a value httpd accepts")
+        return Disposition.UNSUPPORTED
+    ctx.settings["proxy_timeout"] = (f"{seconds}s", d.span)
     return Disposition.EXACT
 
 
@@ -789,11 +827,50 @@ def _duration(value: str) -> str:
     return f"{value}s" if value.isdigit() else value
 
 
+def forwarded_headers(model, server: Server, main: Server, scope_settings: dict | None, span, diags) -> list[Stmt]:
+    """The X-Forwarded-For/-Host/-Server lines mod_proxy_http adds to a request it passes (ProxyAddHeaders,
+    on by default), appended to what the client sent as httpd appends them; for ProxyPass routes and
+    RewriteRule [P] alike."""
+    add_headers = _setting_value(server, main, scope_settings, "add_headers", ("on", None))
+    if add_headers[0] == "off":
+        return []
+    state = main.settings.setdefault("x_forwarded", {"maps": set(), "literals": {}, "notes": set()})
+
+    def ensure_map(var: str, block: MapBlock) -> None:
+        if var not in state["maps"]:
+            state["maps"].add(var)
+            if not any(m.variable == var for m in model.maps):
+                model.maps.append(block)
+
+    ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
+                                                 [('""', "$http_host")], '"$http_x_forwarded_host, $http_host"'))
+    # httpd sends the server's ServerName; with none in the input (here or in the main server), the name
+    # it determined for the machine at startup: nginx's $hostname
+    named = server.has_server_name or main.has_server_name
+    name, var = ("$server_name", "$a2n_x_forwarded_server") if named else \
+        ("$hostname", "$a2n_x_forwarded_server_hostname")
+    literal = _literal_server_name(server if server.has_server_name else main) if named else None
+    if literal:
+        # httpd sends the name as the input writes it; server_name (and $server_name) is lower-cased
+        literals = state["literals"]
+        number = literals.setdefault(literal, len(literals) + 1)
+        name, var = literal, f"$a2n_x_forwarded_server_{number}"
+    ensure_map(var, MapBlock("$http_x_forwarded_server", var, [('""', name)],
+                             f'"$http_x_forwarded_server, {name}"'))
+    if not named and "hostname" not in state["notes"]:
+        state["notes"].add("hostname")
+        diags.add("A2N340", "no ServerName in the input: httpd names the machine in X-Forwarded-Server by "
+                  "the fully qualified name it resolves for the host name at startup (or by its address "
+                  "when none resolves); nginx sends the host name ($hostname)", span)
+    where = add_headers[1] or span
+    return [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
+            Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
+            Stmt("proxy_set_header", ["X-Forwarded-Server", var], where)]
+
+
 def emitter(model, main: Server, diags):
     """The function the layout step calls for a proxied region: nginx statements for one location."""
     maps_done: set[str] = set()
-    notes: set[str] = set()     # diagnostics given once for the whole input
-    literals: dict[str, int] = {}   # a ServerName with capitals -> the number of its X-Forwarded-Server map
 
     def ensure_map(var: str, block: MapBlock) -> None:
         if var not in maps_done and not any(m.variable == var for m in model.maps):
@@ -848,7 +925,10 @@ def emitter(model, main: Server, diags):
         span = route.span
         scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
         if up.protocol == "fastcgi":
-            return _fastcgi(route, target, up, matched, span)
+            from .fastcgi import set_env_if_variables
+            return _fastcgi(route, target, up, matched, span) + [
+                Stmt("fastcgi_param", [name, variable, "if_not_empty"], span, comment=f"SetEnvIf {name}")
+                for name, variable in set_env_if_variables(model, diags, server, "FastCGI")]
         if up.protocol == "uwsgi":
             return [Stmt("include", ["uwsgi_params"], span), Stmt("uwsgi_pass", [target.upstream], span)]
         out: list[Stmt] = []
@@ -864,7 +944,8 @@ def emitter(model, main: Server, diags):
             raw = route.params.get("raw_uri")
             out.append(Stmt("proxy_pass", [base if raw else f"{base}{target.path + rest or '/'}"], span,
                             comment="nocanon: the request URI as the client sent it" if raw else None))
-        websocket = route.params.get("upgrade", "").lower() == "websocket" or route.target.lower().startswith("ws")
+        websocket = route.params.get("upgrade", up.location_params.get("upgrade", "")).lower() == "websocket" or \
+            route.target.lower().startswith("ws")
         # SetEnv force-proxy-request-1.0 / proxy-nokeepalive where this route's requests pass (misc.set_env)
         force10 = None if websocket else _setting_value(server, main, scope_settings, "proxy_force10")
         nokeepalive = None if websocket else _setting_value(server, main, scope_settings, "proxy_nokeepalive")
@@ -898,31 +979,7 @@ def emitter(model, main: Server, diags):
                 up.notes.add("host")
                 diags.add("A2N320", f"upstream {up.name}: httpd sends each member its own Host; nginx sends "
                           f"{up.host_header} to all of them", span)
-        add_headers = _setting_value(server, main, scope_settings, "add_headers", ("on", None))
-        if add_headers[0] != "off":
-            ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
-                                                         [('""', "$http_host")], '"$http_x_forwarded_host, $http_host"'))
-            # httpd sends the server's ServerName; with none in the input (here or in the main server), the name
-            # it determined for the machine at startup: nginx's $hostname
-            named = server.has_server_name or main.has_server_name
-            name, var = ("$server_name", "$a2n_x_forwarded_server") if named else \
-                ("$hostname", "$a2n_x_forwarded_server_hostname")
-            literal = _literal_server_name(server if server.has_server_name else main) if named else None
-            if literal:
-                # httpd sends the name as the input writes it; server_name (and $server_name) is lower-cased
-                number = literals.setdefault(literal, len(literals) + 1)
-                name, var = literal, f"$a2n_x_forwarded_server_{number}"
-            ensure_map(var, MapBlock("$http_x_forwarded_server", var, [('""', name)],
-                                     f'"$http_x_forwarded_server, {name}"'))
-            if not named and "hostname" not in notes:
-                notes.add("hostname")
-                diags.add("A2N340", "no ServerName in the input: httpd names the machine in X-Forwarded-Server by "
-                          "the fully qualified name it resolves for the host name at startup (or by its address "
-                          "when none resolves); nginx sends the host name ($hostname)", span)
-            where = add_headers[1] or span
-            out += [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
-                    Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
-                    Stmt("proxy_set_header", ["X-Forwarded-Server", var], where)]
+        out += forwarded_headers(model, server, main, scope_settings, span, diags)
         if up.scheme == "https":
             out.append(Stmt("proxy_ssl_server_name", ["on"], span))
             out.append(Stmt("proxy_ssl_name", [up.host_header.rsplit(":", 1)[0]], span))
@@ -944,7 +1001,9 @@ def emitter(model, main: Server, diags):
                                                           (None, None))[0]
         if not timeout:
             core_timeout = _setting_value(server, main, None, "timeout", (None, None))[0]
-            timeout = core_timeout[:-1] if core_timeout and core_timeout != "60s" else None
+            if core_timeout and core_timeout.endswith("ms"):
+                core_timeout = core_timeout[:-2] + "s"     # httpd reads `Timeout 500ms` with atoi: 500 seconds
+            timeout = core_timeout if core_timeout and core_timeout != "60s" else None
         if timeout:
             out.append(Stmt("proxy_read_timeout", [_duration(timeout)], span))
             out.append(Stmt("proxy_send_timeout", [_duration(timeout)], span))

@@ -941,6 +941,7 @@ class Compiler:
 
     def proxy(self, rule: RRule, pattern: str, negate: bool, cond_names: dict[int, str]) -> list[Stmt]:
         """[P] to a fixed backend: rewrite into an internal location that proxies, prefix swapped for the path."""
+        from .proxy import forwarded_headers
         lead = r"(?:/|%\{REQUEST_URI\}" + (r"|\$1" if self.per_dir is None and _capture_starts_path(rule.pattern)
                                            else "") + ")"
         m = re.fullmatch(r"(https?|wss?)://([A-Za-z0-9.\-]+(?::\d+)?)(" + lead + r"[^?]*)?(\?.*)?", rule.substitution)
@@ -963,15 +964,12 @@ class Compiler:
             Stmt("proxy_pass", [f"{scheme}://{host}/"], rule.span,
                  comment="RewriteRule [P]: httpd's default worker, no connection reuse"),
             self._proxy_host(host, rule),
-            Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], rule.span),
-            Stmt("proxy_set_header", ["X-Forwarded-Host", "$http_host"], rule.span),
-            Stmt("proxy_set_header", ["X-Forwarded-Server", "$server_name"], rule.span),
+            *forwarded_headers(self.ctx.model, self.server, self.ctx.main, None, rule.span, self.ctx.diags),
             Stmt("proxy_redirect", ["off"], rule.span),
         ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
         self.server.locations.append(loc)
-        self.ctx.diags.add("A2N825", f"RewriteRule [P] to {scheme}://{host}: proxied through an internal location; "
-                           "X-Forwarded-Host/-Server are set, not appended as httpd does", rule.span,
-                           directive="RewriteRule")
+        self.ctx.diags.add("A2N825", f"RewriteRule [P] to {scheme}://{host}: proxied through an internal location, "
+                           "without connection reuse as httpd's default worker", rule.span, directive="RewriteRule")
         return [Stmt("rewrite", [pattern, target, "last"], rule.span)]
 
 
