@@ -22,7 +22,6 @@ each with its own connections, and returns the answers in probe order; every req
 from __future__ import annotations
 
 import http.client
-import json
 import re
 import socket
 import ssl
@@ -31,7 +30,7 @@ import time
 from collections import OrderedDict
 from typing import Callable, Sequence
 
-from .compare import Observation
+from .compare import Observation, observation
 from .probes import Probe
 
 MAX_LINE = 65536            # http.client's _MAXLINE: the longest status or header line
@@ -315,21 +314,6 @@ class Client:
     def close(self) -> None:
         while self.kept:
             self.kept.popitem()[1].close()
-
-
-def observation(status: int, header_list: list[tuple[str, str]], raw: bytes, at: float,
-                sent: float = 0.0) -> Observation:
-    headers: dict[str, list[str]] = {}
-    for k, v in header_list:
-        headers.setdefault(k.lower(), []).append(v)
-    text = raw.decode("utf-8", "replace")
-    backend = None
-    if "x-echo-backend" in headers:
-        try:
-            backend = json.loads(text)
-        except ValueError:
-            backend = None
-    return Observation(status, (headers.get("location") or [None])[0], headers, text, backend, at=at, sent=sent)
 
 
 def replay(probes: Sequence[Probe], port_fors: Sequence[Callable[[int], int | None]], concurrency: int = 1,

@@ -53,6 +53,23 @@ class Observation:
                 "backend": self.backend, "error": self.error}
 
 
+def observation(status: int, header_list: list[tuple[str, str]], raw: bytes, at: float,
+                sent: float = 0.0) -> Observation:
+    """An answer as verify records it: headers by lower-cased name, the body as text, and what the echo
+    backend reported when it answered."""
+    headers: dict[str, list[str]] = {}
+    for k, v in header_list:
+        headers.setdefault(k.lower(), []).append(v)
+    text = raw.decode("utf-8", "replace")
+    backend = None
+    if "x-echo-backend" in headers:
+        try:
+            backend = json.loads(text)
+        except ValueError:
+            backend = None
+    return Observation(status, (headers.get("location") or [None])[0], headers, text, backend, at=at, sent=sent)
+
+
 def send(probe: Probe, port: int, timeout: float = 10) -> Observation:
     """Send one probe to 127.0.0.1:port (TLS with SNI = the Host name for https probes)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
@@ -73,19 +90,7 @@ def send(probe: Probe, port: int, timeout: float = 10) -> Observation:
             conn.putheader("Content-Length", str(len(body)))
         conn.endheaders(body)
         resp = conn.getresponse()
-        raw = resp.read()
-        headers: dict[str, list[str]] = {}
-        for k, v in resp.getheaders():
-            headers.setdefault(k.lower(), []).append(v)
-        text = raw.decode("utf-8", "replace")
-        backend = None
-        if "x-echo-backend" in headers:
-            try:
-                backend = json.loads(text)
-            except ValueError:
-                backend = None
-        return Observation(resp.status, (headers.get("location") or [None])[0], headers, text, backend,
-                           at=time.time())
+        return observation(resp.status, resp.getheaders(), resp.read(), time.time())
     except (OSError, http.client.HTTPException, ssl.SSLError) as exc:
         return Observation(error=f"{type(exc).__name__}: {exc}")
     finally:
