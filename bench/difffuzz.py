@@ -75,6 +75,7 @@ class Run:
         self.results: dict[int, dict] = {}
         self.reductions: dict[tuple[int, str], dict] = {}
         self.claimed: set[str] = set()          # class families a reduction was started for
+        self.queued: dict[int, list[str]] = {}  # seed -> its classes still to reduce
         self.started = time.monotonic()
         self.live = sys.stderr.isatty()
 
@@ -84,6 +85,8 @@ class Run:
             sys.stderr.flush()
 
     def wanted_reductions(self, result: dict) -> list[str]:
+        """The classes of a failing check to reduce, worst first: with --reduce new those whose family no
+        reduction has claimed yet (claimed now)."""
         if self.args.reduce == "none":
             return []
         out = []
@@ -94,6 +97,20 @@ class Run:
                 self.claimed.add(family(cls))
                 out.append(cls)
         return out
+
+    def next_reduction(self, seed: int) -> str | None:
+        """The next class of SEED to reduce: one at a time, and none that a reduced case of the same seed
+        already shows (its fixture stands for that class too)."""
+        queue = self.queued.get(seed, [])
+        while queue:
+            cls = queue.pop(0)
+            cover = next((r for (s, _), r in self.reductions.items() if s == seed and cls in r.get("also", ())),
+                         None)
+            if cover is None:
+                return cls
+            self.reductions[(seed, cls)] = {"seed": seed, "class": cls, "fixture": cover["fixture"], "reduced": True,
+                                            "covered_by": cover["class"]}
+        return None
 
     def execute(self) -> None:
         args = self.args
@@ -126,12 +143,13 @@ class Run:
                         value = self._lost(kind, f"{type(exc).__name__}: {exc}")
                     if kind[0] == "check":
                         self.results[kind[1]] = value
-                        for cls in self.wanted_reductions(value):
-                            pending[pool.submit(tasks.reduce_failure, kind[1], cls, str(self.out),
-                                                args.reduce_runs, args.reduce_time, args.verify_timeout)] = \
-                                ("reduce", kind[1], cls)
+                        self.queued[kind[1]] = self.wanted_reductions(value)
                     else:
                         self.reductions[(kind[1], kind[2])] = value
+                    cls = self.next_reduction(kind[1])
+                    if cls is not None:
+                        pending[pool.submit(tasks.reduce_failure, kind[1], cls, str(self.out), args.reduce_runs,
+                                            args.reduce_time, args.verify_timeout)] = ("reduce", kind[1], cls)
                 self.progress(f"{len(self.results)} configs, {len(self.failures())} failures, "
                               f"{sum(1 for k in pending.values() if k[0] == 'reduce')} reducing")
         except BrokenProcessPool:
@@ -164,6 +182,8 @@ class Run:
                 fixture = reduced["fixture"] if reduced and reduced.get("fixture") else result.get("fixture")
                 entry = {"seed": seed, "class": cls, "fixture": fixture,
                          "reduced": bool(reduced and reduced.get("reduced"))}
+                if reduced and reduced.get("covered_by"):
+                    entry["covered_by"] = reduced["covered_by"]     # the reduction of another class shows it
                 if result["status"] == "error":
                     entry["reason"] = result.get("reason", "")
                 example = (result["classes"].get(cls) or [None])[0]

@@ -149,4 +149,6 @@ def reduce_failure(seed: int, cls: str, out: str, max_runs: int = 150, max_secon
                  "requests_after": len(best.requests), "seconds": round(time.monotonic() - started, 1)}
     best.comment = f"difffuzz seed {seed}, reduced: {cls}"
     target = write_candidate(best, out_dir / slug(cls) / f"seed-{seed}", seed, cls, final, reduction)
-    return {"seed": seed, "class": cls, "fixture": str(target), "reduced": True, **reduction}
+    # the other classes the reduced case still shows: its fixture stands for them too
+    return {"seed": seed, "class": cls, "fixture": str(target), "reduced": True,
+            "also": sorted(c for c in final.classes if c != cls), **reduction}
