@@ -230,3 +230,17 @@ def test_a_wildcard_directory_a_served_directory_may_lie_under_still_refuses(tmp
                     "<Directory \"/home/*/public_html\">\n    Require all denied\n</Directory>\n")
     proc = run_cli("convert", str(conf))
     assert "A2N740" in proc.stderr and "refused: <Directory /home/*/public_html>" in proc.stdout
+
+
+def test_generated_sites_verify_without_unexplained_differences(tmp_path, stock_apache, nginx_bin, apache_bin):
+    # the 2,000-site server in small: every kind of generated site (proxy, redirect, static, canonical host)
+    root = tmp_path / "apache2"
+    conf = _server(root, tmp_path / "logs")
+    bench.add_sites(root, 24)
+    proc = run_cli("verify", str(conf), "--format", "json", timeout=900)
+    assert_no_traceback(proc)
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["compared"] > 1000, summary
+    assert summary["unexplained"] == 0 and summary["widened"] == 0 and summary["lost_security"] == 0, \
+        json.dumps(summary)
+    assert proc.returncode == 0
