@@ -18,4 +18,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 PY="${PYTHON:-python3}"
 "$PY" -m pip install --quiet --disable-pip-version-check ".[test]"
-exec "$PY" -m pytest "$@"
+# This run's temporary files go under a root of its own: pytest prunes the directories of older runs under
+# a shared root, so a second run on the same machine could remove this one's while it is going.
+tmproot="$(mktemp -d "${TMPDIR:-/tmp}/apache2nginx-tests.XXXXXX")"
+export PYTEST_DEBUG_TEMPROOT="$tmproot"
+status=0
+"$PY" -m pytest "$@" || status=$?
+rm -rf "$tmproot"
+exit "$status"
