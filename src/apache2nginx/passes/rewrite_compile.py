@@ -660,7 +660,9 @@ class Compiler:
         cond = self.capturing_cond
         if code in ("301", "302") and not negate:
             if sources <= {"rule"}:
-                form = (self.rule_regex(rule)[0], {})
+                # the rule's own captures as nginx's $1..$9 (escaped), even where the conditions read them by name
+                form = (self.rule_regex(rule)[0], {} if rule_names is None else {
+                    ("rule", text): (f"${text}" if text != "0" else "${uri}") for kind, text in parts if kind == "rule"})
             elif sources == {"uri"} and unchanged:
                 form = ("^(.*)$", {("var", text): "$1" for kind, text in parts
                                    if kind == "var" and text.upper() == "REQUEST_URI"})
