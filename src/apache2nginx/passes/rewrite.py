@@ -18,7 +18,9 @@ it (server context: before location selection, like translate_name): each
 rule's conditions set flag variables (nginx `if` has no AND/OR or nesting)
 and one `rewrite`/`return` acts on them. Query strings follow httpd: a
 substitution with `?` replaces the query unless QSA (so a trailing `?` stops
-nginx appending it), QSD drops it. Constructs nginx cannot express are errors.
+nginx appending it), QSD drops it. httpd 2.4.60+'s refusals of unsafe results (a `?` or a space the request
+brings into the query) are answered with 403 where httpd answers so (rewrite_unsafe), and redirect targets are
+escaped as httpd escapes them. Constructs nginx cannot express are errors.
 """
 from __future__ import annotations
 

@@ -579,17 +579,10 @@ class Compiler:
         if self.per_dir is not None:
             target = self.with_prefix(rule, subst, target, redirect)
         else:
-            if re.match(r"[^/$%\\]", subst) and not re.match(r"^[a-z][a-z0-9+.-]*://", target, re.I):
-                target = "/" + target       # server context: httpd puts `/` before a relative result
+            target = _server_relative(subst, target)
             if not redirect and "PT" not in flags:
                 target = self.file_path(rule, subst, target)
-        if "?" in target:
-            if qsd:
-                target = target.split("?", 1)[0] + "?"
-            elif not qsa and not target.endswith("?"):
-                target += "?"      # httpd replaces the query; nginx would append the old one
-        elif qsd:
-            target += "?"
+        target = _query_flags(target, qsa, qsd)
         if redirect:
             code = _status(flags.get("R", ""))
             if code is None:
@@ -601,9 +594,9 @@ class Compiler:
                 regex, values = form
                 if values:
                     target = self.redirect_text(rule, cond_names, rule_names, values)
-                    target = self.with_prefix(rule, subst, target, True) if self.per_dir is not None else target
-                    if "?" in target and not qsa and not target.endswith("?"):
-                        target = target.split("?", 1)[0] + "?" if qsd else target + "?"
+                    target = self.with_prefix(rule, subst, target, True) if self.per_dir is not None else \
+                        _server_relative(subst, target)
+                    target = _query_flags(target, qsa, qsd)
                 return out + [Stmt("rewrite", [regex, target, "permanent" if code == "301" else "redirect"],
                                    span)]
             keep = not target.endswith("?") and "?" not in target
@@ -667,7 +660,9 @@ class Compiler:
         cond = self.capturing_cond
         if code in ("301", "302") and not negate:
             if sources <= {"rule"}:
-                form = (self.rule_regex(rule)[0], {})
+                # the rule's own captures as nginx's $1..$9 (escaped), even where the conditions read them by name
+                form = (self.rule_regex(rule)[0], {} if rule_names is None else {
+                    ("rule", text): (f"${text}" if text != "0" else "${uri}") for kind, text in parts if kind == "rule"})
             elif sources == {"uri"} and unchanged:
                 form = ("^(.*)$", {("var", text): "$1" for kind, text in parts
                                    if kind == "var" and text.upper() == "REQUEST_URI"})
@@ -996,6 +991,23 @@ def httpd_escape(text: str) -> str:
     """TEXT as httpd escapes a redirect target without [NE] (ap_escape_uri), byte by byte, lower-case hex."""
     data = text.encode("utf-8", "surrogateescape")
     return "".join(chr(b) if (b < 0x80 and chr(b).isalnum()) or chr(b) in _PATH_SAFE else f"%{b:02x}" for b in data)
+
+
+def _server_relative(subst: str, target: str) -> str:
+    """Server context: httpd puts `/` before a result that is neither a path nor a URL."""
+    if re.match(r"[^/$%\\]", subst) and not re.match(r"^[a-z][a-z0-9+.-]*://", target, re.I):
+        return "/" + target
+    return target
+
+
+def _query_flags(target: str, qsa: bool, qsd: bool) -> str:
+    """A substitution with `?` replaces the query (a trailing `?` stops nginx appending it) unless [QSA]; [QSD]
+    drops the request's."""
+    if "?" in target:
+        if (qsd or not qsa) and not target.endswith("?"):
+            return target + "?"      # httpd replaces the query (after [QSD], with its own); nginx would append the old one
+        return target
+    return target + "?" if qsd else target
 
 
 def _redirect_source(kind: str, text: str) -> str | None:

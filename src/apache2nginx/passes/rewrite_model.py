@@ -30,7 +30,6 @@ _TIME_PARTS = {"TIME_YEAR": "$1", "TIME_MON": "$2", "TIME_DAY": "$3", "TIME_HOUR
                "TIME_SEC": "$6", "TIME": "$1$2$3$4$5$6"}
 
 PER_DIR_VARIABLES = {"REQUEST_FILENAME": "$request_filename", "SCRIPT_FILENAME": "$request_filename"}
-_VAR = re.compile(r"%\{([A-Za-z_:][A-Za-z0-9_:.\-]*)\}")
 _FLAG_SPLIT = re.compile(r",(?![^\[]*\])")
 
 
