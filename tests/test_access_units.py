@@ -67,3 +67,15 @@ def test_password_schemes():
     assert password_scheme("$6$salt$hash") == "crypt"
     assert password_scheme("abcdefghijklm") == "crypt"   # 13-character DES
     assert password_scheme("plaintext") == "unknown"
+
+
+def test_require_all_of_a_user_and_an_address_without_auth_type_is_refused_not_a_crash(tmp_path):
+    # found by the differential fuzzer (seed 9): the RequireAll form read a third part of the user form
+    from conftest import assert_no_traceback, run_cli
+    conf = tmp_path / "apache.conf"
+    conf.write_text("Listen 127.0.0.1:18120\nDocumentRoot /srv/www\n<Directory /srv/www/data/>\n    <RequireAll>\n"
+                    "        Require valid-user\n        Require ip 127.0.0.1\n    </RequireAll>\n</Directory>\n")
+    proc = run_cli("convert", str(conf))
+    assert_no_traceback(proc)
+    assert "internal error" not in proc.stderr and "A2N742" in proc.stderr
+    assert "deny all" in proc.stdout

@@ -1436,7 +1436,7 @@ def _form(node: Authz) -> tuple:
         positive = [f for f in forms if f[0] == "ip"]
         if len(positive) > 1:
             raise Refused("two Require ip lines that must both hold", node.span)
-        deny = [a for f in forms for a in f[2]]
+        deny = [a for f in forms if f[0] in ("ip", "notip") for a in f[2]]    # ("user", None) has no third part
         return ("ip+user", positive[0][1] if positive else ["all"], deny, "all")
     raise Refused("this <RequireAll> combination", node.span)
 
