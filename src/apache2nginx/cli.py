@@ -324,8 +324,9 @@ apache2/nginx binary."""
               help="Replay the requests of an Apache common/combined access log: each distinct request once, "
                    "at most 5000 of them chosen across hosts, status classes and paths (see --all).")
 @click.option("--all", "replay_all", is_flag=True, help="Replay every distinct request of --access-log.")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=16, show_default=True, metavar="N",
-              help="Requests in flight at once (fewer where a server's limits would queue or refuse them).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="Requests in flight at once (fewer where a server's limits would queue or refuse them). "
+                   "Default: 16 when replaying --access-log, else 1.")
 @click.option("--docroot", type=click.Path(file_okay=False, exists=True),
               help="Serve this tree as every document root instead of a synthesised one.")
 @click.option("--down", multiple=True, metavar="HOST:PORT", help="A backend that should fail (no listener).")
@@ -402,7 +403,8 @@ def verify(apache_input, nginx_file, requests_file, access_log, replay_all, conc
             outcome = run_verify(result.config, target, probes, list(diags), apache_bin, nginx_bin, docroot,
                                  set(down), explain=nginx_file is None, ignored_headers={h.lower() for h in
                                                                                          ignore_header},
-                                 htaccess_dir=htaccess_dir, progress=progress, concurrency=concurrency)
+                                 htaccess_dir=htaccess_dir, progress=progress,
+                                 concurrency=concurrency or (16 if access_log else 1))
         except (RuntimeError, OSError) as exc:
             progress.close()
             click.echo(f"apache2nginx: verify could not run the servers: {exc}", err=True)
