@@ -816,7 +816,7 @@ def _literal_server_name(server: Server) -> str | None:
     name = m.group(1).split("://", 1)[-1]
     if not name.startswith("[") and name.count(":") == 1:
         name = name.split(":", 1)[0]
-    if name == server.names[0] or name.lower() != server.names[0] or not re.fullmatch(r"[A-Za-z0-9.-]+", name):
+    if name == server.names[0] or name.lower() != server.names[0] or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
         return None
     return name
 
