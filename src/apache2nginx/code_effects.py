@@ -87,7 +87,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N227": effects("connection@https"),      # OpenSSL's default for the setting
     "A2N238": effects(),                # names httpd never selects are left out; nothing else changes
     "A2N225": effects(),                # the name is left out of the later server: httpd never selects it either
-    "A2N226": effects("status@unsafe-method,status-405", "header@unsafe-method,status-405"),
+    "A2N226": effects("status@unsafe-method,status-405", "header@unsafe-method,status-405",
+                      "location@unsafe-method,status-405"),  # nginx's 405 replaces httpd's directory redirect too
     "A2N229": effects("header content-md5:missing@not-proxied"),
     "A2N230": effects("status", "body", "location"),  # served from the plain DocumentRoot
     "A2N231": effects(),                # differs only for absolute request URIs, which verify does not send

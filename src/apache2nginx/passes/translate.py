@@ -10,7 +10,7 @@ section. Config-time directives the loader resolved count as exact.
 from __future__ import annotations
 
 from ..catalogue import closest, known, known_section
-from ..diagnostics import Diagnostics, Severity
+from ..diagnostics import Diagnostics, Severity, Span
 from ..model import NginxModel, Server
 from ..syntax.loader import LoadedConfig
 from ..syntax.tree import Directive, Section
@@ -62,7 +62,8 @@ class Translator:
             self.tally.add(disposition, ("<" + node.name) if node.is_section else node.name)
         self.ctx.options.update(_input_facts(self.loaded))
         # where a diagnostic about the main server as a whole points (it has no section line of its own)
-        self.ctx.options["main_span"] = next((n.span for n in self.loaded.children), None)
+        # (a directive outside every section: a section's line would narrow it to the section's region)
+        self.ctx.options["main_span"] = _main_span(self.loaded.children)
         self.walk(self.loaded.children, untranslated=None)
         # Servers are completed once everything is read: httpd merges the whole main server config
         # into every virtual host, wherever in the file it stands.
@@ -255,3 +256,14 @@ def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
 
 def translate(loaded: LoadedConfig, diags: Diagnostics, options: dict | None = None) -> tuple[NginxModel, Tally]:
     return Translator(loaded, diags, options).run()
+
+
+def _main_span(children) -> Span | None:
+    """Where a diagnostic about the main server as a whole points: its first directive outside every section,
+    else the file's first line when no section starts there (a section's line would narrow the diagnostic
+    to the section's region)."""
+    first = next((n.span for n in children), None)
+    loose = next((n.span for n in children if not n.is_section), None)
+    if loose is not None or first is None or first.line == 1:
+        return loose or first
+    return Span(first.file, 1, 1, 1, 1)
