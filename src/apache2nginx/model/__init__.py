@@ -241,6 +241,20 @@ class NginxModel:
     # generated map variables: how many of each prefix, and the variable of each distinct map (linear lookups)
     _variable_counts: dict = field(default_factory=dict)
     _maps_by_content: dict = field(default_factory=dict)
+    _map_variables: set = field(default_factory=set)     # variables of maps[:_maps_indexed] (maps only grows)
+    _maps_indexed: int = 0
+
+    def has_map(self, variable: str) -> bool:
+        """Whether a map defines VARIABLE: an index over `maps`, caught up with what was appended since."""
+        for block in self.maps[self._maps_indexed:]:
+            self._map_variables.add(block.variable)
+        self._maps_indexed = len(self.maps)
+        return variable in self._map_variables
+
+    def add_map(self, block: MapBlock) -> None:
+        """Append BLOCK unless a map already defines its variable."""
+        if not self.has_map(block.variable):
+            self.maps.append(block)
 
     def new_variable(self, prefix: str, suffix: str = "") -> str:
         """`$<prefix><n><suffix>`, numbered per prefix in the order they are asked for."""

@@ -264,7 +264,7 @@ class HeaderCondition:
         source = dn[0] if dn else self._read(value)
         if self.request_only and source.startswith(RESPONSE_VARIABLES):
             raise Untranslatable(f"%{{{value}}} is not known before the response")
-        if source == "$a2n_https" and not any(m.variable == source for m in self.model.maps):
+        if source == "$a2n_https" and not self.model.has_map(source):
             # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
             self.model.maps.append(MapBlock("$https", source, [('""', "off")], "on"))
         _, op, _ = self._take()

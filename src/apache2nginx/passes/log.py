@@ -111,7 +111,7 @@ def _define(ctx: Context, nickname: str, fmt: str, d: Directive, user: Directive
     else:
         said[id(d)] = _report_format(ctx, nickname, d, notes, missing)
     if needs_b:
-        if not any(m.variable == "$a2n_bytes_clf" for m in ctx.model.maps):
+        if not ctx.model.has_map("$a2n_bytes_clf"):
             ctx.model.maps.append(MapBlock("$body_bytes_sent", "$a2n_bytes_clf", [("0", "-")], "$body_bytes_sent"))
     name = "apache_combined" if nickname == "combined" else re.sub(r"[^A-Za-z0-9_]", "_", nickname) or "custom"
     existing = ctx.model.log_formats.get(name)

@@ -28,7 +28,7 @@ def finish_server(ctx: Context, server) -> None:
     setting = server.settings.get("allow_encoded_slashes") or ctx.main.settings.get("allow_encoded_slashes")
     if setting and setting[0] != "off":
         return
-    if not any(m.variable == "$a2n_encoded_slash" for m in ctx.model.maps):
+    if not ctx.model.has_map("$a2n_encoded_slash"):
         ctx.model.maps.append(MapBlock("$request_uri", "$a2n_encoded_slash", [("~*^[^?]*%2f", "1")], "0"))
     server.own_statements.insert(0, Stmt("if", ["($a2n_encoded_slash)"], None,
                                          block=[Stmt("return", ["404"], None)],

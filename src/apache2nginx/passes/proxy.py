@@ -839,7 +839,7 @@ def forwarded_headers(model, server: Server, main: Server, scope_settings: dict 
     def ensure_map(var: str, block: MapBlock) -> None:
         if var not in state["maps"]:
             state["maps"].add(var)
-            if not any(m.variable == var for m in model.maps):
+            if not model.has_map(var):
                 model.maps.append(block)
 
     ensure_map("$a2n_x_forwarded_host", MapBlock("$http_x_forwarded_host", "$a2n_x_forwarded_host",
@@ -873,7 +873,7 @@ def emitter(model, main: Server, diags):
     maps_done: set[str] = set()
 
     def ensure_map(var: str, block: MapBlock) -> None:
-        if var not in maps_done and not any(m.variable == var for m in model.maps):
+        if var not in maps_done and not model.has_map(var):
             maps_done.add(var)
             model.maps.append(block)
 

@@ -99,14 +99,14 @@ class Compiler:
     def _time_variable(self, name: str) -> str:
         """httpd's TIME_* variables (local time) cut out of nginx's $time_iso8601, also local time."""
         variable = "$a2n_" + name.lower()
-        if not any(m.variable == variable for m in self.ctx.model.maps):
+        if not self.ctx.model.has_map(variable):
             self.ctx.model.maps.append(MapBlock(
                 "$time_iso8601", variable,
                 [("~^(\\d{4})-(\\d\\d)-(\\d\\d)T(\\d\\d):(\\d\\d):(\\d\\d)", _TIME_PARTS[name])], '""'))
         return variable
 
     def _https_map(self) -> None:
-        if not any(m.variable == "$a2n_https" for m in self.ctx.model.maps):
+        if not self.ctx.model.has_map("$a2n_https"):
             self.ctx.model.maps.append(MapBlock("$https", "$a2n_https", [('""', "off")], "on"))
 
     def expand(self, text: str, rule: RRule, cond_names: dict[int, str],
@@ -140,7 +140,7 @@ class Compiler:
         return "${" + cond_names[n] + "}" if n in cond_names else ""
 
     def _dollar(self) -> None:
-        if not any(m.variable == "$a2n_dollar" for m in self.ctx.model.maps):
+        if not self.ctx.model.has_map("$a2n_dollar"):
             self.ctx.model.maps.append(MapBlock("", "$a2n_dollar", [], '"$"'))
 
     # -- RewriteMap lookups --------------------------------------------------
@@ -930,7 +930,7 @@ class Compiler:
         preserve = self.server.settings.get("preserve_host") or self.ctx.main.settings.get("preserve_host")
         if not preserve or preserve[0] != "on":
             return Stmt("proxy_set_header", ["Host", host], rule.span)
-        if not any(m.variable == "$a2n_host" for m in self.ctx.model.maps):
+        if not self.ctx.model.has_map("$a2n_host"):
             self.ctx.model.maps.append(MapBlock("$http_host", "$a2n_host", [('""', "$host")], "$http_host"))
         return Stmt("proxy_set_header", ["Host", "$a2n_host"], preserve[1])
 
@@ -1095,7 +1095,7 @@ def _flag_values(rule: RRule) -> list[str]:
 
 
 def _ensure_map(ctx: Context, block: MapBlock) -> None:
-    if not any(m.variable == block.variable for m in ctx.model.maps):
+    if not ctx.model.has_map(block.variable):
         ctx.model.maps.append(block)
 
 
