@@ -252,6 +252,7 @@ class Layout:
         winners: set[int] = set()
         root_access: list[Stmt] = []
         exact_only: set[str] = set()     # `/p` of a proxied `/p/` that another entry covers (below)
+        hiding: list[tuple[Location, list, list[Stmt]]] = []   # ^~ regions of the document root (see below)
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
             handler: Route | None = None
@@ -310,6 +311,8 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
+                if modifier == "^~" and handler is None:
+                    hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements]))
                 (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
@@ -333,25 +336,17 @@ class Layout:
             if loc.modifier in ("~", "~*") and root_access and not any(st.name == "internal" for st in loc.statements):
                 loc.statements[:0] = root_access
         root_configs = [s.settings.get("access") for s in prefix_scopes if s.path == "/"]
-        for r in all_routes:
-            if r.regex:
-                loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
-                proxied = self.proxy_configs(r, r.path) if r.kind == "proxy" else []
-                # a proxied request walks the <Proxy> sections instead of the directories, then <Location />
-                access = self.access(proxied + root_configs, r.path, r.span) \
-                    if r.kind == "proxy" and self.refuse_all is None else root_access
-                own: list[Stmt] = []
-                handler = self._handler(r, r.path, r.path)
-                if r.kind == "alias" and not r.params.get("cgi"):
-                    # the file it maps to is under the target's directories, not the document root's
-                    access, own, kept = self.regex_alias_access(r, root_configs, files_by_parent)
-                    if kept:
-                        # a map's regular expression replaces the location's captures: the alias reads copies
-                        handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
-                        access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
-                                  for k, v in kept.items()] + access
-                loc.statements.extend(access + own + root_statements + handler)
-                server.locations.append(loc)
+        regex_routes = [r for r in all_routes if r.regex]
+        for r in regex_routes:
+            server.locations.append(self.regex_route(r, root_configs, root_access, root_statements,
+                                                     files_by_parent))
+        # httpd maps a URL by AliasMatch/ProxyPassMatch/RedirectMatch before any section applies; a ^~ region
+        # serving the document root would hide the server's regex locations, so each holds its own copies,
+        # with the <Location> sections of its URLs
+        for loc, loc_configs, loc_statements in hiding if self.refuse_all is None else ():
+            nested = [self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
+                      for r in regex_routes if _may_match_under(r.path, loc.path)]
+            loc.locations[:0] = nested
         server_ifs = server_conditionals(self.model, server)
         for loc in server.locations:
             # an internal location a server-level rewrite leads to (RewriteRule [P], a handler): httpd still
@@ -382,6 +377,34 @@ class Layout:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
+
+    def regex_route(self, r: Route, loc_configs: list, region_access: list[Stmt] | None,
+                    loc_statements: list[Stmt], files_by_parent: dict) -> Location:
+        """The regex location of an AliasMatch/ProxyPassMatch/RedirectMatch, under the <Location> sections
+        LOC_CONFIGS and LOC_STATEMENTS of the URLs it is consulted for (REGION_ACCESS: their access
+        statements when already made)."""
+        loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
+        proxied = self.proxy_configs(r, r.path) if r.kind == "proxy" else []
+        # a proxied request walks the <Proxy> sections instead of the directories, then the <Location>s
+        if r.kind == "proxy" and self.refuse_all is None:
+            access = self.access(proxied + loc_configs, r.path, r.span)
+        elif region_access is not None:
+            access = region_access
+        else:
+            roots = [d.settings.get("access") for d in self.covering_directories(self.server.root)]
+            access = self.access(roots + loc_configs, r.path, r.span)
+        own: list[Stmt] = []
+        handler = self._handler(r, r.path, r.path)
+        if r.kind == "alias" and not r.params.get("cgi"):
+            # the file it maps to is under the target's directories, not the document root's
+            access, own, kept = self.regex_alias_access(r, loc_configs, files_by_parent)
+            if kept:
+                # a map's regular expression replaces the location's captures: the alias reads copies
+                handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
+                access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
+                          for k, v in kept.items()] + access
+        loc.statements.extend(access + own + loc_statements + handler)
+        return loc
 
     def regex_alias_access(self, route: Route, loc_configs: list, files_by_parent: dict
                            ) -> tuple[list[Stmt], list[Stmt], dict[str, str]]:
@@ -442,8 +465,11 @@ class Layout:
                     names.append(("~" + regex, stmts, f))
         if not classes and not names:
             return base, own, {}
-        kept_rules = [c[1] for c in classes + names if not _refuses(c[1])] + ([] if _refuses(base) else [base])
-        odd = next((c[2] for c in classes + names if c[1] != (kept_rules or [[]])[0] and not _refuses(c[1])), None)
+        # a map can only refuse: every other entry must keep the location's rules (the target's, or where the
+        # target refuses, the one set of rules the granting entries share)
+        granting = [c for c in classes + names if not _refuses(c[1])]
+        kept_rules = [base] if not _refuses(base) else [granting[0][1]] if granting else []
+        odd = next((c[2] for c in granting if c[1] != kept_rules[0]), None)
         if odd is not None or (names and classes and _refuses(base)):
             return refused(route, odd or names[0][2], "its access rules differ from the target's"), own, {}
         kept = {k: self.model.new_variable("a2n_capture_") for k in dict.fromkeys(re.findall(r"\$(\d)", target))}
@@ -700,6 +726,17 @@ def _aliased_handler(modifier: str, regex: str, handler: list[Stmt], span, acces
                            comment="httpd runs only files that exist")]
     statements.insert(-1, Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], first))
     return Location(modifier, regex, access + statements, span)
+
+
+def _may_match_under(regex: str, prefix: str) -> bool:
+    """Whether REGEX may match a URL under PREFIX (a ^~ location's path): its literal start after `^`
+    and the prefix agree as far as both go; an unanchored regex may match anywhere."""
+    if not regex.startswith("^"):
+        return True
+    literal = re.match(r"(?:[^\\.^$*+?()\[\]{}|]|\\[./-])*", regex[1:]).group(0).replace("\\", "")
+    if literal and regex[1 + len(re.match(r"(?:[^\\.^$*+?()\[\]{}|]|\\[./-])*", regex[1:]).group(0)):][:1] in "?*{":
+        literal = literal[:-1]      # the last literal character is optional or repeated
+    return literal.startswith(prefix) or prefix.startswith(literal)
 
 
 def _rules(stmts: list[Stmt]) -> list[Stmt]:
