@@ -1672,6 +1672,12 @@ _short("A2N836", "front-controller-path-info", "warning", "A path after an exist
        "such URLs get the application's answer (often 200) in nginx where httpd answered 404.",
        "if that matters, add `location ~ \\.[^/]+/ { ... }` rules for the file types that take path info, or "
        "refuse such URLs.")
+_short("A2N837", "rewrite-directory-proxied", "info", "Per-directory rules under a proxied URL never run.",
+       "a ProxyPass maps these URLs to a backend, so httpd never walks the directory for them and its "
+       "per-directory rewrite rules (in <Directory> or .htaccess) do not run; the translation leaves them out of "
+       "the proxied location.",
+       "nothing: the rules apply to the files the directory serves under other URLs.",
+       "move the rules into a <Location> if they were meant for the proxied URLs.")
 _short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
        "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
        "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "

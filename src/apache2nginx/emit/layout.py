@@ -251,7 +251,8 @@ class Layout:
             regions.insert(0, "/")
         winners: set[int] = set()
         root_access: list[Stmt] = []
-        exact_only: set[str] = set()     # `/p` of a proxied `/p/` that another entry covers (below)
+        exact_only: set[str] = set()     # `/p` of a proxied `/p/` (below)
+        exact_spans: dict[str, object] = {}     # ... and the line of the entry that made it
         hiding: list[tuple[Location, list, list[Stmt]]] = []   # ^~ regions of the document root (see below)
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
@@ -276,7 +277,8 @@ class Layout:
             if handler is not None and handler.kind == "proxy":
                 dir_configs = self.proxy_configs(handler, _describe(path))
             loc_configs = [s.settings.get("access") for s in covering]
-            span = covering[-1].span if covering else (handler.span if handler else (dirs[-1].span if dirs else None))
+            span = covering[-1].span if covering else (handler.span if handler else exact_spans.get(path) or
+                                                       (dirs[-1].span if dirs else None))
             access = [] if handler is not None and handler.kind == "redirect" else \
                 self.access(dir_configs + loc_configs, _describe(path), span)
             if self.refuse_all is not None:
@@ -318,13 +320,11 @@ class Layout:
                     and path[:-1] not in regions:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
                 # match `/p`, which falls through to the document root, or to a broader entry covering `/p`
-                # (`ProxyPass /p/sub/` beside `ProxyPass /p/`): that one is laid out as an exact region.
-                if any(segment_prefix(r.path, path[:-1]) for r in routes) or \
-                        any(s.proxy is not None and segment_prefix(s.path, path[:-1]) for s in prefix_scopes):
-                    exact_only.add(path[:-1])
-                    regions.append(path[:-1])
-                else:
-                    server.locations.append(Location("=", path[:-1], list(access + statements), span))
+                # (`ProxyPass /p/sub/` beside `ProxyPass /p/`), with the directories that serve it: it is laid
+                # out as an exact region of its own.
+                exact_only.add(path[:-1])
+                regions.append(path[:-1])
+                exact_spans.setdefault(path[:-1], span)
         for r in server.routes:   # only the server's own: an inherited entry may win in another host
             if not r.regex and id(r) not in winners and r.kind != "proxy-exclude":
                 self.diags.add("A2N301", f"{r.params.get('directive', r.kind)} {r.path}: an earlier entry matches "
@@ -522,6 +522,17 @@ class Layout:
     def merge_into(self, existing: Location, loc: Location, access: list[Stmt]) -> None:
         """httpd checks access before per-directory rewrites run; nginx runs a location's rewrites first.
         A plain refusal moves into the rewrite phase (`return 403` first); anything else is an error."""
+        if existing.directory_rules and any(st.name == "proxy_pass" for st in loc.statements):
+            # a proxied URL never walks the directory: its per-directory rules do not run in httpd
+            existing.statements = [st for st in existing.statements
+                                   if not any(st is r for r in existing.directory_rules)]
+            span = next((st.span for st in existing.directory_rules if st.span), existing.span)
+            if ("A2N837", span) not in self.reported:
+                self.reported.add(("A2N837", span))
+                self.diags.add("A2N837", f"the per-directory rewrite rules of {existing.path} do not run for the "
+                               "URLs a ProxyPass maps there (httpd never walks the directory for a proxied "
+                               "request): left out of the proxied location", span, directive="RewriteRule")
+            existing.directory_rules = []
         rewrites = [st for st in existing.statements if st.name in ("rewrite", "return", "if", "set", "break")]
         if rewrites and access:
             if all(st.name == "deny" and st.args == ["all"] for st in access):

@@ -98,6 +98,8 @@ class Location:
     runs_scripts: bool = False
     # files served as files (SetHandler None in a <Files> section): no script handler is nested into it
     static_only: bool = False
+    # per-directory rewrite statements a <Directory> or .htaccess put here: never run for proxied URLs
+    directory_rules: list = field(default_factory=list)
 
     def key(self) -> tuple[str, str]:
         return (self.modifier, self.path)

@@ -670,6 +670,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             loc = Location("^~" if prefix != "/" else "", prefix, [], state.rules[0].span)
             server.locations.append(loc)
         loc.statements = location_statements + loc.statements
+        loc.directory_rules.extend(location_statements)
         ctx.diags.add("A2N821", "per-directory rewrite rules run in nginx before the location's access checks; "
                       "httpd runs them after authentication and authorization", state.rules[0].span,
                       directive="RewriteRule")
