@@ -569,6 +569,11 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
     for d in children:
         condition, action, rest, extras = _split(d)
         table_name = "always" if condition == "always" else "onsuccess"
+        if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
+                and len(rest) == 2 and rest[0] and not _FORMAT.search(rest[1]):
+            ctx.count(d, _if_member_expr(ctx, d, chain, len(texts), index, table_name, action, rest,
+                                         extras[0][5:], where, section))
+            continue
         if extras or not rest or not rest[0] or action not in ("set", "unset", "add", "append", "merge") or \
                 (action == "unset") != (len(rest) == 1) or (action != "unset" and len(rest) != 2):
             ctx.diags.add("A2N501" if extras else "A2N505", f"Header {' '.join(d.args)} inside {where}: this form "
@@ -617,6 +622,37 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             record.unsets[index] = d
             ctx.count(d, Disposition.EXACT)
     return Disposition.EXACT
+
+
+def _if_member_expr(ctx: Context, d: Directive, chain: "_Chain", known: int, index: int, table_name: str,
+                    action: str, rest: list[str], expr: str, where: str, section) -> Disposition:
+    """`Header set|add|append|merge NAME VALUE expr=...` inside a member of an <If> chain: VALUE where the
+    member is the one httpd merges and the expression holds (evaluated as the response leaves, as outside
+    an <If>); a `set` replaces the same header before it only there."""
+    name, value = rest
+    compiler = HeaderCondition(ctx.model)
+    try:
+        selected = _selected(ctx, chain.texts[:known], index)
+        condition = compiler.compile(expr, ((selected, True),))
+    except Untranslatable as e:
+        ctx.diags.add("A2N501", f"Header {' '.join(d.args)} inside {where}: the condition expr={expr} is not "
+                      f"translated ({e}); nothing was emitted for this header", d.span, directive=d.name,
+                      hint="express the condition with a map that yields an empty value when it is false",
+                      related=[section.span])
+        return Disposition.UNSUPPORTED
+    emit_vary(ctx, compiler, d.span, table_name == "always")
+    variable = compiler.value_map(compiler.all_of([selected, condition]), value)
+    if table_name != "always":
+        variable = onsuccess(ctx, variable)
+    stmt = ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
+    if action == "set":
+        stmt.resets, stmt.conditional = (name.lower(), table_name), True
+        ctx.model.conditional_header_sets = True
+    if action in ("append", "merge"):
+        _list_header(ctx, d, action, name)
+    if table_name != "always":
+        _onsuccess_warning(ctx, d, action, name)
+    return Disposition.EXACT if table_name == "always" and action in ("set", "add") else Disposition.APPROXIMATE
 
 
 def _if_expression(member, expression_text) -> str:
