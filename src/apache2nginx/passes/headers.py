@@ -186,7 +186,7 @@ def _error_document_entries(ctx: Context) -> None:
     for block in ctx.model.maps:
         if block.variable in ungated and block.source == GATE_SOURCE:
             value = ungated[block.variable]
-            block.entries.extend(("~^[0-9]+:[^:]*:[^:]*:" + re.escape(t) + "$", value) for t in targets)
+            block.entries.extend(("~^[0-9]+:.*:" + re.escape(t) + "$", value) for t in targets)
 
 
 def _report_htaccess_level(ctx: Context, d: Directive) -> None:
