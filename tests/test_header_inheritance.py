@@ -15,15 +15,21 @@ def _locations(tmp_path, text: str) -> dict[str, list[list[str]]]:
     import crossplane
     parsed = crossplane.parse(str(tmp_path / "out.conf"), single=True, check_ctx=False, check_args=False)
     found: dict[str, list[list[str]]] = {}
-    # an onsuccess header's value is a map that is empty on nginx's own redirects: read as its value
-    onsuccess = {d["args"][1]: next(x["args"][0] for x in d["block"] if x["directive"] == "default")
+    # an onsuccess header's value is a map that is empty where httpd sends no onsuccess header (nginx's own
+    # redirects and errors; the add_header is written with `always`): read as its value on a 200
+    onsuccess = {d["args"][1]: next(x["args"][0] for x in d["block"] if x["directive"].startswith("~^(?:200|"))
                  for d in parsed["config"][0]["parsed"]
                  if d["directive"] == "map" and d["args"][1].startswith("$a2n_onsuccess_")}
+
+    def args(x):
+        if len(x["args"]) == 3 and x["args"][1] in onsuccess and x["args"][2] == "always":
+            return [x["args"][0], onsuccess[x["args"][1]]]
+        return [onsuccess.get(a, a) for a in x["args"]]
 
     def walk(block):
         for d in block:
             if d["directive"] == "location":
-                found[" ".join(d["args"])] = [[x["directive"]] + [onsuccess.get(a, a) for a in x["args"]]
+                found[" ".join(d["args"])] = [[x["directive"]] + args(x)
                                               for x in d.get("block", []) if x["directive"] == "add_header"]
             walk(d.get("block", []))
     walk(parsed["config"][0]["parsed"])

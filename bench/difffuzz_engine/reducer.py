@@ -6,8 +6,8 @@ shows the same class of failure):
 1. the requests (first only those whose line matches a failing difference, when a hint is given; then
    ddmin over the lines);
 2. the configuration, top-down: ddmin over each list of directives and sections (the top level, then the
-   children of every section left, recursively), the same over each .htaccess file, and the files of the
-   case's own document root;
+   children of every section left, recursively; Listen lines are kept, so the case stays a whole
+   configuration), the same over each .htaccess file, and the files of the case's own document root;
 3. sections replaced by their contents (a <RequireAll> of one rule, an <If> whose condition does not
    matter), then arguments simplified (a Header's `always` or condition, a RewriteRule's flags one by one,
    extra words of Require, ServerAlias, DirectoryIndex, Options);
@@ -99,12 +99,17 @@ class Reducer:
     def reduce_list(self, path: tuple) -> None:
         base = self.best
         items = list(self.container(base, path))
+        # the Listen lines stay: without them the case is a snippet, which is translated otherwise (a
+        # RewriteRule with no RewriteEngine is on in a snippet, off in a whole configuration)
+        pinned = {i for i, node in enumerate(items) if path[0] == "config" and node.name.lower() in PINNED}
+        free = [i for i in range(len(items)) if i not in pinned]
 
         def build(indices: list[int]) -> Case:
             c = base.copy()
-            self.container(c, path)[:] = [self.container(c, path)[i] for i in indices]
+            chosen = sorted(pinned | {free[k] for k in indices})
+            self.container(c, path)[:] = [self.container(c, path)[i] for i in chosen]
             return c
-        self.ddmin(len(items), build)      # (each success became the best case)
+        self.ddmin(len(free), build)      # (each success became the best case)
 
     def reduce_tree(self, path: tuple) -> None:
         self.reduce_list(path)
@@ -215,6 +220,9 @@ class Reducer:
             self.exhausted = True
         return self.best
 
+
+# directives the reduction keeps, so a reduced case stays a whole configuration
+PINNED = {"listen"}
 
 UNWRAPPABLE = {"RequireAll", "RequireAny", "If", "ElseIf", "Else", "Limit", "LimitExcept", "Files", "FilesMatch",
                "Location", "LocationMatch", "Directory", "DirectoryMatch", "VirtualHost"}

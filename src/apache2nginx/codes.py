@@ -1606,8 +1606,10 @@ _short("A2N823", "rewrite-double-slash", "warning", "A redirect target gets a do
        "clients follow the doubled slash; some servers treat it as a different path.",
        "use `^/?(.*)$` (or %{REQUEST_URI}) in the rule.")
 _short("A2N824", "rewrite-engine-assumed", "warning", "RewriteEngine is assumed on for a snippet.",
-       "the input has rewrite rules but never sets RewriteEngine; such a file is usually included where the engine "
-       "is on, so its rules are translated. On its own, httpd would ignore them.",
+       "the input has rewrite rules but never sets RewriteEngine, and is a snippet (no Listen, <VirtualHost>, "
+       "ServerRoot nor LoadModule); such a file is usually included where the engine is on, so its rules are "
+       "translated. On its own, httpd would ignore them, as the translation does for a whole configuration "
+       "(A2N818).",
        "if the including context leaves the engine off, the translation rewrites where httpd did not.",
        "add RewriteEngine On (or Off) to the file to make its intent explicit.")
 _short("A2N825", "rewrite-proxy", "warning", "A [P] rule proxies through an internal location.",

@@ -190,3 +190,32 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
                            loc.runs_scripts, loc.static_only)
         out.append(loc)
     return out + list(copies.values())
+
+
+def _refusal(s: Stmt) -> bool:
+    """A `deny all` the translation wrote in place of a region it could not translate (not one of httpd's)."""
+    return s.name == "deny" and s.args == ["all"] and bool(s.comment) and "refused" in s.comment
+
+
+def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str]) -> list[Stmt]:
+    """STMTS of a location the translation refuses (403 where httpd answers, likely with success), with
+    every onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is
+    never to be lost. UNGATE: an onsuccess header's variable -> its value wherever httpd sends it (a
+    KeyError for any other value)."""
+    if not any(_refusal(s) for s in stmts):
+        return stmts
+    headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
+    sent, changed = [], False
+    for s in headers:
+        try:
+            value = ungate(s.args[1]) if len(s.args) == 2 else None
+        except KeyError:
+            value = None
+        if value is None:
+            sent.append(s)
+        else:
+            sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span, comment="also on the refusal"))
+            changed = True
+    if not changed:
+        return stmts
+    return [s for s in stmts if s.name != "add_header"] + sent

@@ -15,7 +15,7 @@ from jinja2.filters import do_indent
 from .. import __version__
 from ..model import Location, NginxModel, Server, Stmt
 from .hashes import server_names_hash, variables_hash
-from .inherit import effective, error_pages_with_headers, header_order, merge, server_block
+from .inherit import effective, error_pages_with_headers, header_order, merge, refused_headers, server_block
 from .limits import out_of_range
 from .selfcheck import fast_clean
 from ..syntax.span import Span
@@ -61,6 +61,7 @@ class Renderer:
         self.diags = diags           # where a value nginx would refuse is reported (A2N015)
         self.refused = False         # such a value was met: the output must not be written
         self._reported: set = set()
+        self._gated: dict = {}       # the model's onsuccess variables (see passes.headers.onsuccess)
 
     def source(self, span: Span | None, label: str = "") -> str:
         if not self.source_comments or span is None:
@@ -74,6 +75,9 @@ class Renderer:
             # the condition is written as nginx reads it: `if ($var ~ re)`, never quoted as one argument
             line = "if " + " ".join(args) + (" {" if opens_block else ";")
         else:
+            if name == "add_header" and len(args) == 2 and args[1] in self._gated:
+                # an onsuccess header: its variable is empty wherever httpd does not send it
+                args = [*args, "always"]
             line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
             if self.diags is not None and (why := out_of_range(name, args)):
                 self._refuse(why, span)
@@ -132,6 +136,7 @@ class Renderer:
         chosen = model.servers if servers is None else servers
         main = model.main_server
         unless = _unless(model)
+        self._gated = model.onsuccess_ungated
         http_level = header_order(list(model.http_statements) + (main.statements if main is not None else []),
                                   0, unless)
         first = shared or full
@@ -241,8 +246,25 @@ def _indent(text: str) -> str:
 def _unless(model: NginxModel):
     """The `unless` of inherit.merge: a map in MODEL giving VALUE where a conditional header's variable is
     empty (its condition does not hold), and nothing where it holds."""
+    ungated = model.onsuccess_ungated
+
     def unless(variable: str, value: str) -> str:
-        return model.shared_map("a2n_hdr_", variable, [('""', value)], '""')
+        out = model.shared_map("a2n_hdr_", variable, [('""', value)], '""')
+        if value in ungated and out not in ungated:
+            # an onsuccess header kept where a later conditional one is empty: onsuccess too (its value
+            # wherever httpd sends the table is made when a refused location needs it: `ungate`)
+            ungated[out] = (variable, value)
+        return out
+
+    def ungate(variable: str) -> str:
+        """The value of an onsuccess header's VARIABLE wherever httpd sends its onsuccess table."""
+        found = ungated[variable]
+        if isinstance(found, str):
+            return found
+        condition, value = found
+        return model.shared_map("a2n_hdr_", ungate(condition) if condition in ungated else condition,
+                                [('""', ungate(value))], '""')
+    unless.ungate = ungate
     return unless
 
 
@@ -251,7 +273,7 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False) -> Locati
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
     access pass gives each one the complete list of its region, and a parent's allow would widen it."""
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
-    own = merge(inherited, loc.statements, unless)
+    own = refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)

@@ -239,6 +239,9 @@ class NginxModel:
     access_reported: set = field(default_factory=set)
     request_header_ops: list = field(default_factory=list)   # every RequestHeader read (headers.finish_model)
     conditional_header_sets: bool = False   # a conditional Header set was emitted (emit.inherit may need maps)
+    # an onsuccess header's variable (empty on the answers httpd sends without its onsuccess table: the
+    # renderer writes its add_header with `always`) -> the value it has where that table is sent
+    onsuccess_ungated: dict = field(default_factory=dict)
     inherited_maps_made: bool = False   # the maps that merging inherited statements needs are in `maps`
     # generated map variables: how many of each prefix, and the variable of each distinct map (linear lookups)
     _variable_counts: dict = field(default_factory=dict)

@@ -16,14 +16,16 @@ from .base import Context
 
 
 def _always_headers(server: Server, main: Server) -> dict[str, tuple[str, str, Stmt]]:
-    """name (lower-cased) -> (name, value, statement) of the literal `add_header ... always` lines the
-    server level of `server` sends (the main server's first, its own over them)."""
+    """name (lower-cased) -> (name, value, statement) of the `add_header ... always` lines the server level
+    of `server` sends (the main server's first, its own over them). A value may be a condition's variable
+    (`Header always set ... expr=`): nginx evaluates it on its 400 with what it has read then (no request
+    header, an empty $uri), where httpd has the whole request; A2N511 reports that answer as differing."""
     out: dict[str, tuple[str, str, Stmt]] = {}
     holders = [main.statements] + ([server.own_statements] if server.is_main else [server.statements])
     for statements in holders:
         for stmt in statements:
             if stmt.name == "add_header" and stmt.block is None and len(stmt.args) == 3 \
-                    and stmt.args[2] == "always" and "$" not in stmt.args[1]:
+                    and stmt.args[2] == "always" and stmt.args[1]:
                 out[stmt.args[0].lower()] = (stmt.args[0], stmt.args[1], stmt)
     return out
 

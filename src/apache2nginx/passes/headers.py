@@ -2,8 +2,9 @@
 
 `Header always set` is nginx's `add_header ... always` exactly. The default
 (onsuccess) table has no exact nginx twin: it replaces a backend's header of
-the same name and also covers proxied 4xx/5xx, whereas `add_header` adds and
-fires only on 2xx/3xx; the translation hides the backend's copy and warns.
+the same name and also covers proxied 4xx/5xx; the translation hides the
+backend's copy, sends the header (`always`, through a map over the status,
+see `onsuccess`) on the answers httpd's handler would make, and warns.
 Inheritance is the emitter's job: any block with its own `add_header` gets the
 enclosing list repeated first, as Apache merges Header lists.
 """
@@ -125,18 +126,67 @@ def header(ctx: Context, d: Directive) -> Disposition:
     return Disposition.UNSUPPORTED
 
 
+# What the onsuccess gate reads: the status, the method, the backend's status (empty: nginx answered itself)
+# and the URI (after an error_page's internal redirect: the error document's).
+GATE_SOURCE = "$status:$request_method:$upstream_status:$uri"
 # nginx's own redirects: a 3xx status with no upstream answer behind it (return, rewrite, a directory's slash)
-OWN_REDIRECT = "~^30[12378]$"
+OWN_REDIRECT = "~^30[12378]:[^:]*::"
+# the statuses nginx's add_header without `always` fires on
+SUCCESS = "~^(?:200|201|204|206|301|302|303|304|307|308):"
+# nginx's static handler refusing a method httpd serves a file for (POST) or answers itself (OPTIONS)
+STATIC_REFUSAL = "~^405:(?:POST|OPTIONS)::"
 
 
 def onsuccess(ctx: Context, value: str) -> str:
-    """VALUE for an onsuccess (`Header` without always) add_header: nothing on the redirects nginx answers
-    itself. httpd answers its own redirects (Redirect, RewriteRule [R], mod_dir's trailing slash) as errors,
-    with the error headers only (ap_send_error_response swaps the tables), where nginx's add_header fires on
-    every 301/302/303/307/308; a backend's redirect carries the header in both ($upstream_status is set)."""
-    from ..emit.render import quote
-    return ctx.model.shared_map("a2n_onsuccess_", "$status$upstream_status", [(OWN_REDIRECT, '""')],
-                                quote(value))
+    r"""VALUE for an onsuccess (`Header` without always) add_header, a variable the renderer writes with
+    `always`: httpd's onsuccess table (mod_headers' FIXUP_HEADERS_OUT output filter) reaches the answers
+    the handler makes, and not the errors httpd answers itself (ap_send_error_response swaps the tables),
+    nor its own redirects (Redirect, RewriteRule [R], mod_dir's trailing slash: errors too, where nginx's
+    add_header fires on every 301/302/303/307/308); a backend's redirect carries the header in both
+    ($upstream_status is set). So the value is sent on the statuses nginx's plain add_header fires on but
+    nginx's own redirects; on the 405 nginx's static handler answers to a POST or OPTIONS where httpd
+    serves the file (observed: httpd 200 with the header); and on any status at an ErrorDocument's local
+    URL, whose internal redirect runs the handler and the document's onsuccess headers (observed with httpd
+    2.4: a 404 answered by /errors/404.html carries a <FilesMatch "\.html$"> `Header set`), those entries
+    added once every ErrorDocument is read (finish_model)."""
+    # (a map's entries are quoted as they are written, its default is not)
+    variable = ctx.model.shared_map("a2n_onsuccess_", GATE_SOURCE,
+                                    [(OWN_REDIRECT, '""'), (SUCCESS, value), (STATIC_REFUSAL, value)], '""')
+    ctx.model.onsuccess_ungated[variable] = value
+    return variable
+
+
+def _error_document_entries(ctx: Context) -> None:
+    """Every onsuccess gate also sends its value on any status at the local URL an ErrorDocument names."""
+    targets: dict[str, None] = {}
+
+    def walk(statements) -> None:
+        for st in statements:
+            if st.name == "error_page" and st.args and st.args[-1].startswith("/"):
+                targets[st.args[-1].split("?", 1)[0]] = None
+            if st.block:
+                walk(st.block)
+
+    def walk_location(loc) -> None:
+        walk(loc.statements)
+        for inner in loc.locations:
+            walk_location(inner)
+
+    walk(ctx.model.http_statements)
+    for server in {id(s): s for s in [ctx.main, *ctx.model.servers]}.values():
+        walk(server.statements)
+        walk(server.own_statements)
+        for scope in server.scopes + server.settings.get("directories", []) + server.settings.get("files", []):
+            walk(scope.statements)
+        for loc in server.locations:
+            walk_location(loc)
+    if not targets:
+        return
+    ungated = ctx.model.onsuccess_ungated
+    for block in ctx.model.maps:
+        if block.variable in ungated and block.source == GATE_SOURCE:
+            value = ungated[block.variable]
+            block.entries.extend(("~^[0-9]+:.*:" + re.escape(t) + "$", value) for t in targets)
 
 
 def _report_htaccess_level(ctx: Context, d: Directive) -> None:
@@ -434,6 +484,7 @@ def finish_model(ctx: Context) -> None:
         for server in ctx.model.servers:
             _add_untyped(server.own_statements if server is ctx.main else server.statements, span)
     header_refusals.finish(ctx)
+    _error_document_entries(ctx)
 
 
 # ---------------------------------------------------------------- Header inside <If>/<ElseIf>/<Else>
@@ -484,7 +535,7 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
                 continue
             if not m.args:
                 raise Untranslatable("no expression")
-            texts.append(expression_text(m, 0, strip_quotes=True))
+            texts.append(_if_expression(m, expression_text))
         compiler = HeaderCondition(ctx.model, request_only=True)
         from .header_expr import simple_match
         if section.key != "else" and simple_match(texts[-1]) is None:
@@ -518,6 +569,11 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
     for d in children:
         condition, action, rest, extras = _split(d)
         table_name = "always" if condition == "always" else "onsuccess"
+        if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
+                and len(rest) == 2 and rest[0] and not _FORMAT.search(rest[1]):
+            ctx.count(d, _if_member_expr(ctx, d, chain, len(texts), index, table_name, action, rest,
+                                         extras[0][5:], where, section))
+            continue
         if extras or not rest or not rest[0] or action not in ("set", "unset", "add", "append", "merge") or \
                 (action == "unset") != (len(rest) == 1) or (action != "unset" and len(rest) != 2):
             ctx.diags.add("A2N501" if extras else "A2N505", f"Header {' '.join(d.args)} inside {where}: this form "
@@ -539,6 +595,8 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
         if action in ("add", "append", "merge"):
             selected = _selected(ctx, chain.texts[:len(texts)], index)
             variable = HeaderCondition(ctx.model).value_map(selected, value)
+            if table_name != "always":
+                variable = onsuccess(ctx, variable)
             ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
             if action != "add":
                 _list_header(ctx, d, action, name)
@@ -564,6 +622,54 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             record.unsets[index] = d
             ctx.count(d, Disposition.EXACT)
     return Disposition.EXACT
+
+
+def _if_member_expr(ctx: Context, d: Directive, chain: "_Chain", known: int, index: int, table_name: str,
+                    action: str, rest: list[str], expr: str, where: str, section) -> Disposition:
+    """`Header set|add|append|merge NAME VALUE expr=...` inside a member of an <If> chain: VALUE where the
+    member is the one httpd merges and the expression holds (evaluated as the response leaves, as outside
+    an <If>); a `set` replaces the same header before it only there."""
+    name, value = rest
+    compiler = HeaderCondition(ctx.model)
+    try:
+        selected = _selected(ctx, chain.texts[:known], index)
+        condition = compiler.compile(expr, ((selected, True),))
+    except Untranslatable as e:
+        ctx.diags.add("A2N501", f"Header {' '.join(d.args)} inside {where}: the condition expr={expr} is not "
+                      f"translated ({e}); nothing was emitted for this header", d.span, directive=d.name,
+                      hint="express the condition with a map that yields an empty value when it is false",
+                      related=[section.span])
+        return Disposition.UNSUPPORTED
+    emit_vary(ctx, compiler, d.span, table_name == "always")
+    variable = compiler.value_map(compiler.all_of([selected, condition]), value)
+    if table_name != "always":
+        variable = onsuccess(ctx, variable)
+    stmt = ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
+    if action == "set":
+        stmt.resets, stmt.conditional = (name.lower(), table_name), True
+        ctx.model.conditional_header_sets = True
+    if action in ("append", "merge"):
+        _list_header(ctx, d, action, name)
+    if table_name != "always":
+        _onsuccess_warning(ctx, d, action, name)
+    return Disposition.EXACT if table_name == "always" and action in ("set", "add") else Disposition.APPROXIMATE
+
+
+def _if_expression(member, expression_text) -> str:
+    r"""The expression of an <If>/<ElseIf> member. The parser gives the quoted argument as httpd's
+    ap_getword_conf does (a backslash kept but before the quote or a backslash), which is the text ap_expr
+    reads: a backslash inside a regular expression (m#\.txt$#) goes to PCRE as written, which the compiler
+    keeps; one inside a string (an escape there) is not read, so such a text goes the common way, refused."""
+    args, quoted = member.args, member.quoted
+    if len(args) == 1 and quoted and quoted[0] and "\\" in args[0] and '"' not in args[0]:
+        from .header_expr import _tokens
+        try:
+            tokens = _tokens(args[0])
+        except Untranslatable:
+            tokens = None
+        if tokens is not None and not any(kind != "regex" and "\\" in text for kind, text, _ in tokens):
+            return args[0]
+    return expression_text(member, 0, strip_quotes=True)
 
 
 def _onsuccess_warning(ctx: Context, d: Directive, action: str, name: str) -> None:
@@ -616,6 +722,8 @@ def _finish_if_chains(ctx: Context) -> None:
                                   directive="<If")
                     keep = []
                 else:
+                    if record.table == "onsuccess":
+                        add.args[1] = onsuccess(ctx, record.variable)
                     add.resets = (record.name.lower(), record.table)
                     add.conditional = not everywhere or any(v == "" for v in record.values.values())
                     if add.conditional:

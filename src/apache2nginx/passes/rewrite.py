@@ -481,8 +481,10 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                           directive="RewriteCond")
     if not state.rules:
         return
-    if state.engine is None and not ctx.options.get("rewrite_engine_mentioned"):
-        # No RewriteEngine anywhere in the input: a snippet meant for a context that turns it on.
+    if state.engine is None and not ctx.options.get("rewrite_engine_mentioned") \
+            and not ctx.options.get("whole_config"):
+        # No RewriteEngine anywhere in a snippet (no Listen, <VirtualHost>, ServerRoot nor LoadModule): one
+        # meant for a context that turns it on. In a whole configuration the engine is off, as in httpd.
         said = ctx.diags.add("A2N824", "the input never sets RewriteEngine: its rules are translated as if the "
                              "including context turned it on (httpd ignores them otherwise)", state.rules[0].span,
                              directive="RewriteRule", hint="add RewriteEngine On to the file if it is used on its own")

@@ -245,13 +245,18 @@ class Translator:
 def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
     """What some settings' effect depends on anywhere in the input, whatever the order they stand in."""
     listings = proxy_html = False
+    # a whole server configuration (not a snippet meant for an including context): httpd's defaults hold
+    whole = any(node.key in _WHOLE_CONFIG for node in list(loaded.consumed) + list(loaded.walk()))
     for node in loaded.walk():
         if node.key == "options":
             # mod_autoindex settings matter only if some Options enables listings (All includes Indexes)
             listings = listings or any(a.lower().lstrip("+") in ("indexes", "all") for a in node.args)
         elif node.key == "proxyhtmlenable":
             proxy_html = proxy_html or (node.args[:1] or [""])[0].lower() == "on"
-    return {"listings": listings, "proxy_html": proxy_html}
+    return {"listings": listings, "proxy_html": proxy_html, "whole_config": whole}
+
+
+_WHOLE_CONFIG = frozenset({"listen", "virtualhost", "serverroot", "loadmodule"})
 
 
 def translate(loaded: LoadedConfig, diags: Diagnostics, options: dict | None = None) -> tuple[NginxModel, Tally]:
