@@ -1106,7 +1106,8 @@ _short("A2N773", "wildcard-directory-unreached", "info", "A wildcard <Directory>
 _short("A2N741", "files-not-translated", "error", "A <Files> or <FilesMatch> section is not translated.",
        "file sections become regular-expression locations nested where they apply; a pattern that names a "
        "directory (`/`) or anchors inside the name, or a file section inside <Location>, is not translated.",
-       "nothing inside it is enforced by nginx, access rules included.",
+       "nothing inside it is enforced by nginx; where it holds access rules, the region it stands in (the whole "
+       "server outside any section) is refused to everyone instead.",
        "add a `location ~ ... { deny all; }` (or what the section says) by hand.")
 _short("A2N742", "access-refused", "error", "An access rule nginx cannot check exactly: the region is refused.",
        "Require host and forward-dns, Allow from a host name, Require env/expr and SSLRequire on what nginx "

@@ -523,9 +523,18 @@ def files(ctx: Context, section: Section) -> Disposition:
     if url_regex is None or (inside is not None and inside.kind != "directory"):
         why = "its pattern cannot be turned into a URL regular expression" if url_regex is None else \
             "it stands inside a section other than <Directory>"
+        refusing = _has_access(section)
         ctx.diags.add("A2N741", f"<{section.name} {' '.join(args)}>: {why}; nothing inside it was emitted"
-                      + (", and its access rules are not enforced" if _has_access(section) else ""),
+                      + (", and since it holds access rules the whole region is refused (deny all)"
+                         if refusing else ""),
                       section.span, directive="<" + section.name)
+        if refusing:
+            refusal = (f"<{section.name} {' '.join(args)}> (access rules)", section.span)
+            if ctx.scope is None:
+                ctx.server.settings["refuse_all"] = refusal
+            else:
+                _config(ctx).refuse = refusal
+            ctx.model.access_reported.add(section.span)
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
     if _has_access(section):
@@ -767,6 +776,11 @@ def basename_regex(pattern: str, regex: bool) -> str | None:
         # a segment, last or followed by path info (httpd matched the file the path info follows)
         return "(?:^|/)" + "".join(out) + "(?:/|$)"
     body = pattern
+    # leading inline flags (`(?i)\.htpasswd$`) hold for the whole expression: a scoped group keeps them
+    # valid inside the URL regex (Python's re refuses global flags past its start; PCRE would take them)
+    flags = re.match(r"\(\?([imsx]+)\)", body)
+    if flags:
+        body = body[flags.end():]
     anchored = body.startswith("^")
     if anchored:
         body = body[1:]
@@ -779,7 +793,7 @@ def basename_regex(pattern: str, regex: bool) -> str | None:
         body = body[:-1]
     body = _within_segment(body)
     # any segment, last or followed by path info (httpd matched the file the path info follows)
-    out = "(?:^|/)" + ("" if anchored else "[^/]*?") + "(?:" + body + ")" + \
+    out = "(?:^|/)" + ("" if anchored else "[^/]*?") + f"(?{flags.group(1) if flags else ''}:" + body + ")" + \
         ("(?:/|$)" if ends else "[^/]*(?:/|$)")
     try:
         re.compile(out)
