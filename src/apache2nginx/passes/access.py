@@ -1299,6 +1299,10 @@ def _authz_missing(eff: Effective) -> list[Stmt]:
     access_checker_ex hook, after mod_access_compat's check (request.c): Order/Allow/Deny that refuse some
     clients would answer them 403 first, which a rewrite-phase `return` cannot follow, so that is refused."""
     where = auth_type_without_authz(eff)
+    if eff.compat and eff.satisfy == "all" and not _compat_has_env(eff):
+        hosts = _compat_list(eff)
+        if [(st.name, st.args) for st in hosts] == [("deny", ["all"])]:
+            return hosts        # refused to everyone before authorization is asked
     if eff.compat:
         raise Refused("AuthType without Require beside Order/Allow/Deny (httpd answers 403 or 500 by address)",
                       eff.compat_span or where)
