@@ -320,6 +320,15 @@ def expression_text(d: Directive, start: int, strip_quotes: bool) -> str:
     return " ".join(words)
 
 
+def section_expression(d: Directive, start: int, strip_quotes: bool) -> str:
+    """The expression of an <If>/<ElseIf>: httpd reads the section's argument as one word (ap_getword_conf,
+    which folds `\\` and an escaped quote as the parser does), so the expression is that word, backslashes
+    and all; anything else is read as expression_text does."""
+    if d.is_section and start == 0 and len(d.args) == 1:
+        return d.args[0]
+    return expression_text(d, start, strip_quotes)
+
+
 @in_section
 def ssl_require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     """SSLRequire EXPR (mod_ssl's access check, src: ssl_hook_Access): on a TLS connection the request is
@@ -587,12 +596,12 @@ def if_section(ctx: Context, section: Section) -> Disposition:
         if config is None and ctx.scope is None:
             # in a <VirtualHost> (or the main server): merged last into every request the host answers
             config = ctx.server.settings.setdefault("if_access", AccessConfig())
-            done = if_access(ctx, section, config, expression_text)
+            done = if_access(ctx, section, config, section_expression)
             if done is not None:
                 return done
             config = None
         elif config is not None and not config.stack:
-            done = if_access(ctx, section, config, expression_text)
+            done = if_access(ctx, section, config, section_expression)
             if done is not None:
                 return done
         if config is not None:
@@ -602,7 +611,7 @@ def if_section(ctx: Context, section: Section) -> Disposition:
         _refused_now(ctx, f"{what} (access rules under an expression)", section.span)
     else:
         from .headers import if_headers
-        done = if_headers(ctx, section, expression_text)
+        done = if_headers(ctx, section, section_expression)
         if done is not None:
             return done
         ctx.diags.add("A2N101", f"{what}: expression sections are not translated yet; nothing inside it was emitted",

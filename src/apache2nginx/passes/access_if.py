@@ -92,9 +92,7 @@ def if_access(ctx: Context, section: Section, config, expression_text) -> Dispos
         if not m.args:
             return None
         try:
-            # httpd reads the section's argument as one word (ap_getword_conf, which folds `\\` and an
-            # escaped quote as the parser does): the expression is that word, backslashes and all
-            text = m.args[0] if len(m.args) == 1 else expression_text(m, 0, strip_quotes=True)
+            text = expression_text(m, 0, strip_quotes=True)
             check_expression(text, ssl_compat=False)
         except Untranslatable:
             return None
