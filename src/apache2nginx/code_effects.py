@@ -212,6 +212,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "backend@encoded-slash", "header@encoded-slash"),  # nginx decodes %2F and serves the path
     "A2N712": effects("header cache-control:missing", "header expires:missing"),  # the type maps to off
     "A2N713": effects("header cache-control:changed", "header expires:changed"),  # an old file's expiry
+    "A2N774": effects(),                # both servers answer 500 there
+    "A2N775": effects(),                # both servers answer 500 there
+    "A2N776": effects(),                # both servers answer 500 there
     "A2N773": effects(),                # the section applies to no request in either server
     "A2N740": effects("*"),             # a <Directory> left out, or the server refused
     "A2N741": effects("*"),             # a file section left out

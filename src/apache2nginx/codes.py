@@ -1234,6 +1234,28 @@ _short("A2N772", "files-rules-path-info", "warning",
        "a URL going on after the file's name (path info: /style.css/more) keeps the directory's rules in nginx "
        "(often 403), where httpd applies the file's rules and answers 404 (a static file takes no path info).",
        "nothing to do: such URLs name no file in either server.")
+_short("A2N774", "authtype-without-require", "warning",
+       "AuthType with no Require: httpd answers every request in the region 500.",
+       "mod_authz_core refuses a request whose merged configuration names an AuthType (other than None) but holds "
+       "no authorization directive (AH01627, \"AuthType configured with no corresponding authorization "
+       "directives\") with 500 Internal Server Error; the translation answers 500 there too.",
+       "nothing differs: both servers answer 500.",
+       "add the Require line the login is meant for (usually Require valid-user), or remove the AuthType.")
+_short("A2N775", "require-user-without-authtype", "warning",
+       "A Require that needs a user with no AuthType: httpd answers every request in the region 500.",
+       "where the merged Require lines can only be met by a user (Require user, group, valid-user) and no AuthType "
+       "(or AuthType None) applies, no authentication module runs, and httpd ends the request with 500 (AH00027, "
+       "\"No authentication done but request not allowed without authentication\"), credentials or not; the "
+       "translation answers 500 there too.",
+       "nothing differs: both servers answer 500.",
+       "add AuthType Basic, AuthName and AuthUserFile for the login, or a Require that needs no user.")
+_short("A2N776", "basic-without-authname", "warning",
+       "AuthType Basic with no AuthName where a login is required: httpd answers 500.",
+       "mod_auth_basic needs a realm: where the merged Require lines can only be met by a user and AuthType Basic "
+       "applies without an AuthName, it ends every request with 500 (AH01615, \"need AuthName\"), with credentials "
+       "or without; the translation answers 500 there too (nginx would otherwise ask for the login).",
+       "nothing differs: both servers answer 500.",
+       "add AuthName \"...\" beside the AuthType.")
 _short("A2N720", "fastcgi-files-match", "warning", "A FastCGI FilesMatch became a regex location.",
        "httpd hands a request to FastCGI when the resolved file's name matches; nginx matches the URL with a regex "
        "location guarded by try_files $fastcgi_script_name. Regex locations are not consulted for URLs under a "

@@ -320,8 +320,14 @@ class Layout:
                     and path[:-1] not in regions:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
                 # match `/p`, which falls through to the document root, or to a broader entry covering `/p`
-                # (`ProxyPass /p/sub/` beside `ProxyPass /p/`), with the directories that serve it: it is laid
-                # out as an exact region of its own.
+                # (`ProxyPass /p/sub/` beside `ProxyPass /p/`): either way it is laid out as an exact region
+                # with the rules of what serves it, not the proxied region's <Proxy> and <Location> rules
+                if not any(segment_prefix(r.path, path[:-1]) for r in routes) and \
+                        not any(s.proxy is not None and segment_prefix(s.path, path[:-1]) for s in prefix_scopes):
+                    # the document root's: its place is kept here, the region fills it in
+                    holder = Location("=", path[:-1], [], span)
+                    server.locations.append(holder)
+                    by_key[holder.key()] = holder
                 exact_only.add(path[:-1])
                 regions.append(path[:-1])
                 exact_spans.setdefault(path[:-1], span)
@@ -514,7 +520,12 @@ class Layout:
                                "regex location; under prefix locations nginx never consults it, so its URLs there "
                                "are refused to everyone (return 403)", scope.span)
         op = "~*" if scope.nocase else "~"
-        for loc in locations:
+        # the regex locations nested in them too (<Files> sections): nginx picks a nested one before any
+        # server-level regex location, and rewrite-phase statements are not inherited into it
+        todo = list(locations)
+        while todo:
+            loc = todo.pop()
+            todo.extend(loc.locations)
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[Stmt("return", ["403"], scope.span)],
                                           comment="<LocationMatch> access rule"))

@@ -320,6 +320,15 @@ def expression_text(d: Directive, start: int, strip_quotes: bool) -> str:
     return " ".join(words)
 
 
+def section_expression(d: Directive, start: int, strip_quotes: bool) -> str:
+    """The expression of an <If>/<ElseIf>: httpd reads the section's argument as one word (ap_getword_conf,
+    which folds `\\` and an escaped quote as the parser does), so the expression is that word, backslashes
+    and all; anything else is read as expression_text does."""
+    if d.is_section and start == 0 and len(d.args) == 1:
+        return d.args[0]
+    return expression_text(d, start, strip_quotes)
+
+
 @in_section
 def ssl_require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     """SSLRequire EXPR (mod_ssl's access check, src: ssl_hook_Access): on a TLS connection the request is
@@ -596,12 +605,12 @@ def if_section(ctx: Context, section: Section) -> Disposition:
         if config is None and ctx.scope is None:
             # in a <VirtualHost> (or the main server): merged last into every request the host answers
             config = ctx.server.settings.setdefault("if_access", AccessConfig())
-            done = if_access(ctx, section, config, expression_text)
+            done = if_access(ctx, section, config, section_expression)
             if done is not None:
                 return done
             config = None
         elif config is not None and not config.stack:
-            done = if_access(ctx, section, config, expression_text)
+            done = if_access(ctx, section, config, section_expression)
             if done is not None:
                 return done
         if config is not None:
@@ -611,7 +620,7 @@ def if_section(ctx: Context, section: Section) -> Disposition:
         _refused_now(ctx, f"{what} (access rules under an expression)", section.span)
     else:
         from .headers import if_headers
-        done = if_headers(ctx, section, expression_text)
+        done = if_headers(ctx, section, section_expression)
         if done is not None:
             return done
         ctx.diags.add("A2N101", f"{what}: expression sections are not translated yet; nothing inside it was emitted",
@@ -954,14 +963,43 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
                 if len(found) > 1 or limited:
                     raise Refused("access rules under several expression chains or beside method sections",
                                   found[-1].span)
-                stmts = enforce(found[0], configs, eff, span, conditions, lambda e: _decision(e, conditions),
-                                lambda: _enforce(eff, span, conditions))
+                try:
+                    stmts = enforce(found[0], configs, eff, span, conditions, lambda e: _decision(e, conditions),
+                                    lambda: _enforce(eff, span, conditions))
+                except Refused:
+                    # address rules beside the chain: every decision as maps, addresses over $remote_addr
+                    stmts = enforce(found[0], configs, eff, span, conditions,
+                                    lambda e: _decision(e, conditions, addresses=True),
+                                    lambda: _enforce(eff, span, conditions))
             elif limited:
                 stmts = _enforce_limits(configs, limited, span, conditions)
             else:
                 stmts = _enforce(eff, span, conditions)
         except CondRefused as exc:
             raise Refused(exc.message, exc.span)
+        missing = next((st for st in stmts if st.comment == AUTHZ_MISSING), None)
+        if missing is not None and ("A2N774", missing.span) not in reported:
+            reported.add(("A2N774", missing.span))
+            ctx_diags.add("A2N774", f"AuthType with no Require in any section that covers {region}: httpd answers "
+                          "every request there 500 (AH01627, \"AuthType configured with no corresponding "
+                          "authorization directives\"), and so does the translation", missing.span,
+                          hint="add the Require line the login is meant for (Require valid-user), or remove the "
+                               "AuthType")
+        missing = next((st for st in stmts if st.comment == USER_WITHOUT_AUTH), None)
+        if missing is not None and ("A2N775", missing.span) not in reported:
+            reported.add(("A2N775", missing.span))
+            ctx_diags.add("A2N775", f"a Require that needs a user, and no AuthType in any section that covers "
+                          f"{region}: httpd answers every request there 500 (AH00027, \"No authentication done "
+                          "but request not allowed without authentication\"), and so does the translation",
+                          missing.span, hint="add AuthType Basic, AuthName and AuthUserFile for the login, or a "
+                                             "Require that needs no user")
+        missing = next((st for st in stmts if st.comment == BASIC_WITHOUT_NAME), None)
+        if missing is not None and ("A2N776", missing.span) not in reported:
+            reported.add(("A2N776", missing.span))
+            ctx_diags.add("A2N776", f"AuthType Basic with no AuthName over {region}, where a login is required: "
+                          "httpd answers every request there 500 (AH01615, \"need AuthName\"), credentials or not, "
+                          "and so does the translation", missing.span,
+                          hint="add AuthName \"...\" beside the AuthType")
         if conditions is not None and conditions.headers and conditions.model.nginx_version < (1, 23):
             where = next((st.span for st in ssl_checks + stmts if st.name == "if"), span)
             if ("A2N756", where) not in reported:
@@ -1005,27 +1043,24 @@ def _ssl_requires(eff: Effective, conditions: Conditions | None) -> list[Stmt]:
     out = []
     for text, where in eff.ssl_requires:
         variable = conditions.expression(text, True, where)
+        conditions.mark_volatile(variable)
         out.append(Stmt("if", [f'({variable} = "")'], where, comment="SSLRequire",
                         block=[Stmt("return", ["403"], where)]))
     return out
 
 
-def _decision(eff: Effective, conditions: Conditions | None) -> str | None:
+def _decision(eff: Effective, conditions: Conditions | None, addresses: bool = False) -> str | None:
     """The region's decision as a constant or decision map (G granted), or None when its rules are not a
-    Require tree of variables, expressions, methods and constants."""
+    Require tree of variables, expressions, methods and constants (and addresses, with ADDRESSES)."""
     if eff.compat and eff.satisfy == "any" and compat_passes(eff):
         return GRANTED
     if eff.compat or conditions is None:
         return None
     authz = _simplify(eff.authz) if eff.authz is not None else None
     if authz is None:
-        return GRANTED
+        return None if auth_type_without_authz(eff) else GRANTED
 
-    def plain(node: Authz) -> bool:
-        if node.op == "leaf":
-            return node.kind in ("all", "env", "expr", "method")
-        return all(plain(c) for c in node.children)
-    if not plain(authz):
+    if not (_plain(authz) if addresses else _plain(authz, ("all", "env", "expr", "method"))):
         return None
     return conditions.tri(authz)
 
@@ -1094,6 +1129,7 @@ def _cond_user_enforce(eff: Effective, authz: Authz, conditions: Conditions | No
         return [] if value == GRANTED else auth
     realm = _quote_realm(auth[0].args[0])
     switch = conditions.variable(conditions.map(value, [(DENIED, realm), (NEUTRAL, realm)], "off"))
+    conditions.mark_volatile(switch)
     return [Stmt("auth_basic", [switch], auth[0].span, comment="off where the rest of the <RequireAny> grants")] + \
         auth[1:]
 
@@ -1111,11 +1147,11 @@ def _has_ip(node: Authz) -> bool:
     return any(_has_ip(c) for c in node.children)
 
 
-def _plain(node: Authz) -> bool:
+def _plain(node: Authz, kinds=("all", "env", "expr", "method", "ip", "local")) -> bool:
     """A tree of leaves the decision maps can evaluate."""
     if node.op == "leaf":
-        return node.kind in ("all", "env", "expr", "method", "ip", "local")
-    return all(_plain(c) for c in node.children)
+        return node.kind in kinds
+    return all(_plain(c, kinds) for c in node.children)
 
 
 def _compat_has_env(eff: Effective) -> bool:
@@ -1175,6 +1211,8 @@ def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = 
             return []
         if authz is not None and _denies(authz):
             return _compat_env(eff, conditions) if _compat_has_env(eff) else _compat_list(eff)
+    if authz is None and auth_type_without_authz(eff):
+        return _authz_missing(eff)
     if authz is not None and _has_cond(authz):
         if _has_user(authz):
             if eff.compat:
@@ -1208,6 +1246,10 @@ def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = 
         # a combination of addresses nginx's allow/deny list cannot order: the decision as maps
         return _cond_enforce(authz, conditions, span)
     user = None
+    if form[0] == "user" and not eff.compat and _no_auth_type(eff):
+        return [Stmt("return", ["500"], authz.span, comment=USER_WITHOUT_AUTH)]
+    if form[0] == "user" and not eff.compat and _basic_without_name(eff):
+        return [Stmt("return", ["500"], eff.auth["type"][1], comment=BASIC_WITHOUT_NAME)]
     if form[0] in ("user", "ip+user"):
         user = _basic_auth(eff, authz.span if authz else span)
     if eff.compat:
@@ -1235,6 +1277,59 @@ def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = 
     if form[0] == "method":
         return [Stmt("limit_except", sorted(form[1]), authz.span, block=[Stmt("deny", ["all"], authz.span)])]
     raise Refused("this Require combination", authz.span)
+
+
+def auth_type_without_authz(eff: Effective) -> Span | None:
+    """The AuthType (other than None) of a region whose merged sections hold no Require line: httpd answers
+    every request there 500 (src: mod_authz_core.c, authorize_user_core, AH01627 "AuthType configured with
+    no corresponding authorization directives"). mod_authn_core reads `AuthType None` as no type."""
+    if eff.authz is not None and eff.authz.children:
+        return None
+    kind = eff.auth.get("type")
+    if kind is None or kind[0].lower() == "none":
+        return None
+    return kind[1]
+
+
+AUTHZ_MISSING = "AuthType without Require: httpd answers 500"
+
+
+USER_WITHOUT_AUTH = "Require user without AuthType: httpd answers 500"
+
+
+def _no_auth_type(eff: Effective) -> bool:
+    """No AuthType (or AuthType None) and no other authentication directive nginx lacks: a Require that needs
+    a user makes httpd look for one no module can give; the request then ends 500 whatever it carries (src:
+    request.c, ap_process_request_internal, AH00027 "No authentication done but request not allowed without
+    authentication"; mod_authn_core's authenticate_no_user admits without a user when there is no AuthType)."""
+    kind = eff.auth.get("type")
+    return (kind is None or kind[0].lower() == "none") and "unsupported" not in eff.auth
+
+
+BASIC_WITHOUT_NAME = "AuthType Basic without AuthName: httpd answers 500"
+
+
+def _basic_without_name(eff: Effective) -> bool:
+    """AuthType Basic with no AuthName: mod_auth_basic ends every request it is asked to authenticate with
+    500, before it reads any credentials or provider (src: mod_auth_basic.c, authenticate_basic_user, AH01615
+    "need AuthName")."""
+    kind = eff.auth.get("type")
+    return kind is not None and kind[0].lower() == "basic" and "name" not in eff.auth
+
+
+def _authz_missing(eff: Effective) -> list[Stmt]:
+    """httpd's 500 for an AuthType without authorization (auth_type_without_authz). It comes from the
+    access_checker_ex hook, after mod_access_compat's check (request.c): Order/Allow/Deny that refuse some
+    clients would answer them 403 first, which a rewrite-phase `return` cannot follow, so that is refused."""
+    where = auth_type_without_authz(eff)
+    if eff.compat and eff.satisfy == "all" and not _compat_has_env(eff):
+        hosts = _compat_list(eff)
+        if [(st.name, st.args) for st in hosts] == [("deny", ["all"])]:
+            return hosts        # refused to everyone before authorization is asked
+    if eff.compat:
+        raise Refused("AuthType without Require beside Order/Allow/Deny (httpd answers 403 or 500 by address)",
+                      eff.compat_span or where)
+    return [Stmt("return", ["500"], where, comment=AUTHZ_MISSING)]
 
 
 def _user_filter(eff: Effective, form: tuple, span: Span | None) -> list[Stmt]:
@@ -1304,6 +1399,9 @@ def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], sp
         raise Refused("method sections for different methods in the sections that cover this region", where)
     inside = _enforce(merge([_project(c, True) for c in configs]), where, conditions)
     outside = _enforce(merge([_project(c, False) for c in configs]), span, conditions)
+    if any(st.comment in (AUTHZ_MISSING, USER_WITHOUT_AUTH, BASIC_WITHOUT_NAME) for st in inside + outside):
+        raise Refused("AuthType without Require for some methods (httpd answers them 500; nginx's method "
+                      "blocks cannot)", where)
     if any(st.name in ("if", "limit_except") for st in inside + outside):
         # limit_except holds access-phase directives only
         raise Refused("Require env/expr, Require user or Require method inside a method section", where)
@@ -1556,6 +1654,10 @@ def _basic_auth(eff: Effective, span: Span | None) -> list[Stmt]:
     if kind is None or kind[0].lower() != "basic":
         raise Refused(f"AuthType {kind[0] if kind else '(none)'} (only Basic is translated)",
                       kind[1] if kind else span)
+    if _basic_without_name(eff):
+        # httpd answers 500 to the requests it authenticates, nginx cannot tell those from the others here
+        raise Refused("AuthType Basic without AuthName (httpd answers 500 where it would ask for the login)",
+                      kind[1])
     provider = eff.auth.get("provider")
     if provider is not None and provider[0].lower() != "file":
         raise Refused(f"AuthBasicProvider {provider[0]}", provider[1])

@@ -255,8 +255,39 @@ class Conditions:
         return self._map("$remote_addr", entries, DENIED)
 
     # -- what nginx checks --------------------------------------------------------------------
+    def mark_volatile(self, variable: str) -> None:
+        """Mark volatile the maps behind VARIABLE that read the URI (directly or through another map): nginx
+        keeps a map's value for the whole request, and an internal redirect (the index file of a directory,
+        a try_files fallback) changes the URI. httpd checks the index file's own URI (mod_dir's subrequest),
+        so the decision must be made anew there."""
+        maps = {m.variable: m for m in self.model.maps}
+        memo: dict[str, bool] = {}
+
+        def reads_uri(name: str) -> bool:
+            if name in memo:
+                return memo[name]
+            memo[name] = False      # a cycle reads nothing more
+            m = maps.get(name)
+            if m is None:
+                return False
+            names = re.findall(r"\$(\w+)", m.source + " " + (m.default or "") + " " +
+                               " ".join(v for _, v in m.entries))
+            result = any(n in _URI_VARIABLES or reads_uri("$" + n) for n in names)
+            memo[name] = result
+            if result:
+                m.volatile = True
+            return result
+        reads_uri(variable)
+
     def refuse_unless(self, value: str, wanted: tuple[str, ...], span: Span | None, what: str) -> list[Stmt]:
         """Statements refusing (403) every request whose decision is not one of WANTED."""
+        stmts = self._refuse_unless(value, wanted, span, what)
+        for st in stmts:
+            for name in re.findall(r"\$\w+", " ".join(st.args)):
+                self.mark_volatile(name)
+        return stmts
+
+    def _refuse_unless(self, value: str, wanted: tuple[str, ...], span: Span | None, what: str) -> list[Stmt]:
         if not _dynamic(value):
             return [] if value in wanted else [Stmt("deny", ["all"], span, comment=what)]
         known = self.pending.get(value)
@@ -275,6 +306,10 @@ class Conditions:
         else:
             test = f"({value} = {DENIED})"
         return [Stmt("if", [test], span, comment=what, block=[Stmt("return", ["403"], span)])]
+
+
+# nginx variables an internal redirect changes
+_URI_VARIABLES = {"uri", "document_uri", "request_filename", "fastcgi_script_name", "fastcgi_path_info"}
 
 
 def compat_condition(cond: Conditions, allows: list, denies: list, order: str, span: Span | None) -> str:
