@@ -975,10 +975,12 @@ _short("A2N761", "add-encoding", "warning", "AddEncoding became a Content-Encodi
        "add `gzip off;` where these files are served if gzip is on for their types.")
 
 # ------------------------------------------------------------------ A2N2xx core (continued) and TLS
-_short("A2N209", "directory-index-disabled", "error", "DirectoryIndex disabled cannot be expressed.",
-       "nginx's index module always serves an existing index file for a directory request.",
-       "directories that Apache listed or refused now show their index file.",
-       "add `location ~ /$ { return 403; }` (or autoindex) by hand if needed.")
+_short("A2N209", "directory-index-disabled", "warning", "DirectoryIndex disabled answers directories with 403.",
+       "nginx's index module cannot be switched off; the translation gives it one absolute entry, an internal "
+       "redirect to a location that answers 403, as httpd does for a directory without Options Indexes.",
+       "httpd lists the directory where Options Indexes is on, and answers 404 for a directory that does not "
+       "exist: nginx answers 403 to both.",
+       "nothing, or serve listings with an explicit `autoindex on;` location.")
 _short("A2N210", "directory-index-absolute", "warning", "An absolute DirectoryIndex entry was not last.",
        "nginx accepts a URL (absolute) index entry only as the last one; later entries are dropped.",
        "requests that Apache answered with a later entry behave differently.",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
+from ..model import ApacheListen, ListenDirective, Location, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
 from . import vhost_alias
 from . import contexts
@@ -447,14 +447,25 @@ def _http_level(ctx: Context) -> bool:
     return not ctx.in_vhost and ctx.scope is None
 
 
+# The URI `DirectoryIndex disabled` sends a directory request to (internally): a location answering 403
+DISABLED_INDEX = "/.a2n-directory-index-disabled"
+
+
 def directory_index(ctx: Context, d: Directive) -> Disposition:
     names = [a for a in d.args]
     if not names:
         return Disposition.UNSUPPORTED
     if names == ["disabled"]:
-        ctx.diags.add("A2N209", "DirectoryIndex disabled: nginx's index module cannot be switched off; "
-                      "an index file that exists is still served", d.span, directive=d.name)
-        return Disposition.UNSUPPORTED
+        # mod_dir then tries no index file: mod_autoindex lists the directory (Options Indexes) or refuses it
+        # with 403. nginx's index module cannot be switched off, but an absolute (last) entry is an internal
+        # redirect made without looking at the disk: to a location that answers 403.
+        ctx.emit("index", [DISABLED_INDEX], d.span)
+        ctx.main.settings["directory_index_disabled"] = d.span
+        ctx.diags.add("A2N209", "DirectoryIndex disabled: nginx's index module cannot be switched off; a "
+                      "directory request is answered 403 from an internal location (httpd lists the directory "
+                      "where Options Indexes is on, and answers 404 for a directory that does not exist)",
+                      d.span, directive=d.name)
+        return Disposition.APPROXIMATE
     # nginx accepts an absolute (URL) entry only last; httpd tries them in order.
     if any(n.startswith("/") for n in names[:-1]):
         ctx.diags.add("A2N210", "DirectoryIndex: nginx accepts an absolute entry only in the last position; "
@@ -763,6 +774,13 @@ def finish_model(ctx: Context) -> None:
     vhost_alias.finish_model(ctx)
     for server in ctx.model.servers:
         _relative_redirects(ctx, server)
+    span = ctx.main.settings.get("directory_index_disabled")
+    if span is not None:
+        # the target of `index DISABLED_INDEX` (DirectoryIndex disabled), in every server: an index entry
+        # set at http level (the main server's) is inherited by all of them
+        for server in ctx.model.servers:
+            server.locations.append(Location("=", DISABLED_INDEX, [Stmt("internal", [], span),
+                                                                   Stmt("return", ["403"], span)], span))
     if ctx.main in ctx.model.servers and ctx.main.settings.get("encodings"):
         _encodings(ctx, ctx.main, ctx.main.settings["encodings"])
 
