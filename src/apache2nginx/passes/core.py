@@ -798,13 +798,25 @@ def _relative_redirects(ctx: Context, server: Server) -> None:
     canonical = server.settings.get("use_canonical_name") or ctx.main.settings.get("use_canonical_name")
     if canonical and canonical[0] != "off":
         return      # UseCanonicalName On/DNS: server_name_in_redirect and the listening port (A2N216)
-    named = server.settings.get("server_name_port") or (ctx.main.settings.get("server_name_port")
-                                                        if not server.has_server_name else None)
+    named = _server_port(ctx, server)
     if named and not any(int(named) == (443 if ssl else 80) for _, ssl in ports):
         return      # httpd names ServerName's port when the Host has none, as nginx names the listening one
     holder = server.own_statements if server.is_main else server.statements
     holder.append(Stmt("absolute_redirect", ["off"], None,
                        comment="httpd's redirects name the Host's port, or none: a relative Location"))
+
+
+def _server_port(ctx: Context, server: Server) -> str | None:
+    """The port httpd names when the Host gives none (server_rec->port, ap_get_server_port): a ServerName's
+    port (none for a ServerName without one); without a ServerName, the port of the first <VirtualHost>
+    address (ap_parse_vhost_addrs), else the main server's ServerName port."""
+    if server.has_server_name:
+        return server.settings.get("server_name_port")
+    if server.addresses:
+        port = re.search(r":(\d+)$", server.addresses[0][0])
+        if port:
+            return port.group(1)
+    return ctx.main.settings.get("server_name_port")
 
 
 def finish_server(ctx: Context, server: Server) -> None:
