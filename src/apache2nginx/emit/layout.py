@@ -297,7 +297,12 @@ class Layout:
                 continue
             files = [] if fs is None else \
                 files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
-            for modifier, matched in ([("=", path)] if path in exact_only else _variants(path)):
+            variants = [("=", path)] if path in exact_only else _variants(path)
+            if not path.endswith("/") and path + "/" in seen_regions:
+                # `/p/` is a region of its own, laid out with the entry httpd uses there (the first that
+                # matches: `ProxyPass /p/ A` before `ProxyPass /p B` sends /p/x to A, /p alone to B)
+                variants = [(m, v) for m, v in variants if v != path + "/"]
+            for modifier, matched in variants:
                 loc = Location(modifier, matched, span=span)
                 loc.statements.extend(statements)
                 if handler is not None:
