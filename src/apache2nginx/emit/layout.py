@@ -306,7 +306,7 @@ class Layout:
                 loc = Location(modifier, matched, span=span)
                 loc.statements.extend(statements)
                 if handler is not None:
-                    loc.statements.extend(self._handler(handler, path, matched))
+                    loc.statements.extend(self._handler(handler, path, matched, loc.statements))
                 self.nest_files(loc, files, dir_configs, loc_configs, matched)
                 existing = by_key.get(loc.key())
                 if existing is None:
@@ -346,7 +346,7 @@ class Layout:
                 access = self.access(proxied + root_configs, r.path, r.span) \
                     if r.kind == "proxy" and self.refuse_all is None else root_access
                 own: list[Stmt] = []
-                handler = self._handler(r, r.path, r.path)
+                handler = self._handler(r, r.path, r.path, root_statements)
                 if r.kind == "alias" and not r.params.get("cgi"):
                     # the file it maps to is under the target's directories, not the document root's
                     access, own, kept = self.regex_alias_access(r, root_configs, files_by_parent)
@@ -378,7 +378,7 @@ class Layout:
                               [s.settings.get("access")], s.path, s.span) if proxied else access
             loc.statements.extend(own + root_statements + s.statements)
             if s.proxy is not None:
-                loc.statements.extend(self._handler(s.proxy, s.path, s.path))
+                loc.statements.extend(self._handler(s.proxy, s.path, s.path, loc.statements))
             server.locations.append(loc)
             if s.settings.get("access") is not None and access:
                 self.guard_prefixes(s, access, prefix_locations)
@@ -558,13 +558,14 @@ class Layout:
             loc.locations.append(Location("~", regex, _detached(access, loc.statements, f.span) +
                                           list(f.statements), f.span, static_only=static))
 
-    def _handler(self, route: Route, region: str, matched: str) -> list[Stmt]:
+    def _handler(self, route: Route, region: str, matched: str, before: list[Stmt] | None = None) -> list[Stmt]:
+        """The statements that serve ROUTE in a location; BEFORE: the location's statements so far."""
         if route.kind == "proxy-exclude":
             return []
         if route.kind == "proxy-unreachable":
             return [Stmt("return", ["502"], route.span)]
         if route.kind == "proxy":
-            return self.proxy_emitter(self.server, route, region, matched)
+            return self.proxy_emitter(self.server, route, region, matched, before)
         if route.kind == "alias" and route.params.get("cgi"):
             span = route.span
             return [Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
