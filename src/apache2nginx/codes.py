@@ -1427,6 +1427,15 @@ _short("A2N343", "balancer-url-joined", "error", "A ProxyPass path with a traili
        "but the ProxyPass path itself. The translation answers 500 for the same requests.",
        "the site behind the balancer is unreachable in httpd as configured, and in the translation.",
        "write both with a trailing slash (ProxyPass / balancer://foo/) and convert again.")
+_short("A2N345", "rewrite-document-root-past-route", "info",
+       "A RewriteRule result is a document root file that a route's URL would claim.",
+       "in server context (without [PT]) httpd maps a substitution whose first path segment does not exist on the "
+       "server under the DocumentRoot, and no Alias, ProxyPass or Redirect sees it: they match the request's own "
+       "URL. The translation rewrites into an internal location that maps the path onto the document root, so "
+       "the route claiming that URL in nginx does not answer it.",
+       "a directory reached so: httpd redirects the request's own URL to add a slash, and its index lookup runs "
+       "the rules again; nginx serves the directory's index.",
+       "add [PT] if the substitution is meant to reach the route.")
 _short("A2N344", "proxy-encoded-mapping-slash", "warning", "mapping=encoded paths holding %2F answer 404.",
        "with mapping=encoded httpd matches the ProxyPass path against the request as the client encoded it and "
        "passes encoded slashes (%2F) to the backend even with AllowEncodedSlashes Off. The translation keeps "
