@@ -252,6 +252,7 @@ class Layout:
         winners: set[int] = set()
         root_access: list[Stmt] = []
         exact_only: set[str] = set()     # `/p` of a proxied `/p/` that another entry covers (below)
+        made: list[tuple[Location, Route | None]] = []     # the prefix locations laid out here, with their entry
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
             handler: Route | None = None
@@ -312,6 +313,7 @@ class Layout:
                 if existing is None:
                     server.locations.append(loc)
                     by_key[loc.key()] = loc
+                    made.append((loc, handler))
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
@@ -338,6 +340,7 @@ class Layout:
             if loc.modifier in ("~", "~*") and root_access and not any(st.name == "internal" for st in loc.statements):
                 loc.statements[:0] = root_access
         root_configs = [s.settings.get("access") for s in prefix_scopes if s.path == "/"]
+        regex_redirects: list[tuple[Route, Location]] = []
         for r in all_routes:
             if r.regex:
                 loc = Location("~*" if r.params.get("nocase") else "~", r.path, span=r.span)
@@ -357,6 +360,9 @@ class Layout:
                                   for k, v in kept.items()] + access
                 loc.statements.extend(access + own + root_statements + handler)
                 server.locations.append(loc)
+                if r.kind == "redirect":
+                    regex_redirects.append((r, loc))
+        self.nest_regex_redirects(made, regex_redirects, all_routes)
         server_ifs = server_conditionals(self.model, server)
         for loc in server.locations:
             # an internal location a server-level rewrite leads to (RewriteRule [P], a handler): httpd still
@@ -387,6 +393,28 @@ class Layout:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
+
+    @staticmethod
+    def nest_regex_redirects(made: list, regex_redirects: list, all_routes: list[Route]) -> None:
+        """mod_alias answers a RedirectMatch in the translate phase, before any Alias and before a later
+        Redirect (its list is tried in order, the first match wins), whatever <Location> the URL is in; nginx
+        looks at regular-expression locations only where the longest prefix location is not `^~`. So a copy
+        of each such redirect is nested in the `^~` locations whose URLs it may match, unless a ProxyPass
+        (whose translate hook runs first) or an earlier Redirect answers there."""
+        if not regex_redirects:
+            return
+        order = {id(r): i for i, r in enumerate(all_routes)}
+        for loc, handler in made:
+            if loc.modifier != "^~":
+                continue
+            if handler is not None and handler.kind in ("proxy", "proxy-unreachable"):
+                continue
+            copies = [Location(rloc.modifier, rloc.path, list(rloc.statements), rloc.span)
+                      for r, rloc in regex_redirects
+                      if not (handler is not None and handler.kind == "redirect"
+                              and order.get(id(r), 0) > order.get(id(handler), 0))
+                      and _may_match_under(r.path, loc.path, rloc.modifier == "~*")]
+            loc.locations[:0] = copies
 
     def regex_alias_access(self, route: Route, loc_configs: list, files_by_parent: dict
                            ) -> tuple[list[Stmt], list[Stmt], dict[str, str]]:
@@ -618,6 +646,29 @@ _PATH_INFO = "(?:/|$)"
 # directives nginx takes once per block, which several merged sections may each set: the last merged wins,
 # as in httpd's merge of the same setting
 _SINGLE_VALUED = {"expires"}
+
+
+def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
+    """Whether REGEX may match a URL starting with PREFIX: False only where it is anchored with a literal
+    text that neither starts PREFIX nor is started by it."""
+    if regex.startswith("(?i)"):
+        regex, nocase = regex[4:], True
+    if not regex.startswith("^"):
+        return True
+    literal, i = "", 1
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\" and i + 1 < len(regex) and regex[i + 1] in "./-_~":
+            literal, i = literal + regex[i + 1], i + 2
+            continue
+        if c in "\\.^$*+?()[]{}|":
+            if c in "*?{" and literal:
+                literal = literal[:-1]      # the quantifier makes its last character optional
+            break
+        literal, i = literal + c, i + 1
+    if nocase:
+        literal, prefix = literal.lower(), prefix.lower()
+    return literal.startswith(prefix) or prefix.startswith(literal)
 
 
 def _last_wins(statements: list[Stmt]) -> list[Stmt]:
