@@ -11,7 +11,8 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from ..model import ApacheListen, ListenDirective, Location, Scope, Server, Socket, Stmt
+from ..emit import dirindex
+from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
 from . import vhost_alias
 from . import contexts
@@ -447,10 +448,6 @@ def _http_level(ctx: Context) -> bool:
     return not ctx.in_vhost and ctx.scope is None
 
 
-# The URI `DirectoryIndex disabled` sends a directory request to (internally): a location answering 403
-DISABLED_INDEX = "/.a2n-directory-index-disabled"
-
-
 def directory_index(ctx: Context, d: Directive) -> Disposition:
     names = [a for a in d.args]
     if not names:
@@ -459,7 +456,7 @@ def directory_index(ctx: Context, d: Directive) -> Disposition:
         # mod_dir then tries no index file: mod_autoindex lists the directory (Options Indexes) or refuses it
         # with 403. nginx's index module cannot be switched off, but an absolute (last) entry is an internal
         # redirect made without looking at the disk: to a location that answers 403.
-        ctx.emit("index", [DISABLED_INDEX], d.span)
+        ctx.emit("index", [dirindex.DISABLED_INDEX], d.span)
         ctx.main.settings["directory_index_disabled"] = d.span
         ctx.diags.add("A2N209", "DirectoryIndex disabled: nginx's index module cannot be switched off; a "
                       "directory request is answered 403 from an internal location (httpd lists the directory "
@@ -779,8 +776,7 @@ def finish_model(ctx: Context) -> None:
         # the target of `index DISABLED_INDEX` (DirectoryIndex disabled), in every server: an index entry
         # set at http level (the main server's) is inherited by all of them
         for server in ctx.model.servers:
-            server.locations.append(Location("=", DISABLED_INDEX, [Stmt("internal", [], span),
-                                                                   Stmt("return", ["403"], span)], span))
+            server.locations.append(dirindex.target_location(span))
     if ctx.main in ctx.model.servers and ctx.main.settings.get("encodings"):
         _encodings(ctx, ctx.main, ctx.main.settings["encodings"])
 
