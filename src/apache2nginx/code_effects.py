@@ -138,7 +138,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N328": effects(),                # the same test of the path's form in both
     "A2N329": effects("status", "location:missing"),  # httpd redirects to a full URL, nginx rewrites
     "A2N330": effects(),                # the translation redirects to the same path
-    "A2N331": effects("status", "body"),  # httpd serves a file nginx does not find
+    # httpd serves a file nginx does not find, or that a proxy or redirect route of the URL answers in nginx
+    "A2N331": effects("status", "body", "location", "backend"),
     "A2N332": effects(),                # the same file, by its URL
     "A2N336": effects("status@server-error", "connection"),  # a route outside the input runs with nginx's defaults
     "A2N337": effects("status@server-error", "connection"),  # a route's timeout or keepalive differs
@@ -151,6 +152,10 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",
                       "body@encoded-slash"),  # and 404 for %2F, which httpd's servlet mapping passes
     "A2N343": effects(),                # both answer 500 but for the path itself
+    # httpd's trailing-slash redirect and index lookup of the mapped directory work on the request's URL
+    "A2N345": effects("status@redirect", "location@redirect", "body@redirect", "header@redirect",
+                      "status@directory-request", "location@directory-request", "body@directory-request",
+                      "header@directory-request"),
     "A2N344": effects("status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",
                       "body@encoded-slash"),  # 404 where httpd proxies the %2F path
     "A2N333": effects("body", "backend", "header@proxied"),  # proxied HTML keeps the backend's URLs

@@ -975,10 +975,12 @@ _short("A2N761", "add-encoding", "warning", "AddEncoding became a Content-Encodi
        "add `gzip off;` where these files are served if gzip is on for their types.")
 
 # ------------------------------------------------------------------ A2N2xx core (continued) and TLS
-_short("A2N209", "directory-index-disabled", "error", "DirectoryIndex disabled cannot be expressed.",
-       "nginx's index module always serves an existing index file for a directory request.",
-       "directories that Apache listed or refused now show their index file.",
-       "add `location ~ /$ { return 403; }` (or autoindex) by hand if needed.")
+_short("A2N209", "directory-index-disabled", "warning", "DirectoryIndex disabled answers directories with 403.",
+       "nginx's index module cannot be switched off; the translation gives it one absolute entry, an internal "
+       "redirect to a location that answers 403, as httpd does for a directory without Options Indexes.",
+       "httpd lists the directory where Options Indexes is on, and answers 404 for a directory that does not "
+       "exist: nginx answers 403 to both.",
+       "nothing, or serve listings with an explicit `autoindex on;` location.")
 _short("A2N210", "directory-index-absolute", "warning", "An absolute DirectoryIndex entry was not last.",
        "nginx accepts a URL (absolute) index entry only as the last one; later entries are dropped.",
        "requests that Apache answered with a later entry behave differently.",
@@ -1448,6 +1450,15 @@ _short("A2N343", "balancer-url-joined", "error", "A ProxyPass path with a traili
        "but the ProxyPass path itself. The translation answers 500 for the same requests.",
        "the site behind the balancer is unreachable in httpd as configured, and in the translation.",
        "write both with a trailing slash (ProxyPass / balancer://foo/) and convert again.")
+_short("A2N345", "rewrite-document-root-past-route", "info",
+       "A RewriteRule result is a document root file that a route's URL would claim.",
+       "in server context (without [PT]) httpd maps a substitution whose first path segment does not exist on the "
+       "server under the DocumentRoot, and no Alias, ProxyPass or Redirect sees it: they match the request's own "
+       "URL. The translation rewrites into an internal location that maps the path onto the document root, so "
+       "the route claiming that URL in nginx does not answer it.",
+       "a directory reached so: httpd redirects the request's own URL to add a slash, and its index lookup runs "
+       "the rules again; nginx serves the directory's index.",
+       "add [PT] if the substitution is meant to reach the route.")
 _short("A2N344", "proxy-encoded-mapping-slash", "warning", "mapping=encoded paths holding %2F answer 404.",
        "with mapping=encoded httpd matches the ProxyPass path against the request as the client encoded it and "
        "passes encoded slashes (%2F) to the backend even with AllowEncodedSlashes Off. The translation keeps "

@@ -254,6 +254,7 @@ class Layout:
         exact_only: set[str] = set()     # `/p` of a proxied `/p/` (below)
         exact_spans: dict[str, object] = {}     # ... and the line of the entry that made it
         hiding: list[tuple[Location, list, list[Stmt]]] = []   # ^~ regions of the document root (see below)
+        made: list[tuple[Location, Route | None]] = []     # the prefix locations laid out here, with their entry
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
             handler: Route | None = None
@@ -300,16 +301,22 @@ class Layout:
                 continue
             files = [] if fs is None else \
                 files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
-            for modifier, matched in ([("=", path)] if path in exact_only else _variants(path)):
+            variants = [("=", path)] if path in exact_only else _variants(path)
+            if not path.endswith("/") and path + "/" in seen_regions:
+                # `/p/` is a region of its own, laid out with the entry httpd uses there (the first that
+                # matches: `ProxyPass /p/ A` before `ProxyPass /p B` sends /p/x to A, /p alone to B)
+                variants = [(m, v) for m, v in variants if v != path + "/"]
+            for modifier, matched in variants:
                 loc = Location(modifier, matched, span=span)
                 loc.statements.extend(statements)
                 if handler is not None:
-                    loc.statements.extend(self._handler(handler, path, matched))
+                    loc.statements.extend(self._handler(handler, path, matched, loc.statements))
                 self.nest_files(loc, files, dir_configs, loc_configs, matched)
                 existing = by_key.get(loc.key())
                 if existing is None:
                     server.locations.append(loc)
                     by_key[loc.key()] = loc
+                    made.append((loc, handler))
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
@@ -343,16 +350,21 @@ class Layout:
                 loc.statements[:0] = root_access
         root_configs = [s.settings.get("access") for s in prefix_scopes if s.path == "/"]
         regex_routes = [r for r in all_routes if r.regex]
+        regex_redirects: list[tuple[Route, Location]] = []
         for r in regex_routes:
-            server.locations.append(self.regex_route(r, root_configs, root_access, root_statements,
-                                                     files_by_parent))
+            loc = self.regex_route(r, root_configs, root_access, root_statements, files_by_parent)
+            server.locations.append(loc)
+            if r.kind == "redirect":
+                regex_redirects.append((r, loc))
         # httpd maps a URL by AliasMatch/ProxyPassMatch/RedirectMatch before any section applies; a ^~ region
         # serving the document root would hide the server's regex locations, so each holds its own copies,
         # with the <Location> sections of its URLs
         for loc, loc_configs, loc_statements in hiding if self.refuse_all is None else ():
             nested = [self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
-                      for r in regex_routes if _may_match_under(r.path, loc.path)]
+                      for r in regex_routes if _may_match_under(r.path, loc.path, bool(r.params.get("nocase")))]
             loc.locations[:0] = nested
+        # a ^~ region of another entry (Alias, Redirect) hides a RedirectMatch mod_alias may try first
+        self.nest_regex_redirects([(loc, h) for loc, h in made if h is not None], regex_redirects, all_routes)
         server_ifs = server_conditionals(self.model, server)
         for loc in server.locations:
             # an internal location a server-level rewrite leads to (RewriteRule [P], a handler): httpd still
@@ -374,7 +386,7 @@ class Layout:
                               [s.settings.get("access")], s.path, s.span) if proxied else access
             loc.statements.extend(own + root_statements + s.statements)
             if s.proxy is not None:
-                loc.statements.extend(self._handler(s.proxy, s.path, s.path))
+                loc.statements.extend(self._handler(s.proxy, s.path, s.path, loc.statements))
             server.locations.append(loc)
             if s.settings.get("access") is not None and access:
                 self.guard_prefixes(s, access, prefix_locations)
@@ -400,7 +412,7 @@ class Layout:
             roots = [d.settings.get("access") for d in self.covering_directories(self.server.root)]
             access = self.access(roots + loc_configs, r.path, r.span)
         own: list[Stmt] = []
-        handler = self._handler(r, r.path, r.path)
+        handler = self._handler(r, r.path, r.path, loc_statements)
         if r.kind == "alias" and not r.params.get("cgi"):
             # the file it maps to is under the target's directories, not the document root's
             access, own, kept = self.regex_alias_access(r, loc_configs, files_by_parent)
@@ -411,6 +423,28 @@ class Layout:
                           for k, v in kept.items()] + access
         loc.statements.extend(access + own + loc_statements + handler)
         return loc
+
+    @staticmethod
+    def nest_regex_redirects(made: list, regex_redirects: list, all_routes: list[Route]) -> None:
+        """mod_alias answers a RedirectMatch in the translate phase, before any Alias and before a later
+        Redirect (its list is tried in order, the first match wins), whatever <Location> the URL is in; nginx
+        looks at regular-expression locations only where the longest prefix location is not `^~`. So a copy
+        of each such redirect is nested in the `^~` locations whose URLs it may match, unless a ProxyPass
+        (whose translate hook runs first) or an earlier Redirect answers there."""
+        if not regex_redirects:
+            return
+        order = {id(r): i for i, r in enumerate(all_routes)}
+        for loc, handler in made:
+            if loc.modifier != "^~":
+                continue
+            if handler is not None and handler.kind in ("proxy", "proxy-unreachable"):
+                continue
+            copies = [Location(rloc.modifier, rloc.path, list(rloc.statements), rloc.span)
+                      for r, rloc in regex_redirects
+                      if not (handler is not None and handler.kind == "redirect"
+                              and order.get(id(r), 0) > order.get(id(handler), 0))
+                      and _may_match_under(r.path, loc.path, rloc.modifier == "~*")]
+            loc.locations[:0] = copies
 
     def regex_alias_access(self, route: Route, loc_configs: list, files_by_parent: dict
                            ) -> tuple[list[Stmt], list[Stmt], dict[str, str]]:
@@ -601,13 +635,14 @@ class Layout:
             loc.locations.append(Location("~", regex, _detached(access, loc.statements, f.span) +
                                           list(f.statements), f.span, static_only=static))
 
-    def _handler(self, route: Route, region: str, matched: str) -> list[Stmt]:
+    def _handler(self, route: Route, region: str, matched: str, before: list[Stmt] | None = None) -> list[Stmt]:
+        """The statements that serve ROUTE in a location; BEFORE: the location's statements so far."""
         if route.kind == "proxy-exclude":
             return []
         if route.kind == "proxy-unreachable":
             return [Stmt("return", ["502"], route.span)]
         if route.kind == "proxy":
-            return self.proxy_emitter(self.server, route, region, matched)
+            return self.proxy_emitter(self.server, route, region, matched, before)
         if route.kind == "alias" and route.params.get("cgi"):
             span = route.span
             return [Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
@@ -660,6 +695,29 @@ _PATH_INFO = "(?:/|$)"
 # directives nginx takes once per block, which several merged sections may each set: the last merged wins,
 # as in httpd's merge of the same setting
 _SINGLE_VALUED = {"expires"}
+
+
+def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
+    """Whether REGEX may match a URL starting with PREFIX: False only where it is anchored with a literal
+    text that neither starts PREFIX nor is started by it."""
+    if regex.startswith("(?i)"):
+        regex, nocase = regex[4:], True
+    if not regex.startswith("^"):
+        return True
+    literal, i = "", 1
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\" and i + 1 < len(regex) and regex[i + 1] in "./-_~":
+            literal, i = literal + regex[i + 1], i + 2
+            continue
+        if c in "\\.^$*+?()[]{}|":
+            if c in "*?{" and literal:
+                literal = literal[:-1]      # the quantifier makes its last character optional
+            break
+        literal, i = literal + c, i + 1
+    if nocase:
+        literal, prefix = literal.lower(), prefix.lower()
+    return literal.startswith(prefix) or prefix.startswith(literal)
 
 
 def _last_wins(statements: list[Stmt]) -> list[Stmt]:
@@ -748,17 +806,6 @@ def _aliased_handler(modifier: str, regex: str, handler: list[Stmt], span, acces
                            comment="httpd runs only files that exist")]
     statements.insert(-1, Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], first))
     return Location(modifier, regex, access + statements, span)
-
-
-def _may_match_under(regex: str, prefix: str) -> bool:
-    """Whether REGEX may match a URL under PREFIX (a ^~ location's path): its literal start after `^`
-    and the prefix agree as far as both go; an unanchored regex may match anywhere."""
-    if not regex.startswith("^"):
-        return True
-    literal = re.match(r"(?:[^\\.^$*+?()\[\]{}|]|\\[./-])*", regex[1:]).group(0).replace("\\", "")
-    if literal and regex[1 + len(re.match(r"(?:[^\\.^$*+?()\[\]{}|]|\\[./-])*", regex[1:]).group(0)):][:1] in "?*{":
-        literal = literal[:-1]      # the last literal character is optional or repeated
-    return literal.startswith(prefix) or prefix.startswith(literal)
 
 
 def _rules(stmts: list[Stmt]) -> list[Stmt]:

@@ -15,6 +15,7 @@ from jinja2.filters import do_indent
 from .. import __version__
 from ..model import Location, NginxModel, Server, Stmt
 from .hashes import server_names_hash, variables_hash
+from . import dirindex
 from .inherit import effective, error_pages_with_headers, header_order, merge, refused_headers, server_block
 from .limits import out_of_range
 from .selfcheck import fast_clean
@@ -162,7 +163,8 @@ class Renderer:
 
         def locations(server: Server):
             parent = server_block_of(server)[1]
-            return [_merged(loc, parent, unless) for loc in error_pages_with_headers(parent, server.locations, unless)]
+            located = dirindex.with_headers(parent, server.locations, unless)
+            return [_merged(loc, parent, unless) for loc in error_pages_with_headers(parent, located, unless)]
 
         if model.conditional_header_sets and not model.inherited_maps_made:
             # Merging can add maps (a conditional Header set over an earlier one): make them all before any

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from ..emit import dirindex
 from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
 from . import vhost_alias
@@ -452,9 +453,16 @@ def directory_index(ctx: Context, d: Directive) -> Disposition:
     if not names:
         return Disposition.UNSUPPORTED
     if names == ["disabled"]:
-        ctx.diags.add("A2N209", "DirectoryIndex disabled: nginx's index module cannot be switched off; "
-                      "an index file that exists is still served", d.span, directive=d.name)
-        return Disposition.UNSUPPORTED
+        # mod_dir then tries no index file: mod_autoindex lists the directory (Options Indexes) or refuses it
+        # with 403. nginx's index module cannot be switched off, but an absolute (last) entry is an internal
+        # redirect made without looking at the disk: to a location that answers 403.
+        ctx.emit("index", [dirindex.DISABLED_INDEX], d.span)
+        ctx.main.settings["directory_index_disabled"] = d.span
+        ctx.diags.add("A2N209", "DirectoryIndex disabled: nginx's index module cannot be switched off; a "
+                      "directory request is answered 403 from an internal location (httpd lists the directory "
+                      "where Options Indexes is on, and answers 404 for a directory that does not exist)",
+                      d.span, directive=d.name)
+        return Disposition.APPROXIMATE
     # nginx accepts an absolute (URL) entry only last; httpd tries them in order.
     if any(n.startswith("/") for n in names[:-1]):
         ctx.diags.add("A2N210", "DirectoryIndex: nginx accepts an absolute entry only in the last position; "
@@ -763,6 +771,12 @@ def finish_model(ctx: Context) -> None:
     vhost_alias.finish_model(ctx)
     for server in ctx.model.servers:
         _relative_redirects(ctx, server)
+    span = ctx.main.settings.get("directory_index_disabled")
+    if span is not None:
+        # the target of `index DISABLED_INDEX` (DirectoryIndex disabled), in every server: an index entry
+        # set at http level (the main server's) is inherited by all of them
+        for server in ctx.model.servers:
+            server.locations.append(dirindex.target_location(span))
     if ctx.main in ctx.model.servers and ctx.main.settings.get("encodings"):
         _encodings(ctx, ctx.main, ctx.main.settings["encodings"])
 
@@ -780,13 +794,25 @@ def _relative_redirects(ctx: Context, server: Server) -> None:
     canonical = server.settings.get("use_canonical_name") or ctx.main.settings.get("use_canonical_name")
     if canonical and canonical[0] != "off":
         return      # UseCanonicalName On/DNS: server_name_in_redirect and the listening port (A2N216)
-    named = server.settings.get("server_name_port") or (ctx.main.settings.get("server_name_port")
-                                                        if not server.has_server_name else None)
+    named = _server_port(ctx, server)
     if named and not any(int(named) == (443 if ssl else 80) for _, ssl in ports):
         return      # httpd names ServerName's port when the Host has none, as nginx names the listening one
     holder = server.own_statements if server.is_main else server.statements
     holder.append(Stmt("absolute_redirect", ["off"], None,
                        comment="httpd's redirects name the Host's port, or none: a relative Location"))
+
+
+def _server_port(ctx: Context, server: Server) -> str | None:
+    """The port httpd names when the Host gives none (server_rec->port, ap_get_server_port): a ServerName's
+    port (none for a ServerName without one); without a ServerName, the port of the first <VirtualHost>
+    address (ap_parse_vhost_addrs), else the main server's ServerName port."""
+    if server.has_server_name:
+        return server.settings.get("server_name_port")
+    if server.addresses:
+        port = re.search(r":(\d+)$", server.addresses[0][0])
+        if port:
+            return port.group(1)
+    return ctx.main.settings.get("server_name_port")
 
 
 def finish_server(ctx: Context, server: Server) -> None:

@@ -827,10 +827,13 @@ def _duration(value: str) -> str:
     return f"{value}s" if value.isdigit() else value
 
 
-def forwarded_headers(model, server: Server, main: Server, scope_settings: dict | None, span, diags) -> list[Stmt]:
+def forwarded_headers(model, server: Server, main: Server, scope_settings: dict | None, span, diags,
+                      before: list[Stmt] | None = None) -> list[Stmt]:
     """The X-Forwarded-For/-Host/-Server lines mod_proxy_http adds to a request it passes (ProxyAddHeaders,
     on by default), appended to what the client sent as httpd appends them; for ProxyPass routes and
-    RewriteRule [P] alike."""
+    RewriteRule [P] alike. BEFORE: the statements of the location the lines go into, when known: a RequestHeader
+    of one of these names there (or in the server, or the main server) changed the header first, so the line
+    appends to the value it made (see `_after_request_header`)."""
     add_headers = _setting_value(server, main, scope_settings, "add_headers", ("on", None))
     if add_headers[0] == "off":
         return []
@@ -863,9 +866,39 @@ def forwarded_headers(model, server: Server, main: Server, scope_settings: dict 
                   "the fully qualified name it resolves for the host name at startup (or by its address "
                   "when none resolves); nginx sends the host name ($hostname)", span)
     where = add_headers[1] or span
-    return [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
-            Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
-            Stmt("proxy_set_header", ["X-Forwarded-Server", var], where)]
+    out = [Stmt("proxy_set_header", ["X-Forwarded-For", "$proxy_add_x_forwarded_for"], where),
+           Stmt("proxy_set_header", ["X-Forwarded-Host", "$a2n_x_forwarded_host"], where),
+           Stmt("proxy_set_header", ["X-Forwarded-Server", var], where)]
+    if before is not None:
+        chain = list(main.statements) + (list(server.statements) if server is not main else []) + list(before)
+        additions = {"x-forwarded-for": "$remote_addr", "x-forwarded-host": "$http_host",
+                     "x-forwarded-server": name}
+        out = [_after_request_header(model, st, chain, additions[st.args[0].lower()]) for st in out]
+    return out
+
+
+def _after_request_header(model, stmt: Stmt, chain: list[Stmt], addition: str) -> Stmt:
+    """mod_proxy_http adds its X-Forwarded-* values (ap_proxy_create_hdrbrgd: apr_table_mergen, ", " between)
+    to the request headers as the fixups left them, after RequestHeader ran: `RequestHeader set
+    X-Forwarded-Server "a, b"` reaches the backend as "a, b, <ServerName>", an `unset` as the name alone. The
+    last RequestHeader of the name in CHAIN (outer blocks first) gave the value the line appends to; the line
+    replaces that RequestHeader's proxy_set_header (`resets`, see emit.inherit), or nginx would send both."""
+    header = stmt.args[0].lower()
+    given = next((st for st in reversed(chain) if st.name == "proxy_set_header" and st.resets == (header, "request")
+                  and len(st.args) > 1), None)
+    if given is None:
+        return stmt
+    value = given.args[1]
+    if value == "":
+        new = addition
+    elif "$" not in value:
+        new = f"{value}, {addition}"
+    else:
+        new = model.shared_map("a2n_forwarded_", value, [('""', addition)], f'"{value}, {addition}"')
+    out = Stmt("proxy_set_header", [stmt.args[0], new], stmt.span,
+               comment="mod_proxy appends to what RequestHeader leaves")
+    out.resets = (header, "request")
+    return out
 
 
 def emitter(model, main: Server, diags):
@@ -884,7 +917,8 @@ def emitter(model, main: Server, diags):
             return [(s.url or f"http://{s.address}") + parsed[3] for s in up.servers] if up else []
         return [url]
 
-    def emit(server: Server, route: Route, region: str, matched: str) -> list[Stmt]:
+    def emit(server: Server, route: Route, region: str, matched: str, before: list[Stmt] | None = None
+             ) -> list[Stmt]:
         target: ProxyTarget = route.proxy
         up = model.upstreams[target.upstream]
         span = route.span
@@ -911,15 +945,16 @@ def emitter(model, main: Server, diags):
             tail = "(/|$|[?])" if not encoded.endswith("/") else ""
             guard = [Stmt("if", [f'($request_uri !~ "^{escaped}{tail}")'], span,
                           block=[Stmt("return", ["404"], span)])]
-            return guard + emit_proxy(server, route, region, matched)
+            return guard + emit_proxy(server, route, region, matched, before)
         if route.params.get("balancer_join"):
             # only the path itself (or one going on with a second slash) names the balancer
             escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in route.path)
             guard = [Stmt("if", [f'($uri !~ "^{escaped}(/|$)")'], span, block=[Stmt("return", ["500"], span)])]
-            return guard + emit_proxy(server, route, region, matched)
-        return emit_proxy(server, route, region, matched)
+            return guard + emit_proxy(server, route, region, matched, before)
+        return emit_proxy(server, route, region, matched, before)
 
-    def emit_proxy(server: Server, route: Route, region: str, matched: str) -> list[Stmt]:
+    def emit_proxy(server: Server, route: Route, region: str, matched: str, before: list[Stmt] | None = None
+                   ) -> list[Stmt]:
         target: ProxyTarget = route.proxy
         up = model.upstreams[target.upstream]
         span = route.span
@@ -979,7 +1014,8 @@ def emitter(model, main: Server, diags):
                 up.notes.add("host")
                 diags.add("A2N320", f"upstream {up.name}: httpd sends each member its own Host; nginx sends "
                           f"{up.host_header} to all of them", span)
-        out += forwarded_headers(model, server, main, scope_settings, span, diags)
+        out += forwarded_headers(model, server, main, scope_settings, span, diags,
+                                 before if before is not None else [])
         if up.scheme == "https":
             out.append(Stmt("proxy_ssl_server_name", ["on"], span))
             out.append(Stmt("proxy_ssl_name", [up.host_header.rsplit(":", 1)[0]], span))

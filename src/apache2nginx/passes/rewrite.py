@@ -240,9 +240,23 @@ def rewrite_map(ctx: Context, d: Directive) -> Disposition:
 
 
 def _in_location(ctx: Context, d: Directive) -> Disposition:
+    if d.key == "rewriterule" and _refuses(d) and _state(ctx).engine is not False:
+        # a rule that answers with an error status: left out, it would let through what httpd refuses
+        ctx.emit("return", ["403"], d.span).comment = "a RewriteRule refusing requests here is not translated"
+        ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
+                      "the translation does not reproduce; the rule refuses requests, so the translation refuses "
+                      "every request of the section (403)", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
     ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
                   "the translation does not reproduce; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _refuses(d: Directive) -> bool:
+    """Whether the RewriteRule answers with an error status ([F], [G], [R=4xx/5xx])."""
+    flags = {_LONG.get(k, k): v for k, v in _flags(d.args[2] if len(d.args) > 2 else None).items()}
+    status = flags.get("R", "")
+    return "F" in flags or "G" in flags or (status.isdigit() and int(status) >= 400)
 
 
 RULES = table(

@@ -11,7 +11,7 @@ from . import access_proxy
 from .base import Context
 from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
-                              url_lookup_blocker)
+                              per_directory_access, url_lookup_blocker, _static_directory)
 from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable)
@@ -829,7 +829,53 @@ class Compiler:
                                directive="RewriteRule",
                                hint="add [PT] if it is meant as a URL path; to serve the file, give it a URL (an "
                                     "Alias, or a location with alias) and rewrite to that")
-        return target
+            return target
+        return self.document_root_file(rule, subst, target, root, routes)
+
+    def document_root_file(self, rule: RRule, subst: str, target: str, root: str, routes: list) -> str:
+        """No first segment of the substitution exists on the server: mod_rewrite hands the path to
+        ap_core_translate, which maps it under the DocumentRoot (hook_uri2file), and the translate phase ends
+        there: an Alias, ProxyPass or Redirect of that URL never sees it (they match the request's own URL).
+        Where one claims the URL, nginx would route the rewritten URI to it: the rule rewrites into an internal
+        location that maps the path onto the document root instead, as the [H] rules do, where nothing can
+        rewrite the result again and no access rule of the document root would be left behind."""
+        static = re.split(r"[$?]", target, maxsplit=1)[0]
+        dynamic = static != target.split("?", 1)[0]
+        claimed = next((r for r in routes if r.regex or _segment_prefix(r.path, static) or
+                        dynamic and r.path.startswith(static)), None)
+        if claimed is None or not target.startswith("/"):
+            return target
+        where = f" ({claimed.span.file}:{claimed.span.line})" if claimed.span else ""
+        at = next((i for i, r in enumerate(self.state.rules) if r.directive is rule.directive), None)
+        later = self.state.rules[at + 1:] if at is not None else None
+        made = self.ctx.options.setdefault("rewrite_docroot_locations", {})    # (server, root) -> its prefix
+        prefix = made.get((id(self.server), root)) or f"/a2n_docroot_{len(made) + 1}"
+        # a later rule sees the result (httpd: the path; nginx: the internal URI): none may match either
+        last = later is not None and all(_apart(r.pattern, static) and _apart(r.pattern, prefix + static)
+                                         for r in later)
+        per_dir_rules = any(state.rules for h in {id(h): h for h in (self.server, self.ctx.main)}.values()
+                            for state in h.settings.get("directory_rewrites", {}).values())
+        blocking = per_directory_access(self.ctx, self.server, root + _static_directory(static), "/",
+                                        deny_ok=False)
+        if not ({"L", "END"} & set(rule.flags) or last) or per_dir_rules or blocking is not None:
+            self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
+                           f"file path under the document root {root} (no Alias or ProxyPass applies to it), but the "
+                           f"URL is claimed by a {claimed.kind} route{where}; the translation rewrites to the path "
+                           "as a URL, which that route serves", rule.span, directive="RewriteRule",
+                           hint="add [PT] if the substitution is meant as a URL path")
+            return target
+        if (id(self.server), root) not in made:
+            made[(id(self.server), root)] = prefix
+            self.server.locations.append(Location("^~", prefix + "/", [
+                Stmt("internal", [], rule.span),
+                Stmt("alias", [root + "/"], rule.span,
+                     comment="the document root, as httpd maps a local substitution")], rule.span))
+        self.note_once(rule, "A2N345", f"RewriteRule {rule.pattern} {subst}: httpd maps the result under the "
+                       f"document root {root}, past the {claimed.kind} route of that URL{where}; the translation "
+                       "serves it from there through an internal location. httpd's directory handling (the "
+                       "trailing-slash redirect, the index file) works on the request's own URL, and its index "
+                       "lookup runs the rules again", rule.span, directive="RewriteRule")
+        return prefix + target
 
     def handler(self, rule: RRule, pattern: str, negate: bool, target: str | None, flag: str | None) -> list[Stmt]:
         try:
@@ -1040,6 +1086,21 @@ def _segment_prefix(prefix: str, path: str) -> bool:
 def uses_redirect_status(rules: list[RRule]) -> bool:
     return any("%{ENV:REDIRECT_STATUS}" in text.upper() for r in rules
                for text in [r.substitution] + [c.test for c in r.conds] + list(r.flags.values()))
+
+
+def _apart(pattern: str, path: str) -> bool:
+    """Whether the rule pattern PATTERN cannot match any URI starting with the literal PATH: it is anchored
+    with a literal text that neither starts PATH nor is started by it."""
+    if pattern.startswith("!") or not pattern.startswith("^"):
+        return False
+    m = re.match(r"[^\\.^$*+?()\[\]{}|]*", pattern[1:])
+    literal = m.group(0) if m else ""
+    rest = pattern[1 + len(literal):]
+    if rest[:1] in ("*", "?", "{"):
+        literal = literal[:-1]      # the quantifier makes its last character optional
+    if not literal:
+        return False
+    return not (literal.startswith(path) or path.startswith(literal))
 
 
 def _internal_rewrite(stmt: Stmt) -> bool:

@@ -190,7 +190,8 @@ class Explainer:
         on_port = [v for v in self.vhosts if probe.port in v.ports]
         host = probe.server_name.lower().rstrip(".")     # the Host header's name, without its port
         for v in on_port:
-            if host in v.names:
+            # httpd tries each host's ServerName and exact aliases, then its wildcard ones, host by host
+            if host in v.names or any(fnmatch.fnmatchcase(host, w) for w in v.wildcards):
                 return v
         return on_port[0] if on_port else None
 

@@ -44,6 +44,8 @@ class VHostInfo:
     file: str
     line: int
     end_line: int
+    # ServerAlias names with * or ?: they choose the host (httpd's matches_aliases) but are no Host to send
+    wildcards: list[str] = field(default_factory=list)
 
 
 def vhosts_of(config: LoadedConfig) -> list[VHostInfo]:
@@ -56,7 +58,7 @@ def vhosts_of(config: LoadedConfig) -> list[VHostInfo]:
     for node in config.children:
         if not node.is_section or node.key != "virtualhost":
             continue
-        names, prefixes, ssl = [], ["/"], False
+        names, prefixes, ssl, wildcards = [], ["/"], False, []
         ports = []
         for addr in node.args:
             port = addr.rpartition(":")[2]
@@ -70,6 +72,7 @@ def vhosts_of(config: LoadedConfig) -> list[VHostInfo]:
                     names.insert(0, child.args[0].split("://")[-1].split(":")[0].lower())
                 elif key == "serveralias":
                     names += [a.lower() for a in child.args if "*" not in a and "?" not in a]
+                    wildcards += [a.lower() for a in child.args if "*" in a or "?" in a]
                 elif key == "sslengine" and child.args and child.args[0].lower() == "on":
                     ssl = True
                 elif key in ("proxypass", "alias", "redirect", "redirectpermanent", "redirecttemp") and child.args:
@@ -82,7 +85,7 @@ def vhosts_of(config: LoadedConfig) -> list[VHostInfo]:
             if p not in seen:
                 seen.append(p)
         out.append(VHostInfo(names or ["localhost"], sorted(set(ports)), ssl, seen, node.file, node.line,
-                             node.close_line))
+                             node.close_line, wildcards))
     return out
 
 
