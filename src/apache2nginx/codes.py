@@ -1145,6 +1145,16 @@ _short("A2N748", "htaccess-not-allowed", "error", "A .htaccess holds a directive
        "a directive outside the classes AllowOverride permits.",
        "the translation refuses those requests (403) rather than apply part of the file.",
        "remove the directive or widen AllowOverride, then convert again.")
+_short("A2N778", "htaccess-override-per-server", "error",
+       "Servers read a .htaccess under different AllowOverride settings while the main server answers too.",
+       "a virtual host's own <Directory> AllowOverride decides what httpd allows in a .htaccess for that virtual "
+       "host alone, so the same file can be applied in one server, refused (500) in another and unread in a "
+       "third. The translation gives each virtual host its own reading; a section for the main server, which "
+       "also answers requests here, would reach every virtual host.",
+       "the translation refuses every request under the directory (403) rather than apply the file where httpd "
+       "does not, or leave it out where httpd applies it.",
+       "set AllowOverride for the directory the same way in every server (or in the main server only), or let "
+       "virtual hosts answer every port.")
 _short("A2N749", "htaccess-tree", "info", "The .htaccess files of a document root were read.",
        "convert --docroot walks the directory, reads every .htaccess httpd would honour (AllowOverride is not "
        "None for its directory) and translates each as the <Directory> section httpd merges it as.",

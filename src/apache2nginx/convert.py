@@ -132,8 +132,9 @@ def _load_failed(diags: Diagnostics) -> bool:
     return any(d.severity is Severity.ERROR and d.code not in LOADING_FINDINGS for d in diags)
 
 
-def _read_htaccess_tree(config: LoadedConfig, options: ConvertOptions, diags: Diagnostics) -> dict:
-    """--docroot: the honoured .htaccess files join the configuration as <Directory> sections."""
+def _read_htaccess_tree(config: LoadedConfig, options: ConvertOptions, diags: Diagnostics):
+    """--docroot: the honoured .htaccess files join the configuration as <Directory> sections (the main
+    server's, or a virtual host's where the servers read a file differently)."""
     from . import htaccess
     from .passes.core import DEFAULT_DOCUMENT_ROOT
     root = options.docroot_for or next((n.args[0] for n in config.walk() if not n.is_section
@@ -143,7 +144,7 @@ def _read_htaccess_tree(config: LoadedConfig, options: ConvertOptions, diags: Di
     diags.add("A2N749", f"{options.docroot}: {result.read} .htaccess file(s) read as <Directory> sections under "
               f"{root}" + (f"; {result.skipped} not read by httpd either (AllowOverride None)" if result.skipped
                            else ""), Span.point(str(options.docroot)))
-    return result.refused
+    return result
 
 
 def _workers(options: ConvertOptions, tasks: int) -> int:
@@ -283,9 +284,11 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
             and is_htaccess_name(specs[0].path.name):
         htaccess_dir = "/"
     refused: dict = {}
+    inserted: list = []
     own_nodes = len(combined.children)
     if options.docroot is not None:
-        refused = _read_htaccess_tree(combined, options, diags)
+        tree = _read_htaccess_tree(combined, options, diags)
+        refused, inserted = tree.refused, tree.inserted
     model, tally = translate(combined, diags, {"nginx_version": options.nginx_version,
                                                "refused_directories": refused,
                                                "htaccess_dir": htaccess_dir, "locate": combined.locate,
@@ -293,6 +296,8 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
     undefined = _undefined_names(combined, diags)
     # the configuration as httpd reads it (verify re-emits it; httpd reads the .htaccess files itself)
     del combined.children[own_nodes:]
+    for vhost, section in inserted:
+        vhost.children.remove(section)
     if collect_while_rendering:
         gc.freeze()
         gc.enable()

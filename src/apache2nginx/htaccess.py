@@ -3,8 +3,9 @@
 httpd reads a directory's .htaccess on every request, as a <Directory> section for that directory that
 merges right after the configuration's own. Which directives it may hold is up to AllowOverride (and
 AllowOverrideList) on the directory: None means the file is never read; a directive outside the allowed
-classes makes httpd answer 500 for every request there. Without any AllowOverride in the configuration
-httpd 2.4 reads them all (checked on httpd 2.4.71).
+classes makes httpd answer 500 for every request there. Without any AllowOverride covering the directory
+httpd 2.4 still reads the file and allows nothing in it (500 for any directive; checked on httpd 2.4).
+A virtual host's own <Directory> sections decide for that virtual host alone.
 
 This module walks a document root on disk, decides per file what httpd would do, parses the honoured
 files (on every core for large trees) and hands them to the translation as <Directory> sections.
@@ -30,50 +31,89 @@ PARALLEL_FROM = 200          # below this many files one process is faster than 
 
 @dataclass
 class Override:
-    """What AllowOverride (and AllowOverrideList) permit in one directory."""
+    """What AllowOverride (and AllowOverrideList) permit in one directory. `unset`: no AllowOverride covers
+    the directory; httpd 2.4 still reads its .htaccess (the compiled-in default is OR_UNSET|OR_NONE, which
+    is not zero) and refuses every directive in it but those AllowOverrideList names ("not allowed here",
+    500; checked on httpd 2.4)."""
 
-    classes: set[str] = field(default_factory=lambda: set(OVERRIDE_CLASSES))   # httpd's default: All
+    classes: set[str] = field(default_factory=set)
     names: set[str] = field(default_factory=set)                               # AllowOverrideList
     span: Span | None = None
+    unset: bool = False
 
     @property
     def none(self) -> bool:
-        return not self.classes and not self.names
+        """httpd never opens the .htaccess (AllowOverride None and no AllowOverrideList)."""
+        return not self.classes and not self.names and not self.unset
 
 
-def overrides_by_directory(config: LoadedConfig) -> list[tuple[str, Override]]:
-    """(directory, Override) for every plain <Directory> that says AllowOverride, in config order."""
-    out: list[tuple[str, Override]] = []
-    for node in config.walk():
-        if not node.is_section or node.key != "directory" or not node.args or node.args[0] == "~":
-            continue
-        path = node.args[0].rstrip("/") or "/"
-        for child in node.children:
-            if child.is_section or child.key not in ("allowoverride", "allowoverridelist"):
+@dataclass
+class _Setting:
+    """One <Directory>'s AllowOverride / AllowOverrideList, each None where the section does not say it."""
+
+    classes: set[str] | None = None
+    names: set[str] | None = None
+    span: Span | None = None
+
+
+def overrides_by_directory(config: LoadedConfig, vhost: Section | None = None) -> list[tuple[str, _Setting]]:
+    """(directory, setting) for every plain <Directory> that says AllowOverride or AllowOverrideList and
+    applies to `vhost` (None: the main server), in httpd's merge order: the main server's sections, then
+    the virtual host's own (core merges a virtual host's <Directory> list after the main server's)."""
+    main: list[tuple[str, _Setting]] = []
+    own: list[tuple[str, _Setting]] = []
+
+    def visit(children, holder: Section | None) -> None:
+        for node in children:
+            if not node.is_section:
                 continue
-            current = next((o for p, o in out if p == path), None)
-            if current is None:
-                current = Override(span=child.span)
-                out.append((path, current))
-            words = [a.lower() for a in child.args]
-            if child.key == "allowoverride":
-                current.classes = set(OVERRIDE_CLASSES) if "all" in words else \
-                    {w.split("=", 1)[0] for w in words if w.split("=", 1)[0] in OVERRIDE_CLASSES}
-                current.span = child.span
-            else:
-                current.names = set() if words == ["none"] else set(words)
-    return out
+            if node.key == "virtualhost":
+                visit(node.children, node)
+                continue
+            if node.key != "directory" or not node.args or node.args[0] == "~":
+                visit(node.children, holder)        # <IfModule>, <IfDefine>, ...
+                continue
+            setting = _Setting()
+            for child in node.children:
+                if child.is_section or child.key not in ("allowoverride", "allowoverridelist"):
+                    continue
+                words = [a.lower() for a in child.args]
+                if child.key == "allowoverride":
+                    setting.classes = set(OVERRIDE_CLASSES) if "all" in words else \
+                        {w.split("=", 1)[0] for w in words if w.split("=", 1)[0] in OVERRIDE_CLASSES}
+                    setting.span = child.span
+                else:
+                    setting.names = set() if words == ["none"] else set(words)
+                    setting.span = setting.span or child.span
+            if setting.classes is None and setting.names is None:
+                continue
+            path = node.args[0].rstrip("/") or "/"
+            if holder is None:
+                main.append((path, setting))
+            elif holder is vhost:
+                own.append((path, setting))
+
+    visit(config.children, None)
+    return main + own
 
 
-def effective_override(overrides: list[tuple[str, Override]], directory: str) -> Override:
-    """The deepest <Directory> covering `directory` that sets AllowOverride decides (httpd's default: All)."""
-    best: tuple[int, Override] | None = None
-    for path, override in overrides:
+def effective_override(overrides: list[tuple[str, _Setting]], directory: str) -> Override:
+    """What httpd allows in `directory`'s .htaccess: the deepest covering <Directory> that says AllowOverride
+    decides the classes, the deepest that says AllowOverrideList the names (core_opts_merge takes each on
+    its own); a later section of the same depth wins. With none, the file is read and nothing is allowed."""
+    classes: tuple[int, _Setting] | None = None
+    names: tuple[int, _Setting] | None = None
+    for path, setting in overrides:
         if path == "/" or directory == path or directory.startswith(path + "/"):
             depth = 0 if path == "/" else path.count("/")
-            if best is None or depth >= best[0]:
-                best = (depth, override)
-    return best[1] if best else Override()
+            if setting.classes is not None and (classes is None or depth >= classes[0]):
+                classes = (depth, setting)
+            if setting.names is not None and (names is None or depth >= names[0]):
+                names = (depth, setting)
+    return Override(classes=set(classes[1].classes) if classes else set(),
+                    names=set(names[1].names) if names else set(),
+                    span=classes[1].span if classes else names[1].span if names else None,
+                    unset=classes is None)
 
 
 def permitted(name: str, override: Override) -> bool:
@@ -105,29 +145,97 @@ class HtaccessResult:
     sections: list[Section]
     read: int = 0
     skipped: int = 0        # files AllowOverride None hides from httpd
-    refused: dict[str, tuple[str, Span]] = field(default_factory=dict)   # directory -> why httpd answers 500
+    # directory, or (virtual host's span, directory) -> why httpd answers 500 there
+    refused: dict = field(default_factory=dict)
+    inserted: list[tuple[Section, Section]] = field(default_factory=list)   # (virtual host, its own section)
+
+
+def virtual_hosts(config: LoadedConfig) -> list[Section]:
+    """The <VirtualHost> sections, in order (also those inside <IfModule>/<IfDefine>)."""
+    return [n for n in config.walk() if n.is_section and n.key == "virtualhost"]
+
+
+def main_answers(config: LoadedConfig, vhosts: list[Section]) -> bool:
+    """Can a request reach the main server itself: no virtual host, or a Listen port no wildcard virtual
+    host covers (a virtual host on one address leaves the port's other addresses to the main server)."""
+    if not vhosts:
+        return True
+    ports = set()
+    for node in config.walk():
+        if not node.is_section and node.key == "listen" and node.args:
+            port = node.args[0].rpartition(":")[2]
+            ports.add(port if port.isdigit() else node.args[0])
+    covered = set()
+    for v in vhosts:
+        for addr in v.args:
+            host, _, port = addr.rpartition(":")
+            if not port.isdigit():
+                host, port = addr, "*"
+            if host in ("*", "_default_", "[::]", "0.0.0.0"):
+                covered.add(port)
+    return "*" not in covered and bool(ports - covered)
+
+
+def _verdict(children: list, override: Override) -> tuple | None:
+    """What httpd makes of a parsed .htaccess under `override`: None (never read), else (the indexes of
+    the nodes it applies, the first node it refuses or None)."""
+    if override.none:
+        return None
+    kept = tuple(i for i, n in enumerate(children) if n.is_section or permitted(n.name, override))
+    refused = next((n for n in children if not n.is_section and not permitted(n.name, override)), None)
+    return kept, refused
+
+
+def _section(directory: str, f: Path, children: list) -> Section:
+    section = Section("Directory", [directory], str(f), 1, 1, 1, 1, [(1, 1, 1, 1)], [False])
+    section.children = list(children)
+    for node in section.children:
+        node.parent = section
+    return section
+
+
+def _report_refusals(f: Path, directory: str, verdicts: list, servers: int, diags: Diagnostics) -> None:
+    """A2N748 once for each directive some followed server refuses."""
+    said: set[int] = set()
+    for verdict in verdicts:
+        if verdict is None or verdict[1] is None or id(verdict[1]) in said:
+            continue
+        said.add(id(verdict[1]))
+        node = verdict[1]
+        why = f"{node.name} is not allowed in .htaccess here (AllowOverride)"
+        diags.add("A2N748", f"{f}: {why}: httpd answers 500 Internal Server Error for every request under "
+                  f"{directory}" + ("" if servers == 1 else " in the servers where it is not allowed")
+                  + ", the translation refuses them", node.span, directive=node.name,
+                  hint="remove the directive from the file or widen AllowOverride")
 
 
 def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagnostics, jobs: int = 0,
             progress=None) -> HtaccessResult:
     """Every .htaccess under `docroot` (which stands for `config_root` in the configuration), as the
-    <Directory> sections httpd would merge; `jobs` worker processes (0: every core for large trees)."""
+    <Directory> sections httpd would merge; `jobs` worker processes (0: every core for large trees).
+
+    AllowOverride is decided per server: a virtual host's own <Directory> sections count for it alone.
+    Where the servers agree the file joins the main server (every virtual host inherits it); where they
+    differ each virtual host gets the file as it reads it, or, when the main server answers requests too
+    (its section would reach every virtual host), the directory is refused everywhere (A2N778)."""
     files: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(docroot):
         dirnames.sort()
         if ".htaccess" in filenames:
             files.append(Path(dirpath) / ".htaccess")
-    overrides = overrides_by_directory(config)
-    wanted: list[tuple[Path, str, Override]] = []
+    vhosts = virtual_hosts(config)
+    servers: list[Section | None] = [None] + vhosts
+    overrides = [overrides_by_directory(config, v) for v in servers]
+    wanted: list[tuple[Path, str, list[Override]]] = []
     result = HtaccessResult([])
     for f in files:
         rel = f.parent.relative_to(docroot).as_posix()
         directory = config_root.rstrip("/") + ("/" + rel if rel != "." else "") or "/"
-        override = effective_override(overrides, directory)
-        if override.none:
+        per_server = [effective_override(o, directory) for o in overrides]
+        if all(o.none for o in per_server):
             result.skipped += 1
             continue
-        wanted.append((f, directory, override))
+        wanted.append((f, directory, per_server))
     workers = jobs or (os.cpu_count() or 1)
     # httpd reads a .htaccess with the Defines and the environment the server configuration ended with
     options = LoadOptions(missing_includes="warn", defines=dict(config.defines), env=dict(config.env),
@@ -138,24 +246,46 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
             parsed = list(_tracked(pool.map(_parse, paths, chunksize=64), len(paths), progress))
     else:
         parsed = list(_tracked(map(_parse, paths), len(paths), progress))
-    for (f, directory, override), (_, children, file_diags) in zip(wanted, parsed):
+    answers = main_answers(config, vhosts)
+    for (f, directory, per_server), (_, children, file_diags) in zip(wanted, parsed):
         diags.extend(file_diags)
-        kept = []
-        for node in children:
-            if node.is_section or permitted(node.name, override):
-                kept.append(node)
-                continue
-            why = f"{node.name} is not allowed in .htaccess here (AllowOverride)"
-            diags.add("A2N748", f"{f}: {why}: httpd answers 500 Internal Server Error for every request under "
-                      f"{directory}, the translation refuses them", node.span, directive=node.name,
-                      hint="remove the directive from the file or widen AllowOverride")
-            result.refused.setdefault(directory, (why, node.span))
-        section = Section("Directory", [directory], str(f), 1, 1, 1, 1, [(1, 1, 1, 1)], [False])
-        section.children = kept
-        for node in kept:
-            node.parent = section
-        result.sections.append(section)
+        verdicts = [_verdict(children, o) for o in per_server]
+        agreed = all(v == verdicts[0] for v in verdicts)
+        split = not agreed and answers
+        # the servers that answer: every one, or the virtual hosts alone (the main server's reading is then
+        # never served)
+        _report_refusals(f, directory, verdicts if agreed or split else verdicts[1:], len(servers), diags)
         result.read += 1
+        if agreed:
+            kept, refused = verdicts[0]
+            if refused is not None:
+                result.refused.setdefault(directory, (f"{refused.name} is not allowed in .htaccess here "
+                                                      "(AllowOverride)", refused.span))
+            result.sections.append(_section(directory, f, [children[i] for i in kept]))
+            continue
+        if split:
+            span = next((o.span for o in per_server if o.span is not None), Span.point(str(f)))
+            why = f"the servers read {f} under different AllowOverride settings"
+            diags.add("A2N778", f"{f}: the servers read this .htaccess under different AllowOverride "
+                      "settings, and the main server answers requests too, so a section for one server would "
+                      f"reach the others: every request under {directory} is refused (deny all)", span,
+                      directive="AllowOverride",
+                      hint="give every server the same AllowOverride for the directory, or serve the "
+                           "directory from virtual hosts only")
+            result.refused.setdefault(directory, (why, span))
+            result.sections.append(_section(directory, f, []))
+            continue
+        for vhost, verdict in zip(vhosts, verdicts[1:]):
+            if verdict is None:
+                continue
+            kept, refused = verdict
+            if refused is not None:
+                result.refused.setdefault((vhost.span, directory), (
+                    f"{refused.name} is not allowed in .htaccess here (AllowOverride)", refused.span))
+            section = _section(directory, f, [children[i] for i in kept])
+            section.parent = vhost
+            vhost.children.append(section)
+            result.inserted.append((vhost, section))
     return result
 
 

@@ -483,7 +483,10 @@ def directory(ctx: Context, section: Section) -> Disposition:
     path = path.rstrip("/") or "/"
     scope = Scope(path, span=section.span, kind="directory", fs_path=path, settings={"section": section})
     _walk_into(ctx, section, scope, "directories")
-    refused = ctx.options.get("refused_directories", {}).get(path)
+    refusals = ctx.options.get("refused_directories", {})
+    refused = refusals.get(path)
+    if refused is None and ctx.in_vhost:
+        refused = refusals.get((ctx.server.span, path))    # refused in this virtual host alone
     if refused is not None:
         # a .htaccess httpd refuses to apply (AllowOverride): every request there is a 500 in httpd
         scope.settings.setdefault("access", AccessConfig()).refuse = refused
