@@ -162,6 +162,10 @@ class Layout:
                                         route.span, what)
 
     def access(self, configs: list, region: str, span) -> list[Stmt]:
+        if getattr(self, "refuse_all", None) is not None:
+            # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
+            # rules of their own would replace the parent's deny
+            return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
         configs = [c for c in configs if c is not None]
         eff = merge(configs)
         stmts = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl),
