@@ -55,6 +55,23 @@ def _empty_name(ctx: Context, d: Directive, rest: list[str]) -> bool:
 
 
 def header(ctx: Context, d: Directive) -> Disposition:
+    done = _header(ctx, d)
+    condition, action, rest, _ = _split(d)
+    if done is not Disposition.UNSUPPORTED and action in ("set", "add", "append", "merge") and rest \
+            and _in_file_section(ctx):
+        ctx.diags.add("A2N512", f"Header {action} {rest[0]} in a file section: httpd matches the section against "
+                      "the name its directory walk stops at (a missing directory, or a file with path info after "
+                      "it); nginx matches the URL's own names, so an answer under such a name (or under a "
+                      "directory named like the file) carries the header in nginx only", d.span, directive=d.name)
+    return done
+
+
+def _in_file_section(ctx: Context) -> bool:
+    scope = ctx.scope
+    return scope is not None and scope.kind == "files"
+
+
+def _header(ctx: Context, d: Directive) -> Disposition:
     condition, action, rest, extras = _split(d)
     if _empty_name(ctx, d, rest):
         return Disposition.UNSUPPORTED
