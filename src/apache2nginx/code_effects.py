@@ -184,6 +184,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N509": effects("header:added", "backend header"),  # an unset made under only some <If> branches
     "A2N510": effects("header:added@error-status"),  # a .htaccess's always-headers also on nginx's own 400
     "A2N511": effects("header@refused-before-host"),   # nginx's 400 before Host: the default server's headers
+    "A2N512": effects("header:added@error-status,inner-segment", "header:added@path-info"),  # a file section's
+    # header on an error where httpd matched the section against a missing name or a file higher up the path, or
+    # under a directory named like the file
     "A2N505": effects("header:missing", "header:changed", "backend header:missing", "backend header:changed"),
 
     # ------------------------------------------------------------ A2N6xx logging: logs are not compared

@@ -866,6 +866,16 @@ _short("A2N511", "header-before-host", "warning", "nginx answers some malformed 
        "the 400 for such a request carries a header this host does not send, or another host's value.",
        "give every virtual host of the address the same `Header always` security headers (e.g. in the main "
        "server config).")
+_short("A2N512", "files-header-walk", "warning", "A file section's Header lines follow nginx's match of the "
+       "URL's names, not httpd's directory walk.",
+       "httpd matches <Files>/<FilesMatch> against the last name of the filesystem path its directory walk reached: "
+       "the walk stops at the first name that is not a directory (a missing one, or a file, the rest being path "
+       "info), so for /missing/a.txt or /notes.txt/a.txt the section sees `missing` or `notes.txt`, and for "
+       "/page.html/x (page.html a directory) it sees `x`. nginx's nested location matches the names of the URL "
+       "itself, whether its directories exist or not, and a name followed by more path (path info).",
+       "an error answer (404, 403) to a URL under a missing directory or a file, or any answer under a directory "
+       "named like the file, carries the section's header in nginx only.",
+       "nothing, usually: the header is only added to such error answers.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",

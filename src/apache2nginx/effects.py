@@ -46,6 +46,7 @@ CONDITIONS = {
     "doubled-slash": "the request's path holds a doubled slash",
     "directory-request": "the request's path names a directory (ends with a slash)",
     "path-info": "the request's path goes on after a segment that looks like a file name (has a dot)",
+    "inner-segment": "the request's path has a segment before its last one (a directory part: /d/name)",
     "status-403": "httpd or nginx answered 403 (forbidden)",
     "status-404": "httpd or nginx answered 404 (not found)",
     "conditional-request": "the request carries If-None-Match or If-Modified-Since",

@@ -167,6 +167,9 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
             out.append(loc)
             continue
         inside = effective(parent, loc.statements, unless)
+        if unless is not None and hasattr(unless, "ungate"):
+            # a refused location's 403 carries its onsuccess headers too (refused_headers): so does its page
+            inside = refused_headers(inside, parent, unless.ungate)
         headers = [s for s in inside if s.name == "add_header" and s.args and s.args[-1] == "always"]
         pages = []
         for page in _last_error_pages([s for s in inside if s.name == "error_page"]):
@@ -197,14 +200,18 @@ def _refusal(s: Stmt) -> bool:
     return s.name == "deny" and s.args == ["all"] and bool(s.comment) and "refused" in s.comment
 
 
-def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str]) -> list[Stmt]:
+def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
+                    nested: list = ()) -> list[Stmt]:
     """STMTS of a location the translation refuses (403 where httpd answers, likely with success), with
     every onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is
     never to be lost. UNGATE: an onsuccess header's variable -> its value wherever httpd sends it (a
-    KeyError for any other value)."""
+    KeyError for any other value). NESTED: the location's own nested locations (file sections): a request
+    the refusal answers may be one httpd serves a matching file for (a directory's index: `GET /` is
+    /index.html to a <FilesMatch "\.html$">), so their headers are sent on it too."""
     if not any(_refusal(s) for s in stmts):
         return stmts
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
+    named = {s.args[0].lower() for s in headers if s.args}
     sent, changed = [], False
     for s in headers:
         try:
@@ -216,6 +223,26 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
         else:
             sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span, comment="also on the refusal"))
             changed = True
+    for inner in _all_nested(nested):
+        for s in inner.statements:
+            if s.name != "add_header" or len(s.args) < 2 or s.args[0].lower() in named:
+                continue
+            try:
+                value = ungate(s.args[1])
+            except KeyError:
+                value = s.args[1]
+            sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span,
+                             comment="also on the refusal (a file section under it)"))
+            changed = True
     if not changed:
         return stmts
     return [s for s in stmts if s.name != "add_header"] + sent
+
+
+def _all_nested(locations) -> list:
+    out, stack = [], list(locations)
+    while stack:
+        loc = stack.pop(0)
+        out.append(loc)
+        stack.extend(loc.locations)
+    return out

@@ -55,6 +55,23 @@ def _empty_name(ctx: Context, d: Directive, rest: list[str]) -> bool:
 
 
 def header(ctx: Context, d: Directive) -> Disposition:
+    done = _header(ctx, d)
+    condition, action, rest, _ = _split(d)
+    if done is not Disposition.UNSUPPORTED and action in ("set", "add", "append", "merge") and rest \
+            and _in_file_section(ctx):
+        ctx.diags.add("A2N512", f"Header {action} {rest[0]} in a file section: httpd matches the section against "
+                      "the name its directory walk stops at (a missing directory, or a file with path info after "
+                      "it); nginx matches the URL's own names, so an answer under such a name (or under a "
+                      "directory named like the file) carries the header in nginx only", d.span, directive=d.name)
+    return done
+
+
+def _in_file_section(ctx: Context) -> bool:
+    scope = ctx.scope
+    return scope is not None and scope.kind == "files"
+
+
+def _header(ctx: Context, d: Directive) -> Disposition:
     condition, action, rest, extras = _split(d)
     if _empty_name(ctx, d, rest):
         return Disposition.UNSUPPORTED
@@ -574,6 +591,11 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             ctx.count(d, _if_member_expr(ctx, d, chain, len(texts), index, table_name, action, rest,
                                          extras[0][5:], where, section))
             continue
+        if len(extras) == 1 and extras[0].lower().startswith("env=") and action in ("set", "add", "append", "merge") \
+                and len(rest) == 2 and rest[0] and not _FORMAT.search(rest[1]):
+            ctx.count(d, _if_member_env(ctx, d, chain, len(texts), index, table_name, action, rest,
+                                        extras[0][4:], where, section))
+            continue
         if extras or not rest or not rest[0] or action not in ("set", "unset", "add", "append", "merge") or \
                 (action == "unset") != (len(rest) == 1) or (action != "unset" and len(rest) != 2):
             ctx.diags.add("A2N501" if extras else "A2N505", f"Header {' '.join(d.args)} inside {where}: this form "
@@ -645,6 +667,46 @@ def _if_member_expr(ctx: Context, d: Directive, chain: "_Chain", known: int, ind
     if table_name != "always":
         variable = onsuccess(ctx, variable)
     stmt = ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
+    if action == "set":
+        stmt.resets, stmt.conditional = (name.lower(), table_name), True
+        ctx.model.conditional_header_sets = True
+    if action in ("append", "merge"):
+        _list_header(ctx, d, action, name)
+    if table_name != "always":
+        _onsuccess_warning(ctx, d, action, name)
+    return Disposition.EXACT if table_name == "always" and action in ("set", "add") else Disposition.APPROXIMATE
+
+
+def _if_member_env(ctx: Context, d: Directive, chain: "_Chain", known: int, index: int, table_name: str,
+                   action: str, rest: list[str], env: str, where: str, section) -> Disposition:
+    """`Header set|add|append|merge NAME VALUE env=[!]VAR` inside a member of an <If> chain: VALUE where the
+    member is the one httpd merges and the variable is set (unset, with `!`) as the response leaves, read as
+    outside an <If> (mod_headers tests r->subprocess_env then); a `set` replaces the same header before it
+    only there."""
+    name, value = rest
+    negate = env.startswith("!")
+    compiler = HeaderCondition(ctx.model)
+    try:
+        selected = _selected(ctx, chain.texts[:known], index)
+    except Untranslatable as e:
+        selected, why = None, str(e)
+    reader = None
+    if selected is not None:
+        reader = setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda source: compiler.value_map(
+            compiler.all_of([selected, compiler.value_when_set(source, "1", negate)]), value))
+    if reader is None or reader.variable is None:
+        reason = why if reader is None else reader.reason
+        per_directory = bool(reason and "per-directory" in reason)
+        ctx.diags.add("A2N717" if per_directory else "A2N501", f"Header {' '.join(d.args)} inside {where}: the "
+                      f"condition env={env} is not translated ({reason}); nothing was emitted for this header",
+                      d.span, directive=d.name, related=[section.span],
+                      hint="express the condition with a map that yields an empty value when it is false")
+        return Disposition.UNSUPPORTED
+    variable = reader.variable
+    if table_name != "always":
+        variable = onsuccess(ctx, variable)
+    stmt = ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
+    reader.emitted(stmt)
     if action == "set":
         stmt.resets, stmt.conditional = (name.lower(), table_name), True
         ctx.model.conditional_header_sets = True

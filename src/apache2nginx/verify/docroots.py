@@ -1,5 +1,5 @@
-"""The files verify's servers serve: a sandbox directory for every DocumentRoot and Alias target holding
-the files the probes ask for, and stand-ins for password and group files."""
+"""The files verify's servers serve: a sandbox directory for every DocumentRoot, Alias and ScriptAlias target
+holding the files the probes ask for, and stand-ins for password and group files."""
 from __future__ import annotations
 
 import os
@@ -74,6 +74,11 @@ def _mkdir(path: Path) -> None:
         pass
 
 
+# Directives mapping a URL prefix onto a directory: a ScriptAlias target is one as an Alias's is (httpd applies
+# its <Directory> sections to what it serves there)
+_ALIASES = ("alias", "scriptalias")
+
+
 def _vhost_roots(config: LoadedConfig) -> tuple[dict[str, set[str] | None], set[str]]:
     """(DocumentRoot/Alias target -> the host names of the virtual hosts that name it, or None where a root
     is also named outside every virtual host; every name a virtual host has)."""
@@ -91,7 +96,7 @@ def _vhost_roots(config: LoadedConfig) -> tuple[dict[str, set[str] | None], set[
         for node in vhost.walk():
             inside.add(id(node))
             root = node.args[0] if not node.is_section and node.key == "documentroot" and node.args else \
-                node.args[1] if not node.is_section and node.key == "alias" and len(node.args) >= 2 else None
+                node.args[1] if not node.is_section and node.key in _ALIASES and len(node.args) >= 2 else None
             if root is None:
                 continue
             if wildcard or not names or roots.get(root, set()) is None:
@@ -99,14 +104,15 @@ def _vhost_roots(config: LoadedConfig) -> tuple[dict[str, set[str] | None], set[
             else:
                 roots.setdefault(root, set()).update(names)
     for node in config.walk():
-        if id(node) not in inside and not node.is_section and node.key in ("documentroot", "alias") and node.args:
+        if id(node) not in inside and not node.is_section and node.key in ("documentroot", *_ALIASES) and node.args:
             roots[node.args[0] if node.key == "documentroot" else node.args[-1]] = None
     return roots, known
 
 
 def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
                         user_docroot: str | None) -> SandboxPaths:
-    """A sandbox directory for every DocumentRoot and Alias target, holding the files the probes ask for."""
+    """A sandbox directory for every DocumentRoot, Alias and ScriptAlias target, holding the files the probes
+    ask for."""
     from ..passes.core import DEFAULT_DOCUMENT_ROOT
     base = Path(os.path.abspath(base))
     if user_docroot:
@@ -134,10 +140,10 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
             targets.append(node.args[1].split("?", 1)[0])
         if node.key == "documentroot" and node.args:
             originals.append(node.args[0])
-        elif node.key in ("alias",) and len(node.args) >= 2:
+        elif node.key in _ALIASES and len(node.args) >= 2:
             originals.append(node.args[1])
             alias_urls.setdefault(node.args[1], []).append(node.args[0].rstrip("/"))
-        elif node.key == "aliasmatch" and len(node.args) >= 2 and node.args[1].startswith("/"):
+        elif node.key in ("aliasmatch", "scriptaliasmatch") and len(node.args) >= 2 and node.args[1].startswith("/"):
             # the directory an AliasMatch target names before its first substitution
             fixed = re.split(r"\$\d", node.args[1], maxsplit=1)[0]
             if "$" in node.args[1] and fixed.rfind("/") > 0:

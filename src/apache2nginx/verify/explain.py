@@ -67,6 +67,7 @@ class Case:
             "doubled-slash": "//" in p.path.split("?", 1)[0],
             "directory-request": p.path.split("?", 1)[0].endswith("/"),
             "path-info": any("." in seg.strip(".") for seg in p.path.split("?", 1)[0].split("/")[1:-1]),
+            "inner-segment": len([seg for seg in normalized_path(p.path).split("/") if seg]) > 1,
             "status-403": 403 in statuses,
             "status-404": 404 in statuses,
             "conditional-request": any(k.lower() in ("if-none-match", "if-modified-since") for k in p.headers),

@@ -12,14 +12,20 @@ def request_path(target: str) -> str:
 
 
 def normalized_path(target: str) -> str:
-    """The path both servers match sections against: decoded, slashes merged, dot segments resolved."""
+    """The path both servers match sections against: decoded, slashes merged, dot segments resolved.
+
+    A final `.` or `..` leaves its directory's trailing slash (`/a/b/..` is `/a/`): httpd's
+    ap_getparents and nginx's ngx_http_parse_complex_uri both keep it."""
     raw = request_path(target)
     out: list[str] = []
-    for segment in re.sub("/+", "/", raw).split("/"):
+    segments = re.sub("/+", "/", raw).split("/")
+    for segment in segments:
         if segment == "..":
             if out:
                 out.pop()
         elif segment != ".":
             out.append(segment)
+    if segments[-1] in (".", ".."):
+        out.append("")
     path = "/".join(out)
     return path if path.startswith("/") else "/" + path
