@@ -579,6 +579,8 @@ class Layout:
                                "request): left out of the proxied location", span, directive="RewriteRule")
             existing.directory_rules = []
         rewrites = [st for st in existing.statements if st.name in ("rewrite", "return", "if", "set", "break")]
+        if all(st.name == "return" and st.args == ["403"] for st in rewrites):
+            rewrites = []   # a refusal in place of the rules (A2N838): nothing runs before the access rules
         if rewrites and access:
             if all(st.name == "deny" and st.args == ["all"] for st in access):
                 existing.statements.insert(0, Stmt("return", ["403"], access[0].span,
