@@ -38,8 +38,9 @@ from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, qmark_refusal, static_https,
                              whole_site_redirect)
-from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, _status, Cond, flag_values, RewriteContext,
-                            RewriteMapDef, RRule, _bracketed, _flags, _normalise, read_txt_map)
+from .rewrite_model import (COND_FLAGS, DIRECTORY_REFUSAL, LOCATION_REFUSAL, PER_DIRECTORY, RULE_FLAGS, _LONG,
+                            _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
+                            _normalise, read_txt_map)
 from ..syntax.parser import read_text
 
 __all__ = ["RULES", "PER_DIRECTORY", "finish_server", "finish_model"]
@@ -243,7 +244,7 @@ def rewrite_map(ctx: Context, d: Directive) -> Disposition:
 def _in_location(ctx: Context, d: Directive) -> Disposition:
     if d.key == "rewriterule" and _refuses(d) and _state(ctx).engine is not False:
         # a rule that answers with an error status: left out, it would let through what httpd refuses
-        ctx.emit("return", ["403"], d.span).comment = "a RewriteRule refusing requests here is not translated"
+        ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
         ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
                       "the translation does not reproduce; the rule refuses requests, so the translation refuses "
                       "every request of the section (403)", d.span, directive=d.name)
@@ -524,7 +525,7 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> N
     if loc is None:
         loc = Location("^~" if prefix != "/" else "", prefix, [], rule.span)
         server.locations.append(loc)
-    refusal = Stmt("return", ["403"], rule.span, comment="per-directory rules that may refuse are not translated")
+    refusal = Stmt("return", ["403"], rule.span, comment=DIRECTORY_REFUSAL)
     loc.statements.insert(0, refusal)
     loc.directory_rules.append(refusal)
     ctx.diags.add("A2N838", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of {prefix} "
