@@ -1734,6 +1734,14 @@ _short("A2N837", "rewrite-directory-proxied", "info", "Per-directory rules under
        "the proxied location.",
        "nothing: the rules apply to the files the directory serves under other URLs.",
        "move the rules into a <Location> if they were meant for the proxied URLs.")
+_short("A2N838", "rewrite-directory-refused", "error", "Per-directory rules that may refuse are left out: the directory is refused.",
+       "the per-directory rewrite rules of a directory could not be translated (see the error beside each), and "
+       "one of them may answer with an error status in httpd ([F], [G], [R=4xx/5xx], or an internal redirect "
+       "that comes back to the same rules until httpd's redirect limit answers 500). Rather than serve what httpd "
+       "refuses, the translation answers 403 for every URL of the directory.",
+       "requests httpd serves under the directory get 403 from nginx.",
+       "rewrite the rules so that they translate (see the error beside each rule), or refuse the URLs with an "
+       "access rule of the directory.")
 _short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
        "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
        "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "

@@ -23,6 +23,7 @@ from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stm
 from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
     server_conditionals
 from ..passes.access_cond import Conditions
+from ..passes.rewrite_model import REWRITE_REFUSALS
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
 
@@ -399,6 +400,7 @@ class Layout:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
+        _carry_rewrite_refusals(server.locations)
 
     def regex_route(self, r: Route, loc_configs: list, region_access: list[Stmt] | None,
                     loc_statements: list[Stmt], files_by_parent: dict) -> Location:
@@ -583,6 +585,8 @@ class Layout:
                                "request): left out of the proxied location", span, directive="RewriteRule")
             existing.directory_rules = []
         rewrites = [st for st in existing.statements if st.name in ("rewrite", "return", "if", "set", "break")]
+        if all(st.name == "return" and st.args == ["403"] for st in rewrites):
+            rewrites = []   # a refusal in place of the rules (A2N838): nothing runs before the access rules
         if rewrites and access:
             if all(st.name == "deny" and st.args == ["all"] for st in access):
                 existing.statements.insert(0, Stmt("return", ["403"], access[0].span,
@@ -736,6 +740,17 @@ CAPTURE_COPY = "the capture, kept for the alias"
 
 _CONTENT = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "alias"}
 _SCRIPT_PASSES = {"fastcgi_pass", "uwsgi_pass", "scgi_pass"}
+
+
+def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = None) -> None:
+    """A location refused in place of rewrite rules that are not translated (REWRITE_REFUSALS) refuses in
+    the locations nested in it too: nginx runs only the nested location's rewrite phase, so a <Files>
+    location would serve what the region refuses."""
+    for loc in locations:
+        own = next((st for st in loc.statements if st.name == "return" and st.comment in REWRITE_REFUSALS), None)
+        if own is None and refusal is not None:
+            loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
+        _carry_rewrite_refusals(loc.locations, own or refusal)
 
 
 def _nest_script_handlers(server: Server) -> None:

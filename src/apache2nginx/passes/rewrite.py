@@ -32,13 +32,15 @@ from .base import Context, Disposition, flag, Rule, table
 from .pcre import httpd_refuses
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
+from .rewrite_location_headers import carry_location_headers
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, qmark_refusal, static_https,
                              whole_site_redirect)
-from .rewrite_model import (COND_FLAGS, PER_DIRECTORY, RULE_FLAGS, _LONG, Cond, flag_values, RewriteContext,
-                            RewriteMapDef, RRule, _bracketed, _flags, _normalise, read_txt_map)
+from .rewrite_model import (COND_FLAGS, DIRECTORY_REFUSAL, LOCATION_REFUSAL, PER_DIRECTORY, RULE_FLAGS, _LONG,
+                            _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
+                            _normalise, read_txt_map)
 from ..syntax.parser import read_text
 
 __all__ = ["RULES", "PER_DIRECTORY", "finish_server", "finish_model"]
@@ -242,7 +244,7 @@ def rewrite_map(ctx: Context, d: Directive) -> Disposition:
 def _in_location(ctx: Context, d: Directive) -> Disposition:
     if d.key == "rewriterule" and _refuses(d) and _state(ctx).engine is not False:
         # a rule that answers with an error status: left out, it would let through what httpd refuses
-        ctx.emit("return", ["403"], d.span).comment = "a RewriteRule refusing requests here is not translated"
+        ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
         ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
                       "the translation does not reproduce; the rule refuses requests, so the translation refuses "
                       "every request of the section (403)", d.span, directive=d.name)
@@ -476,6 +478,61 @@ def _merged_with_main(state: RewriteContext | None, main: RewriteContext) -> Rew
     return merged
 
 
+_INDEX_FROM = "$a2n_index_from"
+_INDEX_PASS = "$a2n_index_pass"
+
+
+def _skipped_in_subrequest(rule: RRule) -> bool:
+    """httpd skips [NS] rules and 3xx redirects ([R], RULEFLAG_FORCEREDIRECT) in a subrequest
+    (apply_rewrite_list in mod_rewrite.c): mod_dir finds a directory's index file through one, so these rules
+    do not see the index file's URL. [R=4xx/5xx] is a status rule and runs there too."""
+    if "NS" in rule.flags:
+        return True
+    if "R" not in rule.flags:
+        return False
+    code = _status(rule.flags["R"])
+    return code is not None and 300 <= int(code) < 400
+
+
+def _index_pass_test(span) -> list[Stmt]:
+    """Whether this pass is nginx's index redirect: the previous pass through these rules ended, unrewritten,
+    on the directory URL this one extends by a file name (the marker is set only where the rules let a URL
+    through, and cleared here, so a rewrite's internal redirect never counts as one)."""
+    pair = "$a2n_index_pair"
+    return [
+        Stmt("set", [_INDEX_PASS, ""], span),
+        Stmt("set", [pair, f"{_INDEX_FROM} $uri"], span),
+        Stmt("if", [f'({pair} ~ "^(/.*/) \\1[^/]+$")'], span, block=[Stmt("set", [_INDEX_PASS, "1"], span)],
+             comment="mod_dir looks the index file up in a subrequest"),
+        Stmt("set", [_INDEX_FROM, ""], span),
+    ]
+
+
+def _may_refuse(rule: RRule) -> bool:
+    """Whether httpd may answer a request with an error status through this rule: [F], [G], [R=4xx/5xx], or a
+    rewrite in a per-directory context, whose internal redirect can come back to the same rules and end in
+    httpd's redirect limit (500)."""
+    if _refuses(rule.directive):
+        return True
+    return rule.substitution != "-" and not any(f in rule.flags for f in ("R", "P", "END"))
+
+
+def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> None:
+    """The URLs of a per-directory context whose rules are left out answer 403: where a left-out rule would
+    refuse a request, serving it would widen access."""
+    prefix = per_dir.rstrip("/") + "/"
+    loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
+    if loc is None:
+        loc = Location("^~" if prefix != "/" else "", prefix, [], rule.span)
+        server.locations.append(loc)
+    refusal = Stmt("return", ["403"], rule.span, comment=DIRECTORY_REFUSAL)
+    loc.statements.insert(0, refusal)
+    loc.directory_rules.append(refusal)
+    ctx.diags.add("A2N838", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of {prefix} "
+                  "are not translated and may refuse requests there, so the translation refuses every request "
+                  "of the directory (403)", rule.span, directive="RewriteRule")
+
+
 def _directory_url(ctx: Context, server: Server, directory: str) -> str | None:
     """The URL path a filesystem directory serves through the server's DocumentRoot."""
     from .core import DEFAULT_DOCUMENT_ROOT
@@ -523,6 +580,10 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             for rule in state.rules:
                 _not_translated(ctx, rule, "A2N745", f"the access rules of a section{where} that httpd checks "
                                 "before these per-directory rules would run after them in nginx")
+            refusing = next((r for r in state.rules if _may_refuse(r)), None)
+            if refusing is not None:
+                # left out, a rule that answers with an error would let nginx serve what httpd refuses
+                _refuse_region(ctx, server, state.per_dir, refusing)
             return
     compiler = Compiler(ctx, server, state)
     tls = server.ssl
@@ -601,12 +662,17 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                                    block=[Stmt("return", [code, "$2$is_args$args"], span)]))
             map_indices |= set(indices)
     flow_state = _Flow()
+    index_pass = False          # some rule must not run on the pass after nginx's index redirect
     starts: list[int] = []      # where each rule's statements begin among the location's
     for i, rule in enumerate(rules):
         starts.append(len(location_statements))
         if i in map_indices:
             continue
         guards, marks, blocked, never = flow_state.enter(rule, state.rules[i] if flow else rule)
+        if state.per_dir is not None and rule is not None and _skipped_in_subrequest(rule):
+            # httpd skips it in mod_dir's index subrequest; nginx's index redirect runs the location again
+            guards = guards + [f'{_INDEX_PASS} = ""']
+            index_pass = True
         if never:
             if rule is not None:
                 ctx.diags.add("A2N819", f"RewriteRule {rule.pattern}: it is chained ([C]) to a rule that never "
@@ -675,6 +741,10 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                 location_statements[at:at] = compiler.rule_statements(rule)
             except Unsupported as exc:
                 _not_translated(ctx, rule, exc.code, exc.message)
+    if index_pass and location_statements:
+        location_statements[:0] = _index_pass_test(state.rules[0].span)
+        location_statements.append(Stmt("set", [_INDEX_FROM, "$uri"], None,
+                                        comment="the rules let this URL through: an index redirect may follow"))
     if compiler.needs_request_uri:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
@@ -690,4 +760,6 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         ctx.diags.add("A2N821", "per-directory rewrite rules run in nginx before the location's access checks; "
                       "httpd runs them after authentication and authorization", state.rules[0].span,
                       directive="RewriteRule")
+    if state.per_dir is None:
+        carry_location_headers(ctx, server, statements)
     server.own_statements.extend(statements)

@@ -88,6 +88,13 @@ def _capture_starts_path(pattern: str) -> bool:
     return pattern.startswith(("^(/", "^(.*", "(.*", "^(.+", "(.+"))
 
 
+# the comments of the `return 403` that stands for rules refusing requests that are not translated: the
+# layout repeats it in the locations it nests there
+DIRECTORY_REFUSAL = "per-directory rules that may refuse are not translated"
+LOCATION_REFUSAL = "a RewriteRule refusing requests here is not translated"
+REWRITE_REFUSALS = (DIRECTORY_REFUSAL, LOCATION_REFUSAL)
+
+
 def _status(value: str) -> str | None:
     """[R=...]: a status code, the keywords httpd knows, 302 when empty; None when it is none of those."""
     code = {"permanent": "301", "temp": "302", "seeother": "303", "": "302"}.get(value.lower(), value)
