@@ -1464,10 +1464,11 @@ _short("A2N342", "proxy-servlet-mapping", "error", "mapping=servlet paths with p
        "proxies them.",
        "have the application keep session ids out of the path (cookies), or add a regex location that proxies "
        "them with the path the backend expects.")
-_short("A2N343", "balancer-url-joined", "error", "A ProxyPass path with a trailing slash names a balancer without one.",
+_short("A2N343", "balancer-url-joined", "error", "A ProxyPass path with a trailing slash names a URL without a path.",
        "httpd appends the rest of the request path to the ProxyPass URL as it is. With ProxyPass / balancer://foo "
-       "a request for /x becomes balancer://foox, which names no balancer: httpd answers 500 for every path "
-       "but the ProxyPass path itself. The translation answers 500 for the same requests.",
+       "a request for /x becomes balancer://foox, which names no balancer, and with ProxyPass /p/ "
+       "http://host:8081 a request for /p/x names the port 8081x: httpd answers 500 for every path but the "
+       "ProxyPass path itself. The translation answers 500 for the same requests.",
        "the site behind the balancer is unreachable in httpd as configured, and in the translation.",
        "write both with a trailing slash (ProxyPass / balancer://foo/) and convert again.")
 _short("A2N345", "rewrite-document-root-past-route", "info",

@@ -193,12 +193,19 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N319", f"ProxyPass {path} {url}: the trailing slashes differ, so httpd joins the rest of "
                       "the path literally (a doubled or missing slash); the translation does the same", d.span,
                       directive=d.name)
-    if url.lower().startswith("balancer:") and not target.path and path.endswith("/"):
+    no_path = re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+", url) is not None
+    if no_path and not target.path and path.endswith("/"):
         # httpd appends the rest of the path to the URL as it is: /x under ProxyPass / balancer://foo becomes
-        # balancer://foox, a balancer that does not exist, and httpd answers 500 (AH01144)
+        # balancer://foox, a balancer that does not exist, and under ProxyPass /p/ http://host:8081 the port
+        # 8081x, or the host name hostx: httpd answers 500 (AH01144; observed for ports and host names alike)
         params["balancer_join"] = "1"
-        ctx.diags.add("A2N343", f"ProxyPass {path} {url}: the path ends with a slash and the balancer URL has none, "
-                      f"so httpd appends the rest of the path to the balancer's name ({url}x for {path}x) and "
+        port = re.search(r":(\d+)$", url)
+        if port and int(port.group(1)) * 10 > 65535:
+            # digits appended to the port (up to the next slash) make a number past 65535: a bad request (400)
+            params["join_digits_400"] = "1"
+        what = "the balancer's name" if url.lower().startswith("balancer:") else "the host and port"
+        ctx.diags.add("A2N343", f"ProxyPass {path} {url}: the path ends with a slash and the URL has no path, "
+                      f"so httpd appends the rest of the path to {what} ({url}x for {path}x) and "
                       f"answers 500 for everything but {path} itself; the translation does the same", d.span,
                       directive=d.name)
     if params.get("mapping", "").lower() == "encoded":
@@ -950,6 +957,9 @@ def emitter(model, main: Server, diags):
             # only the path itself (or one going on with a second slash) names the balancer
             escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in route.path)
             guard = [Stmt("if", [f'($uri !~ "^{escaped}(/|$)")'], span, block=[Stmt("return", ["500"], span)])]
+            if route.params.get("join_digits_400"):
+                guard.insert(0, Stmt("if", [f'($uri ~ "^{escaped}[0-9]+(/|$)")'], span,
+                                     block=[Stmt("return", ["400"], span)]))
             return guard + emit_proxy(server, route, region, matched, before)
         return emit_proxy(server, route, region, matched, before)
 
