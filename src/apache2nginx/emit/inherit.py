@@ -196,8 +196,11 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
 
 
 def _refusal(s: Stmt) -> bool:
-    """A `deny all` the translation wrote in place of a region it could not translate (not one of httpd's)."""
-    return s.name == "deny" and s.args == ["all"] and bool(s.comment) and "refused" in s.comment
+    """A `deny all` (or a rewrite-phase `return 403`) the translation wrote in place of a region it could not
+    translate, not one of httpd's own refusals."""
+    if s.name == "deny" and s.args == ["all"]:
+        return bool(s.comment) and "refused" in s.comment
+    return s.name == "return" and s.args == ["403"] and bool(s.comment) and "not translated" in s.comment
 
 
 def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
