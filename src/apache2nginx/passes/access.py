@@ -980,29 +980,22 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
                 stmts = _enforce(eff, span, conditions)
         except CondRefused as exc:
             raise Refused(exc.message, exc.span)
-        missing = next((st for st in stmts if st.comment == AUTHZ_MISSING), None)
-        if missing is not None and ("A2N774", missing.span) not in reported:
-            reported.add(("A2N774", missing.span))
-            ctx_diags.add("A2N774", f"AuthType with no Require in any section that covers {region}: httpd answers "
-                          "every request there 500 (AH01627, \"AuthType configured with no corresponding "
-                          "authorization directives\"), and so does the translation", missing.span,
-                          hint="add the Require line the login is meant for (Require valid-user), or remove the "
-                               "AuthType")
-        missing = next((st for st in stmts if st.comment == USER_WITHOUT_AUTH), None)
-        if missing is not None and ("A2N775", missing.span) not in reported:
-            reported.add(("A2N775", missing.span))
-            ctx_diags.add("A2N775", f"a Require that needs a user, and no AuthType in any section that covers "
-                          f"{region}: httpd answers every request there 500 (AH00027, \"No authentication done "
-                          "but request not allowed without authentication\"), and so does the translation",
-                          missing.span, hint="add AuthType Basic, AuthName and AuthUserFile for the login, or a "
-                                             "Require that needs no user")
-        missing = next((st for st in stmts if st.comment == BASIC_WITHOUT_NAME), None)
-        if missing is not None and ("A2N776", missing.span) not in reported:
-            reported.add(("A2N776", missing.span))
-            ctx_diags.add("A2N776", f"AuthType Basic with no AuthName over {region}, where a login is required: "
-                          "httpd answers every request there 500 (AH01615, \"need AuthName\"), credentials or not, "
-                          "and so does the translation", missing.span,
-                          hint="add AuthName \"...\" beside the AuthType")
+        for marker, code, message, hint in (
+                (AUTHZ_MISSING, "A2N774", f"AuthType with no Require in any section that covers {region}: httpd "
+                 "answers every request there 500 (AH01627, \"AuthType configured with no corresponding "
+                 "authorization directives\"), and so does the translation",
+                 "add the Require line the login is meant for (Require valid-user), or remove the AuthType"),
+                (USER_WITHOUT_AUTH, "A2N775", f"a Require that needs a user, and no AuthType in any section that "
+                 f"covers {region}: httpd answers every request there 500 (AH00027, \"No authentication done but "
+                 "request not allowed without authentication\"), and so does the translation",
+                 "add AuthType Basic, AuthName and AuthUserFile for the login, or a Require that needs no user"),
+                (BASIC_WITHOUT_NAME, "A2N776", f"AuthType Basic with no AuthName over {region}, where a login is "
+                 "required: httpd answers every request there 500 (AH01615, \"need AuthName\"), credentials or "
+                 "not, and so does the translation", "add AuthName \"...\" beside the AuthType")):
+            missing = next((st for st in stmts if st.comment == marker), None)
+            if missing is not None and (code, missing.span) not in reported:
+                reported.add((code, missing.span))
+                ctx_diags.add(code, message, missing.span, hint=hint)
         if conditions is not None and conditions.headers and conditions.model.nginx_version < (1, 23):
             where = next((st.span for st in ssl_checks + stmts if st.name == "if"), span)
             if ("A2N756", where) not in reported:

@@ -664,6 +664,12 @@ def _if_member_expr(ctx: Context, d: Directive, chain: "_Chain", known: int, ind
         return Disposition.UNSUPPORTED
     emit_vary(ctx, compiler, d.span, table_name == "always")
     variable = compiler.value_map(compiler.all_of([selected, condition]), value)
+    _emit_conditional(ctx, d, table_name, action, name, variable)
+    return Disposition.EXACT if table_name == "always" and action in ("set", "add") else Disposition.APPROXIMATE
+
+
+def _emit_conditional(ctx: Context, d: Directive, table_name: str, action: str, name: str, variable: str):
+    """The add_header of a Header whose value is a condition's variable (empty where it does not apply)."""
     if table_name != "always":
         variable = onsuccess(ctx, variable)
     stmt = ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
@@ -674,7 +680,7 @@ def _if_member_expr(ctx: Context, d: Directive, chain: "_Chain", known: int, ind
         _list_header(ctx, d, action, name)
     if table_name != "always":
         _onsuccess_warning(ctx, d, action, name)
-    return Disposition.EXACT if table_name == "always" and action in ("set", "add") else Disposition.APPROXIMATE
+    return stmt
 
 
 def _if_member_env(ctx: Context, d: Directive, chain: "_Chain", known: int, index: int, table_name: str,
@@ -702,18 +708,7 @@ def _if_member_env(ctx: Context, d: Directive, chain: "_Chain", known: int, inde
                       d.span, directive=d.name, related=[section.span],
                       hint="express the condition with a map that yields an empty value when it is false")
         return Disposition.UNSUPPORTED
-    variable = reader.variable
-    if table_name != "always":
-        variable = onsuccess(ctx, variable)
-    stmt = ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
-    reader.emitted(stmt)
-    if action == "set":
-        stmt.resets, stmt.conditional = (name.lower(), table_name), True
-        ctx.model.conditional_header_sets = True
-    if action in ("append", "merge"):
-        _list_header(ctx, d, action, name)
-    if table_name != "always":
-        _onsuccess_warning(ctx, d, action, name)
+    reader.emitted(_emit_conditional(ctx, d, table_name, action, name, reader.variable))
     return Disposition.EXACT if table_name == "always" and action in ("set", "add") else Disposition.APPROXIMATE
 
 
