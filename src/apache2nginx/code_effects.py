@@ -301,6 +301,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N835": effects(),                # no URL reaches the directory
     "A2N838": effects("status@status-403", "header@status-403", "location@status-403",
                       "backend@status-403"),  # the directory is refused (403)
+    "A2N839": effects("status@status-403", "header@status-403"),  # 403 before nginx's access checks
     "A2N837": effects(),                # httpd does not run them either
     "A2N836": effects("status@path-info", "body@path-info", "header@path-info", "location@path-info"),
     "A2N829": effects("header set-cookie:changed"),  # Max-Age instead of expires=

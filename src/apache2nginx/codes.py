@@ -1743,6 +1743,13 @@ _short("A2N838", "rewrite-directory-refused", "error", "Per-directory rules that
        "requests httpd serves under the directory get 403 from nginx.",
        "rewrite the rules so that they translate (see the error beside each rule), or refuse the URLs with an "
        "access rule of the directory.")
+_short("A2N839", "rewrite-directory-symlinks", "warning", "Per-directory RewriteEngine without FollowSymLinks: the directory answers 403.",
+       "a <Directory> turns RewriteEngine on while its Options allow neither FollowSymLinks nor "
+       "SymLinksIfOwnerMatch. httpd then answers 403 to every request for a file of the directory, whether or not "
+       "it has rules (mod_rewrite's fixup, AH00670). The translation answers 403 there too, at nginx's rewrite "
+       "phase, which runs before its access checks.",
+       "a request httpd would first refuse otherwise (401 from authentication) gets 403 from nginx.",
+       "add Options +SymLinksIfOwnerMatch to the directory if the rules are meant to run, or turn the engine off.")
 _short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
        "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
        "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "

@@ -23,7 +23,7 @@ from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stm
 from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
     server_conditionals
 from ..passes.access_cond import Conditions
-from ..passes.rewrite_model import REWRITE_REFUSALS
+from ..passes.rewrite_model import REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
 
@@ -400,7 +400,9 @@ class Layout:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
+        _carry_directory_rules(server)
         _carry_rewrite_refusals(server.locations)
+        _refuse_directory_names(server.locations)
 
     def regex_route(self, r: Route, loc_configs: list, region_access: list[Stmt] | None,
                     loc_statements: list[Stmt], files_by_parent: dict) -> Location:
@@ -751,6 +753,49 @@ def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = No
         if own is None and refusal is not None:
             loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
         _carry_rewrite_refusals(loc.locations, own or refusal)
+
+
+def _carry_directory_rules(server: Server) -> None:
+    """httpd creates a module's per-directory configuration only for a section that uses one of its directives
+    (ap_set_config_vectors), so a <Directory> (or <Location>) below a directory with rewrite rules, holding no
+    mod_rewrite directive, keeps the parent's rules and engine. nginx runs only the chosen location's rewrite
+    phase: every prefix location under the directory's URL (not the directory's own name, which mod_rewrite
+    declines for mod_dir's slash redirect, nor a place with rules of its own, nor one mapped elsewhere or
+    proxied) gets the parent's per-directory statements first."""
+    own = server.settings.get("rewrite_directories", set())
+    ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~") and loc.directory_rules
+                    and loc.path.endswith("/")), key=lambda l: len(l.path), reverse=True)
+    if not ruled:
+        return
+    for loc in server.locations:
+        if loc.modifier not in ("", "^~", "=") or loc.directory_rules:
+            continue
+        path = loc.path
+        parent = next((r for r in ruled if path.startswith(r.path) and path != r.path), None)
+        if parent is None:
+            continue
+        if any(p != parent.path and p.startswith(parent.path) and (path.rstrip("/") + "/").startswith(p)
+               for p in own):
+            continue    # a deeper directory with mod_rewrite directives of its own governs it
+        if any(st.name in ("alias", "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass")
+               for st in loc.statements):
+            continue
+        copies = list(parent.directory_rules)
+        loc.statements[:0] = copies
+        loc.directory_rules.extend(copies)
+
+
+def _refuse_directory_names(locations: list[Location]) -> None:
+    """httpd maps /dir (no slash) onto the directory itself. mod_rewrite declines that name for the directory
+    its rules stand in (leaving mod_dir's slash redirect), but a directory below, whose Options take
+    FollowSymLinks away, is refused (AH00670) before the redirect: the exact location nginx keeps for the
+    name refuses too."""
+    refused = {loc.path.rstrip("/"): st for loc in locations if loc.modifier in ("", "^~") and loc.path != "/"
+               for st in loc.statements if st.name == "return" and st.comment == SYMLINKS_REFUSAL_BELOW}
+    for loc in locations:
+        refusal = refused.get(loc.path) if loc.modifier == "=" else None
+        if refusal is not None and not any(st.comment == SYMLINKS_REFUSAL_BELOW for st in loc.statements):
+            loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
 
 
 def _nest_script_handlers(server: Server) -> None:

@@ -38,7 +38,8 @@ from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, qmark_refusal, static_https,
                              whole_site_redirect)
-from .rewrite_model import (COND_FLAGS, DIRECTORY_REFUSAL, LOCATION_REFUSAL, PER_DIRECTORY, RULE_FLAGS, _LONG,
+from .rewrite_model import (COND_FLAGS, DIRECTORY_REFUSAL, LOCATION_REFUSAL, PER_DIRECTORY, RULE_FLAGS,
+                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
                             _normalise, read_txt_map)
 from ..syntax.parser import read_text
@@ -398,6 +399,10 @@ def finish_server(ctx: Context, server: Server) -> None:
             continue
         state.mapped = True
         state.per_dir = prefix
+        # a directory with a mod_rewrite directive of its own: the layout does not carry a parent's rules there
+        server.settings.setdefault("rewrite_directories", set()).add(prefix.rstrip("/") + "/")
+        if _symlinks_refused(ctx, server, state):
+            continue
         _finish_state(ctx, server, state)
     state = server.settings.get("rewrite")
     main_state = ctx.main.settings.get("rewrite") if server is not ctx.main else None
@@ -405,6 +410,55 @@ def finish_server(ctx: Context, server: Server) -> None:
         state = _merged_with_main(state, main_state)
     if state is not None:
         _finish_state(ctx, server, state)
+
+
+def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bool:
+    """httpd answers 403 for every request whose per-directory RewriteEngine is on while the directory's Options
+    allow neither FollowSymLinks nor SymLinksIfOwnerMatch, rules or not (mod_rewrite's hook_fixup, AH00670; it runs
+    before mod_dir's fixup and the handler). The regions (the directory, or a <Directory> below it whose Options
+    take both away) answer 403 in nginx too; where the directory itself is refused, its rules are moot.
+    Returns whether the whole directory is refused."""
+    from .rewrite_handler import directory_options, option_directories
+    if not state.engine or state.directory is None:
+        return False
+    span = state.engine_span or (state.rules[0].span if state.rules else None)
+
+    def refused(directory: str) -> bool:
+        options = directory_options(ctx, server, directory)
+        return options is not None and not options & {"followsymlinks", "symlinksifownermatch"}
+
+    def refuse(prefix: str, comment: str = SYMLINKS_REFUSAL) -> None:
+        loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
+        if loc is None:
+            loc = Location("^~" if prefix != "/" else "", prefix, [], span)
+            server.locations.append(loc)
+        refusal = Stmt("return", ["403"], span, comment=comment)
+        loc.statements.insert(0, refusal)
+        loc.directory_rules.append(refusal)
+        ctx.diags.add("A2N839", f"RewriteEngine On in <Directory {state.directory}> while Options allow neither "
+                      f"FollowSymLinks nor SymLinksIfOwnerMatch for {prefix}: httpd answers 403 to every request "
+                      "there (AH00670), and so does the translation", span, directive="RewriteEngine",
+                      hint="add Options +SymLinksIfOwnerMatch (or +FollowSymLinks) to the directory if the rules are "
+                      "meant to run")
+
+    directory = state.directory.rstrip("/")
+    if refused(directory):
+        refuse(state.per_dir.rstrip("/") + "/")
+        for rule in state.rules:
+            ctx.diags.add("A2N818", f"RewriteRule {rule.pattern}: httpd refuses the directory before its rules run "
+                          "(FollowSymLinks is off), so the translation leaves the rule out", rule.span,
+                          directive="RewriteRule")
+        for directive in state.directives:
+            ctx.redispose(directive, Disposition.NOT_APPLICABLE)
+        return True
+    own = {(s.directory or "").rstrip("/") for h in (server, ctx.main)
+           for s in h.settings.get("directory_rewrites", {}).values()}
+    for below in option_directories(ctx, server, directory):
+        if below not in own and refused(below):
+            prefix = _directory_url(ctx, server, below)
+            if prefix is not None:
+                refuse(prefix, SYMLINKS_REFUSAL_BELOW)
+    return False
 
 
 def finish_model(ctx: Context) -> None:

@@ -73,6 +73,41 @@ def exec_cgi(ctx, server, directory: str) -> bool | None:
     return "execcgi" in merged
 
 
+def directory_options(ctx, server, directory: str) -> set[str] | None:
+    """The Options httpd merges for the directory itself from the <Directory> sections above it (None when a
+    regex section sets Options, which may or may not match)."""
+    from .access import _merge_options
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    scopes = [s for h in holders for s in h.settings.get("directories", []) if s.kind == "directory"]
+    covering: list = []
+    for scope in scopes:
+        access = scope.settings.get("access")
+        if access is None or not access.options:
+            continue
+        if scope.regex:
+            return None
+        if _under(directory.rstrip("/"), (scope.fs_path or "").rstrip("/")):
+            covering.append(scope)
+    merged = set(_DEFAULT_OPTIONS)
+    for scope in sorted(covering, key=lambda s: (s.fs_path or "").rstrip("/").count("/")):
+        merged = _merge_options(merged, scope.settings["access"].options)
+    return merged
+
+
+def option_directories(ctx, server, directory: str) -> list[str]:
+    """The plain <Directory> sections strictly below `directory` that set Options."""
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    found = []
+    for h in holders:
+        for scope in h.settings.get("directories", []):
+            access = scope.settings.get("access")
+            path = (scope.fs_path or "").rstrip("/")
+            if scope.kind == "directory" and not scope.regex and access is not None and access.options \
+                    and path != directory.rstrip("/") and _under(path, directory) and path not in found:
+                found.append(path)
+    return found
+
+
 def _grants_all(authz) -> bool:
     if authz.op == "leaf":
         return authz.kind == "all" and [a.lower() for a in authz.args] == ["granted"] and not authz.negated

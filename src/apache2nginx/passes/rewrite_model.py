@@ -92,7 +92,10 @@ def _capture_starts_path(pattern: str) -> bool:
 # layout repeats it in the locations it nests there
 DIRECTORY_REFUSAL = "per-directory rules that may refuse are not translated"
 LOCATION_REFUSAL = "a RewriteRule refusing requests here is not translated"
-REWRITE_REFUSALS = (DIRECTORY_REFUSAL, LOCATION_REFUSAL)
+SYMLINKS_REFUSAL = "RewriteEngine On without FollowSymLinks: httpd refuses the directory (AH00670)"
+# the same below the directory whose rules they are: there the directory's own name (no slash) is refused too
+SYMLINKS_REFUSAL_BELOW = "RewriteEngine On above, without FollowSymLinks here: httpd refuses the directory (AH00670)"
+REWRITE_REFUSALS = (DIRECTORY_REFUSAL, LOCATION_REFUSAL, SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW)
 
 
 def _status(value: str) -> str | None:
