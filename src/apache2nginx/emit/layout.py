@@ -325,7 +325,7 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
-                if modifier == "^~" and handler is None:
+                if modifier in ("^~", "") and handler is None:
                     hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements]))
                 (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
@@ -362,9 +362,12 @@ class Layout:
             if r.kind == "redirect":
                 regex_redirects.append((r, loc))
         # httpd maps a URL by AliasMatch/ProxyPassMatch/RedirectMatch before any section applies; a ^~ region
-        # serving the document root would hide the server's regex locations, so each holds its own copies,
+        # serving the document root would hide the server's regex locations (and so would a plain prefix's nested
+        # regex locations, which nginx tries first), so each holds its own copies,
         # with the <Location> sections of its URLs
         for loc, loc_configs, loc_statements in hiding if self.refuse_all is None else ():
+            if loc.modifier != "^~" and not loc.locations:
+                continue        # nginx goes on to the server's regex locations from a plain prefix without nested ones
             nested = [self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
                       for r in regex_routes if _may_match_under(r.path, loc.path, bool(r.params.get("nocase")))]
             loc.locations[:0] = nested

@@ -287,7 +287,22 @@ def _describe(scope: Scope) -> str:
     return f"<{kind} {scope.fs_path or scope.path}>"
 
 
-def resolve(model, server, scope: Scope | None, name: str) -> tuple[str | None, str | None]:
+# variables httpd's own modules may set in a request's environment, whatever the input says
+_MODULE_SET = ("ssl_", "redirect_", "http_", "https", "unique_id", "remote_", "auth_", "cache_", "no-", "nokeepalive",
+               "downgrade-", "force-", "gzip-", "suppress-", "proxy-")
+
+
+def never_set(model, words: set[str] | None, name: str) -> str | None:
+    """An always-empty variable for NAME when no directive of the input names it (WORDS: every word of the
+    input but env= conditions) and no module of httpd sets it; None otherwise."""
+    name = name.lower()
+    if words is None or name in words or name.startswith(_MODULE_SET):
+        return None
+    return model.shared_map("a2n_env_unset_", "$request_method", [], '""')
+
+
+def resolve(model, server, scope: Scope | None, name: str, words: set[str] | None = None
+            ) -> tuple[str | None, str | None]:
     """The variable holding NAME as httpd has it for a reader in SCOPE of SERVER (after the server-level and
     the per-directory lines), or (None, why) when no translated line sets it or one variable cannot serve
     every request the reader applies to."""
@@ -309,6 +324,8 @@ def resolve(model, server, scope: Scope | None, name: str) -> tuple[str | None, 
                           f"for some of the requests a reader at {where} applies to, and nginx would need another "
                           "value per location")
     if not chain:
+        if start is None and (unset := never_set(model, words, name)) is not None:
+            return unset, None      # set nowhere: empty for every request, as in httpd
         return start, (None if start is not None else f"no translated SetEnvIf sets {name}")
     variable = start
     for line in sorted(chain, key=lambda l: _merge_key(registry, l, main)):
@@ -331,7 +348,7 @@ class EnvReader:
     def __init__(self, ctx: Context, name: str, span, directive: Directive | None, build):
         self.ctx, self.name, self.span, self.directive, self.build = ctx, name, span, directive, build
         self.scope, self.server = ctx.scope, ctx.server
-        self.source, self.reason = resolve(ctx.model, ctx.server, ctx.scope, name)
+        self.source, self.reason = resolve(ctx.model, ctx.server, ctx.scope, name, ctx.options.get("input_words"))
         self.variable = build(self.source) if self.source is not None else None
         self.statements: list[tuple[list[Stmt], Stmt]] = []
         if self.variable is not None:
@@ -344,7 +361,8 @@ class EnvReader:
 
     def settle(self) -> bool:
         """Re-resolve; True when the reader's statements were taken out."""
-        source, reason = resolve(self.ctx.model, self.server, self.scope, self.name)
+        source, reason = resolve(self.ctx.model, self.server, self.scope, self.name,
+                                 self.ctx.options.get("input_words"))
         if source == self.source:
             return False
         label = f"{self.directive.name} {' '.join(self.directive.args)}" if self.directive is not None else \

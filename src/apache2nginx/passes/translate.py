@@ -9,6 +9,8 @@ section. Config-time directives the loader resolved count as exact.
 """
 from __future__ import annotations
 
+import re
+
 from ..catalogue import closest, known, known_section
 from ..diagnostics import Diagnostics, Severity, Span
 from ..model import NginxModel, Server
@@ -247,13 +249,18 @@ def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
     listings = proxy_html = False
     # a whole server configuration (not a snippet meant for an including context): httpd's defaults hold
     whole = any(node.key in _WHOLE_CONFIG for node in list(loaded.consumed) + list(loaded.walk()))
+    # every word of the input but the names env= conditions read: a variable none of them names is set by
+    # no directive of the input (setenvif.resolve)
+    words: set[str] = set()
     for node in loaded.walk():
+        words.update(w.lower() for a in node.args if not a.lower().startswith(("env=", "!"))
+                     for w in re.split(r"[^A-Za-z0-9_.-]+", a) if w)
         if node.key == "options":
             # mod_autoindex settings matter only if some Options enables listings (All includes Indexes)
             listings = listings or any(a.lower().lstrip("+") in ("indexes", "all") for a in node.args)
         elif node.key == "proxyhtmlenable":
             proxy_html = proxy_html or (node.args[:1] or [""])[0].lower() == "on"
-    return {"listings": listings, "proxy_html": proxy_html, "whole_config": whole}
+    return {"listings": listings, "proxy_html": proxy_html, "whole_config": whole, "input_words": words}
 
 
 _WHOLE_CONFIG = frozenset({"listen", "virtualhost", "serverroot", "loadmodule"})
