@@ -3,8 +3,8 @@ stays small, its reducer shrinks a failing case to the minimal one and keeps to 
 the difference, and the runner runs a fixed seed set under real httpd and nginx, counting every config
 (a verify run that cannot finish is a `verify-error` failure, never dropped).
 
-Seeds that pass today must keep passing; the other seeds of the set still show divergence classes being
-fixed (the gate becomes all-zero once they are).
+Seeds that pass today must keep passing; seed 14 is a harness artefact (with --docroot the user's tree stands
+in for every Alias target in httpd, while .htaccess files are read only under the DocumentRoot).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from difffuzz_engine.model import Case, directive, section  # noqa: E402
 
 # The seed set the runner test runs, and those of it that pass today (no failure of any class).
 SEEDS = range(1, 17)
-KNOWN_PASSING = set(SEEDS) - {2, 14}
+KNOWN_PASSING = set(SEEDS) - {14}
 
 
 def test_same_seed_same_case():

@@ -432,8 +432,30 @@ class Layout:
                 handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
                 access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
                           for k, v in kept.items()] + access
+        if r.kind == "alias" and not r.params.get("cgi"):
+            own += self.file_statements_for_alias(r, files_by_parent)
         loc.statements.extend(access + own + loc_statements + handler)
         return loc
+
+    def file_statements_for_alias(self, r: Route, files_by_parent: dict) -> list[Stmt]:
+        """The statements (headers) of the <Files> sections that match every file an AliasMatch serves: its
+        target ends with a fixed suffix after the last capture (`$1.txt`), and a section matching any name
+        with that suffix applies to each of them in httpd. nginx cannot nest the section in the alias's
+        regex location (a nested regex would replace the captures the alias reads)."""
+        target = r.target or ""
+        last = max((m.end() for m in re.finditer(r"\$\d", target)), default=None)
+        suffix = target[last:] if last is not None else ""
+        if last is None or "/" in suffix or not suffix:
+            return []
+        static = target[:target.find("$")]
+        static = static[:static.rfind("/") + 1].rstrip("/") or "/"
+        files = files_by_parent.get(0, []) + [f for d in self.covering_directories(static)
+                                             for f in files_by_parent.get(id(d), ())]
+        out: list[Stmt] = []
+        for f in files:
+            if f.statements and all(re.search(f.files_regex, "/" + name + suffix) for name in ("a", "zz9-x_y")):
+                out.extend(f.statements)
+        return out
 
     @staticmethod
     def nest_regex_redirects(made: list, regex_redirects: list, all_routes: list[Route]) -> None:
