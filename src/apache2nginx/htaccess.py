@@ -181,9 +181,26 @@ def _verdict(children: list, override: Override) -> tuple | None:
     the nodes it applies, the first node it refuses or None)."""
     if override.none:
         return None
-    kept = tuple(i for i, n in enumerate(children) if n.is_section or permitted(n.name, override))
-    refused = next((n for n in children if not n.is_section and not permitted(n.name, override)), None)
+    kept = tuple(i for i, n in enumerate(children) if _refused_in(n, override) is None)
+    refused = next((r for r in (_refused_in(n, override) for n in children) if r is not None), None)
     return kept, refused
+
+
+def _label(node) -> str:
+    return ("<" + node.name) if node.is_section else node.name
+
+
+def _refused_in(node, override: Override):
+    """The first directive (or section) of NODE httpd refuses under `override`, or None. A section is checked as
+    a directive of its own (<RequireAll> needs AuthConfig, <Limit> AuthConfig or Limit, <Files> and <If> any
+    override), then what it holds: httpd reads a section's contents with the .htaccess file's override."""
+    if not permitted(_label(node), override):
+        return node
+    for child in node.children if node.is_section else ():
+        refused = _refused_in(child, override)
+        if refused is not None:
+            return refused
+    return None
 
 
 def _section(directory: str, f: Path, children: list) -> Section:
@@ -202,7 +219,7 @@ def _report_refusals(f: Path, directory: str, verdicts: list, servers: int, diag
             continue
         said.add(id(verdict[1]))
         node = verdict[1]
-        why = f"{node.name} is not allowed in .htaccess here (AllowOverride)"
+        why = f"{_label(node)} is not allowed in .htaccess here (AllowOverride)"
         diags.add("A2N748", f"{f}: {why}: httpd answers 500 Internal Server Error for every request under "
                   f"{directory}" + ("" if servers == 1 else " in the servers where it is not allowed")
                   + ", the translation refuses them", node.span, directive=node.name,
@@ -259,7 +276,7 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
         if agreed:
             kept, refused = verdicts[0]
             if refused is not None:
-                result.refused.setdefault(directory, (f"{refused.name} is not allowed in .htaccess here "
+                result.refused.setdefault(directory, (f"{_label(refused)} is not allowed in .htaccess here "
                                                       "(AllowOverride)", refused.span))
             result.sections.append(_section(directory, f, [children[i] for i in kept]))
             continue
@@ -281,7 +298,7 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
             kept, refused = verdict
             if refused is not None:
                 result.refused.setdefault((vhost.span, directory), (
-                    f"{refused.name} is not allowed in .htaccess here (AllowOverride)", refused.span))
+                    f"{_label(refused)} is not allowed in .htaccess here (AllowOverride)", refused.span))
             section = _section(directory, f, [children[i] for i in kept])
             section.parent = vhost
             vhost.children.append(section)
