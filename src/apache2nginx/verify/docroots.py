@@ -110,9 +110,9 @@ def _vhost_roots(config: LoadedConfig) -> tuple[dict[str, set[str] | None], set[
 
 
 def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
-                        user_docroot: str | None) -> SandboxPaths:
+                        user_docroot: str | None, htaccess_nodes=()) -> SandboxPaths:
     """A sandbox directory for every DocumentRoot, Alias and ScriptAlias target, holding the files the probes
-    ask for."""
+    ask for; a stand-in for every password file the configuration (or a .htaccess of HTACCESS_NODES) names."""
     from ..passes.core import DEFAULT_DOCUMENT_ROOT
     base = Path(os.path.abspath(base))
     if user_docroot:
@@ -217,7 +217,7 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
         paths[original] = top
     # password files: the user's own where it exists, else one with the user verify:verify
     (base / "auth").mkdir(parents=True, exist_ok=True)
-    for node in config.walk():
+    for node in list(config.walk()) + list(htaccess_nodes):
         if not node.is_section and node.key in ("authuserfile", "authgroupfile") and node.args:
             name = node.args[0]
             original = name if name.startswith("/") else server_root + "/" + name

@@ -16,13 +16,33 @@ from .compare import Observation
 from .paths import normalized_path, request_path
 from .probes import Probe, VHostInfo
 
-def htaccess_regions(docroot: str | None) -> dict[str, str]:
-    """The URL prefix each .htaccess of a user's document root governs (served as the site's root)."""
-    out: dict[str, str] = {}
+def htaccess_regions(docroot: str | None, config: LoadedConfig | None = None) -> dict[str, list[str]]:
+    """The URL prefixes each .htaccess of a user's document root governs: its place under the site's root,
+    and under every Alias of CONFIG whose target is a DocumentRoot (which the tree stands for) or lies in one:
+    httpd reads the file for the aliased URLs too."""
+    aliases: list[tuple[str, str]] = []        # (URL prefix, target relative to a document root: "" or "/sub")
+    if config is not None:
+        roots = {n.args[0].rstrip("/") for n in config.walk()
+                 if not n.is_section and n.key == "documentroot" and n.args}
+        for n in config.walk():
+            if n.is_section or n.key not in ("alias", "scriptalias") or len(n.args) != 2:
+                continue
+            url, target = n.args[0].rstrip("/") or "/", n.args[1].rstrip("/")
+            for root in roots:
+                if target == root or target.startswith(root + "/"):
+                    aliases.append((url, target[len(root):]))
+    out: dict[str, list[str]] = {}
     for dirpath, _, filenames in os.walk(docroot) if docroot else ():
         if ".htaccess" in filenames:
             rel = os.path.relpath(dirpath, docroot)
-            out[os.path.join(dirpath, ".htaccess")] = "/" if rel == "." else "/" + rel.replace(os.sep, "/")
+            place = "" if rel == "." else "/" + rel.replace(os.sep, "/")
+            prefixes = [place or "/"]
+            for url, target in aliases:
+                if place == target or place.startswith(target + "/"):
+                    prefixes.append(url.rstrip("/") + place[len(target):] or "/")
+                elif target.startswith(place + "/"):
+                    prefixes.append(url)        # the file's directory holds the alias's target
+            out[os.path.join(dirpath, ".htaccess")] = prefixes
     return out
 
 
@@ -151,9 +171,9 @@ class Explainer:
     the request and whose code declares that kind of difference under the request's conditions."""
 
     def __init__(self, config: LoadedConfig, diags: list[Diagnostic], vhosts: list[VHostInfo],
-                 htaccess_regions: dict[str, str] | None = None):
+                 htaccess_regions: dict[str, list[str]] | None = None):
         self.vhosts = vhosts
-        self.htaccess_regions = htaccess_regions or {}          # .htaccess file -> the URL prefix it governs
+        self.htaccess_regions = htaccess_regions or {}          # .htaccess file -> the URL prefixes it governs
         regions: dict[str, list[_Region]] = {}                  # file -> sections that narrow where they apply
         # a route's line -> the URL prefixes or regexes it maps (a macro's line stands for every expansion)
         self.routes: dict[tuple[str, int], list[tuple[str, bool]]] = {}
@@ -207,7 +227,7 @@ class Explainer:
         best: tuple | None = None
         for d, homes, enclosing, effects_ in self.by_vhost.get(id(vh), []) + self.everywhere:
             region = self.htaccess_regions.get(d.span.file)
-            if region is not None and not segment_prefix(region, path or "/"):
+            if region is not None and not any(segment_prefix(r, path or "/") for r in region):
                 continue
             if not all(r.admits(path) for r in enclosing):
                 continue

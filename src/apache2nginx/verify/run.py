@@ -142,6 +142,55 @@ def nginx_backends(path: str) -> list[str]:
     return out
 
 
+_PASSWORD_LINE = re.compile(r'^(?P<lead>[ \t]*Auth(?:User|Group)File[ \t]+)(?P<q>"?)(?P<name>[^"\s]+)(?P=q)[ \t]*$',
+                            re.IGNORECASE | re.MULTILINE)
+
+
+def _htaccess_stand_ins(docroot: str | None, mapping: dict[str, str], work: Path, paths,
+                        server_root: str | None) -> None:
+    """A user's .htaccess is read by httpd where it lies, as written: a backend it names (RewriteRule [P], ...)
+    would be the real host, where the translation's proxy_pass reaches the echo backend standing in for it; a
+    password file it names would be the real one (or none: a 500), where nginx reads the stand-in. When a file
+    names either, both servers serve a copy of the tree whose .htaccess files name the stand-ins, as the
+    sandbox does for the configuration itself."""
+    if not docroot:
+        return
+    from .apache_sandbox import _URL, backend_key
+    root_dir = (server_root or "/etc/apache2").rstrip("/")
+
+    def repl(m: re.Match) -> str:
+        scheme = m.group("scheme")
+        key = backend_key(scheme, m.group("host"), m.group("port"))
+        return f"{scheme}://{mapping[key]}" if scheme.lower() != "balancer" and key in mapping else m.group(0)
+
+    def password(m: re.Match) -> str:
+        name = m.group("name")
+        stand_in = paths.get(name) or paths.get(name if name.startswith("/") else root_dir + "/" + name)
+        return f'{m.group("lead")}"{stand_in}"' if stand_in else m.group(0)
+
+    root = os.path.abspath(docroot)
+    changed: dict[str, str] = {}
+    for dirpath, _, filenames in os.walk(root):
+        if ".htaccess" in filenames:
+            path = os.path.join(dirpath, ".htaccess")
+            try:
+                text = Path(path).read_text(errors="surrogateescape")
+            except OSError:
+                continue
+            mapped = _PASSWORD_LINE.sub(password, _URL.sub(repl, text))
+            if mapped != text:
+                changed[os.path.relpath(path, root)] = mapped
+    if not changed:
+        return
+    copy = work / "htdocs"
+    shutil.copytree(root, copy, symlinks=True)
+    for rel, text in changed.items():
+        (copy / rel).write_text(text, errors="surrogateescape")
+    for original, served in list(paths.items()):
+        if served == root:
+            paths[original] = str(copy)
+
+
 def _htaccess_nodes(docroot: str) -> list:
     """Every directive of the .htaccess files under a user's document root (httpd loads their modules)."""
     from ..syntax.loader import LoadOptions, load
@@ -237,7 +286,8 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
             identities = list(dict.fromkeys(collect_backends(config) + nginx_backends(nginx_file)))
             echo = EchoBackends(identities, down, tls_backends(config) | nginx_tls_backends(nginx_file))
             progress("writing document roots")
-            paths = synthesize_docroots(config, probes, work / "docroots", docroot)
+            htaccess = _htaccess_nodes(docroot) if docroot else []
+            paths = synthesize_docroots(config, probes, work / "docroots", docroot, htaccess)
         except BaseException:
             if echo is not None:
                 echo.stop()
@@ -257,8 +307,9 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
             result.limited_by = reason
         with echo:
             mapping = {i: echo.address(i) for i in identities}
+            _htaccess_stand_ins(docroot, mapping, work, paths, config.server_root)
             apache_box = ApacheSandbox(config, mapping, paths, cert, apache_bin, htaccess_dir,
-                                       _htaccess_nodes(docroot) if docroot else ())
+                                       htaccess)
             box = None
             nginx_proc = None
             try:
@@ -295,7 +346,7 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
                 back[int(stand_in.rsplit(":", 1)[1])] = int(port)
         aliases = {mapping[k]: host for k, host in unix_hosts(config).items() if k in mapping}
         comparator = Comparator(back, pools, ignored_headers, aliases)
-        explainer = Explainer(config, diags, vhosts_of(config), htaccess_regions(docroot)) if explain else None
+        explainer = Explainer(config, diags, vhosts_of(config), htaccess_regions(docroot, config)) if explain else None
         progress("comparing")
         for probe, (a, n) in zip(probes, answers):
             result.compared += 1
