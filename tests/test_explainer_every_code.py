@@ -73,8 +73,11 @@ def _case(effect: Effect, field: str, host: str = "one.example") -> Case:
             status = code
             break
     backend = {"backend": "b:80", "method": method, "path": path, "headers": []} if "proxied" in when else None
-    # httpd served (2xx) where nginx redirected
-    apache = Observation(200 if {"success", "redirect"} <= when else status, None, {}, "", backend, at=1.0)
+    # httpd served (2xx) where nginx redirected; httpd asked for a login where nginx answered as below
+    apache = Observation(200 if {"success", "redirect"} <= when else 401 if "httpd-refused" in when else status,
+                         None, {}, "", backend, at=1.0)
+    if "nginx-refused" in when:
+        status = 401        # nginx asked for a login where httpd answered as above
     nginx = Observation(status if "nginx-failed" not in when else 0, None, {}, "", backend, at=1.0,
                         error="ConnectionRefusedError" if "nginx-failed" in when else None)
     change = effect.change if effect.change != "any" else "changed"

@@ -231,7 +231,10 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N743": effects("status", "body", "header", "location"),  # Options (Indexes, MultiViews...) not applied
     "A2N744": effects(),                # no .htaccess is read by the verified httpd either (A2N749 when converted)
     "A2N745": effects(*_REWRITE),       # rules left out, or a redirect that runs before the access rules
-    "A2N747": effects("status@status-403"),  # a directory named like a refused file is refused
+    # a directory named like a refused file is refused; a URL whose file (or directory) does not exist gets the
+    # section's rules in nginx, where httpd answers 404 without them
+    "A2N747": effects("status@status-403", "status:changed@status-404,nginx-refused",
+                      "header www-authenticate:added@status-404,nginx-refused"),
     "A2N748": effects("status@status-403"),  # 403 where httpd answers 500
     "A2N749": effects(),
     "A2N778": effects("status@status-403", "header@status-403", "location@status-403",
@@ -251,7 +254,11 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # the login where httpd answers 401
     "A2N771": effects("status@success,redirect", "location:added@success,redirect", "header@success,redirect",
                       "body@success,redirect"),  # nginx redirects where httpd lists the directory
-    "A2N772": effects("status:changed@path-info,status-404", "header www-authenticate:added@path-info,status-404"),
+    # ... and a URL whose file's directory does not exist: httpd applies the directory's rules (the section sees the
+    # missing segment's name), nginx the section's, which grant: 404 where httpd asks for a login or refuses
+    "A2N772": effects("status:changed@path-info,status-404", "header www-authenticate:added@path-info,status-404",
+                      "status:changed@status-404,httpd-refused",
+                      "header www-authenticate:missing@status-404,httpd-refused"),
     # the directory's answer (403, 401) to path info after a file the section grants, where httpd answers 404
     "A2N720": effects("status", "body", "header"),  # a script under a ^~ prefix is served as a file
     "A2N721": effects("status@no-backend-process", "header@no-backend-process", "body@no-backend-process"),  # the

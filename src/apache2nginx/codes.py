@@ -1148,7 +1148,10 @@ _short("A2N747", "files-section-segments", "warning", "A refusing file section a
        "say which segment is the file (`/x.php/info` runs x.php with path info). The translation applies the "
        "pattern to every path segment, so path info after a refused file stays refused (a PHP location would "
        "otherwise run it), and a directory whose name matches is refused too.",
-       "a directory whose name matches the pattern (e.g. `.well-known` under `^\\.`) is refused by nginx.",
+       "a directory whose name matches the pattern (e.g. `.well-known` under `^\\.`) is refused by nginx; and "
+       "where the file does not exist, nginx still applies the section's rules to its URL (a login or a refusal) "
+       "while httpd answers 404: httpd matches the section against the first path segment that does not exist "
+       "(/missing-dir/.htpasswd is seen as `missing-dir`).",
        "add a `location ^~ /.well-known/ { ... }` (or the directory concerned) that grants it.")
 _short("A2N748", "htaccess-not-allowed", "error", "A .htaccess holds a directive its AllowOverride forbids.",
        "httpd answers 500 Internal Server Error for every request under that directory when its .htaccess holds "
@@ -1254,7 +1257,10 @@ _short("A2N772", "files-rules-path-info", "warning",
        "as a location matching URLs that end with the file's name: matching a segment in the middle of the URL "
        "would also apply its rules to a directory of that name and everything below it, which httpd does not.",
        "a URL going on after the file's name (path info: /style.css/more) keeps the directory's rules in nginx "
-       "(often 403), where httpd applies the file's rules and answers 404 (a static file takes no path info).",
+       "(often 403), where httpd applies the file's rules and answers 404 (a static file takes no path info). "
+       "Conversely, where a directory of the URL does not exist, httpd matches the section against that missing "
+       "segment's name and keeps the directory's rules (a login, 401), where nginx applies the file's and "
+       "answers 404.",
        "nothing to do: such URLs name no file in either server.")
 _short("A2N774", "authtype-without-require", "warning",
        "AuthType with no Require: httpd answers every request in the region 500.",

@@ -49,6 +49,8 @@ CONDITIONS = {
     "inner-segment": "the request's path has a segment before its last one (a directory part: /d/name)",
     "status-403": "httpd or nginx answered 403 (forbidden)",
     "status-404": "httpd or nginx answered 404 (not found)",
+    "nginx-refused": "nginx answered 401 or 403 (asked for a login, or refused)",
+    "httpd-refused": "httpd answered 401 or 403 (asked for a login, or refused)",
     "conditional-request": "the request carries If-None-Match or If-Modified-Since",
     "credentials": "the request carries an Authorization header",
     "refused-before-host": "nginx answered 400 to a path that climbs above the root or holds a malformed "

@@ -90,6 +90,8 @@ class Case:
             "inner-segment": len([seg for seg in normalized_path(p.path).split("/") if seg]) > 1,
             "status-403": 403 in statuses,
             "status-404": 404 in statuses,
+            "nginx-refused": n.status in (401, 403),
+            "httpd-refused": a.status in (401, 403),
             "conditional-request": any(k.lower() in ("if-none-match", "if-modified-since") for k in p.headers),
             "credentials": any(k.lower() == "authorization" for k in p.headers),
             "nginx-failed": n.error is not None and a.error is None,
