@@ -256,6 +256,7 @@ class Layout:
             regions.insert(0, "/")
         winners: set[int] = set()
         root_access: list[Stmt] = []
+        root_region_configs: list = []   # the sections merged for the document root's region, in order
         exact_only: set[str] = set()     # `/p` of a proxied `/p/` (below)
         exact_spans: dict[str, object] = {}     # ... and the line of the entry that made it
         hiding: list[tuple[Location, list, list[Stmt]]] = []   # ^~ regions of the document root (see below)
@@ -291,6 +292,7 @@ class Layout:
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
             if path == "/":
                 root_access = access
+                root_region_configs = dir_configs + loc_configs
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
                                     [st for s in covering for st in s.statements])
             slash = [] if fs is None or self.refuse_all is not None or \
@@ -387,8 +389,10 @@ class Layout:
         prefix_locations = [l for l in server.locations if l.modifier in ("", "^~", "=")]
         for s in regex_scopes:
             loc = Location("~*" if s.nocase else "~", s.path, span=s.span)
-            access = self.access([s.settings.get("access")], s.path, s.span) if s.settings.get("access") else \
-                root_access
+            # nginx consults it for URLs under `location /` only: httpd merges the <LocationMatch> after the
+            # sections of those URLs (the document root's), whose refusals and settings it does not replace
+            access = self.access(root_region_configs + [s.settings.get("access")], s.path, s.span) \
+                if s.settings.get("access") else root_access
             proxied = self.proxy_configs(s.proxy, s.path) if s.proxy is not None and s.proxy.kind == "proxy" else []
             own = self.access(proxied + [p.settings.get("access") for p in prefix_scopes if p.path == "/"] +
                               [s.settings.get("access")], s.path, s.span) if proxied else access
@@ -396,8 +400,10 @@ class Layout:
             if s.proxy is not None:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path, loc.statements))
             server.locations.append(loc)
-            if s.settings.get("access") is not None and access:
-                self.guard_prefixes(s, access, prefix_locations)
+            own_access = self.access([s.settings.get("access")], s.path, s.span) \
+                if s.settings.get("access") is not None else []
+            if own_access:
+                self.guard_prefixes(s, own_access, prefix_locations)
 
         if self.filename_refusals and self.refuse_all is None:
             for loc in server.locations:
