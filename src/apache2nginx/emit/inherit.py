@@ -177,14 +177,15 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
             if target is None:
                 continue
             theirs = [s for s in effective(parent, target.statements, unless)
-                      if s.name == "add_header" and s.args and s.args[-1] == "always"]
+                      if s.name == "add_header" and s.args and s.args[-1] == "always" and not _challenge(s)]
             if [tuple(s.args) for s in theirs] == [tuple(s.args) for s in headers]:
                 continue
             key = (target.path, tuple(tuple(s.args) for s in headers))
             copy = copies.get(key)
             if copy is None:
                 copy = Location(target.modifier, f"{target.path}_{len(copies) + 1}",
-                                [s for s in target.statements if s.name != "add_header"] + headers, target.span)
+                                [s for s in target.statements if s.name != "add_header" or _challenge(s)] + headers,
+                                target.span)
                 copies[key] = copy
             pages.append(Stmt("error_page", page.args[:-1] + [copy.path], page.span,
                               comment="with this location's Header always lines"))
@@ -193,6 +194,11 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
                            loc.runs_scripts, loc.static_only)
         out.append(loc)
     return out + list(copies.values())
+
+
+def _challenge(s: Stmt) -> bool:
+    """The login challenge an error page for 401 repeats (challenge_pages): not one of the location's headers."""
+    return s.name == "add_header" and s.args[:2] == ["WWW-Authenticate", "$a2n_challenge"]
 
 
 def _refusal(s: Stmt) -> bool:

@@ -964,8 +964,12 @@ def _regex_escape(text: str) -> str:
 
 
 def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
+    from .challenge_pages import keep_challenges
+    from .refusal_pages import keep_refusals_plain
     for server in model.servers:
         Layout(model, server, diags, proxy_emitter).run()
+        keep_refusals_plain(model, server)
+    keep_challenges(model)
 
 
 __all__ = ["lay_out", "segment_prefix", "ProxyTarget", "Scope"]
