@@ -1237,6 +1237,11 @@ _short("A2N756", "access-repeated-headers", "warning",
        "a request repeating the header can be decided differently: nginx decides as httpd would for the first "
        "line alone, so it admits nothing a single-header request would not be admitted for by httpd too.",
        "target nginx 1.23 or later (--nginx-version), or refuse repeated headers in front of nginx.")
+_short("A2N784", "error-document-401-url", "info", "ErrorDocument 401 names a full URL, which httpd ignores.",
+       "httpd refuses to redirect a 401 (the client would never see the login challenge): it logs AH00113 "
+       "and ignores the directive, keeping whatever 401 document applied before. The translation leaves it out.",
+       "nothing: both servers answer 401 with the challenge.",
+       "remove the directive, or point it to a local document.")
 _short("A2N770", "directory-slash-before-login", "warning",
        "DirectorySlash Off where a login is asked: a directory without its slash is refused before the login.",
        "with DirectorySlash Off httpd refuses (403) a directory requested without its trailing slash once the "

@@ -481,6 +481,12 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
     quoted = d.quoted[1] if len(d.quoted) > 1 else False
     if target == "default":
         return Disposition.EXACT
+    if code == "401" and " " not in target and re.match(r"^[A-Za-z0-9+.-]+:", target):
+        # core.c set_error_document: a full URL for 401 is ignored (AH00113), so it neither sets nor resets the
+        # 401 document: httpd sends its own 401 with the challenge; nginx's error_page would redirect instead
+        ctx.diags.add("A2N784", f"ErrorDocument 401 {target}: httpd ignores a full URL for 401 (AH00113) and "
+                      "answers with its own 401 page; the translation leaves it out too", d.span, directive=d.name)
+        return Disposition.NOT_APPLICABLE
     if not quoted and (target.startswith("/") or re.match(r"^https?://", target)) and " " not in target:
         ctx.emit("error_page", [code, target], d.span)
         return Disposition.EXACT
