@@ -1242,6 +1242,12 @@ _short("A2N784", "error-document-401-url", "info", "ErrorDocument 401 names a fu
        "and ignores the directive, keeping whatever 401 document applied before. The translation leaves it out.",
        "nothing: both servers answer 401 with the challenge.",
        "remove the directive, or point it to a local document.")
+_short("A2N786", "cgi-refused", "error", "CGI scripts cannot run under nginx: their URLs are refused.",
+       "ScriptAlias and ScriptAliasMatch map URLs to CGI programs, under the programs' <Directory> rules; nginx "
+       "runs no CGI, and serving the document root's files at those URLs instead would bypass those rules, so "
+       "the translation answers 403 there.",
+       "the programs do not run: every URL of the ScriptAlias gets 403 from nginx (httpd may ask for a login first).",
+       "run the programs through fcgiwrap and hand the URLs to it with fastcgi_pass.")
 _short("A2N770", "directory-slash-before-login", "warning",
        "DirectorySlash Off where a login is asked: a directory without its slash is refused before the login.",
        "with DirectorySlash Off httpd refuses (403) a directory requested without its trailing slash once the "

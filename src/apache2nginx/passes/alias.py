@@ -119,6 +119,14 @@ def script_alias(ctx: Context, d: Directive) -> Disposition:
                       f"of {d.args[1]} is not found, and a missing one answers 403 (fcgiwrap) instead of httpd's 404",
                       d.span, directive=d.name, hint="apt-get install fcgiwrap (it listens on /run/fcgiwrap.socket)")
         return Disposition.APPROXIMATE
+    if ctx.scope is None and len(d.args) == 2 and (d.key == "scriptalias" or httpd_refuses(d.args[0]) is None):
+        # httpd maps these URLs to its programs (and the programs' <Directory> rules): nginx must not serve the
+        # document root's files there instead, so they are refused
+        ctx.server.routes.append(Route("redirect", d.args[0], "", status=403, regex=d.key == "scriptaliasmatch",
+                                       span=d.span, params={"directive": d.name}))
+        ctx.diags.add("A2N786", f"{d.name}: nginx runs no CGI programs; serve them through a FastCGI wrapper "
+                      "(fcgiwrap) by hand. Its URLs are refused (403) until then", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
     ctx.diags.add("A2N404", f"{d.name}: nginx runs no CGI programs; serve them through a FastCGI wrapper "
                   "(fcgiwrap) by hand. Nothing was emitted, so these URLs fall through to the document root",
                   d.span, directive=d.name)
