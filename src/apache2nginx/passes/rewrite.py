@@ -243,16 +243,30 @@ def rewrite_map(ctx: Context, d: Directive) -> Disposition:
 
 
 def _in_location(ctx: Context, d: Directive) -> Disposition:
-    if d.key == "rewriterule" and _refuses(d) and _state(ctx).engine is not False:
-        # a rule that answers with an error status: left out, it would let through what httpd refuses
+    if d.key == "rewriterule" and (_refuses(d) or _may_loop(d)) and _state(ctx).engine is not False:
+        # a rule that answers with an error status (or whose internal redirect can come back to it until httpd's
+        # redirect limit answers 500): left out, it would let through what httpd refuses
         ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
+        why = "the rule refuses requests" if _refuses(d) else \
+            "the rule rewrites, and the internal redirect can come back to it until httpd answers 500"
         ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
-                      "the translation does not reproduce; the rule refuses requests, so the translation refuses "
-                      "every request of the section (403)", d.span, directive=d.name)
+                      f"the translation does not reproduce; {why}, so the translation refuses every request of the "
+                      "section (403)", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
                   "the translation does not reproduce; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _may_loop(d: Directive) -> bool:
+    """A per-directory RewriteRule that rewrites (no redirect, proxy or `-`): its internal redirect runs the
+    rules again, [END] aside (see `_may_refuse`), and httpd answers 500 at its redirect limit."""
+    if len(d.args) < 2 or d.args[1] == "-" or re.match(r"^[a-z][a-z0-9+.-]*://", d.args[1], re.I):
+        return False
+    flags = {_LONG.get(k, k): v for k, v in _flags(d.args[2] if len(d.args) > 2 else None).items()}
+    if "R" in flags or "P" in flags:
+        return False
+    return "END" not in flags or "PT" in flags or d.args[1].split("?", 1)[0].endswith("/")
 
 
 def _refuses(d: Directive) -> bool:
@@ -568,7 +582,11 @@ def _may_refuse(rule: RRule) -> bool:
     httpd's redirect limit (500)."""
     if _refuses(rule.directive):
         return True
-    return rule.substitution != "-" and not any(f in rule.flags for f in ("R", "P", "END"))
+    if rule.substitution == "-" or any(f in rule.flags for f in ("R", "P")):
+        return False
+    # [END] holds for the internal redirect, but not with [PT] (noted only after PT's exit) nor in mod_dir's
+    # index subrequest a directory target makes (a pool of its own): there the rules run again
+    return "END" not in rule.flags or "PT" in rule.flags or rule.substitution.split("?", 1)[0].endswith("/")
 
 
 def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> None:

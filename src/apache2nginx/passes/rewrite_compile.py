@@ -602,7 +602,11 @@ class Compiler:
             keep = not target.endswith("?") and "?" not in target
             target = target.rstrip("?") + ("$is_args$args" if keep else "")
             return out + [Stmt("return", [code, target], span)]
-        flag = "break" if "END" in flags else ("last" if ("L" in flags or "PT" in flags) else None)
+        # per-directory [PT] leaves the ruleset before [END] is noted (mod_rewrite's apply_rewrite_list): the
+        # internal redirect runs the rules again, as nginx's `last` does (a rule that matches its own result ends
+        # in both servers' redirect limit, 500)
+        end = "END" in flags and not ("PT" in flags and self.per_dir is not None)
+        flag = "break" if end else ("last" if ("L" in flags or "PT" in flags or "END" in flags) else None)
         if self.per_dir is None and "PT" not in flags and "H" not in flags:
             self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
                                      "nginx would search locations again with the rewritten one", "<Location> sections",
