@@ -289,11 +289,34 @@ RULES = table(
 N_UNROLL = 16
 
 
-def _not_translated(ctx: Context, rule: RRule, code: str, why: str) -> None:
-    """Report a rule (and its conditions) as untranslated: an error, never a silent drop."""
+def _not_translated(ctx: Context, rule: RRule, code: str, why: str, refused: bool = False) -> None:
+    """Report a rule (and its conditions) as untranslated: an error, never a silent drop. REFUSED: the requests
+    it applies to are refused in its place (`_refused_instead`)."""
+    what = "the requests it applies to are refused (403) instead" if refused else "nothing was emitted for this rule"
     rule.settle(ctx, Disposition.UNSUPPORTED, ctx.diags.add(
-        code, f"RewriteRule {rule.pattern} {rule.substitution}: {why}; nothing was emitted for this rule", rule.span,
+        code, f"RewriteRule {rule.pattern} {rule.substitution}: {why}; {what}", rule.span,
         directive="RewriteRule"))
+
+
+# Untranslated server-context rules whose result httpd would check against other access rules than nginx:
+# left out, the request would be served under the rules of its original URL alone.
+_REFUSED_INSTEAD = {"A2N327"}
+
+
+def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=()) -> list[Stmt]:
+    """A server-context rule left out because its result crosses access rules: the requests it applies to (its
+    pattern, conditions and the guards of its chain) are refused (403), as an [F] rule of the same tests; httpd
+    may refuse them (the rewritten URL's <Directory> rules, 401 or 403) where nginx would serve the original
+    URL. Nothing where the tests themselves cannot be compiled (the error says so)."""
+    if exc.code not in _REFUSED_INSTEAD:
+        return []
+    flags = {k: v for k, v in rule.flags.items() if k == "NC"}
+    flags["F"] = ""
+    copy = RRule(rule.pattern, "-", flags, list(rule.conds), rule.span, rule.directive, rule.index)
+    try:
+        return compiler.rule_statements(copy, list(guards))
+    except Unsupported:
+        return []
 
 
 def _unrolled(ctx: Context, compiler: Compiler, rule: RRule) -> tuple[list[Stmt], bool]:
@@ -774,7 +797,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             try:
                 stmts = compiler.rule_statements(rule, guards, marks)
             except Unsupported as exc:
-                _not_translated(ctx, rule, exc.code, exc.message)
+                refusal = _refused_instead(compiler, rule, exc, guards) if state.per_dir is None else []
+                _not_translated(ctx, rule, exc.code, exc.message, refused=bool(refusal))
+                statements.extend(refusal)
                 flow_state.failed(rule)
                 continue
             flow_state.emitted(stmts)
@@ -798,7 +823,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         try:
             stmts = compiler.rule_statements(rule)
         except Unsupported as exc:
-            _not_translated(ctx, rule, exc.code, exc.message)
+            refusal = _refused_instead(compiler, rule, exc) if state.per_dir is None else []
+            _not_translated(ctx, rule, exc.code, exc.message, refused=bool(refusal))
+            statements.extend(refusal)
             continue
         (location_statements if state.per_dir is not None else statements).extend(stmts)
     if fc_location is not None and state.per_dir is not None and any(s.name == "if" for s in location_statements):
