@@ -252,6 +252,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N754": effects("status@credentials", "header www-authenticate@credentials"),  # a hash nginx cannot check
     "A2N755": effects(),                # the group's members are written out: the same decision
     "A2N756": effects(),                # differs only for a repeated request header, which verify never sends
+    "A2N785": effects("status@status-403", "header@status-403", "location@status-403",
+                      "backend@status-403"),  # the aliased URLs are refused (403)
     "A2N784": effects(),                # httpd ignores the directive, and so does the translation
     "A2N770": effects("status:changed@status-403", "header www-authenticate:missing@status-403"),  # 403 before
     # the login where httpd answers 401

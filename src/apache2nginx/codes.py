@@ -1242,6 +1242,14 @@ _short("A2N784", "error-document-401-url", "info", "ErrorDocument 401 names a fu
        "and ignores the directive, keeping whatever 401 document applied before. The translation leaves it out.",
        "nothing: both servers answer 401 with the challenge.",
        "remove the directive, or point it to a local document.")
+_short("A2N785", "rewrite-aliased-directory", "error", "Per-directory rewrite rules reached through an Alias: its URLs are refused.",
+       "httpd runs a directory's rewrite rules (a <Directory> section or its .htaccess) for every URL that maps "
+       "into the directory, an Alias's too; without RewriteBase a relative substitution there is not a URL of the "
+       "alias. The translation places the rules under the document root's URL of the directory only, so it "
+       "answers 403 for the aliased URLs rather than serve them without the rules.",
+       "requests under the Alias get 403 from nginx.",
+       "give the aliased directory a RewriteBase and repeat the rules in a <Location> of the alias by hand, or "
+       "refuse the alias.")
 _short("A2N786", "cgi-refused", "error", "CGI scripts cannot run under nginx: their URLs are refused.",
        "ScriptAlias and ScriptAliasMatch map URLs to CGI programs, under the programs' <Directory> rules; nginx "
        "runs no CGI, and serving the document root's files at those URLs instead would bypass those rules, so "

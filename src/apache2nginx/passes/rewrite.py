@@ -441,12 +441,54 @@ def finish_server(ctx: Context, server: Server) -> None:
         if _symlinks_refused(ctx, server, state):
             continue
         _finish_state(ctx, server, state)
+    for state in inherited + own:
+        _refuse_aliased(ctx, server, state)
     state = server.settings.get("rewrite")
     main_state = ctx.main.settings.get("rewrite") if server is not ctx.main else None
     if main_state is not None:
         state = _merged_with_main(state, main_state)
     if state is not None:
         _finish_state(ctx, server, state)
+
+
+def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None:
+    """Per-directory rules reached through an Alias: httpd runs them for the aliased URLs too, matching what
+    follows the directory (without RewriteBase a relative result is not a URL of the alias), while the
+    translation places them under the document root's URL alone. The aliased URLs of the directory are
+    refused (403) rather than served without the rules (a rewrite there could loop to httpd's 500, refuse,
+    redirect or proxy)."""
+    if not state.rules or state.engine is False:
+        return
+    directory = (state.directory or "").rstrip("/")
+    routes = server.routes + (ctx.main.routes if server is not ctx.main else [])
+    for route in routes:
+        if route.kind != "alias" or route.regex or not route.target.startswith("/"):
+            continue
+        target = route.target.rstrip("/")
+        url = route.path.rstrip("/")
+        if directory == target or directory.startswith(target + "/"):
+            prefix = url + directory[len(target):] + "/"
+        elif target.startswith(directory + "/") or not directory:
+            prefix = url + "/"
+        else:
+            continue
+        span = state.rules[0].span
+        exact = [prefix.rstrip("/")] if route.path == url and prefix.rstrip("/") else []
+        for modifier, path in [("^~", prefix)] + [("=", p) for p in exact]:
+            loc = next((l for l in server.locations if l.path == path and l.modifier == modifier), None)
+            if loc is None:
+                loc = Location(modifier, path, [], span)
+                server.locations.append(loc)
+            refusal = Stmt("return", ["403"], span, comment=ALIAS_REFUSAL)
+            loc.statements.insert(0, refusal)
+            loc.directory_rules.append(refusal)
+        ctx.diags.add("A2N785", f"RewriteRule in <Directory {state.directory}>: {route.params.get('directive', 'Alias')} "
+                      f"{route.path} maps URLs into the directory, where httpd runs its {len(state.rules)} rule(s) "
+                      f"too; the translation places them under the document root only, so it refuses {prefix} (403)",
+                      span, directive="RewriteRule", related=[route.span])
+
+
+ALIAS_REFUSAL = "per-directory rewrite rules of an aliased directory are not translated"
 
 
 def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bool:
