@@ -580,7 +580,8 @@ class Layout:
         """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
         consults a regex location: there its URLs are refused in the rewrite phase (exact for a plain refusal,
         narrower than httpd for address lists or authentication, which are reported)."""
-        if not all(st.name == "deny" and st.args == ["all"] for st in access):
+        plain = all(st.name == "deny" and st.args == ["all"] for st in access)
+        if not plain:
             if scope.span not in self.reported:
                 self.reported.add(scope.span)
                 self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
@@ -593,9 +594,12 @@ class Layout:
         while todo:
             loc = todo.pop()
             todo.extend(loc.locations)
+            # httpd's own refusal, or one in place of rules not translated (their headers are sent on it)
+            exact = plain and not any(st.comment and "refused" in st.comment for st in access)
+            refusal = Stmt("return", ["403"], scope.span,
+                           comment=None if exact else "its rules are not translated under this prefix")
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
-                                          block=[Stmt("return", ["403"], scope.span)],
-                                          comment="<LocationMatch> access rule"))
+                                          block=[refusal], comment="<LocationMatch> access rule"))
 
     def merge_into(self, existing: Location, loc: Location, access: list[Stmt]) -> None:
         """httpd checks access before per-directory rewrites run; nginx runs a location's rewrites first.

@@ -1009,6 +1009,8 @@ class Compiler:
             Stmt("proxy_redirect", ["off"], rule.span),
         ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
         self.server.locations.append(loc)
+        if self.per_dir is None:
+            self.server.settings.setdefault("rewrite_proxy_locations", []).append(loc)
         self.ctx.diags.add("A2N825", f"RewriteRule [P] to {scheme}://{host}: proxied through an internal location, "
                            "without connection reuse as httpd's default worker", rule.span, directive="RewriteRule")
         return [Stmt("rewrite", [pattern, target, "last"], rule.span)]
