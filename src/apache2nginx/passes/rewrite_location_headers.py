@@ -111,39 +111,52 @@ def _may_share(a, b) -> bool:
     return a.regex or b.regex or _within(a.path, b.path) or _within(b.path, a.path)
 
 
+def _may_hold(scope, urls: list[tuple[str, bool]] | None) -> bool:
+    """Can a URL starting with one of the literal prefixes URLS (each with whether it is case-blind) be in
+    the section? (None: any URL.)"""
+    if urls is None or scope.regex:
+        return True
+    for prefix, nocase in urls:
+        a, b = (prefix.lower(), scope.path.lower()) if nocase or scope.nocase else (prefix, scope.path)
+        if a.startswith(b) or b.startswith(a):
+            return True
+    return False
+
+
 def carry_proxy_headers(ctx, server: Server, statements: list[Stmt]) -> None:
     """Give the internal locations of the server-context [P] rules among STATEMENTS the header statements of
     the <Location>/<LocationMatch> sections matching the original URL (see the module's docstring)."""
     proxies = server.settings.pop("rewrite_proxy_locations", [])
-    if not proxies:
-        return
     holders = [server] if server is ctx.main else [ctx.main, server]
-    scopes = [sc for h in holders for sc in h.scopes if sc.kind == "location"
-              and any(st.name in ("add_header", "proxy_hide_header") for st in sc.statements)]
-    if not scopes:
-        return
-    combos: list[tuple[int, ...]] = [()]
-    for i, scope in enumerate(scopes):
-        combos += [c + (i,) for c in combos if all(_may_share(scopes[j], scope) for j in c)]
-    if len(combos) - 1 > _MAX_COMBINATIONS:
-        for loc in proxies:
-            loc.statements.append(Stmt("deny", ["all"], loc.span, comment="refused: the headers of the <Location> "
-                                       "sections of the original URL are not carried here"))
-        ctx.diags.add("A2N514", f"RewriteRule [P]: the original URL may match {len(combos) - 1} combinations of "
-                      "<Location> sections with Header lines, which httpd's proxied answer carries; the translation "
-                      "carries them for at most " + str(_MAX_COMBINATIONS) + ", so the rule's proxying is refused "
-                      "(deny all)", proxies[0].span, directive="RewriteRule")
-        return
-    counter = ctx.options.setdefault("_rewrite_proxy_headers", [0])
-    counter[0] += 1
-    select = f"$a2n_pxsel{counter[0]}"
-    chooser = [Stmt("set", [select, ""], None)]
-    for i, scope in enumerate(scopes):
-        op = "~*" if scope.nocase else "~"
-        chooser.append(Stmt("if", [f"($uri {op} {_quote_regex(_region(scope))})"], scope.span,
-                            block=[Stmt("set", [select, "${" + select[1:] + "}_" + str(i + 1)], scope.span)],
-                            comment="the <Location> headers a [P] rule's proxied answer carries"))
-    for loc in proxies:
+    carrying = [sc for h in holders for sc in h.scopes if sc.kind == "location"
+                and any(st.name in ("add_header", "proxy_hide_header") for st in sc.statements)]
+    chooser: list[Stmt] = []
+    for loc, urls in proxies:
+        scopes = [sc for sc in carrying if _may_hold(sc, urls)]
+        if not scopes:
+            continue
+        combos: list[tuple[int, ...]] = [()]
+        for i, scope in enumerate(scopes):
+            combos += [c + (i,) for c in combos if all(_may_share(scopes[j], scope) for j in c)]
+            if len(combos) - 1 > _MAX_COMBINATIONS:
+                break
+        if len(combos) - 1 > _MAX_COMBINATIONS:
+            loc.statements.append(Stmt("deny", ["all"], loc.span, comment="refused: the headers of the "
+                                       "<Location> sections of the original URL are not carried here"))
+            ctx.diags.add("A2N514", "RewriteRule [P]: the original URL may match more than "
+                          f"{_MAX_COMBINATIONS} combinations of <Location> sections with Header lines, which "
+                          "httpd's proxied answer carries; the rule's proxying is refused (deny all)", loc.span,
+                          directive="RewriteRule")
+            continue
+        counter = ctx.options.setdefault("_rewrite_proxy_headers", [0])
+        counter[0] += 1
+        select = f"$a2n_pxsel{counter[0]}"
+        chooser.append(Stmt("set", [select, ""], None))
+        for i, scope in enumerate(scopes):
+            op = "~*" if scope.nocase else "~"
+            chooser.append(Stmt("if", [f"($uri {op} {_quote_regex(_region(scope))})"], scope.span,
+                                block=[Stmt("set", [select, "${" + select[1:] + "}_" + str(i + 1)], scope.span)],
+                                comment="the <Location> headers a [P] rule's proxied answer carries"))
         base = loc.path[:-1]
         _retarget(statements, base, select)
         for combo in combos[1:]:
