@@ -189,6 +189,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N512": effects("header:added@error-status,inner-segment", "header:added@path-info"),  # a file section's
     # header on an error where httpd matched the section against a missing name or a file higher up the path, or
     # under a directory named like the file
+    "A2N514": effects("status@status-403", "body@status-403", "header@status-403", "backend@status-403",
+                      "location@status-403"),   # the proxied URLs refused
+    "A2N513": effects(),    # the SetEnvIf header is one verify's requests never carry (nginx ignores it)
     "A2N505": effects("header:missing", "header:changed", "backend header:missing", "backend header:changed"),
 
     # ------------------------------------------------------------ A2N6xx logging: logs are not compared

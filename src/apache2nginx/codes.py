@@ -876,6 +876,24 @@ _short("A2N512", "files-header-walk", "warning", "A file section's Header lines 
        "an error answer (404, 403) to a URL under a missing directory or a file, or any answer under a directory "
        "named like the file, carries the section's header in nginx only.",
        "nothing, usually: the header is only added to such error answers.")
+_short("A2N513", "setenvif-underscore-header", "warning", "SetEnvIf on a name with `_` that is no attribute: a "
+       "request header nginx ignores.",
+       "SetEnvIf's attributes are Remote_Host, Remote_Addr, Server_Addr, Request_Method, Request_Protocol and "
+       "Request_URI; any other name is a request header (then a variable an earlier line set), so `SetEnvIf "
+       "Query_String debug x` tests a header named Query_String, not the query string. nginx ignores a request "
+       "header whose name holds `_` (ignore_invalid_headers), so the variables are translated as httpd sets them "
+       "for a request without that header: matching the empty string.",
+       "a request carrying such a header sets the variables in httpd only; access rules reading them are refused.",
+       "if the query string was meant, test %{QUERY_STRING} with SetEnvIfExpr in httpd (a map over $args in nginx).")
+_short("A2N514", "proxy-rule-location-headers", "error", "A [P] rule's proxied answer would need too many "
+       "combinations of <Location> headers: refused.",
+       "httpd's answer to a request a server-context RewriteRule [P] proxies carries the Header lines of the "
+       "<Location>/<LocationMatch> sections matching the original URL. nginx proxies it through an internal "
+       "location, of which the translation makes a copy per combination of matching sections; beyond a few "
+       "combinations it refuses the rule's proxying instead (deny all), as a security header must not be lost.",
+       "the URLs the rule proxies are answered 403.",
+       "give the sections' Header lines to the server (or to fewer, nested sections), or translate the rule by "
+       "hand.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",

@@ -51,8 +51,9 @@ def with_headers(parent: list[Stmt], locations: list, unless: Unless | None = No
             copy = Location("=", f"{DISABLED_INDEX}-{len(copies) + 1}", list(target.statements) + headers,
                             target.span)
             copies[key] = copy
+        # nginx tries every `index` of a block in turn: the location's own entry for the shared target goes
         out.append(Location(loc.modifier, loc.path,
-                            list(loc.statements) + [Stmt("index", [copy.path], target.span,
+                            [s for s in loc.statements if s.name != "index"] + [Stmt("index", [copy.path], target.span,
                                                          comment="with this location's Header always lines")],
                             loc.span, loc.locations, loc.runs_scripts, loc.static_only))
     return out + list(copies.values())

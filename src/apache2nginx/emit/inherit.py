@@ -209,22 +209,42 @@ def _refusal(s: Stmt) -> bool:
     return s.name == "return" and s.args == ["403"] and bool(s.comment) and "not translated" in s.comment
 
 
+def _guard(s: Stmt) -> bool:
+    """An `if` whose block is such a refusal, for some URLs of a location (a <LocationMatch>'s rules nginx
+    cannot check under a prefix location)."""
+    return s.name == "if" and bool(s.block) and any(_refusal(b) for b in s.block)
+
+
 def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
                     nested: list = ()) -> list[Stmt]:
     """STMTS of a location the translation refuses (403 where httpd answers, likely with success), with
     every onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is
-    never to be lost. UNGATE: an onsuccess header's variable -> its value wherever httpd sends it (a
-    KeyError for any other value). NESTED: the location's own nested locations (file sections): a request
-    the refusal answers may be one httpd serves a matching file for (a directory's index: `GET /` is
-    /index.html to a <FilesMatch "\.html$">), so their headers are sent on it too."""
-    if not any(_refusal(s) for s in stmts):
+    never to be lost; so is a `Header always` whose condition reads the response's status. UNGATE: such a
+    header's variable -> its value wherever httpd sends it (a KeyError for any other value). NESTED: the
+    location's own nested locations (file sections): a request the refusal answers may be one httpd serves a
+    matching file for (a directory's index: `GET /` is /index.html to a <FilesMatch "\\.html$">), so their
+    headers are sent on it too. A refusal of some URLs only (an `if` guard) gets the headers in its block,
+    whose add_header list nginx uses for the 403 it answers."""
+    whole = any(_refusal(s) for s in stmts)
+    if not whole and not any(_guard(s) for s in stmts):
         return stmts
+    sent = _sent_on_refusal(stmts, parent, ungate, nested)
+    if sent is None:
+        return stmts
+    if whole:
+        return [s for s in stmts if s.name != "add_header"] + sent
+    return [Stmt("if", s.args, s.span, s.comment, sent + list(s.block)) if _guard(s) else s for s in stmts]
+
+
+def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
+                     nested: list) -> list[Stmt] | None:
+    """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's."""
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
     named = {s.args[0].lower() for s in headers if s.args}
     sent, changed = [], False
     for s in headers:
         try:
-            value = ungate(s.args[1]) if len(s.args) == 2 else None
+            value = ungate(s.args[1]) if len(s.args) >= 2 else None
         except KeyError:
             value = None
         if value is None:
@@ -243,9 +263,7 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
             sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span,
                              comment="also on the refusal (a file section under it)"))
             changed = True
-    if not changed:
-        return stmts
-    return [s for s in stmts if s.name != "add_header"] + sent
+    return sent if changed else None
 
 
 def _all_nested(locations) -> list:

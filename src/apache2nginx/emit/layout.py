@@ -404,6 +404,7 @@ class Layout:
                 if s.settings.get("access") is not None else []
             if own_access:
                 self.guard_prefixes(s, own_access, prefix_locations)
+            self.carry_regex_headers(s, prefix_locations)
 
         if self.filename_refusals and self.refuse_all is None:
             for loc in server.locations:
@@ -586,7 +587,8 @@ class Layout:
         """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
         consults a regex location: there its URLs are refused in the rewrite phase (exact for a plain refusal,
         narrower than httpd for address lists or authentication, which are reported)."""
-        if not all(st.name == "deny" and st.args == ["all"] for st in access):
+        plain = all(st.name == "deny" and st.args == ["all"] for st in access)
+        if not plain:
             if scope.span not in self.reported:
                 self.reported.add(scope.span)
                 self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
@@ -599,9 +601,41 @@ class Layout:
         while todo:
             loc = todo.pop()
             todo.extend(loc.locations)
+            # httpd's own refusal, or one in place of rules not translated (their headers are sent on it)
+            exact = plain and not any(st.comment and "refused" in st.comment for st in access)
+            refusal = Stmt("return", ["403"], scope.span,
+                           comment=None if exact else "its rules are not translated under this prefix")
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
-                                          block=[Stmt("return", ["403"], scope.span)],
-                                          comment="<LocationMatch> access rule"))
+                                          block=[refusal], comment="<LocationMatch> access rule"))
+
+    def carry_regex_headers(self, scope: Scope, locations: list[Location]) -> None:
+        """A <LocationMatch>'s Header lines also apply to its URLs under ^~ and = locations (and under nested
+        ones), where nginx never consults a regex location of the server: there each add_header is repeated
+        with a value that is its own where the URL matches the expression, and empty elsewhere (a `set`
+        replacing the location's own header only there). Its `Header unset` cannot be made conditional."""
+        headers = [st for st in scope.statements if st.name == "add_header" and len(st.args) >= 2]
+        if not headers:
+            return
+        key = ("~*" if scope.nocase else "~") + scope.path
+        copies = []
+        gated = self.model.onsuccess_ungated
+        for st in headers:
+            value = self.model.shared_map("a2n_hdr_", "$uri", [(key, st.args[1])], '""', span=scope.span)
+            if len(st.args) == 2 and st.args[1] in gated and value not in gated:
+                # an onsuccess header stays one (written with `always`, ungated on a refusal where it matches)
+                found = gated[st.args[1]]
+                gated[value] = self.model.shared_map("a2n_hdr_", "$uri", [(key, found)], '""') \
+                    if isinstance(found, str) else found
+            copies.append(Stmt("add_header", [st.args[0], value, *st.args[2:]], st.span,
+                               comment="<LocationMatch> header, where nginx does not reach its location",
+                               resets=st.resets, conditional=st.resets is not None))
+        todo = list(locations)
+        while todo:
+            loc = todo.pop()
+            todo.extend(loc.locations)
+            if not any(st.name == "internal" for st in loc.statements):
+                loc.statements.extend(Stmt(c.name, list(c.args), c.span, c.comment, None, c.resets, c.conditional)
+                                      for c in copies)
 
     def merge_into(self, existing: Location, loc: Location, access: list[Stmt]) -> None:
         """httpd checks access before per-directory rewrites run; nginx runs a location's rewrites first.

@@ -1205,6 +1205,10 @@ def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = 
         # ap_process_request_internal skips authn/authz once the access checker admits)
         if compat_passes(eff) or (authz is not None and _grants(authz)):
             return []
+        if not (eff.authz is not None and eff.authz.children) and auth_type_without_authz(eff) is None:
+            # no Require line and no AuthType: mod_authz_core's access_checker_ex grants ("no directives",
+            # AH01628), which admits the request whatever the host check said
+            return []
         if authz is not None and _denies(authz):
             return _compat_env(eff, conditions) if _compat_has_env(eff) else _compat_list(eff)
     if authz is None and auth_type_without_authz(eff):

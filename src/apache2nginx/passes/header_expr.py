@@ -9,9 +9,9 @@ by further maps for `&&`, `||` and `!`, and the header's value becomes a map
 that is the value when the condition holds and empty otherwise.
 
 The subset translated: `%{VAR} =~ m#re#flags` / `!~`, `==` / `!=` against a
-quoted string, `-z` / `-n`, `true` / `false`, parentheses, `!`, `&&`, `||`,
+quoted string or a number, `-z` / `-n`, `true` / `false`, parentheses, `!`, `&&`, `||`,
 over CONTENT_TYPE, HTTPS, REQUEST_METHOD, REQUEST_SCHEME, REMOTE_ADDR,
-HTTP_HOST, SERVER_PROTOCOL, `req:`/`http:` request headers (also as
+HTTP_HOST, SERVER_PROTOCOL, REQUEST_STATUS ($status), `req:`/`http:` request headers (also as
 `req('Name')`) and `resp:` response headers. `<If>` sections use the same
 compiler, limited to what is known before the response.
 Anything else raises `Untranslatable`, and the header is reported.
@@ -36,12 +36,15 @@ from ..model import MapBlock
 _VARIABLES = {"content_type": "$sent_http_content_type", "https": "$a2n_https", "request_method": "$request_method",
               "request_uri": "$uri", "query_string": "$args",
               "request_scheme": "$scheme", "remote_addr": "$remote_addr", "http_host": "$http_host",
-              "server_protocol": "$server_protocol", "ssl_protocol": "$ssl_protocol", "ssl_cipher": "$ssl_cipher"}
+              "server_protocol": "$server_protocol", "ssl_protocol": "$ssl_protocol", "ssl_cipher": "$ssl_cipher",
+              # r->status as the response leaves: an ErrorDocument's redirect keeps the error's (internal_internal_
+              # redirect copies it), as nginx's error_page keeps $status
+              "request_status": "$status"}
 # SSL_CLIENT_S_DN_x / SSL_CLIENT_I_DN_x -> the attribute's name in nginx's RFC 2253 DN strings
 _DN_PARTS = {"c": "C", "st": "ST", "l": "L", "o": "O", "ou": "OU", "cn": "CN", "uid": "UID", "email": "emailAddress"}
 _DN_SOURCES = {"ssl_client_s_dn_": "$ssl_client_s_dn", "ssl_client_i_dn_": "$ssl_client_i_dn"}
 # What only exists once the response does: an <If> (evaluated before the handler) cannot test it.
-RESPONSE_VARIABLES = ("$sent_http_",)
+RESPONSE_VARIABLES = ("$sent_http_", "$status")
 
 _TOKEN = re.compile(r"""\s*(?:
     (?P<var>%\{[^}]+\}) |
@@ -49,6 +52,7 @@ _TOKEN = re.compile(r"""\s*(?:
     (?P<regex>m(?P<d>[^\w\s])(?P<body>(?:\\.|(?!(?P=d)).)*)(?P=d)(?P<flags>[a-z]*)
         | /(?P<sbody>(?:\\.|[^/])*)/(?P<sflags>[a-z]*)) |
     (?P<str>'[^']*'|"[^"]*") |
+    (?P<num>\d+)(?![\w.]) |
     (?P<op>=~|!~|==|!=|=|&&|\|\||-z\b|-n\b|-ipmatch\b|-R\b|!|\(|\)|\{|\}|,) |
     (?P<word>(?:true|false|and|or|not|in|eq|ne)\b)
     )""", re.X)
@@ -77,6 +81,8 @@ def _tokens(text: str) -> list[tuple[str, str, str]]:
             out.append(("regex", body, flags or ""))
         elif m.group("str"):
             out.append(("str", m.group("str")[1:-1], ""))
+        elif m.group("num"):
+            out.append(("str", m.group("num"), ""))     # a digit string is a word, compared as a string by ==/!=
         elif m.group("op"):
             out.append(("op", m.group("op"), ""))
         else:
@@ -128,6 +134,8 @@ class HeaderCondition:
         self.ssl_compat = ssl_compat
         # request headers read, each with the conditions (variable, must hold) under which evaluation reaches it
         self.vary: list[tuple[str, tuple[tuple[str, bool], ...]]] = []
+        # whether a condition read %{REQUEST_STATUS}: a refusal the translation writes has another status
+        self.reads_status = False
         self._guard: tuple[tuple[str, bool], ...] = ()
 
     def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
@@ -264,6 +272,7 @@ class HeaderCondition:
         source = dn[0] if dn else self._read(value)
         if self.request_only and source.startswith(RESPONSE_VARIABLES):
             raise Untranslatable(f"%{{{value}}} is not known before the response")
+        self.reads_status = self.reads_status or source == "$status"
         if source == "$a2n_https" and not self.model.has_map(source):
             # ap_expr's %{HTTPS} is "on" or "off"; nginx's $https is "on" or empty
             self.model.maps.append(MapBlock("$https", source, [('""', "off")], "on"))

@@ -289,6 +289,10 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if condition == "always":
+        if compiler.reads_status:
+            # on a refusal the translation writes (403 where httpd may answer 404...), the header is sent: its
+            # status says nothing of httpd's, and a security header is never to be lost (emit.inherit)
+            ctx.model.onsuccess_ungated.setdefault(variable, value)
         emit_set([name, variable, "always"])
         return Disposition.EXACT
     emit_set([name, variable])

@@ -32,7 +32,7 @@ from .base import Context, Disposition, flag, Rule, table
 from .pcre import httpd_refuses
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
-from .rewrite_location_headers import carry_location_headers
+from .rewrite_location_headers import carry_location_headers, carry_proxy_headers
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
@@ -903,4 +903,5 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                       directive="RewriteRule")
     if state.per_dir is None:
         carry_location_headers(ctx, server, statements)
+        carry_proxy_headers(ctx, server, statements)
     server.own_statements.extend(statements)

@@ -1013,6 +1013,10 @@ class Compiler:
             Stmt("proxy_redirect", ["off"], rule.span),
         ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
         self.server.locations.append(loc)
+        if self.per_dir is None:
+            # with the literal prefixes of the original URLs that can reach the rule (None: any)
+            self.server.settings.setdefault("rewrite_proxy_locations", []).append(
+                (loc, self._urls_around(rule, negate, None)))
         self.ctx.diags.add("A2N825", f"RewriteRule [P] to {scheme}://{host}: proxied through an internal location, "
                            "without connection reuse as httpd's default worker", rule.span, directive="RewriteRule")
         return [Stmt("rewrite", [pattern, target, "last"], rule.span)]

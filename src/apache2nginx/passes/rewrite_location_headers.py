@@ -9,15 +9,21 @@ The rules' answers get those headers through server-level `add_header NAME $var 
 empty except right before a rule answers: the region's value is worked out from the original URL first (as
 httpd's walk sees it), and each answering statement copies it into the header's variable. Elsewhere the
 variable stays empty, so a location that inherits the server's list sends nothing more.
+
+A server-context [P] rule proxies through an internal location (rewrite_compile), which no <Location> of the
+original URL reaches; httpd's proxied answer carries the Header lines (both tables) of the sections matching
+that URL. So the rule's target names, through a variable worked out from the original URL, a copy of the
+internal location per combination of matching sections, holding their header statements.
 """
 from __future__ import annotations
 
+import copy
 import re
 
-from ..model import Server, Stmt
+from ..model import Location, Server, Stmt
 from .rewrite_compile import _quote_regex
 
-__all__ = ["carry_location_headers"]
+__all__ = ["carry_location_headers", "carry_proxy_headers"]
 
 
 def _answers(st: Stmt) -> bool:
@@ -89,3 +95,82 @@ def carry_location_headers(ctx, server: Server, statements: list[Stmt]) -> None:
         else:
             out.append(st)
     statements[:] = before + out
+
+
+# more combinations of sections than this for one proxied rule: refused (each is a location)
+_MAX_COMBINATIONS = 16
+
+
+def _within(prefix: str, path: str) -> bool:
+    """httpd's <Location PREFIX> covers PATH (whole segments unless PREFIX ends with a slash)."""
+    return prefix == "/" or path == prefix or path.startswith(prefix if prefix.endswith("/") else prefix + "/")
+
+
+def _may_share(a, b) -> bool:
+    """Can one URL be in both sections (plain prefixes only when one holds the other)?"""
+    return a.regex or b.regex or _within(a.path, b.path) or _within(b.path, a.path)
+
+
+def _may_hold(scope, urls: list[tuple[str, bool]] | None) -> bool:
+    """Can a URL starting with one of the literal prefixes URLS (each with whether it is case-blind) be in
+    the section? (None: any URL.)"""
+    if urls is None or scope.regex:
+        return True
+    for prefix, nocase in urls:
+        a, b = (prefix.lower(), scope.path.lower()) if nocase or scope.nocase else (prefix, scope.path)
+        if a.startswith(b) or b.startswith(a):
+            return True
+    return False
+
+
+def carry_proxy_headers(ctx, server: Server, statements: list[Stmt]) -> None:
+    """Give the internal locations of the server-context [P] rules among STATEMENTS the header statements of
+    the <Location>/<LocationMatch> sections matching the original URL (see the module's docstring)."""
+    proxies = server.settings.pop("rewrite_proxy_locations", [])
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    carrying = [sc for h in holders for sc in h.scopes if sc.kind == "location"
+                and any(st.name in ("add_header", "proxy_hide_header") for st in sc.statements)]
+    chooser: list[Stmt] = []
+    for loc, urls in proxies:
+        scopes = [sc for sc in carrying if _may_hold(sc, urls)]
+        if not scopes:
+            continue
+        combos: list[tuple[int, ...]] = [()]
+        for i, scope in enumerate(scopes):
+            combos += [c + (i,) for c in combos if all(_may_share(scopes[j], scope) for j in c)]
+            if len(combos) - 1 > _MAX_COMBINATIONS:
+                break
+        if len(combos) - 1 > _MAX_COMBINATIONS:
+            loc.statements.append(Stmt("deny", ["all"], loc.span, comment="refused: the headers of the "
+                                       "<Location> sections of the original URL are not carried here"))
+            ctx.diags.add("A2N514", "RewriteRule [P]: the original URL may match more than "
+                          f"{_MAX_COMBINATIONS} combinations of <Location> sections with Header lines, which "
+                          "httpd's proxied answer carries; the rule's proxying is refused (deny all)", loc.span,
+                          directive="RewriteRule")
+            continue
+        counter = ctx.options.setdefault("_rewrite_proxy_headers", [0])
+        counter[0] += 1
+        select = f"$a2n_pxsel{counter[0]}"
+        chooser.append(Stmt("set", [select, ""], None))
+        for i, scope in enumerate(scopes):
+            op = "~*" if scope.nocase else "~"
+            chooser.append(Stmt("if", [f"($uri {op} {_quote_regex(_region(scope))})"], scope.span,
+                                block=[Stmt("set", [select, "${" + select[1:] + "}_" + str(i + 1)], scope.span)],
+                                comment="the <Location> headers a [P] rule's proxied answer carries"))
+        base = loc.path[:-1]
+        _retarget(statements, base, select)
+        for combo in combos[1:]:
+            inner = [copy.copy(st) for j in combo for st in scopes[j].statements
+                     if st.name in ("add_header", "proxy_hide_header")]
+            server.locations.append(Location(loc.modifier, base + "".join(f"_{j + 1}" for j in combo) + "/",
+                                             [copy.copy(st) for st in loc.statements] + inner, loc.span))
+    statements[:0] = chooser
+
+
+def _retarget(statements: list[Stmt], base: str, select: str) -> None:
+    """The rewrites into BASE/ go to BASE<select>/: the internal location of the sections matched."""
+    for st in statements:
+        if st.name == "rewrite" and len(st.args) > 1 and st.args[1].startswith(base + "/"):
+            st.args[1] = base + select + st.args[1][len(base):]
+        if st.block:
+            _retarget(st.block, base, select)

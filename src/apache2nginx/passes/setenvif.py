@@ -49,6 +49,28 @@ def _attribute(name: str) -> str | None:
     return None
 
 
+def _unseen_header(name: str) -> bool:
+    """NAME is no attribute of SetEnvIf but a request header whose name holds `_` (Query_String, Script_Name...):
+    httpd reads the header of exactly that name, then the variable an earlier line set (match_headers); nginx
+    ignores such a header (ignore_invalid_headers), and its $http_ variable would read `Query-String` too."""
+    return "_" in name and re.fullmatch(r"[A-Za-z0-9_-]+", name) is not None and name.lower() != "remote_host"
+
+
+def _header_nginx_drops(ctx: Context, d: Directive, attribute: str, assignments: list[str]) -> str:
+    """The source of a line on a header nginx never sees: always empty, as for every request without that
+    header (the regex still decides, httpd matching a missing header as the empty string). Access rules
+    reading the variables refuse them: a client sending the header sets them in httpd only."""
+    for assignment in assignments:
+        _note(ctx, assignment.lstrip("!").partition("=")[0], "untranslated")
+    ctx.diags.add("A2N513", f"{d.name} {attribute}: {attribute} is not a SetEnvIf attribute but the name of a request "
+                  f"header, which httpd reads (its variables are set only for a request carrying a `{attribute}:` "
+                  "header, never from the query string or a CGI variable); nginx ignores a header whose name holds "
+                  "`_`, so the variables are translated as for a request without it", d.span, directive=d.name,
+                  hint="if the query string was meant, httpd never tested it: test %{QUERY_STRING} with SetEnvIfExpr "
+                  "in httpd, and with a map over $args in nginx")
+    return ctx.model.shared_map("a2n_env_unset_", "$request_method", [], '""')
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^a-z0-9_]", "_", name.lower())
 
@@ -59,10 +81,15 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
     env = ctx.server.settings.setdefault("setenvif", {})
     main = ctx.model.main_server.settings.get("setenvif", {}) if ctx.model.main_server is not ctx.server else {}
     per_dir = ctx.scope is not None
+    unseen = source is None and _unseen_header(attribute)
+    if unseen:
+        source = "$http_" + attribute.lower()
     if source is not None and source.startswith("$http_") and (attribute.lower() in env or attribute.lower() in main
                                                                or attribute.lower() in _registry(ctx.model).names):
         # httpd reads the header if the request has it, else the variable an earlier line set
         source = None
+    if unseen and source is not None:
+        source = _header_nginx_drops(ctx, d, attribute, assignments)
     why = None
     if source is None:
         why = f"the attribute {attribute} (host names, header-name patterns and other variables)"
@@ -104,7 +131,7 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         ctx.model.maps.append(MapBlock(source, variable, map_entries(key, value or '""'), previous or '""',
                                        span=d.span))
         env[name.lower()] = variable
-    return Disposition.EXACT
+    return Disposition.APPROXIMATE if unseen else Disposition.EXACT
 
 
 def map_entries(key: str, value: str) -> list[tuple[str, str]]:
