@@ -216,7 +216,7 @@ def _guard(s: Stmt) -> bool:
 
 
 def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
-                    nested: list = ()) -> list[Stmt]:
+                    nested: list = (), unless: Unless | None = None) -> list[Stmt]:
     """STMTS of a location the translation refuses (403 where httpd answers, likely with success), with
     every onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is
     never to be lost; so is a `Header always` whose condition reads the response's status. UNGATE: such a
@@ -252,14 +252,23 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         else:
             sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span, comment="also on the refusal"))
             changed = True
+    taken: set[tuple[str, str]] = set()
     for inner in _all_nested(nested):
-        for s in inner.statements:
+        try:
+            # the section's own lines as httpd runs them: a later `Header set` replaces a merge/add before it
+            own = header_order(list(inner.statements), 0, unless)
+        except ValueError:
+            own = inner.statements
+        for s in own:
             if s.name != "add_header" or len(s.args) < 2 or s.args[0].lower() in named:
                 continue
             try:
                 value = ungate(s.args[1])
             except KeyError:
                 value = s.args[1]
+            if (s.args[0].lower(), value) in taken:
+                continue        # another section's same header and value: one answer carries it once
+            taken.add((s.args[0].lower(), value))
             sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span,
                              comment="also on the refusal (a file section under it)"))
             changed = True

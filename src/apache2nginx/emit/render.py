@@ -275,7 +275,8 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False) -> Locati
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
     access pass gives each one the complete list of its region, and a parent's allow would widen it."""
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
-    own = refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate, loc.locations)
+    own = refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate, loc.locations,
+                          unless)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)
