@@ -22,6 +22,10 @@ from . import catalogue
 from .diagnostics import Diagnostics
 from .syntax.loader import LoadedConfig, LoadOptions, load
 from .syntax.span import Span
+
+# the reason given for a directory whose .htaccess httpd refuses to apply (after the directive's name): every
+# request there is a 500 in httpd
+NOT_ALLOWED = "is not allowed in .htaccess here (AllowOverride)"
 from .syntax.tree import Section
 from .workers import quiet_worker
 
@@ -276,8 +280,7 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
         if agreed:
             kept, refused = verdicts[0]
             if refused is not None:
-                result.refused.setdefault(directory, (f"{_label(refused)} is not allowed in .htaccess here "
-                                                      "(AllowOverride)", refused.span))
+                result.refused.setdefault(directory, (f"{_label(refused)} {NOT_ALLOWED}", refused.span))
             result.sections.append(_section(directory, f, [children[i] for i in kept]))
             continue
         if split:
@@ -297,8 +300,8 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
                 continue
             kept, refused = verdict
             if refused is not None:
-                result.refused.setdefault((vhost.span, directory), (
-                    f"{_label(refused)} is not allowed in .htaccess here (AllowOverride)", refused.span))
+                result.refused.setdefault((vhost.span, directory), (f"{_label(refused)} {NOT_ALLOWED}",
+                                                                     refused.span))
             section = _section(directory, f, [children[i] for i in kept])
             section.parent = vhost
             vhost.children.append(section)

@@ -18,6 +18,7 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 
+from ..htaccess import NOT_ALLOWED
 from ..model import Scope, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
@@ -1016,6 +1017,11 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
                           "to everyone (deny all)", exc.span,
                           hint="rewrite the rule with Require ip / Require valid-user / Require all, or put the "
                                "check in front of nginx (auth_request)")
+        if exc.message.endswith(NOT_ALLOWED):
+            # httpd's answer is a 500 for certain, with the error headers only (not the onsuccess ones a
+            # refusal in place of a possible success sends, see emit.inherit.refused_headers)
+            return [Stmt("deny", ["all"], exc.span, comment="httpd answers 500: a .htaccess directive its "
+                         "AllowOverride forbids")]
         return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused")]
 
 
