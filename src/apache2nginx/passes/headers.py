@@ -108,25 +108,33 @@ def _header(ctx: Context, d: Directive) -> Disposition:
     table = "always" if condition == "always" else "onsuccess"
     if always and action in ("set", "add", "append", "merge"):
         _report_htaccess_level(ctx, d)
+    if action in ("append", "merge") and _join(ctx, action, name, value, table):
+        return Disposition.EXACT
     if action == "set":
         if condition == "always":
-            ctx.emit("add_header", [name, value, "always"], d.span).resets = (name.lower(), table)
+            stmt = ctx.emit("add_header", [name, value, "always"], d.span)
+            stmt.resets = (name.lower(), table)
+            _plain(ctx)[id(stmt)] = (stmt, value)
             return Disposition.EXACT
         ctx.emit("proxy_hide_header", [name], d.span)
-        ctx.emit("add_header", [name, onsuccess(ctx, value)], d.span).resets = (name.lower(), table)
+        stmt = ctx.emit("add_header", [name, onsuccess(ctx, value)], d.span)
+        stmt.resets = (name.lower(), table)
+        _plain(ctx)[id(stmt)] = (stmt, value)
         ctx.diags.add("A2N503", f"Header set {name}: httpd also sets it on proxied 4xx/5xx responses; nginx "
                       "add_header (without always) only on 2xx/3xx", d.span, directive=d.name,
                       hint="use `Header always set` on the Apache side if the header belongs on every response")
         return Disposition.APPROXIMATE
     if action == "add":
-        ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
+        stmt = ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
+        _plain(ctx)[id(stmt)] = (stmt, value)
         if not always:
             ctx.diags.add("A2N503", f"Header add {name}: nginx add_header without always fires only on 2xx/3xx",
                           d.span, directive=d.name)
             return Disposition.APPROXIMATE
         return Disposition.EXACT
     if action in ("append", "merge"):
-        ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
+        stmt = ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
+        _plain(ctx)[id(stmt)] = (stmt, value)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if action == "unset":
@@ -141,6 +149,41 @@ def _header(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _plain(ctx: Context) -> dict[int, tuple[Stmt, str]]:
+    """The add_header statements of unconditional Header set/add/append/merge lines, with their plain values."""
+    return ctx.main.settings.setdefault("plain_headers", {})
+
+
+def _join(ctx: Context, action: str, name: str, value: str, table: str) -> bool:
+    """`Header append|merge NAME VALUE` after the same block's own lines for NAME in the same table: httpd
+    joins VALUE to the first NAME there with ", " (apr_table_mergen; merge only when no comma-separated token
+    of it is VALUE already), which one add_header sends as one line. True when done so (every line for NAME
+    since its last set/unset is a plain one of this block); else the caller adds a line of its own."""
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    plain, key = _plain(ctx), (name.lower(), table)
+    lines: list[Stmt] = []
+    for st in reversed(holder):
+        if st.name == "add_header" and st.args and (st.args[0].lower(),
+                                                   "always" if st.args[-1] == "always" else "onsuccess") == key:
+            if id(st) not in plain or plain[id(st)][0] is not st:
+                return False        # a conditional line: its value is not known here
+            lines.append(st)
+            if st.resets:
+                break
+        elif st.resets == key:
+            break                   # an unset: the header is not there any more
+    if not lines:
+        return False
+    first = lines[-1]
+    old = plain[id(first)][1]
+    if action == "merge" and value in [t.strip() for t in old.split(",")]:
+        return True
+    joined = f"{old}, {value}"
+    first.args[1] = joined if table == "always" else onsuccess(ctx, joined)
+    plain[id(first)] = (first, joined)
+    return True
 
 
 # What the onsuccess gate reads: the status, the method, the backend's status (empty: nginx answered itself)
