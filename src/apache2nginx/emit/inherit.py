@@ -51,7 +51,7 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
     or made conditional on the later one's variable being empty. Only statements from START on act (those
     before are final already)."""
     if not any(s.resets for s in stmts[start:]):
-        return stmts
+        return _always_first(stmts)
     out: list[Stmt | None] = list(stmts[:start])
     earlier: dict[tuple, list[int]] = {}
     for i, s in enumerate(out):
@@ -77,7 +77,27 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         if key is not None:
             earlier.setdefault(key, []).append(len(out))
         out.append(s)
-    return [s for s in out if s is not None]
+    return _always_first([s for s in out if s is not None])
+
+
+def _always_first(stmts: list[Stmt]) -> list[Stmt]:
+    """httpd sends a response's always table (err_headers_out) before its onsuccess one (headers_out):
+    ap_http_header_filter overlays the first on the second (apr_table_overlay puts the overlay's entries
+    first). So for one header name the `Header always` lines go before the others, which keep their order;
+    nginx sends add_header lines as they are written."""
+    places: dict[str, list[int]] = {}
+    for i, s in enumerate(stmts):
+        if s.name == "add_header" and len(s.args) > 1:
+            places.setdefault(s.args[0].lower(), []).append(i)
+    out = stmts
+    for indexes in places.values():
+        group = [stmts[i] for i in indexes]
+        ordered = sorted(group, key=lambda s: _table(s)[1] != "always")
+        if ordered != group:
+            out = list(out) if out is stmts else out
+            for i, s in zip(indexes, ordered):
+                out[i] = s
+    return out
 
 
 def _operand(s: Stmt) -> tuple | None:
