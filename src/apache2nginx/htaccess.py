@@ -207,6 +207,12 @@ def _refused_in(node, override: Override):
     return None
 
 
+def _applied(children: list, kept: tuple, refused) -> list:
+    """What httpd applies of a .htaccess: nothing when it refuses a directive of it (the file fails to parse,
+    every request under the directory is a 500 without the file's headers), else the permitted directives."""
+    return [] if refused is not None else [children[i] for i in kept]
+
+
 def _section(directory: str, f: Path, children: list) -> Section:
     section = Section("Directory", [directory], str(f), 1, 1, 1, 1, [(1, 1, 1, 1)], [False])
     section.children = list(children)
@@ -281,7 +287,7 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
             kept, refused = verdicts[0]
             if refused is not None:
                 result.refused.setdefault(directory, (f"{_label(refused)} {NOT_ALLOWED}", refused.span))
-            result.sections.append(_section(directory, f, [children[i] for i in kept]))
+            result.sections.append(_section(directory, f, _applied(children, kept, refused)))
             continue
         if split:
             span = next((o.span for o in per_server if o.span is not None), Span.point(str(f)))
@@ -302,7 +308,7 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
             if refused is not None:
                 result.refused.setdefault((vhost.span, directory), (f"{_label(refused)} {NOT_ALLOWED}",
                                                                      refused.span))
-            section = _section(directory, f, [children[i] for i in kept])
+            section = _section(directory, f, _applied(children, kept, refused))
             section.parent = vhost
             vhost.children.append(section)
             result.inserted.append((vhost, section))
