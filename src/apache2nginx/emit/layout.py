@@ -17,6 +17,7 @@ plus `location ^~ P/` (never a bare `location /p`, which would also match
 from __future__ import annotations
 
 import re
+from itertools import combinations
 
 from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
@@ -670,6 +671,7 @@ class Layout:
                    matched: str) -> None:
         """<Files> sections merge between directories and locations; nginx needs them nested in every
         location they apply to (a ^~ location hides the server's regex locations)."""
+        before, own = len(loc.locations), {}
         for f in files:
             config = f.settings.get("access")
             static = bool(f.settings.get("static_files"))
@@ -709,6 +711,8 @@ class Layout:
                                    "rules of the directory, where httpd applies the file's and answers 404", f.span)
             loc.locations.append(Location("~", regex, _detached(access, loc.statements, f.span) +
                                           list(f.statements), f.span, static_only=static))
+            own[id(loc.locations[-1])] = f.statements
+        loc.locations[before:] = _with_overlaps(loc.locations[before:], own)
 
     def _handler(self, route: Route, region: str, matched: str, before: list[Stmt] | None = None) -> list[Stmt]:
         """The statements that serve ROUTE in a location; BEFORE: the location's statements so far."""
@@ -1007,3 +1011,53 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
 
 
 __all__ = ["lay_out", "segment_prefix", "ProxyTarget", "Scope"]
+
+
+_HEADER_LINES = ("add_header", "proxy_hide_header")
+
+
+def _with_overlaps(files: list[Location], own: dict[int, list[Stmt]]) -> list[Location]:
+    """FILES (the regex locations of a region's file sections, in configuration order), preceded by a location
+    for the names several of them match where a later one has headers: httpd merges every file section that
+    matches, nginx uses the first matching location alone, so the later sections' Header lines were lost where
+    an earlier one also matches (`<FilesMatch "\.txt$">` then `<FilesMatch "\.(txt|html)$">`: a.txt). Such a
+    location holds the first section's statements and the others' header lines, in order (mod_headers runs
+    them so); the ones of more sections come first. Up to _OVERLAPS sections are combined. OWN: each
+    location's section's own statements (by id), the header lines taken from the later ones."""
+    regexes = [i for i, f in enumerate(files) if f.modifier == "~" and id(f) in own]
+    if len(regexes) < 2 or len(regexes) > _OVERLAPS:
+        return files
+    shared: list[Location] = []
+    for size in range(len(regexes), 1, -1):
+        for group in combinations(regexes, size):
+            group_locations = [files[i] for i in group]
+            first, *later = group_locations
+            headers = [st for f in later for st in own[id(f)] if st.name in _HEADER_LINES]
+            if not headers:
+                continue
+            if not all(f.path.startswith(_SEGMENT) for f in group_locations) or _disjoint(group_locations):
+                continue
+            # every section tests the same name: the one segment both match from its start
+            regex = _SEGMENT + "".join(f"(?={f.path[len(_SEGMENT):]})" for f in group_locations)
+            shared.append(Location("~", regex, list(first.statements) + headers, first.span,
+                                   static_only=first.static_only))
+    return shared + files
+
+
+_OVERLAPS = 5
+# a file section's regex for names ending with one of some extensions (`\.(css|js)$`, `(?i)\.txt$`)
+_EXTENSIONS = re.compile(r"\(\?:\^\|/\)\[\^/\]\*\??(?:\(\?i?:\\\.\(?([\w|]+)\)?\)|\\\.(\w+))"
+                         r"(?:\(\?:/\|\$\)|\$)")
+
+
+def _disjoint(locations: list[Location]) -> bool:
+    """Whether no name can match every one of the file LOCATIONS: extension lists that share no extension."""
+    sets = []
+    for loc in locations:
+        m = _EXTENSIONS.fullmatch(loc.path)
+        if m is None:
+            return False
+        sets.append({e.lower() for e in (m.group(1) or m.group(2)).split("|")})
+    return not set.intersection(*sets)
+# how a file section's regex starts: at a segment of the URL
+_SEGMENT = "(?:^|/)"
