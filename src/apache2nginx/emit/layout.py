@@ -1017,7 +1017,7 @@ _HEADER_LINES = ("add_header", "proxy_hide_header")
 
 
 def _with_overlaps(files: list[Location], own: dict[int, list[Stmt]]) -> list[Location]:
-    """FILES (the regex locations of a region's file sections, in configuration order), preceded by a location
+    r"""FILES (the regex locations of a region's file sections, in configuration order), preceded by a location
     for the names several of them match where a later one has headers: httpd merges every file section that
     matches, nginx uses the first matching location alone, so the later sections' Header lines were lost where
     an earlier one also matches (`<FilesMatch "\.txt$">` then `<FilesMatch "\.(txt|html)$">`: a.txt). Such a
