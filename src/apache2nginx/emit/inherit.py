@@ -248,7 +248,7 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     whole = any(_refusal(s) for s in stmts)
     if not whole and not any(_guard(s) for s in stmts):
         return stmts
-    sent = _sent_on_refusal(stmts, parent, ungate, nested)
+    sent = _sent_on_refusal(stmts, parent, ungate, nested, unless)
     if sent is None:
         return stmts
     if whole:
@@ -257,7 +257,7 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
 
 
 def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
-                     nested: list) -> list[Stmt] | None:
+                     nested: list, unless: Unless | None) -> list[Stmt] | None:
     """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's."""
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
     named = {s.args[0].lower() for s in headers if s.args}

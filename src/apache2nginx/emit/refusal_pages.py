@@ -15,7 +15,7 @@ from ..model import Location, NginxModel, Server, Stmt
 
 REFUSED_PAGE = "@a2n_refused"
 # the comments the translation's own refusals carry (access.py, layout.py)
-_REFUSAL_MARKS = ("an access rule nginx cannot check: refused", "refused: ")
+_REFUSAL_MARKS = ("an access rule nginx cannot check: refused", "refused: ", "httpd answers 500: ")
 
 
 def _is_refusal(st: Stmt) -> bool:
