@@ -165,7 +165,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N401": effects("status", "location:missing", "backend:added", "header"),  # not redirected under a ^~ prefix
     "A2N402": effects(),                # the literal mapping is kept
     "A2N403": effects(),                # the same risk in both servers
-    "A2N404": effects("directive"),     # ScriptAlias: the programs are not run
+    "A2N404": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),  # ScriptAlias: the programs are not run, their URLs refused (403)
     "A2N405": effects("location@unnormalised-path", "location@encoded-path"),  # raw path in the Location
     "A2N406": effects("status", "header:missing", "body"),  # fcgiwrap: not run by verify; 403 for a missing program
 

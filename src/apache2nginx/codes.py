@@ -799,7 +799,8 @@ _short("A2N403", "aliasmatch-capture", "warning", "An AliasMatch capture could r
        "anchor the capture so it cannot start with `..` (e.g. ([^/.][^/]*)).")
 _short("A2N404", "cgi-unsupported", "error", "CGI scripts cannot run under nginx.",
        "ScriptAlias maps URLs to CGI programs; nginx runs no CGI.",
-       "the URLs are served from the document root (or not found) instead of running the programs.",
+       "the URLs are refused (403) instead of running the programs (and instead of serving the document root's "
+       "files there, past the target directory's access rules).",
        "run the programs through fcgiwrap and proxy to it with fastcgi_pass.")
 
 # ------------------------------------------------------------------ A2N5xx mod_headers

@@ -294,7 +294,7 @@ class Layout:
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
                                     [st for s in covering for st in s.statements])
             slash = [] if fs is None or self.refuse_all is not None or \
-                (handler is not None and handler.params.get("cgi")) else \
+                (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else \
                 self.dir_slash(dir_configs + loc_configs, access, _describe(path))
             if path == "/" and handler is None and not statements and not slash and not self.files and \
                     not self.filename_refusals:
@@ -424,7 +424,7 @@ class Layout:
             access = self.access(roots + loc_configs, r.path, r.span)
         own: list[Stmt] = []
         handler = self._handler(r, r.path, r.path, loc_statements)
-        if r.kind == "alias" and not r.params.get("cgi"):
+        if r.kind == "alias" and not r.params.get("cgi") and not r.params.get("refused"):
             # the file it maps to is under the target's directories, not the document root's
             access, own, kept = self.regex_alias_access(r, loc_configs, files_by_parent)
             if kept:
@@ -432,7 +432,7 @@ class Layout:
                 handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
                 access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
                           for k, v in kept.items()] + access
-        if r.kind == "alias" and not r.params.get("cgi"):
+        if r.kind == "alias" and not r.params.get("cgi") and not r.params.get("refused"):
             own += self.file_statements_for_alias(r, files_by_parent)
         loc.statements.extend(access + own + loc_statements + handler)
         return loc
@@ -678,6 +678,8 @@ class Layout:
             return [Stmt("return", ["502"], route.span)]
         if route.kind == "proxy":
             return self.proxy_emitter(self.server, route, region, matched, before)
+        if route.kind == "alias" and route.params.get("refused"):
+            return [Stmt("return", ["403"], route.span, comment=route.params["refused"])]
         if route.kind == "alias" and route.params.get("cgi"):
             span = route.span
             return [Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
