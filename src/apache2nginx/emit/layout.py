@@ -521,8 +521,12 @@ class Layout:
             classes.append(("~^" + _regex_escape(sub[len(rel):]) + ("/" if suffix else "(?:/|$)"), stmts, d))
         # file names: (pattern over the file name, its rules, the section)
         names: list[tuple[str, list[Stmt], Scope]] = []
-        for f in [f for d in dirs for f in files_by_parent.get(id(d), ())]:
-            self._not_applied(route, f, bool(f.statements))
+        # the server's own <Files> sections (outside any <Directory>) apply to the aliased file too, merged
+        # before the directories' ones as httpd appends them
+        server_files = files_by_parent.get(0, [])
+        for f in server_files + [f for d in dirs for f in files_by_parent.get(id(d), ())]:
+            if f not in server_files:    # the server's own: their headers are `file_statements_for_alias`'s
+                self._not_applied(route, f, bool(f.statements))
             for _, stmts, d in (c for c in classes if _refuses(c[1]) and f.settings.get("access") is not None):
                 # merged after the directories: it may grant in a directory the map refuses
                 if not _refuses(self.access([c.settings.get("access") for c in self.covering_directories(d.fs_path)]
@@ -629,7 +633,10 @@ class Layout:
     def nest_files(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list,
                    matched: str) -> None:
         """<Files> sections merge between directories and locations; nginx needs them nested in every
-        location they apply to (a ^~ location hides the server's regex locations)."""
+        location they apply to (a ^~ location hides the server's regex locations). httpd merges every
+        section matching a name, nginx picks the first matching location: see `nest_overlaps`."""
+        nested: list[tuple[Scope, Location]] = []
+        merged: list = []       # the access of the sections matching an exact location's URL, in order
         for f in files:
             config = f.settings.get("access")
             static = bool(f.settings.get("static_files"))
@@ -639,6 +646,10 @@ class Layout:
             if loc.modifier == "=":
                 # an exact location cannot hold another: decide for its one URL here
                 if re.search(f.files_regex, matched):
+                    if config is not None:
+                        merged.append(config)
+                        access = self.access(dir_configs + merged + loc_configs, f"files matching {f.path}",
+                                             f.span)
                     loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES
                                       and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
                     # <Files> merge after the directories: their once-per-block settings replace the region's
@@ -667,8 +678,46 @@ class Layout:
                     self.diags.add("A2N772", f"the file section {f.path}: its rules hold in nginx for URLs ending "
                                    "with a matching name; a URL going on after it (path info, /x.css/more) keeps the "
                                    "rules of the directory, where httpd applies the file's and answers 404", f.span)
-            loc.locations.append(Location("~", regex, _detached(access, loc.statements, f.span) +
-                                          list(f.statements), f.span, static_only=static))
+            own = Location("~", regex, _detached(access, loc.statements, f.span) + list(f.statements), f.span,
+                           static_only=static)
+            loc.locations.append(own)
+            nested.append((f, own))
+        for i, (f, own) in enumerate(nested):
+            self.nest_overlaps(own, [f], nested[i + 1:], dir_configs, loc_configs, loc.statements)
+
+    def nest_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
+                      dir_configs: list, loc_configs: list, parent: list[Stmt], depth: int = 0) -> None:
+        """httpd merges every <Files> section matching a name, in order; nginx answers from the first regex
+        location matching the URL. So the location OUTER of the sections MATCHED holds, for each later section
+        whose access rules change what those sections decide, a nested location of its pattern with the rules
+        of them all merged (and their statements): a name matching both is judged as httpd judges it."""
+        configs = [f.settings.get("access") for f in matched]
+        current = self.access(dir_configs + configs + loc_configs, f"files matching {matched[-1].path}",
+                              matched[-1].span)
+        for j, (f, loc) in enumerate(later):
+            config = f.settings.get("access")
+            if config is None:
+                continue
+            access = self.access(dir_configs + configs + [config] + loc_configs, f"files matching {f.path}",
+                                 f.span)
+            if [_shape(st) for st in access] == [_shape(st) for st in current] or \
+                    not _may_overlap(loc.path, outer.path):
+                continue
+            if depth >= 4:
+                # more sections overlapping than are laid out: their names are refused rather than opened
+                access = [Stmt("deny", ["all"], f.span, comment="overlapping file sections: refused")]
+            shapes = set()
+            statements = []
+            for st in [st for s in matched + [f] for st in s.statements]:
+                if _shape(st) not in shapes:
+                    shapes.add(_shape(st))
+                    statements.append(st)
+            # (nginx inherits allow/deny and auth_basic through every enclosing level)
+            inner = Location("~", loc.path, _detached(access, parent + outer.statements, f.span) + statements,
+                             f.span, static_only=outer.static_only or loc.static_only)
+            outer.locations.append(inner)
+            if depth < 4:
+                self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1)
 
     def _handler(self, route: Route, region: str, matched: str, before: list[Stmt] | None = None) -> list[Stmt]:
         """The statements that serve ROUTE in a location; BEFORE: the location's statements so far."""
@@ -810,6 +859,22 @@ def _carry_directory_rules(server: Server) -> None:
         copies = list(parent.directory_rules)
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)
+
+
+def _exact_name(regex: str) -> str | None:
+    """The one file name a file section's pattern matches (`<Files "data.json">`), or None."""
+    m = re.fullmatch(r"\(\?:\^\|/\)((?:[A-Za-z0-9_~-]|\\\.)+)(?:\(\?:/\|\$\)|\$)", regex)
+    return m.group(1).replace("\\.", ".") if m else None
+
+
+def _may_overlap(a: str, b: str) -> bool:
+    """Whether two file sections' URL patterns may match the same name: False only where one names a single
+    file the other does not match."""
+    for one, other in ((a, b), (b, a)):
+        name = _exact_name(one)
+        if name is not None:
+            return re.search(other, "/" + name) is not None
+    return True
 
 
 def _refuse_directory_names(locations: list[Location]) -> None:
