@@ -1751,6 +1751,24 @@ _short("A2N839", "rewrite-directory-symlinks", "warning", "Per-directory Rewrite
        "phase, which runs before its access checks.",
        "a request httpd would first refuse otherwise (401 from authentication) gets 403 from nginx.",
        "add Options +SymLinksIfOwnerMatch to the directory if the rules are meant to run, or turn the engine off.")
+_short("A2N779", "rewrite-directory-alias-refused", "error",
+       "Per-directory rewrite rules of a directory an Alias serves: the Alias's URLs are refused.",
+       "a <Directory> (or .htaccess) with rewrite rules is also reached through an Alias: httpd applies the "
+       "directory's rules to the files it serves there (relative to the directory, whatever the URL). The "
+       "translation places the rules at the document root's URL of the directory only; rather than serve the "
+       "Alias's URLs past rules that may refuse them ([F], a 403 without FollowSymLinks, a rewrite to a refused "
+       "URL), it answers 403 for every URL the Alias maps into the directory.",
+       "requests httpd serves through the Alias under that directory get 403 from nginx.",
+       "repeat the rules in a <Location> of the Alias's URL written for it (or drop the Alias), then convert again.")
+_short("A2N780", "rewrite-passthrough-location-proxy", "error",
+       "RewriteRule [PT] into a <Location> that proxies: not translated, its requests refused.",
+       "[PT] hands the rewritten URL to httpd's translate hooks, but mod_proxy finds a ProxyPass written inside a "
+       "<Location> through the sections of the request's original URL (merged before the rewrite): the result is "
+       "not proxied, httpd maps it under the document root, with that directory's access rules. nginx would "
+       "search its locations again and proxy the rewritten URL. The requests the rule matches are refused (403) "
+       "instead.",
+       "requests httpd serves (or refuses) through the rule get 403 from nginx.",
+       "write the ProxyPass at server level (or rewrite with [P] to the backend), then convert again.")
 _short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
        "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
        "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "

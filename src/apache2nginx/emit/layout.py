@@ -23,7 +23,7 @@ from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stm
 from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
     server_conditionals
 from ..passes.access_cond import Conditions
-from ..passes.rewrite_model import REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
+from ..passes.rewrite_model import DIRECTORY_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
 
@@ -404,6 +404,7 @@ class Layout:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
         _carry_directory_rules(server)
+        _carry_rules_into_nested(server.locations)
         _carry_rewrite_refusals(server.locations)
         _refuse_directory_names(server.locations)
 
@@ -740,7 +741,10 @@ class Layout:
             if route.regex:
                 return [Stmt("alias", [route.target], route.span)]
             rest = matched[len(route.path):] if matched.startswith(route.path) else ""
-            return [Stmt("alias", [route.target + rest], route.span)]
+            # a directory whose per-directory rewrite rules the translation places elsewhere (A2N779)
+            spans = [span for url, span in route.params.get("rewrite_refused", ()) if matched.startswith(url)]
+            refused = [Stmt("return", ["403"], spans[0], comment=DIRECTORY_REFUSAL)] if spans else []
+            return refused + [Stmt("alias", [route.target + rest], route.span)]
         if route.kind == "redirect":
             return self._redirect(route, region, matched)
         return []
@@ -875,6 +879,26 @@ def _may_overlap(a: str, b: str) -> bool:
         if name is not None:
             return re.search(other, "/" + name) is not None
     return True
+
+
+def _carry_rules_into_nested(locations: list[Location]) -> None:
+    """nginx runs only the chosen location's rewrite phase, and a nested location (a <Files> section's) inherits
+    none of its parent's rewrite statements: the per-directory rules of a location are repeated first in each
+    location nested in it that has none of its own (httpd applies them to every file of the directory, the
+    ones a <Files> section matches too). Rules that would lead past a file section's access rules are not
+    emitted at all (A2N745)."""
+    def carry(loc: Location, rules: list[Stmt]) -> None:
+        for inner in loc.locations:
+            if inner.modifier == "@" or any(st.name == "internal" for st in inner.statements):
+                continue
+            if rules and not inner.directory_rules:
+                copies = list(rules)
+                inner.statements[:0] = copies
+                inner.directory_rules.extend(copies)
+            carry(inner, inner.directory_rules)
+
+    for loc in locations:
+        carry(loc, loc.directory_rules)
 
 
 def _refuse_directory_names(locations: list[Location]) -> None:

@@ -243,12 +243,19 @@ def rewrite_map(ctx: Context, d: Directive) -> Disposition:
 
 
 def _in_location(ctx: Context, d: Directive) -> Disposition:
-    if d.key == "rewriterule" and _refuses(d) and _state(ctx).engine is not False:
-        # a rule that answers with an error status: left out, it would let through what httpd refuses
-        ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
+    """A rule in a <Location> is left out; unless the section turns the engine off, the section is refused.
+    Left out, a rule would let through what httpd refuses: one answering with an error status, one leading
+    to a refused URL, and any rule at all where the Options in force allow neither FollowSymLinks nor
+    SymLinksIfOwnerMatch (mod_rewrite's fixup answers 403 to every request there, AH00670)."""
+    if d.key == "rewriterule" and _state(ctx).engine is not False:
+        if not ctx.scope.settings.get("rewrite_refused"):
+            ctx.scope.settings["rewrite_refused"] = True
+            ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
+        why = "the rule refuses requests" if _refuses(d) else \
+            "what it does there (an error, a refused target, or 403 without FollowSymLinks) is unknown"
         ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
-                      "the translation does not reproduce; the rule refuses requests, so the translation refuses "
-                      "every request of the section (403)", d.span, directive=d.name)
+                      f"the translation does not reproduce; {why}, so the translation refuses every request of "
+                      "the section (403)", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
                   "the translation does not reproduce; nothing was emitted", d.span, directive=d.name)
@@ -394,6 +401,7 @@ def finish_server(ctx: Context, server: Server) -> None:
     own = list(server.settings.get("directory_rewrites", {}).values())
     inherited = [] if server is ctx.main else list(ctx.main.settings.get("directory_rewrites", {}).values())
     for state in inherited + own:
+        _refuse_aliases(ctx, server, state)
         prefix = _directory_url(ctx, server, state.directory or "")
         if prefix is None:
             continue
@@ -585,6 +593,48 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> N
     ctx.diags.add("A2N838", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of {prefix} "
                   "are not translated and may refuse requests there, so the translation refuses every request "
                   "of the directory (403)", rule.span, directive="RewriteRule")
+
+
+def _past_access_refusal(compiler: Compiler, rule: RRule) -> list[Stmt] | None:
+    """A server-context rewrite left out because nginx would take it past access rules httpd checks on the
+    original URL (A2N327), or to a backend httpd does not proxy it to (A2N780): the requests it matches answer
+    403 in its place. Left out, the rules after it would
+    see the original URL, not the rewritten one, and could serve (or redirect) what httpd refuses there."""
+    flags = {"F": ""} | {k: v for k, v in rule.flags.items() if k == "NC"}    # matched as the rule is
+    refusing = RRule(rule.pattern, "-", flags, list(rule.conds), rule.span, rule.directive, rule.index)
+    try:
+        return compiler.rule_statements(refusing)
+    except Unsupported:
+        return None
+
+
+def _refuse_aliases(ctx: Context, server: Server, state: RewriteContext) -> None:
+    """httpd applies a directory's per-directory rules to every file of it, whichever URL maps there: the rules
+    are placed at the document root's URL only (and are relative to it), so each Alias mapping URLs into the
+    directory answers 403 under them (the route refuses the URLs at and below the directory; mod_rewrite
+    declines the directory's own name without its slash, which stays mod_dir's redirect)."""
+    if not state.rules or state.engine is False or state.directory is None:
+        return
+    directory = state.directory.rstrip("/")
+    routes = server.routes + (ctx.main.routes if server is not ctx.main else [])
+    for route in routes:
+        if route.kind != "alias" or route.regex or not route.target or route.params.get("refused"):
+            continue
+        target = route.target.rstrip("/")
+        if directory == target or directory.startswith(target + "/"):
+            url = route.path.rstrip("/") + directory[len(target):] + "/"
+        elif target.startswith(directory + "/"):
+            url = route.path.rstrip("/") + "/"
+        else:
+            continue
+        below = route.params.setdefault("rewrite_refused", [])
+        if any(u == url for u, _ in below):
+            continue
+        below.append((url, state.rules[0].span))
+        ctx.diags.add("A2N779", f"the per-directory rewrite rules of <Directory {state.directory}> also govern the "
+                      f"files {route.params.get('directory', 'Alias')} {route.path} serves under {url}, where the "
+                      "translation does not apply them: those URLs are refused (403)", state.rules[0].span,
+                      directive="RewriteRule", related=[route.span] if route.span else ())
 
 
 def _directory_url(ctx: Context, server: Server, directory: str) -> str | None:
@@ -780,7 +830,11 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         try:
             stmts = compiler.rule_statements(rule)
         except Unsupported as exc:
-            _not_translated(ctx, rule, exc.code, exc.message)
+            refusal = _past_access_refusal(compiler, rule) \
+                if state.per_dir is None and exc.code in ("A2N327", "A2N780") else None
+            _not_translated(ctx, rule, exc.code, exc.message + ("; the requests it matches are refused (403)"
+                                                                 if refusal else ""))
+            statements.extend(refusal or [])
             continue
         (location_statements if state.per_dir is not None else statements).extend(stmts)
     if fc_location is not None and state.per_dir is not None and any(s.name == "if" for s in location_statements):
