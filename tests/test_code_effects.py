@@ -17,8 +17,8 @@ _ALWAYS_PRESENT = ("status", "backend path", "backend method")
 
 # Codes whose subject is a whole directive left out (or not honoured where it stands): the generic errors,
 # an undefined ${VAR} (its directive is left out of the translation; httpd keeps the text) and the
-# proxy/alias ones that drop a ProxyPass, ProxyRequests or ScriptAlias entirely.
-DIRECTIVE_CODES = {"A2N022", "A2N100", "A2N101", "A2N103", "A2N302", "A2N303", "A2N317", "A2N404"}
+# proxy/alias ones that drop a ProxyPass or ProxyRequests entirely.
+DIRECTIVE_CODES = {"A2N022", "A2N100", "A2N101", "A2N103", "A2N302", "A2N303", "A2N317"}
 # Whole sections whose directives are all missing, with consequences nobody can bound.
 EVERYTHING_CODES = {"A2N233", "A2N740", "A2N741"}
 

@@ -165,9 +165,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N401": effects("status", "location:missing", "backend:added", "header"),  # not redirected under a ^~ prefix
     "A2N402": effects(),                # the literal mapping is kept
     "A2N403": effects(),                # the same risk in both servers
-    "A2N404": effects("directive"),     # ScriptAlias: the programs are not run
-    # ScriptAlias: the programs are not run, their URLs refused (403), where httpd may ask for a login first
-    "A2N786": effects("status@status-403", "body@status-403", "location@status-403", "header@status-403"),
+    "A2N404": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),  # ScriptAlias: the programs are not run, their URLs refused (403)
     "A2N405": effects("location@unnormalised-path", "location@encoded-path"),  # raw path in the Location
     "A2N406": effects("status", "header:missing", "body"),  # fcgiwrap: not run by verify; 403 for a missing program
 
@@ -316,6 +315,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N835": effects(),                # no URL reaches the directory
     "A2N838": effects("status@status-403", "header@status-403", "location@status-403",
                       "backend@status-403"),  # the directory is refused (403)
+    "A2N780": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),  # the rule's requests are refused (403)
     "A2N839": effects("status@status-403", "header@status-403"),  # 403 before nginx's access checks
     "A2N837": effects(),                # httpd does not run them either
     "A2N836": effects("status@path-info", "body@path-info", "header@path-info", "location@path-info"),

@@ -799,7 +799,8 @@ _short("A2N403", "aliasmatch-capture", "warning", "An AliasMatch capture could r
        "anchor the capture so it cannot start with `..` (e.g. ([^/.][^/]*)).")
 _short("A2N404", "cgi-unsupported", "error", "CGI scripts cannot run under nginx.",
        "ScriptAlias maps URLs to CGI programs; nginx runs no CGI.",
-       "the URLs are served from the document root (or not found) instead of running the programs.",
+       "the URLs are refused (403) instead of running the programs (and instead of serving the document root's "
+       "files there, past the target directory's access rules).",
        "run the programs through fcgiwrap and proxy to it with fastcgi_pass.")
 
 # ------------------------------------------------------------------ A2N5xx mod_headers
@@ -1268,12 +1269,6 @@ _short("A2N785", "rewrite-aliased-directory", "error", "Per-directory rewrite ru
        "requests under the Alias get 403 from nginx.",
        "give the aliased directory a RewriteBase and repeat the rules in a <Location> of the alias by hand, or "
        "refuse the alias.")
-_short("A2N786", "cgi-refused", "error", "CGI scripts cannot run under nginx: their URLs are refused.",
-       "ScriptAlias and ScriptAliasMatch map URLs to CGI programs, under the programs' <Directory> rules; nginx "
-       "runs no CGI, and serving the document root's files at those URLs instead would bypass those rules, so "
-       "the translation answers 403 there.",
-       "the programs do not run: every URL of the ScriptAlias gets 403 from nginx (httpd may ask for a login first).",
-       "run the programs through fcgiwrap and hand the URLs to it with fastcgi_pass.")
 _short("A2N770", "directory-slash-before-login", "warning",
        "DirectorySlash Off where a login is asked: a directory without its slash is refused before the login.",
        "with DirectorySlash Off httpd refuses (403) a directory requested without its trailing slash once the "
@@ -1793,6 +1788,15 @@ _short("A2N839", "rewrite-directory-symlinks", "warning", "Per-directory Rewrite
        "phase, which runs before its access checks.",
        "a request httpd would first refuse otherwise (401 from authentication) gets 403 from nginx.",
        "add Options +SymLinksIfOwnerMatch to the directory if the rules are meant to run, or turn the engine off.")
+_short("A2N780", "rewrite-passthrough-location-proxy", "error",
+       "RewriteRule [PT] into a <Location> that proxies: not translated, its requests refused.",
+       "[PT] hands the rewritten URL to httpd's translate hooks, but mod_proxy finds a ProxyPass written inside a "
+       "<Location> through the sections of the request's original URL (merged before the rewrite): the result is "
+       "not proxied, httpd maps it under the document root, with that directory's access rules. nginx would "
+       "search its locations again and proxy the rewritten URL. The requests the rule matches are refused (403) "
+       "instead.",
+       "requests httpd serves (or refuses) through the rule get 403 from nginx.",
+       "write the ProxyPass at server level (or rewrite with [P] to the backend), then convert again.")
 _short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
        "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
        "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "

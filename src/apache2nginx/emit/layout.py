@@ -297,7 +297,7 @@ class Layout:
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
                                     [st for s in covering for st in s.statements])
             slash = [] if fs is None or self.refuse_all is not None or \
-                (handler is not None and handler.params.get("cgi")) else \
+                (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else \
                 self.dir_slash(dir_configs + loc_configs, access, _describe(path))
             if path == "/" and handler is None and not statements and not slash and not self.files and \
                     not self.filename_refusals:
@@ -412,6 +412,7 @@ class Layout:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
         _carry_directory_rules(server)
+        _carry_rules_into_nested(server.locations)
         _carry_rewrite_refusals(server.locations)
         _refuse_directory_names(server.locations)
 
@@ -432,7 +433,7 @@ class Layout:
             access = self.access(roots + loc_configs, r.path, r.span)
         own: list[Stmt] = []
         handler = self._handler(r, r.path, r.path, loc_statements)
-        if r.kind == "alias" and not r.params.get("cgi"):
+        if r.kind == "alias" and not r.params.get("cgi") and not r.params.get("refused"):
             # the file it maps to is under the target's directories, not the document root's
             access, own, kept = self.regex_alias_access(r, loc_configs, files_by_parent)
             if kept:
@@ -440,7 +441,7 @@ class Layout:
                 handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
                 access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
                           for k, v in kept.items()] + access
-        if r.kind == "alias" and not r.params.get("cgi"):
+        if r.kind == "alias" and not r.params.get("cgi") and not r.params.get("refused"):
             own += self.file_statements_for_alias(r, files_by_parent)
         loc.statements.extend(access + own + loc_statements + handler)
         return loc
@@ -529,8 +530,12 @@ class Layout:
             classes.append(("~^" + _regex_escape(sub[len(rel):]) + ("/" if suffix else "(?:/|$)"), stmts, d))
         # file names: (pattern over the file name, its rules, the section)
         names: list[tuple[str, list[Stmt], Scope]] = []
-        for f in [f for d in dirs for f in files_by_parent.get(id(d), ())]:
-            self._not_applied(route, f, bool(f.statements))
+        # the server's own <Files> sections (outside any <Directory>) apply to the aliased file too, merged
+        # before the directories' ones as httpd appends them
+        server_files = files_by_parent.get(0, [])
+        for f in server_files + [f for d in dirs for f in files_by_parent.get(id(d), ())]:
+            if f not in server_files:    # the server's own: their headers are `file_statements_for_alias`'s
+                self._not_applied(route, f, bool(f.statements))
             for _, stmts, d in (c for c in classes if _refuses(c[1]) and f.settings.get("access") is not None):
                 # merged after the directories: it may grant in a directory the map refuses
                 if not _refuses(self.access([c.settings.get("access") for c in self.covering_directories(d.fs_path)]
@@ -670,8 +675,12 @@ class Layout:
     def nest_files(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list,
                    matched: str) -> None:
         """<Files> sections merge between directories and locations; nginx needs them nested in every
-        location they apply to (a ^~ location hides the server's regex locations)."""
-        before, own = len(loc.locations), {}
+        location they apply to (a ^~ location hides the server's regex locations). httpd merges every
+        section matching a name, nginx picks the first matching location: see `nest_overlaps` (access) and
+        `_with_overlaps` (header lines, where only the first section has access rules)."""
+        before, headers_of = len(loc.locations), {}
+        nested: list[tuple[Scope, Location]] = []
+        merged: list = []       # the access of the sections matching an exact location's URL, in order
         for f in files:
             config = f.settings.get("access")
             static = bool(f.settings.get("static_files"))
@@ -681,6 +690,10 @@ class Layout:
             if loc.modifier == "=":
                 # an exact location cannot hold another: decide for its one URL here
                 if re.search(f.files_regex, matched):
+                    if config is not None:
+                        merged.append(config)
+                        access = self.access(dir_configs + merged + loc_configs, f"files matching {f.path}",
+                                             f.span)
                     loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES
                                       and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
                     # <Files> merge after the directories: their once-per-block settings replace the region's
@@ -709,10 +722,51 @@ class Layout:
                     self.diags.add("A2N772", f"the file section {f.path}: its rules hold in nginx for URLs ending "
                                    "with a matching name; a URL going on after it (path info, /x.css/more) keeps the "
                                    "rules of the directory, where httpd applies the file's and answers 404", f.span)
-            loc.locations.append(Location("~", regex, _detached(access, loc.statements, f.span) +
-                                          list(f.statements), f.span, static_only=static))
-            own[id(loc.locations[-1])] = f.statements
-        loc.locations[before:] = _with_overlaps(loc.locations[before:], own)
+            own_location = Location("~", regex, _detached(access, loc.statements, f.span) + list(f.statements),
+                                    f.span, static_only=static)
+            loc.locations.append(own_location)
+            nested.append((f, own_location))
+            headers_of[id(own_location)] = f.statements
+        for i, (f, own_location) in enumerate(nested):
+            self.nest_overlaps(own_location, [f], nested[i + 1:], dir_configs, loc_configs, loc.statements)
+        if all(f.settings.get("access") is None for f, _ in nested[1:]):
+            # a location combining sections' header lines carries the access of the first of them alone: only
+            # where no later section has rules of its own (`nest_overlaps` lays those out)
+            loc.locations[before:] = _with_overlaps(loc.locations[before:], headers_of)
+
+    def nest_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
+                      dir_configs: list, loc_configs: list, parent: list[Stmt], depth: int = 0) -> None:
+        """httpd merges every <Files> section matching a name, in order; nginx answers from the first regex
+        location matching the URL. So the location OUTER of the sections MATCHED holds, for each later section
+        whose access rules change what those sections decide, a nested location of its pattern with the rules
+        of them all merged (and their statements): a name matching both is judged as httpd judges it."""
+        configs = [f.settings.get("access") for f in matched]
+        current = self.access(dir_configs + configs + loc_configs, f"files matching {matched[-1].path}",
+                              matched[-1].span)
+        for j, (f, loc) in enumerate(later):
+            config = f.settings.get("access")
+            if config is None:
+                continue
+            access = self.access(dir_configs + configs + [config] + loc_configs, f"files matching {f.path}",
+                                 f.span)
+            if [_shape(st) for st in access] == [_shape(st) for st in current] or \
+                    not _may_overlap(loc.path, outer.path):
+                continue
+            if depth >= 4:
+                # more sections overlapping than are laid out: their names are refused rather than opened
+                access = [Stmt("deny", ["all"], f.span, comment="overlapping file sections: refused")]
+            shapes = set()
+            statements = []
+            for st in [st for s in matched + [f] for st in s.statements]:
+                if _shape(st) not in shapes:
+                    shapes.add(_shape(st))
+                    statements.append(st)
+            # (nginx inherits allow/deny and auth_basic through every enclosing level)
+            inner = Location("~", loc.path, _detached(access, parent + outer.statements, f.span) + statements,
+                             f.span, static_only=outer.static_only or loc.static_only)
+            outer.locations.append(inner)
+            if depth < 4:
+                self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1)
 
     def _handler(self, route: Route, region: str, matched: str, before: list[Stmt] | None = None) -> list[Stmt]:
         """The statements that serve ROUTE in a location; BEFORE: the location's statements so far."""
@@ -722,6 +776,8 @@ class Layout:
             return [Stmt("return", ["502"], route.span)]
         if route.kind == "proxy":
             return self.proxy_emitter(self.server, route, region, matched, before)
+        if route.kind == "alias" and route.params.get("refused"):
+            return [Stmt("return", ["403"], route.span, comment=route.params["refused"])]
         if route.kind == "alias" and route.params.get("cgi"):
             span = route.span
             return [Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
@@ -852,6 +908,42 @@ def _carry_directory_rules(server: Server) -> None:
         copies = list(parent.directory_rules)
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)
+
+
+def _exact_name(regex: str) -> str | None:
+    """The one file name a file section's pattern matches (`<Files "data.json">`), or None."""
+    m = re.fullmatch(r"\(\?:\^\|/\)((?:[A-Za-z0-9_~-]|\\\.)+)(?:\(\?:/\|\$\)|\$)", regex)
+    return m.group(1).replace("\\.", ".") if m else None
+
+
+def _may_overlap(a: str, b: str) -> bool:
+    """Whether two file sections' URL patterns may match the same name: False only where one names a single
+    file the other does not match."""
+    for one, other in ((a, b), (b, a)):
+        name = _exact_name(one)
+        if name is not None:
+            return re.search(other, "/" + name) is not None
+    return True
+
+
+def _carry_rules_into_nested(locations: list[Location]) -> None:
+    """nginx runs only the chosen location's rewrite phase, and a nested location (a <Files> section's) inherits
+    none of its parent's rewrite statements: the per-directory rules of a location are repeated first in each
+    location nested in it that has none of its own (httpd applies them to every file of the directory, the
+    ones a <Files> section matches too). Rules that would lead past a file section's access rules are not
+    emitted at all (A2N745)."""
+    def carry(loc: Location, rules: list[Stmt]) -> None:
+        for inner in loc.locations:
+            if inner.modifier == "@" or any(st.name == "internal" for st in inner.statements):
+                continue
+            if rules and not inner.directory_rules:
+                copies = list(rules)
+                inner.statements[:0] = copies
+                inner.directory_rules.extend(copies)
+            carry(inner, inner.directory_rules)
+
+    for loc in locations:
+        carry(loc, loc.directory_rules)
 
 
 def _refuse_directory_names(locations: list[Location]) -> None:

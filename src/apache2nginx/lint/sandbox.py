@@ -173,6 +173,9 @@ class Sandbox:
         self.prefix = Path(prefix or tempfile.mkdtemp(prefix="a2n-nginx-"))
         self.backends = dict(backends or {})
         self.paths = dict(paths or {})
+        # where verify's synthesised roots live (each under its original absolute path): a test of a file name
+        # anchored at `/` is anchored there too, as httpd's sandbox does for <DirectoryMatch>
+        self.regex_base: str | None = getattr(paths, "base", None)
         self.conf_prefix = conf_prefix
         self.allow_include = tuple(allow_include)
         self.lint = lint
@@ -537,6 +540,10 @@ class Sandbox:
                 edits.append((w.start, w.end, quote(value)))
                 args[i] = Word(value, w.start, w.end, w.line, w.quote)
 
+        if name == "if" and self.regex_base and len(args) >= 3 and args[0].value == "($request_filename" \
+                and args[1].value in ("~", "~*", "!~", "!~*") and args[2].value.startswith("^/"):
+            literal = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", self.regex_base.rstrip("/"))
+            set_arg(2, "^" + literal + args[2].value[1:])
         if ctx == "main" and name == "user" and not self.lint:
             blank(st)      # verify runs nginx as root; its workers stay the default user
             return

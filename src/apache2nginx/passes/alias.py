@@ -119,18 +119,26 @@ def script_alias(ctx: Context, d: Directive) -> Disposition:
                       f"of {d.args[1]} is not found, and a missing one answers 403 (fcgiwrap) instead of httpd's 404",
                       d.span, directive=d.name, hint="apt-get install fcgiwrap (it listens on /run/fcgiwrap.socket)")
         return Disposition.APPROXIMATE
-    if ctx.scope is None and len(d.args) == 2 and (d.key == "scriptalias" or httpd_refuses(d.args[0]) is None):
-        # httpd maps these URLs to its programs (and the programs' <Directory> rules): nginx must not serve the
-        # document root's files there instead, so they are refused
-        ctx.server.routes.append(Route("redirect", d.args[0], "", status=403, regex=d.key == "scriptaliasmatch",
-                                       span=d.span, params={"directive": d.name}))
-        ctx.diags.add("A2N786", f"{d.name}: nginx runs no CGI programs; serve them through a FastCGI wrapper "
-                      "(fcgiwrap) by hand. Its URLs are refused (403) until then", d.span, directive=d.name)
-        return Disposition.UNSUPPORTED
+    # httpd answers these URLs with the program's output or with the target directory's refusal; nginx would
+    # serve the document root's files there (the program's source, or a file past its access rules): refused
+    if ctx.scope is None and len(d.args) >= 2:
+        url, fs = d.args[0], d.args[1]
+        regex = d.key == "scriptaliasmatch"
+        if regex and httpd_refuses(url) is not None:
+            ctx.diags.add("A2N001", f"{d.name} {url}: regular expression could not be compiled "
+                          f"({httpd_refuses(url)}); httpd refuses the configuration", d.span, directive=d.name)
+            return Disposition.UNSUPPORTED
+        ctx.server.routes.append(Route("alias", url, _nginx_captures(fs) if regex else fs, regex=regex,
+                                       span=d.span, params={"directive": d.name, "refused": CGI_REFUSAL}))
+    elif ctx.scope is not None:
+        ctx.emit("return", ["403"], d.span).comment = CGI_REFUSAL
     ctx.diags.add("A2N404", f"{d.name}: nginx runs no CGI programs; serve them through a FastCGI wrapper "
-                  "(fcgiwrap) by hand. Nothing was emitted, so these URLs fall through to the document root",
-                  d.span, directive=d.name)
+                  "(fcgiwrap) by hand. The translation refuses these URLs (403) rather than serve the document "
+                  "root's files there", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+CGI_REFUSAL = "CGI programs httpd runs here are not translated: refused"
 
 
 RULES = table(

@@ -243,30 +243,24 @@ def rewrite_map(ctx: Context, d: Directive) -> Disposition:
 
 
 def _in_location(ctx: Context, d: Directive) -> Disposition:
-    if d.key == "rewriterule" and (_refuses(d) or _may_loop(d)) and _state(ctx).engine is not False:
-        # a rule that answers with an error status (or whose internal redirect can come back to it until httpd's
-        # redirect limit answers 500): left out, it would let through what httpd refuses
-        ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
+    """A rule in a <Location> is left out; unless the section turns the engine off, the section is refused.
+    Left out, a rule would let through what httpd refuses: one answering with an error status, one leading
+    to a refused URL, and any rule at all where the Options in force allow neither FollowSymLinks nor
+    SymLinksIfOwnerMatch (mod_rewrite's fixup answers 403 to every request there, AH00670)."""
+    if d.key == "rewriterule" and _state(ctx).engine is not False:
+        if not ctx.scope.settings.get("rewrite_refused"):
+            ctx.scope.settings["rewrite_refused"] = True
+            ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
         why = "the rule refuses requests" if _refuses(d) else \
-            "the rule rewrites, and the internal redirect can come back to it until httpd answers 500"
+            "what it does there (an error, a refused target, or 403 without FollowSymLinks) is unknown"
         ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
-                      f"the translation does not reproduce; {why}, so the translation refuses every request of the "
-                      "section (403)", d.span, directive=d.name)
+                      f"the translation does not reproduce; {why}, so the translation refuses every request of "
+                      "the section (403)", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
                   "the translation does not reproduce; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
 
-
-def _may_loop(d: Directive) -> bool:
-    """A per-directory RewriteRule that rewrites (no redirect, proxy or `-`): its internal redirect runs the
-    rules again, [END] aside (see `_may_refuse`), and httpd answers 500 at its redirect limit."""
-    if len(d.args) < 2 or d.args[1] == "-" or re.match(r"^[a-z][a-z0-9+.-]*://", d.args[1], re.I):
-        return False
-    flags = {_LONG.get(k, k): v for k, v in _flags(d.args[2] if len(d.args) > 2 else None).items()}
-    if "R" in flags or "P" in flags:
-        return False
-    return "END" not in flags or "PT" in flags or d.args[1].split("?", 1)[0].endswith("/")
 
 
 def _refuses(d: Directive) -> bool:
@@ -300,7 +294,7 @@ def _not_translated(ctx: Context, rule: RRule, code: str, why: str, refused: boo
 
 # Untranslated server-context rules whose result httpd would check against other access rules than nginx:
 # left out, the request would be served under the rules of its original URL alone.
-_REFUSED_INSTEAD = {"A2N327"}
+_REFUSED_INSTEAD = {"A2N327", "A2N780"}
 
 
 def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=()) -> list[Stmt]:
@@ -668,6 +662,8 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> N
     ctx.diags.add("A2N838", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of {prefix} "
                   "are not translated and may refuse requests there, so the translation refuses every request "
                   "of the directory (403)", rule.span, directive="RewriteRule")
+
+
 
 
 def _directory_url(ctx: Context, server: Server, directory: str) -> str | None:

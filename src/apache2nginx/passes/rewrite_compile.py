@@ -611,6 +611,8 @@ class Compiler:
             self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
                                      "nginx would search locations again with the rewritten one", "<Location> sections",
                                      self._urls_around(rule, negate, target))
+        if self.per_dir is None and "PT" in flags:
+            self._refuse_location_proxy(target)
         if "H" in flags:
             return out + self.handler(rule, pattern, negate, target, flag)
         if negate:
@@ -907,6 +909,24 @@ class Compiler:
             where = restricted[0].span
             raise Unsupported(code, message.format(
                 where=f"the section at {where.file}:{where.line}" if where else unlocated))
+
+    def _refuse_location_proxy(self, target: str) -> None:
+        """[PT] hands the result to the translate hooks, but mod_proxy looks a ProxyPass written inside a
+        <Location> up in the sections of the request's original URL (proxy_trans reads the per-directory
+        configuration the early location walk merged): a result under such a section is not proxied, httpd maps
+        it under the document root (and its <Directory> rules) instead, where nginx's location would proxy it."""
+        static = re.match(r"[^$?]*", target).group()
+        dynamic = static != target.split("?", 1)[0]
+        holders = {id(h): h for h in (self.server, self.ctx.main)}.values()
+        for scope in (s for h in holders for s in h.scopes):
+            if scope.proxy is None or scope.regex or scope.proxy.kind != "proxy":
+                continue
+            if _segment_prefix(scope.path, static) or (dynamic and scope.path.startswith(static)) or \
+                    (not static.startswith("/")):
+                where = f"{scope.span.file}:{scope.span.line}" if scope.span else scope.path
+                raise Unsupported("A2N780", f"the result may fall under the <Location {scope.path}> that proxies "
+                                  f"({where}): httpd's mod_proxy looks that ProxyPass up for the request's original "
+                                  "URL only, so it serves the file under the document root where nginx would proxy")
 
     def _urls_around(self, rule: RRule, negate: bool, target: str | None) -> list[tuple[str, bool]] | None:
         """Literal prefixes of the URLs a server-context rule may see (its pattern's, and those of earlier rules
