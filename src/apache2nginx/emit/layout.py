@@ -276,8 +276,15 @@ class Layout:
                 winners.add(id(handler))
             fs_handler = handler
             if handler is not None and handler.kind == "proxy-exclude":
-                # `ProxyPass P !`: httpd goes on to mod_alias and the document root, and their directories
-                fs_handler = next((r for r in routes if r.kind == "alias" and segment_prefix(r.path, path)), None)
+                # `ProxyPass P !`: httpd goes on to mod_alias (its Redirects first, then its Aliases) and the
+                # document root, and their directories
+                after = next((r for r in routes if r.kind == "redirect" and segment_prefix(r.path, path)), None)
+                if after is not None:
+                    handler = fs_handler = after
+                    winners.add(id(after))
+                else:
+                    fs_handler = next((r for r in routes if r.kind == "alias" and segment_prefix(r.path, path)),
+                                      None)
             fs = self.fs_path(fs_handler, path, server.root)
             dirs = self.covering_directories(fs)
             dir_configs = [d.settings.get("access") for d in dirs]
