@@ -20,9 +20,10 @@ def test_document_root_and_alias_targets_become_their_urls(tmp_path):
                                     "    RewriteRule ^/old$ /srv/site/new.html [L]\n"
                                     "    RewriteRule ^/img/(.*)$ /srv/assets/$1 [L]\n"
                                     "    RewriteRule ^/var$ %{DOCUMENT_ROOT}/new.html [L]\n")
-    assert "rewrite ^/old$ /new.html last;" in out
+    # (under the document root the rule stops the rules after mod_dir's slash check of a directory result)
+    assert "rewrite ^/old$ /new.html;" in out
     assert "rewrite ^/img/(.*)$ /assets/$1 last;" in out
-    assert "rewrite ^/var$ /new.html last;" in out
+    assert "rewrite ^/var$ /new.html;" in out
     assert codes.count("A2N332") == 3 and "A2N331" not in codes
 
 

@@ -321,6 +321,11 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N837": effects(),                # httpd does not run them either
     "A2N836": effects("status@path-info", "body@path-info", "header@path-info", "location@path-info"),
     "A2N829": effects("header set-cookie:changed"),  # Max-Age instead of expires=
+    # mod_dir's redirect of the request's own path where a rewrite maps it to a directory, not reproduced
+    "A2N840": effects("status@redirect", "location@redirect", "body@redirect", "header@redirect"),
+    # mod_dir's index subrequest runs the rules again on the request's path plus the index name
+    "A2N841": effects("status@directory-request", "location@directory-request", "body@directory-request",
+                      "header@directory-request"),
     "A2N850": effects("status", "body"),  # httpd serves a file path nginx reads as a URL path
     "A2N851": effects(*_REWRITE),       # the rule is not emitted
     "A2N852": effects("location:changed@redirect"),  # nginx's escaping of a redirect's captures

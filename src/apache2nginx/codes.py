@@ -1797,6 +1797,22 @@ _short("A2N780", "rewrite-passthrough-location-proxy", "error",
        "instead.",
        "requests httpd serves (or refuses) through the rule get 403 from nginx.",
        "write the ProxyPass at server level (or rewrite with [P] to the backend), then convert again.")
+_short("A2N840", "rewrite-directory-slash-untold", "warning", "A server-context rewrite may map to a directory: mod_dir's redirect is not reproduced.",
+       "in server context (without [PT]) mod_rewrite changes only the file a request maps to; the request's path "
+       "stays. Where that file is a directory, mod_dir answers 301 to the request's own path with a slash added "
+       "(after the access checks), unless the path ends with one. The translation reproduces that after the "
+       "rule's rewrite, except where a later rule may rewrite the result again, the result is a file under an "
+       "Alias target, or access rules over the target would answer first in httpd: there this warning stands.",
+       "where the result is a directory, httpd redirects the request's path while nginx serves the directory's "
+       "index, or redirects to the rewritten path plus a slash.",
+       "add [PT] (httpd then redirects the rewritten path, as nginx does), or end the substitution with a file name.")
+_short("A2N841", "rewrite-directory-index-rules", "warning", "A directory result's index file is looked up through the rules again.",
+       "where a server-context rule (without [PT]) maps a request whose path ends with a slash to a directory, "
+       "mod_dir looks the index file up with a subrequest for the request's own path plus the index name "
+       "(/path/index.html), which the server's rewrite rules see again; their answer for it (a redirect of its "
+       "own, another file) becomes the answer. nginx looks the index up under the rewritten path.",
+       "for such directory requests httpd may redirect to /path/index.html/ or serve another file than nginx.",
+       "add [PT], or keep the rules from matching the index file's path (a RewriteCond on %{REQUEST_URI}).")
 _short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
        "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
        "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "

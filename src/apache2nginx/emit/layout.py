@@ -63,6 +63,7 @@ class Layout:
         self.diags = diags
         self.proxy_emitter = proxy_emitter
         self.redirect_vars: dict[int, str] = {}
+        self.named_locations = 0      # regex locations whose captures are read by name
 
     def inherited(self) -> tuple[list[Scope], list[Route]]:
         """The sections and lists that apply to this server, merged with the main server's as httpd merges
@@ -277,8 +278,15 @@ class Layout:
                 winners.add(id(handler))
             fs_handler = handler
             if handler is not None and handler.kind == "proxy-exclude":
-                # `ProxyPass P !`: httpd goes on to mod_alias and the document root, and their directories
-                fs_handler = next((r for r in routes if r.kind == "alias" and segment_prefix(r.path, path)), None)
+                # `ProxyPass P !`: httpd goes on to mod_alias (its Redirects first, then its Aliases) and the
+                # document root, and their directories
+                after = next((r for r in routes if r.kind == "redirect" and segment_prefix(r.path, path)), None)
+                if after is not None:
+                    handler = fs_handler = after
+                    winners.add(id(after))
+                else:
+                    fs_handler = next((r for r in routes if r.kind == "alias" and segment_prefix(r.path, path)),
+                                      None)
             fs = self.fs_path(fs_handler, path, server.root)
             dirs = self.covering_directories(fs)
             dir_configs = [d.settings.get("access") for d in dirs]
@@ -415,6 +423,11 @@ class Layout:
         _carry_rules_into_nested(server.locations)
         _carry_rewrite_refusals(server.locations)
         _refuse_directory_names(server.locations)
+        todo = list(server.locations)
+        while todo:
+            loc = todo.pop()
+            todo.extend(loc.locations)
+            self._name_captures(loc)
 
     def regex_route(self, r: Route, loc_configs: list, region_access: list[Stmt] | None,
                     loc_statements: list[Stmt], files_by_parent: dict) -> Location:
@@ -642,6 +655,40 @@ class Layout:
             if not any(st.name == "internal" for st in loc.statements):
                 loc.statements.extend(Stmt(c.name, list(c.args), c.span, c.comment, None, c.resets, c.conditional)
                                       for c in copies)
+
+    def _name_captures(self, loc: Location) -> None:
+        """A regex location whose directives read its captures as $1..$9 (RedirectMatch, AliasMatch) and that
+        holds an `if` or `set` (an access rule put first, a map it reads): their regular expressions reset
+        $1..$9 before the directive reads them (a redirect to /old/.html for /old/a.txt), so the location's
+        captures are read by name instead."""
+        if loc.modifier not in ("~", "~*"):
+            return
+        numbered = re.compile(r"\$(?:\{(\d)\}|(\d))")
+
+        def own(stmts: list[Stmt]) -> list[Stmt]:
+            """The statements whose $1..$9 are the location's: not a `rewrite` (its own regex's) nor what an
+            `if` on a regex holds."""
+            out = []
+            for st in stmts:
+                if st.name == "rewrite" or st.name == "if" and "~" in " ".join(st.args):
+                    continue
+                out.append(st)
+                if st.block:
+                    out.extend(own(st.block))
+            return out
+
+        first = next((i for i, st in enumerate(loc.statements)
+                      if any(any(numbered.search(a) for a in o.args) for o in own([st]))), None)
+        if first is None or not any(st.name in ("if", "set") for st in loc.statements[:first]):
+            return      # no capture read, or read before anything else runs (`set $a2n_capture_1 $1`)
+        from ..passes.rewrite_compile import _name_groups
+        self.named_locations += 1
+        pattern, names = _name_groups(loc.path, f"a2n_lm{self.named_locations}_")
+        loc.path = pattern
+        for st in own(loc.statements):
+            if st.name != "if":
+                st.args = [numbered.sub(lambda m: "${" + names[int(m.group(1) or m.group(2))] + "}"
+                                        if int(m.group(1) or m.group(2)) in names else "", a) for a in st.args]
 
     def merge_into(self, existing: Location, loc: Location, access: list[Stmt]) -> None:
         """httpd checks access before per-directory rewrites run; nginx runs a location's rewrites first.

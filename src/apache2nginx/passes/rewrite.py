@@ -886,6 +886,13 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
         location_statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
+    if state.per_dir is not None and location_statements and _directory_slash_on(ctx, server) \
+            and _only_internal(state.rules, location_statements):
+        # mod_rewrite's per-directory result waits for the handler phase (redirect-handler), while mod_dir's
+        # fixup already answered a directory requested without its slash: 301 to the path with the slash
+        location_statements[:0] = [Stmt("if", ["(-d $request_filename)"], state.rules[0].span, block=[
+            Stmt("rewrite", ["^(.*[^/])$", "$1/", "permanent"], state.rules[0].span)],
+            comment="mod_dir: a directory without its slash is redirected before the rules' result is served")]
     if state.per_dir is not None and location_statements:
         prefix = state.per_dir.rstrip("/") + "/"
         loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
@@ -901,3 +908,26 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         carry_location_headers(ctx, server, statements)
         carry_proxy_headers(ctx, server, statements)
     server.own_statements.extend(statements)
+
+
+def _directory_slash_on(ctx: Context, server: Server) -> bool:
+    """No DirectorySlash Off anywhere in the server or the main server (where it is, the regions it covers
+    keep their own handling and the rules run as they stand)."""
+    from .access import AccessConfig
+    for holder in {id(h): h for h in (server, ctx.main)}.values():
+        for scope in holder.settings.get("directories", []) + holder.settings.get("files", []) + holder.scopes:
+            config = scope.settings.get("access")
+            if isinstance(config, AccessConfig) and config.directory_slash is not None \
+                    and not config.directory_slash[0]:
+                return False
+    return True
+
+
+def _only_internal(rules: list[RRule], statements: list[Stmt]) -> bool:
+    """Every rule rewrites internally (no answer of its own: [F], [G], [R], [P], a URL, a refusal): httpd's
+    fixup returns those answers itself, before mod_dir's; only an internal rewrite waits for the handler."""
+    def answers(stmts: list[Stmt]) -> bool:
+        return any(st.name == "return" or st.block and answers(st.block) for st in stmts)
+    return all(r.substitution != "-" and not {"F", "G", "R", "P"} & set(r.flags)
+               and not re.match(r"^[a-z][a-z0-9+.-]*://", r.substitution, re.I) for r in rules) \
+        and not answers(statements)

@@ -15,6 +15,7 @@ from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricte
 from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable)
+from . import rewrite_dirslash as dirslash
 from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
 from .vhost_alias import server_name_variable
@@ -41,6 +42,9 @@ class Compiler:
         self.mark_redirects = state.per_dir is not None and uses_redirect_status(state.rules)
         self.redirect_status_rules: set[int] = set()
         self.noted: set[tuple[str, int]] = set()   # (code, rule) reported once, however often it is compiled
+        self.mapped_root: str | None = None   # the document root a server-context result maps under
+        self.mapped_alias = False             # the result is a file under an Alias target
+        self.dirslash: tuple[str | None] | None = None   # (the rule's flag,) where mod_dir's check follows it
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
@@ -317,6 +321,13 @@ class Compiler:
     def rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
         """One rule as nginx statements. `guards` are extra tests that must all hold (a [C] chain or an
         [S] skip), `marks` variables set to 1 when the rule matches (for the rules that depend on it)."""
+        self.dirslash = None
+        stmts = self._rule_statements(rule, guards, marks)
+        if self.dirslash is None or not _holds(stmts, dirslash.DIRSLASH):
+            return stmts
+        return [dirslash.reset(rule)] + stmts + dirslash.after(rule, self.dirslash[0])
+
+    def _rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
         flags = rule.flags
         for f in flags:
             if f == "T" and rule.substitution == "-" and not rule.conds and not rule.pattern.startswith("!"):
@@ -576,6 +587,7 @@ class Compiler:
                                "itself held %-escapes or `+`; httpd escapes every non-alphanumeric character",
                                rule.span, directive="RewriteRule")
         qsa, qsd = "QSA" in flags, "QSD" in flags
+        self.mapped_root, self.mapped_alias = None, False
         if self.per_dir is not None:
             target = self.with_prefix(rule, subst, target, redirect)
         else:
@@ -615,6 +627,11 @@ class Compiler:
             self._refuse_location_proxy(target)
         if "H" in flags:
             return out + self.handler(rule, pattern, negate, target, flag)
+        if self.per_dir is None and "PT" not in flags and dirslash.plan(self, rule, negate, target):
+            # mod_dir's redirect of a directory result comes after the rewrite, before the rule stops the rules
+            self.dirslash = (flag,)
+            return out + [Stmt("rewrite", ["^" if negate else pattern, target], span),
+                          dirslash.record(self, rule)]
         if negate:
             # a negated pattern has no captures: rewrite whatever the URI is
             return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
@@ -799,6 +816,10 @@ class Compiler:
             claimed = next((r for r in routes if r is not chosen and (
                 r.regex or _segment_prefix(r.path, static) or dynamic and r.path.startswith(static))), None)
             if claimed is None:
+                if chosen is None:
+                    self.mapped_root = fs
+                else:
+                    self.mapped_alias = True
                 self.note_once(rule, "A2N332", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as "
                                    f"the file {fs}/...; the translation rewrites to {url}, the URL that serves it",
                                    rule.span, directive="RewriteRule")
@@ -850,6 +871,7 @@ class Compiler:
         claimed = next((r for r in routes if r.regex or _segment_prefix(r.path, static) or
                         dynamic and r.path.startswith(static)), None)
         if claimed is None or not target.startswith("/"):
+            self.mapped_root = root
             return target
         where = f" ({claimed.span.file}:{claimed.span.line})" if claimed.span else ""
         at = next((i for i, r in enumerate(self.state.rules) if r.directive is rule.directive), None)
@@ -1248,3 +1270,9 @@ def _may_hold(scope, urls: list[tuple[str, bool]]) -> bool:
         if url.startswith(path) or path.startswith(url):
             return True
     return False
+
+
+def _holds(stmts: list[Stmt], variable: str) -> bool:
+    """Whether a `set` of VARIABLE stands among STMTS (or in their blocks)."""
+    return any(st.name == "set" and st.args[:1] == [variable] or st.block and _holds(st.block, variable)
+               for st in stmts)

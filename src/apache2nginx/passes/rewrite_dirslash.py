@@ -1,0 +1,174 @@
+"""mod_dir's trailing-slash redirect after a server-context RewriteRule that maps to a directory.
+
+In server context (without [PT]) mod_rewrite changes only the file a request maps to: `r->uri` keeps the
+request's own path. When that file is a directory, mod_dir's fixup (dir_fixups -> fixup_dir, after the access
+checks) answers 301 to the request's path with a slash added (`ap_escape_uri(r->uri) + "/?" + r->args`)
+unless that path already ends with one, whatever the substitution looked like. nginx rewrites `$uri`
+itself: it serves the directory's index for a result ending with `/`, or redirects to the rewritten path
+plus a slash.
+
+The translation keeps httpd's answer: the rule's `rewrite` no longer ends the server's rewrite phase by
+itself; it records the file its result maps to under the document root, the statements after it test that
+with `-d` and answer 301 to the request's path (`$a2n_request_uri`) with the slash, and only then stop as
+[L]/[END] would. Where the translation cannot tell the redirect from what the rules do next (a later rule
+may rewrite the result again), or access rules of the target would answer first in httpd, A2N840 says so.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Stmt
+from .rewrite_handler import access_restricted, document_root
+from .rewrite_model import RRule
+
+DIRSLASH = "$a2n_dirslash"
+
+
+def plan(compiler, rule: RRule, negate: bool, target: str) -> bool:
+    """Whether the rule's internal rewrite gets the slash check (the compiler then emits it); reports A2N840
+    where httpd's redirect may happen and the translation cannot reproduce it."""
+    path = target.split("?", 1)[0]
+    static = re.split(r"[$]", path, maxsplit=1)[0]
+    dynamic = static != path
+    mapped = compiler.mapped_root
+    if (mapped is not None or compiler.mapped_alias) and _may_end_with_slash(rule, negate):
+        compiler.note_once(rule, "A2N841", f"RewriteRule {rule.pattern} {rule.substitution}: where a request's "
+                           "path ends with a slash and the result is a directory, httpd looks its index file up as "
+                           "that path plus the index name, through the rules again; nginx looks it up under the "
+                           "rewritten path", rule.span, directive="RewriteRule",
+                           hint="add [PT] if the substitution is meant as a URL path")
+    if not negate and re.search(r"/\$$", rule.pattern) and "|" not in rule.pattern:
+        return False            # the request's path always ends with a slash: mod_dir never redirects
+    if mapped is None:
+        if compiler.mapped_alias:
+            _report(compiler, rule, "its result is a file under an Alias target, which the check does not map")
+        return False
+    later = _later_rules(compiler, rule)
+    if "N" in rule.flags:
+        _report(compiler, rule, "the rule may apply again to its own result ([N]), and only the final file decides")
+        return False
+    if not ({"L", "END"} & set(rule.flags)) and later is not None and \
+            any(_may_see(r, static, dynamic) for r in later):
+        _report(compiler, rule, "a later rule may rewrite its result again, and only the final file decides")
+        return False
+    scope = _governed(compiler, mapped + static, dynamic, path)
+    if scope is not None:
+        where = f" ({scope.span.file}:{scope.span.line})" if scope.span else ""
+        _report(compiler, rule, f"httpd checks the access rules of the section{where} over the directory before "
+                                "its redirect, nginx's server rewrite phase would answer first")
+        return False
+    compiler.needs_request_uri = True
+    return True
+
+
+def after(rule: RRule, flag: str | None) -> list[Stmt]:
+    """The statements after the rule: mod_dir's redirect where the mapped file is a directory and the request's
+    path has no trailing slash, then the stop of [L]/[END] where the rule applied."""
+    span = rule.span
+    out = [Stmt("if", [f"(-d {DIRSLASH})"], span, block=[Stmt("set", [DIRSLASH, "d"], span)]),
+           Stmt("set", [DIRSLASH, f"{DIRSLASH}:$a2n_request_uri"], span),
+           Stmt("if", [f'({DIRSLASH} ~ "^d:.*[^/]$")'], span,
+                block=[Stmt("return", ["301", "$a2n_request_uri/$is_args$args"], span)],
+                comment="mod_dir: the result is a directory, the request's path lacks the slash")]
+    if flag:
+        out.append(Stmt("if", [f'({DIRSLASH} !~ "^:")'], span,
+                        block=[Stmt("break", [], span)], comment=f"RewriteRule [{'END' if flag == 'break' else 'L'}]"))
+    return out
+
+
+def record(compiler, rule: RRule) -> Stmt:
+    """In the rule's action, after its rewrite: the file the result maps to (the server's `root` is the
+    document root the result maps under)."""
+    root = compiler.mapped_root
+    path = "$document_root$uri" if root == document_root(compiler.ctx, compiler.server) else root + "/$uri"
+    return Stmt("set", [DIRSLASH, path], rule.span, comment="the file the result maps to")
+
+
+def reset(rule: RRule) -> Stmt:
+    return Stmt("set", [DIRSLASH, ""], rule.span)
+
+
+def _report(compiler, rule: RRule, why: str) -> None:
+    compiler.note_once(rule, "A2N840", f"RewriteRule {rule.pattern} {rule.substitution}: where its result is a "
+                       "directory, httpd redirects the request's own path to add a slash (mod_dir); " + why +
+                       ", so nginx serves the directory's index or redirects to the rewritten path",
+                       rule.span, directive="RewriteRule", hint="add [PT] (httpd then redirects the rewritten path "
+                       "too) or end the substitution with the file's name")
+
+
+def _may_end_with_slash(rule: RRule, negate: bool) -> bool:
+    """Whether the rule may apply to a path that ends with a slash (tried on a few paths after its literal
+    prefix; a pattern Python cannot read may)."""
+    from .rewrite_compile import literal_prefix
+    prefix = None if negate else literal_prefix(rule.pattern)
+    if prefix is None:
+        return True
+    candidates = [prefix + "/", prefix + "x/"] + ([prefix] if prefix.endswith("/") else [])
+    try:
+        regex = re.compile(rule.pattern, re.I if "NC" in rule.flags else 0)
+    except re.error:
+        return True
+    return any(regex.search(c) for c in candidates)
+
+
+def _later_rules(compiler, rule: RRule) -> list[RRule] | None:
+    rules = compiler.state.rules
+    at = next((i for i, r in enumerate(rules) if r.directive is rule.directive), None)
+    return None if at is None else rules[at + 1:]
+
+
+def _may_see(rule: RRule, static: str, dynamic: bool) -> bool:
+    """Whether a later RULE may match the result (STATIC, followed by a value of the request if DYNAMIC)."""
+    from .rewrite_compile import _apart
+    if rule.substitution == "-" and not {"R", "F", "G", "P"} & set(rule.flags):
+        return False            # it changes nothing of the result
+    if dynamic:
+        return not (static and _apart(rule.pattern, static))
+    negate = rule.pattern.startswith("!")
+    try:
+        found = re.search(rule.pattern[1:] if negate else rule.pattern, static, re.I if "NC" in rule.flags else 0)
+    except re.error:
+        return True
+    return (found is None) == negate
+
+
+def _governed(compiler, fs_static: str, dynamic: bool, url: str):
+    """A section with access rules that httpd may check on the mapped file before mod_dir answers: the plain
+    <Directory> sections over it merged (a later grant lifts an earlier refusal, as httpd merges them), those
+    below a value of the request, and regex <Directory> and <Files> sections that may match the file."""
+    from .access import AccessConfig, merge
+    from .rewrite_handler import _ancestors, _effective_problem
+    ctx, server = compiler.ctx, compiler.server
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    directory = fs_static if dynamic else fs_static.rstrip("/")
+    if dynamic:
+        directory = directory[:directory.rfind("/")] if "/" in directory else ""
+    names = {directory.rstrip("/")} | ({directory.rstrip("/") + "/"} if not dynamic else set())
+    chain = []
+    for ancestor in _ancestors(directory.rstrip("/")):
+        for h in holders:
+            chain += [sc for sc in h.settings.get("directories", []) if sc.kind == "directory" and not sc.regex
+                      and (sc.fs_path or "").rstrip("/") == ancestor
+                      and isinstance(sc.settings.get("access"), AccessConfig)]
+    if chain and _effective_problem(merge([sc.settings["access"] for sc in chain]), False):
+        return chain[-1]
+    for scope in access_restricted(ctx, server, files=True):
+        if scope.kind == "directory" and scope.regex:
+            try:
+                if dynamic or any(re.search(scope.path.strip('"'), n, re.I if scope.nocase else 0) for n in names):
+                    return scope
+            except re.error:
+                return scope
+        elif scope.kind == "directory":
+            p = (scope.fs_path or scope.path).rstrip("/")
+            if dynamic and p.startswith(fs_static.rstrip("/") + "/"):
+                return scope        # a directory below the part the request chooses
+        elif scope.kind == "files":
+            if dynamic or scope.files_regex is None:
+                return scope
+            try:
+                if re.search(scope.files_regex, url, re.I if scope.nocase else 0):
+                    return scope
+            except re.error:
+                return scope
+    return None
