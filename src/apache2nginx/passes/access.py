@@ -900,7 +900,22 @@ def merge(configs: list[AccessConfig]) -> Effective:
         eff.conditionals += c.conditionals     # expression sections merge last, whichever section holds them
     if eff.compat and eff.satisfy == "all" and compat_passes(eff):
         eff.compat = False      # admits every request: Require alone decides
+    if eff.compat and eff.satisfy == "any" and _authorizes_everyone(eff, configs):
+        eff.compat = False      # the host check is never the only gate: the empty Require side admits
     return eff
+
+
+def _authorizes_everyone(eff: Effective, configs: list[AccessConfig]) -> bool:
+    """Satisfy Any with no Require line and no AuthType over the region (none in an expression or method
+    section either): when Order/Allow/Deny refuses, httpd asks mod_authz_core, which grants a region without
+    authorization directives (src: request.c, ap_process_request_internal, SATISFY_ANY runs access_checker_ex
+    after a failed access_checker; mod_authz_core.c, authorize_user_core: "authorization result: granted (no
+    directives)"), so every request is admitted whatever the addresses."""
+    if eff.authz is not None and eff.authz.children:
+        return False
+    if auth_type_without_authz(eff) is not None or "unsupported" in eff.auth:
+        return False
+    return not eff.conditionals and not any(c.limits for c in configs)
 
 
 def compat_passes(eff: Effective) -> bool:
