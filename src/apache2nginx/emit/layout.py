@@ -24,6 +24,7 @@ from ..passes.access import access_statements, directory_slash_statements, merge
     server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
+from ..passes.fallback import FALLBACK_COMMENTS
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
 
@@ -406,6 +407,7 @@ class Layout:
         _carry_directory_rules(server)
         _carry_rewrite_refusals(server.locations)
         _refuse_directory_names(server.locations)
+        _drop_fallback_where_proxied(server.locations)
 
     def regex_route(self, r: Route, loc_configs: list, region_access: list[Stmt] | None,
                     loc_statements: list[Stmt], files_by_parent: dict) -> Location:
@@ -767,6 +769,7 @@ CAPTURE_COPY = "the capture, kept for the alias"
 
 _CONTENT = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "alias"}
 _SCRIPT_PASSES = {"fastcgi_pass", "uwsgi_pass", "scgi_pass"}
+_PASSES = _SCRIPT_PASSES | {"proxy_pass", "grpc_pass"}
 
 
 def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = None) -> None:
@@ -778,6 +781,16 @@ def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = No
         if own is None and refusal is not None:
             loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
         _carry_rewrite_refusals(loc.locations, own or refusal)
+
+
+def _drop_fallback_where_proxied(locations: list[Location]) -> None:
+    """A proxied request has a handler (proxy-server), which mod_dir's FallbackResource leaves alone (src:
+    mod_dir.c, dir_fixups falls back only when `r->handler == NULL`): a location that proxies drops the
+    fallback's statements, whose try_files would otherwise serve the fallback URL instead of the backend."""
+    for loc in locations:
+        if any(st.name in _PASSES for st in loc.statements):
+            loc.statements[:] = [st for st in loc.statements if st.comment not in FALLBACK_COMMENTS]
+        _drop_fallback_where_proxied(loc.locations)
 
 
 def _carry_directory_rules(server: Server) -> None:

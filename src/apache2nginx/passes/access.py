@@ -24,6 +24,7 @@ from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
 from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
 from .base import Context, Disposition, Rule, loosest, table
+from .fallback import fallback_resource
 from .header_expr import Untranslatable
 from .setenvif import set_env_if_expr
 from ..syntax.parser import read_text
@@ -398,18 +399,6 @@ def directory_slash(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     config = _config(ctx) or _server_defaults(ctx, d.span)
     config.directory_slash = (value == "on", d.span)
-    return Disposition.EXACT
-
-
-def fallback_resource(ctx: Context, d: Directive) -> Disposition:
-    """FallbackResource URL: requests that map to no file or directory go to URL, as try_files does."""
-    if not d.args:
-        ctx.diags.add("A2N001", "FallbackResource needs a URL (or disabled)", d.span, directive=d.name)
-        return Disposition.UNSUPPORTED
-    if d.args[0].lower() == "disabled":
-        return Disposition.EXACT
-    target = d.args[0] if d.args[0].startswith("/") else "/" + d.args[0]
-    ctx.emit("try_files", ["$uri", "$uri/", target + "$is_args$args"], d.span)
     return Disposition.EXACT
 
 
