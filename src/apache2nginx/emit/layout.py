@@ -326,8 +326,9 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
-                if modifier in ("^~", "") and handler is None:
-                    hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements]))
+                if modifier in ("^~", "") and (handler is None or handler.kind == "alias"):
+                    hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements],
+                                   handler))
                 (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
@@ -366,11 +367,14 @@ class Layout:
         # serving the document root would hide the server's regex locations (and so would a plain prefix's nested
         # regex locations, which nginx tries first), so each holds its own copies,
         # with the <Location> sections of its URLs
-        for loc, loc_configs, loc_statements in hiding if self.refuse_all is None else ():
+        # Under an Alias, only an AliasMatch listed before it: mod_alias tries its list in order, first match wins
+        order = {id(r): i for i, r in enumerate(all_routes)}
+        for loc, loc_configs, loc_statements, owner in hiding if self.refuse_all is None else ():
             if loc.modifier != "^~" and not loc.locations:
                 continue        # nginx goes on to the server's regex locations from a plain prefix without nested ones
             nested = [self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
-                      for r in regex_routes if _may_match_under(r.path, loc.path, bool(r.params.get("nocase")))]
+                      for r in regex_routes if _may_match_under(r.path, loc.path, bool(r.params.get("nocase")))
+                      and (owner is None or (r.kind == "alias" and order[id(r)] < order[id(owner)]))]
             loc.locations[:0] = nested
         # a ^~ region of another entry (Alias, Redirect) hides a RedirectMatch mod_alias may try first
         self.nest_regex_redirects([(loc, h) for loc, h in made if h is not None], regex_redirects, all_routes)
