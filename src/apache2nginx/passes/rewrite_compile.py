@@ -1005,7 +1005,7 @@ class Compiler:
             Stmt("proxy_pass", [f"{scheme}://{host}/"], rule.span,
                  comment="RewriteRule [P]: httpd's default worker, no connection reuse"),
             self._proxy_host(host, rule),
-            *forwarded_headers(self.ctx.model, self.server, self.ctx.main, None, rule.span, self.ctx.diags),
+            *forwarded_headers(self.ctx.model, self.server, self.ctx.main, None, rule.span, self.ctx.diags, before=[]),
             Stmt("proxy_redirect", ["off"], rule.span),
         ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
         self.server.locations.append(loc)
