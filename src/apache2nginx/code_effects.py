@@ -231,7 +231,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N743": effects("status", "body", "header", "location"),  # Options (Indexes, MultiViews...) not applied
     "A2N744": effects(),                # no .htaccess is read by the verified httpd either (A2N749 when converted)
     "A2N745": effects(*_REWRITE),       # rules left out, or a redirect that runs before the access rules
-    "A2N747": effects("status@status-403"),  # a directory named like a refused file is refused
+    "A2N747": effects("status@status-403", "header@status-403"),  # a directory named like a refused file is
+    # refused: the 403 carries none of the headers of the answer httpd gives there (an OPTIONS Allow)
     "A2N748": effects("status@status-403"),  # 403 where httpd answers 500
     "A2N749": effects(),
     "A2N778": effects("status@status-403", "header@status-403", "location@status-403",
