@@ -409,6 +409,7 @@ class Layout:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
         _carry_directory_rules(server)
+        _carry_rules_into_files(server.locations)
         _carry_rewrite_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -735,7 +736,7 @@ _PATH_INFO = "(?:/|$)"
 
 # directives nginx takes once per block, which several merged sections may each set: the last merged wins,
 # as in httpd's merge of the same setting
-_SINGLE_VALUED = {"expires"}
+_SINGLE_VALUED = {"expires", "index"}   # index: a later section's DirectoryIndex replaces
 
 
 def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
@@ -795,6 +796,22 @@ def _drop_fallback_where_proxied(locations: list[Location]) -> None:
         if any(st.name in _PASSES for st in loc.statements):
             loc.statements[:] = [st for st in loc.statements if st.comment not in FALLBACK_COMMENTS]
         _drop_fallback_where_proxied(loc.locations)
+
+
+def _carry_rules_into_files(locations: list[Location]) -> None:
+    """A <Files> section nested as a regex location in a directory's location is chosen instead of it, and
+    nginx runs only the chosen location's rewrite phase: the directory's per-directory rewrite statements
+    (which httpd runs for every file of the directory) go first into each such location that serves the
+    same files (not one mapped elsewhere or passed to a backend)."""
+    for loc in locations:
+        if loc.directory_rules:
+            for inner in loc.locations:
+                if inner.modifier in ("~", "~*") and not inner.directory_rules and not any(
+                        st.name in _CONTENT for st in inner.statements):
+                    copies = list(loc.directory_rules)
+                    inner.statements[:0] = copies
+                    inner.directory_rules.extend(copies)
+        _carry_rules_into_files(loc.locations)
 
 
 def _carry_directory_rules(server: Server) -> None:
