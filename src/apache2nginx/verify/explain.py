@@ -157,6 +157,12 @@ class Explainer:
                  htaccess_regions: dict[str, str] | None = None):
         self.vhosts = vhosts
         self.htaccess_regions = htaccess_regions or {}          # .htaccess file -> the URL prefix it governs
+        # an Alias onto the document root (or a directory in it) reaches the same .htaccess files under its URL
+        roots = [n.args[0].rstrip("/") for n in config.walk() if not n.is_section and n.key == "documentroot"
+                 and n.args]
+        self.root_aliases = [(n.args[0].rstrip("/"), n.args[1].rstrip("/")[len(root):]) for n in config.walk()
+                             if not n.is_section and n.key == "alias" and len(n.args) == 2 for root in roots
+                             if (n.args[1].rstrip("/") + "/").startswith(root + "/")]
         regions: dict[str, list[_Region]] = {}                  # file -> sections that narrow where they apply
         # a route's line -> the URL prefixes or regexes it maps (a macro's line stands for every expansion)
         self.routes: dict[tuple[str, int], list[tuple[str, bool]]] = {}
@@ -194,6 +200,14 @@ class Explainer:
             for home in entry[1]:
                 self.by_vhost.setdefault(id(home), []).append(entry)
 
+    def _htaccess_urls(self, region: str) -> list[str]:
+        """The URL prefixes reaching the directory of a .htaccess the document root serves at REGION."""
+        out = [region]
+        for url, sub in self.root_aliases:
+            if region == (sub or "/") or (region + "/").startswith(sub + "/"):
+                out.append((url + region[len(sub):]) or "/")
+        return out
+
     def vhost_for(self, probe: Probe) -> VHostInfo | None:
         on_port = [v for v in self.vhosts if probe.port in v.ports]
         host = probe.server_name.lower().rstrip(".")     # the Host header's name, without its port
@@ -218,7 +232,7 @@ class Explainer:
         best: tuple | None = None
         for d, homes, enclosing, effects_ in self.by_vhost.get(id(vh), []) + self.everywhere:
             region = self.htaccess_regions.get(d.span.file)
-            if region is not None and not segment_prefix(region, path or "/"):
+            if region is not None and not any(segment_prefix(r, path or "/") for r in self._htaccess_urls(region)):
                 continue
             if not all(r.admits(path) for r in enclosing):
                 continue
