@@ -25,6 +25,7 @@ from ..passes.access import access_statements, directory_slash_statements, merge
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK_COMMENTS
+from ..passes.rewrite_compile import PER_DIR_PROXY
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
 
@@ -385,8 +386,9 @@ class Layout:
             if not any(st.name == "internal" for st in loc.statements) or not loc.path.startswith("/"):
                 continue
             target = next((st.args[0] for st in loc.statements if st.name == "proxy_pass"), None)
+            per_dir = any(st.name == "internal" and st.comment == PER_DIR_PROXY for st in loc.statements)
             proxied = self.proxy_configs(Route("proxy", loc.path, target, span=loc.span), "a RewriteRule [P]") \
-                if target else []
+                if target and not per_dir else []
             if proxied or server_ifs:
                 loc.statements[:0] = self.access(proxied, loc.path, loc.span)
         prefix_locations = [l for l in server.locations if l.modifier in ("", "^~", "=")]
