@@ -36,7 +36,7 @@ class Case:
     field: str
     apache_value: object
     nginx_value: object
-    # a server's answer is the redirect an ErrorDocument 403 with a URL makes of a 403 (Explainer.explain)
+    # nginx's answer is the redirect an ErrorDocument 403 with a URL makes of a 403 (Explainer.explain)
     refused_by_redirect: bool = False
 
     @property
@@ -220,7 +220,9 @@ class Explainer:
     def explain(self, case: Case) -> str | None:
         """The code of the diagnostic that accounts for CASE, or None."""
         probe = case.probe
-        if any(o.location in self.refusal_pages and 300 <= o.status < 400 for o in (case.apache, case.nginx)):
+        n = case.nginx
+        if n.location in self.refusal_pages and 300 <= n.status < 400:
+            # nginx's 403 made a redirect by error_page (only nginx's: httpd's would hide a refusal nginx lacks);
             # the Location that differs is the one of that redirect: it goes with the refusal's status
             case = dataclasses.replace(case, refused_by_redirect=True,
                                        field="status" if case.field == "location" else case.field)
