@@ -235,9 +235,10 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N743": effects("status", "body", "header", "location"),  # Options (Indexes, MultiViews...) not applied
     "A2N744": effects(),                # no .htaccess is read by the verified httpd either (A2N749 when converted)
     "A2N745": effects(*_REWRITE),       # rules left out, or a redirect that runs before the access rules
-    # a directory named like a refused file is refused; a URL whose file (or directory) does not exist gets the
-    # section's rules in nginx, where httpd answers 404 without them
-    "A2N747": effects("status@status-403", "status:changed@status-404,nginx-refused",
+    # a directory named like a refused file is refused (its 403 carries none of the headers of the answer httpd
+    # gives there, an OPTIONS Allow); a URL whose file (or directory) does not exist gets the section's rules in
+    # nginx, where httpd answers 404 without them
+    "A2N747": effects("status@status-403", "header@status-403", "status:changed@status-404,nginx-refused",
                       "header www-authenticate:added@status-404,nginx-refused"),
     "A2N748": effects("status@status-403"),  # 403 where httpd answers 500
     "A2N749": effects(),

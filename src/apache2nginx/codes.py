@@ -1754,8 +1754,9 @@ _short("A2N834", "rewrite-map-random", "warning", "An rnd RewriteMap became spli
        "only the order in which alternatives come up differs.", "nothing, usually.")
 _short("A2N835", "directory-rewrite-unserved", "warning", "Rewrite rules in a <Directory> no URL reaches.",
        "per-directory rules apply to requests whose file lies in the directory. No DocumentRoot or Alias of this "
-       "configuration maps URLs into it (nor above it), so httpd never applies them for this input, and nothing is "
-       "emitted.",
+       "configuration maps URLs into it (nor above it), or an Alias, Redirect or ProxyPass maps the URL the document "
+       "root would give it before the document root does, so httpd never applies them for this input, and nothing "
+       "is emitted.",
        "none for this configuration; if another file (the main server config, an included vhost) maps URLs into "
        "that directory, its rules are missing from the translation of this file alone.",
        "translate the files together (a directory or the main config with its Includes).")

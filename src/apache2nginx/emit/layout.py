@@ -25,6 +25,8 @@ from ..passes.access import access_statements, directory_slash_statements, merge
     server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
+from ..passes.fallback import FALLBACK_COMMENTS
+from ..passes.rewrite_compile import PER_DIR_PROXY
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
 
@@ -336,8 +338,9 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
-                if modifier in ("^~", "") and handler is None:
-                    hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements]))
+                if modifier in ("^~", "") and (handler is None or handler.kind == "alias"):
+                    hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements],
+                                   handler))
                 (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
@@ -376,11 +379,14 @@ class Layout:
         # serving the document root would hide the server's regex locations (and so would a plain prefix's nested
         # regex locations, which nginx tries first), so each holds its own copies,
         # with the <Location> sections of its URLs
-        for loc, loc_configs, loc_statements in hiding if self.refuse_all is None else ():
+        # Under an Alias, only an AliasMatch listed before it: mod_alias tries its list in order, first match wins
+        order = {id(r): i for i, r in enumerate(all_routes)}
+        for loc, loc_configs, loc_statements, owner in hiding if self.refuse_all is None else ():
             if loc.modifier != "^~" and not loc.locations:
                 continue        # nginx goes on to the server's regex locations from a plain prefix without nested ones
             nested = [self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
-                      for r in regex_routes if _may_match_under(r.path, loc.path, bool(r.params.get("nocase")))]
+                      for r in regex_routes if _may_match_under(r.path, loc.path, bool(r.params.get("nocase")))
+                      and (owner is None or (r.kind == "alias" and order[id(r)] < order[id(owner)]))]
             loc.locations[:0] = nested
         # a ^~ region of another entry (Alias, Redirect) hides a RedirectMatch mod_alias may try first
         self.nest_regex_redirects([(loc, h) for loc, h in made if h is not None], regex_redirects, all_routes)
@@ -391,8 +397,9 @@ class Layout:
             if not any(st.name == "internal" for st in loc.statements) or not loc.path.startswith("/"):
                 continue
             target = next((st.args[0] for st in loc.statements if st.name == "proxy_pass"), None)
+            per_dir = any(st.name == "internal" and st.comment == PER_DIR_PROXY for st in loc.statements)
             proxied = self.proxy_configs(Route("proxy", loc.path, target, span=loc.span), "a RewriteRule [P]") \
-                if target else []
+                if target and not per_dir else []
             if proxied or server_ifs:
                 loc.statements[:0] = self.access(proxied, loc.path, loc.span)
         prefix_locations = [l for l in server.locations if l.modifier in ("", "^~", "=")]
@@ -423,6 +430,7 @@ class Layout:
         _carry_rules_into_nested(server.locations)
         _carry_rewrite_refusals(server.locations)
         _refuse_directory_names(server.locations)
+        _drop_fallback_where_proxied(server.locations)
         todo = list(server.locations)
         while todo:
             loc = todo.pop()
@@ -876,7 +884,7 @@ _PATH_INFO = "(?:/|$)"
 
 # directives nginx takes once per block, which several merged sections may each set: the last merged wins,
 # as in httpd's merge of the same setting
-_SINGLE_VALUED = {"expires"}
+_SINGLE_VALUED = {"expires", "index"}   # index: a later section's DirectoryIndex replaces
 
 
 def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
@@ -914,6 +922,7 @@ CAPTURE_COPY = "the capture, kept for the alias"
 
 _CONTENT = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "alias"}
 _SCRIPT_PASSES = {"fastcgi_pass", "uwsgi_pass", "scgi_pass"}
+_PASSES = _SCRIPT_PASSES | {"proxy_pass", "grpc_pass"}
 
 
 def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = None) -> None:
@@ -925,6 +934,17 @@ def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = No
         if own is None and refusal is not None:
             loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
         _carry_rewrite_refusals(loc.locations, own or refusal)
+
+
+def _drop_fallback_where_proxied(locations: list[Location]) -> None:
+    """A proxied request has a handler (proxy-server), which mod_dir's FallbackResource leaves alone (src:
+    mod_dir.c, dir_fixups falls back only when `r->handler == NULL`): a location that proxies drops the
+    fallback's statements, whose try_files would otherwise serve the fallback URL instead of the backend."""
+    for loc in locations:
+        if any(st.name in _PASSES for st in loc.statements):
+            loc.statements[:] = [st for st in loc.statements if st.comment not in FALLBACK_COMMENTS]
+        _drop_fallback_where_proxied(loc.locations)
+
 
 
 def _carry_directory_rules(server: Server) -> None:
@@ -983,7 +1003,8 @@ def _carry_rules_into_nested(locations: list[Location]) -> None:
         for inner in loc.locations:
             if inner.modifier == "@" or any(st.name == "internal" for st in inner.statements):
                 continue
-            if rules and not inner.directory_rules:
+            if rules and not inner.directory_rules and not any(st.name in _CONTENT for st in inner.statements):
+                # (not a location mapped elsewhere or passed to a backend)
                 copies = list(rules)
                 inner.statements[:0] = copies
                 inner.directory_rules.extend(copies)

@@ -25,6 +25,7 @@ from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
 from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
 from .base import Context, Disposition, Rule, loosest, table
+from .fallback import fallback_resource
 from .header_expr import Untranslatable
 from .setenvif import set_env_if_expr
 from ..syntax.parser import read_text
@@ -399,18 +400,6 @@ def directory_slash(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     config = _config(ctx) or _server_defaults(ctx, d.span)
     config.directory_slash = (value == "on", d.span)
-    return Disposition.EXACT
-
-
-def fallback_resource(ctx: Context, d: Directive) -> Disposition:
-    """FallbackResource URL: requests that map to no file or directory go to URL, as try_files does."""
-    if not d.args:
-        ctx.diags.add("A2N001", "FallbackResource needs a URL (or disabled)", d.span, directive=d.name)
-        return Disposition.UNSUPPORTED
-    if d.args[0].lower() == "disabled":
-        return Disposition.EXACT
-    target = d.args[0] if d.args[0].startswith("/") else "/" + d.args[0]
-    ctx.emit("try_files", ["$uri", "$uri/", target + "$is_args$args"], d.span)
     return Disposition.EXACT
 
 
@@ -901,7 +890,22 @@ def merge(configs: list[AccessConfig]) -> Effective:
         eff.conditionals += c.conditionals     # expression sections merge last, whichever section holds them
     if eff.compat and eff.satisfy == "all" and compat_passes(eff):
         eff.compat = False      # admits every request: Require alone decides
+    if eff.compat and eff.satisfy == "any" and _authorizes_everyone(eff, configs):
+        eff.compat = False      # the host check is never the only gate: the empty Require side admits
     return eff
+
+
+def _authorizes_everyone(eff: Effective, configs: list[AccessConfig]) -> bool:
+    """Satisfy Any with no Require line and no AuthType over the region (none in an expression or method
+    section either): when Order/Allow/Deny refuses, httpd asks mod_authz_core, which grants a region without
+    authorization directives (src: request.c, ap_process_request_internal, SATISFY_ANY runs access_checker_ex
+    after a failed access_checker; mod_authz_core.c, authorize_user_core: "authorization result: granted (no
+    directives)"), so every request is admitted whatever the addresses."""
+    if eff.authz is not None and eff.authz.children:
+        return False
+    if auth_type_without_authz(eff) is not None or "unsupported" in eff.auth:
+        return False
+    return not eff.conditionals and not any(c.limits for c in configs)
 
 
 def compat_passes(eff: Effective) -> bool:

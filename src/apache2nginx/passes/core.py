@@ -468,6 +468,13 @@ def directory_index(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N210", "DirectoryIndex: nginx accepts an absolute entry only in the last position; "
                       "later entries were dropped", d.span, directive=d.name)
         names = names[:next(i for i, n in enumerate(names) if n.startswith("/")) + 1]
+    # Several DirectoryIndex lines of one section add to its list; a later section's list replaces an earlier
+    # one's (mod_dir's merge), which the layout does by keeping the last `index` of a location
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    own = next((st for st in holder if st.name == "index" and st.args != [dirindex.DISABLED_INDEX]), None)
+    if own is not None:
+        own.args.extend(names)
+        return Disposition.EXACT
     ctx.emit("index", names, d.span)
     return Disposition.EXACT
 

@@ -427,6 +427,9 @@ def finish_server(ctx: Context, server: Server) -> None:
     for state in inherited + own:
         prefix = _directory_url(ctx, server, state.directory or "")
         if prefix is None:
+            root_url = _directory_url(ctx, server, state.directory or "", routes=False)
+            if root_url is not None:
+                state.shadowed = root_url
             continue
         state.mapped = True
         state.per_dir = prefix
@@ -547,6 +550,16 @@ def finish_model(ctx: Context) -> None:
             continue
         directory = (state.directory or "").rstrip("/")
         inert = trees is not None and not any(_related(directory, tree) for tree in trees)
+        if state.shadowed is not None and state.rules:
+            said = ctx.diags.add("A2N835", f"RewriteRule in <Directory {state.directory}>: an Alias, Redirect or "
+                                 f"ProxyPass maps its URL {state.shadowed} before the document root does, so no "
+                                 f"request reaches the directory and httpd never applies its {len(state.rules)} "
+                                 "rule(s); nothing was emitted", state.rules[0].span, directive="RewriteRule")
+            for rule in state.rules:
+                rule.settle(ctx, Disposition.APPROXIMATE, said)
+            for directive in state.directives:
+                ctx.redispose(directive, Disposition.APPROXIMATE)
+            continue
         if inert and state.rules:
             said = ctx.diags.add("A2N835", f"RewriteRule in <Directory {state.directory}>: no DocumentRoot or "
                                  f"Alias of this configuration maps URLs into the directory, so httpd never applies "
@@ -652,13 +665,14 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> N
     """The URLs of a per-directory context whose rules are left out answer 403: where a left-out rule would
     refuse a request, serving it would widen access."""
     prefix = per_dir.rstrip("/") + "/"
-    loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
-    if loc is None:
-        loc = Location("^~" if prefix != "/" else "", prefix, [], rule.span)
-        server.locations.append(loc)
     refusal = Stmt("return", ["403"], rule.span, comment=DIRECTORY_REFUSAL)
-    loc.statements.insert(0, refusal)
-    loc.directory_rules.append(refusal)
+    for url in [prefix] + _alias_urls(ctx, server, prefix):
+        loc = next((l for l in server.locations if l.path == url and l.modifier in ("", "^~")), None)
+        if loc is None:
+            loc = Location("^~" if url != "/" else "", url, [], rule.span)
+            server.locations.append(loc)
+        loc.statements.insert(0, refusal)
+        loc.directory_rules.append(refusal)
     ctx.diags.add("A2N838", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of {prefix} "
                   "are not translated and may refuse requests there, so the translation refuses every request "
                   "of the directory (403)", rule.span, directive="RewriteRule")
@@ -666,16 +680,44 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> N
 
 
 
-def _directory_url(ctx: Context, server: Server, directory: str) -> str | None:
-    """The URL path a filesystem directory serves through the server's DocumentRoot."""
+def _alias_urls(ctx: Context, server: Server, prefix: str) -> list[str]:
+    """The URL prefixes an Alias of the server maps onto the directory the document-root URL PREFIX serves
+    (its requests reach the same directory, and its per-directory rules, there too)."""
+    from .core import DEFAULT_DOCUMENT_ROOT
+    root = (server.root or ctx.main.root or DEFAULT_DOCUMENT_ROOT).rstrip("/")
+    directory = (root + prefix).rstrip("/")
+    out = []
+    for r in list(server.routes) + ([] if server is ctx.main else list(ctx.main.routes)):
+        target = r.target.rstrip("/")
+        if r.kind == "alias" and not r.regex and not r.params.get("cgi") and \
+                (directory == target or directory.startswith(target + "/")):
+            out.append(r.path.rstrip("/") + directory[len(target):] + "/")
+    return out
+
+
+def _directory_url(ctx: Context, server: Server, directory: str, routes: bool = True) -> str | None:
+    """The URL path a filesystem directory serves through the server's DocumentRoot (with ROUTES: None when
+    an Alias, Redirect or ProxyPass maps that URL first)."""
     from .core import DEFAULT_DOCUMENT_ROOT
     root = (server.root or ctx.main.root or DEFAULT_DOCUMENT_ROOT).rstrip("/")
     directory = directory.rstrip("/")
     if directory == root:
-        return "/"
-    if directory.startswith(root + "/"):
-        return directory[len(root):] + "/"
-    return None
+        url = "/"
+    elif directory.startswith(root + "/"):
+        url = directory[len(root):] + "/"
+    else:
+        return None
+    # mod_alias and mod_proxy map a URL before the document root does: under an Alias elsewhere (or a
+    # Redirect, a ProxyPass) no request reaches the directory through the document root
+    for r in (list(server.routes) + ([] if server is ctx.main else list(ctx.main.routes))) if routes else ():
+        prefix = r.path.rstrip("/")
+        if r.regex or r.kind not in ("alias", "redirect", "proxy") or not (
+                url.rstrip("/") == prefix or url.startswith(prefix + "/")):
+            continue
+        if r.kind == "alias" and (r.target.rstrip("/") + url[len(prefix):]).rstrip("/") == directory:
+            continue    # an Alias onto the same directory
+        return None
+    return url
 
 
 def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:

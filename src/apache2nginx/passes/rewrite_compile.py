@@ -1047,11 +1047,11 @@ class Compiler:
         if query and "QSA" not in rule.flags and not target.endswith("?"):
             target += "?"
         loc = Location("^~", prefix + "/", [
-            Stmt("internal", [], rule.span),
+            Stmt("internal", [], rule.span, comment=PER_DIR_PROXY if self.per_dir is not None else None),
             Stmt("proxy_pass", [f"{scheme}://{host}/"], rule.span,
                  comment="RewriteRule [P]: httpd's default worker, no connection reuse"),
             self._proxy_host(host, rule),
-            *forwarded_headers(self.ctx.model, self.server, self.ctx.main, None, rule.span, self.ctx.diags),
+            *forwarded_headers(self.ctx.model, self.server, self.ctx.main, None, rule.span, self.ctx.diags, before=[]),
             Stmt("proxy_redirect", ["off"], rule.span),
         ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
         self.server.locations.append(loc)
@@ -1062,6 +1062,11 @@ class Compiler:
         self.ctx.diags.add("A2N825", f"RewriteRule [P] to {scheme}://{host}: proxied through an internal location, "
                            "without connection reuse as httpd's default worker", rule.span, directive="RewriteRule")
         return [Stmt("rewrite", [pattern, target, "last"], rule.span)]
+
+
+# the comment of a per-directory [P]'s internal location: mod_rewrite proxies it in the fixups, after the access
+# checks of the directory, so no <Proxy> section applies to it (the proxy walk ran for the original URL)
+PER_DIR_PROXY = "a per-directory [P]: no <Proxy> section applies"
 
 
 # top-level directories of a Linux system: a substitution under one is a file path to httpd (prefix_stat)

@@ -77,6 +77,7 @@ class RewriteContext:
     inherit_down: str | None = None  # RewriteOptions InheritDown[Before], in the main server
     directory: str | None = None   # the <Directory> path, turned into per_dir once DocumentRoot is known
     mapped: bool = False           # some server serves that directory
+    shadowed: str | None = None    # its document-root URL, which an Alias/Redirect/ProxyPass maps elsewhere
 
 
 PER_DIRECTORY = {"rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions"}

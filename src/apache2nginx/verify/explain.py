@@ -2,6 +2,7 @@
 request saw differently in httpd and nginx, or none."""
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
@@ -55,6 +56,8 @@ class Case:
     field: str
     apache_value: object
     nginx_value: object
+    # nginx's answer is the redirect an ErrorDocument 403 with a URL makes of a 403 (Explainer.explain)
+    refused_by_redirect: bool = False
 
     @property
     def change(self) -> str:
@@ -88,7 +91,7 @@ class Case:
             "directory-request": p.path.split("?", 1)[0].endswith("/"),
             "path-info": any("." in seg.strip(".") for seg in p.path.split("?", 1)[0].split("/")[1:-1]),
             "inner-segment": len([seg for seg in normalized_path(p.path).split("/") if seg]) > 1,
-            "status-403": 403 in statuses,
+            "status-403": 403 in statuses or self.refused_by_redirect,
             "status-404": 404 in statuses,
             "nginx-refused": n.status in (401, 403),
             "httpd-refused": a.status in (401, 403),
@@ -189,6 +192,10 @@ class Explainer:
             route = _route_of(node)
             if route is not None:
                 self.routes.setdefault((node.file, node.line), []).append(route)
+        # ErrorDocument 403 with a URL: httpd answers its 403s with a 302 there, and so does nginx's error_page
+        # (docs: ErrorDocument, "a redirect status code (302)"; src: http_request.c, ap_die_r)
+        self.refusal_pages = {n.args[1] for n in config.walk() if not n.is_section and n.key == "errordocument"
+                              and len(n.args) > 1 and n.args[0] == "403" and re.match(r"https?://", n.args[1])}
         # each diagnostic that can explain anything, with its virtual host and enclosing sections, computed once
         self.entries: list[tuple[Diagnostic, list[VHostInfo], list[_Region], tuple[Effect, ...]]] = []
         for d in diags:
@@ -221,6 +228,12 @@ class Explainer:
     def explain(self, case: Case) -> str | None:
         """The code of the diagnostic that accounts for CASE, or None."""
         probe = case.probe
+        n = case.nginx
+        if n.location in self.refusal_pages and 300 <= n.status < 400:
+            # nginx's 403 made a redirect by error_page (only nginx's: httpd's would hide a refusal nginx lacks);
+            # the Location that differs is the one of that redirect: it goes with the refusal's status
+            case = dataclasses.replace(case, refused_by_redirect=True,
+                                       field="status" if case.field == "location" else case.field)
         vh = self.vhost_for(probe)
         path = normalized_path(probe.path)
         # the forms a route may see the path in: normalised, decoded, and raw (a route written with %-escapes,

@@ -1,0 +1,61 @@
+"""mod_dir's FallbackResource: `try_files`, and the path-info case that must not fall back.
+
+httpd hands a request to the fallback URL only when its directory walk found nothing and no handler took
+it (src: mod_dir.c, dir_fixups: `r->finfo.filetype == APR_NOFILE && r->handler == NULL`). The walk stops at
+the first name that is not a directory (src: request.c, ap_directory_walk): a missing name leaves NOFILE
+(the fallback serves), but a file followed by more path (/data/a.txt/x, /data/a.txt/) leaves the file with
+path info, which the default handler answers 404 (AcceptPathInfo Default). nginx's try_files cannot tell the
+two apart (open() fails either way), so before it runs, each proper prefix of $request_filename below the
+document root (or alias path) is tested with `-f`: where one is a file, the `if` block (which try_files does not
+reach: nginx does not inherit it into an `if`) makes the static handler answer, 404, after the access
+checks. Prefixes are tested to DEPTH names below the root; the prefixes a missing name precedes
+cannot be files, so only a tree of DEPTH nested directories holding a file with path info escapes the test.
+"""
+from __future__ import annotations
+
+from ..model import Location, MapBlock, Stmt
+from ..syntax.tree import Directive
+from .base import Context, Disposition
+
+DEPTH = 10          # names below the document root (or alias) whose prefixes are tested
+PATH_INFO_TEST = "a file with path info: httpd does not fall back (404)"
+FALLBACK = "FallbackResource"
+FALLBACK_COMMENTS = frozenset({PATH_INFO_TEST, FALLBACK})   # the statements it makes (the layout drops them)
+
+
+def fallback_resource(ctx: Context, d: Directive) -> Disposition:
+    """FallbackResource URL: requests that map to no file or directory go to URL, as try_files does; a
+    file with path info after it answers 404 (see the module docstring)."""
+    if not d.args:
+        ctx.diags.add("A2N001", "FallbackResource needs a URL (or disabled)", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if d.args[0].lower() == "disabled":
+        return Disposition.EXACT
+    target = d.args[0] if d.args[0].startswith("/") else "/" + d.args[0]
+    fallback = Stmt("try_files", ["$uri", "$uri/", target + "$is_args$args"], d.span, comment=FALLBACK)
+    if ctx.scope is not None:
+        ctx.scope.statements.extend(_path_info_tests(ctx, d) + [fallback])
+    elif ctx.in_vhost:
+        # an `if` at server level would keep the request from every location (nginx looks for them in the
+        # block its server rewrite phase ends in): the tests go in a named location, which inherits the
+        # server's configuration and runs after its access checks
+        name = f"@a2n_fallback_{len(ctx.server.locations) + len(ctx.model.maps)}"
+        ctx.server.locations.append(Location("", name, _path_info_tests(ctx, d) + [fallback], d.span))
+        ctx.emit("try_files", ["$uri", "$uri/", name], d.span).comment = FALLBACK
+    else:
+        # the main server's statements are written at http level (and try_files pushed into each server)
+        ctx.emit(fallback.name, fallback.args, d.span).comment = FALLBACK
+    return Disposition.EXACT
+
+
+def _path_info_tests(ctx: Context, d: Directive) -> list[Stmt]:
+    """An empty `if` for each proper prefix of $request_filename DEPTH names below the root, true where
+    that prefix is a file. "$document_root|$request_filename": the root (or alias) without its trailing
+    slashes, matched again by the back-reference, then LEVEL names followed by a slash."""
+    tests = []
+    for level in range(1, DEPTH + 1):
+        variable = f"$a2n_pathinfo_file_{level}"
+        ctx.model.add_map(MapBlock("$document_root|$request_filename", variable,
+                                   [(f"~^(.*?)/*\\|\\1((?:/[^/]+){{{level}}})/", "$1$2")], '""', volatile=True))
+        tests.append(Stmt("if", [f"(-f {variable})"], d.span, comment=PATH_INFO_TEST, block=[]))
+    return tests
