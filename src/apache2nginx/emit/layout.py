@@ -24,7 +24,7 @@ from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stm
 from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
     server_conditionals
 from ..passes.access_cond import Conditions
-from ..passes.rewrite_model import REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
+from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK_COMMENTS
 from ..passes.rewrite_compile import PER_DIR_PROXY
 from ..passes import access_proxy
@@ -429,6 +429,7 @@ class Layout:
         _carry_directory_rules(server)
         _carry_rules_into_nested(server.locations)
         _carry_rewrite_refusals(server.locations)
+        _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
         todo = list(server.locations)
@@ -934,6 +935,21 @@ def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = No
         if own is None and refusal is not None:
             loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
         _carry_rewrite_refusals(loc.locations, own or refusal)
+
+
+def _carry_alias_refusals(locations: list[Location]) -> None:
+    """An Alias's URLs refused because they reach a directory with per-directory rules (ALIAS_REFUSAL, on the
+    `^~` location of their prefix) stay refused in the server's longer prefix locations under it (a
+    <Directory>'s document-root URL inside the Alias's URLs): nginx picks the longest prefix, which would
+    serve the aliased files past the rules."""
+    refusals = [(loc.path, st) for loc in locations if loc.modifier == "^~"
+                for st in loc.statements if st.name == "return" and st.comment == ALIAS_REFUSAL]
+    for loc in locations:
+        if loc.modifier not in ("", "^~", "=") or any(st.comment == ALIAS_REFUSAL for st in loc.statements):
+            continue
+        refusal = next((st for path, st in refusals if loc.path.startswith(path) and loc.path != path), None)
+        if refusal is not None:
+            loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
 
 
 def _drop_fallback_where_proxied(locations: list[Location]) -> None:

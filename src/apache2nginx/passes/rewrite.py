@@ -38,7 +38,7 @@ from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, qmark_refusal, static_https,
                              whole_site_redirect)
-from .rewrite_model import (COND_FLAGS, DIRECTORY_REFUSAL, LOCATION_REFUSAL, PER_DIRECTORY, RULE_FLAGS,
+from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, LOCATION_REFUSAL, PER_DIRECTORY, RULE_FLAGS,
                             SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
                             _normalise, read_txt_map)
@@ -484,8 +484,6 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
                       f"too; the translation places them under the document root only, so it refuses {prefix} (403)",
                       span, directive="RewriteRule", related=[route.span])
 
-
-ALIAS_REFUSAL = "per-directory rewrite rules of an aliased directory are not translated"
 
 
 def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bool:

@@ -92,6 +92,8 @@ def _capture_starts_path(pattern: str) -> bool:
 # the comments of the `return 403` that stands for rules refusing requests that are not translated: the
 # layout repeats it in the locations it nests there
 DIRECTORY_REFUSAL = "per-directory rules that may refuse are not translated"
+# an Alias onto a directory with per-directory rules: its URLs there are refused
+ALIAS_REFUSAL = "per-directory rewrite rules of an aliased directory are not translated"
 LOCATION_REFUSAL = "a RewriteRule here is not translated: refused"
 SYMLINKS_REFUSAL = "RewriteEngine On without FollowSymLinks: httpd refuses the directory (AH00670)"
 # the same below the directory whose rules they are: there the directory's own name (no slash) is refused too
