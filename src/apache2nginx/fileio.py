@@ -3,6 +3,7 @@ written all or none (each is staged beside its target first and renamed only whe
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,16 +55,48 @@ def _make_parent(path: Path, created: list[Path]) -> Path:
     return directory
 
 
+def _special_kind(path: Path) -> str | None:
+    """What PATH (followed through symlinks) is when it exists and is neither a regular file nor a
+    directory: a character device, a pipe or socket, a block device; else None. A link to one of the
+    process's own descriptors (/dev/stdout -> /proc/self/fd/1) is a stream whatever the descriptor is: a
+    rename would replace the link itself."""
+    hop = str(path)
+    for _ in range(8):
+        if not os.path.islink(hop):
+            break
+        hop = os.path.join(os.path.dirname(hop), os.readlink(hop))
+        if hop.startswith(("/proc/", "/dev/fd/")):
+            return "stream"
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return "stream"
+    return None
+
+
 def write_all(files: list[tuple[str | Path, "str | Link"]]) -> None:
     """Write every (path, text or Link) or, on any failure (OutputError), none: nothing is left behind but
     the files as they were."""
     staged: list[tuple[str, Path]] = []
+    streams: list[tuple[Path, str]] = []
     created: list[Path] = []
     try:
         for target, text in files:
             path = Path(target)
             if path.is_dir() and not path.is_symlink():
                 raise OutputError(f"cannot write {path}: it is a directory")
+            kind = _special_kind(path)
+            if kind == "block device":
+                raise OutputError(f"cannot write {path}: it is a block device")
+            if kind is not None and not isinstance(text, Link):
+                # a character device or a pipe (/dev/null, /dev/stdout): written into as it is, never replaced
+                # by a regular file of the same name (renaming over it would destroy the device node)
+                streams.append((path, text))
+                continue
             directory = _make_parent(path, created)
             if isinstance(text, Link):
                 staged.append((_stage_link(path, directory, text.target), path))
@@ -99,6 +132,12 @@ def write_all(files: list[tuple[str | Path, "str | Link"]]) -> None:
                                   + (f" ({renamed} other file(s) were already replaced)" if renamed else "")) from None
             renamed += 1
         staged = []
+        for path, text in streams:
+            try:
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError as exc:
+                raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
     except BaseException:
         for tmp, _ in staged:
             try:
