@@ -472,18 +472,23 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
         span = state.rules[0].span
         # the directory's own name without its slash is left to mod_dir's redirect, which mod_rewrite declines
         # to touch (observed: httpd answers 301 there)
-        loc = next((l for l in server.locations if l.path == prefix and l.modifier == "^~"), None)
-        if loc is None:
-            loc = Location("^~", prefix, [], span)
-            server.locations.append(loc)
-        refusal = Stmt("return", ["403"], span, comment=ALIAS_REFUSAL)
-        loc.statements.insert(0, refusal)
-        loc.directory_rules.append(refusal)
+        _refuse_prefix(server, prefix, span, ALIAS_REFUSAL, ("^~",))
         ctx.diags.add("A2N785", f"RewriteRule in <Directory {state.directory}>: {route.params.get('directive', 'Alias')} "
                       f"{route.path} maps URLs into the directory, where httpd runs its {len(state.rules)} rule(s) "
                       f"too; the translation places them under the document root only, so it refuses {prefix} (403)",
                       span, directive="RewriteRule", related=[route.span])
 
+
+def _refuse_prefix(server: Server, prefix: str, span, comment: str, modifiers: tuple[str, ...]) -> None:
+    """A `return 403` (COMMENT saying why) first in the server's prefix location of PREFIX (one of MODIFIERS,
+    made `^~` if there is none), kept as one of its per-directory rules."""
+    loc = next((l for l in server.locations if l.path == prefix and l.modifier in modifiers), None)
+    if loc is None:
+        loc = Location("^~" if prefix != "/" else "", prefix, [], span)
+        server.locations.append(loc)
+    refusal = Stmt("return", ["403"], span, comment=comment)
+    loc.statements.insert(0, refusal)
+    loc.directory_rules.append(refusal)
 
 
 def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bool:
@@ -502,13 +507,7 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
         return options is not None and not options & {"followsymlinks", "symlinksifownermatch"}
 
     def refuse(prefix: str, comment: str = SYMLINKS_REFUSAL) -> None:
-        loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
-        if loc is None:
-            loc = Location("^~" if prefix != "/" else "", prefix, [], span)
-            server.locations.append(loc)
-        refusal = Stmt("return", ["403"], span, comment=comment)
-        loc.statements.insert(0, refusal)
-        loc.directory_rules.append(refusal)
+        _refuse_prefix(server, prefix, span, comment, ("", "^~"))
         ctx.diags.add("A2N839", f"RewriteEngine On in <Directory {state.directory}> while Options allow neither "
                       f"FollowSymLinks nor SymLinksIfOwnerMatch for {prefix}: httpd answers 403 to every request "
                       "there (AH00670), and so does the translation", span, directive="RewriteEngine",
