@@ -718,8 +718,11 @@ class Layout:
             rewrites = []   # a refusal in place of the rules (A2N838): nothing runs before the access rules
         if rewrites and access:
             if all(st.name == "deny" and st.args == ["all"] for st in access):
-                existing.statements.insert(0, Stmt("return", ["403"], access[0].span,
-                                                   comment="refused before the directory's rewrites, as in httpd"))
+                refusal = Stmt("return", ["403"], access[0].span,
+                               comment="refused before the directory's rewrites, as in httpd")
+                existing.statements.insert(0, refusal)
+                # carried with the rules into nested locations (a <Files> section's), which run them too
+                existing.directory_rules.insert(0, refusal)
             else:
                 self.diags.add("A2N745", f"location {existing.path}: its per-directory rewrite rules run before its "
                                "access rules in nginx, and a rewrite to another location skips them; httpd checks "
