@@ -38,6 +38,9 @@ class Diagnostic:
     directive: str | None = None
     severity: Severity = field(default=None)  # type: ignore[assignment]
     related: list[Span] = field(default_factory=list)
+    # the URLs the diagnostic speaks of when its line does not tell them: (prefix, False) or (regex, True),
+    # as a refusal of an Alias's URLs reported at the section that caused it (verify's explainer reads it)
+    urls: tuple[tuple[str, bool], ...] = ()
     _related_seen: set | None = field(default=None, repr=False, compare=False)
 
     def relate(self, span: Span | None) -> None:
@@ -86,8 +89,9 @@ class Diagnostics:
 
     def add(self, code: str, message: str, span: Span | None = None, *, hint: str | None = None,
             directive: str | None = None, severity: Severity | None = None,
-            related: Iterable[Span] = ()) -> Diagnostic:
-        diag = Diagnostic(code, message, span, hint, directive, severity, list(related))  # type: ignore[arg-type]
+            related: Iterable[Span] = (), urls: Iterable[tuple[str, bool]] = ()) -> Diagnostic:
+        diag = Diagnostic(code, message, span, hint, directive, severity, list(related),  # type: ignore[arg-type]
+                          tuple(urls))
         self._items.append(diag)
         return diag
 

@@ -608,7 +608,8 @@ class Layout:
             self.reported.add(section.span)
             self.diags.add("A2N742", f"{section.path} under the target of AliasMatch {route.path}: {why}, and "
                            "nginx cannot choose rules by the capture or the file name: every URL of the AliasMatch "
-                           "is refused to everyone (deny all)", section.span, related=[route.span])
+                           "is refused to everyone (deny all)", section.span, related=[route.span],
+                           urls=[(route.path, route.regex)])
         return [Stmt("deny", ["all"], section.span, comment="an access rule nginx cannot check: refused")]
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:

@@ -476,7 +476,7 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
         ctx.diags.add("A2N785", f"RewriteRule in <Directory {state.directory}>: {route.params.get('directive', 'Alias')} "
                       f"{route.path} maps URLs into the directory, where httpd runs its {len(state.rules)} rule(s) "
                       f"too; the translation places them under the document root only, so it refuses {prefix} (403)",
-                      span, directive="RewriteRule", related=[route.span])
+                      span, directive="RewriteRule", related=[route.span], urls=[(prefix, False)])
 
 
 def _refuse_prefix(server: Server, prefix: str, span, comment: str, modifiers: tuple[str, ...]) -> None:

@@ -244,9 +244,10 @@ class Explainer:
             region = self.htaccess_regions.get(d.span.file)
             if region is not None and not any(segment_prefix(r, path or "/") for r in region):
                 continue
-            if not all(r.admits(path) for r in enclosing):
+            # a diagnostic naming its URLs speaks of those, wherever its line is
+            routes = list(d.urls) or self.routes.get((d.span.file, d.span.line))
+            if not d.urls and not all(r.admits(path) for r in enclosing):
                 continue
-            routes = self.routes.get((d.span.file, d.span.line))
             if routes is not None and not any(_route_governs(r, p) for r in routes for p in forms):
                 continue        # a Redirect/Alias/ProxyPass line speaks only of the requests it maps
             fitting = [e for e in effects_ if matches(e, case)]
