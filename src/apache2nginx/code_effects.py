@@ -20,6 +20,10 @@ from .effects import Effect, effects
 _REWRITE = ("status", "location", "body", "backend", "header")
 # Which virtual host or location answers: everything a client sees from it (a TLS handshake aside).
 _ROUTING = ("status", "location", "body", "backend", "header")
+# A route's fixed error answer (a `return` in nginx's rewrite phase) comes before nginx's access checks: where
+# httpd refuses the request first (401/403), nginx answers the error.
+_ROUTE_ERROR_BEFORE_ACCESS = ("status:changed@httpd-refused,server-error",
+                              "header www-authenticate:missing@httpd-refused,server-error")
 
 DECLARED: dict[str, tuple[Effect, ...]] = {
     # ------------------------------------------------------------ A2N0xx reading and loading: both servers alike
@@ -146,12 +150,14 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N338": effects("header content-location:changed@proxied", "header uri:changed@proxied",
                       "header refresh:changed@proxied"),
     "A2N340": effects(),                # the same host name where it is the machine's fully qualified name
-    "A2N341": effects(),                # both answer 500: httpd cannot reach the backend either
+    # both answer 500 (httpd cannot reach the backend either); nginx answers before its access checks, where httpd
+    # refuses first (401/403)
+    "A2N341": effects(*_ROUTE_ERROR_BEFORE_ACCESS),
     "A2N342": effects("status@server-error", "backend:missing@server-error", "backend path@server-error",
                       "header@server-error", "body@server-error",  # nginx answers 502 where httpd proxies
                       "status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",
                       "body@encoded-slash"),  # and 404 for %2F, which httpd's servlet mapping passes
-    "A2N343": effects(),                # both answer 500 but for the path itself
+    "A2N343": effects(*_ROUTE_ERROR_BEFORE_ACCESS),  # both answer 500 but for the path itself (as A2N341)
     # httpd's trailing-slash redirect and index lookup of the mapped directory work on the request's URL
     "A2N345": effects("status@redirect", "location@redirect", "body@redirect", "header@redirect",
                       "status@directory-request", "location@directory-request", "body@directory-request",
