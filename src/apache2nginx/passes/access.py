@@ -25,6 +25,7 @@ from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
 from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
 from .base import Context, Disposition, Rule, loosest, table
+from . import fallback
 from .fallback import fallback_resource
 from .header_expr import Untranslatable
 from .setenvif import set_env_if_expr
@@ -684,7 +685,9 @@ def finish_model(ctx: Context) -> None:
 
 def finish_server(ctx: Context, server) -> None:
     """A server's <If> redirects (the main server's too: httpd merges its sections into every virtual host)
-    run in nginx's server rewrite phase, before any access rule; httpd redirects only requests it admits."""
+    run in nginx's server rewrite phase, before any access rule; httpd redirects only requests it admits.
+    Then mod_dir's index lists under a FallbackResource (fallback.py)."""
+    fallback.finish_server(ctx, server)
     redirects = (ctx.main.settings.get("if_redirects", []) if server is not ctx.main else []) + \
         server.settings.get("if_redirects", [])
     if not redirects:

@@ -32,6 +32,7 @@ def fallback_resource(ctx: Context, d: Directive) -> Disposition:
     if d.args[0].lower() == "disabled":
         return Disposition.EXACT
     target = d.args[0] if d.args[0].startswith("/") else "/" + d.args[0]
+    ctx.settings[FALLBACK] = target
     fallback = Stmt("try_files", ["$uri", "$uri/", target + "$is_args$args"], d.span, comment=FALLBACK)
     if ctx.scope is not None:
         ctx.scope.statements.extend(_path_info_tests(ctx, d) + [fallback])
@@ -46,6 +47,35 @@ def fallback_resource(ctx: Context, d: Directive) -> Disposition:
         # the main server's statements are written at http level (and try_files pushed into each server)
         ctx.emit(fallback.name, fallback.args, d.span).comment = FALLBACK
     return Disposition.EXACT
+
+
+def finish_server(ctx: Context, server) -> None:
+    """A directory request under a FallbackResource: mod_dir looks each DirectoryIndex name up with a
+    subrequest, and the fallback takes the lookup of a missing first name (its subrequest finds nothing, so
+    mod_dir's fixup hands it the fallback URL), which then counts as the index found: httpd serves the first
+    name where it exists and the fallback otherwise, never a later name (observed with httpd 2.4; src: mod_dir.c,
+    fixup_dir and fixup_dflt). nginx's `index` takes an absolute last entry as an internal redirect: the list
+    becomes the first name, then the fallback URL, in the block nearest to the request that holds either."""
+    chain = [ctx.main] if server is ctx.main else [ctx.main, server]
+    blocks = [(holder, holder.settings, holder.statements) for holder in chain]
+    scopes = {id(s): s for s in server.scopes + server.settings.get("directories", []) + server.settings.get("files", [])}
+    blocks += [(scope, scope.settings, scope.statements) for scope in scopes.values()]
+    for i, (holder, settings, statements) in enumerate(blocks):
+        own_target = settings.get(FALLBACK)
+        own_index = next((st for st in statements if st.name == "index"), None)
+        if own_target is None and own_index is None:
+            continue
+        # the nearest enclosing block's setting: a section inherits the server's, a server the main server's
+        enclosing = blocks[:min(i, len(chain))][::-1]
+        target = own_target or next((b[1][FALLBACK] for b in enclosing if FALLBACK in b[1]), None)
+        index = own_index or next((st for b in enclosing for st in b[2] if st.name == "index"), None)
+        if target is None or index is None or len(index.args) < 2 or index.args[0].startswith("/"):
+            continue
+        names = [index.args[0], target]
+        if own_index is not None:
+            own_index.args[:] = names
+        else:
+            statements.append(Stmt("index", names, index.span, comment="DirectoryIndex under FallbackResource"))
 
 
 def _path_info_tests(ctx: Context, d: Directive) -> list[Stmt]:
