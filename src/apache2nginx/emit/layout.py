@@ -289,6 +289,8 @@ class Layout:
                 else:
                     fs_handler = next((r for r in routes if r.kind == "alias" and segment_prefix(r.path, path)),
                                       None)
+                    if fs_handler is not None:
+                        handler = fs_handler        # the Alias serves the excluded path (observed: httpd 2.4)
             fs = self.fs_path(fs_handler, path, server.root)
             dirs = self.covering_directories(fs)
             dir_configs = [d.settings.get("access") for d in dirs]
