@@ -302,3 +302,24 @@ def _all_nested(locations) -> list:
         out.append(loc)
         stack.extend(loc.locations)
     return out
+
+
+def if_blocks(stmts: list[Stmt], parent: list[Stmt], unless: Unless | None = None) -> list[Stmt]:
+    """STMTS of a location, with the location's add_header list first in every `if` block that adds a header
+    of its own: such a block inherits none of the location's (nginx), so its answer (a 401 with its challenge)
+    lost every header the location and the server send, `always` security headers among them."""
+    if not any(s.name == "if" and s.block and any(b.name == "add_header" for b in s.block) for s in stmts):
+        return stmts
+    outer = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
+    if not outer:
+        return stmts
+    out = []
+    for s in stmts:
+        if s.name == "if" and s.block and any(b.name == "add_header" for b in s.block):
+            # a header the block sends already (a refusal's own copy, see refused_headers) is not repeated
+            own = {b.args[0].lower() for b in s.block if b.name == "add_header" and b.args}
+            s = Stmt("if", s.args, s.span, s.comment,
+                     merge([h for h in outer if h.args and h.args[0].lower() not in own], list(s.block), unless))
+        out.append(s)
+    return out
+

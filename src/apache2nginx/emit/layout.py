@@ -789,30 +789,35 @@ class Layout:
             loc.locations.append(own_location)
             nested.append((f, own_location))
             headers_of[id(own_location)] = f.statements
+        # where a later section has rules of its own, nest_overlaps lays out the later ones' header lines too
+        headers_too = not all(f.settings.get("access") is None for f, _ in nested[1:])
         for i, (f, own_location) in enumerate(nested):
-            self.nest_overlaps(own_location, [f], nested[i + 1:], dir_configs, loc_configs, loc.statements)
-        if all(f.settings.get("access") is None for f, _ in nested[1:]):
+            self.nest_overlaps(own_location, [f], nested[i + 1:], dir_configs, loc_configs, loc.statements,
+                               headers_too=headers_too)
+        if not headers_too:
             # a location combining sections' header lines carries the access of the first of them alone: only
             # where no later section has rules of its own (`nest_overlaps` lays those out)
             loc.locations[before:] = _with_overlaps(loc.locations[before:], headers_of)
 
     def nest_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
-                      dir_configs: list, loc_configs: list, parent: list[Stmt], depth: int = 0) -> None:
+                      dir_configs: list, loc_configs: list, parent: list[Stmt], depth: int = 0,
+                      headers_too: bool = False) -> None:
         """httpd merges every <Files> section matching a name, in order; nginx answers from the first regex
         location matching the URL. So the location OUTER of the sections MATCHED holds, for each later section
-        whose access rules change what those sections decide, a nested location of its pattern with the rules
-        of them all merged (and their statements): a name matching both is judged as httpd judges it."""
+        whose access rules change what those sections decide (HEADERS_TOO: or that has header lines), a nested
+        location of its pattern with the rules of them all merged (and their statements): a name matching both
+        is judged, and answered with the headers, as httpd does."""
         configs = [f.settings.get("access") for f in matched]
         current = self.access(dir_configs + configs + loc_configs, f"files matching {matched[-1].path}",
                               matched[-1].span)
         for j, (f, loc) in enumerate(later):
             config = f.settings.get("access")
-            if config is None:
+            headers = headers_too and any(st.name in _HEADER_LINES for st in f.statements)
+            if (config is None and not headers) or not _may_overlap(loc.path, outer.path):
                 continue
-            access = self.access(dir_configs + configs + [config] + loc_configs, f"files matching {f.path}",
-                                 f.span)
-            if [_shape(st) for st in access] == [_shape(st) for st in current] or \
-                    not _may_overlap(loc.path, outer.path):
+            access = current if config is None else \
+                self.access(dir_configs + configs + [config] + loc_configs, f"files matching {f.path}", f.span)
+            if not headers and [_shape(st) for st in access] == [_shape(st) for st in current]:
                 continue
             if depth >= 4:
                 # more sections overlapping than are laid out: their names are refused rather than opened
@@ -828,7 +833,8 @@ class Layout:
                              f.span, static_only=outer.static_only or loc.static_only)
             outer.locations.append(inner)
             if depth < 4:
-                self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1)
+                self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1,
+                                   headers_too)
 
     def _handler(self, route: Route, region: str, matched: str, before: list[Stmt] | None = None) -> list[Stmt]:
         """The statements that serve ROUTE in a location; BEFORE: the location's statements so far."""

@@ -16,7 +16,8 @@ from .. import __version__
 from ..model import Location, NginxModel, Server, Stmt
 from .hashes import server_names_hash, variables_hash
 from . import dirindex
-from .inherit import effective, error_pages_with_headers, header_order, merge, refused_headers, server_block
+from .inherit import (effective, error_pages_with_headers, header_order, if_blocks, merge, refused_headers,
+                      server_block)
 from .limits import out_of_range
 from .selfcheck import fast_clean
 from ..syntax.span import Span
@@ -275,8 +276,8 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False) -> Locati
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
     access pass gives each one the complete list of its region, and a parent's allow would widen it."""
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
-    own = refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate, loc.locations,
-                          unless)
+    own = if_blocks(refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate,
+                                    loc.locations, unless), inherited, unless)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)

@@ -24,14 +24,18 @@ WORKAROUND_VARS = {"nokeepalive", "ssl-unclean-shutdown", "downgrade-1.0", "forc
 
 def finish_server(ctx: Context, server) -> None:
     """httpd answers 404 to a path containing an encoded slash (AllowEncodedSlashes Off, the default); nginx
-    would decode it and serve or proxy the request, so every server keeps httpd's refusal."""
+    would decode it and serve or proxy the request, so every server keeps httpd's refusal. The guard clears its
+    variable when it refuses: an ErrorDocument 404 (error_page) redirects internally, the server's rewrite phase
+    runs again for the error page, and the guard must not refuse that too (nginx would send its own page,
+    without the page's headers)."""
     setting = server.settings.get("allow_encoded_slashes") or ctx.main.settings.get("allow_encoded_slashes")
     if setting and setting[0] != "off":
         return
     if not ctx.model.has_map("$a2n_encoded_slash"):
         ctx.model.maps.append(MapBlock("$request_uri", "$a2n_encoded_slash", [("~*^[^?]*%2f", "1")], "0"))
     server.own_statements.insert(0, Stmt("if", ["($a2n_encoded_slash)"], None,
-                                         block=[Stmt("return", ["404"], None)],
+                                         block=[Stmt("set", ["$a2n_encoded_slash", "0"], None),
+                                                Stmt("return", ["404"], None)],
                                          comment="httpd refuses %2F in paths (AllowEncodedSlashes Off)"))
 
 
