@@ -480,7 +480,9 @@ def directory(ctx: Context, section: Section) -> Disposition:
     if refused is not None:
         # a .htaccess httpd refuses to apply (AllowOverride): every request there is a 500 in httpd
         scope.settings.setdefault("access", AccessConfig()).refuse = refused
-        ctx.model.access_reported.add(refused[1])   # said when it was read
+        # said when it was read (A2N748, A2N778): that refusal alone, not another one of the same lines in a
+        # virtual host that reads the file (its access rules may be refused for another reason, A2N742)
+        ctx.model.access_reported.add(refused)
     return Disposition.EXACT
 
 
@@ -1015,7 +1017,7 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
             if conditions is not None else []
         return ssl_checks + stmts + vary
     except Refused as exc:
-        if exc.span not in reported:
+        if exc.span not in reported and (exc.message, exc.span) not in reported:
             reported.add(exc.span)
             ctx_diags.add("A2N742", f"{exc.message}: nginx cannot check this exactly, so {region} is refused "
                           "to everyone (deny all)", exc.span,
