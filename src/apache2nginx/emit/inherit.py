@@ -175,9 +175,11 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
     `Header always` lines than the server. httpd answers `ErrorDocument 403 "text"` with the error headers
     (the always table) of the request's own <Location>; nginx's `error_page 403 @name` answers from the named
     location, with the server's add_header list only (a location's X-Frame-Options was lost on its 403).
-    Such a location names a copy holding its own add_header list (nginx adds `always` ones to errors)."""
+    Such a location names a copy holding its own add_header list (nginx adds `always` ones to errors). So does
+    a refused location whose 403 the plain refusal page answers (refusal_pages)."""
     from ..model import Location
-    named = {loc.path: loc for loc in locations if loc.path.startswith("@a2n_error_")}
+    from .refusal_pages import REFUSED_PAGE
+    named = {loc.path: loc for loc in locations if loc.path.startswith("@a2n_error_") or loc.path == REFUSED_PAGE}
     if not named:
         return locations
     copies: dict[tuple, Location] = {}
