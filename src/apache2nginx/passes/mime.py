@@ -30,9 +30,21 @@ def finish_server(ctx: Context, server) -> None:
         return
     if not ctx.model.has_map("$a2n_encoded_slash"):
         ctx.model.maps.append(MapBlock("$request_uri", "$a2n_encoded_slash", [("~*^[^?]*%2f", "1")], "0"))
-    server.own_statements.insert(0, Stmt("if", ["($a2n_encoded_slash)"], None,
-                                         block=[Stmt("return", ["404"], None)],
+    block = [Stmt("return", ["404"], None)]
+    if _local_404_page(server.statements + (ctx.main.statements if ctx.main is not server else [])):
+        # httpd refuses the path before its location walk, with the server's ErrorDocument 404: a local page
+        # is an internal redirect, answered as a request of its own (the page's sections and headers). nginx's
+        # error_page redirect runs this server-level test again on the same $request_uri and would answer
+        # its own 404 page instead (recursive_error_pages is off): the map's value, cached for the request,
+        # is cleared once the test has fired.
+        block.insert(0, Stmt("set", ["$a2n_encoded_slash", "0"], None, comment="the error page is not refused"))
+    server.own_statements.insert(0, Stmt("if", ["($a2n_encoded_slash)"], None, block=block,
                                          comment="httpd refuses %2F in paths (AllowEncodedSlashes Off)"))
+
+
+def _local_404_page(statements: list[Stmt]) -> bool:
+    """An error_page for 404 that is a local URL (an internal redirect that starts over at the server)."""
+    return any(s.name == "error_page" and "404" in s.args[:-1] and s.args[-1].startswith("/") for s in statements)
 
 
 def _listing_setting(ctx: Context, d: Directive) -> Disposition:
