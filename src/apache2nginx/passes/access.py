@@ -18,7 +18,7 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 
-from ..htaccess import NOT_ALLOWED
+from ..htaccess import NOT_ALLOWED, missing_from_tree
 from ..model import Scope, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
@@ -472,6 +472,11 @@ def directory(ctx: Context, section: Section) -> Disposition:
     path = re.sub("/+", "/", args[0])
     path = path.rstrip("/") or "/"
     scope = Scope(path, span=section.span, kind="directory", fs_path=path, settings={"section": section})
+    tree = ctx.options.get("docroot_tree")
+    if tree is not None:
+        # the document root read (--docroot) has no such directory: httpd never merges the section (its
+        # directory walk stops at the missing segment), see headers.header
+        scope.settings["missing_directory"] = missing_from_tree(tree, path)
     _walk_into(ctx, section, scope, "directories")
     refusals = ctx.options.get("refused_directories", {})
     refused = refusals.get(path)
