@@ -283,6 +283,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N724": effects("status@status-403", "header@status-403"),  # all refused where some ran
     "A2N725": effects("body@https,no-backend-process"),  # a script reading another SSL_* variable
     "A2N726": effects("status", "body", "header"),  # a directory named like a script goes to the handler
+    "A2N727": effects("header:added@status-404"),  # a missing directory's section headers on nginx's 404
 
     # ------------------------------------------------------------ A2N8xx mod_rewrite
     "A2N801": effects(),                # httpd does not start

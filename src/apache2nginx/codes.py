@@ -1364,6 +1364,16 @@ _short("A2N726", "add-handler-extensions", "warning", "AddHandler became a regex
        "a directory named like a script (dir.cgi/) followed by a file is sent to the handler by nginx, where httpd "
        "serves the file; and like httpd, a double extension (upload.php.jpg) runs as a script.",
        "prefer <FilesMatch \\.ext$> with SetHandler on the Apache side.")
+_short("A2N727", "directory-missing-headers", "warning", "A <Directory> missing from the document root read "
+       "sends its Header always lines on 404s.",
+       "httpd merges a <Directory> section only when its directory walk enters that directory, and the walk stops "
+       "at the first path segment that does not exist: a section for a directory that is missing from the tree "
+       "read with --docroot applies to no request, and every URL under it answers 404 without the section's "
+       "headers. nginx's location for those URLs is chosen by the URL alone, and sends the section's `Header "
+       "always` lines (add_header ... always) on its 404.",
+       "404 answers under the missing directory carry headers in nginx that httpd does not send; once the "
+       "directory exists both servers send them.",
+       "create the directory, or remove the section if it is a leftover.")
 _short("A2N320", "balancer-host-header", "warning", "Balancer members receive one Host header.",
        "without ProxyPreserveHost httpd sends each member its own host:port as Host; nginx sends one value for "
        "the whole upstream (the first member's).",

@@ -285,12 +285,13 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
         htaccess_dir = "/"
     refused: dict = {}
     inserted: list = []
+    docroot_tree = None
     own_nodes = len(combined.children)
     if options.docroot is not None:
         tree = _read_htaccess_tree(combined, options, diags)
-        refused, inserted = tree.refused, tree.inserted
+        refused, inserted, docroot_tree = tree.refused, tree.inserted, tree.tree
     model, tally = translate(combined, diags, {"nginx_version": options.nginx_version,
-                                               "refused_directories": refused,
+                                               "refused_directories": refused, "docroot_tree": docroot_tree,
                                                "htaccess_dir": htaccess_dir, "locate": combined.locate,
                                                "server_root": combined.server_root})
     undefined = _undefined_names(combined, diags)

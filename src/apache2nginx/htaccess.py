@@ -152,6 +152,18 @@ class HtaccessResult:
     # directory, or (virtual host's span, directory) -> why httpd answers 500 there
     refused: dict = field(default_factory=dict)
     inserted: list[tuple[Section, Section]] = field(default_factory=list)   # (virtual host, its own section)
+    tree: tuple[str, Path] | None = None    # (the DocumentRoot, the directory on disk that stands for it)
+
+
+def missing_from_tree(tree: tuple[str, Path], directory: str) -> str | None:
+    """Where the tree read (see HtaccessResult.tree) puts DIRECTORY, when DIRECTORY lies under the document root
+    it stands for and is no directory there; None when it is one, or lies elsewhere (nothing is known)."""
+    root, disk = tree
+    root = root.rstrip("/") or "/"
+    if directory != root and not directory.startswith(root.rstrip("/") + "/"):
+        return None
+    place = disk / directory[len(root):].lstrip("/")
+    return None if place.is_dir() else str(place)
 
 
 def virtual_hosts(config: LoadedConfig) -> list[Section]:
@@ -254,7 +266,7 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
     servers: list[Section | None] = [None] + vhosts
     overrides = [overrides_by_directory(config, v) for v in servers]
     wanted: list[tuple[Path, str, list[Override]]] = []
-    result = HtaccessResult([])
+    result = HtaccessResult([], tree=(config_root, Path(docroot)))
     for f in files:
         rel = f.parent.relative_to(docroot).as_posix()
         directory = config_root.rstrip("/") + ("/" + rel if rel != "." else "") or "/"

@@ -6,11 +6,15 @@ auth_basic puts its WWW-Authenticate header in the response itself, so an error_
 that finally answers, which for `error_page 401 @page` is the error page's: the challenge would be lost,
 where httpd sends it with its ErrorDocument. Where a named error location for 401 exists, each such test
 also keeps its challenge in $a2n_challenge, and the error location sends it (empty, so not sent, when
-auth_basic answered the 401 itself).
+auth_basic answered the 401 itself). An ErrorDocument 401 with a local URL is an internal redirect in both
+servers: httpd keeps the challenge (err_headers_out go along with the redirect), nginx answers from the
+page's own location, any one of the server's. So a server with such a page sends $a2n_challenge from
+every location (a server-level add_header, which the render repeats in the locations that have their own);
+nginx keeps the variable's value across the redirect.
 """
 from __future__ import annotations
 
-from ..model import Location, NginxModel, Stmt
+from ..model import Location, MapBlock, NginxModel, Stmt
 
 CHALLENGE = "$a2n_challenge"
 ERROR_401 = "@a2n_error_401_"
@@ -33,10 +37,27 @@ def _challenge_tests(stmts: list[Stmt]):
         yield from _challenge_tests(block)
 
 
+def _local_401(stmts: list[Stmt]) -> bool:
+    return any(s.name == "error_page" and "401" in s.args[:-1] and s.args[-1].startswith("/") for s in stmts)
+
+
+def _servers_with_local_pages(model: NginxModel) -> list:
+    """The servers (the main server's statements stand for the http level) with an ErrorDocument 401 page
+    that is a local URL, in the server or in one of its locations."""
+    main = model.main_server
+    out = []
+    for server in model.servers:
+        if _local_401(server.statements) or _local_401(server.own_statements) \
+                or any(_local_401(loc.statements) for loc in _locations(server.locations)):
+            out.append(main if main is not None and _local_401(main.statements) else server)
+    return list({id(s): s for s in out}.values())
+
+
 def keep_challenges(model: NginxModel) -> None:
     pages = [loc for server in model.servers for loc in _locations(server.locations)
              if loc.path.startswith(ERROR_401)]
-    if not pages:
+    local = _servers_with_local_pages(model)
+    if not pages and not local:
         return
     tests = [t for server in model.servers for loc in _locations(server.locations)
              for t in _challenge_tests(loc.statements)]
@@ -53,3 +74,11 @@ def keep_challenges(model: NginxModel) -> None:
     for loc in pages:
         loc.statements.insert(0, Stmt("add_header", ["WWW-Authenticate", CHALLENGE, "always"], loc.span,
                                       comment="the challenge of a Require user test (empty otherwise)"))
+    if local and not model.has_map(CHALLENGE):
+        # empty until a test sets it: the server-level add_header reads it on every answer, and a variable only
+        # `set` somewhere would be an uninitialised one (a warning logged each time) everywhere else
+        model.maps.append(MapBlock("$status", CHALLENGE, [], '""'))
+    for server in local:
+        server.statements.append(Stmt("add_header", ["WWW-Authenticate", CHALLENGE, "always"], None,
+                                      comment="for an ErrorDocument 401 page: the challenge of a Require user "
+                                              "test (empty otherwise)"))

@@ -175,9 +175,11 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
     `Header always` lines than the server. httpd answers `ErrorDocument 403 "text"` with the error headers
     (the always table) of the request's own <Location>; nginx's `error_page 403 @name` answers from the named
     location, with the server's add_header list only (a location's X-Frame-Options was lost on its 403).
-    Such a location names a copy holding its own add_header list (nginx adds `always` ones to errors)."""
+    Such a location names a copy holding its own add_header list (nginx adds `always` ones to errors). So does
+    a refused location whose 403 the plain refusal page answers (refusal_pages)."""
     from ..model import Location
-    named = {loc.path: loc for loc in locations if loc.path.startswith("@a2n_error_")}
+    from .refusal_pages import REFUSED_PAGE
+    named = {loc.path: loc for loc in locations if loc.path.startswith("@a2n_error_") or loc.path == REFUSED_PAGE}
     if not named:
         return locations
     copies: dict[tuple, Location] = {}
@@ -323,3 +325,34 @@ def if_blocks(stmts: list[Stmt], parent: list[Stmt], unless: Unless | None = Non
         out.append(s)
     return out
 
+
+# the comment of the refusal standing for httpd's 500 where a .htaccess fails to parse (passes/access.py)
+_FAILS_EARLY = "httpd answers 500: "
+
+
+def _fails_early(stmts: list[Stmt]) -> bool:
+    """A location every request of which httpd answers 500 before its sections apply: a .htaccess httpd
+    refuses (AllowOverride) fails the directory walk in map_to_storage, and ap_process_request_internal
+    (server/request.c) returns before its second location walk, with r->per_dir_config left at the
+    server's defaults (lookup_defaults)."""
+    return any(s.name == "deny" and s.args == ["all"] and (s.comment or "").startswith(_FAILS_EARLY) for s in stmts)
+
+
+def early_failures(locations: list, failing: bool = False) -> list:
+    """LOCATIONS, where one httpd answers 500 before its sections apply (see _fails_early), and every location
+    nested in it, sends none of its own headers: httpd's error response carries the server's `Header always`
+    lines only (mod_headers reads the server's configuration then), none of a <Location>, <Directory> or file
+    section's. Without an add_header of its own the location inherits the server's list, as httpd does."""
+    from ..model import Location
+    out, changed = [], False
+    for loc in locations:
+        fails = failing or _fails_early(loc.statements)
+        inner = early_failures(loc.locations, fails) if loc.locations else loc.locations
+        if not fails and inner is loc.locations:
+            out.append(loc)
+            continue
+        statements = [s for s in loc.statements if s.name != "add_header"] if fails else loc.statements
+        out.append(Location(loc.modifier, loc.path, statements, loc.span, inner, loc.runs_scripts,
+                            loc.static_only))
+        changed = True
+    return out if changed else locations

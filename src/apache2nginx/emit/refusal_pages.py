@@ -1,13 +1,16 @@
-"""Refusals the translation adds answer a plain 403, never an ErrorDocument redirect.
+"""Refusals the translation adds answer a plain 403, never an ErrorDocument redirect or page.
 
 Where nginx cannot check a construct exactly (a wildcard <Directory>, a .htaccess httpd answers 500 for,
 an access rule under an expression...), the translation refuses the region with `deny all`. httpd answers
 those requests otherwise: a login (401), a 500, or the page itself. An `ErrorDocument 403 http://...`
 (`error_page 403 http://...`) would turn the refusal into a redirect (302), which a client follows like
-any answer: the refusal must stay a refusal. Each location holding such a refusal under a redirecting
-403 page gets its own error pages (nginx inherits error_page only where a level sets none): the same ones
-but 403, which a named location answers with nginx's own 403 page (recursive_error_pages is off, so its
-`return 403` is not redirected again).
+any answer: the refusal must stay a refusal. An `ErrorDocument 403 /local/page` would answer it from the
+page's own location, whose add_header list is not the refused location's: the headers the refusal carries
+(a security header httpd sends on the page it serves there, see emit.inherit.refused_headers) were lost.
+Each location holding such a refusal under such a 403 page gets its own error pages (nginx inherits
+error_page only where a level sets none): the same ones but 403, which a named location answers with
+nginx's own 403 page (recursive_error_pages is off, so its `return 403` is not redirected again); a copy
+of it carries the refused location's headers (emit.inherit.error_pages_with_headers).
 """
 from __future__ import annotations
 
@@ -27,19 +30,25 @@ def _pages(statements: list[Stmt]) -> list[Stmt]:
     return [st for st in statements if st.name == "error_page"]
 
 
-def _redirects_403(pages: list[Stmt]) -> bool:
-    return any("403" in st.args[:-1] and st.args[-1].lower().startswith(("http://", "https://")) for st in pages)
+def _replaces_403(pages: list[Stmt]) -> bool:
+    """A page for 403 that is a redirect or a local URL (a message page is a named location already)."""
+    return any("403" in st.args[:-1] and st.args[-1].lower().startswith(("http://", "https://", "/"))
+               for st in pages)
 
 
 def _without_403(pages: list[Stmt]) -> list[Stmt]:
     """PAGES with 403 taken out of each (a page for 403 alone goes), and 403 sent to the named refusal."""
     out = []
+    redirect = False
     for st in pages:
+        if "403" in st.args[:-1] and st.args[-1].lower().startswith(("http://", "https://")):
+            redirect = True
         args = [a for a in st.args[:-1] if a != "403"]
         if any(a.isdigit() for a in args):
             out.append(Stmt("error_page", args + [st.args[-1]], st.span, comment=st.comment))
+    what = "redirect" if redirect else "page"
     return out + [Stmt("error_page", ["403", REFUSED_PAGE], None,
-                       comment="the translation's refusal answers 403, not the ErrorDocument redirect")]
+                       comment=f"the translation's refusal answers 403, not the ErrorDocument {what}")]
 
 
 def _walk(loc: Location, inherited: list[Stmt]) -> bool:
@@ -47,7 +56,7 @@ def _walk(loc: Location, inherited: list[Stmt]) -> bool:
     own = _pages(loc.statements)
     pages = own or inherited
     used = False
-    if any(_is_refusal(st) for st in loc.statements) and _redirects_403(pages):
+    if any(_is_refusal(st) for st in loc.statements) and _replaces_403(pages):
         replaced = _without_403(pages)
         loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
         pages, used = replaced, True

@@ -16,8 +16,8 @@ from .. import __version__
 from ..model import Location, NginxModel, Server, Stmt
 from .hashes import server_names_hash, variables_hash
 from . import dirindex
-from .inherit import (effective, error_pages_with_headers, header_order, if_blocks, merge, refused_headers,
-                      server_block)
+from .inherit import (early_failures, effective, error_pages_with_headers, header_order, if_blocks, merge,
+                      refused_headers, server_block)
 from .limits import out_of_range
 from .selfcheck import fast_clean
 from ..syntax.span import Span
@@ -164,7 +164,7 @@ class Renderer:
 
         def locations(server: Server):
             parent = server_block_of(server)[1]
-            located = dirindex.with_headers(parent, server.locations, unless)
+            located = dirindex.with_headers(parent, early_failures(server.locations), unless)
             return [_merged(loc, parent, unless) for loc in error_pages_with_headers(parent, located, unless)]
 
         if model.conditional_header_sets and not model.inherited_maps_made:

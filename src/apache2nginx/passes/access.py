@@ -18,7 +18,7 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 
-from ..htaccess import NOT_ALLOWED
+from ..htaccess import NOT_ALLOWED, missing_from_tree
 from ..model import Scope, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
@@ -473,6 +473,11 @@ def directory(ctx: Context, section: Section) -> Disposition:
     path = re.sub("/+", "/", args[0])
     path = path.rstrip("/") or "/"
     scope = Scope(path, span=section.span, kind="directory", fs_path=path, settings={"section": section})
+    tree = ctx.options.get("docroot_tree")
+    if tree is not None:
+        # the document root read (--docroot) has no such directory: httpd never merges the section (its
+        # directory walk stops at the missing segment), see headers.header
+        scope.settings["missing_directory"] = missing_from_tree(tree, path)
     _walk_into(ctx, section, scope, "directories")
     refusals = ctx.options.get("refused_directories", {})
     refused = refusals.get(path)
@@ -481,7 +486,9 @@ def directory(ctx: Context, section: Section) -> Disposition:
     if refused is not None:
         # a .htaccess httpd refuses to apply (AllowOverride): every request there is a 500 in httpd
         scope.settings.setdefault("access", AccessConfig()).refuse = refused
-        ctx.model.access_reported.add(refused[1])   # said when it was read
+        # said when it was read (A2N748, A2N778): that refusal alone, not another one of the same lines in a
+        # virtual host that reads the file (its access rules may be refused for another reason, A2N742)
+        ctx.model.access_reported.add(refused)
     return Disposition.EXACT
 
 
@@ -1018,7 +1025,7 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
             if conditions is not None else []
         return ssl_checks + stmts + vary
     except Refused as exc:
-        if exc.span not in reported:
+        if exc.span not in reported and (exc.message, exc.span) not in reported:
             reported.add(exc.span)
             ctx_diags.add("A2N742", f"{exc.message}: nginx cannot check this exactly, so {region} is refused "
                           "to everyone (deny all)", exc.span,

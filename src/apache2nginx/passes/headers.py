@@ -63,7 +63,27 @@ def header(ctx: Context, d: Directive) -> Disposition:
                       "the name its directory walk stops at (a missing directory, or a file with path info after "
                       "it); nginx matches the URL's own names, so an answer under such a name (or under a "
                       "directory named like the file) carries the header in nginx only", d.span, directive=d.name)
+    if done is not Disposition.UNSUPPORTED and action in ("set", "add", "append", "merge") and rest \
+            and condition == "always":
+        _missing_directory(ctx, d, rest[0])
     return done
+
+
+def _missing_directory(ctx: Context, d: Directive, name: str) -> None:
+    """A `Header always` line of a <Directory> that the document root read (--docroot) lacks: httpd merges a
+    <Directory> only as its directory walk enters the directory, which stops at the first missing segment
+    (server/request.c ap_directory_walk), so every URL under it is a 404 without the header; nginx's location
+    for those URLs sends it on that 404. Said once for each section."""
+    scope = ctx.scope
+    if scope is None or scope.kind != "directory" or not scope.settings.get("missing_directory") \
+            or scope.settings.get("missing_reported"):
+        return
+    scope.settings["missing_reported"] = True
+    ctx.diags.add("A2N727", f"Header always {' '.join(d.args[1:2])} {name} in <Directory {scope.path}>: the document "
+                  f"root read has no such directory ({scope.settings['missing_directory']}), so httpd never applies "
+                  "the section and answers the URLs under it 404 without its headers; nginx's location for them "
+                  "sends its `Header always` lines on that 404", d.span, directive=d.name,
+                  hint="create the directory, or remove the section if it is a leftover")
 
 
 def _in_file_section(ctx: Context) -> bool:
