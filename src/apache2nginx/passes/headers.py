@@ -57,6 +57,8 @@ def _empty_name(ctx: Context, d: Directive, rest: list[str]) -> bool:
 def header(ctx: Context, d: Directive) -> Disposition:
     done = _header(ctx, d)
     condition, action, rest, _ = _split(d)
+    if done is not Disposition.UNSUPPORTED and action in ("set", "add", "append", "merge") and rest:
+        _both_tables(ctx, d, condition, rest[0])
     if done is not Disposition.UNSUPPORTED and action in ("set", "add", "append", "merge") and rest \
             and _in_file_section(ctx):
         ctx.diags.add("A2N512", f"Header {action} {rest[0]} in a file section: httpd matches the section against "
@@ -64,6 +66,32 @@ def header(ctx: Context, d: Directive) -> Disposition:
                       "it); nginx matches the URL's own names, so an answer under such a name (or under a "
                       "directory named like the file) carries the header in nginx only", d.span, directive=d.name)
     return done
+
+
+def _both_tables(ctx: Context, d: Directive, condition: str, name: str) -> None:
+    """A header named both by a `Header always` line and by an onsuccess one, of this block or of one around
+    it: httpd sends both lines on its handler's answers, the always one alone on its own errors (the
+    onsuccess table is dropped there). Where the translation refuses a region (403), the refusal sends the
+    always line alone, as httpd's errors do, so a request httpd answers with success there is one line
+    short of httpd's (emit.inherit.refused_headers). Said once per header and block, at the inner line."""
+    table = "always" if condition == "always" else "onsuccess"
+    seen = ctx.server.settings.setdefault("header_tables", {})
+    here = id(ctx.scope) if ctx.scope is not None else None
+    other = "onsuccess" if table == "always" else "always"
+    key = name.lower()
+    main = ctx.main.settings.get("header_tables", {}) if ctx.server is not ctx.main else {}
+    found = seen.get((here, key, other)) or (seen.get((None, key, other)) if here is not None else None) \
+        or main.get((None, key, other))
+    seen.setdefault((here, key, table), d)
+    said = ctx.server.settings.setdefault("header_tables_said", set())
+    if found is None or (here, key) in said:
+        return
+    said.add((here, key))
+    ctx.diags.add("A2N515", f"Header {name}: named both by `Header always` and by an onsuccess Header line; httpd "
+                  "sends both lines on the answers its handler makes and the always line alone on its own errors; "
+                  "where the translation refuses a region (403 where httpd may answer), the refusal sends the "
+                  "always line alone", d.span, directive=d.name, related=[found.span] if found.span else [],
+                  hint="give the header to one table only (`Header always set` where it belongs on every answer)")
 
 
 def _in_file_section(ctx: Context) -> bool:
