@@ -244,8 +244,17 @@ def onsuccess(ctx: Context, value: str) -> str:
     return variable
 
 
+# A response nginx makes from a file carries its modification time up to the header filter (which drops
+# Last-Modified from a non-200 only after add_header ran); nginx's own error pages clear it.
+SERVED_SOURCE = "$sent_http_last_modified"
+
+
 def _error_document_entries(ctx: Context) -> None:
-    """Every onsuccess gate also sends its value on any status at the local URL an ErrorDocument names."""
+    """Every onsuccess gate also sends its value on any status at the local URL an ErrorDocument names, when
+    the document was found: a backend answered it, or nginx served it from a file. httpd answers a document
+    that is missing with its own error (the original status, "Additionally, a 404 Not Found error was
+    encountered while trying to use an ErrorDocument"), which carries the always table alone; so does a
+    request for the document's own URL that finds nothing."""
     targets: dict[str, None] = {}
 
     def walk(statements) -> None:
@@ -270,11 +279,21 @@ def _error_document_entries(ctx: Context) -> None:
             walk_location(loc)
     if not targets:
         return
+    from ..emit.render import quote
     ungated = ctx.model.onsuccess_ungated
-    for block in ctx.model.maps:
-        if block.variable in ungated and block.source == GATE_SOURCE:
-            value = ungated[block.variable]
-            block.entries.extend(("~^[0-9]+:.*:" + re.escape(t) + "$", value) for t in targets)
+    for block in [b for b in ctx.model.maps if b.variable in ungated and b.source == GATE_SOURCE]:
+        value = ungated[block.variable]
+        # a page nginx answered itself only when it served it from a file: one missing is nginx's own error
+        # answer (recursive_error_pages off), which httpd gives without the document's headers. But for a
+        # path with %2F, whose refusal (passes.mime) nginx repeats on the document's URL, httpd serves it
+        if ctx.model.has_map("$a2n_encoded_slash"):
+            served = ctx.model.shared_map("a2n_served_", "$a2n_encoded_slash:" + SERVED_SOURCE,
+                                          [("0:", '""')], quote(value))
+        else:
+            served = ctx.model.shared_map("a2n_served_", SERVED_SOURCE, [('""', '""')], quote(value))
+        for t in targets:
+            block.entries.append(("~^[0-9]+:[^:]*::" + re.escape(t) + "$", served))
+            block.entries.append(("~^[0-9]+:.*:" + re.escape(t) + "$", value))
 
 
 def _report_htaccess_level(ctx: Context, d: Directive) -> None:
