@@ -157,3 +157,26 @@ def test_explain_list_json_declares_every_code():
 def test_explain_code_shows_its_declaration():
     proc = run_cli("explain", "A2N503")
     assert proc.returncode == 0 and "In verify, it can explain:" in proc.stdout
+
+
+@pytest.mark.parametrize("name,apache,nginx,lost", [
+    # the very same value once more (or once less) right after itself: read as one by the client
+    ("x-frame-options", ["DENY"], ["DENY", "DENY"], False),
+    ("strict-transport-security", ["max-age=600", "max-age=600"], ["max-age=600"], False),
+    ("referrer-policy", ["no-referrer", "no-referrer"], ["no-referrer"], False),
+    # another value beside it, or a repeat that moves the last (or first) value: compared as ever
+    ("x-frame-options", ["SAMEORIGIN"], ["SAMEORIGIN", "DENY"], True),
+    ("referrer-policy", ["origin", "same-origin"], ["origin", "same-origin", "origin"], True),
+    ("strict-transport-security", ["max-age=600"], ["max-age=0", "max-age=600"], True),
+    # structured headers: a repeated value joins into one that no longer parses
+    ("cross-origin-resource-policy", ["same-origin"], ["same-origin", "same-origin"], True),
+])
+def test_a_repeated_security_header_value(name, apache, nginx, lost):
+    assert lost_protection(f"header {name}", apache, nginx) is lost
+
+
+def test_a_repeated_security_header_value_still_needs_an_explanation():
+    found = judge(probe(), obs(200, {"X-Frame-Options": ["DENY", "DENY"]}), obs(403, {"X-Frame-Options": ["DENY"]}),
+                  COMPARATOR, AlwaysExplains())
+    header = [d for d in found if d.field == "header x-frame-options"][0]
+    assert not header.lost_security and header.explanation == "A2N503"

@@ -196,6 +196,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # under a directory named like the file
     "A2N514": effects("status@status-403", "body@status-403", "header@status-403", "backend@status-403",
                       "location@status-403"),   # the proxied URLs refused
+    "A2N515": effects("header:changed@nginx-refused"),  # a refusal sends the always line of a header named in
+    # both tables alone, where httpd's success sends both
     "A2N513": effects(),    # the SetEnvIf header is one verify's requests never carry (nginx ignores it)
     "A2N505": effects("header:missing", "header:changed", "backend header:missing", "backend header:changed"),
 

@@ -895,6 +895,16 @@ _short("A2N514", "proxy-rule-location-headers", "error", "A [P] rule's proxied a
        "the URLs the rule proxies are answered 403.",
        "give the sections' Header lines to the server (or to fewer, nested sections), or translate the rule by "
        "hand.")
+_short("A2N515", "header-both-tables", "warning", "A header named both by `Header always` and by an onsuccess "
+       "Header line: a refused region sends the always line alone.",
+       "mod_headers keeps two tables: `Header always` lines go to the one httpd sends on every answer, the others "
+       "to the one it sends on the answers its handler makes (a file, a script's or a backend's answer) and drops "
+       "on its own errors (403, 404, its own redirects). A header named in both comes twice on a success and once "
+       "on an error. Where the translation refuses a region it cannot translate (403 where httpd may answer), "
+       "nginx's refusal is an error and sends the always line alone, as httpd's errors do.",
+       "a request httpd answers with success in a region nginx refuses carries the header once in nginx, twice "
+       "in httpd.",
+       "give the header to one table only: `Header always set` where it belongs on every answer.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",

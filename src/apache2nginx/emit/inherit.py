@@ -241,7 +241,8 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
                     nested: list = (), unless: Unless | None = None) -> list[Stmt]:
     """STMTS of a location the translation refuses (403 where httpd answers, likely with success), with
     every onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is
-    never to be lost; so is a `Header always` whose condition reads the response's status. UNGATE: such a
+    never to be lost (but one a plain `Header always` line sends too: httpd's errors carry that line alone);
+    so is a `Header always` whose condition reads the response's status. UNGATE: such a
     header's variable -> its value wherever httpd sends it (a KeyError for any other value). NESTED: the
     location's own nested locations (file sections): a request the refusal answers may be one httpd serves a
     matching file for (a directory's index: `GET /` is /index.html to a <FilesMatch "\\.html$">), so their
@@ -263,13 +264,15 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
     """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's."""
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
     named = {s.args[0].lower() for s in headers if s.args}
+    ungated = {id(s): _ungated(s, ungate) for s in headers}
+    # a header a plain `Header always` line sends: httpd's own errors carry that line alone (the onsuccess
+    # table is dropped on them), its successes the onsuccess line too (A2N515); the refusal is an error
+    always = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
+              and s.args[-1] == "always" and "$" not in s.args[1]}
     sent, changed = [], False
     for s in headers:
-        try:
-            value = ungate(s.args[1]) if len(s.args) >= 2 else None
-        except KeyError:
-            value = None
-        if value is None:
+        value = ungated[id(s)]
+        if value is None or s.args[0].lower() in always:
             sent.append(s)
         else:
             sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span, comment="also on the refusal"))
@@ -295,6 +298,14 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
                              comment="also on the refusal (a file section under it)"))
             changed = True
     return sent if changed else None
+
+
+def _ungated(s: Stmt, ungate: Callable[[str], str]) -> str | None:
+    """The value an onsuccess add_header S sends wherever httpd sends it, or None for any other line."""
+    try:
+        return ungate(s.args[1]) if len(s.args) >= 2 else None
+    except KeyError:
+        return None
 
 
 def _all_nested(locations) -> list:

@@ -57,6 +57,8 @@ def _empty_name(ctx: Context, d: Directive, rest: list[str]) -> bool:
 def header(ctx: Context, d: Directive) -> Disposition:
     done = _header(ctx, d)
     condition, action, rest, _ = _split(d)
+    if done is not Disposition.UNSUPPORTED and action in ("set", "add", "append", "merge") and rest:
+        _both_tables(ctx, d, condition, rest[0])
     if done is not Disposition.UNSUPPORTED and action in ("set", "add", "append", "merge") and rest \
             and _in_file_section(ctx):
         ctx.diags.add("A2N512", f"Header {action} {rest[0]} in a file section: httpd matches the section against "
@@ -84,6 +86,32 @@ def _missing_directory(ctx: Context, d: Directive, name: str) -> None:
                   "the section and answers the URLs under it 404 without its headers; nginx's location for them "
                   "sends its `Header always` lines on that 404", d.span, directive=d.name,
                   hint="create the directory, or remove the section if it is a leftover")
+
+
+def _both_tables(ctx: Context, d: Directive, condition: str, name: str) -> None:
+    """A header named both by a `Header always` line and by an onsuccess one, of this block or of one around
+    it: httpd sends both lines on its handler's answers, the always one alone on its own errors (the
+    onsuccess table is dropped there). Where the translation refuses a region (403), the refusal sends the
+    always line alone, as httpd's errors do, so a request httpd answers with success there is one line
+    short of httpd's (emit.inherit.refused_headers). Said once per header and block, at the inner line."""
+    table = "always" if condition == "always" else "onsuccess"
+    seen = ctx.server.settings.setdefault("header_tables", {})
+    here = id(ctx.scope) if ctx.scope is not None else None
+    other = "onsuccess" if table == "always" else "always"
+    key = name.lower()
+    main = ctx.main.settings.get("header_tables", {}) if ctx.server is not ctx.main else {}
+    found = seen.get((here, key, other)) or (seen.get((None, key, other)) if here is not None else None) \
+        or main.get((None, key, other))
+    seen.setdefault((here, key, table), d)
+    said = ctx.server.settings.setdefault("header_tables_said", set())
+    if found is None or (here, key) in said:
+        return
+    said.add((here, key))
+    ctx.diags.add("A2N515", f"Header {name}: named both by `Header always` and by an onsuccess Header line; httpd "
+                  "sends both lines on the answers its handler makes and the always line alone on its own errors; "
+                  "where the translation refuses a region (403 where httpd may answer), the refusal sends the "
+                  "always line alone", d.span, directive=d.name, related=[found.span] if found.span else [],
+                  hint="give the header to one table only (`Header always set` where it belongs on every answer)")
 
 
 def _in_file_section(ctx: Context) -> bool:
@@ -236,8 +264,17 @@ def onsuccess(ctx: Context, value: str) -> str:
     return variable
 
 
+# A response nginx makes from a file carries its modification time up to the header filter (which drops
+# Last-Modified from a non-200 only after add_header ran); nginx's own error pages clear it.
+SERVED_SOURCE = "$sent_http_last_modified"
+
+
 def _error_document_entries(ctx: Context) -> None:
-    """Every onsuccess gate also sends its value on any status at the local URL an ErrorDocument names."""
+    """Every onsuccess gate also sends its value on any status at the local URL an ErrorDocument names, when
+    the document was found: a backend answered it, or nginx served it from a file. httpd answers a document
+    that is missing with its own error (the original status, "Additionally, a 404 Not Found error was
+    encountered while trying to use an ErrorDocument"), which carries the always table alone; so does a
+    request for the document's own URL that finds nothing."""
     targets: dict[str, None] = {}
 
     def walk(statements) -> None:
@@ -262,11 +299,21 @@ def _error_document_entries(ctx: Context) -> None:
             walk_location(loc)
     if not targets:
         return
+    from ..emit.render import quote
     ungated = ctx.model.onsuccess_ungated
-    for block in ctx.model.maps:
-        if block.variable in ungated and block.source == GATE_SOURCE:
-            value = ungated[block.variable]
-            block.entries.extend(("~^[0-9]+:.*:" + re.escape(t) + "$", value) for t in targets)
+    for block in [b for b in ctx.model.maps if b.variable in ungated and b.source == GATE_SOURCE]:
+        value = ungated[block.variable]
+        # a page nginx answered itself only when it served it from a file: one missing is nginx's own error
+        # answer (recursive_error_pages off), which httpd gives without the document's headers. But for a
+        # path with %2F, whose refusal (passes.mime) nginx repeats on the document's URL, httpd serves it
+        if ctx.model.has_map("$a2n_encoded_slash"):
+            served = ctx.model.shared_map("a2n_served_", "$a2n_encoded_slash:" + SERVED_SOURCE,
+                                          [("0:", '""')], quote(value))
+        else:
+            served = ctx.model.shared_map("a2n_served_", SERVED_SOURCE, [('""', '""')], quote(value))
+        for t in targets:
+            block.entries.append(("~^[0-9]+:[^:]*::" + re.escape(t) + "$", served))
+            block.entries.append(("~^[0-9]+:.*:" + re.escape(t) + "$", value))
 
 
 def _report_htaccess_level(ctx: Context, d: Directive) -> None:

@@ -504,6 +504,10 @@ class ApacheSandbox:
             self.modules.add("authn_file")
         if node.key in ("sethandler", "addhandler") and node.args and node.args[0].lower() in HANDLER_MODULES:
             self.modules.add(HANDLER_MODULES[node.args[0].lower()])
+        if node.key in ("scriptalias", "scriptaliasmatch"):
+            # its URLs are handed to cgi-script: without mod_cgi httpd's default handler would serve the
+            # programs' text (200 with the onsuccess headers), which the translation (fcgiwrap) never does
+            self.modules.add("cgi")
         if node.key == "rewriterule" and len(node.args) > 2:
             forced = re.search(r"\bH(?:ANDLER)?=([^,\]]+)", node.args[2], re.I)   # RewriteRule [H=handler]
             if forced and forced.group(1).strip().lower() in HANDLER_MODULES:

@@ -32,6 +32,16 @@ SECURITY_HEADERS = frozenset({
     "x-frame-options", "x-content-type-options", "referrer-policy", "permissions-policy",
     "cross-origin-opener-policy", "cross-origin-embedder-policy", "cross-origin-resource-policy",
     "x-xss-protection", "x-permitted-cross-domain-policies", "x-robots-tag"})
+# Security headers a client reads the same whether a value comes once or is repeated right after itself
+# (a line more, or a line less, with the very same value): HSTS takes the first line (RFC 6797 8.1); each CSP line is a
+# policy enforced on its own (CSP3 4.1), so a policy twice is the policy; X-Frame-Options is read as the
+# set of its values (HTML, "check a navigation response's adherence to X-Frame-Options"); nosniff is read
+# from the first value (Fetch, "determine nosniff"); Referrer-Policy from its last valid token (Referrer
+# Policy 8.1). Not so the structured ones (COOP, COEP, CORP, Permissions-Policy), whose repeated value
+# joins into one that no longer parses, or X-XSS-Protection: those stay compared line for line.
+REPEATABLE_HEADERS = frozenset({
+    "strict-transport-security", "content-security-policy", "content-security-policy-report-only",
+    "x-frame-options", "x-content-type-options", "referrer-policy"})
 COOKIE_PROTECTIONS = ("secure", "httponly", "samesite")
 CACHE_PROTECTIONS = ("no-store", "private", "no-cache")
 CLOCK_SLACK = 2.0       # seconds of max-age or Expires two answers may differ by beyond the time between them
@@ -133,13 +143,20 @@ def lost_protection(field_name: str, apache, nginx) -> bool:
         return False
     name = field_name[len("header "):]
     if name in SECURITY_HEADERS:
-        return True             # gone, or another value: a weaker one cannot be told from a stronger in general
+        # gone, or another value: a weaker one cannot be told from a stronger in general
+        return not (name in REPEATABLE_HEADERS and nginx and _distinct(apache) == _distinct(nginx))
     if name == "set-cookie":
         return bool(_cookie_protections(apache) - _cookie_protections(nginx or []))
     if name == "cache-control":
         return bool(set(_cache_directives(apache)) & set(CACHE_PROTECTIONS)
                     - set(_cache_directives(nginx or [])))
     return False
+
+
+def _distinct(values: list[str]) -> list[str]:
+    """The header's values with a value repeated right after itself taken once: the first, the last and
+    the set of values stay what they are."""
+    return [v for i, v in enumerate(values) if i == 0 or values[i - 1] != v]
 
 
 def _cookie_protections(values: list[str]) -> set[tuple[str, str]]:
