@@ -670,17 +670,19 @@ class Layout:
         """A regex location whose directives read its captures as $1..$9 (RedirectMatch, AliasMatch) and that
         holds an `if` or `set` (an access rule put first, a map it reads): their regular expressions reset
         $1..$9 before the directive reads them (a redirect to /old/.html for /old/a.txt), so the location's
-        captures are read by name instead."""
+        captures are read by name instead. Per-directory rewrite rules carried into the location (a <Files>
+        section's, nested in a directory with rules) read their own regex's captures, never the location's."""
         if loc.modifier not in ("~", "~*"):
             return
         numbered = re.compile(r"\$(?:\{(\d)\}|(\d))")
+        carried = {id(st) for st in loc.directory_rules}
 
         def own(stmts: list[Stmt]) -> list[Stmt]:
-            """The statements whose $1..$9 are the location's: not a `rewrite` (its own regex's) nor what an
-            `if` on a regex holds."""
+            """The statements whose $1..$9 are the location's: not a `rewrite` (its own regex's), nor what an
+            `if` on a regex holds, nor a per-directory rule's statement."""
             out = []
             for st in stmts:
-                if st.name == "rewrite" or st.name == "if" and "~" in " ".join(st.args):
+                if st.name == "rewrite" or st.name == "if" and "~" in " ".join(st.args) or id(st) in carried:
                     continue
                 out.append(st)
                 if st.block:
@@ -1018,10 +1020,15 @@ def _carry_rules_into_nested(locations: list[Location]) -> None:
     none of its parent's rewrite statements: the per-directory rules of a location are repeated first in each
     location nested in it that has none of its own (httpd applies them to every file of the directory, the
     ones a <Files> section matches too). Rules that would lead past a file section's access rules are not
-    emitted at all (A2N745)."""
+    emitted at all (A2N745). A nested location that refuses every request (`Require all denied` in a <Files>
+    section) gets none: httpd refuses before the per-directory rules run, where nginx's rewrite phase would
+    answer (a redirect) before its `deny all`."""
     def carry(loc: Location, rules: list[Stmt]) -> None:
         for inner in loc.locations:
             if inner.modifier == "@" or any(st.name == "internal" for st in inner.statements):
+                continue
+            if not inner.directory_rules and _refuses(_rules(inner.statements)):
+                carry(inner, rules)
                 continue
             if rules and not inner.directory_rules and not any(st.name in _CONTENT for st in inner.statements):
                 # (not a location mapped elsewhere or passed to a backend)
