@@ -1834,6 +1834,20 @@ _short("A2N841", "rewrite-directory-index-rules", "warning", "A directory result
        "own, another file) becomes the answer. nginx looks the index up under the rewritten path.",
        "for such directory requests httpd may redirect to /path/index.html/ or serve another file than nginx.",
        "add [PT], or keep the rules from matching the index file's path (a RewriteCond on %{REQUEST_URI}).")
+_short("A2N846", "rewrite-directory-rules-replaced", "info", "A later <Directory> of the same path replaces these rewrite rules.",
+       "httpd merges the <Directory> sections of one path in configuration order; mod_rewrite takes the rules of "
+       "the last one holding any mod_rewrite directive (RewriteEngine alone counts) and drops the earlier ones' "
+       "unless RewriteOptions Inherit says otherwise, while the engine setting carries over.",
+       "httpd never applies the earlier section's rules; the translation leaves them out too.",
+       "move the rules into one section, or remove the ones that never run.")
+_short("A2N847", "rewrite-index-error-file-headers", "warning", "A rule's error for a directory's index file carries a file section's headers in nginx.",
+       "mod_dir looks a directory URL's index file up with a subrequest that runs the per-directory rewrite rules; "
+       "when a rule answers it with an error ([F], [G], [R=4xx]), httpd sends that error for the directory "
+       "request, whose headers no <Files> section matching the index file's name adds. nginx redirects to the "
+       "index file internally, into that section's location, and answers the error there with its `Header "
+       "always` lines.",
+       "the error answer for a directory URL carries the file section's headers in nginx only.",
+       "exclude the index file's name from the rule's pattern, or from the file section.")
 _short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
        "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
        "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "

@@ -429,7 +429,7 @@ class Layout:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
         _carry_directory_rules(server)
-        _carry_rules_into_nested(server.locations)
+        _carry_rules_into_nested(server.locations, self.diags, server)
         _carry_rewrite_refusals(server.locations)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
@@ -672,17 +672,19 @@ class Layout:
         """A regex location whose directives read its captures as $1..$9 (RedirectMatch, AliasMatch) and that
         holds an `if` or `set` (an access rule put first, a map it reads): their regular expressions reset
         $1..$9 before the directive reads them (a redirect to /old/.html for /old/a.txt), so the location's
-        captures are read by name instead."""
+        captures are read by name instead. Per-directory rewrite rules carried into the location (a <Files>
+        section's, nested in a directory with rules) read their own regex's captures, never the location's."""
         if loc.modifier not in ("~", "~*"):
             return
         numbered = re.compile(r"\$(?:\{(\d)\}|(\d))")
+        carried = {id(st) for st in loc.directory_rules}
 
         def own(stmts: list[Stmt]) -> list[Stmt]:
-            """The statements whose $1..$9 are the location's: not a `rewrite` (its own regex's) nor what an
-            `if` on a regex holds."""
+            """The statements whose $1..$9 are the location's: not a `rewrite` (its own regex's), nor what an
+            `if` on a regex holds, nor a per-directory rule's statement."""
             out = []
             for st in stmts:
-                if st.name == "rewrite" or st.name == "if" and "~" in " ".join(st.args):
+                if st.name == "rewrite" or st.name == "if" and "~" in " ".join(st.args) or id(st) in carried:
                     continue
                 out.append(st)
                 if st.block:
@@ -1021,21 +1023,74 @@ def _may_overlap(a: str, b: str) -> bool:
     return True
 
 
-def _carry_rules_into_nested(locations: list[Location]) -> None:
+def _rule_errors(stmts: list[Stmt]) -> list[Stmt]:
+    """The `return 4xx/5xx` of per-directory rules ([F], [G], [R=4xx]) among STMTS: not a refusal that stands
+    for the whole region or httpd's refusal of an unsafe result (those carry a comment saying so)."""
+    out = []
+    for st in stmts:
+        if st.name == "return" and st.args and st.args[0].isdigit() and int(st.args[0]) >= 400 and not st.comment:
+            out.append(st)
+        out.extend(_rule_errors(st.block or []))
+    return out
+
+
+def _index_error_headers(inner: Location, rules: list[Stmt], diags: Diagnostics, index: list[str]) -> None:
+    """mod_dir looks a directory URL's index file up with a subrequest, which runs the per-directory rules: an
+    error they answer for the index file becomes the directory's answer (mod_dir.c, fixup_dir: `error_notfound
+    = rr->status`), with the headers of the directory request, which no <Files> section matching the index
+    file's name adds. nginx redirects to the index file internally, into that section's nested location, whose
+    `add_header ... always` lines then apply: A2N847 says so."""
+    headers = [st for st in inner.statements if st.name == "add_header" and "always" in st.args]
+    errors = _rule_errors(rules)
+    if not headers or not errors or inner.modifier not in ("~", "~*"):
+        return
+    flags = re.IGNORECASE if inner.modifier == "~*" else 0
+    try:
+        named = [n for n in index if re.search(inner.path, "/" + n, flags)]
+    except re.error:
+        named = index
+    if not named:
+        return
+    for st in errors:
+        diags.add("A2N847", f"a per-directory rule answers {st.args[0]} for {named[0]}, the index file mod_dir looks "
+                  "up for a directory URL: httpd sends that answer for the directory, without the headers of the "
+                  f"file section matching {named[0]}; nginx answers in that section's location, with "
+                  f"{', '.join(sorted({h.args[0] for h in headers}))}", st.span, directive="RewriteRule",
+                  related=[headers[0].span] if headers[0].span else ())
+
+
+def _index_names(server: Server | None, loc: Location) -> list[str]:
+    """The index file names nginx looks up in LOC (the location's or server's `index`, else index.html)."""
+    for holder in (loc.statements, server.statements if server is not None else []):
+        own = next((st for st in holder if st.name == "index"), None)
+        if own is not None:
+            return [a for a in own.args if "$" not in a]
+    return ["index.html"]
+
+
+def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | None = None,
+                             server: Server | None = None) -> None:
     """nginx runs only the chosen location's rewrite phase, and a nested location (a <Files> section's) inherits
     none of its parent's rewrite statements: the per-directory rules of a location are repeated first in each
     location nested in it that has none of its own (httpd applies them to every file of the directory, the
     ones a <Files> section matches too). Rules that would lead past a file section's access rules are not
-    emitted at all (A2N745)."""
+    emitted at all (A2N745). A nested location that refuses every request (`Require all denied` in a <Files>
+    section) gets none: httpd refuses before the per-directory rules run, where nginx's rewrite phase would
+    answer (a redirect) before its `deny all`."""
     def carry(loc: Location, rules: list[Stmt]) -> None:
         for inner in loc.locations:
             if inner.modifier == "@" or any(st.name == "internal" for st in inner.statements):
+                continue
+            if not inner.directory_rules and _refuses(_rules(inner.statements)):
+                carry(inner, rules)
                 continue
             if rules and not inner.directory_rules and not any(st.name in _CONTENT for st in inner.statements):
                 # (not a location mapped elsewhere or passed to a backend)
                 copies = list(rules)
                 inner.statements[:0] = copies
                 inner.directory_rules.extend(copies)
+                if diags is not None:
+                    _index_error_headers(inner, copies, diags, _index_names(server, loc))
             carry(inner, inner.directory_rules)
 
     for loc in locations:

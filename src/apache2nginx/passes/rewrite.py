@@ -32,6 +32,7 @@ from .base import Context, Disposition, flag, Rule, table
 from .pcre import httpd_refuses
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
+from . import rewrite_merge
 from .rewrite_location_headers import carry_location_headers, carry_proxy_headers
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
@@ -52,7 +53,9 @@ def _state(ctx: Context) -> RewriteContext:
         states = ctx.server.settings.setdefault("directory_rewrites", {})
         key = id(ctx.directory)
         if key not in states:
-            states[key] = RewriteContext(directory=ctx.directory.args[0] if ctx.directory.args else "")
+            args = ctx.directory.args
+            states[key] = RewriteContext(directory=args[0] if args else "",
+                                         literal=ctx.directory.name.lower() == "directory" and args[:1] != ["~"])
         return states[key]
     holder = ctx.scope.settings if ctx.scope is not None else ctx.server.settings
     if "rewrite" not in holder:
@@ -424,21 +427,28 @@ LITERAL_MAP_THRESHOLD = 8
 def finish_server(ctx: Context, server: Server) -> None:
     own = list(server.settings.get("directory_rewrites", {}).values())
     inherited = [] if server is ctx.main else list(ctx.main.settings.get("directory_rewrites", {}).values())
-    for state in inherited + own:
+    engines = [(h.settings["rewrite"].engine, h.settings["rewrite"].engine_span)
+               for h in ([ctx.main] if server is ctx.main else [ctx.main, server]) if "rewrite" in h.settings]
+    kept, replaced = rewrite_merge.effective(inherited + own, engines)
+    for state, later in replaced:
+        _replaced(ctx, state, later)
+    for original, state in kept:
         prefix = _directory_url(ctx, server, state.directory or "")
         if prefix is None:
             root_url = _directory_url(ctx, server, state.directory or "", routes=False)
             if root_url is not None:
-                state.shadowed = root_url
+                state.shadowed = original.shadowed = root_url
             continue
-        state.mapped = True
-        state.per_dir = prefix
+        # (STATE is a copy of ORIGINAL where the engine it runs under comes from a parent directory or the
+        # server, which is decided per server)
+        state.mapped = original.mapped = True
+        state.per_dir = original.per_dir = prefix
         # a directory with a mod_rewrite directive of its own: the layout does not carry a parent's rules there
         server.settings.setdefault("rewrite_directories", set()).add(prefix.rstrip("/") + "/")
         if _symlinks_refused(ctx, server, state):
             continue
         _finish_state(ctx, server, state)
-    for state in inherited + own:
+    for _, state in kept:
         _refuse_aliased(ctx, server, state)
     state = server.settings.get("rewrite")
     main_state = ctx.main.settings.get("rewrite") if server is not ctx.main else None
@@ -446,6 +456,25 @@ def finish_server(ctx: Context, server: Server) -> None:
         state = _merged_with_main(state, main_state)
     if state is not None:
         _finish_state(ctx, server, state)
+
+
+def _replaced(ctx: Context, state: RewriteContext, later: RewriteContext) -> None:
+    """Rules of a <Directory> whose path a later <Directory> section with mod_rewrite directives names again:
+    httpd merges that section's rules in place of these (config_perdir_merge, without RewriteOptions
+    Inherit), so they never run; nothing is emitted for them."""
+    state.mapped = True
+    where = f" ({later.directives[0].span.file}:{later.directives[0].span.line})" \
+        if later.directives and later.directives[0].span else ""
+    said = ctx.options.setdefault("rewrite_replaced", set())
+    for rule in state.rules:
+        if id(rule) in said:
+            continue
+        said.add(id(rule))
+        diag = ctx.diags.add("A2N846", f"RewriteRule {rule.pattern}: a later <Directory {state.directory}> "
+                             f"section{where} has mod_rewrite directives of its own, whose rules httpd merges in "
+                             "place of these (without RewriteOptions Inherit): httpd never applies this rule, and "
+                             "the translation leaves it out", rule.span, directive="RewriteRule")
+        rule.settle(ctx, Disposition.NOT_APPLICABLE, diag)
 
 
 def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None:

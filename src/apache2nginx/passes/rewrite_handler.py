@@ -257,8 +257,12 @@ def _denies_all(authz) -> bool:
 
 def _effective_problem(eff, deny_ok: bool = True) -> bool:
     """Access rules that could refuse a request (with `deny_ok`, a plain refusal does not count: a location
-    enforces it before its rewrites)."""
-    if eff.compat or eff.auth or eff.refuse or eff.ssl_only or eff.ssl_requires or eff.conditionals:
+    enforces it before its rewrites). Authentication settings refuse nothing by themselves: only an AuthType
+    with no Require line (500, AH01627) or a directive nginx lacks counts; AuthUserFile, AuthName or an
+    AuthType under Require lines wait for a Require that asks for a user, which `authz` judges."""
+    from .access import auth_type_without_authz
+    demands = auth_type_without_authz(eff) is not None or "unsupported" in eff.auth
+    if eff.compat or demands or eff.refuse or eff.ssl_only or eff.ssl_requires or eff.conditionals:
         return True
     return eff.authz is not None and not _grants_all(eff.authz) and not (deny_ok and _denies_all(eff.authz))
 

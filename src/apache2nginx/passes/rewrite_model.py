@@ -76,6 +76,7 @@ class RewriteContext:
     inherit: str | None = None      # RewriteOptions Inherit ("after") / InheritBefore ("before"), in a vhost
     inherit_down: str | None = None  # RewriteOptions InheritDown[Before], in the main server
     directory: str | None = None   # the <Directory> path, turned into per_dir once DocumentRoot is known
+    literal: bool = True           # a <Directory> of a path (not <DirectoryMatch> nor <Directory ~ regex>)
     mapped: bool = False           # some server serves that directory
     shadowed: str | None = None    # its document-root URL, which an Alias/Redirect/ProxyPass maps elsewhere
 
