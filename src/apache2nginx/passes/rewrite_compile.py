@@ -617,7 +617,11 @@ class Compiler:
         # per-directory [PT] leaves the ruleset before [END] is noted (mod_rewrite's apply_rewrite_list): the
         # internal redirect runs the rules again, as nginx's `last` does (a rule that matches its own result ends
         # in both servers' redirect limit, 500)
-        end = "END" in flags and not ("PT" in flags and self.per_dir is not None)
+        # In server context nginx's `break` and `last` both end the server's rewrites and go on to choose the
+        # location of the result, but `break` also marks the location as not found for that URI: an `alias`
+        # there (an Alias, or the document root's internal location) then fails with 500 ("alias cannot be used
+        # in location where URI was rewritten"). `last` serves [END] there.
+        end = "END" in flags and "PT" not in flags and self.per_dir is not None
         flag = "break" if end else ("last" if ("L" in flags or "PT" in flags or "END" in flags) else None)
         if self.per_dir is None and "PT" not in flags and "H" not in flags:
             self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
