@@ -327,6 +327,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # mod_dir's index subrequest runs the rules again on the request's path plus the index name
     "A2N841": effects("status@directory-request", "location@directory-request", "body@directory-request",
                       "header@directory-request"),
+    "A2N842": effects(*_REWRITE),       # the rule is not translated: refused
     "A2N850": effects("status", "body"),  # httpd serves a file path nginx reads as a URL path
     "A2N851": effects(*_REWRITE),       # the rule is not emitted
     "A2N852": effects("location:changed@redirect"),  # nginx's escaping of a redirect's captures

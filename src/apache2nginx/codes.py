@@ -1814,6 +1814,16 @@ _short("A2N841", "rewrite-directory-index-rules", "warning", "A directory result
        "own, another file) becomes the answer. nginx looks the index up under the rewritten path.",
        "for such directory requests httpd may redirect to /path/index.html/ or serve another file than nginx.",
        "add [PT], or keep the rules from matching the index file's path (a RewriteCond on %{REQUEST_URI}).")
+_short("A2N842", "rewrite-location-headers", "error", "A server-context rewrite's result falls under a section with Header lines.",
+       "without [PT], httpd keeps the original URL for <Location> sections: the served result carries the Header "
+       "lines of the sections matching the original URL, and those of the result's own <Directory>/<Files>. The "
+       "translation carries the original URL's <Location> headers through the server's add_header list, which an "
+       "nginx location with add_header lines of its own does not inherit; where such a location may serve the "
+       "result, the rule is not translated and the requests it applies to are refused (403), with the headers "
+       "httpd's answer could carry.",
+       "requests the rule rewrites are refused (403) where httpd serves the result.",
+       "add [PT] if the rewritten URL's sections are meant to apply, or move the Header lines to the server "
+       "level or to the result's section.")
 _short("A2N850", "rewrite-unsafe-prefix-stat", "warning", "[UnsafePrefixStat]: httpd may read the result as a file path.",
        "in server context httpd 2.4.60+ reads a substitution as a filesystem path only when its first path segment "
        "is the rule's own text and exists on the server; [UnsafePrefixStat] makes it do so also when that segment "
