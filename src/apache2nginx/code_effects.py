@@ -336,6 +336,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # mod_dir's index subrequest runs the rules again on the request's path plus the index name
     "A2N841": effects("status@directory-request", "location@directory-request", "body@directory-request",
                       "header@directory-request"),
+    "A2N842": effects(*_REWRITE),       # the rule is not translated: refused
     "A2N846": effects(),                # httpd never applies the replaced rules either
     # the file section's `always` headers on the error a rule answers for a directory's index file
     "A2N847": effects("header@directory-request,error-status"),

@@ -1834,6 +1834,16 @@ _short("A2N841", "rewrite-directory-index-rules", "warning", "A directory result
        "own, another file) becomes the answer. nginx looks the index up under the rewritten path.",
        "for such directory requests httpd may redirect to /path/index.html/ or serve another file than nginx.",
        "add [PT], or keep the rules from matching the index file's path (a RewriteCond on %{REQUEST_URI}).")
+_short("A2N842", "rewrite-location-headers", "error", "A server-context rewrite's result falls under a section with Header lines.",
+       "without [PT], httpd keeps the original URL for <Location> sections: the served result carries the Header "
+       "lines of the sections matching the original URL, and those of the result's own <Directory>/<Files>. The "
+       "translation carries the original URL's <Location> headers through the server's add_header list, which an "
+       "nginx location with add_header lines of its own does not inherit; where such a location may serve the "
+       "result, the rule is not translated and the requests it applies to are refused (403), with the headers "
+       "httpd's answer could carry.",
+       "requests the rule rewrites are refused (403) where httpd serves the result.",
+       "add [PT] if the rewritten URL's sections are meant to apply, or move the Header lines to the server "
+       "level or to the result's section.")
 _short("A2N846", "rewrite-directory-rules-replaced", "info", "A later <Directory> of the same path replaces these rewrite rules.",
        "httpd merges the <Directory> sections of one path in configuration order; mod_rewrite takes the rules of "
        "the last one holding any mod_rewrite directive (RewriteEngine alone counts) and drops the earlier ones' "

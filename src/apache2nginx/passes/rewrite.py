@@ -33,7 +33,8 @@ from .pcre import httpd_refuses
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
-from .rewrite_location_headers import carry_location_headers, carry_proxy_headers
+from .rewrite_location_headers import (REFUSED_RULE, carry_location_headers, carry_proxy_headers,
+                                       carry_dirslash_headers, carry_refusal_headers, carry_rewrite_headers)
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
@@ -297,7 +298,7 @@ def _not_translated(ctx: Context, rule: RRule, code: str, why: str, refused: boo
 
 # Untranslated server-context rules whose result httpd would check against other access rules than nginx:
 # left out, the request would be served under the rules of its original URL alone.
-_REFUSED_INSTEAD = {"A2N327", "A2N780"}
+_REFUSED_INSTEAD = {"A2N327", "A2N780", "A2N842"}
 
 
 def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=()) -> list[Stmt]:
@@ -310,10 +311,21 @@ def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=(
     flags = {k: v for k, v in rule.flags.items() if k == "NC"}
     flags["F"] = ""
     copy = RRule(rule.pattern, "-", flags, list(rule.conds), rule.span, rule.directive, rule.index)
+    sections = compiler.result_sections(rule)
     try:
-        return compiler.rule_statements(copy, list(guards))
+        stmts = compiler.rule_statements(copy, list(guards))
     except Unsupported:
         return []
+
+    def mark(block: list[Stmt]) -> None:
+        for st in block:
+            if st.name == "return" and st.args == ["403"] and st.comment is None:
+                st.comment = REFUSED_RULE       # its answer carries the headers httpd's may (carry_refusal_headers)
+                compiler.refusal_sections[id(st)] = sections
+            if st.block:
+                mark(st.block)
+    mark(stmts)
+    return stmts
 
 
 def _unrolled(ctx: Context, compiler: Compiler, rule: RRule) -> tuple[list[Stmt], bool]:
@@ -973,9 +985,29 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                       "httpd runs them after authentication and authorization", state.rules[0].span,
                       directive="RewriteRule")
     if state.per_dir is None:
-        carry_location_headers(ctx, server, statements)
+        carried = carry_rewrite_headers(ctx, server, statements, compiler.carried_rewrites)
+        carry_location_headers(ctx, server, statements, carried)
         carry_proxy_headers(ctx, server, statements)
+        carry_refusal_headers(ctx, server, statements, compiler.refusal_sections)
+        carry_dirslash_headers(ctx, server, statements)
+        statements[:0] = _pin_request_uri_env(ctx, server, statements)
     server.own_statements.extend(statements)
+
+
+def _pin_request_uri_env(ctx: Context, server: Server, statements: list[Stmt]) -> list[Stmt]:
+    """httpd's server-level SetEnvIf lines run at post_read_request, before mod_rewrite's translate_name: a
+    `SetEnvIf Request_URI` there sees the request's own path, whatever the server's rules make of it. nginx
+    reads its map of $uri when something first needs the variable (a Header's env=, at the response), after
+    the rewrite. A map's value is kept for the rest of the request once read: reading every such map before
+    the rules fixes them on the original $uri."""
+    if not any(st.name in ("rewrite", "if") for st in statements):
+        return []
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    pinned = [v for h in holders for v in h.settings.get("setenvif_uri", [])]
+    if not pinned:
+        return []
+    return [Stmt("set", ["$a2n_setenv_uri_pin", "".join("${" + v.lstrip("$") + "}" for v in pinned)], None,
+                 comment="SetEnvIf Request_URI: httpd matches the URL before the rewrite rules")]
 
 
 def _directory_slash_on(ctx: Context, server: Server) -> bool:

@@ -45,6 +45,11 @@ class Compiler:
         self.mapped_root: str | None = None   # the document root a server-context result maps under
         self.mapped_alias = False             # the result is a file under an Alias target
         self.dirslash: tuple[str | None] | None = None   # (the rule's flag,) where mod_dir's check follows it
+        # server-context rewrites whose answer carries the original URL's <Location> headers (finish_server)
+        self.carried_rewrites: list[Stmt] = []
+        # id of the 403 standing for a rule left out -> the <Directory>/<Files> sections with Header lines its
+        # result may fall under (rewrite._refused_instead, carry_refusal_headers)
+        self.refusal_sections: dict[int, list] = {}
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
@@ -617,12 +622,18 @@ class Compiler:
         # per-directory [PT] leaves the ruleset before [END] is noted (mod_rewrite's apply_rewrite_list): the
         # internal redirect runs the rules again, as nginx's `last` does (a rule that matches its own result ends
         # in both servers' redirect limit, 500)
-        end = "END" in flags and not ("PT" in flags and self.per_dir is not None)
+        # In server context nginx's `break` and `last` both end the server's rewrites and go on to choose the
+        # location of the result, but `break` also marks the location as not found for that URI: an `alias`
+        # there (an Alias, or the document root's internal location) then fails with 500 ("alias cannot be used
+        # in location where URI was rewritten"). `last` serves [END] there.
+        end = "END" in flags and "PT" not in flags and self.per_dir is not None
         flag = "break" if end else ("last" if ("L" in flags or "PT" in flags or "END" in flags) else None)
         if self.per_dir is None and "PT" not in flags and "H" not in flags:
             self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
                                      "nginx would search locations again with the rewritten one", "<Location> sections",
                                      self._urls_around(rule, negate, target))
+        carried = self.per_dir is None and "PT" not in flags and "H" not in flags and \
+            self._past_location_headers(rule, negate, target)
         if self.per_dir is None and "PT" in flags:
             self._refuse_location_proxy(target)
         if "H" in flags:
@@ -630,12 +641,15 @@ class Compiler:
         if self.per_dir is None and "PT" not in flags and dirslash.plan(self, rule, negate, target):
             # mod_dir's redirect of a directory result comes after the rewrite, before the rule stops the rules
             self.dirslash = (flag,)
-            return out + [Stmt("rewrite", ["^" if negate else pattern, target], span),
-                          dirslash.record(self, rule)]
-        if negate:
-            # a negated pattern has no captures: rewrite whatever the URI is
-            return out + [Stmt("rewrite", ["^", target] + ([flag] if flag else []), span)]
-        return out + [Stmt("rewrite", [pattern, target] + ([flag] if flag else []), span)]
+            stmt = Stmt("rewrite", ["^" if negate else pattern, target], span)
+            if carried:
+                self.carried_rewrites.append(stmt)
+            return out + [stmt, dirslash.record(self, rule)]
+        # a negated pattern has no captures: rewrite whatever the URI is
+        stmt = Stmt("rewrite", ["^" if negate else pattern, target] + ([flag] if flag else []), span)
+        if carried:
+            self.carried_rewrites.append(stmt)
+        return out + [stmt]
 
 
     # -- redirect targets ----------------------------------------------------
@@ -931,6 +945,77 @@ class Compiler:
             where = restricted[0].span
             raise Unsupported(code, message.format(
                 where=f"the section at {where.file}:{where.line}" if where else unlocated))
+        # a <Location> the translation refuses whole (its RewriteRule is not translated, rewrite._in_location)
+        # governs the original URL only in httpd; nginx's location of the result would refuse it
+        holders = {id(h): h for h in (self.server, self.ctx.main)}.values()
+        refused = next((scope for h in holders for scope in h.scopes if scope.kind == "location"
+                        and scope.settings.get("rewrite_refused") and (urls is None or _may_hold(scope, urls))), None)
+        if refused is not None:
+            where = f"the <Location> at {refused.span.file}:{refused.span.line}" if refused.span else unlocated
+            raise Unsupported(code, f"httpd applies {where}, which the translation refuses (403) for its "
+                              "RewriteRule, to the original URL only; nginx would search locations again with the "
+                              "rewritten one and refuse it there")
+
+    def _past_location_headers(self, rule: RRule, negate: bool, target: str) -> bool:
+        """Whether the answer of a server-context rewrite to a file path must carry the Header lines of
+        <Location> sections its original URL may be in (httpd walks them with that URL: see
+        rewrite_location_headers.carry_rewrite_headers). They are carried from the server's add_header list,
+        which nginx's location of the result keeps only if it has none of its own: where a section with
+        Header lines may govern the result in nginx (a <Location>, <Directory> or <Files>), the rule is not
+        translated (A2N842)."""
+        from .rewrite_location_headers import header_scopes
+        around = self._urls_around(rule, negate, None)
+        fixed = re.match(r"[^$?]*", target).group()
+        made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
+        # a section that certainly holds every URL the rule sees and makes governs both alike: nginx's location
+        # of the result has its lines as httpd's answer does
+        both = {id(scope) for scope in header_scopes(self.ctx, self.server) if around is not None
+                and made is not None and all(_inside(scope, url, nocase) for url, nocase in around + made)}
+        origin = [scope for scope in header_scopes(self.ctx, self.server)
+                  if id(scope) not in both and (around is None or _may_hold(scope, around))]
+        if not origin:
+            return False
+        root = document_root(self.ctx, self.server).rstrip("/")
+        for scope in header_scopes(self.ctx, self.server, ("location", "directory", "files")):
+            if made is not None and not self._may_serve(scope, made, root):
+                continue
+            where = f"{scope.span.file}:{scope.span.line}" if scope.span else scope.path
+            raise Unsupported("A2N842", f"httpd sends the Header lines of the <Location> sections matching the "
+                              f"original URL (the one at {origin[0].span.file}:{origin[0].span.line}) with the "
+                              f"result, and those of the result's own sections; in nginx the location of the "
+                              f"result, which has Header lines of its own ({where}), keeps only its own"
+                              if origin[0].span else "httpd sends the Header lines of the <Location> sections "
+                              "matching the original URL with the result; nginx's location of the result keeps "
+                              "only its own")
+        return True
+
+    def result_sections(self, rule: RRule) -> list:
+        """The <Directory>/<Files> sections with Header lines whose region a server-context rule's result may
+        fall under (its substitution's literal start, as a URL or as a file path under the document root;
+        every such section where that start is not known)."""
+        from .rewrite_location_headers import header_scopes
+        root = document_root(self.ctx, self.server).rstrip("/")
+        fixed = re.match(r"[^$%?\\]*", rule.substitution).group()
+        if fixed.startswith(root + "/"):
+            fixed = fixed[len(root):]
+        made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
+        return [scope for scope in header_scopes(self.ctx, self.server, ("directory", "files"))
+                if made is None or self._may_serve(scope, made, root)]
+
+    def _may_serve(self, scope, made: list[tuple[str, bool]], root: str) -> bool:
+        """Whether nginx's location of a server-context result starting with one of the literal prefixes MADE
+        may be the translation of SCOPE (a <Files> one, or a regex <Directory>: may)."""
+        if scope.kind == "location":
+            return _may_hold(scope, made)
+        if scope.kind != "directory" or scope.regex or scope.fs_path is None:
+            return True
+        path = scope.fs_path.rstrip("/")
+        if path != root and not path.startswith(root + "/"):
+            # outside the document root: only a result that maps elsewhere (an Alias target) may be there
+            return self.mapped_root is None
+        prefix = path[len(root):]
+        return any(url.startswith(prefix + "/") or (prefix + "/").startswith(url) or url == prefix
+                   for url, _ in made)
 
     def _refuse_location_proxy(self, target: str) -> None:
         """[PT] hands the result to the translate hooks, but mod_proxy looks a ProxyPass written inside a
@@ -955,11 +1040,18 @@ class Compiler:
         that can hand it their result) and of the URL it makes (TARGET; None for an internal one no section
         governs), each with whether it is matched case-blind; None where one is not known."""
         feeding = []
-        for earlier in self.state.rules:
-            if earlier is rule:
-                break
-            if not {"L", "END", "R", "F", "G", "P"} & set(earlier.flags):
-                feeding.append(earlier)
+        rules = self.state.rules
+        at = next((i for i, r in enumerate(rules) if r is rule), len(rules))
+        for i, earlier in enumerate(rules[:at]):
+            if {"L", "END", "R", "F", "G", "P"} & set(earlier.flags):
+                continue
+            # a result that no rule from the next one to this one can match reaches this rule as it is, and
+            # this rule cannot match it: the earlier rule's URLs are never this rule's
+            made = re.match(r"[^$%?\\]*", earlier.substitution).group()
+            if earlier.substitution != "-" and all("NC" not in r.flags and _apart(r.pattern, made)
+                                                   for r in rules[i + 1:at + 1]):
+                continue
+            feeding.append(earlier)
         prefixes = [None if negate else literal_prefix(rule.pattern)]
         prefixes += [None if r.pattern.startswith("!") else literal_prefix(r.pattern) for r in feeding]
         if target is not None:
@@ -1266,8 +1358,16 @@ def literal_prefix(regex: str) -> str | None:
 def _may_hold(scope, urls: list[tuple[str, bool]]) -> bool:
     """Whether a section with access rules may govern a URL starting with one of URLS (a <Location> prefix
     either starts one of them or starts with one; any other section, a regex one, may)."""
-    if scope.kind != "location" or scope.regex:
+    if scope.kind != "location":
         return True
+    if scope.regex:
+        # an anchored expression: the literal text every URL it matches starts with, as a prefix
+        fixed = literal_prefix(scope.path)
+        if not fixed:
+            return True
+        return any((fixed.lower().startswith(url.lower()) or url.lower().startswith(fixed.lower()))
+                   if nocase or scope.nocase else (fixed.startswith(url) or url.startswith(fixed))
+                   for url, nocase in urls)
     for url, nocase in urls:
         path = scope.path
         if nocase or scope.nocase:
@@ -1275,6 +1375,19 @@ def _may_hold(scope, urls: list[tuple[str, bool]]) -> bool:
         if url.startswith(path) or path.startswith(url):
             return True
     return False
+
+
+def _inside(scope, url: str, nocase: bool) -> bool:
+    """Whether a plain <Location> certainly governs every URL starting with the literal URL (whole segments
+    unless its path ends with a slash)."""
+    if scope.kind != "location" or scope.regex:
+        return False
+    path = scope.path
+    if nocase and not scope.nocase:
+        return False        # the URL's case is not known
+    if scope.nocase:
+        url, path = url.lower(), path.lower()
+    return path == "/" or url.startswith(path) if path.endswith("/") else url.startswith(path + "/")
 
 
 def _holds(stmts: list[Stmt], variable: str) -> bool:

@@ -72,7 +72,7 @@ def after(rule: RRule, flag: str | None) -> list[Stmt]:
                 comment="mod_dir: the result is a directory, the request's path lacks the slash")]
     if flag:
         out.append(Stmt("if", [f'({DIRSLASH} !~ "^:")'], span,
-                        block=[Stmt("break", [], span)], comment=f"RewriteRule [{'END' if flag == 'break' else 'L'}]"))
+                        block=[Stmt("break", [], span)], comment=f"RewriteRule [{'END' if 'END' in rule.flags else 'L'}]"))
     return out
 
 

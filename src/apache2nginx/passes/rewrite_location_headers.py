@@ -14,6 +14,14 @@ A server-context [P] rule proxies through an internal location (rewrite_compile)
 original URL reaches; httpd's proxied answer carries the Header lines (both tables) of the sections matching
 that URL. So the rule's target names, through a variable worked out from the original URL, a copy of the
 internal location per combination of matching sections, holding their header statements.
+
+The same holds for the file a rule rewrites to (no [PT]): httpd's answer carries the Header lines of the
+<Location> sections of the original URL, which nginx's location of the rewritten URI does not hold; they are
+carried through server-level add_header lines (carry_rewrite_headers; the compiler refuses a rule whose result
+nginx would serve from a location with add_header lines of its own, A2N842). A rule left out and refused in
+its place (A2N327, A2N780, A2N842) answers 403 where httpd may serve: that 403 carries the headers httpd's
+answer could (carry_refusal_headers). mod_dir's redirect of a directory result carries that directory's
+`Header always` lines (carry_dirslash_headers).
 """
 from __future__ import annotations
 
@@ -55,12 +63,12 @@ def _headers(ctx, server: Server) -> list[tuple[str, list[tuple[object, str]]]]:
     return list(named.values())
 
 
-def carry_location_headers(ctx, server: Server, statements: list[Stmt]) -> None:
+def carry_location_headers(ctx, server: Server, statements: list[Stmt], skip: set[str] = frozenset()) -> None:
     """Give the answering statements among STATEMENTS (server-context rewrite output) the matching
-    <Location> sections' `Header always` headers."""
+    <Location> sections' `Header always` headers (but those named in SKIP, lower-cased: carried already)."""
     if not any(_answers(st) or st.name == "if" and any(_answers(b) for b in st.block or []) for st in statements):
         return
-    headers = _headers(ctx, server)
+    headers = [h for h in _headers(ctx, server) if h[0].lower() not in skip]
     if not headers:
         return
     counter = ctx.options.setdefault("_rewrite_location_headers", [0])
@@ -174,3 +182,218 @@ def _retarget(statements: list[Stmt], base: str, select: str) -> None:
             st.args[1] = base + select + st.args[1][len(base):]
         if st.block:
             _retarget(st.block, base, select)
+
+
+# ----------------------------------------------------------------- headers httpd's served answer would carry
+
+# the comment on the 403 a server-context rule not translated answers with in its place (rewrite._refused_instead)
+REFUSED_RULE = "the rule is not translated: refused"
+
+
+def _gated(ctx, value: str) -> bool:
+    return value in ctx.model.onsuccess_ungated and isinstance(ctx.model.onsuccess_ungated[value], str)
+
+
+def header_scopes(ctx, server: Server, kinds: tuple[str, ...] = ("location",)) -> list:
+    """The sections of SERVER (and the main server) of KINDS whose translation holds an add_header."""
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    out = []
+    for h in holders:
+        pool = list(h.scopes) + (list(h.settings.get("directories", [])) + list(h.settings.get("files", []))
+                                 if set(kinds) - {"location"} else [])
+        for scope in pool:
+            if scope.kind in kinds and any(st.name == "add_header" and len(st.args) >= 2 for st in scope.statements):
+                out.append(scope)
+    return out
+
+
+def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, what: str) -> None:
+    """Send, on the answers that follow each of POINTS (statements among STATEMENTS, or in their blocks),
+    the header values ENTRIES name: {lower name: (name, [(section or None for the server, value)])}, a later
+    entry replacing an earlier one whose section matches the original URL. Which entry applies is worked out
+    from the original URL before the rules ($uri then is the request's own); a server-level
+    `add_header NAME $value always` reads it through a map, so a gated value is still evaluated at the
+    response (its status), and it stays empty wherever no carrying point was passed."""
+    if not entries or not points:
+        return
+    counter = ctx.options.setdefault("_rewrite_carried_headers", [0])
+    before: list[Stmt] = []
+    copies: list[Stmt] = []
+    for name, values in entries.values():
+        counter[0] += 1
+        region, sent = f"$a2n_rwhdr{counter[0]}_in", f"$a2n_rwhdr{counter[0]}"
+        before.append(Stmt("set", [region, ""], None))
+        choices = []
+        for i, (scope, value) in enumerate(values, 1):
+            choices.append((str(i), value))
+            if scope is None:
+                before.append(Stmt("set", [region, str(i)], None, comment=f"{name}: {what}"))
+            else:
+                op = "~*" if scope.nocase else "~"
+                before.append(Stmt("if", [f"($uri {op} {_quote_regex(_region(scope))})"], scope.span,
+                                   block=[Stmt("set", [region, str(i)], scope.span)],
+                                   comment=f"{name}: {what}"))
+        before.append(Stmt("set", [sent, ""], None))
+        copies.append(Stmt("set", [sent, region], None))
+        value = ctx.model.shared_map("a2n_rwhdr_", sent, choices, '""', span=values[-1][0].span
+                                     if values[-1][0] is not None else None)
+        server.own_statements.append(Stmt("add_header", [name, value, "always"], None, comment=what))
+    wanted = {id(p) for p in points}
+
+    def place(stmts: list[Stmt], top: bool) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in stmts:
+            carried = [Stmt(c.name, list(c.args), st.span) for c in copies]
+            if id(st) in wanted and top and st.name == "rewrite":
+                # a rewrite standing alone: inside an `if` on its own pattern, which the copies go before
+                out.append(Stmt("if", [f"($uri ~ {_quote_regex(st.args[0])})"], st.span, block=carried + [st]))
+                continue
+            if id(st) in wanted:
+                out.extend(carried)
+            elif st.block:
+                st.block[:] = place(st.block, False)
+            out.append(st)
+        return out
+    statements[:] = before + place(statements, True)
+
+
+def carry_refusal_headers(ctx, server: Server, statements: list[Stmt], results: dict[int, list]) -> None:
+    """The 403 a server-context rule left out answers with (REFUSED_RULE) stands for an answer httpd may
+    serve, with the headers of the server, of the <Location> sections matching the original URL and of the
+    <Directory>/<Files> sections of the result (RESULTS: id of the refusal -> those sections, every one that
+    may hold the result). nginx sends the server's onsuccess ones on no 403 and the sections' not at all (the
+    <Location> `Header always` lines are carried already, carry_location_headers): the refusal sends their
+    values, as a refused location's 403 does (emit.inherit.refused_headers); a security header is never to be
+    lost."""
+    points = []
+
+    def walk(stmts: list[Stmt]) -> None:
+        for st in stmts:
+            if st.name == "return" and st.comment == REFUSED_RULE:
+                points.append(st)
+            if st.block:
+                walk(st.block)
+    walk(statements)
+    if not points:
+        return
+
+    def ungated(value: str) -> str:
+        return ctx.model.onsuccess_ungated[value] if _gated(ctx, value) else value
+
+    common: list[tuple] = []        # (lower name, name, section or None, value) in httpd's merge order
+    parents = list(ctx.model.http_statements) + list(ctx.main.statements) + \
+        (list(server.statements) if server is not ctx.main else [])
+    for st in parents:
+        if st.name == "add_header" and len(st.args) >= 2 and _gated(ctx, st.args[1]):
+            common.append((st.args[0].lower(), st.args[0], None, ungated(st.args[1])))
+    located = []
+    for scope in header_scopes(ctx, server):
+        for st in scope.statements:
+            if st.name == "add_header" and len(st.args) >= 2 and _gated(ctx, st.args[1]):
+                located.append((st.args[0].lower(), st.args[0], scope, ungated(st.args[1])))
+    groups: dict[tuple, list[Stmt]] = {}
+    sections: dict[tuple, list] = {}
+    for point in points:
+        found = results.get(id(point), [])
+        key = tuple(id(s) for s in found)
+        groups.setdefault(key, []).append(point)
+        sections[key] = found
+    for key, group in groups.items():
+        entries: dict = {}
+        own = [(st.args[0].lower(), st.args[0], None, ungated(st.args[1])) for scope in sections[key]
+               for st in scope.statements if st.name == "add_header" and len(st.args) >= 2]
+        for lower, name, scope, value in common + own + located:
+            entries.setdefault(lower, (name, []))[1].append((scope, value))
+        _carry(ctx, server, statements, group, entries, "on the refusal standing for a server rewrite rule")
+
+
+def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: list[Stmt]) -> set[str]:
+    """httpd walks <Location> sections with the request's own URL, which a server-context rewrite to a file
+    path leaves as it is: the served file's answer carries the Header lines of the sections matching the
+    original URL. POINTS are such rewrites (the compiler checked that no section with Header lines governs
+    their result in nginx, which would keep its own list only): the answer after them gets those values.
+    The rules' own answers (redirects, refusals: carry_location_headers) send the same variables, set there
+    too (an onsuccess value is empty on them by its gate), so no header goes twice. Returns the lower-cased
+    names carried."""
+    if not points:
+        return set()
+    entries: dict = {}
+    for scope in header_scopes(ctx, server):
+        for st in scope.statements:
+            if st.name == "add_header" and len(st.args) >= 2:
+                entries.setdefault(st.args[0].lower(), (st.args[0], []))[1].append((scope, st.args[1]))
+    answers: list[Stmt] = []
+
+    def walk(stmts: list[Stmt], top: bool) -> None:
+        for st in stmts:
+            if st.name == "return" or (not top and _answers(st)):
+                answers.append(st)
+            elif st.block:
+                walk(st.block, False)
+    walk(statements, True)
+    wrapped = [st for st in statements if st.name == "rewrite" and _answers(st)]
+    _carry(ctx, server, statements, list(points) + answers + wrapped,
+           entries, "httpd merges <Location> with the request's own URL")
+    return set(entries)
+
+
+def _dirslash_redirect(st: Stmt) -> bool:
+    """The `if` holding mod_dir's redirect of a server-context rule's directory result (rewrite_dirslash)."""
+    return st.name == "if" and bool(st.block) and any(
+        b.name == "return" and b.args[:1] == ["301"] and b.args[1:2] == ["$a2n_request_uri/$is_args$args"]
+        for b in st.block)
+
+
+def carry_dirslash_headers(ctx, server: Server, statements: list[Stmt]) -> None:
+    """mod_dir's redirect of a directory a server-context rule maps to (rewrite_dirslash) is an error answer
+    made for the mapped directory: it carries the `Header always` lines (err_headers_out) of the <Directory>
+    sections of that directory, merged shortest path first (a longer one's value replaces). nginx answers it
+    in the server rewrite phase, with the server's list: the values are worked out from the rewritten $uri
+    (the URL of the directory under the document root) right before the redirect, and sent with it only."""
+    from .rewrite_handler import document_root
+    if not any(_dirslash_redirect(st) for st in statements):
+        return
+    root = document_root(ctx, server).rstrip("/")
+    carried = {name.lower() for name, _ in _headers(ctx, server)}     # the <Location> ones: carried already
+    named: dict[str, tuple[str, list]] = {}
+    scopes = [s for s in header_scopes(ctx, server, ("directory",)) if not s.regex and s.fs_path is not None]
+    for scope in sorted(scopes, key=lambda s: len(s.fs_path.rstrip("/"))):
+        path = scope.fs_path.rstrip("/")
+        if path != root and not path.startswith(root + "/"):
+            continue
+        prefix = path[len(root):]
+        for st in scope.statements:
+            if st.name != "add_header" or len(st.args) < 3 or st.args[-1] != "always" or _gated(ctx, st.args[1]):
+                continue
+            if st.args[0].lower() in carried:
+                continue
+            regex = "^" + re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", prefix) + "(/|$)" if prefix else "^/"
+            named.setdefault(st.args[0].lower(), (st.args[0], []))[1].append((regex, st.args[1], scope.span))
+    if not named:
+        return
+    counter = ctx.options.setdefault("_rewrite_carried_headers", [0])
+    init: list[Stmt] = []
+    regions: list[Stmt] = []
+    copies: list[Stmt] = []
+    for name, values in named.values():
+        counter[0] += 1
+        region, sent = f"$a2n_rwhdr{counter[0]}_in", f"$a2n_rwhdr{counter[0]}"
+        init.append(Stmt("set", [sent, ""], None))
+        regions.append(Stmt("set", [region, ""], None))
+        for regex, value, span in values:
+            regions.append(Stmt("if", [f"($uri ~ {_quote_regex(regex)})"], span,
+                                block=[Stmt("set", [region, value], span)],
+                                comment=f"{name}: mod_dir's redirect carries the directory's Header always lines"))
+        copies.append(Stmt("set", [sent, region], None))
+        server.own_statements.append(Stmt("add_header", [name, sent, "always"], values[-1][2],
+                                          comment="on mod_dir's redirect of a rewritten directory"))
+    out: list[Stmt] = list(init)
+    for st in statements:
+        if _dirslash_redirect(st):
+            out.extend(Stmt(r.name, list(r.args), r.span, r.comment,
+                            [Stmt(b.name, list(b.args), b.span) for b in r.block] if r.block else None)
+                       for r in regions)
+            at = next(n for n, b in enumerate(st.block) if b.name == "return")
+            st.block[at:at] = [Stmt(c.name, list(c.args), st.span) for c in copies]
+        out.append(st)
+    statements[:] = out

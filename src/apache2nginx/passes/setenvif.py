@@ -131,6 +131,9 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         ctx.model.maps.append(MapBlock(source, variable, map_entries(key, value or '""'), previous or '""',
                                        span=d.span))
         env[name.lower()] = variable
+        if source == "$uri":
+            # read before the server's rewrite rules change $uri (rewrite.finish_server pins it)
+            ctx.server.settings.setdefault("setenvif_uri", []).append(variable)
     return Disposition.APPROXIMATE if unseen else Disposition.EXACT
 
 
