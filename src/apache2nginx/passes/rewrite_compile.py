@@ -45,6 +45,7 @@ class Compiler:
         self.mapped_root: str | None = None   # the document root a server-context result maps under
         self.mapped_alias = False             # the result is a file under an Alias target
         self.dirslash: tuple[str | None] | None = None   # (the rule's flag,) where mod_dir's check follows it
+        self.per_dir_proxies: list[Location] = []   # the internal locations of per-directory [P] rules
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
@@ -1055,6 +1056,8 @@ class Compiler:
             Stmt("proxy_redirect", ["off"], rule.span),
         ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
         self.server.locations.append(loc)
+        if self.per_dir is not None:
+            self.per_dir_proxies.append(loc)
         if self.per_dir is None:
             # with the literal prefixes of the original URLs that can reach the rule (None: any)
             self.server.settings.setdefault("rewrite_proxy_locations", []).append(
