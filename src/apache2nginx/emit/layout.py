@@ -27,6 +27,7 @@ from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK_COMMENTS
 from ..passes.rewrite_compile import PER_DIR_PROXY
+from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
 
@@ -434,6 +435,7 @@ class Layout:
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
+        carry_directory_proxy_headers(server)
         todo = list(server.locations)
         while todo:
             loc = todo.pop()

@@ -30,6 +30,7 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
 from .pcre import httpd_refuses
+from . import rewrite_dirindex as dirindex
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
@@ -962,6 +963,15 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         location_statements[:0] = _index_pass_test(state.rules[0].span)
         location_statements.append(Stmt("set", [_INDEX_FROM, "$uri"], None,
                                         comment="the rules let this URL through: an index redirect may follow"))
+    if state.per_dir is not None and location_statements and compiler.per_dir_proxies:
+        # mod_dir's fixup runs after a [P]: its 301 for a directory without its slash, its index lookup
+        span = state.rules[0].span
+        from .rewrite_handler import document_root
+        names = dirindex.index_names(ctx, server, state.directory or document_root(ctx, server) + state.per_dir)
+        for proxy_location in compiler.per_dir_proxies:
+            proxy_location.statements.extend(dirindex.in_proxy(names, _directory_slash_on(ctx, server), span))
+        location_statements[:0] = dirindex.entry(span)
+        location_statements.extend(dirindex.leaving(names, span))
     if compiler.needs_request_uri:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))

@@ -50,6 +50,7 @@ class Compiler:
         # id of the 403 standing for a rule left out -> the <Directory>/<Files> sections with Header lines its
         # result may fall under (rewrite._refused_instead, carry_refusal_headers)
         self.refusal_sections: dict[int, list] = {}
+        self.per_dir_proxies: list[Location] = []   # the internal locations of per-directory [P] rules
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
@@ -1147,6 +1148,8 @@ class Compiler:
             Stmt("proxy_redirect", ["off"], rule.span),
         ] + (self._websocket_headers(rule.span) if websocket else []), rule.span)
         self.server.locations.append(loc)
+        if self.per_dir is not None:
+            self.per_dir_proxies.append(loc)
         if self.per_dir is None:
             # with the literal prefixes of the original URLs that can reach the rule (None: any)
             self.server.settings.setdefault("rewrite_proxy_locations", []).append(

@@ -1,0 +1,114 @@
+"""mod_dir's fixup after a per-directory RewriteRule [P] on a directory URL.
+
+A per-directory [P] does not answer in mod_rewrite's fixup: hook_fixup sets the handler to `proxy-server` and
+returns OK, and mod_dir's fixup (dir_fixups -> fixup_dir, which runs after it) still sees a request that maps
+to a directory (src: modules/mappers/mod_dir.c):
+
+- without its trailing slash, mod_dir answers 301 to the path plus `/` (DirectorySlash On, the default): the
+  rule's proxying never happens;
+- with the slash, mod_dir looks up each DirectoryIndex name in a subrequest for the directory URL plus the
+  name (the query string kept), which runs the per-directory rules again. The first subrequest that the rules
+  proxy (`rr->handler` is `proxy-server`) or that maps to a regular file replaces the request: the backend
+  gets the index file's URL (`/rw/index.html`), not the directory's. Only when none does, the request's own
+  result stands (the [P] of the directory URL, or mod_autoindex).
+
+The same lookup makes httpd proxy a directory URL that the rules leave alone when they proxy its index URL
+(`^([^/]+)/?$` does not match the empty path of `/api/`, but matches `index.html`).
+
+nginx's rewrite answers at once, and its index module only follows index files that exist. The translation
+keeps httpd's order: the per-directory location notes a request that maps to a directory (`-d`); the internal
+location the [P] leads to answers mod_dir's 301 for it, or, the first time, tries the directory URL plus the
+first index name instead (an internal redirect, which runs the rules again, as the subrequest does); where
+the rules let the directory URL itself through, its end does the same. A try the rules do not proxy and that
+names no regular file goes on to the next index name, and after the last one back to the directory URL,
+where the rules' own result stands.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Stmt
+
+DIRECTORY = "$a2n_pdir"          # the request's URI where it maps to a directory, else empty
+TRIED = "$a2n_pdir_tried"        # the directory URL whose index names were tried
+_PAIR = "$a2n_pdir_pair"
+_BACK = "$a2n_pdir_back"
+_INDEX_FROM = "$a2n_index_from"  # rewrite.py's marker of nginx's index pass (mod_dir's subrequest)
+_SUBREQUEST = "mod_dir looks the index file up in a subrequest, through the rules again"
+
+
+def index_names(ctx, server, directory: str) -> list[str]:
+    """The DirectoryIndex names mod_dir tries for the directory's URLs, relative names only (the list stops at
+    an absolute one); empty for DirectoryIndex disabled. httpd's built-in default is index.html."""
+    from ..emit.dirindex import DISABLED_INDEX
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    directory = (directory or "").rstrip("/")
+    found: tuple[int, list[str]] | None = None
+    for holder in holders:
+        for scope in holder.settings.get("directories", []):
+            path = (scope.fs_path or "").rstrip("/")
+            if scope.kind != "directory" or scope.regex or not (
+                    directory == path or directory.startswith(path + "/") or not path):
+                continue
+            own = next((st.args for st in scope.statements if st.name == "index"), None)
+            if own is not None and (found is None or path.count("/") >= found[0]):
+                found = (path.count("/"), own)
+    names = found[1] if found is not None else None
+    for holder in reversed(holders):
+        if names is None:
+            names = next((st.args for st in holder.statements if st.name == "index"), None)
+    if names is None:
+        return ["index.html"]
+    if names == [DISABLED_INDEX]:
+        return []
+    out = []
+    for name in names:
+        if name.startswith("/") or "$" in name:
+            break
+        out.append(name)
+    return out
+
+
+def entry(span) -> list[Stmt]:
+    """First in the per-directory location: whether the request maps to a directory."""
+    return [Stmt("set", [DIRECTORY, ""], span),
+            Stmt("if", ["(-d $request_filename)"], span, block=[Stmt("set", [DIRECTORY, "$uri"], span)],
+                 comment="mod_dir's fixup follows a [P] on a directory")]
+
+
+def _try_first(names: list[str], span) -> list[Stmt]:
+    return [Stmt("set", [TRIED, DIRECTORY], span), Stmt("set", [_INDEX_FROM, DIRECTORY], span),
+            Stmt("rewrite", ["^", "${" + DIRECTORY[1:] + "}" + names[0], "last"], span, comment=_SUBREQUEST)]
+
+
+def in_proxy(names: list[str], slash: bool, span) -> list[Stmt]:
+    """In the internal location of a per-directory [P]: mod_dir's answer for a directory URL comes first."""
+    out: list[Stmt] = []
+    if slash:
+        out.append(Stmt("if", [f'({DIRECTORY} ~ "[^/]$")'], span,
+                        block=[Stmt("rewrite", ["^", DIRECTORY + "/", "permanent"], span)],
+                        comment="mod_dir: a directory without its slash is redirected, not proxied"))
+    if names:
+        out.append(Stmt("set", [_PAIR, f"{DIRECTORY} {TRIED}"], span))
+        out.append(Stmt("if", [f'({_PAIR} ~ "^(/(?:.*/)?) (?!\\1$)")'], span, block=_try_first(names, span)))
+    return out
+
+
+def leaving(names: list[str], span) -> list[Stmt]:
+    """Last in the per-directory location, where the rules let the URL through: a directory URL tries its
+    index names as well; a try that named no regular file goes on to the next name, or back to the directory."""
+    if not names:
+        return []
+    out = [Stmt("set", [_PAIR, f"{DIRECTORY} {TRIED} $uri"], span),
+           Stmt("if", [f'({_PAIR} ~ "^(/(?:.*/)?) (?!\\1 )(.*) \\1$")'], span, block=_try_first(names, span)),
+           Stmt("set", [_BACK, ""], span),
+           Stmt("if", ["(!-f $request_filename)"], span, block=[Stmt("set", [_BACK, f"{TRIED} $uri"], span)])]
+    for i, name in enumerate(names):
+        if i + 1 < len(names):
+            block = [Stmt("set", [_INDEX_FROM, TRIED], span),
+                     Stmt("rewrite", ["^", "${" + TRIED[1:] + "}" + names[i + 1], "last"], span)]
+        else:
+            block = [Stmt("rewrite", ["^", TRIED, "last"], span)]
+        out.append(Stmt("if", [f'({_BACK} ~ "^(/(?:.*/)?) \\1{re.escape(name)}$")'], span, block=block,
+                        comment="no index file there, and the rules did not proxy it"))
+    return out
