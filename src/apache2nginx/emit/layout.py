@@ -872,13 +872,35 @@ class Layout:
         # Prefix + remainder + (query unless the target has one), taken from the raw request line.
         if id(route) in self.redirect_vars:
             return [Stmt("return", [code, self.redirect_vars[id(route)]], route.span)]
-        var = f"$a2n_redirect_{len(self.model.maps)}"
+        # numbered as if the fallback maps (below) were not there, so each Redirect keeps its name
+        var = f"$a2n_redirect_{sum(1 for m in self.model.maps if not _uri_fallback(m.variable))}"
         self.redirect_vars[id(route)] = var
         from ..model import MapBlock
-        pattern = "~^" + _regex_escape(route.path) + "(?<a2n_rest>[^?]*)(?<a2n_query>\\?.*)?$"
+        # mod_alias matches whole path segments (alias_matches): /p covers /p and /p/x, not /px
+        rest = "[^?]*" if route.path.endswith("/") else "(?:/[^?]*)?"
+        pattern = "~^" + _regex_escape(route.path) + f"(?<a2n_rest>{rest})(?<a2n_query>\\?.*)?$"
         value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
-        self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
+        # A request whose raw line does not name the prefix reached it another way: a per-directory rewrite's
+        # internal redirect (httpd runs mod_alias again on the rewritten URL, with the query it kept), or an
+        # escaped or unnormalised path. The redirect is made from the URL nginx has reached ($uri), as httpd
+        # makes it from r->uri and r->args.
+        fallback = var + _URI_FALLBACK
+        self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default=fallback,
+                                        span=route.span))
+        uri_rest = ".*" if route.path.endswith("/") else "(?:/.*)?"
+        self.model.maps.append(MapBlock(
+            "$uri", fallback, [("~^" + _regex_escape(route.path) + f"(?<a2n_urest>{uri_rest})$",
+                                target + "$a2n_urest" + ("" if "?" in target else "$is_args$args"))],
+            default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
+
+
+# the name ending of a Redirect's map over $uri, which its map over the raw request line falls back to
+_URI_FALLBACK = "_uri"
+
+
+def _uri_fallback(variable: str) -> bool:
+    return variable.startswith("$a2n_redirect_") and variable.endswith(_URI_FALLBACK)
 
 
 # what access_statements adds for Options (not access rules)
