@@ -265,6 +265,7 @@ class Layout:
         exact_spans: dict[str, object] = {}     # ... and the line of the entry that made it
         hiding: list[tuple[Location, list, list[Stmt]]] = []   # ^~ regions of the document root (see below)
         made: list[tuple[Location, Route | None]] = []     # the prefix locations laid out here, with their entry
+        redirected: set[int] = set()    # the locations a Redirect answers (mod_alias, before any directory)
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
             handler: Route | None = None
@@ -338,6 +339,8 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
+                if handler is not None and handler.kind == "redirect":
+                    redirected.add(id(existing or loc))
                 if modifier in ("^~", "") and (handler is None or handler.kind == "alias"):
                     hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements],
                                    handler))
@@ -426,7 +429,7 @@ class Layout:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
-        _carry_directory_rules(server)
+        _carry_directory_rules(server, redirected)
         _carry_rules_into_nested(server.locations)
         _carry_rewrite_refusals(server.locations)
         _carry_alias_refusals(server.locations)
@@ -713,7 +716,7 @@ class Layout:
                 self.diags.add("A2N837", f"the per-directory rewrite rules of {existing.path} do not run for the "
                                "URLs a ProxyPass maps there (httpd never walks the directory for a proxied "
                                "request): left out of the proxied location", span, directive="RewriteRule")
-            existing.directory_rules = []
+            existing.proxied_rules, existing.directory_rules = existing.directory_rules, []
         rewrites = [st for st in existing.statements if st.name in ("rewrite", "return", "if", "set", "break")]
         if all(st.name == "return" and st.args == ["403"] for st in rewrites):
             rewrites = []   # a refusal in place of the rules (A2N838): nothing runs before the access rules
@@ -989,20 +992,25 @@ def _drop_fallback_where_proxied(locations: list[Location]) -> None:
 
 
 
-def _carry_directory_rules(server: Server) -> None:
+def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -> None:
     """httpd creates a module's per-directory configuration only for a section that uses one of its directives
     (ap_set_config_vectors), so a <Directory> (or <Location>) below a directory with rewrite rules, holding no
     mod_rewrite directive, keeps the parent's rules and engine. nginx runs only the chosen location's rewrite
     phase: every prefix location under the directory's URL (not the directory's own name, which mod_rewrite
     declines for mod_dir's slash redirect, nor a place with rules of its own, nor one mapped elsewhere or
-    proxied) gets the parent's per-directory statements first."""
+    proxied, nor one a Redirect answers: REDIRECTED, the ids of those) gets the parent's per-directory
+    statements first. mod_alias answers a Redirect in the translate phase (translate_alias_redir), before
+    the request walks any directory, so the directory's rules never run for those URLs. Where a ProxyPass
+    takes the directory's URL, its rules (`proxied_rules`) go only into the locations under it that are not
+    proxied: the URLs a `ProxyPass ... !` hands back to the document root, which walk the directory."""
     own = server.settings.get("rewrite_directories", set())
-    ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~") and loc.directory_rules
-                    and loc.path.endswith("/")), key=lambda l: len(l.path), reverse=True)
+    ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~")
+                    and (loc.directory_rules or loc.proxied_rules) and loc.path.endswith("/")),
+                   key=lambda l: len(l.path), reverse=True)
     if not ruled:
         return
     for loc in server.locations:
-        if loc.modifier not in ("", "^~", "=") or loc.directory_rules:
+        if loc.modifier not in ("", "^~", "=") or loc.directory_rules or id(loc) in redirected:
             continue
         path = loc.path
         parent = next((r for r in ruled if path.startswith(r.path) and path != r.path), None)
@@ -1014,7 +1022,7 @@ def _carry_directory_rules(server: Server) -> None:
         if any(st.name in ("alias", "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass")
                for st in loc.statements):
             continue
-        copies = list(parent.directory_rules)
+        copies = list(parent.directory_rules or parent.proxied_rules)
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)
 

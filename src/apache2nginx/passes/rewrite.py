@@ -706,15 +706,38 @@ def _directory_url(ctx: Context, server: Server, directory: str, routes: bool = 
         return None
     # mod_alias and mod_proxy map a URL before the document root does: under an Alias elsewhere (or a
     # Redirect, a ProxyPass) no request reaches the directory through the document root
-    for r in (list(server.routes) + ([] if server is ctx.main else list(ctx.main.routes))) if routes else ():
+    listed = (list(server.routes) + ([] if server is ctx.main else list(ctx.main.routes))) if routes else []
+    for r in listed:
         prefix = r.path.rstrip("/")
-        if r.regex or r.kind not in ("alias", "redirect", "proxy") or not (
-                url.rstrip("/") == prefix or url.startswith(prefix + "/")):
+        if r.regex or r.kind not in ("alias", "redirect", "proxy") or not _covers(r.path, url):
             continue
         if r.kind == "alias" and (r.target.rstrip("/") + url[len(prefix):]).rstrip("/") == directory:
             continue    # an Alias onto the same directory
+        if r.kind == "proxy" and _excluded_below(listed, url):
+            continue    # a `ProxyPass ... !` hands part of the directory's URLs back to the document root
         return None
     return url
+
+
+def _covers(path: str, url: str) -> bool:
+    """A route's prefix covers URL, by whole segments (httpd's alias_matches)."""
+    prefix = path.rstrip("/")
+    return url.rstrip("/") == prefix or url.startswith(prefix + "/")
+
+
+def _excluded_below(routes: list, url: str) -> bool:
+    """Some `ProxyPass P !` below URL is the first of the ProxyPass entries to match P (mod_proxy tries them in
+    order and stops at the first), and no Redirect or Alias takes P: requests under P walk the directories of
+    the document root, URL's among them, where the ProxyPass covering URL proxies the rest."""
+    proxies = [r for r in routes if not r.regex and r.kind in ("proxy", "proxy-exclude", "proxy-unreachable")]
+    for r in proxies:
+        if r.kind != "proxy-exclude" or not r.path.startswith(url) or r.path.rstrip("/") == url.rstrip("/"):
+            continue
+        first = next(p for p in proxies if _covers(p.path, r.path))
+        if first is r and not any(not o.regex and o.kind in ("alias", "redirect") and _covers(o.path, r.path)
+                                  for o in routes):
+            return True
+    return False
 
 
 def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
