@@ -677,13 +677,16 @@ class Layout:
         if loc.modifier not in ("~", "~*"):
             return
         numbered = re.compile(r"\$(?:\{(\d)\}|(\d))")
+        # per-directory rewrite statements (carried into a nested <Files> location) read their own regexes'
+        # captures, and are shared with the location they came from: never renamed
+        rules = {id(st) for st in loc.directory_rules}
 
         def own(stmts: list[Stmt]) -> list[Stmt]:
             """The statements whose $1..$9 are the location's: not a `rewrite` (its own regex's) nor what an
-            `if` on a regex holds."""
+            `if` on a regex holds, nor a per-directory rule's."""
             out = []
             for st in stmts:
-                if st.name == "rewrite" or st.name == "if" and "~" in " ".join(st.args):
+                if id(st) in rules or st.name == "rewrite" or st.name == "if" and "~" in " ".join(st.args):
                     continue
                 out.append(st)
                 if st.block:
