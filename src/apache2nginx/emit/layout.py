@@ -266,6 +266,7 @@ class Layout:
         exact_spans: dict[str, object] = {}     # ... and the line of the entry that made it
         hiding: list[tuple[Location, list, list[Stmt]]] = []   # ^~ regions of the document root (see below)
         made: list[tuple[Location, Route | None]] = []     # the prefix locations laid out here, with their entry
+        redirected: set[int] = set()    # the locations a Redirect answers (mod_alias, before any directory)
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
             handler: Route | None = None
@@ -341,6 +342,8 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
+                if handler is not None and handler.kind == "redirect":
+                    redirected.add(id(existing or loc))
                 if modifier in ("^~", "") and (handler is None or handler.kind == "alias"):
                     hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements],
                                    handler))
@@ -429,7 +432,7 @@ class Layout:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
-        _carry_directory_rules(server)
+        _carry_directory_rules(server, redirected)
         _carry_rules_into_nested(server.locations, self.diags, server)
         _carry_rewrite_refusals(server.locations)
         _carry_alias_refusals(server.locations)
@@ -719,7 +722,7 @@ class Layout:
                 self.diags.add("A2N837", f"the per-directory rewrite rules of {existing.path} do not run for the "
                                "URLs a ProxyPass maps there (httpd never walks the directory for a proxied "
                                "request): left out of the proxied location", span, directive="RewriteRule")
-            existing.directory_rules = []
+            existing.proxied_rules, existing.directory_rules = existing.directory_rules, []
         rewrites = [st for st in existing.statements if st.name in ("rewrite", "return", "if", "set", "break")]
         if all(st.name == "return" and st.args == ["403"] for st in rewrites):
             rewrites = []   # a refusal in place of the rules (A2N838): nothing runs before the access rules
@@ -884,13 +887,35 @@ class Layout:
         # Prefix + remainder + (query unless the target has one), taken from the raw request line.
         if id(route) in self.redirect_vars:
             return [Stmt("return", [code, self.redirect_vars[id(route)]], route.span)]
-        var = f"$a2n_redirect_{len(self.model.maps)}"
+        # numbered as if the fallback maps (below) were not there, so each Redirect keeps its name
+        var = f"$a2n_redirect_{sum(1 for m in self.model.maps if not _uri_fallback(m.variable))}"
         self.redirect_vars[id(route)] = var
         from ..model import MapBlock
-        pattern = "~^" + _regex_escape(route.path) + "(?<a2n_rest>[^?]*)(?<a2n_query>\\?.*)?$"
+        # mod_alias matches whole path segments (alias_matches): /p covers /p and /p/x, not /px
+        rest = "[^?]*" if route.path.endswith("/") else "(?:/[^?]*)?"
+        pattern = "~^" + _regex_escape(route.path) + f"(?<a2n_rest>{rest})(?<a2n_query>\\?.*)?$"
         value = target + "$a2n_rest" + ("" if "?" in target else "$a2n_query")
-        self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default='""', span=route.span))
+        # A request whose raw line does not name the prefix reached it another way: a per-directory rewrite's
+        # internal redirect (httpd runs mod_alias again on the rewritten URL, with the query it kept), or an
+        # escaped or unnormalised path. The redirect is made from the URL nginx has reached ($uri), as httpd
+        # makes it from r->uri and r->args.
+        fallback = var + _URI_FALLBACK
+        self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default=fallback,
+                                        span=route.span))
+        uri_rest = ".*" if route.path.endswith("/") else "(?:/.*)?"
+        self.model.maps.append(MapBlock(
+            "$uri", fallback, [("~^" + _regex_escape(route.path) + f"(?<a2n_urest>{uri_rest})$",
+                                target + "$a2n_urest" + ("" if "?" in target else "$is_args$args"))],
+            default='""', span=route.span))
         return [Stmt("return", [code, var], route.span)]
+
+
+# the name ending of a Redirect's map over $uri, which its map over the raw request line falls back to
+_URI_FALLBACK = "_uri"
+
+
+def _uri_fallback(variable: str) -> bool:
+    return variable.startswith("$a2n_redirect_") and variable.endswith(_URI_FALLBACK)
 
 
 # what access_statements adds for Options (not access rules)
@@ -979,20 +1004,25 @@ def _drop_fallback_where_proxied(locations: list[Location]) -> None:
 
 
 
-def _carry_directory_rules(server: Server) -> None:
+def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -> None:
     """httpd creates a module's per-directory configuration only for a section that uses one of its directives
     (ap_set_config_vectors), so a <Directory> (or <Location>) below a directory with rewrite rules, holding no
     mod_rewrite directive, keeps the parent's rules and engine. nginx runs only the chosen location's rewrite
     phase: every prefix location under the directory's URL (not the directory's own name, which mod_rewrite
     declines for mod_dir's slash redirect, nor a place with rules of its own, nor one mapped elsewhere or
-    proxied) gets the parent's per-directory statements first."""
+    proxied, nor one a Redirect answers: REDIRECTED, the ids of those) gets the parent's per-directory
+    statements first. mod_alias answers a Redirect in the translate phase (translate_alias_redir), before
+    the request walks any directory, so the directory's rules never run for those URLs. Where a ProxyPass
+    takes the directory's URL, its rules (`proxied_rules`) go only into the locations under it that are not
+    proxied: the URLs a `ProxyPass ... !` hands back to the document root, which walk the directory."""
     own = server.settings.get("rewrite_directories", set())
-    ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~") and loc.directory_rules
-                    and loc.path.endswith("/")), key=lambda l: len(l.path), reverse=True)
+    ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~")
+                    and (loc.directory_rules or loc.proxied_rules) and loc.path.endswith("/")),
+                   key=lambda l: len(l.path), reverse=True)
     if not ruled:
         return
     for loc in server.locations:
-        if loc.modifier not in ("", "^~", "=") or loc.directory_rules:
+        if loc.modifier not in ("", "^~", "=") or loc.directory_rules or id(loc) in redirected:
             continue
         path = loc.path
         parent = next((r for r in ruled if path.startswith(r.path) and path != r.path), None)
@@ -1004,7 +1034,7 @@ def _carry_directory_rules(server: Server) -> None:
         if any(st.name in ("alias", "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass")
                for st in loc.statements):
             continue
-        copies = list(parent.directory_rules)
+        copies = list(parent.directory_rules or parent.proxied_rules)
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)
 

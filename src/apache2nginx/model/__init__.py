@@ -100,6 +100,9 @@ class Location:
     static_only: bool = False
     # per-directory rewrite statements a <Directory> or .htaccess put here: never run for proxied URLs
     directory_rules: list = field(default_factory=list)
+    # the per-directory statements of a directory whose URL a ProxyPass takes here: they never run in this
+    # location, only in the locations under it that a `ProxyPass ... !` leaves to the directory
+    proxied_rules: list = field(default_factory=list)
 
     def key(self) -> tuple[str, str]:
         return (self.modifier, self.path)

@@ -748,15 +748,38 @@ def _directory_url(ctx: Context, server: Server, directory: str, routes: bool = 
         return None
     # mod_alias and mod_proxy map a URL before the document root does: under an Alias elsewhere (or a
     # Redirect, a ProxyPass) no request reaches the directory through the document root
-    for r in (list(server.routes) + ([] if server is ctx.main else list(ctx.main.routes))) if routes else ():
+    listed = (list(server.routes) + ([] if server is ctx.main else list(ctx.main.routes))) if routes else []
+    for r in listed:
         prefix = r.path.rstrip("/")
-        if r.regex or r.kind not in ("alias", "redirect", "proxy") or not (
-                url.rstrip("/") == prefix or url.startswith(prefix + "/")):
+        if r.regex or r.kind not in ("alias", "redirect", "proxy") or not _covers(r.path, url):
             continue
         if r.kind == "alias" and (r.target.rstrip("/") + url[len(prefix):]).rstrip("/") == directory:
             continue    # an Alias onto the same directory
+        if r.kind == "proxy" and _excluded_below(listed, url):
+            continue    # a `ProxyPass ... !` hands part of the directory's URLs back to the document root
         return None
     return url
+
+
+def _covers(path: str, url: str) -> bool:
+    """A route's prefix covers URL, by whole segments (httpd's alias_matches)."""
+    prefix = path.rstrip("/")
+    return url.rstrip("/") == prefix or url.startswith(prefix + "/")
+
+
+def _excluded_below(routes: list, url: str) -> bool:
+    """Some `ProxyPass P !` below URL is the first of the ProxyPass entries to match P (mod_proxy tries them in
+    order and stops at the first), and no Redirect or Alias takes P: requests under P walk the directories of
+    the document root, URL's among them, where the ProxyPass covering URL proxies the rest."""
+    proxies = [r for r in routes if not r.regex and r.kind in ("proxy", "proxy-exclude", "proxy-unreachable")]
+    for r in proxies:
+        if r.kind != "proxy-exclude" or not r.path.startswith(url) or r.path.rstrip("/") == url.rstrip("/"):
+            continue
+        first = next(p for p in proxies if _covers(p.path, r.path))
+        if first is r and not any(not o.regex and o.kind in ("alias", "redirect") and _covers(o.path, r.path)
+                                  for o in routes):
+            return True
+    return False
 
 
 def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
@@ -959,6 +982,12 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                 location_statements[at:at] = compiler.rule_statements(rule)
             except Unsupported as exc:
                 _not_translated(ctx, rule, exc.code, exc.message)
+    slash_at = None if flow or fc is not None or not location_statements or not _directory_slash_on(ctx, server) \
+        else _internal_from(rules, starts, location_statements)
+    if state.per_dir is not None and slash_at:
+        # the rules before answer (or leave the URL alone): where none applied, the ones from here on rewrite
+        # internally, and mod_dir's fixup answers a directory requested without its slash first
+        location_statements[slash_at:slash_at] = [_slash_check(state.rules[0].span)]
     if index_pass and location_statements:
         location_statements[:0] = _index_pass_test(state.rules[0].span)
         location_statements.append(Stmt("set", [_INDEX_FROM, "$uri"], None,
@@ -980,9 +1009,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             and _only_internal(state.rules, location_statements):
         # mod_rewrite's per-directory result waits for the handler phase (redirect-handler), while mod_dir's
         # fixup already answered a directory requested without its slash: 301 to the path with the slash
-        location_statements[:0] = [Stmt("if", ["(-d $request_filename)"], state.rules[0].span, block=[
-            Stmt("rewrite", ["^(.*[^/])$", "$1/", "permanent"], state.rules[0].span)],
-            comment="mod_dir: a directory without its slash is redirected before the rules' result is served")]
+        location_statements[:0] = [_slash_check(state.rules[0].span)]
     if state.per_dir is not None and location_statements:
         prefix = state.per_dir.rstrip("/") + "/"
         loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
@@ -1033,11 +1060,43 @@ def _directory_slash_on(ctx: Context, server: Server) -> bool:
     return True
 
 
+def _slash_check(span) -> Stmt:
+    """mod_dir's 301 for a directory requested without its slash."""
+    return Stmt("if", ["(-d $request_filename)"], span,
+                block=[Stmt("rewrite", ["^(.*[^/])$", "$1/", "permanent"], span)],
+                comment="mod_dir: a directory without its slash is redirected before the rules' result is served")
+
+
+def _answers(stmts: list[Stmt]) -> bool:
+    return any(st.name == "return" or st.block and _answers(st.block) for st in stmts)
+
+
+def _answering(rule: RRule) -> bool:
+    """The rule answers itself when it applies ([F], [G], [R], [P], a URL)."""
+    return bool({"F", "G", "R", "P"} & set(rule.flags)) or \
+        re.match(r"^[a-z][a-z0-9+.-]*://", rule.substitution, re.I) is not None
+
+
 def _only_internal(rules: list[RRule], statements: list[Stmt]) -> bool:
     """Every rule rewrites internally (no answer of its own: [F], [G], [R], [P], a URL, a refusal): httpd's
     fixup returns those answers itself, before mod_dir's; only an internal rewrite waits for the handler."""
-    def answers(stmts: list[Stmt]) -> bool:
-        return any(st.name == "return" or st.block and answers(st.block) for st in stmts)
-    return all(r.substitution != "-" and not {"F", "G", "R", "P"} & set(r.flags)
-               and not re.match(r"^[a-z][a-z0-9+.-]*://", r.substitution, re.I) for r in rules) \
-        and not answers(statements)
+    return all(r.substitution != "-" and not _answering(r) for r in rules) and not _answers(statements)
+
+
+def _internal_from(rules: list, starts: list[int], statements: list[Stmt]) -> int | None:
+    """Where, among the location's STATEMENTS, the rules start to rewrite internally for good: the first rule
+    that rewrites internally, when every rule before it answers or leaves the URL alone (`-` without [L] nor
+    [END]) and every rule from it on rewrites internally, with no answer among their statements. A request
+    that gets there is one no earlier rule answered, and one the ruleset sends on internally (or leaves alone):
+    for a directory requested without its slash, httpd's mod_dir answers 301 either way. None otherwise
+    (and 0, where the whole ruleset is internal, is the caller's)."""
+    if len(starts) != len(rules) or any(r is None for r in rules):
+        return None
+    first = next((i for i, r in enumerate(rules) if r.substitution != "-" and not _answering(r)), None)
+    if not first:
+        return None
+    if not all(_answering(r) or (r.substitution == "-" and not {"L", "END"} & set(r.flags)) for r in rules[:first]):
+        return None
+    if not _only_internal(rules[first:], statements[starts[first]:]):
+        return None
+    return starts[first]
