@@ -57,18 +57,19 @@ def finish_server(ctx: Context, server) -> None:
     fixup_dir and fixup_dflt). nginx's `index` takes an absolute last entry as an internal redirect: the list
     becomes the first name, then the fallback URL, in the block nearest to the request that holds either."""
     chain = [ctx.main] if server is ctx.main else [ctx.main, server]
-    blocks = [(holder, holder.settings, holder.statements) for holder in chain]
-    scopes = {id(s): s for s in server.scopes + server.settings.get("directories", []) + server.settings.get("files", [])}
-    blocks += [(scope, scope.settings, scope.statements) for scope in scopes.values()]
-    for i, (holder, settings, statements) in enumerate(blocks):
+    scopes = list({id(s): s for s in server.scopes + server.settings.get("directories", [])
+                   + server.settings.get("files", [])}.values())
+    blocks = [(holder, holder.settings, holder.statements, chain[:i][::-1]) for i, holder in enumerate(chain)]
+    blocks += [(scope, scope.settings, scope.statements, _directories_around(scope, scopes) + chain[::-1])
+               for scope in scopes]
+    for holder, settings, statements, enclosing in blocks:
         own_target = settings.get(FALLBACK)
         own_index = next((st for st in statements if st.name == "index"), None)
         if own_target is None and own_index is None:
             continue
-        # the nearest enclosing block's setting: a section inherits the server's, a server the main server's
-        enclosing = blocks[:min(i, len(chain))][::-1]
-        target = own_target or next((b[1][FALLBACK] for b in enclosing if FALLBACK in b[1]), None)
-        index = own_index or next((st for b in enclosing for st in b[2] if st.name == "index"), None)
+        # the nearest enclosing block's setting: a directory's other sections, then the server's, the main server's
+        target = own_target or next((b.settings[FALLBACK] for b in enclosing if FALLBACK in b.settings), None)
+        index = own_index or next((st for b in enclosing for st in b.statements if st.name == "index"), None)
         if target is None or index is None or len(index.args) < 2 or index.args[0].startswith("/"):
             continue
         names = [index.args[0], target]
@@ -76,6 +77,18 @@ def finish_server(ctx: Context, server) -> None:
             own_index.args[:] = names
         else:
             statements.append(Stmt("index", names, index.span, comment="DirectoryIndex under FallbackResource"))
+
+
+def _directories_around(scope, scopes: list) -> list:
+    """The other <Directory> sections httpd merges into SCOPE's directory: those of the same path (the later
+    first: it wins) and of the directories above it (the nearest first)."""
+    path = (scope.fs_path or "").rstrip("/") + "/"
+    if scope.kind != "directory" or scope.regex or path == "/":
+        return []
+    around = [(len(d.fs_path.rstrip("/")), i, d) for i, d in enumerate(scopes)
+              if d is not scope and d.kind == "directory" and not d.regex and d.fs_path
+              and path.startswith(d.fs_path.rstrip("/") + "/")]
+    return [d for _, _, d in sorted(around, key=lambda t: (t[0], t[1]), reverse=True)]
 
 
 def _path_info_tests(ctx: Context, d: Directive) -> list[Stmt]:
