@@ -337,6 +337,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N841": effects("status@directory-request", "location@directory-request", "body@directory-request",
                       "header@directory-request"),
     "A2N842": effects(*_REWRITE),       # the rule is not translated: refused
+    # a request the `if` keeps is served without try_files: 404 where httpd serves the fallback URL
+    "A2N843": effects("status:changed@status-404", "body@status-404", "header@status-404"),
     "A2N846": effects(),                # httpd never applies the replaced rules either
     # the file section's `always` headers on the error a rule answers for a directory's index file
     "A2N847": effects("header@directory-request,error-status"),

@@ -1844,6 +1844,14 @@ _short("A2N842", "rewrite-location-headers", "error", "A server-context rewrite'
        "requests the rule rewrites are refused (403) where httpd serves the result.",
        "add [PT] if the rewritten URL's sections are meant to apply, or move the Header lines to the server "
        "level or to the result's section.")
+_short("A2N843", "rewrite-if-without-fallback", "warning", "Per-directory rules in an nginx `if` under a FallbackResource.",
+       "a rule with a condition (or one that does not end the request) becomes an nginx `if` block; where its "
+       "condition holds but the rule does not end the request (its pattern does not match, or it rewrites and "
+       "goes on), nginx serves the request with the `if` block's configuration, which has no try_files: the "
+       "FallbackResource does not apply there.",
+       "such requests for a missing file answer 404 in nginx where httpd serves the fallback URL.",
+       "give the rule a pattern that the condition's requests always match, or move the fallback into the "
+       "rules (a front-controller RewriteRule with !-f and !-d conditions).")
 _short("A2N846", "rewrite-directory-rules-replaced", "info", "A later <Directory> of the same path replaces these rewrite rules.",
        "httpd merges the <Directory> sections of one path in configuration order; mod_rewrite takes the rules of "
        "the last one holding any mod_rewrite directive (RewriteEngine alone counts) and drops the earlier ones' "

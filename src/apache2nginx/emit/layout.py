@@ -435,6 +435,7 @@ class Layout:
         _carry_directory_rules(server, redirected)
         _carry_rules_into_nested(server.locations, self.diags, server)
         _carry_rewrite_refusals(server.locations)
+        _report_rules_without_fallback(server.locations, self.diags)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -1002,6 +1003,33 @@ def _drop_fallback_where_proxied(locations: list[Location]) -> None:
             loc.statements[:] = [st for st in loc.statements if st.comment not in FALLBACK_COMMENTS]
         _drop_fallback_where_proxied(loc.locations)
 
+
+
+def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics) -> None:
+    """A FallbackResource (try_files) in a location whose per-directory rules hold an `if` that may leave the
+    request in it: nginx serves such a request with the `if` block's configuration, where try_files is not
+    inherited (A2N843). Said once per location, for its URLs."""
+    for loc in locations:
+        if any(st.name == "try_files" and st.comment in FALLBACK_COMMENTS for st in loc.statements):
+            kept = next((st for st in loc.statements if st.name == "if" and st.block is not None
+                         and st.comment not in FALLBACK_COMMENTS and not _ends_request(st.block)), None)
+            if kept is not None and loc.modifier in ("", "^~", "="):
+                diags.add("A2N843", f"location {loc.path}: a per-directory rule's `if` may keep a request without "
+                          "ending it (its pattern does not match, or it goes on), and nginx then serves it with the "
+                          "`if` block's configuration, which has no try_files: 404 there where httpd serves the "
+                          "FallbackResource", kept.span, urls=[(loc.path, False)])
+        _report_rules_without_fallback(loc.locations, diags)
+
+
+def _ends_request(block: list[Stmt]) -> bool:
+    """Whether an `if` block always ends the request in nginx's rewrite phase: a `return`, or a rewrite of every
+    URL (`^`) that redirects or starts over."""
+    last = block[-1] if block else None
+    if last is None:
+        return False
+    if last.name == "return":
+        return True
+    return last.name == "rewrite" and last.args[:1] == ["^"] and last.args[-1] in ("last", "redirect", "permanent")
 
 
 def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -> None:
