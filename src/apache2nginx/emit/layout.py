@@ -27,6 +27,7 @@ from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK_COMMENTS
 from ..passes.rewrite_compile import PER_DIR_PROXY
+from .render import _unless
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
@@ -62,6 +63,7 @@ def _variants(path: str) -> list[tuple[str, str]]:
 class Layout:
     def __init__(self, model: NginxModel, server: Server, diags: Diagnostics, proxy_emitter):
         self.model = model
+        self.alias_refusals: dict = {}      # a section's span -> its A2N742 refusal of AliasMatch URLs
         self.server = server
         self.diags = diags
         self.proxy_emitter = proxy_emitter
@@ -432,6 +434,7 @@ class Layout:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
         _nest_script_handlers(server)
+        _carry_script_passes(server.locations)
         _carry_directory_rules(server, redirected)
         _carry_rules_into_nested(server.locations, self.diags, server)
         _carry_rewrite_refusals(server.locations)
@@ -439,7 +442,8 @@ class Layout:
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
-        carry_directory_proxy_headers(server)
+        # (a conditional `Header set` over an earlier one merges through the model's maps, as when rendered)
+        carry_directory_proxy_headers(server, _unless(self.model))
         todo = list(server.locations)
         while todo:
             loc = todo.pop()
@@ -612,12 +616,17 @@ class Layout:
                            related=[route.span])
 
     def _refuse_alias(self, route: Route, section: Scope, why: str) -> list[Stmt]:
-        if section.span not in self.reported:
+        said = self.alias_refusals.get(section.span)
+        if said is None and section.span not in self.reported:
             self.reported.add(section.span)
-            self.diags.add("A2N742", f"{section.path} under the target of AliasMatch {route.path}: {why}, and "
-                           "nginx cannot choose rules by the capture or the file name: every URL of the AliasMatch "
-                           "is refused to everyone (deny all)", section.span, related=[route.span],
-                           urls=[(route.path, route.regex)])
+            self.alias_refusals[section.span] = self.diags.add(
+                "A2N742", f"{section.path} under the target of AliasMatch {route.path}: {why}, and nginx cannot "
+                "choose rules by the capture or the file name: every URL of the AliasMatch is refused to everyone "
+                "(deny all)", section.span, related=[route.span], urls=[(route.path, route.regex)])
+        elif said is not None and (route.path, route.regex) not in said.urls:
+            # another AliasMatch onto the same target: its URLs are refused too, for the same section
+            said.urls += ((route.path, route.regex),)
+            said.relate(route.span)
         return [Stmt("deny", ["all"], section.span, comment="an access rule nginx cannot check: refused")]
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
@@ -1168,6 +1177,20 @@ def _refuse_directory_names(locations: list[Location]) -> None:
         refusal = refused.get(loc.path) if loc.modifier == "=" else None
         if refusal is not None and not any(st.comment == SYMLINKS_REFUSAL_BELOW for st in loc.statements):
             loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
+
+
+def _carry_script_passes(locations: list[Location], passes: list[Stmt] | None = None) -> None:
+    """A location that runs scripts (ScriptAlias: fastcgi_pass to fcgiwrap) and the file-section locations
+    nested in it: nginx does not inherit a content handler into a nested location, which served the program
+    as a file (its source, where httpd runs it). Each nested location without a handler of its own gets the
+    enclosing one's pass (its parameters are inherited)."""
+    for loc in locations:
+        own = [st for st in loc.statements if st.name in _SCRIPT_PASSES]
+        if not own and passes and not any(st.name in _CONTENT or st.name == "internal" for st in loc.statements):
+            loc.statements.extend(passes)
+            own = passes
+        if loc.locations:
+            _carry_script_passes(loc.locations, own or None)
 
 
 def _nest_script_handlers(server: Server) -> None:

@@ -42,7 +42,7 @@ def _retargeted(st: Stmt, base: str, new: str) -> Stmt:
     return out
 
 
-def carry_directory_proxy_headers(server: Server) -> None:
+def carry_directory_proxy_headers(server: Server, unless=None) -> None:
     proxies = [loc for loc in server.locations if loc.path.startswith("/") and _is_per_dir_proxy(loc)]
     if not proxies:
         return
@@ -54,7 +54,7 @@ def carry_directory_proxy_headers(server: Server) -> None:
             if any(loc is p for p in proxies):
                 continue
             # a nested location's own list is rendered after its parent's (inherit.merge)
-            headers = [st for st in effective(inherited, loc.statements) if st.name in _HEADERS]
+            headers = [st for st in effective(inherited, loc.statements, unless) if st.name in _HEADERS]
             users.append((loc, headers))
             walk(loc.locations, headers)
 

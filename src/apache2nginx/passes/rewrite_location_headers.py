@@ -207,6 +207,13 @@ def header_scopes(ctx, server: Server, kinds: tuple[str, ...] = ("location",)) -
     return out
 
 
+def _carried_variables(ctx) -> tuple[str, str]:
+    """A new carried header's pair of variables: which section's value applies, and the value sent."""
+    counter = ctx.options.setdefault("_rewrite_carried_headers", [0])
+    counter[0] += 1
+    return f"$a2n_rwhdr{counter[0]}_in", f"$a2n_rwhdr{counter[0]}"
+
+
 def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, what: str) -> None:
     """Send, on the answers that follow each of POINTS (statements among STATEMENTS, or in their blocks),
     the header values ENTRIES name: {lower name: (name, [(section or None for the server, value)])}, a later
@@ -216,12 +223,10 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
     response (its status), and it stays empty wherever no carrying point was passed."""
     if not entries or not points:
         return
-    counter = ctx.options.setdefault("_rewrite_carried_headers", [0])
     before: list[Stmt] = []
     copies: list[Stmt] = []
     for name, values in entries.values():
-        counter[0] += 1
-        region, sent = f"$a2n_rwhdr{counter[0]}_in", f"$a2n_rwhdr{counter[0]}"
+        region, sent = _carried_variables(ctx)
         before.append(Stmt("set", [region, ""], None))
         choices = []
         for i, (scope, value) in enumerate(values, 1):
@@ -371,13 +376,11 @@ def carry_dirslash_headers(ctx, server: Server, statements: list[Stmt]) -> None:
             named.setdefault(st.args[0].lower(), (st.args[0], []))[1].append((regex, st.args[1], scope.span))
     if not named:
         return
-    counter = ctx.options.setdefault("_rewrite_carried_headers", [0])
     init: list[Stmt] = []
     regions: list[Stmt] = []
     copies: list[Stmt] = []
     for name, values in named.values():
-        counter[0] += 1
-        region, sent = f"$a2n_rwhdr{counter[0]}_in", f"$a2n_rwhdr{counter[0]}"
+        region, sent = _carried_variables(ctx)
         init.append(Stmt("set", [sent, ""], None))
         regions.append(Stmt("set", [region, ""], None))
         for regex, value, span in values:
