@@ -102,6 +102,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N235": effects("body@directory-request"),  # listings look different
     "A2N236": effects("body@directory-request"),  # listings show names httpd hid
     "A2N237": effects("connection:changed@https"),  # httpd's handshake failure is nginx's 400
+    "A2N239": effects("body@error-status"),  # nginx's own error page where httpd sends its message
     "A2N290": effects("status", "location", "backend"),  # rewrite conditions on %{REMOTE_HOST} see an address
 
     # ------------------------------------------------------------ A2N3xx mod_proxy and routes

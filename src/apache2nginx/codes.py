@@ -683,6 +683,13 @@ _short("A2N208", "regex-location-first-match", "warning", "A <LocationMatch> bec
        "requests that match several sections, or that fall under a translated <Location> prefix, do not get "
        "this section's directives in nginx.",
        "check the emitted regex location's order and repeat its directives where the regions overlap.")
+_short("A2N239", "error-document-refused", "warning", "An ErrorDocument page is refused by its own access rules.",
+       "httpd serves a local ErrorDocument through an internal redirect that passes the page's own access "
+       "checks; when they refuse it, httpd keeps the original status and sends its built-in message. nginx's "
+       "error_page would answer the refusal's 403 instead, so the translation answers the original status with "
+       "nginx's own page.",
+       "the error answer's body is nginx's page rather than httpd's message.",
+       "grant access to the error page (e.g. `<Files 404.html> Require all granted`), or drop the ErrorDocument.")
 _short("A2N290", "hostname-lookups", "warning", "HostnameLookups On: nginx never resolves client addresses.",
        "with HostnameLookups On (or Double) httpd looks up every client's host name: %h in access logs and "
        "%{REMOTE_HOST} in mod_rewrite hold the name. nginx never does reverse DNS, so they hold the address.",

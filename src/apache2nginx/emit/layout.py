@@ -1330,8 +1330,11 @@ def _regex_escape(text: str) -> str:
 def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     from .challenge_pages import keep_challenges
     from .refusal_pages import keep_refusals_plain
+    from .refused_error_pages import keep_statuses_of_refused_pages
     for server in model.servers:
         Layout(model, server, diags, proxy_emitter).run()
+    keep_statuses_of_refused_pages(model, diags)
+    for server in model.servers:
         keep_refusals_plain(model, server)
     keep_challenges(model)
 

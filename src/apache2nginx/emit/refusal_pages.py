@@ -21,7 +21,7 @@ REFUSED_PAGE = "@a2n_refused"
 _REFUSAL_MARKS = ("an access rule nginx cannot check: refused", "refused: ", "httpd answers 500: ")
 
 
-def _is_refusal(st: Stmt) -> bool:
+def is_refusal(st: Stmt) -> bool:
     return st.name == "deny" and st.args == ["all"] and any((st.comment or "").startswith(m)
                                                              for m in _REFUSAL_MARKS)
 
@@ -56,7 +56,7 @@ def _walk(loc: Location, inherited: list[Stmt]) -> bool:
     own = _pages(loc.statements)
     pages = own or inherited
     used = False
-    if any(_is_refusal(st) for st in loc.statements) and _replaces_403(pages):
+    if any(is_refusal(st) for st in loc.statements) and _replaces_403(pages):
         replaced = _without_403(pages)
         loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
         pages, used = replaced, True
