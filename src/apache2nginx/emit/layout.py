@@ -898,7 +898,7 @@ class Layout:
         if id(route) in self.redirect_vars:
             return [Stmt("return", [code, self.redirect_vars[id(route)]], route.span)]
         # numbered as if the fallback maps (below) were not there, so each Redirect keeps its name
-        var = f"$a2n_redirect_{sum(1 for m in self.model.maps if not _uri_fallback(m.variable))}"
+        var = f"$a2n_redirect_{len(self.model.maps) - self.model.redirect_uri_fallbacks}"
         self.redirect_vars[id(route)] = var
         from ..model import MapBlock
         # mod_alias matches whole path segments (alias_matches): /p covers /p and /p/x, not /px
@@ -917,15 +917,12 @@ class Layout:
             "$uri", fallback, [("~^" + _regex_escape(route.path) + f"(?<a2n_urest>{uri_rest})$",
                                 target + "$a2n_urest" + ("" if "?" in target else "$is_args$args"))],
             default='""', span=route.span))
+        self.model.redirect_uri_fallbacks += 1
         return [Stmt("return", [code, var], route.span)]
 
 
 # the name ending of a Redirect's map over $uri, which its map over the raw request line falls back to
 _URI_FALLBACK = "_uri"
-
-
-def _uri_fallback(variable: str) -> bool:
-    return variable.startswith("$a2n_redirect_") and variable.endswith(_URI_FALLBACK)
 
 
 # what access_statements adds for Options (not access rules)

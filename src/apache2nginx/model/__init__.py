@@ -251,6 +251,7 @@ class NginxModel:
     _maps_by_content: dict = field(default_factory=dict)
     _map_variables: set = field(default_factory=set)     # variables of maps[:_maps_indexed] (maps only grows)
     _maps_indexed: int = 0
+    redirect_uri_fallbacks: int = 0   # the maps over $uri that Redirects' raw-URI maps fall back to
 
     def has_map(self, variable: str) -> bool:
         """Whether a map defines VARIABLE: an index over `maps`, caught up with what was appended since."""
