@@ -243,7 +243,10 @@ def _indent(text: str) -> str:
     first line always), without its list of every line."""
     if _LINE_BREAKS.search(text):
         return do_indent(text, 4, first=True, blank=False)   # str.splitlines breaks there too
-    return "    " + re.sub(r"\n(?=[^\n])", "\n    ", text)
+    out = "    " + text.replace("\n", "\n    ")
+    while "\n    \n" in out:            # a blank line stays empty (each pass empties every other one of a run)
+        out = out.replace("\n    \n", "\n\n")
+    return out[:-4] if out.endswith("\n    ") else out
 
 
 def _unless(model: NginxModel):

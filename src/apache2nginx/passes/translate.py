@@ -253,8 +253,9 @@ def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
     # no directive of the input (setenvif.resolve)
     words: set[str] = set()
     for node in loaded.walk():
-        words.update(w.lower() for a in node.args if not a.lower().startswith(("env=", "!"))
-                     for w in re.split(r"[^A-Za-z0-9_.-]+", a) if w)
+        if node.args:
+            text = " ".join(a for a in node.args if not a.lower().startswith(("env=", "!")))
+            words.update(w.lower() for w in _INPUT_WORD.findall(text))
         if node.key == "options":
             # mod_autoindex settings matter only if some Options enables listings (All includes Indexes)
             listings = listings or any(a.lower().lstrip("+") in ("indexes", "all") for a in node.args)
@@ -263,6 +264,7 @@ def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
     return {"listings": listings, "proxy_html": proxy_html, "whole_config": whole, "input_words": words}
 
 
+_INPUT_WORD = re.compile(r"[A-Za-z0-9_.-]+")
 _WHOLE_CONFIG = frozenset({"listen", "virtualhost", "serverroot", "loadmodule"})
 
 

@@ -19,7 +19,7 @@ class Directive:
     """`Name arg1 arg2 ...`; `args` are unquoted values as httpd sees them."""
 
     __slots__ = ("name", "args", "file", "line", "column", "end_line", "end_column", "_arg_pos", "_quoted",
-                 "parent", "include_chain", "_raw_text", "unresolved")
+                 "parent", "include_chain", "_raw_text", "unresolved", "_span")
 
     is_section = False
 
@@ -38,6 +38,7 @@ class Directive:
         self.include_chain: tuple[Span, ...] = ()
         # the ${NAME}s this directive holds undefined (the loader reports them, A2N022): it is not translated
         self.unresolved: tuple[str, ...] | None = None
+        self._span: Span | None = None
 
     @property
     def arg_pos(self) -> list[tuple[int, int, int, int]]:
@@ -71,7 +72,13 @@ class Directive:
 
     @property
     def span(self) -> Span:
-        return Span(self.file, self.line, self.column, self.end_line, self.end_column)
+        """One Span per directive, shared by everything made from it (made again if the loader has moved
+        the directive's columns since)."""
+        span = self._span
+        if span is None or span.column != self.column or span.end_column != self.end_column \
+                or span.line != self.line or span.end_line != self.end_line:
+            span = self._span = Span(self.file, self.line, self.column, self.end_line, self.end_column)
+        return span
 
     @property
     def name_span(self) -> Span:
