@@ -104,6 +104,7 @@ def server_name(ctx: Context, d: Directive) -> Disposition:
     port = re.search(r":(\d+)$", d.args[0].split("://", 1)[-1])
     if port:
         ctx.server.settings["server_name_port"] = port.group(1)
+    ctx.server.settings["server_name_written"] = d.args[0]   # as the input writes it (httpd sends it so)
     names = ctx.server.names
     if ctx.server.has_server_name:
         names[0] = name  # a later ServerName replaces the earlier one

@@ -815,14 +815,10 @@ def _setting_value(server: Server, main: Server, scope_settings: dict | None, ke
 def _literal_server_name(server: Server) -> str | None:
     """The server's ServerName as the input writes it, where that is not its lower-cased server_name (httpd sends
     it so in X-Forwarded-Server); None when it is the same or cannot be read back."""
-    import linecache
-    span = server.name_spans[0] if server.name_spans else None
-    if span is None or not server.names:
+    written = server.settings.get("server_name_written")
+    if not written or not server.names:
         return None
-    m = re.match(r'\s*ServerName\s+["\']?([^\s"\']+)', linecache.getline(span.file, span.line)[span.column - 1:], re.I)
-    if not m:
-        return None
-    name = m.group(1).split("://", 1)[-1]
+    name = written.split("://", 1)[-1]
     if not name.startswith("[") and name.count(":") == 1:
         name = name.split(":", 1)[0]
     if name == server.names[0] or name.lower() != server.names[0] or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
