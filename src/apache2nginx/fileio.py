@@ -78,6 +78,9 @@ def _special_kind(path: Path) -> str | None:
     return None
 
 
+WRITE_CHUNK = 1 << 20   # characters encoded and written at once
+
+
 def write_all(files: list[tuple[str | Path, "str | Link"]]) -> None:
     """Write every (path, text or Link) or, on any failure (OutputError), none: nothing is left behind but
     the files as they were."""
@@ -108,7 +111,8 @@ def write_all(files: list[tuple[str | Path, "str | Link"]]) -> None:
             staged.append((tmp, path))
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                    for start in range(0, len(text), WRITE_CHUNK):   # encoded a piece at a time, not whole
+                        fh.write(text[start:start + WRITE_CHUNK])
                     fh.flush()
                     os.fsync(fh.fileno())
             except OSError as exc:
