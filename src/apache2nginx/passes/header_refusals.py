@@ -1,8 +1,8 @@
 """mod_headers' `Header always` lines on the answers nginx gives before it knows the virtual host.
 
-nginx refuses a request line whose path climbs above the root or holds a malformed %-escape with 400
-before it reads the Host header, so that answer comes from the default server of the address, with the
-default server's add_header lines (observed with nginx 1.22). httpd reads the whole request first and
+nginx refuses a request line whose target is not a path, or whose path climbs above the root or holds a
+malformed %-escape, with 400 before it reads the Host header, so that answer comes from the default server
+of the address, with the default server's add_header lines (observed with nginx 1.22). httpd reads the whole request first and
 answers from the virtual host the Host names, with that host's `Header always` lines. So the default
 server sends, on those answers only (`$uri` is still empty then, and never is afterwards), the `always`
 headers the other virtual hosts of its address send. What one server cannot send for every host is
@@ -81,6 +81,6 @@ def _give(ctx: Context, default: Server, others: list[Server], main: Server) -> 
 
 
 def _report(ctx: Context, server: Server, what: str) -> None:
-    ctx.diags.add("A2N511", "a request whose path climbs above the root or holds a malformed %-escape is refused "
-                  "by nginx before it reads the Host header, from the default server of the address: the answer "
-                  f"for this host {what}", server.span, directive="Header")
+    ctx.diags.add("A2N511", "a request whose target is not a path (`~`), or whose path climbs above the root "
+                  "or holds a malformed %-escape, is refused by nginx before it reads the Host header, from the "
+                  f"default server of the address: the answer for this host {what}", server.span, directive="Header")

@@ -103,9 +103,12 @@ class Case:
 
 
 def refused_request_line(path: str) -> bool:
-    """Whether nginx refuses this path while it parses the request line: a malformed %-escape, or dot
-    segments (%-decoded) that climb above the root."""
+    """Whether nginx refuses this path while it parses the request line: a target that is neither a path
+    nor an absolute URL (`~`, `*`), a malformed %-escape, or dot segments (%-decoded) that climb above the
+    root."""
     raw = path.split("?", 1)[0]
+    if not raw.startswith("/") and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", raw):
+        return True
     if re.search(r"%(?![0-9A-Fa-f]{2})", raw):
         return True
     depth = 0
