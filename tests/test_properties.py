@@ -84,3 +84,27 @@ def test_well_formed_configs_read_back_exactly(items):
     cf = parse_bytes("gen.conf", text.encode(), diags)
     assert not diags.at_least(Severity.WARNING), (text, [d.message for d in diags])
     assert _tree(cf.children) == _shape(items)
+
+
+_TEXT_PIECES = st.lists(st.text(alphabet="ab \n", max_size=12), max_size=8)
+
+
+@SETTINGS
+@given(_TEXT_PIECES, st.booleans())
+def test_output_joined_in_pieces_reads_as_the_whole_text(pieces, full):
+    """The renderer finishes a large output piece by piece (blank-line runs collapsed, no blank lines
+    around, the header first): the result is what finishing the whole text at once gives."""
+    from apache2nginx.emit.render import _finish, _finish_pieces
+    assert _finish_pieces(list(pieces), "# header", full) == _finish("".join(pieces), "# header", full)
+
+
+@SETTINGS
+@given(st.text(alphabet="ab \n", max_size=40))
+def test_indent_reads_as_jinja_indent(text):
+    """The renderer's indentation of a full nginx.conf's http body is jinja's indent filter (four spaces,
+    the first line always, blank lines left empty)."""
+    from jinja2.filters import do_indent
+    from apache2nginx.emit.render import _indent
+    expected = do_indent(text, 4, first=True, blank=False)
+    # jinja keeps a text's final line break; ours keeps every line break as it is
+    assert _indent(text) == expected + ("\n" if text.endswith("\n") and not expected.endswith("\n") else "")
