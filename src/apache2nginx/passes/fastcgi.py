@@ -524,17 +524,12 @@ def _scope_label(scope) -> str:
 
 
 def _original_case(model, name: str, variable: str | None, span=None) -> str:
-    """The variable's name as the input writes it (httpd keeps its case; the model keys it lower-cased), read
-    back from the SetEnvIf line (SPAN, or the line of the map that sets VARIABLE)."""
-    import linecache
+    """The variable's name as the input writes it (httpd keeps its case; the model keys it lower-cased): as the
+    SetEnvIf line at SPAN, or the line of the map that sets VARIABLE, wrote it."""
+    from .setenvif import written_name
     if span is None:
         span = next((m.span for m in model.maps if m.variable == variable and m.span is not None), None)
-    if span is not None:
-        text = linecache.getline(span.file, span.line)
-        m = re.search(r"(?<![^\s\"'!])!?(" + re.escape(name) + r")(?==|[\s\"']|$)", text, re.I)
-        if m:
-            return m.group(1)
-    return name
+    return written_name(model, name, span) if span is not None else name
 
 
 def pass_set_env_if(ctx: Context, server) -> None:

@@ -100,8 +100,10 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         region = _enclosing_section(d)
         why = f"a line inside <{region.name} {' '.join(region.args)}> (a section left untranslated)" \
             if region is not None else "a per-directory line outside its section"
+    written = ctx.model.main_server.settings.setdefault("setenvif_written", {})
     for assignment in assignments:
         name, _, value = assignment.lstrip("!").partition("=")
+        written.setdefault((d.span, name.lower()), name)   # the name as this line writes it (see written_name)
         # what access rules need to know of every variable (Require env): untranslated setters, empty values,
         # and per-directory lines (access_cond reads only the server-level chain)
         if why is not None or per_dir:
@@ -246,6 +248,11 @@ class _Registry:
         self.order.setdefault(id(scope), len(self.order))
         self.lines.append(_Line(scope, server, name, source, key, value, span, len(self.lines)))
         self.names.add(name)
+
+
+def written_name(model, name: str, span) -> str:
+    """NAME (lower-cased in the model) as the SetEnvIf line at SPAN writes it; httpd keeps that case."""
+    return model.main_server.settings.get("setenvif_written", {}).get((span, name.lower()), name)
 
 
 def _registry(model) -> _Registry:
