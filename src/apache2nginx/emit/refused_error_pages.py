@@ -6,10 +6,10 @@ When those refuse the page, httpd keeps the original status and sends its built-
 runs the page location's access phase, but a refusal there replaces the status: a 404 (a `%2F` path, a missing
 file in a granted directory) became nginx's 403.
 
-Where the page's nginx location refuses everybody (`deny all` with no `allow` and no `satisfy any`, or an
-unconditional `return 403`), the translation sends that status to a named location answering the original
-status with nginx's own page instead, and reports it (A2N239). A page refused only to some clients (an address
-rule, a login) is left as it is.
+Where the page's nginx location refuses everybody (`deny all` with no `allow` and no `satisfy any`, from
+the input's own access rules, not a refusal the translation adds), the translation sends that status to a
+named location answering the original status with nginx's own page instead, and reports it (A2N239). A page
+refused only to some clients (an address rule, a login) is left as it is.
 """
 from __future__ import annotations
 
@@ -62,9 +62,6 @@ def _find(locations: list[Location], uri: str, chain: list[Location]) -> tuple[l
 
 def _refuses_everybody(levels: list[list[Stmt]]) -> bool:
     """LEVELS from the innermost out: nginx inherits allow/deny and satisfy from the nearest level setting any."""
-    innermost = levels[0]
-    if any(st.name == "return" and st.args[:1] == ["403"] for st in innermost):
-        return True
     rules = next((level for level in levels if any(st.name in _ACCESS for st in level)), [])
     satisfy = next((st.args for level in levels for st in level if st.name == "satisfy"), ["all"])
     access = [st for st in rules if st.name in _ACCESS]
