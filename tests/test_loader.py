@@ -404,3 +404,31 @@ def test_includes_and_conditions_with_an_undefined_variable_count_as_unsupported
     assert result.tally.by_name["<ifdefine"][Disposition.UNSUPPORTED] == 1
     assert result.tally.by_name["<macro"][Disposition.EXACT] == 1
     assert result.tally.by_name["use"][Disposition.EXACT] == 1
+
+
+def test_a_glob_may_name_thousands_of_site_files(tmp_path):
+    """One file per site is how mass hosting is configured: a glob naming more files than a directory walk
+    may (4,096) is read, while a directory include stays capped (test_hostile_input: `Include /`)."""
+    from apache2nginx.syntax.loader import MAX_INCLUDE_MATCHES
+    count = MAX_INCLUDE_MATCHES + 10
+    write(tmp_path, {"main.conf": "ServerRoot " + str(tmp_path) + "\nInclude sites/*.conf\n"})
+    (tmp_path / "sites").mkdir()
+    for i in range(count):
+        (tmp_path / "sites" / f"site-{i:05d}.conf").write_text(f"ServerAlias s{i}\n")
+    diags = Diagnostics()
+    cfg = load(tmp_path / "main.conf", None, diags)
+    assert not [d for d in diags if d.code == "A2N013"]
+    assert sum(1 for n in cfg.walk() if n.name == "ServerAlias") == count
+
+
+def test_a_directory_include_stays_capped(tmp_path):
+    from apache2nginx.syntax.loader import MAX_INCLUDE_MATCHES
+    write(tmp_path, {"main.conf": "ServerRoot " + str(tmp_path) + "\nInclude tree\n"})
+    for i in range(MAX_INCLUDE_MATCHES + 1):
+        p = tmp_path / "tree" / f"d{i % 7}" / f"f{i}.conf"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("ServerAlias x\n")
+    diags = Diagnostics()
+    load(tmp_path / "main.conf", None, diags)
+    assert [d for d in diags if d.code == "A2N013" and "under directories" not in d.message and
+            f"{MAX_INCLUDE_MATCHES:,}" in d.message]

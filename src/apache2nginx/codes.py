@@ -161,8 +161,9 @@ _code("A2N013", "unreadable-input", "error", "An input file or directory cannot 
 What it means: the file does not exist, is a directory where a file was
 expected, or permissions forbid reading it; or it is not a regular file (a
 device such as /dev/zero, a named pipe, a socket), which is never read; or an
-Include names more files than the translator reads from one pattern (4,096;
-`Include /` names the whole disk).
+Include names more files than the translator reads from one pattern (65,536
+names a glob matches, 4,096 files under the directories it names, which are
+walked recursively; `Include /` names the whole disk).
 
 Why it matters: nothing can be translated from it.
 

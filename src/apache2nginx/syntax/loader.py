@@ -28,7 +28,8 @@ from .span import Span
 from .tree import Directive, Node, Section
 
 MAX_INCLUDE_DEPTH = 64
-MAX_INCLUDE_MATCHES = 4096   # files one Include (a glob or a directory) may name
+MAX_INCLUDE_MATCHES = 4096   # files one Include may name under directories it names (walked recursively)
+MAX_GLOB_MATCHES = 65536     # names one Include's glob may match (one file per site: mass hosting has thousands)
 MAX_TOTAL_FACTOR = 4         # an input with all it includes: at most this many times --max-input-size bytes
 MAX_EXPANDED_ARG = 1 << 16   # characters of one argument after ${VAR} substitution
 DEFAULT_APACHE_VERSION = (2, 4, 62)
@@ -393,10 +394,10 @@ class _Loader:
                 matches = []
                 for m in glob.iglob(text):
                     matches.append(m)
-                    if len(matches) > MAX_INCLUDE_MATCHES:
+                    if len(matches) > MAX_GLOB_MATCHES:
                         break
                 if matches:
-                    return self._expand(sorted(matches), pattern, node)
+                    return self._expand(sorted(matches), pattern, node, MAX_GLOB_MATCHES)
             elif os.path.exists(cand):     # False for any OSError (a name too long) too
                 return self._expand([text], pattern, node)
         return None
@@ -408,20 +409,27 @@ class _Loader:
             candidates.extend(r / path[len(self.server_root.rstrip("/")) + 1:] for r in self.roots())
         return next((c for c in candidates if os.path.isfile(c)), None)
 
-    def _expand(self, paths: list[str], pattern: str, node: Directive | None) -> list[Path]:
-        """The files a glob's matches or a directory name, at most MAX_INCLUDE_MATCHES of them (counted
-        while the tree is walked, so `Include /` stops early instead of listing the whole disk)."""
+    def _expand(self, paths: list[str], pattern: str, node: Directive | None,
+                limit: int = MAX_INCLUDE_MATCHES) -> list[Path]:
+        """The files a glob's matches or a directory name: at most LIMIT of them, and at most
+        MAX_INCLUDE_MATCHES found under directories (counted while the tree is walked, so `Include /` stops
+        early instead of listing the whole disk)."""
         out: list[Path] = []
+        walked = 0
         for p in paths:
             path = Path(p)
             if os.path.isdir(path):
-                out.extend(_walk_files(path, MAX_INCLUDE_MATCHES + 1 - len(out)))
+                found = _walk_files(path, MAX_INCLUDE_MATCHES + 1 - walked)
+                walked += len(found)
+                out.extend(found)
             else:
                 out.append(path)
-            if len(out) > MAX_INCLUDE_MATCHES:
-                self.diags.add("A2N013", f"{pattern} names more than {MAX_INCLUDE_MATCHES:,} files; nothing of "
-                               "it was read", node.arg_span(node.args.index(pattern)) if node is not None and
-                               pattern in node.args else Span.point(self.name),
+            cap = MAX_INCLUDE_MATCHES if walked > MAX_INCLUDE_MATCHES else limit if len(out) > limit else None
+            if cap is not None:
+                self.diags.add("A2N013", f"{pattern} names more than {cap:,} files"
+                               + (" under directories" if cap == MAX_INCLUDE_MATCHES and limit != cap else "")
+                               + "; nothing of it was read", node.arg_span(node.args.index(pattern))
+                               if node is not None and pattern in node.args else Span.point(self.name),
                                directive=node.name if node is not None else None,
                                hint="name the configuration files or directory precisely")
                 return []
