@@ -237,6 +237,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N775": effects(),                # both servers answer 500 there
     "A2N776": effects(),                # both servers answer 500 there
     "A2N773": effects(),                # the section applies to no request in either server
+    "A2N730": effects("status@status-403", "header@status-403", "location@status-403",
+                      "backend@status-403"),  # the URLs of overlapping sections are refused (403)
     "A2N740": effects("*"),             # a <Directory> left out, or the server refused
     "A2N741": effects("*"),             # a file section left out
     "A2N742": effects("status@status-403", "header@status-403", "location@status-403",

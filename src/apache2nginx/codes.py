@@ -1382,6 +1382,16 @@ _short("A2N726", "add-handler-extensions", "warning", "AddHandler became a regex
        "a directory named like a script (dir.cgi/) followed by a file is sent to the handler by nginx, where httpd "
        "serves the file; and like httpd, a double extension (upload.php.jpg) runs as a script.",
        "prefer <FilesMatch \\.ext$> with SetHandler on the Apache side.")
+_short("A2N730", "regex-location-overlap-refused", "error", "URLs two <LocationMatch> sections both match are "
+       "refused.",
+       "httpd merges every <LocationMatch> (and `<Location ~>`) section that matches a URL, in configuration order; "
+       "nginx answers from the first matching regular-expression location. The translation nests in each regex "
+       "location a location for every later section that may match the same URLs, with the sections' rules merged "
+       "as httpd merges them. Where that cannot be laid out exactly (more than four sections over the same URLs, "
+       "an earlier section whose statements read its captures, which the nested expression replaces, or several "
+       "of the sections proxying), the URLs both sections match are refused to everyone (`deny all`) instead.",
+       "clients httpd admitted to URLs both sections match get 403 from nginx.",
+       "give the sections patterns that do not overlap, or merge them into one section.")
 _short("A2N727", "directory-missing-headers", "warning", "A <Directory> missing from the document root read "
        "sends its Header always lines on 404s.",
        "httpd merges a <Directory> section only when its directory walk enters that directory, and the walk stops "

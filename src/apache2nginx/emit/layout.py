@@ -411,7 +411,10 @@ class Layout:
             if proxied or server_ifs:
                 loc.statements[:0] = self.access(proxied, loc.path, loc.span)
         prefix_locations = [l for l in server.locations if l.modifier in ("", "^~", "=")]
+        laid_regex: list[tuple[Scope, Location]] = []
         for s in regex_scopes:
+            if not s.settings and not s.statements and s.proxy is None:
+                continue    # an empty section changes nothing in httpd: its URLs stay the document root's
             loc = Location("~*" if s.nocase else "~", s.path, span=s.span)
             # nginx consults it for URLs under `location /` only: httpd merges the <LocationMatch> after the
             # sections of those URLs (the document root's), whose refusals and settings it does not replace
@@ -424,11 +427,16 @@ class Layout:
             if s.proxy is not None:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path, loc.statements))
             server.locations.append(loc)
+            laid_regex.append((s, loc))
             own_access = self.access([s.settings.get("access")], s.path, s.span) \
                 if s.settings.get("access") is not None else []
             if own_access:
                 self.guard_prefixes(s, own_access, prefix_locations)
             self.carry_regex_headers(s, prefix_locations)
+        self.overlap_budget = _REGEX_OVERLAPS
+        for i, (s, loc) in enumerate(laid_regex):
+            self.nest_regex_overlaps(loc, [s], laid_regex[i + 1:], root_region_configs, root_configs,
+                                     root_statements)
 
         if self.filename_refusals and self.refuse_all is None:
             for loc in server.locations:
@@ -853,6 +861,66 @@ class Layout:
                 self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1,
                                    headers_too)
 
+    def nest_regex_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
+                            root_configs: list, root_locations: list, root_statements: list[Stmt],
+                            depth: int = 0) -> None:
+        r"""httpd merges every <LocationMatch> (and `<Location ~>`) matching a URL, in configuration order; nginx
+        answers from the first matching regex location alone, so a later section's access rules, headers or
+        handler were lost where an earlier section also matches (an earlier `<Location ~ ^/api>` shadowing a
+        later `<LocationMatch ^/api/.*\.txt$>` that denies). So the location OUTER of the sections MATCHED
+        holds, for each later section that may match the same URLs, a nested location of its pattern with the
+        sections merged as httpd merges them (access rules, statements, the last section's handler); chains of
+        more sections nest further. Where that cannot be laid out exactly, the shared URLs are refused (A2N730)."""
+        for j, (f, loc) in enumerate(later):
+            if f.settings.get("access") is None and not f.statements and f.proxy is None:
+                continue
+            if not _regexes_may_overlap(outer.path, outer.modifier == "~*", loc.path, loc.modifier == "~*"):
+                continue
+            group = matched + [f]
+            span = f.span
+            why = None
+            if depth >= 3:
+                why = "more than four sections match the same URLs"
+            elif self.overlap_budget <= 0:
+                why = f"more than {_REGEX_OVERLAPS} combinations of sections overlap in the server"
+            elif any(_reads_captures(st) for s in matched for st in s.statements):
+                why = f"the statements of {matched[-1].path} read its captures, which the nested expression replaces"
+            elif sum(s.proxy is not None for s in group) > 1:
+                why = "several of the sections proxy"
+            proxy = next((s.proxy for s in reversed(group) if s.proxy is not None), None)
+            if why is None:
+                configs = [s.settings.get("access") for s in group]
+                if proxy is not None and proxy.kind == "proxy":
+                    # a proxied request walks the <Proxy> sections instead of the directories
+                    access = self.access(self.proxy_configs(proxy, f.path) + root_locations + configs, f.path, span)
+                else:
+                    access = self.access(root_configs + configs, f.path, span)
+                statements: list[Stmt] = []
+                shapes = set()
+                for st in root_statements + [st for s in group for st in s.statements]:
+                    if _shape(st) not in shapes:
+                        shapes.add(_shape(st))
+                        statements.append(st)
+                inner = Location(loc.modifier, loc.path,
+                                 _detached(access, outer.statements, span) + _last_wins(statements), span)
+                if proxy is not None:
+                    inner.statements.extend(self._handler(proxy, f.path, f.path, inner.statements))
+            else:
+                inner = Location(loc.modifier, loc.path,
+                                 [Stmt("deny", ["all"], span, comment="overlapping <LocationMatch> sections: refused")],
+                                 span)
+                if ("A2N730", span) not in self.reported:
+                    self.reported.add(("A2N730", span))
+                    self.diags.add("A2N730", f"<LocationMatch {f.path}>: httpd merges it with the earlier "
+                                   f"<LocationMatch {matched[-1].path}> for the URLs both match, which nginx cannot "
+                                   f"lay out here ({why}): those URLs are refused to everyone (deny all)", span,
+                                   related=[s.span for s in matched[:3]])
+            outer.locations.append(inner)
+            if why is None:
+                self.overlap_budget -= 1
+                self.nest_regex_overlaps(inner, group, later[j + 1:], root_configs, root_locations, root_statements,
+                                         depth + 1)
+
     def _handler(self, route: Route, region: str, matched: str, before: list[Stmt] | None = None) -> list[Stmt]:
         """The statements that serve ROUTE in a location; BEFORE: the location's statements so far."""
         if route.kind == "proxy-exclude":
@@ -1087,6 +1155,51 @@ def _may_overlap(a: str, b: str) -> bool:
         if name is not None:
             return re.search(other, "/" + name) is not None
     return True
+
+
+# how many merged locations of overlapping <LocationMatch> sections a server gets (each section may overlap
+# every later one: the combinations grow fast); the overlaps beyond are refused (A2N730)
+_REGEX_OVERLAPS = 200
+
+
+def _literal_start(regex: str, nocase: bool) -> tuple[str, bool] | None:
+    r"""The literal text every URL a location's regex matches starts with (`^/api/` of `^/api/.*\.txt$`), and
+    whether it compares without case; None where the regex is not anchored or alternates at its top."""
+    if regex.startswith("(?i)"):
+        regex, nocase = regex[4:], True
+    if not regex.startswith("^") or "|" in regex:
+        return None
+    out, i = [], 1
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
+            out.append(regex[i + 1])
+            i += 2
+        elif c.isalnum() or c in "/-_~%=,;:@!&'":
+            out.append(c)
+            i += 1
+        else:
+            if c in "?*{" and out:
+                out.pop()       # the character before is optional
+            break
+    return "".join(out), nocase
+
+
+def _regexes_may_overlap(a: str, a_nocase: bool, b: str, b_nocase: bool) -> bool:
+    """Whether two regex locations may match the same URL: False only where both are anchored at literal
+    starts neither of which begins the other."""
+    one, other = _literal_start(a, a_nocase), _literal_start(b, b_nocase)
+    if one is None or other is None:
+        return True
+    (x, xi), (y, yi) = one, other
+    if xi or yi:
+        x, y = x.lower(), y.lower()
+    return x.startswith(y) or y.startswith(x)
+
+
+def _reads_captures(st: Stmt) -> bool:
+    """The statement (or one in its block) reads numbered captures ($1..$9)."""
+    return any(re.search(r"\$\{?\d", a) for a in st.args) or any(_reads_captures(b) for b in st.block or ())
 
 
 def _rule_errors(stmts: list[Stmt]) -> list[Stmt]:

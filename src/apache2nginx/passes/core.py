@@ -187,7 +187,8 @@ def location(ctx: Context, section: Section) -> Disposition:
         ctx.walk(section.children)
     finally:
         ctx.scope = None
-    if regex:
+    if regex and (scope.statements or scope.settings or scope.proxy is not None):
+        # (an empty section lays out no location: nothing of it can be missed)
         ctx.diags.add("A2N208", f"<{section.name} {path}>: nginx uses the first matching "
                       "regular-expression location, where httpd merges every matching section", section.span,
                       directive="<" + section.name)
