@@ -335,7 +335,8 @@ class Layout:
                 loc.statements.extend(statements)
                 if handler is not None:
                     loc.statements.extend(self._handler(handler, path, matched, loc.statements))
-                self.nest_files(loc, files, dir_configs, loc_configs, matched)
+                self.nest_files(loc, files, dir_configs, loc_configs, matched,
+                                [st for s in covering for st in s.statements if st.name in _HEADER_LINES])
                 existing = by_key.get(loc.key())
                 if existing is None:
                     server.locations.append(loc)
@@ -760,11 +761,15 @@ class Layout:
         existing.locations.extend(loc.locations)
 
     def nest_files(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list,
-                   matched: str) -> None:
+                   matched: str, loc_headers: list[Stmt] = ()) -> None:
         """<Files> sections merge between directories and locations; nginx needs them nested in every
         location they apply to (a ^~ location hides the server's regex locations). httpd merges every
         section matching a name, nginx picks the first matching location: see `nest_overlaps` (access) and
-        `_with_overlaps` (header lines, where only the first section has access rules)."""
+        `_with_overlaps` (header lines, where only the first section has access rules). LOC_HEADERS: the
+        Header lines of the <Location> sections of LOC, which httpd runs after a <Files> section's
+        (ap_location_walk merges after ap_file_walk): a section naming one of their headers gets them again
+        after its own lines, so a Location's `Header set` replaces the Files' line as in httpd, instead of
+        the Files' line coming after the Location's it inherits (the render drops the inherited copies)."""
         before, headers_of = len(loc.locations), {}
         nested: list[tuple[Scope, Location]] = []
         merged: list = []       # the access of the sections matching an exact location's URL, in order
@@ -809,8 +814,8 @@ class Layout:
                     self.diags.add("A2N772", f"the file section {f.path}: its rules hold in nginx for URLs ending "
                                    "with a matching name; a URL going on after it (path info, /x.css/more) keeps the "
                                    "rules of the directory, where httpd applies the file's and answers 404", f.span)
-            own_location = Location("~", regex, _detached(access, loc.statements, f.span) + list(f.statements),
-                                    f.span, static_only=static)
+            own_location = Location("~", regex, _detached(access, loc.statements, f.span) + list(f.statements)
+                                    + _after_files(f.statements, loc_headers), f.span, static_only=static)
             loc.locations.append(own_location)
             nested.append((f, own_location))
             headers_of[id(own_location)] = f.statements
@@ -1500,3 +1505,17 @@ def _disjoint(locations: list[Location]) -> bool:
     return not set.intersection(*sets)
 # how a file section's regex starts: at a segment of the URL
 _SEGMENT = "(?:^|/)"
+
+
+# the statements a Header line becomes
+_HEADER_LINES = ("add_header", "proxy_hide_header")
+
+
+def _after_files(files_statements: list[Stmt], loc_headers: list[Stmt]) -> list[Stmt]:
+    """Copies of LOC_HEADERS (a <Location>'s Header lines) to follow a <Files> section's own lines, when the
+    section has a Header line for one of their names: httpd runs the Location's lines after the Files' ones."""
+    names = {st.args[0].lower() for st in files_statements if st.name in _HEADER_LINES and st.args}
+    if not names or not any(st.args and st.args[0].lower() in names for st in loc_headers):
+        return []
+    return [Stmt(st.name, list(st.args), st.span, st.comment, None, st.resets, st.conditional)
+            for st in loc_headers]

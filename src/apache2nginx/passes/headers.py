@@ -18,7 +18,7 @@ from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, Rule, table
 from .header_expr import HeaderCondition, Untranslatable
-from . import header_refusals, setenvif
+from . import header_join, header_refusals, setenvif
 
 _FORMAT = re.compile(r"%(?:\{[^}]*\}[a-zA-Z]|[a-zA-Z%])")
 
@@ -137,6 +137,9 @@ def _header(ctx: Context, d: Directive) -> Disposition:
             if reader.variable is not None:
                 return _conditional(ctx, d, condition, action, rest, None, reader)
             reason = reader.reason if reader.reason and "per-directory" in reader.reason else None
+    if len(extras) == 1 and extras[0].lower().startswith("env=") and action == "unset" and len(rest) == 1 \
+            and header_join.conditional_unset(ctx, d, condition, rest[0], extras[0][4:]):
+        return Disposition.EXACT
     if extras:
         ctx.diags.add("A2N717" if reason else "A2N501", f"Header {' '.join(d.args)}: the condition {extras[0]!r} "
                       "is not translated" + (f" ({reason})" if reason else "") + "; nothing was emitted for this "
@@ -156,7 +159,8 @@ def _header(ctx: Context, d: Directive) -> Disposition:
     table = "always" if condition == "always" else "onsuccess"
     if always and action in ("set", "add", "append", "merge"):
         _report_htaccess_level(ctx, d)
-    if action in ("append", "merge") and _join(ctx, action, name, value, table):
+    if action in ("append", "merge") and (_join(ctx, action, name, value, table)
+                                          or header_join.outer_join(ctx, d, action, name, value, table)):
         return Disposition.EXACT
     if action == "set":
         if condition == "always":
@@ -187,16 +191,23 @@ def _header(ctx: Context, d: Directive) -> Disposition:
         return Disposition.APPROXIMATE
     if action == "unset":
         ctx.emit("proxy_hide_header", [name], d.span).resets = (name.lower(), table)
-        if name.lower() in ("server", "date", "content-length", "content-type", "connection", "etag",
-                            "last-modified", "accept-ranges"):
-            ctx.diags.add("A2N504", f"Header unset {name}: nginx generates this header itself and cannot remove "
-                          "it without a third-party module (headers-more); only a backend's copy is hidden",
-                          d.span, directive=d.name)
+        if name.lower() in _GENERATED:
+            _generated(ctx, d, name)
             return Disposition.APPROXIMATE
         return Disposition.EXACT
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+# headers nginx makes itself, which no add_header takes away
+_GENERATED = ("server", "date", "content-length", "content-type", "connection", "etag", "last-modified",
+              "accept-ranges")
+
+
+def _generated(ctx: Context, d: Directive, name: str) -> None:
+    ctx.diags.add("A2N504", f"Header unset {name}: nginx generates this header itself and cannot remove it without "
+                  "a third-party module (headers-more); only a backend's copy is hidden", d.span, directive=d.name)
 
 
 def _plain(ctx: Context) -> dict[int, tuple[Stmt, str]]:
@@ -615,6 +626,7 @@ def finish_model(ctx: Context) -> None:
         for server in ctx.model.servers:
             _add_untyped(server.own_statements if server is ctx.main else server.statements, span)
     header_refusals.finish(ctx)
+    header_join.finish(ctx)
     _error_document_entries(ctx)
 
 

@@ -1,0 +1,146 @@
+"""mod_headers lines that act on a value the configuration gives statically: a `Header append|merge` after a
+plain `Header set` of an enclosing block, and a `Header unset ... env=` after a plain `Header set` of its own
+block.
+
+nginx cannot edit a header another add_header sends: it can only send lines. Where the value before the line
+is known (a plain `set`, and the plain lines after it), the translation writes the value httpd ends with:
+one joined line instead of two (a list header read twice is not always the same as one, and a security
+header such as X-Frame-Options sent twice with two values may be read as invalid), a value that is empty
+where the unset's condition holds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Stmt
+from ..syntax.tree import Directive
+from .base import Context, Disposition
+from .header_expr import HeaderCondition
+from . import setenvif
+
+
+def _table(st: Stmt) -> tuple[str, str]:
+    return st.args[0].lower(), "always" if st.args[-1] == "always" else "onsuccess"
+
+
+def since_set(ctx: Context, holder: list[Stmt], name: str, table: str) -> list[Stmt] | None:
+    """The add_header lines of plain (unconditional) Header lines for NAME in TABLE of HOLDER since its last
+    `set` (the set among them), latest first; [] when HOLDER has no line for NAME in TABLE; None when a line
+    since the set is not a plain one (a conditional line's value is not known here), when an unset ends
+    them, or when no set starts them (lines of an enclosing block are in play then)."""
+    from .headers import _plain
+    plain, key = _plain(ctx), (name.lower(), table)
+    lines: list[Stmt] = []
+    for st in reversed(holder):
+        if st.name == "add_header" and st.args and _table(st) == key:
+            if id(st) not in plain or plain[id(st)][0] is not st:
+                return None
+            lines.append(st)
+            if st.resets:
+                return lines
+        elif st.resets == key:
+            return None
+    return None if lines else []
+
+
+def conditional_unset(ctx: Context, d: Directive, condition: str, name: str, env: str) -> bool:
+    """`Header unset NAME env=[!]VAR` after a plain `Header set NAME` of the same block (and plain add/append/
+    merge lines after it): httpd removes the header where the condition holds as the response leaves
+    (mod_headers tests r->subprocess_env then), and leaves the set's value elsewhere. So each of those lines
+    sends its value only where the condition fails (a map over the variable), and the set still replaces
+    what an enclosing block adds: where the condition holds the name is gone altogether, as in httpd. True
+    when translated so; else the caller refuses the line."""
+    from .headers import _GENERATED, _generated, _plain, onsuccess
+    table = "always" if condition == "always" else "onsuccess"
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    lines = since_set(ctx, holder, name, table)
+    if not lines:
+        return False
+    negate = env.startswith("!")
+    source, _ = setenvif.resolve(ctx.model, ctx.server, ctx.scope, env.lstrip("!"), ctx.options.get("input_words"))
+    if source is None:
+        return False
+    compiler, plain = HeaderCondition(ctx.model), _plain(ctx)
+    for st in lines:
+        value = plain.pop(id(st))[1]
+        # the value stays where the unset's condition fails: VAR unset (or set, for `!VAR`)
+        kept = compiler.value_when_set(source, value, not negate)
+        st.args[1] = kept if table == "always" else onsuccess(ctx, kept)
+    # read again once every SetEnvIf line is: a later line that changes VAR is reported (A2N717)
+    setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda src: src)
+    if name.lower() in _GENERATED:
+        _generated(ctx, d, name)
+    return True
+
+
+@dataclass
+class _Joined:
+    stmt: Stmt
+    directive: Directive
+    action: str
+    name: str
+    value: str
+    table: str
+    scope: object
+    server: object
+
+
+# the order httpd merges sections in (ap_directory_walk, ap_file_walk, ap_location_walk)
+_ORDER = {"directory": 0, "files": 1, "location": 2}
+
+
+def outer_join(ctx: Context, d: Directive, action: str, name: str, value: str, table: str) -> bool:
+    """`Header append|merge NAME VALUE` (plain) in a section with no line of its own for NAME, where the
+    server level ends with a plain `Header set NAME` (and plain lines after it): httpd joins VALUE to that
+    value with ", " (merge: unless one of its comma-separated members is VALUE already; apr_table_mergen),
+    so the section sends the joined value as a `set` would. True when emitted so; the check that no other
+    section httpd merges before this one names the header is made once every section is read (finish)."""
+    from .headers import _plain, onsuccess
+    scope = ctx.scope
+    if scope is None or scope.kind not in _ORDER or since_set(ctx, scope.statements, name, table) != []:
+        return False
+    lines = since_set(ctx, ctx.server.statements, name, table)
+    if lines == [] and ctx.server is not ctx.main:
+        lines = since_set(ctx, ctx.main.statements, name, table)
+    if not lines or len(lines) != 1:
+        return False        # several lines: httpd joins to the first of them, which one line cannot say
+    old = _plain(ctx)[id(lines[0])][1]
+    joined = old if action == "merge" and value in [t.strip() for t in old.split(",")] else f"{old}, {value}"
+    stmt = ctx.emit("add_header", [name, joined, "always"] if table == "always" else
+                    [name, onsuccess(ctx, joined)], d.span)
+    stmt.resets = (name.lower(), table)
+    _plain(ctx)[id(stmt)] = (stmt, joined)
+    ctx.main.settings.setdefault("header_outer_joins", []).append(
+        _Joined(stmt, d, action, name, value, table, scope, ctx.server))
+    return True
+
+
+def _names(statements: list[Stmt], name: str) -> bool:
+    for st in statements:
+        if (st.name == "add_header" and st.args and st.args[0].lower() == name) or \
+                (st.resets and st.resets[0] == name and st.name in ("add_header", "proxy_hide_header")):
+            return True
+        if st.block and _names(st.block, name):
+            return True
+    return False
+
+
+def finish(ctx: Context) -> None:
+    """An outer join stands only where no other section httpd merges before (or with) the joined one names
+    the header: such a section's line may come between the server's value and the append/merge. Where one
+    does, the line is sent as its own header line again (A2N506), as without the join."""
+    from .headers import _list_header, _plain, onsuccess
+    for j in ctx.main.settings.get("header_outer_joins", []):
+        key = j.name.lower()
+        servers = {id(s): s for s in (j.server, ctx.main)}.values()
+        scopes = {id(sc): sc for s in servers for sc in s.scopes + s.settings.get("directories", [])
+                  + s.settings.get("files", [])}.values()
+        if not any(sc is not j.scope and _ORDER.get(sc.kind, 0) <= _ORDER[j.scope.kind] and _names(sc.statements, key)
+                   for sc in scopes):
+            continue
+        j.stmt.args = [j.name, j.value, "always"] if j.table == "always" else [j.name, onsuccess(ctx, j.value)]
+        j.stmt.resets = None
+        _plain(ctx)[id(j.stmt)] = (j.stmt, j.value)
+        _list_header(ctx, j.directive, j.action, j.name)
+        if ctx.redispose is not None:
+            ctx.redispose(j.directive, Disposition.APPROXIMATE)
