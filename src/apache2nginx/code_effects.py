@@ -185,6 +185,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N503": effects("header:missing@proxied,error-status",  # proxied 4xx/5xx: nginx's add_header does not fire
                       "header:changed@proxied"),              # a conditional header keeps the backend's copy
     "A2N504": effects("header:added"),  # nginx still sends a header it generates itself
+    "A2N525": effects("header:added@proxied", "header:changed@proxied"),  # the backend's copy is not hidden
     "A2N506": effects("header:changed"),  # another line instead of a comma-joined value
     "A2N507": effects("status:changed@not-proxied,conditional-request"),  # nginx's own If-None-Match check sees
     # the client's value

@@ -913,6 +913,16 @@ _short("A2N515", "header-both-tables", "warning", "A header named both by `Heade
        "a request httpd answers with success in a region nginx refuses carries the header once in nginx, twice "
        "in httpd.",
        "give the header to one table only: `Header always set` where it belongs on every answer.")
+_short("A2N525", "header-unset-env-earlier-lines", "warning", "A `Header unset` with env= empties the "
+       "block's earlier lines of the header where the condition holds.",
+       "httpd runs a block's Header lines in order, so `Header unset NAME env=VAR` takes away what the lines "
+       "before it set, for the requests VAR is set for. nginx cannot take a header away: the earlier lines of the "
+       "block send their value through a map that is empty where the condition holds, which is the same answer. "
+       "A backend's own NAME header is not hidden (proxy_hide_header has no condition).",
+       "on a proxied answer, a NAME header the backend sends reaches the client from nginx where httpd removed "
+       "it.",
+       "if the backend sends the header, hide it for every request (`Header unset NAME` without a condition) or "
+       "remove it at the backend.")
 _short("A2N505", "header-action-unsupported", "error", "A header action has no nginx translation.",
        "append, merge, edit, setifempty, echo and note need a map over the backend header or a third-party "
        "module.",

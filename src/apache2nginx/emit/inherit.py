@@ -263,7 +263,8 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
                      nested: list, unless: Unless | None) -> list[Stmt] | None:
     """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's."""
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
-    named = {s.args[0].lower() for s in headers if s.args}
+    # (a header a server rewrite rule's answer carries is empty everywhere else: the refusal does not send it)
+    named = {s.args[0].lower() for s in headers if s.args and not _carried(s)}
     ungated = {id(s): _ungated(s, ungate) for s in headers}
     # a header a plain `Header always` line sends: httpd's own errors carry that line alone (the onsuccess
     # table is dropped on them), its successes the onsuccess line too (A2N515); the refusal is an error
@@ -285,7 +286,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         except ValueError:
             own = inner.statements
         for s in own:
-            if s.name != "add_header" or len(s.args) < 2 or s.args[0].lower() in named:
+            if s.name != "add_header" or len(s.args) < 2 or s.args[0].lower() in named or _carried(s):
                 continue
             try:
                 value = ungate(s.args[1])
@@ -298,6 +299,15 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
                              comment="also on the refusal (a file section under it)"))
             changed = True
     return sent if changed else None
+
+
+# the variables of the headers a server-context rewrite rule's own answer carries (passes/
+# rewrite_location_headers): set right before the rule answers, empty on every other answer
+_CARRIERS = ("$a2n_rwhdr", "$a2n_rwloc")
+
+
+def _carried(s: Stmt) -> bool:
+    return len(s.args) >= 2 and s.args[1].startswith(_CARRIERS)
 
 
 def _ungated(s: Stmt, ungate: Callable[[str], str]) -> str | None:

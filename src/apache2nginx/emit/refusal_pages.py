@@ -15,13 +15,21 @@ of it carries the refused location's headers (emit.inherit.error_pages_with_head
 from __future__ import annotations
 
 from ..model import Location, NginxModel, Server, Stmt
+from ..passes.rewrite_model import ALIAS_REFUSAL, DIRECTORY_REFUSAL, LOCATION_REFUSAL
 
 REFUSED_PAGE = "@a2n_refused"
 # the comments the translation's own refusals carry (access.py, layout.py)
 _REFUSAL_MARKS = ("an access rule nginx cannot check: refused", "refused: ", "httpd answers 500: ")
+# the `return 403` in place of rewrite rules that are not translated (rewrite_model): httpd answers those
+# requests as the rules say (a 410, a redirect, the page), with no ErrorDocument 403 redirect that would
+# change the URI a `Header ... expr=%{REQUEST_URI}` condition reads (httpd's refusal of a symlinked
+# directory, AH00670, is its own 403: that one keeps the page)
+_REWRITE_STAND_INS = (DIRECTORY_REFUSAL, LOCATION_REFUSAL, ALIAS_REFUSAL)
 
 
 def is_refusal(st: Stmt) -> bool:
+    if st.name == "return":
+        return st.args == ["403"] and st.comment in _REWRITE_STAND_INS
     return st.name == "deny" and st.args == ["all"] and any((st.comment or "").startswith(m)
                                                              for m in _REFUSAL_MARKS)
 

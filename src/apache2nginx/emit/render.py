@@ -165,7 +165,9 @@ class Renderer:
         def locations(server: Server):
             parent = server_block_of(server)[1]
             located = dirindex.with_headers(parent, early_failures(server.locations), unless)
-            return [_merged(loc, parent, unless) for loc in error_pages_with_headers(parent, located, unless)]
+            files = _file_sections(located)
+            return [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else ())
+                    for loc in error_pages_with_headers(parent, located, unless)]
 
         if model.conditional_header_sets and not model.inherited_maps_made:
             # Merging can add maps (a conditional Header set over an earlier one): make them all before any
@@ -314,13 +316,33 @@ def _unless(model: NginxModel):
     return unless
 
 
-def _merged(loc: Location, parent: list, unless, nested: bool = False) -> Location:
+# the start of a file section's regex location (<Files>, <FilesMatch>: the last name of the URL)
+_FILE_SECTION = "(?:^|/)"
+
+
+def _file_sections(locations: list[Location]) -> list[Location]:
+    """The file sections' locations nested in the server's prefix locations, one of each regex and header
+    list (two sections of the same regex are two locations)."""
+    out: dict[tuple, Location] = {}
+    for loc in locations:
+        if loc.modifier in ("", "^~"):
+            for inner in loc.locations:
+                if inner.modifier in ("~", "~*") and inner.path.startswith(_FILE_SECTION):
+                    headers = tuple(tuple(s.args) for s in inner.statements if s.name == "add_header")
+                    out.setdefault((inner.key(), headers), inner)
+    return list(out.values())
+
+
+def _merged(loc: Location, parent: list, unless, nested: bool = False, files: list | tuple = ()) -> Location:
     """`loc` with the enclosing block's members of every array family it defines itself (add_header...),
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
-    access pass gives each one the complete list of its region, and a parent's allow would widen it."""
+    access pass gives each one the complete list of its region, and a parent's allow would widen it.
+    FILES: for a server-level regex location (a <LocationMatch>), the server's file sections, which nginx
+    nests in prefix locations only: where the translation refuses the regex location, httpd may serve a
+    file there (a directory's index.html), with a file section's headers (see refused_headers)."""
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
     own = if_blocks(refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate,
-                                    loc.locations, unless), inherited, unless)
+                                    loc.locations or files, unless), inherited, unless)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)

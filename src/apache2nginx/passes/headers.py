@@ -137,9 +137,13 @@ def _header(ctx: Context, d: Directive) -> Disposition:
             if reader.variable is not None:
                 return _conditional(ctx, d, condition, action, rest, None, reader)
             reason = reader.reason if reader.reason and "per-directory" in reader.reason else None
-    if len(extras) == 1 and extras[0].lower().startswith("env=") and action == "unset" and len(rest) == 1 \
-            and header_join.conditional_unset(ctx, d, condition, rest[0], extras[0][4:]):
-        return Disposition.EXACT
+    if len(extras) == 1 and extras[0].lower().startswith("env=") and action == "unset" and len(rest) == 1:
+        # after a plain set of this block: exact; else the block's earlier lines, with A2N525's caveat
+        if header_join.conditional_unset(ctx, d, condition, rest[0], extras[0][4:]):
+            return Disposition.EXACT
+        done = _unset_when(ctx, d, condition, rest[0], extras[0][4:])
+        if done is not None:
+            return done
     if extras:
         ctx.diags.add("A2N717" if reason else "A2N501", f"Header {' '.join(d.args)}: the condition {extras[0]!r} "
                       "is not translated" + (f" ({reason})" if reason else "") + "; nothing was emitted for this "
@@ -208,6 +212,76 @@ _GENERATED = ("server", "date", "content-length", "content-type", "connection", 
 def _generated(ctx: Context, d: Directive, name: str) -> None:
     ctx.diags.add("A2N504", f"Header unset {name}: nginx generates this header itself and cannot remove it without "
                   "a third-party module (headers-more); only a backend's copy is hidden", d.span, directive=d.name)
+
+
+def _unset_when(ctx: Context, d: Directive, condition: str, name: str, env: str) -> Disposition | None:
+    """`Header [always] unset NAME env=[!]VAR`: httpd runs a block's Header lines in order, so the unset takes
+    away what this block's earlier lines of the same table set, for the requests the condition holds for.
+    nginx cannot take a header away, but those lines can send nothing there: each plain one's value becomes a
+    map that is empty where VAR is set (unset, with `!`). Only where every line that may have set NAME
+    before is such a line of this block (the first a `set`, or a server with no other block above it);
+    else None (the caller reports A2N501). A backend's own NAME stays (A2N525)."""
+    table = "always" if condition == "always" else "onsuccess"
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    plain, key = _plain(ctx), (name.lower(), table)
+    lines: list[Stmt] = []
+    complete = False
+    for st in reversed(holder):
+        if st.name == "add_header" and st.args and (st.args[0].lower(),
+                                                   "always" if st.args[-1] == "always" else "onsuccess") == key:
+            if id(st) not in plain or plain[id(st)][0] is not st:
+                return None         # a conditional line: its value is not known here
+            lines.append(st)
+            if st.resets:
+                complete = True
+                break
+        elif st.resets == key:
+            complete = True         # an unset: nothing before it is left
+            break
+    if not complete and _set_before(ctx, key[0]):
+        return None     # a block httpd merges before this one may have set it: its line stays as it is
+    if not lines:
+        return None
+    negate = env.startswith("!")
+    if setenvif.resolve(ctx.model, ctx.server, ctx.scope, env.lstrip("!"), ctx.options.get("input_words"))[0] is None:
+        return None
+    for st in lines:
+        value = plain.pop(id(st))[1]
+        # the line's own value where the unset does not apply
+        reader = _env_reader(ctx, d, value, "!" + env.lstrip("!") if not negate else env.lstrip("!"))
+        st.args[1] = reader.variable if table == "always" else onsuccess(ctx, reader.variable)
+        st.comment = f"unless {'!' if negate else ''}{env.lstrip('!')} (a later Header unset)"
+        reader.emitted(st)
+    ctx.diags.add("A2N525", f"Header {' '.join(d.args)}: the earlier {name} lines of this block send nothing "
+                  "where the condition holds; nginx cannot take away a backend's own " + name, d.span,
+                  directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+# the kinds of sections httpd merges before one of each kind (the server's own lines first; <Directory>,
+# then <Files>, then <Location>: core's merge order)
+_MERGED_BEFORE = {None: (), "directory": ("directory",), "files": ("directory", "files"),
+                  "location": ("directory", "files", "location")}
+
+
+def _set_before(ctx: Context, name: str) -> bool:
+    """Whether a Header line for NAME may run before the current block's own: in the main server (for a
+    virtual host's lines), in the server (for a section's), or in a section merged before it."""
+    servers = [ctx.server] + ([ctx.main] if ctx.server is not ctx.main else [])
+    holders = [ctx.main.statements] if ctx.server is not ctx.main else []
+    if ctx.scope is not None:
+        holders.append(ctx.server.statements)
+        kinds = _MERGED_BEFORE.get(ctx.scope.kind, ("directory", "files", "location"))
+        seen: set[int] = set()
+        for server in servers:
+            pool = list(server.scopes) + list(server.settings.get("directories", [])) + \
+                list(server.settings.get("files", []))
+            for scope in pool:
+                if scope is not ctx.scope and id(scope) not in seen and scope.kind in kinds:
+                    seen.add(id(scope))
+                    holders.append(scope.statements)
+    return any(st.name == "add_header" and st.args and st.args[0].lower() == name
+               for holder in holders for st in holder)
 
 
 def _plain(ctx: Context) -> dict[int, tuple[Stmt, str]]:

@@ -35,7 +35,8 @@ from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
 from .rewrite_location_headers import (REFUSED_RULE, carry_location_headers, carry_proxy_headers,
-                                       carry_dirslash_headers, carry_refusal_headers, carry_rewrite_headers)
+                                       carry_dirslash_headers, carry_refusal_headers, carry_rewrite_headers,
+                                       refused_directory_headers)
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
@@ -700,11 +701,13 @@ def _may_refuse(rule: RRule) -> bool:
     return "END" not in rule.flags or "PT" in rule.flags or rule.substitution.split("?", 1)[0].endswith("/")
 
 
-def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> None:
-    """The URLs of a per-directory context whose rules are left out answer 403: where a left-out rule would
-    refuse a request, serving it would widen access."""
+def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rules: list[RRule]) -> None:
+    """The URLs of a per-directory context whose rules (RULES) are left out answer 403: where a left-out rule
+    would refuse a request, serving it would widen access. The 403 carries the headers of the sections the
+    rules may rewrite to, which httpd's answer may (refused_directory_headers)."""
     prefix = per_dir.rstrip("/") + "/"
     refusal = Stmt("return", ["403"], rule.span, comment=DIRECTORY_REFUSAL)
+    carried = refused_directory_headers(ctx, server, rules, prefix)
     for url in [prefix] + _alias_urls(ctx, server, prefix):
         loc = next((l for l in server.locations if l.path == url and l.modifier in ("", "^~")), None)
         if loc is None:
@@ -712,6 +715,7 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule) -> N
             server.locations.append(loc)
         loc.statements.insert(0, refusal)
         loc.directory_rules.append(refusal)
+        loc.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment) for h in carried)
     ctx.diags.add("A2N838", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of {prefix} "
                   "are not translated and may refuse requests there, so the translation refuses every request "
                   "of the directory (403)", rule.span, directive="RewriteRule")
@@ -820,7 +824,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             refusing = next((r for r in state.rules if _may_refuse(r)), None)
             if refusing is not None:
                 # left out, a rule that answers with an error would let nginx serve what httpd refuses
-                _refuse_region(ctx, server, state.per_dir, refusing)
+                _refuse_region(ctx, server, state.per_dir, refusing, state.rules)
             return
     compiler = Compiler(ctx, server, state)
     tls = server.ssl

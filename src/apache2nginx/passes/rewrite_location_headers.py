@@ -31,7 +31,7 @@ import re
 from ..model import Location, Server, Stmt
 from .rewrite_compile import _quote_regex
 
-__all__ = ["carry_location_headers", "carry_proxy_headers"]
+__all__ = ["carry_location_headers", "carry_proxy_headers", "refused_directory_headers"]
 
 
 def _answers(st: Stmt) -> bool:
@@ -400,3 +400,57 @@ def carry_dirslash_headers(ctx, server: Server, statements: list[Stmt]) -> None:
             st.block[at:at] = [Stmt(c.name, list(c.args), st.span) for c in copies]
         out.append(st)
     statements[:] = out
+
+
+# a character that ends the literal start of a substitution: a back-reference, a variable, a query
+_SUBSTITUTION_END = re.compile(r"[$%?\\]")
+
+
+def _result_prefixes(rules, prefix: str) -> list[tuple[str, bool]] | None:
+    """The literal URL prefixes (with False: case matters) the internal rewrites among RULES, per-directory
+    rules of the URL PREFIX, may lead to (None: any URL). A redirect ([R], an absolute URL), a proxied rule
+    ([P]) and `-` lead to no other section of the server."""
+    out = []
+    for rule in rules:
+        target = rule.substitution
+        if target == "-" or "R" in rule.flags or "P" in rule.flags or re.match(r"[a-z][a-z0-9+.-]*://", target, re.I):
+            continue
+        literal = _SUBSTITUTION_END.split(target, 1)[0]
+        if not literal.startswith("/"):
+            literal = prefix + literal          # relative to the directory (no RewriteBase: its URL)
+        if literal == "/":
+            return None
+        out.append((literal, False))
+    return out
+
+
+def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[Stmt]:
+    """The headers of the <Location> sections the per-directory RULES of the URL PREFIX may rewrite a
+    request to, sent on the 403 that stands for those rules where they are left out (A2N838). httpd's
+    per-directory rewrite ends in an internal redirect (ap_internal_redirect, mod_rewrite's fixup handler)
+    whose new request merges the sections of the rewritten URL: the answer carries their Header lines (an
+    `X-Frame-Options DENY` of <Location /old/> on `GET /private/` rewritten to /old/). Each value is the one
+    httpd sends on a success; a security header is never to be lost, and a header too many on the 403 is
+    the refusal's own difference."""
+    urls = _result_prefixes(rules, prefix)
+    if urls == []:
+        return []
+
+    def ungated(value: str) -> str:
+        return ctx.model.onsuccess_ungated[value] if _gated(ctx, value) else value
+
+    out: list[Stmt] = []
+    taken: set[tuple[str, str]] = set()
+    for scope in header_scopes(ctx, server):
+        if not _may_hold(scope, urls):
+            continue
+        for st in scope.statements:
+            if st.name != "add_header" or len(st.args) < 2:
+                continue
+            value = ungated(st.args[1])
+            if (st.args[0].lower(), value) in taken:
+                continue
+            taken.add((st.args[0].lower(), value))
+            out.append(Stmt("add_header", [st.args[0], value, "always"], st.span,
+                            comment="also on the refusal (a section its rules may rewrite to)"))
+    return out
