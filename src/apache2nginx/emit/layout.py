@@ -1444,6 +1444,7 @@ def _regex_escape(text: str) -> str:
 
 def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     from .challenge_pages import keep_challenges
+    from .guarded_401_pages import serve_guarded_401_pages
     from .refusal_pages import keep_refusals_plain
     from .refused_error_pages import keep_statuses_of_refused_pages
     for server in model.servers:
@@ -1452,6 +1453,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     for server in model.servers:
         keep_refusals_plain(model, server)
     keep_challenges(model)
+    serve_guarded_401_pages(model)
 
 
 __all__ = ["lay_out", "segment_prefix", "ProxyTarget", "Scope"]
