@@ -467,7 +467,10 @@ class Layout:
             access = self.access(roots + loc_configs, r.path, r.span)
         own: list[Stmt] = []
         handler = self._handler(r, r.path, r.path, loc_statements)
-        if r.kind == "alias" and not r.params.get("cgi") and not r.params.get("refused"):
+        # (an AliasMatch refused for the rewrite rules of a directory it reaches keeps its access rules: their
+        # own refusals are reported where they stand)
+        checked = r.kind == "alias" and not r.params.get("cgi") and r.params.get("refused") in (None, ALIAS_REFUSAL)
+        if checked:
             # the file it maps to is under the target's directories, not the document root's
             access, own, kept = self.regex_alias_access(r, loc_configs, files_by_parent)
             if kept:
@@ -475,7 +478,7 @@ class Layout:
                 handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
                 access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
                           for k, v in kept.items()] + access
-        if r.kind == "alias" and not r.params.get("cgi") and not r.params.get("refused"):
+        if checked:
             own += self.file_statements_for_alias(r, files_by_parent)
         loc.statements.extend(access + own + loc_statements + handler)
         return loc
