@@ -25,7 +25,7 @@ from ..passes.access import access_statements, directory_slash_statements, merge
     server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
-from ..passes.fallback import FALLBACK_COMMENTS
+from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED
 from ..passes.rewrite_compile import PER_DIR_PROXY
 from .render import _unless
 from .rule_proxy_headers import carry_directory_proxy_headers
@@ -447,6 +447,7 @@ class Layout:
         _carry_directory_rules(server, redirected)
         _carry_rules_into_nested(server.locations, self.diags, server)
         _carry_rewrite_refusals(server.locations)
+        _carry_fallback(server, self.model.main_server)
         _report_rules_without_fallback(server.locations, self.diags)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
@@ -476,7 +477,10 @@ class Layout:
             access = self.access(roots + loc_configs, r.path, r.span)
         own: list[Stmt] = []
         handler = self._handler(r, r.path, r.path, loc_statements)
-        if r.kind == "alias" and not r.params.get("cgi") and not r.params.get("refused"):
+        # (an AliasMatch refused for the rewrite rules of a directory it reaches keeps its access rules: their
+        # own refusals are reported where they stand)
+        checked = r.kind == "alias" and not r.params.get("cgi") and r.params.get("refused") in (None, ALIAS_REFUSAL)
+        if checked:
             # the file it maps to is under the target's directories, not the document root's
             access, own, kept = self.regex_alias_access(r, loc_configs, files_by_parent)
             if kept:
@@ -484,7 +488,7 @@ class Layout:
                 handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
                 access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
                           for k, v in kept.items()] + access
-        if r.kind == "alias" and not r.params.get("cgi") and not r.params.get("refused"):
+        if checked:
             own += self.file_statements_for_alias(r, files_by_parent)
         loc.statements.extend(access + own + loc_statements + handler)
         return loc
@@ -1082,6 +1086,47 @@ def _drop_fallback_where_proxied(locations: list[Location]) -> None:
             loc.statements[:] = [st for st in loc.statements if st.comment not in FALLBACK_COMMENTS]
         _drop_fallback_where_proxied(loc.locations)
 
+
+
+# a location holding one of these answers its requests itself (or serves an alias, where try_files tests the
+# document root's names): httpd falls back only for a request no handler took (mod_dir.c, dir_fixups)
+_NO_FALLBACK = frozenset({"alias", "return", "stub_status"})
+
+
+def _carry_fallback(server, main) -> None:
+    """A FallbackResource's try_files into the locations under it. httpd merges the setting into every
+    directory below the one that sets it, whatever other sections apply there, while nginx does not inherit
+    try_files into a location (ngx_http_core_merge_loc_conf has no merge for it): a location made for another
+    section (an empty <FilesMatch> too) would answer 404 where httpd serves the fallback. Each location, and
+    each one nested in it, without a try_files of its own gets its parent's (the server's, or the main
+    server's, which nginx receives in every server that sets none). `FallbackResource disabled` holds a
+    marker try_files, which keeps the parent's out and is dropped here. Named locations and those holding a
+    handler of their own (_NO_FALLBACK, a backend) are left as they are."""
+    def fallback_of(statements):
+        return next((st for st in statements if st.name == "try_files"
+                     and st.comment in FALLBACK_COMMENTS | {FALLBACK_DISABLED}), None)
+
+    def carry(locations, inherited) -> None:
+        for loc in locations:
+            own = fallback_of(loc.statements)
+            if own is not None and own.comment == FALLBACK_DISABLED:
+                loc.statements.remove(own)
+                carry(loc.locations, None)
+                continue
+            if own is None and inherited is not None and not loc.path.startswith("@") and \
+                    not any(st.name in _NO_FALLBACK or st.name in _PASSES for st in loc.statements) and \
+                    not any(st.name == "try_files" for st in loc.statements):
+                own = Stmt(inherited.name, list(inherited.args), inherited.span, comment=inherited.comment)
+                loc.statements.append(own)
+            carry(loc.locations, own)
+
+    top = fallback_of(server.statements)
+    if top is None and main is not None and main is not server and server.settings.get(FALLBACK) != "" and \
+            not any(st.name == "try_files" for st in server.statements):
+        top = fallback_of(main.statements)
+    if top is not None and top.comment == FALLBACK_DISABLED:
+        top = None
+    carry(server.locations, top)
 
 
 def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics) -> None:

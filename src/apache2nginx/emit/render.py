@@ -159,7 +159,9 @@ class Renderer:
             out = server_block_of(server)[0]
             if pushed:
                 own = {s.name for s in out}
-                out = out + [s for s in pushed if s.name not in own]
+                # (not a FallbackResource the server disables)
+                out = out + [s for s in pushed if s.name not in own
+                             and not (s.name == "try_files" and server.settings.get("FallbackResource") == "")]
             return out
 
         def locations(server: Server):

@@ -20,6 +20,7 @@ from .base import Context, Disposition
 DEPTH = 10          # names below the document root (or alias) whose prefixes are tested
 PATH_INFO_TEST = "a file with path info: httpd does not fall back (404)"
 FALLBACK = "FallbackResource"
+FALLBACK_DISABLED = "FallbackResource disabled"
 FALLBACK_COMMENTS = frozenset({PATH_INFO_TEST, FALLBACK})   # the statements it makes (the layout drops them)
 
 
@@ -30,6 +31,11 @@ def fallback_resource(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N001", "FallbackResource needs a URL (or disabled)", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     if d.args[0].lower() == "disabled":
+        ctx.settings[FALLBACK] = ""
+        if ctx.scope is not None:
+            # a marker that keeps an enclosing block's fallback out of the section's locations (the layout
+            # drops it: see _carry_fallback)
+            ctx.scope.statements.append(Stmt("try_files", [], d.span, comment=FALLBACK_DISABLED))
         return Disposition.EXACT
     target = d.args[0] if d.args[0].startswith("/") else "/" + d.args[0]
     ctx.settings[FALLBACK] = target
@@ -62,21 +68,37 @@ def finish_server(ctx: Context, server) -> None:
     blocks = [(holder, holder.settings, holder.statements, chain[:i][::-1]) for i, holder in enumerate(chain)]
     blocks += [(scope, scope.settings, scope.statements, _directories_around(scope, scopes) + chain[::-1])
                for scope in scopes]
+    # an index list joined with a fallback -> its own names (kept across servers: the main server's blocks are
+    # seen again with each virtual host)
+    originals: dict[int, list[str]] = ctx.options.setdefault("fallback_index_names", {})
     for holder, settings, statements, enclosing in blocks:
-        own_target = settings.get(FALLBACK)
+        own_target = settings.get(FALLBACK)     # "" where FallbackResource is disabled
         own_index = next((st for st in statements if st.name == "index"), None)
         if own_target is None and own_index is None:
             continue
         # the nearest enclosing block's setting: a directory's other sections, then the server's, the main server's
-        target = own_target or next((b.settings[FALLBACK] for b in enclosing if FALLBACK in b.settings), None)
+        target = own_target if own_target is not None else \
+            next((b.settings[FALLBACK] for b in enclosing if FALLBACK in b.settings), None)
         index = own_index or next((st for b in enclosing for st in b.statements if st.name == "index"), None)
-        if target is None or index is None or len(index.args) < 2 or index.args[0].startswith("/"):
+        if index is not None and (not index.args or index.args[0].startswith("/")):
             continue
-        names = [index.args[0], target]
+        # (httpd's default list is index.html alone: a directory without it serves the fallback too)
+        names = list(originals.get(id(index), index.args)) if index is not None else ["index.html"]
+        if not target:
+            # no fallback here: an enclosing list that was joined with one is restored
+            if own_index is None and index is not None and id(index) in originals:
+                statements.append(Stmt("index", list(names), index.span, comment="DirectoryIndex without FallbackResource"))
+            continue
+        span = index.span if index is not None else next(
+            (st.span for b in [holder] + enclosing for st in b.statements
+             if st.name == "try_files" and st.comment == FALLBACK), None)
         if own_index is not None:
-            own_index.args[:] = names
+            originals[id(own_index)] = list(names)
+            own_index.args[:] = [names[0], target]
         else:
-            statements.append(Stmt("index", names, index.span, comment="DirectoryIndex under FallbackResource"))
+            joined = Stmt("index", [names[0], target], span, comment="DirectoryIndex under FallbackResource")
+            originals[id(joined)] = list(names)
+            statements.append(joined)
 
 
 def _directories_around(scope, scopes: list) -> list:

@@ -502,6 +502,9 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
     directory = (state.directory or "").rstrip("/")
     routes = server.routes + (ctx.main.routes if server is not ctx.main else [])
     for route in routes:
+        if route.kind == "alias" and route.regex and not route.params.get("cgi"):
+            _refuse_alias_match(ctx, state, route)
+            continue
         if route.kind != "alias" or route.regex or not route.target.startswith("/"):
             continue
         target = route.target.rstrip("/")
@@ -520,6 +523,27 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
                       f"{route.path} maps URLs into the directory, where httpd runs its {len(state.rules)} rule(s) "
                       f"too; the translation places them under the document root only, so it refuses {prefix} (403)",
                       span, directive="RewriteRule", related=[route.span], urls=[(prefix, False)])
+
+
+def _refuse_alias_match(ctx: Context, state: RewriteContext, route) -> None:
+    """An AliasMatch whose target may lie in (or below, or above) the directory of per-directory rules: httpd
+    runs the directory's rules for the files it maps there (a rewrite to a URL is an internal redirect, which
+    may come back to the same rules and end in its redirect limit, 500), while the translation places them
+    under the document root's URL alone. Its regex location is refused (403) rather than served without them."""
+    if route.params.get("refused") or not route.target.startswith("/"):
+        return
+    directory = (state.directory or "").rstrip("/")
+    first = route.target.find("$")
+    fixed = route.target if first < 0 else route.target[:route.target.rfind("/", 0, first) + 1]
+    static = fixed.rstrip("/")
+    if not (directory == static or static.startswith(directory + "/") or directory.startswith(static + "/")
+            or not directory or not static):
+        return
+    route.params["refused"] = ALIAS_REFUSAL
+    ctx.diags.add("A2N785", f"RewriteRule in <Directory {state.directory}>: AliasMatch {route.path} maps URLs into "
+                  f"the directory, where httpd runs its {len(state.rules)} rule(s) too; the translation places them "
+                  "under the document root only, so it refuses every URL of the AliasMatch (403)",
+                  state.rules[0].span, directive="RewriteRule", related=[route.span], urls=[(route.path, True)])
 
 
 def _refuse_prefix(server: Server, prefix: str, span, comment: str, modifiers: tuple[str, ...]) -> None:
