@@ -1899,6 +1899,15 @@ _short("A2N852", "rewrite-redirect-capture-escaping", "info", "nginx escapes a r
        "the Location header differs for requests whose path holds those characters; clients resolve both alike, "
        "except where a query value holds `&`, `+` or `;`.",
        "nothing, usually.")
+_short("A2N860", "rewrite-end-past-access", "error", "A per-directory [END] rewrite into a protected section is refused.",
+       "httpd serves the result of a per-directory rewrite through an internal redirect: the access rules of the "
+       "result's own <Location>/<Directory> sections apply, and with [END] no rewrite rule runs again (neither the "
+       "server's nor any directory's). nginx's `break` would serve the result in the rule's own location, past "
+       "those access rules; `last` would select the result's location but run its per-directory rules again. "
+       "Where the result may fall under such rules, the rule is not translated and the requests it applies to "
+       "are refused (403).",
+       "requests the rule rewrites get 403 from nginx where httpd may serve the result.",
+       "rewrite to a URL outside the directories that have rewrite rules, or refuse the URLs on the Apache side.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",
