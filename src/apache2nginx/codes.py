@@ -1908,6 +1908,14 @@ _short("A2N860", "rewrite-end-past-access", "error", "A per-directory [END] rewr
        "are refused (403).",
        "requests the rule rewrites get 403 from nginx where httpd may serve the result.",
        "rewrite to a URL outside the directories that have rewrite rules, or refuse the URLs on the Apache side.")
+_short("A2N861", "rewrite-file-past-access", "error", "A server-context rewrite to a file past its directory's access rules is refused.",
+       "without [PT] httpd reads a server-context substitution as a file path: where its first segment is not a "
+       "directory on the server, under the DocumentRoot, where no Alias or ProxyPass applies (they match the "
+       "request's own URL), but the file's <Directory> and .htaccess access rules do (a .htaccess that httpd "
+       "refuses answers 500). Where a route claims that URL in nginx, the rewritten URL would be routed there, past "
+       "those rules; the rule is not translated and the requests it applies to are refused (403).",
+       "requests the rule rewrites get 403 from nginx where httpd may serve the file or answer otherwise.",
+       "add [PT] if the substitution is meant as a URL, or rewrite to a URL no route claims.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

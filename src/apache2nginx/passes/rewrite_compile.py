@@ -902,7 +902,14 @@ class Compiler:
                             for state in h.settings.get("directory_rewrites", {}).values())
         blocking = per_directory_access(self.ctx, self.server, root + _static_directory(static), "/",
                                         deny_ok=False)
-        if not ({"L", "END"} & set(rule.flags) or last) or per_dir_rules or blocking is not None:
+        if blocking is not None:
+            # the file's directory has access rules httpd checks on the result (a refusal for its .htaccess, a
+            # Require): the route of the URL would serve it past them, and the internal location skips them too
+            held = f" ({blocking.span.file}:{blocking.span.line})" if getattr(blocking, "span", None) else ""
+            raise Unsupported("A2N861", f"httpd reads the substitution as the file {root}{static} (no Alias or "
+                              f"ProxyPass applies to it) and checks the access rules of its directory{held} on "
+                              f"it; nginx would hand the URL to the {claimed.kind} route{where}, past those rules")
+        if not ({"L", "END"} & set(rule.flags) or last) or per_dir_rules:
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
                            f"file path under the document root {root} (no Alias or ProxyPass applies to it), but the "
                            f"URL is claimed by a {claimed.kind} route{where}; the translation rewrites to the path "
