@@ -349,6 +349,10 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N850": effects("status", "body"),  # httpd serves a file path nginx reads as a URL path
     "A2N851": effects(*_REWRITE),       # the rule is not emitted
     "A2N852": effects("location:changed@redirect"),  # nginx's escaping of a redirect's captures
+    "A2N860": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),  # the [END] rule's requests are refused (403)
+    "A2N861": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),  # the rule's requests are refused (403)
 
     # ------------------------------------------------------------ A2N9xx self-checks and lint: they judge nginx
     # files, not the translation's behaviour, and explain nothing in verify

@@ -1920,6 +1920,23 @@ _short("A2N852", "rewrite-redirect-capture-escaping", "info", "nginx escapes a r
        "the Location header differs for requests whose path holds those characters; clients resolve both alike, "
        "except where a query value holds `&`, `+` or `;`.",
        "nothing, usually.")
+_short("A2N860", "rewrite-end-past-access", "error", "A per-directory [END] rewrite into a protected section is refused.",
+       "httpd serves the result of a per-directory rewrite through an internal redirect: the access rules of the "
+       "result's own <Location>/<Directory> sections apply, and with [END] no rewrite rule runs again (neither the "
+       "server's nor any directory's). nginx's `break` would serve the result in the rule's own location, past "
+       "those access rules; `last` would select the result's location but run its per-directory rules again. "
+       "Where the result may fall under such rules, the rule is not translated and the requests it applies to "
+       "are refused (403).",
+       "requests the rule rewrites get 403 from nginx where httpd may serve the result.",
+       "rewrite to a URL outside the directories that have rewrite rules, or refuse the URLs on the Apache side.")
+_short("A2N861", "rewrite-file-past-access", "error", "A server-context rewrite to a file past its directory's access rules is refused.",
+       "without [PT] httpd reads a server-context substitution as a file path: where its first segment is not a "
+       "directory on the server, under the DocumentRoot, where no Alias or ProxyPass applies (they match the "
+       "request's own URL), but the file's <Directory> and .htaccess access rules do (a .htaccess that httpd "
+       "refuses answers 500). Where a route claims that URL in nginx, the rewritten URL would be routed there, past "
+       "those rules; the rule is not translated and the requests it applies to are refused (403).",
+       "requests the rule rewrites get 403 from nginx where httpd may serve the file or answer otherwise.",
+       "add [PT] if the substitution is meant as a URL, or rewrite to a URL no route claims.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

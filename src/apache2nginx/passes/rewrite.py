@@ -300,15 +300,17 @@ def _not_translated(ctx: Context, rule: RRule, code: str, why: str, refused: boo
 
 # Untranslated server-context rules whose result httpd would check against other access rules than nginx:
 # left out, the request would be served under the rules of its original URL alone.
-_REFUSED_INSTEAD = {"A2N327", "A2N780", "A2N842"}
+_REFUSED_INSTEAD = {"A2N327", "A2N780", "A2N842", "A2N861"}
+# Untranslated per-directory rules whose result httpd checks against the access rules of its own URL.
+_DIRECTORY_REFUSED_INSTEAD = {"A2N860"}
 
 
 def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=()) -> list[Stmt]:
-    """A server-context rule left out because its result crosses access rules: the requests it applies to (its
+    """A rule left out because its result crosses access rules (server context, or a per-directory [END]): the requests it applies to (its
     pattern, conditions and the guards of its chain) are refused (403), as an [F] rule of the same tests; httpd
     may refuse them (the rewritten URL's <Directory> rules, 401 or 403) where nginx would serve the original
     URL. Nothing where the tests themselves cannot be compiled (the error says so)."""
-    if exc.code not in _REFUSED_INSTEAD:
+    if exc.code not in (_REFUSED_INSTEAD if compiler.per_dir is None else _DIRECTORY_REFUSED_INSTEAD):
         return []
     flags = {k: v for k, v in rule.flags.items() if k == "NC"}
     flags["F"] = ""
@@ -446,6 +448,11 @@ def finish_server(ctx: Context, server: Server) -> None:
     kept, replaced = rewrite_merge.effective(inherited + own, engines)
     for state, later in replaced:
         _replaced(ctx, state, later)
+    # the URL prefixes of every per-directory ruleset the server runs: a rule whose result nginx sends through
+    # location selection again (Compiler.end_flag) must not land in one of them
+    server.settings["rewrite_prefixes"] = [
+        prefix.rstrip("/") + "/" for prefix in (_directory_url(ctx, server, state.directory or "")
+                                                for _, state in kept if state.rules) if prefix is not None]
     for original, state in kept:
         prefix = _directory_url(ctx, server, state.directory or "")
         if prefix is None:
@@ -967,9 +974,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             try:
                 stmts = compiler.rule_statements(rule, guards, marks)
             except Unsupported as exc:
-                refusal = _refused_instead(compiler, rule, exc, guards) if state.per_dir is None else []
+                refusal = _refused_instead(compiler, rule, exc, guards)
                 _not_translated(ctx, rule, exc.code, exc.message, refused=bool(refusal))
-                statements.extend(refusal)
+                (location_statements if state.per_dir is not None else statements).extend(refusal)
                 flow_state.failed(rule)
                 continue
             flow_state.emitted(stmts)
@@ -993,9 +1000,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         try:
             stmts = compiler.rule_statements(rule)
         except Unsupported as exc:
-            refusal = _refused_instead(compiler, rule, exc) if state.per_dir is None else []
+            refusal = _refused_instead(compiler, rule, exc)
             _not_translated(ctx, rule, exc.code, exc.message, refused=bool(refusal))
-            statements.extend(refusal)
+            (location_statements if state.per_dir is not None else statements).extend(refusal)
             continue
         (location_statements if state.per_dir is not None else statements).extend(stmts)
     if fc_location is not None and state.per_dir is not None and any(s.name == "if" for s in location_statements):

@@ -629,6 +629,8 @@ class Compiler:
         # in location where URI was rewritten"). `last` serves [END] there.
         end = "END" in flags and "PT" not in flags and self.per_dir is not None
         flag = "break" if end else ("last" if ("L" in flags or "PT" in flags or "END" in flags) else None)
+        if end and "H" not in flags:
+            flag = self.end_flag(rule, target)
         if self.per_dir is None and "PT" not in flags and "H" not in flags:
             self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
                                      "nginx would search locations again with the rewritten one", "<Location> sections",
@@ -900,7 +902,14 @@ class Compiler:
                             for state in h.settings.get("directory_rewrites", {}).values())
         blocking = per_directory_access(self.ctx, self.server, root + _static_directory(static), "/",
                                         deny_ok=False)
-        if not ({"L", "END"} & set(rule.flags) or last) or per_dir_rules or blocking is not None:
+        if blocking is not None:
+            # the file's directory has access rules httpd checks on the result (a refusal for its .htaccess, a
+            # Require): the route of the URL would serve it past them, and the internal location skips them too
+            held = f" ({blocking.span.file}:{blocking.span.line})" if getattr(blocking, "span", None) else ""
+            raise Unsupported("A2N861", f"httpd reads the substitution as the file {root}{static} (no Alias or "
+                              f"ProxyPass applies to it) and checks the access rules of its directory{held} on "
+                              f"it; nginx would hand the URL to the {claimed.kind} route{where}, past those rules")
+        if not ({"L", "END"} & set(rule.flags) or last) or per_dir_rules:
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
                            f"file path under the document root {root} (no Alias or ProxyPass applies to it), but the "
                            f"URL is claimed by a {claimed.kind} route{where}; the translation rewrites to the path "
@@ -956,6 +965,33 @@ class Compiler:
             raise Unsupported(code, f"httpd applies {where}, which the translation refuses (403) for its "
                               "RewriteRule, to the original URL only; nginx would search locations again with the "
                               "rewritten one and refuse it there")
+
+    def end_flag(self, rule: RRule, target: str) -> str:
+        """The flag of a per-directory [END] rewrite. httpd serves its result through an internal redirect (the
+        redirect-handler): the new URL's <Location>/<Directory> access rules apply, while mod_rewrite, having
+        noted END in the request pool the redirect shares (mod_rewrite.c, `really_last_key`), runs no more
+        rules, neither the server's nor any directory's. nginx's `break` keeps the result in the rule's own
+        location, past the access rules of the result's; `last`, from a location, selects the result's
+        location without the server's rewrites again. So `break` where no section with access rules may hold
+        the result; `last` where one may and the result's location runs no per-directory rules (its literal
+        start lies outside every directory with rules); otherwise the rule is not translated (A2N860) and
+        refuses its requests (rewrite._refused_instead)."""
+        fixed = re.match(r"[^$?]*", target).group()
+        made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
+        root = document_root(self.ctx, self.server).rstrip("/")
+        restricted = [scope for scope in access_restricted(self.ctx, self.server)
+                      if made is None or self._may_serve(scope, made, root)]
+        if not restricted:
+            return "break"
+        where = f"{restricted[0].span.file}:{restricted[0].span.line}" if restricted[0].span else "a section"
+        prefixes = self.server.settings.get("rewrite_prefixes", []) + [self.per_dir.rstrip("/") + "/"]
+        if made is not None and fixed != "/" and \
+                not any(fixed.startswith(p) or p.startswith(fixed) for p in prefixes):
+            return "last"
+        raise Unsupported("A2N860", f"httpd checks the access rules of the section at {where} on the result "
+                          "of this [END] rewrite (an internal redirect) and runs no rewrite rules there; the "
+                          "result may fall under per-directory rules that nginx would run again, so the "
+                          "translation cannot send it through that section's location")
 
     def _past_location_headers(self, rule: RRule, negate: bool, target: str) -> bool:
         """Whether the answer of a server-context rewrite to a file path must carry the Header lines of
