@@ -1219,20 +1219,7 @@ def _literal_start(regex: str, nocase: bool) -> tuple[str, bool] | None:
         regex, nocase = regex[4:], True
     if not regex.startswith("^") or "|" in regex:
         return None
-    out, i = [], 1
-    while i < len(regex):
-        c = regex[i]
-        if c == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
-            out.append(regex[i + 1])
-            i += 2
-        elif c.isalnum() or c in "/-_~%=,;:@!&'":
-            out.append(c)
-            i += 1
-        else:
-            if c in "?*{" and out:
-                out.pop()       # the character before is optional
-            break
-    return "".join(out), nocase
+    return access_proxy.literal_prefix(regex, True)[0], nocase
 
 
 def _regexes_may_overlap(a: str, a_nocase: bool, b: str, b_nocase: bool) -> bool:

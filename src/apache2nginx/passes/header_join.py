@@ -19,28 +19,17 @@ from .header_expr import HeaderCondition
 from . import setenvif
 
 
-def _table(st: Stmt) -> tuple[str, str]:
-    return st.args[0].lower(), "always" if st.args[-1] == "always" else "onsuccess"
-
-
 def since_set(ctx: Context, holder: list[Stmt], name: str, table: str) -> list[Stmt] | None:
     """The add_header lines of plain (unconditional) Header lines for NAME in TABLE of HOLDER since its last
     `set` (the set among them), latest first; [] when HOLDER has no line for NAME in TABLE; None when a line
     since the set is not a plain one (a conditional line's value is not known here), when an unset ends
     them, or when no set starts them (lines of an enclosing block are in play then)."""
-    from .headers import _plain
-    plain, key = _plain(ctx), (name.lower(), table)
-    lines: list[Stmt] = []
-    for st in reversed(holder):
-        if st.name == "add_header" and st.args and _table(st) == key:
-            if id(st) not in plain or plain[id(st)][0] is not st:
-                return None
-            lines.append(st)
-            if st.resets:
-                return lines
-        elif st.resets == key:
-            return None
-    return None if lines else []
+    from .headers import block_lines
+    found = block_lines(ctx, holder, name, table)
+    if found is None or found[1] == "unset":
+        return None
+    lines, ended_by = found
+    return lines if ended_by == "set" else None if lines else []
 
 
 def conditional_unset(ctx: Context, d: Directive, condition: str, name: str, env: str) -> bool:

@@ -224,20 +224,11 @@ def _unset_when(ctx: Context, d: Directive, condition: str, name: str, env: str)
     table = "always" if condition == "always" else "onsuccess"
     holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
     plain, key = _plain(ctx), (name.lower(), table)
-    lines: list[Stmt] = []
-    complete = False
-    for st in reversed(holder):
-        if st.name == "add_header" and st.args and (st.args[0].lower(),
-                                                   "always" if st.args[-1] == "always" else "onsuccess") == key:
-            if id(st) not in plain or plain[id(st)][0] is not st:
-                return None         # a conditional line: its value is not known here
-            lines.append(st)
-            if st.resets:
-                complete = True
-                break
-        elif st.resets == key:
-            complete = True         # an unset: nothing before it is left
-            break
+    found = block_lines(ctx, holder, name, table)
+    if found is None:
+        return None                 # a conditional line: its value is not known here
+    lines, ended_by = found
+    complete = ended_by is not None     # a set, or an unset: nothing before it is left
     if not complete and _set_before(ctx, key[0]):
         return None     # a block httpd merges before this one may have set it: its line stays as it is
     if not lines:
@@ -284,6 +275,26 @@ def _set_before(ctx: Context, name: str) -> bool:
                for holder in holders for st in holder)
 
 
+def block_lines(ctx: Context, holder: list[Stmt], name: str, table: str) -> tuple[list[Stmt], str | None] | None:
+    """The add_header lines for NAME in TABLE ("always"/"onsuccess") of HOLDER since its last `set` or
+    `unset`, latest first (a set among them), and which of the two ended them (None: neither, the block's
+    first line for NAME was reached); None where one of them is not a plain line (a conditional line's value
+    is not known here)."""
+    plain, key = _plain(ctx), (name.lower(), table)
+    lines: list[Stmt] = []
+    for st in reversed(holder):
+        if st.name == "add_header" and st.args and (st.args[0].lower(),
+                                                   "always" if st.args[-1] == "always" else "onsuccess") == key:
+            if id(st) not in plain or plain[id(st)][0] is not st:
+                return None
+            lines.append(st)
+            if st.resets:
+                return lines, "set"
+        elif st.resets == key:
+            return lines, "unset"
+    return lines, None
+
+
 def _plain(ctx: Context) -> dict[int, tuple[Stmt, str]]:
     """The add_header statements of unconditional Header set/add/append/merge lines, with their plain values."""
     return ctx.main.settings.setdefault("plain_headers", {})
@@ -295,20 +306,11 @@ def _join(ctx: Context, action: str, name: str, value: str, table: str) -> bool:
     of it is VALUE already), which one add_header sends as one line. True when done so (every line for NAME
     since its last set/unset is a plain one of this block); else the caller adds a line of its own."""
     holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
-    plain, key = _plain(ctx), (name.lower(), table)
-    lines: list[Stmt] = []
-    for st in reversed(holder):
-        if st.name == "add_header" and st.args and (st.args[0].lower(),
-                                                   "always" if st.args[-1] == "always" else "onsuccess") == key:
-            if id(st) not in plain or plain[id(st)][0] is not st:
-                return False        # a conditional line: its value is not known here
-            lines.append(st)
-            if st.resets:
-                break
-        elif st.resets == key:
-            break                   # an unset: the header is not there any more
-    if not lines:
-        return False
+    plain = _plain(ctx)
+    found = block_lines(ctx, holder, name, table)
+    if found is None or not found[0]:
+        return False        # a conditional line (its value is not known here), or none since a set/unset
+    lines = found[0]
     first = lines[-1]
     old = plain[id(first)][1]
     if action == "merge" and value in [t.strip() for t in old.split(",")]:
