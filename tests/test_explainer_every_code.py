@@ -107,6 +107,11 @@ def test_each_declared_effect_is_explained_in_region_and_only_there(code, config
         explainer = Explainer(loaded, [diag], vhosts)
         assert explainer.explain(case) == code, (code, effect, field)
         elsewhere = _case(effect, field, host="two.example")
+        if "refused-before-host" in effect.when:
+            # nginx answers what it refuses before reading Host from the address's default server (the first
+            # host, which holds the diagnostic here), whatever host the request names
+            assert explainer.explain(elsewhere) == code, (code, effect, "the default server's answer")
+            continue
         assert explainer.explain(elsewhere) is None, (code, effect, "explained in another virtual host")
 
 

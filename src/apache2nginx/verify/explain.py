@@ -228,6 +228,10 @@ class Explainer:
                 return v
         return on_port[0] if on_port else None
 
+    def default_for(self, probe: Probe) -> VHostInfo | None:
+        """The first virtual host on the probe's port, which answers what nginx refuses before reading Host."""
+        return next((v for v in self.vhosts if probe.port in v.ports), None)
+
     def explain(self, case: Case) -> str | None:
         """The code of the diagnostic that accounts for CASE, or None."""
         probe = case.probe
@@ -243,7 +247,14 @@ class Explainer:
         # as ProxyPass mapping=encoded matches it)
         forms = (path or "/", request_path(probe.path), probe.path.split("?", 1)[0])
         best: tuple | None = None
-        for d, homes, enclosing, effects_ in self.by_vhost.get(id(vh), []) + self.everywhere:
+        entries = self.by_vhost.get(id(vh), []) + self.everywhere
+        default = self.default_for(probe)
+        if default is not None and default is not vh:
+            # nginx answers a request line it refuses before reading Host from the address's default server:
+            # that server's diagnostics of those answers (and only those) speak of every host of the address
+            entries += [(d, homes, enclosing, tuple(e for e in effects_ if "refused-before-host" in e.when))
+                        for d, homes, enclosing, effects_ in self.by_vhost.get(id(default), [])]
+        for d, homes, enclosing, effects_ in entries:
             region = self.htaccess_regions.get(d.span.file)
             if region is not None and not any(segment_prefix(r, path or "/") for r in region):
                 continue
