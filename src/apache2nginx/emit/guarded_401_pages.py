@@ -18,7 +18,7 @@ handler would answer 405).
 from __future__ import annotations
 
 from ..model import Location, NginxModel, Server, Stmt
-from .refused_error_pages import _find
+from .refused_error_pages import serving_levels
 
 PAGE = "@a2n_page_401_"
 # what the page's location may hold for the file to be served the same way from a named location
@@ -36,10 +36,7 @@ def _auth(levels: list[list[Stmt]]) -> list[str] | None:
 
 def _page_chain(server: Server, main: Server | None, target: str) -> list[Location] | None:
     """The page's location chain (outermost first) when it asks for a login and only serves a file."""
-    chain, _ = _find(server.locations, target, [])
-    levels = [loc.statements for loc in reversed(chain)] + [server.own_statements, server.statements]
-    if main is not None and main is not server:
-        levels.append(main.statements)
+    chain, levels = serving_levels(server, main, target)
     auth = _auth(levels)
     if auth is None or auth == ["off"]:
         return None

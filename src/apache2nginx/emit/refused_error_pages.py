@@ -69,12 +69,18 @@ def _refuses_everybody(levels: list[list[Stmt]]) -> bool:
             and not is_refusal(access[0]))   # the translation's own refusal: httpd may serve the page
 
 
-def _refused(server: Server, main: Server | None, uri: str) -> bool:
+def serving_levels(server: Server, main: Server | None, uri: str) -> tuple[list[Location], list[list[Stmt]]]:
+    """The chain of locations nginx serves URI from (outermost first), and the statement levels it inherits
+    from, innermost first: those locations, the server and the http level (Apache's main server)."""
     chain, _ = _find(server.locations, uri.split("?", 1)[0], [])
-    levels = [loc.statements for loc in reversed(chain)] + [server.statements]
+    levels = [loc.statements for loc in reversed(chain)] + [server.own_statements, server.statements]
     if main is not None and main is not server:
         levels.append(main.statements)
-    return _refuses_everybody(levels)
+    return chain, levels
+
+
+def _refused(server: Server, main: Server | None, uri: str) -> bool:
+    return _refuses_everybody(serving_levels(server, main, uri)[1])
 
 
 def _replace(pages: list[Stmt], refused: set[str]) -> list[Stmt]:
