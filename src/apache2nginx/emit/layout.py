@@ -69,6 +69,11 @@ class Layout:
         self.proxy_emitter = proxy_emitter
         self.redirect_vars: dict[int, str] = {}
         self.named_locations = 0      # regex locations whose captures are read by name
+        # a prefix location laid out here -> its region: directory configs, covering <Location>s, directories
+        # and the entry serving it (where a <LocationMatch> nests into it: `guard_prefixes`)
+        self.prefix_regions: dict[int, tuple] = {}
+        self.scope_order: dict[int, int] = {}
+        self.nested_regex: dict[int, Scope] = {}    # a <LocationMatch>'s location nested in a prefix one
 
     def inherited(self) -> tuple[list[Scope], list[Route]]:
         """The sections and lists that apply to this server, merged with the main server's as httpd merges
@@ -206,6 +211,7 @@ class Layout:
     def run(self) -> None:
         server = self.server
         scopes, all_routes = self.inherited()
+        self.scope_order = {id(s): i for i, s in enumerate(scopes)}
         self.directories = self.sections("directories")
         self.directory_index: dict[str, list[tuple[int, Scope]]] = {}
         for i, d in enumerate(self.directories):
@@ -342,6 +348,7 @@ class Layout:
                     server.locations.append(loc)
                     by_key[loc.key()] = loc
                     made.append((loc, handler))
+                    self.prefix_regions[id(loc)] = (dir_configs, covering, dirs, handler)
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
@@ -644,19 +651,23 @@ class Layout:
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
         """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
-        consults a regex location: there its URLs are refused in the rewrite phase (exact for a plain refusal,
-        narrower than httpd for address lists or authentication, which are reported)."""
+        consults a regex location of the server. Under a prefix location serving files, with nothing nginx
+        does not inherit into a nested location, it is nested there with the region's sections and its own
+        merged in httpd's order (`nest_under_prefix`). Elsewhere its URLs are refused in the rewrite phase:
+        exact for a plain refusal, narrower than httpd for address lists or authentication (A2N742)."""
         plain = all(st.name == "deny" and st.args == ["all"] for st in access)
-        if not plain:
-            if scope.span not in self.reported:
-                self.reported.add(scope.span)
-                self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
-                               "regex location; under prefix locations nginx never consults it, so its URLs there "
-                               "are refused to everyone (return 403)", scope.span)
+        guarded = [loc for loc in locations if plain or not self.nest_under_prefix(scope, loc)]
+        nocase = bool(scope.nocase)
+        if not plain and scope.span not in self.reported and \
+                any(_may_match_under(scope.path, loc.path, nocase) for loc in guarded):
+            self.reported.add(scope.span)
+            self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
+                           "regex location; under prefix locations nginx never consults it, so its URLs there "
+                           "are refused to everyone (return 403)", scope.span)
         op = "~*" if scope.nocase else "~"
         # the regex locations nested in them too (<Files> sections): nginx picks a nested one before any
         # server-level regex location, and rewrite-phase statements are not inherited into it
-        todo = list(locations)
+        todo = list(guarded)
         while todo:
             loc = todo.pop()
             todo.extend(loc.locations)
@@ -666,6 +677,42 @@ class Layout:
                            comment=None if exact else "its rules are not translated under this prefix")
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))
+
+    def nest_under_prefix(self, scope: Scope, loc: Location) -> bool:
+        """Nest the <LocationMatch> SCOPE in the prefix location LOC (nginx tries the regex locations nested in
+        the longest matching prefix even under ^~), with the access rules of LOC's directories and of its
+        <Location> sections and SCOPE merged in configuration order, and their statements. False (nothing
+        done) where that would not be what httpd does: LOC is not a plain region serving files (an exact
+        location, a handler or rewrite-phase statements nginx does not inherit into a nested location), or
+        holds a nested location the URLs may also match (which nginx would try first or instead)."""
+        if loc.modifier == "" and not loc.locations:
+            return True     # nginx goes on to the server's regex locations from there
+        region = self.prefix_regions.get(id(loc))
+        if region is None or loc.modifier not in ("", "^~") or loc.directory_rules:
+            return False
+        dir_configs, covering, dirs, handler = region
+        if handler is not None and handler.kind != "alias" or scope.proxy is not None:
+            return False
+        if not _may_match_under(scope.path, loc.path, bool(scope.nocase)):
+            return True     # none of its URLs lies under this prefix: nothing to guard either
+        if any(st.name in _NOT_INHERITED and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)
+               for st in loc.statements):
+            return False
+        if any(n.modifier not in ("~", "~*") or _regexes_may_overlap(n.path, n.modifier == "~*", scope.path,
+                                                                    bool(scope.nocase)) for n in loc.locations):
+            return False
+        if any(_reads_captures(st) for st in scope.statements):
+            return False
+        sections = sorted(list(covering) + [scope], key=lambda s: self.scope_order.get(id(s), 0))
+        access = self.access(dir_configs + [s.settings.get("access") for s in sections],
+                             f"{_describe(loc.path)} matching {scope.path}", scope.span)
+        statements = _last_wins([st for d in dirs for st in d.statements] +
+                                [st for s in sections for st in s.statements])
+        inner = Location("~*" if scope.nocase else "~", scope.path,
+                         _detached(access, loc.statements, scope.span) + statements, scope.span)
+        loc.locations.append(inner)
+        self.nested_regex[id(inner)] = scope
+        return True
 
     def carry_regex_headers(self, scope: Scope, locations: list[Location]) -> None:
         """A <LocationMatch>'s Header lines also apply to its URLs under ^~ and = locations (and under nested
@@ -692,6 +739,8 @@ class Layout:
         while todo:
             loc = todo.pop()
             todo.extend(loc.locations)
+            if self.nested_regex.get(id(loc)) is scope:
+                continue    # its own location, nested in a prefix one: its lines are there already
             if not any(st.name == "internal" for st in loc.statements):
                 loc.statements.extend(Stmt(c.name, list(c.args), c.span, c.comment, None, c.resets, c.conditional)
                                       for c in copies)
@@ -1046,6 +1095,9 @@ def _last_wins(statements: list[Stmt]) -> list[Stmt]:
 # the comment of the `set` that keeps a location's capture for its alias (statements put in front stay after it)
 CAPTURE_COPY = "the capture, kept for the alias"
 
+# what nginx does not inherit into a nested location: the rewrite phase, the content handlers, try_files
+_NOT_INHERITED = {"rewrite", "return", "if", "set", "break", "try_files", "internal", "limit_except",
+                  "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass"}
 _CONTENT = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "alias"}
 _SCRIPT_PASSES = {"fastcgi_pass", "uwsgi_pass", "scgi_pass"}
 _PASSES = _SCRIPT_PASSES | {"proxy_pass", "grpc_pass"}
