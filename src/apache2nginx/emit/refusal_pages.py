@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..model import Location, NginxModel, Server, Stmt
 from ..passes.rewrite_model import ALIAS_REFUSAL, DIRECTORY_REFUSAL, LOCATION_REFUSAL
+from .inherit import _last_error_pages
 
 REFUSED_PAGE = "@a2n_refused"
 # the comments the translation's own refusals carry (access.py, layout.py)
@@ -36,6 +37,16 @@ def is_refusal(st: Stmt) -> bool:
 
 def _pages(statements: list[Stmt]) -> list[Stmt]:
     return [st for st in statements if st.name == "error_page"]
+
+
+def _in_force(own: list[Stmt], inherited: list[Stmt]) -> list[Stmt]:
+    """The error pages a block answers with: where it sets some, the rendering repeats the enclosing ones
+    first (emit.inherit.merge, as httpd merges ErrorDocument) and the last page of a status wins; so an
+    enclosing `error_page 403 http://...` still answers a block that sets only a page for 500."""
+    if not own:
+        return inherited
+    seen = {tuple(st.args) for st in own}
+    return _last_error_pages([st for st in inherited if tuple(st.args) not in seen] + own)
 
 
 def _replaces_403(pages: list[Stmt]) -> bool:
@@ -61,8 +72,7 @@ def _without_403(pages: list[Stmt]) -> list[Stmt]:
 
 def _walk(loc: Location, inherited: list[Stmt]) -> bool:
     """Fix LOC and the locations nested in it; whether any needed the named location."""
-    own = _pages(loc.statements)
-    pages = own or inherited
+    pages = _in_force(_pages(loc.statements), inherited)
     used = False
     if any(is_refusal(st) for st in loc.statements) and _replaces_403(pages):
         replaced = _without_403(pages)
@@ -75,8 +85,8 @@ def _walk(loc: Location, inherited: list[Stmt]) -> bool:
 
 def keep_refusals_plain(model: NginxModel, server: Server) -> None:
     main = model.main_server
-    inherited = _pages(server.statements) or (_pages(main.statements) if main is not None and main is not server
-                                             else [])
+    outer = _pages(main.statements) if main is not None and main is not server else []
+    inherited = _in_force(_pages(server.statements), outer)
     used = False
     for loc in server.locations:
         if loc.path.startswith("@"):
