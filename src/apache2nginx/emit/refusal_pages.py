@@ -11,12 +11,16 @@ Each location holding such a refusal under such a 403 page gets its own error pa
 error_page only where a level sets none): the same ones but 403, which a named location answers with
 nginx's own 403 page (recursive_error_pages is off, so its `return 403` is not redirected again); a copy
 of it carries the refused location's headers (emit.inherit.error_pages_with_headers).
+
+One refusal stands for a certain 500: a .htaccess httpd refuses (AllowOverride) fails its directory walk
+before any section applies, so httpd answers with the server's ErrorDocument 500. Where that is a URL, httpd
+sends a 302 to it: the refusal's 403 is sent to the same URL, whatever 403 page is in force there.
 """
 from __future__ import annotations
 
 from ..model import Location, NginxModel, Server, Stmt
 from ..passes.rewrite_model import ALIAS_REFUSAL, DIRECTORY_REFUSAL, LOCATION_REFUSAL
-from .inherit import _last_error_pages
+from .inherit import _FAILS_EARLY as FAILS_EARLY, _last_error_pages
 
 REFUSED_PAGE = "@a2n_refused"
 # the comments the translation's own refusals carry (access.py, layout.py)
@@ -55,8 +59,9 @@ def _replaces_403(pages: list[Stmt]) -> bool:
                for st in pages)
 
 
-def _without_403(pages: list[Stmt]) -> list[Stmt]:
-    """PAGES with 403 taken out of each (a page for 403 alone goes), and 403 sent to the named refusal."""
+def _without_403(pages: list[Stmt], target: str = REFUSED_PAGE, why: str | None = None) -> list[Stmt]:
+    """PAGES with 403 taken out of each (a page for 403 alone goes), and 403 sent to TARGET (the named
+    refusal unless told otherwise, WHY then saying so)."""
     out = []
     redirect = False
     for st in pages:
@@ -66,31 +71,56 @@ def _without_403(pages: list[Stmt]) -> list[Stmt]:
         if any(a.isdigit() for a in args):
             out.append(Stmt("error_page", args + [st.args[-1]], st.span, comment=st.comment))
     what = "redirect" if redirect else "page"
-    return out + [Stmt("error_page", ["403", REFUSED_PAGE], None,
-                       comment=f"the translation's refusal answers 403, not the ErrorDocument {what}")]
+    return out + [Stmt("error_page", ["403", target], None,
+                       comment=why or f"the translation's refusal answers 403, not the ErrorDocument {what}")]
 
 
-def _walk(loc: Location, inherited: list[Stmt]) -> bool:
-    """Fix LOC and the locations nested in it; whether any needed the named location."""
+def _fails_early(loc: Location) -> bool:
+    """A location httpd answers 500 for before its sections apply (a .htaccess its AllowOverride forbids,
+    see emit.inherit.early_failures)."""
+    return any(st.name == "deny" and st.args == ["all"] and (st.comment or "").startswith(FAILS_EARLY)
+               for st in loc.statements)
+
+
+def _walk(loc: Location, inherited: list[Stmt], failure_redirect: Stmt | None, failing: bool = False) -> bool:
+    """Fix LOC and the locations nested in it; whether any needed the named location. FAILURE_REDIRECT: the
+    server's `error_page 500 http://...`, if any, which httpd answers a failing .htaccess with."""
     pages = _in_force(_pages(loc.statements), inherited)
+    failing = failing or _fails_early(loc)
     used = False
-    if any(is_refusal(st) for st in loc.statements) and _replaces_403(pages):
+    if failing and failure_redirect is not None:
+        # the .htaccess fails in map_to_storage with r->per_dir_config at the server's defaults: ap_die_r
+        # (modules/http/http_request.c) answers the 500 with the server's ErrorDocument 500 URL, a 302
+        # whose Location is that URL; nginx's refusal (403) is sent there the same way
+        target = failure_redirect.args[-1]
+        replaced = _without_403(pages, target, "httpd answers the .htaccess failure's 500 with the server's "
+                                               "ErrorDocument 500 redirect")
+        loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
+        pages = replaced
+    elif any(is_refusal(st) for st in loc.statements) and _replaces_403(pages):
         replaced = _without_403(pages)
         loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
         pages, used = replaced, True
     for child in loc.locations:
-        used = _walk(child, pages) or used
+        used = _walk(child, pages, failure_redirect, failing) or used
     return used
+
+
+def _failure_redirect(pages: list[Stmt]) -> Stmt | None:
+    """The server's ErrorDocument 500, where it is a URL elsewhere (a redirect)."""
+    page = next((st for st in reversed(pages) if "500" in st.args[:-1]), None)
+    return page if page is not None and page.args[-1].lower().startswith(("http://", "https://")) else None
 
 
 def keep_refusals_plain(model: NginxModel, server: Server) -> None:
     main = model.main_server
     outer = _pages(main.statements) if main is not None and main is not server else []
     inherited = _in_force(_pages(server.statements), outer)
+    failure_redirect = _failure_redirect(inherited)
     used = False
     for loc in server.locations:
         if loc.path.startswith("@"):
             continue
-        used = _walk(loc, inherited) or used
+        used = _walk(loc, inherited, failure_redirect) or used
     if used and not any(loc.path == REFUSED_PAGE for loc in server.locations):
         server.locations.append(Location("", REFUSED_PAGE, [Stmt("return", ["403"], None)]))
