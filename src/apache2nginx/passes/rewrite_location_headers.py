@@ -6,9 +6,10 @@ or [R=4xx] answered by a server-context rule is sent with the `Header always` he
 server-rewrite phase, before a location is chosen, with the server's add_header list only.
 
 The rules' answers get those headers through server-level `add_header NAME $var always`, whose variable is
-empty except right before a rule answers: the region's value is worked out from the original URL first (as
-httpd's walk sees it), and each answering statement copies it into the header's variable. Elsewhere the
-variable stays empty, so a location that inherits the server's list sends nothing more.
+empty except right after a rule answers: which section's value applies is worked out from the original URL
+first (as httpd's walk sees it), each answering statement copies that choice, and a map gives the value as
+the answer leaves (a condition on its status is read then, never before). Elsewhere the variable stays
+empty, so a location that inherits the server's list sends nothing more.
 
 A server-context [P] rule proxies through an internal location (rewrite_compile), which no <Location> of the
 original URL reaches; httpd's proxied answer carries the Header lines (both tables) of the sections matching
@@ -71,38 +72,21 @@ def carry_location_headers(ctx, server: Server, statements: list[Stmt], skip: se
     headers = [h for h in _headers(ctx, server) if h[0].lower() not in skip]
     if not headers:
         return
-    counter = ctx.options.setdefault("_rewrite_location_headers", [0])
-    before: list[Stmt] = []
-    copies: list[Stmt] = []
-    for name, values in headers:
-        counter[0] += 1
-        region, sent = f"$a2n_rwloc{counter[0]}_in", f"$a2n_rwloc{counter[0]}"
-        before.append(Stmt("set", [region, ""], None))
-        for scope, value in values:
-            op = "~*" if scope.nocase else "~"
-            before.append(Stmt("if", [f"($uri {op} {_quote_regex(_region(scope))})"], scope.span,
-                               block=[Stmt("set", [region, value], scope.span)],
-                               comment=f"{name}: httpd merges <Location> before the server's rewrite rules"))
-        before.append(Stmt("set", [sent, ""], None))
-        copies.append(Stmt("set", [sent, region], None))
-        server.own_statements.append(Stmt("add_header", [name, sent, "always"], values[0][0].span,
-                                          comment="on the server rewrite rules' own answers"))
-    out: list[Stmt] = []
-    for st in statements:
-        if st.name == "if" and st.block and any(_answers(b) for b in st.block):
-            at = next(n for n, b in enumerate(st.block) if _answers(b))
-            st.block[at:at] = [Stmt(c.name, list(c.args), st.span) for c in copies]
-            out.append(st)
-        elif st.name == "return":
-            out.extend(Stmt(c.name, list(c.args), st.span) for c in copies)
-            out.append(st)
-        elif _answers(st):
-            # a redirecting rewrite: inside an `if` on its own pattern, which the copies go before
-            out.append(Stmt("if", [f"($uri ~ {_quote_regex(st.args[0])})"], st.span,
-                            block=[Stmt(c.name, list(c.args), st.span) for c in copies] + [st]))
-        else:
-            out.append(st)
-    statements[:] = before + out
+    # the answers are the points the values are carried to: which section's value applies is worked out
+    # first, and a map gives the value when the response leaves. A `set` of the value itself would read a
+    # condition's map (`expr=%{REQUEST_STATUS} == 404`) before the response: nginx caches a map's value, so
+    # the header was lost on every later answer of the request too (a 404 the location sends)
+    points: list[Stmt] = []
+
+    def walk(stmts: list[Stmt], top: bool) -> None:
+        for st in stmts:
+            if st.name == "return" or _answers(st):
+                points.append(st)
+            elif st.block and top:
+                walk(st.block, False)
+    walk(statements, True)
+    _carry(ctx, server, statements, points, {name.lower(): (name, values) for name, values in headers},
+           "on the rewrite rules' own answers: httpd merges <Location> before the rules run")
 
 
 # more combinations of sections than this for one proxied rule: refused (each is a location)
