@@ -246,6 +246,9 @@ class NginxModel:
     # renderer writes its add_header with `always`) -> the value it has where that table is sent
     onsuccess_ungated: dict = field(default_factory=dict)
     inherited_maps_made: bool = False   # the maps that merging inherited statements needs are in `maps`
+    # the maps over $uri of `Header ... expr=%{REQUEST_URI}...` conditions (passes.header_expr): httpd reads
+    # r->uri, which a server rewrite without [PT] leaves as it was (passes.rewrite pins them before one)
+    request_uri_maps: list = field(default_factory=list)
     # generated map variables: how many of each prefix, and the variable of each distinct map (linear lookups)
     _variable_counts: dict = field(default_factory=dict)
     _maps_by_content: dict = field(default_factory=dict)

@@ -139,7 +139,10 @@ class HeaderCondition:
         self._guard: tuple[tuple[str, bool], ...] = ()
 
     def _map(self, source: str, entries: list[tuple[str, str]], default: str = '""') -> str:
-        return self.model.shared_map(self.prefix, source, entries, default)
+        variable = self.model.shared_map(self.prefix, source, entries, default)
+        if source == "$uri" and not self.request_only and variable not in self.model.request_uri_maps:
+            self.model.request_uri_maps.append(variable)
+        return variable
 
     def compile(self, text: str, guard: tuple[tuple[str, bool], ...] = ()) -> str:
         """GUARD: the conditions (variable, must hold) under which httpd evaluates TEXT at all (an <ElseIf>

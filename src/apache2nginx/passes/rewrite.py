@@ -34,6 +34,7 @@ from . import rewrite_dirindex as dirindex
 from .rewrite_compile import Compiler, Unsupported, _map_key
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
+from .rewrite_compile import _quote_regex
 from .rewrite_location_headers import (REFUSED_RULE, carry_location_headers, carry_proxy_headers,
                                        carry_dirslash_headers, carry_refusal_headers, carry_rewrite_headers,
                                        refused_directory_headers)
@@ -1057,6 +1058,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                       "httpd runs them after authentication and authorization", state.rules[0].span,
                       directive="RewriteRule")
     if state.per_dir is None:
+        _pin_request_uri_conditions(ctx, statements, compiler.uri_kept_rewrites)
         carried = carry_rewrite_headers(ctx, server, statements, compiler.carried_rewrites)
         carry_location_headers(ctx, server, statements, carried)
         carry_proxy_headers(ctx, server, statements)
@@ -1064,6 +1066,37 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         carry_dirslash_headers(ctx, server, statements)
         statements[:0] = _pin_request_uri_env(ctx, server, statements)
     server.own_statements.extend(statements)
+
+
+def _pin_request_uri_conditions(ctx: Context, statements: list[Stmt], points: list[Stmt]) -> None:
+    """A server rewrite without [PT] (POINTS) changes r->filename only: httpd's r->uri, the %{REQUEST_URI} a
+    `Header ... expr=` condition reads as the answer leaves, is still the request's own path (observed with
+    httpd 2.4: /private/x/a.txt rewritten to /api/ matches m#\\.txt$#; with [PT] it is the new path). nginx's
+    rewrite changes $uri, which such a condition's map reads. A map's value is kept for the rest of the request
+    once read: reading each such map right before the rewrite fixes it on the original path, where the rule
+    applies only."""
+    maps = ctx.model.request_uri_maps
+    if not maps or not points:
+        return
+    wanted = {id(p) for p in points}
+    pin = Stmt("set", ["$a2n_header_uri_pin", "".join("${" + v.lstrip("$") + "}" for v in maps)], None,
+               comment="Header expr=%{REQUEST_URI}: httpd reads the request's own path after this rewrite")
+
+    def place(stmts: list[Stmt], top: bool) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in stmts:
+            if id(st) in wanted and top:
+                # a rewrite standing alone: inside an `if` on its own pattern, which the pin goes before
+                out.append(Stmt("if", [f"($uri ~ {_quote_regex(st.args[0])})"], st.span,
+                                block=[Stmt(pin.name, list(pin.args), st.span, pin.comment), st]))
+                continue
+            if id(st) in wanted:
+                out.append(Stmt(pin.name, list(pin.args), st.span, pin.comment))
+            elif st.block:
+                st.block[:] = place(st.block, False)
+            out.append(st)
+        return out
+    statements[:] = place(statements, True)
 
 
 def _pin_request_uri_env(ctx: Context, server: Server, statements: list[Stmt]) -> list[Stmt]:

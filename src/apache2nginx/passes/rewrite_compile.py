@@ -47,6 +47,8 @@ class Compiler:
         self.dirslash: tuple[str | None] | None = None   # (the rule's flag,) where mod_dir's check follows it
         # server-context rewrites whose answer carries the original URL's <Location> headers (finish_server)
         self.carried_rewrites: list[Stmt] = []
+        # the server-context rewrites without [PT]: httpd's r->uri stays the request's own path
+        self.uri_kept_rewrites: list[Stmt] = []
         # id of the 403 standing for a rule left out -> the <Directory>/<Files> sections with Header lines its
         # result may fall under (rewrite._refused_instead, carry_refusal_headers)
         self.refusal_sections: dict[int, list] = {}
@@ -645,11 +647,14 @@ class Compiler:
             # mod_dir's redirect of a directory result comes after the rewrite, before the rule stops the rules
             self.dirslash = (flag,)
             stmt = Stmt("rewrite", ["^" if negate else pattern, target], span)
+            self.uri_kept_rewrites.append(stmt)
             if carried:
                 self.carried_rewrites.append(stmt)
             return out + [stmt, dirslash.record(self, rule)]
         # a negated pattern has no captures: rewrite whatever the URI is
         stmt = Stmt("rewrite", ["^" if negate else pattern, target] + ([flag] if flag else []), span)
+        if self.per_dir is None and "PT" not in flags:
+            self.uri_kept_rewrites.append(stmt)
         if carried:
             self.carried_rewrites.append(stmt)
         return out + [stmt]
