@@ -14,9 +14,9 @@ of its URLs, httpd's answer carries the Header lines of other sections, merged i
   request left behind).
 
 nginx sends one add_header list per block. The refusal gets, for those URLs, the list of the nginx location
-that answers the index file or the rewritten URL, through an `if` on the URL placed before the refusal: the
-`return 403` (or `deny all`) after it answers with the `if` block's configuration, hence its add_header list
-(emit.inherit.if_blocks completes it with the location's other headers).
+that answers the index file or the rewritten URL, through an `if` on the URL placed before the refusal, which
+answers the refusal's 403 itself with the block's add_header list (emit.inherit.if_blocks completes it with
+the location's other headers).
 """
 from __future__ import annotations
 
@@ -41,9 +41,11 @@ class Alternatives:
         self.locations = [loc for loc in locations if loc.modifier in ("", "^~", "=")]
         self.unless = unless
 
-    def add(self, stmts: list[Stmt], loc: Location, inherited: list[Stmt]) -> list[Stmt]:
+    def add(self, stmts: list[Stmt], loc: Location, inherited: list[Stmt], outer: list[Stmt] = ()) -> list[Stmt]:
         """STMTS (LOC's merged statements, refused_headers applied; INHERITED: what LOC inherits) with an
-        `if` first for each kind of URL whose httpd answer carries another list than the refusal's."""
+        `if` first for each kind of URL whose httpd answer carries another list than the refusal's. OUTER:
+        the statements of the location LOC is nested in, whose per-directory rules httpd applies to LOC's
+        URLs too (a refused file section's location holds no copy of them)."""
         if not any(_refusal(s) for s in stmts):
             return stmts
         own = [tuple(s.args) for s in stmts if s.name == "add_header"]
@@ -56,12 +58,13 @@ class Alternatives:
                 return
             seen.add((condition, key))
             guards.append(Stmt("if", [f"($uri ~ {_quote_regex(condition)})"], span, comment,
-                               [Stmt(s.name, list(s.args), s.span, s.comment) for s in headers]))
+                               [Stmt("return", ["403"], span, comment="refused as the location is")]
+                               + [Stmt(s.name, list(s.args), s.span, s.comment) for s in headers]))
 
         index = self._index_headers(loc, inherited)
         if index is not None:
             guard("/$", index, loc.span, "a directory's index file: its file section's headers")
-        for rule in _internal_rewrites(stmts):
+        for rule in _internal_rewrites(stmts) or _internal_rewrites(list(outer)):
             target = self._target_headers(rule.args[1], loc)
             if target is not None:
                 guard(rule.args[0], target, rule.span, "the rule rewrites to another location: its headers")
@@ -111,22 +114,12 @@ class Alternatives:
         if not path.startswith("/"):
             return None
         literal = _DYNAMIC.split(path, 1)[0]
-        exact = literal == path
-        holders: list[Location] = []
-        covering = [c for c in self.locations if c.modifier != "=" and _covers(c.path, literal)]
-        if exact:
-            holders = [c for c in self.locations if c.modifier == "=" and c.path == literal][:1]
-        if not holders and covering:
-            holders.append(max(covering, key=lambda c: len(c.path)))
-        if not exact:
-            holders += [c for c in self.locations if c.path.startswith(literal) and len(c.path) > len(literal)
-                        and c not in holders]
-        if not holders or all(h is loc for h in holders):
+        holders = _holders(self.locations, literal, literal == path, self.parent, self.unless)
+        if not holders or all(h is loc for h, _ in holders):
             return None
         out: list[Stmt] = []
         taken: set[tuple] = set()
-        for holder in holders:
-            inherited = self.parent
+        for holder, inherited in holders:
             for s in self._sent(refused_headers(merge(inherited, holder.statements, self.unless), inherited,
                                                 self.unless.ungate, holder.locations, self.unless)):
                 if tuple(s.args) not in taken:
@@ -135,8 +128,27 @@ class Alternatives:
         return out
 
 
-def _covers(prefix: str, path: str) -> bool:
-    return path.startswith(prefix)
+def _holders(locations: list[Location], literal: str, exact: bool, inherited: list[Stmt],
+             unless: Unless) -> list[tuple[Location, list[Stmt]]]:
+    """(location, what it inherits) for the prefix locations among LOCATIONS (and those nested in them) that
+    may serve a URL starting with LITERAL (EXACT: the whole URL): nginx's longest match, and where the URL
+    goes on past LITERAL, every longer location starting with it."""
+    prefixes = [c for c in locations if c.modifier in ("", "^~", "=")]
+    chosen: list[Location] = []
+    if exact:
+        chosen = [c for c in prefixes if c.modifier == "=" and c.path == literal][:1]
+    covering = [c for c in prefixes if c.modifier != "=" and literal.startswith(c.path)]
+    if not chosen and covering:
+        chosen.append(max(covering, key=lambda c: len(c.path)))
+    if not exact:
+        chosen += [c for c in prefixes if c.path.startswith(literal) and len(c.path) > len(literal)
+                   and c not in chosen]
+    out: list[tuple[Location, list[Stmt]]] = []
+    for c in chosen:
+        inner = _holders(c.locations, literal, exact, effective(inherited, c.statements, unless), unless) \
+            if any(n.modifier in ("", "^~", "=") for n in c.locations) else []
+        out.extend(inner or [(c, inherited)])
+    return out
 
 
 def _index_names(statements: list[Stmt], inherited: list[Stmt]) -> list[str]:

@@ -338,7 +338,7 @@ def _file_sections(locations: list[Location]) -> list[Location]:
 
 
 def _merged(loc: Location, parent: list, unless, nested: bool = False, files: list | tuple = (),
-            others: Alternatives | None = None) -> Location:
+            others: Alternatives | None = None, outer: list | tuple = ()) -> Location:
     """`loc` with the enclosing block's members of every array family it defines itself (add_header...),
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
     access pass gives each one the complete list of its region, and a parent's allow would widen it.
@@ -351,13 +351,13 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     refused = refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate,
                               loc.locations or files, unless)
     if others is not None:
-        refused = others.add(refused, loc, inherited)
+        refused = others.add(refused, loc, inherited, outer)
     own = if_blocks(refused, inherited, unless)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)
     return Location(loc.modifier, loc.path, own, loc.span,
-                    [_merged(i, inner, unless, True, others=others) for i in loc.locations],
+                    [_merged(i, inner, unless, True, others=others, outer=loc.statements) for i in loc.locations],
                     loc.runs_scripts, loc.static_only)
 
 
