@@ -16,6 +16,7 @@ from .. import __version__
 from ..model import Location, NginxModel, Server, Stmt
 from .hashes import server_names_hash, variables_hash
 from . import dirindex
+from .refusal_alternatives import Alternatives
 from .inherit import (early_failures, effective, error_pages_with_headers, header_order, if_blocks, merge,
                       refused_headers, server_block)
 from .limits import out_of_range
@@ -168,7 +169,8 @@ class Renderer:
             parent = server_block_of(server)[1]
             located = dirindex.with_headers(parent, early_failures(server.locations), unless)
             files = _file_sections(located)
-            return [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else ())
+            others = Alternatives(parent, located, unless)
+            return [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else (), others=others)
                     for loc in error_pages_with_headers(parent, located, unless)]
 
         if model.conditional_header_sets and not model.inherited_maps_made:
@@ -335,20 +337,27 @@ def _file_sections(locations: list[Location]) -> list[Location]:
     return list(out.values())
 
 
-def _merged(loc: Location, parent: list, unless, nested: bool = False, files: list | tuple = ()) -> Location:
+def _merged(loc: Location, parent: list, unless, nested: bool = False, files: list | tuple = (),
+            others: Alternatives | None = None, outer: list | tuple = ()) -> Location:
     """`loc` with the enclosing block's members of every array family it defines itself (add_header...),
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
     access pass gives each one the complete list of its region, and a parent's allow would widen it.
     FILES: for a server-level regex location (a <LocationMatch>), the server's file sections, which nginx
     nests in prefix locations only: where the translation refuses the regex location, httpd may serve a
-    file there (a directory's index.html), with a file section's headers (see refused_headers)."""
+    file there (a directory's index.html), with a file section's headers (see refused_headers). OTHERS: the
+    server's locations, whose headers a refusal sends for the URLs httpd answers from them (a rule's
+    rewritten URL, a directory's index file: see refusal_alternatives)."""
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
-    own = if_blocks(refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate,
-                                    loc.locations or files, unless), inherited, unless)
+    refused = refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate,
+                              loc.locations or files, unless)
+    if others is not None:
+        refused = others.add(refused, loc, inherited, outer)
+    own = if_blocks(refused, inherited, unless)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)
-    return Location(loc.modifier, loc.path, own, loc.span, [_merged(i, inner, unless, True) for i in loc.locations],
+    return Location(loc.modifier, loc.path, own, loc.span,
+                    [_merged(i, inner, unless, True, others=others, outer=loc.statements) for i in loc.locations],
                     loc.runs_scripts, loc.static_only)
 
 

@@ -1,0 +1,180 @@
+"""The header lists a refused location's 403 takes for the URLs httpd answers with another section's lines.
+
+A location the translation refuses answers 403 where httpd may serve, with the headers of its own sections
+(emit.inherit.refused_headers): a security header httpd's answer carries is never to be lost. For two kinds
+of its URLs, httpd's answer carries the Header lines of other sections, merged in httpd's order:
+
+- a directory URL (ending with `/`): mod_dir serves the index file through an internal redirect to
+  DIR/index.html (mod_dir.c, fixup_dir), whose answer carries the lines of the file sections matching that
+  name merged after the directory's: a server's `Header set X-Frame-Options DENY` and a
+  <FilesMatch "\\.html$">'s `Header add X-Frame-Options SAMEORIGIN` both come on `GET /dir/`;
+- a URL a per-directory rule rewrites internally: mod_rewrite's fixup hands the request to its redirect
+  handler, whose ap_internal_redirect walks the <Location>, <Directory> and file sections of the rewritten
+  URL again; the answer carries their lines (none of the first URL's: its header filter stays with the
+  request left behind).
+
+nginx sends one add_header list per block. The refusal gets, for those URLs, the list of the nginx location
+that answers the index file or the rewritten URL, through an `if` on the URL placed before the refusal, which
+answers the refusal's 403 itself with the block's add_header list (emit.inherit.if_blocks completes it with
+the location's other headers).
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from ..model import Location, Stmt
+from ..passes.rewrite_compile import _quote_regex
+from .inherit import Unless, _carried, _refusal, effective, merge, refused_headers
+
+# the answers of a rewrite that are no internal redirect: the client is sent elsewhere
+_EXTERNAL = ("redirect", "permanent")
+# where a substitution's literal start ends: a back-reference, a variable
+_DYNAMIC = re.compile(r"[$]")
+
+
+class Alternatives:
+    """The server's prefix locations and the list they inherit (PARENT), for the refusals of its locations."""
+
+    def __init__(self, parent: list[Stmt], locations: list[Location], unless: Unless):
+        self.parent = parent
+        self.locations = [loc for loc in locations if loc.modifier in ("", "^~", "=")]
+        self.unless = unless
+
+    def add(self, stmts: list[Stmt], loc: Location, inherited: list[Stmt], outer: list[Stmt] = ()) -> list[Stmt]:
+        """STMTS (LOC's merged statements, refused_headers applied; INHERITED: what LOC inherits) with an
+        `if` first for each kind of URL whose httpd answer carries another list than the refusal's. OUTER:
+        the statements of the location LOC is nested in, whose per-directory rules httpd applies to LOC's
+        URLs too (a refused file section's location holds no copy of them)."""
+        if not any(_refusal(s) for s in stmts):
+            return stmts
+        own = [tuple(s.args) for s in stmts if s.name == "add_header"]
+        guards: list[Stmt] = []
+        seen: set[tuple] = set()
+
+        def guard(condition: str, headers: list[Stmt], span, comment: str) -> None:
+            key = tuple(tuple(s.args) for s in headers)
+            if not headers or list(key) == own or (condition, key) in seen:
+                return
+            seen.add((condition, key))
+            guards.append(Stmt("if", [f"($uri ~ {_quote_regex(condition)})"], span, comment,
+                               [Stmt("return", ["403"], span, comment="refused as the location is")]
+                               + [Stmt(s.name, list(s.args), s.span, s.comment) for s in headers]))
+
+        index = self._index_headers(loc, inherited)
+        if index is not None:
+            guard("/$", index, loc.span, "a directory's index file: its file section's headers")
+        for rule in _internal_rewrites(stmts) or _internal_rewrites(list(outer)):
+            target = self._target_headers(rule.args[1], loc)
+            if target is not None:
+                guard(rule.args[0], target, rule.span, "the rule rewrites to another location: its headers")
+        if not guards:
+            return stmts
+        return guards + stmts
+
+    # ------------------------------------------------------------------------------------------------
+
+    def _sent(self, statements: list[Stmt]) -> list[Stmt]:
+        """STATEMENTS' add_header lines as httpd's served answer carries them: every value ungated, `always`."""
+        out = []
+        for s in statements:
+            if s.name != "add_header" or len(s.args) < 2 or _carried(s):
+                continue
+            value = _ungated(s.args[1], self.unless.ungate)
+            if not value:
+                continue
+            out.append(Stmt("add_header", [s.args[0], value, "always"], s.span, s.comment))
+        return out
+
+    def _index_headers(self, loc: Location, inherited: list[Stmt]) -> list[Stmt] | None:
+        """The headers of the nested file section's location nginx answers LOC's index file from, if any."""
+        if loc.modifier not in ("", "^~") or not loc.locations:
+            return None
+        base = loc.path if loc.path.endswith("/") else loc.path + "/"
+        inside = effective(inherited, loc.statements, self.unless)
+        # (httpd serves the first of the names that exists: the first is the one the translation follows)
+        for name in _index_names(loc.statements, inherited)[:1]:
+            for inner in loc.locations:
+                if inner.modifier not in ("~", "~*"):
+                    continue
+                try:
+                    found = re.search(inner.path, base + name, re.IGNORECASE if inner.modifier == "~*" else 0)
+                except re.error:
+                    continue
+                if found:
+                    answered = refused_headers(merge(inside, inner.statements, self.unless), inside,
+                                               self.unless.ungate, inner.locations, self.unless)
+                    return self._sent(answered)
+        return None
+
+    def _target_headers(self, target: str, loc: Location) -> list[Stmt] | None:
+        """The headers of the location(s) nginx serves a rewrite's TARGET from (several: each value once),
+        or None where that is LOC itself or no prefix location of the server is known to hold it."""
+        path = target.split("?", 1)[0]
+        if not path.startswith("/"):
+            return None
+        literal = _DYNAMIC.split(path, 1)[0]
+        holders = _holders(self.locations, literal, literal == path, self.parent, self.unless)
+        if not holders or all(h is loc for h, _ in holders):
+            return None
+        out: list[Stmt] = []
+        taken: set[tuple] = set()
+        for holder, inherited in holders:
+            for s in self._sent(refused_headers(merge(inherited, holder.statements, self.unless), inherited,
+                                                self.unless.ungate, holder.locations, self.unless)):
+                if tuple(s.args) not in taken:
+                    taken.add(tuple(s.args))
+                    out.append(s)
+        return out
+
+
+def _holders(locations: list[Location], literal: str, exact: bool, inherited: list[Stmt],
+             unless: Unless) -> list[tuple[Location, list[Stmt]]]:
+    """(location, what it inherits) for the prefix locations among LOCATIONS (and those nested in them) that
+    may serve a URL starting with LITERAL (EXACT: the whole URL): nginx's longest match, and where the URL
+    goes on past LITERAL, every longer location starting with it."""
+    prefixes = [c for c in locations if c.modifier in ("", "^~", "=")]
+    chosen: list[Location] = []
+    if exact:
+        chosen = [c for c in prefixes if c.modifier == "=" and c.path == literal][:1]
+    covering = [c for c in prefixes if c.modifier != "=" and literal.startswith(c.path)]
+    if not chosen and covering:
+        chosen.append(max(covering, key=lambda c: len(c.path)))
+    if not exact:
+        chosen += [c for c in prefixes if c.path.startswith(literal) and len(c.path) > len(literal)
+                   and c not in chosen]
+    out: list[tuple[Location, list[Stmt]]] = []
+    for c in chosen:
+        inner = _holders(c.locations, literal, exact, effective(inherited, c.statements, unless), unless) \
+            if any(n.modifier in ("", "^~", "=") for n in c.locations) else []
+        out.extend(inner or [(c, inherited)])
+    return out
+
+
+def _index_names(statements: list[Stmt], inherited: list[Stmt]) -> list[str]:
+    """The index names nginx tries in the location (its own `index`, the inherited one, else index.html):
+    only plain names (not a variable, not an absolute URL the translation points a refusal at)."""
+    for holder in (statements, inherited):
+        found = [s for s in holder if s.name == "index"]
+        if found:
+            return [a for a in found[-1].args if "$" not in a and not a.startswith("/")]
+    return ["index.html"]
+
+
+def _internal_rewrites(stmts: list[Stmt]) -> list[Stmt]:
+    """The internal `rewrite`s among STMTS (at any depth of `if` blocks), in order."""
+    out = []
+    for s in stmts:
+        if s.name == "rewrite" and len(s.args) >= 2 and not (set(s.args[2:]) & set(_EXTERNAL)) \
+                and s.args[1].startswith("/"):
+            out.append(s)
+        elif s.block:
+            out.extend(_internal_rewrites(s.block))
+    return out
+
+
+def _ungated(value: str, ungate: Callable[[str], str]) -> str:
+    try:
+        return ungate(value)
+    except KeyError:
+        return value
