@@ -613,9 +613,12 @@ class Layout:
         if odd is not None or (names and classes and _refuses(base)):
             return refused(route, odd or names[0][2], "its access rules differ from the target's"), own, {}
         kept = {k: self.model.new_variable("a2n_capture_") for k in dict.fromkeys(re.findall(r"\$(\d)", target))}
+        # a <Files> section matches names under the target's directory, never the directories above it (a
+        # document root under /home/u/.sites/ is not a dot-file): the map reads the file's path from there on
+        below = _with_copies(Stmt("map", [target[len(static.rstrip("/")):]], route.span), kept).args[0]
         guards = []
         for prefix, source, entries in (("a2n_alias_dir_", kept[ref.group(1)] if ref else "", classes),
-                                        ("a2n_alias_file_", "$request_filename", names)):
+                                        ("a2n_alias_file_", _quote_if_needed(below), names)):
             if entries:
                 variable = self.model.shared_map(prefix, source, [(p, "1" if _refuses(st) else "0")
                                                                   for p, st, _ in entries],
