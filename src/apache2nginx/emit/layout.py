@@ -403,6 +403,9 @@ class Layout:
             nested = [self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
                       for r in regex_routes if _may_match_under(r.path, loc.path, bool(r.params.get("nocase")))
                       and (owner is None or (r.kind == "alias" and order[id(r)] < order[id(owner)]))]
+            outer = server.statements + (main.statements if main is not None and main is not server else [])
+            for inner in nested:
+                _detach_from_region(inner, loc, loc_statements, outer)
             loc.locations[:0] = nested
         # a ^~ region of another entry (Alias, Redirect) hides a RedirectMatch mod_alias may try first
         self.nest_regex_redirects([(loc, h) for loc, h in made if h is not None], regex_redirects, all_routes)
@@ -613,9 +616,12 @@ class Layout:
         if odd is not None or (names and classes and _refuses(base)):
             return refused(route, odd or names[0][2], "its access rules differ from the target's"), own, {}
         kept = {k: self.model.new_variable("a2n_capture_") for k in dict.fromkeys(re.findall(r"\$(\d)", target))}
+        # a <Files> section matches names under the target's directory, never the directories above it (a
+        # document root under /home/u/.sites/ is not a dot-file): the map reads the file's path from there on
+        below = _with_copies(Stmt("map", [target[len(static.rstrip("/")):]], route.span), kept).args[0]
         guards = []
         for prefix, source, entries in (("a2n_alias_dir_", kept[ref.group(1)] if ref else "", classes),
-                                        ("a2n_alias_file_", "$request_filename", names)):
+                                        ("a2n_alias_file_", _quote_if_needed(below), names)):
             if entries:
                 variable = self.model.shared_map(prefix, source, [(p, "1" if _refuses(st) else "0")
                                                                   for p, st, _ in entries],
@@ -1489,6 +1495,29 @@ def _detached(access: list[Stmt], parent: list[Stmt], span) -> list[Stmt]:
     if "satisfy" not in names and any(st.name == "satisfy" and st.args != ["all"] for st in parent):
         extra.append(Stmt("satisfy", ["all"], span))
     return access + extra
+
+
+# a directive nginx inherits into a nested location, and its value where nothing sets it
+_RESETS = {"expires": ["off"], "charset": ["off"], "autoindex": ["off"]}
+
+
+def _detach_from_region(inner: Location, region: Location, applied: list[Stmt], outer: list[Stmt]) -> None:
+    """A regex location (AliasMatch, ProxyPassMatch, RedirectMatch) nested in a region's prefix location so
+    that nginx consults it there: httpd maps its URLs before any section applies, so the region's own
+    statements (its <Directory> sections', its access rules) do not apply to them, only its <Location>
+    sections' (APPLIED, which the nested location holds itself). nginx would inherit the rest: the access
+    rules are made the nested location's own, a single value is set back to the server's (OUTER) or nginx's
+    default, and the array families are left to the render (`not_inherited`)."""
+    own = {id(st) for st in applied}
+    dropped = [st for st in region.statements if id(st) not in own]
+    inner.not_inherited = dropped
+    access = [st for st in inner.statements if st.name in ("allow", "deny", "auth_basic", "satisfy")]
+    inner.statements.extend(_detached(access, region.statements, inner.span)[len(access):])
+    for name in dict.fromkeys(st.name for st in dropped if st.name in _RESETS):
+        if not any(st.name == name for st in inner.statements):
+            server = [st for st in outer if st.name == name]
+            inner.statements.append(Stmt(name, list(server[-1].args) if server else list(_RESETS[name]),
+                                         inner.span, comment="not inherited from the enclosing location"))
 
 
 def _with_copies(st: Stmt, kept: dict[str, str]) -> Stmt:

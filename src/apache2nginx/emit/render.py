@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from dataclasses import replace
 from functools import lru_cache
 
 import crossplane
@@ -13,7 +14,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from jinja2.filters import do_indent
 
 from .. import __version__
-from ..model import Location, NginxModel, Server, Stmt
+from ..model import ARRAY_FAMILIES, Location, NginxModel, Server, Stmt
 from .hashes import server_names_hash, variables_hash
 from . import dirindex
 from .refusal_alternatives import Alternatives
@@ -357,8 +358,46 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)
     return Location(loc.modifier, loc.path, own, loc.span,
-                    [_merged(i, inner, unless, True, others=others, outer=loc.statements) for i in loc.locations],
+                    [_nested(i, inner, unless, others, loc.statements) for i in loc.locations],
                     loc.runs_scripts, loc.static_only)
+
+
+_FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
+
+
+def _nested(loc: Location, parent: list[Stmt], unless, others: Alternatives | None = None,
+            outer: list | tuple = ()) -> Location:
+    """A location nested in a block whose effective list is PARENT, without the statements httpd does not
+    apply to its URLs (`not_inherited`): nginx inherits a family (add_header...) only where the location sets
+    none of it, so the family's other members are repeated here; a dropped header is named with an empty value
+    (which nginx never sends), and an error_page for a status nginx never answers by itself stops the
+    inheritance of the pages where none is left. allow/deny are the layout's (`_detached`)."""
+    if not loc.not_inherited:
+        return _merged(loc, parent, unless, True, others=others, outer=outer)
+    kept = [s for s in parent if s not in loc.not_inherited]
+    dropped = [s for s in parent if s in loc.not_inherited and s.name in _FAMILY_OF
+               and s.name not in ("allow", "deny")]
+    used = {_FAMILY_OF[s.name] for s in loc.statements if s.name in _FAMILY_OF}
+    extra: list[Stmt] = []
+    named = {s.args[0].lower() for s in kept + loc.statements if s.name == "add_header" and s.args}
+    for name in dict.fromkeys(s.args[0] for s in dropped if s.name == "add_header" and s.args):
+        if name.lower() not in named:
+            # (the header named empty says what is meant; the kept ones are repeated, this block using the family)
+            named.add(name.lower())
+            extra.append(Stmt("add_header", [name, "", "always"], loc.span,
+                              comment="not inherited: httpd does not apply the enclosing location's header here"))
+    used |= {_FAMILY_OF[s.name] for s in extra}
+    for family in dict.fromkeys(_FAMILY_OF[s.name] for s in dropped):
+        if family in used:
+            continue
+        members = [s for s in kept if s.name in family]
+        if members:
+            extra.extend(members)
+        elif "error_page" in family:
+            # (nginx never answers 599 by itself: a page for it only stops the inheritance)
+            extra.append(Stmt("error_page", ["599", "/"], loc.span,
+                              comment="not inherited: httpd does not apply the enclosing location's pages here"))
+    return _merged(replace(loc, statements=extra + loc.statements), kept, unless, True, others=others, outer=outer)
 
 
 @lru_cache(maxsize=1)

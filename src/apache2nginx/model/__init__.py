@@ -103,6 +103,10 @@ class Location:
     # the per-directory statements of a directory whose URL a ProxyPass takes here: they never run in this
     # location, only in the locations under it that a `ProxyPass ... !` leaves to the directory
     proxied_rules: list = field(default_factory=list)
+    # statements of the enclosing location that httpd does not apply to this one's URLs (a <Directory>'s, in
+    # an AliasMatch nested in that directory's region to map them elsewhere): the render keeps nginx from
+    # inheriting them (it repeats the rest of their families here, or stops an add_header list)
+    not_inherited: list = field(default_factory=list)
 
     def key(self) -> tuple[str, str]:
         return (self.modifier, self.path)
