@@ -1044,7 +1044,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             and _only_internal(state.rules, location_statements):
         # mod_rewrite's per-directory result waits for the handler phase (redirect-handler), while mod_dir's
         # fixup already answered a directory requested without its slash: 301 to the path with the slash
-        location_statements[:0] = [_slash_check(state.rules[0].span)]
+        # (after the refusals of unsafe results, which mod_rewrite's fixup answers first)
+        at = _slash_point(location_statements)
+        location_statements[at:at] = [_slash_check(state.rules[0].span)]
     if state.per_dir is not None and location_statements:
         prefix = state.per_dir.rstrip("/") + "/"
         loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
@@ -1106,6 +1108,35 @@ def _answers(stmts: list[Stmt]) -> bool:
     return any(st.name == "return" or st.block and _answers(st.block) for st in stmts)
 
 
+def _rewrites(st: Stmt) -> bool:
+    return st.name == "rewrite" or bool(st.block) and any(_rewrites(b) for b in st.block)
+
+
+def _unsafe_refusal(st: Stmt) -> bool:
+    """A `return 403` standing for httpd 2.4.60+'s refusal of an unsafe result (rewrite_unsafe), or an `if`
+    holding only such returns (and the statements setting what they test)."""
+    if st.name == "return":
+        return (st.comment or "").startswith(_UNSAFE_REFUSAL)
+    return not st.block or all(_unsafe_refusal(b) if b.name in ("return", "if") else b.name == "set"
+                               for b in st.block)
+
+
+_UNSAFE_REFUSAL = "httpd 2.4.60+ refuses"
+
+
+def _slash_point(stmts: list[Stmt]) -> int:
+    """Where mod_dir's slash redirect goes among a ruleset's statements that rewrite internally: before the
+    first statement that rewrites (nginx's $uri is still the request's), after the refusals of unsafe results
+    ahead of it (mod_rewrite's fixup refuses before mod_dir's runs)."""
+    return next((n for n, st in enumerate(stmts) if _rewrites(st)), len(stmts))
+
+
+def _answers_past_refusals(stmts: list[Stmt]) -> bool:
+    """The statements answer otherwise than by refusing an unsafe result before their first rewrite."""
+    at = _slash_point(stmts)
+    return any(_answers([st]) and not _unsafe_refusal(st) for st in stmts[:at]) or _answers(stmts[at:])
+
+
 def _answering(rule: RRule) -> bool:
     """The rule answers itself when it applies ([F], [G], [R], [P], a URL)."""
     return bool({"F", "G", "R", "P"} & set(rule.flags)) or \
@@ -1113,9 +1144,11 @@ def _answering(rule: RRule) -> bool:
 
 
 def _only_internal(rules: list[RRule], statements: list[Stmt]) -> bool:
-    """Every rule rewrites internally (no answer of its own: [F], [G], [R], [P], a URL, a refusal): httpd's
-    fixup returns those answers itself, before mod_dir's; only an internal rewrite waits for the handler."""
-    return all(r.substitution != "-" and not _answering(r) for r in rules) and not _answers(statements)
+    """Every rule rewrites internally (no answer of its own: [F], [G], [R], [P], a URL, a refusal but that of an
+    unsafe result ahead of the first rewrite): httpd's fixup returns those answers itself, before mod_dir's;
+    only an internal rewrite waits for the handler."""
+    return all(r.substitution != "-" and not _answering(r) for r in rules) and \
+        not _answers_past_refusals(statements)
 
 
 def _internal_from(rules: list, starts: list[int], statements: list[Stmt]) -> int | None:
@@ -1134,4 +1167,4 @@ def _internal_from(rules: list, starts: list[int], statements: list[Stmt]) -> in
         return None
     if not _only_internal(rules[first:], statements[starts[first]:]):
         return None
-    return starts[first]
+    return starts[first] + _slash_point(statements[starts[first]:])
