@@ -301,8 +301,9 @@ def _not_translated(ctx: Context, rule: RRule, code: str, why: str, refused: boo
 # Untranslated server-context rules whose result httpd would check against other access rules than nginx:
 # left out, the request would be served under the rules of its original URL alone.
 _REFUSED_INSTEAD = {"A2N327", "A2N780", "A2N842", "A2N861"}
-# Untranslated per-directory rules whose result httpd checks against the access rules of its own URL.
-_DIRECTORY_REFUSED_INSTEAD = {"A2N860"}
+# Untranslated per-directory rules whose result httpd checks against the access rules of its own URL, or maps
+# through another entry (a Redirect, an Alias, a ProxyPass).
+_DIRECTORY_REFUSED_INSTEAD = {"A2N860", "A2N862"}
 
 
 def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=()) -> list[Stmt]:
