@@ -42,7 +42,8 @@ from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, qmark_refusal, static_https,
                              whole_site_redirect)
-from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, LOCATION_REFUSAL, PER_DIRECTORY, RULE_FLAGS,
+from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, END_MARK, LOCATION_REFUSAL, PER_DIRECTORY,
+                            RULE_FLAGS, ends_rewriting,
                             SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
                             _normalise, read_txt_map)
@@ -454,6 +455,13 @@ def finish_server(ctx: Context, server: Server) -> None:
     server.settings["rewrite_prefixes"] = [
         prefix.rstrip("/") + "/" for prefix in (_directory_url(ctx, server, state.directory or "")
                                                 for _, state in kept if state.rules) if prefix is not None]
+    server_state = server.settings.get("rewrite")
+    main_state = ctx.main.settings.get("rewrite") if server is not ctx.main else None
+    if main_state is not None:
+        server_state = _merged_with_main(server_state, main_state)
+    # a server-context [END] that applies keeps every per-directory rule of the request from running
+    server.settings["rewrite_end_mark"] = server_state is not None and server_state.engine is not False and \
+        any(ends_rewriting(r) for r in server_state.rules) and any(state.rules for _, state in kept)
     for original, state in kept:
         prefix = _directory_url(ctx, server, state.directory or "")
         if prefix is None:
@@ -472,12 +480,8 @@ def finish_server(ctx: Context, server: Server) -> None:
         _finish_state(ctx, server, state)
     for _, state in kept:
         _refuse_aliased(ctx, server, state)
-    state = server.settings.get("rewrite")
-    main_state = ctx.main.settings.get("rewrite") if server is not ctx.main else None
-    if main_state is not None:
-        state = _merged_with_main(state, main_state)
-    if state is not None:
-        _finish_state(ctx, server, state)
+    if server_state is not None:
+        _finish_state(ctx, server, server_state)
 
 
 def _replaced(ctx: Context, state: RewriteContext, later: RewriteContext) -> None:
@@ -1049,6 +1053,11 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # (after the refusals of unsafe results, which mod_rewrite's fixup answers first)
         at = _slash_point(location_statements)
         location_statements[at:at] = [_slash_check(state.rules[0].span)]
+    if state.per_dir is not None and location_statements and server.settings.get("rewrite_end_mark"):
+        location_statements[:0] = [_end_guard(state.rules[0].span)]
+    if state.per_dir is None and server.settings.get("rewrite_end_mark"):
+        statements.insert(0, Stmt("set", [END_MARK, ""], None,
+                                  comment="no server-context [END] applied yet (again after an internal redirect)"))
     if state.per_dir is not None and location_statements:
         prefix = state.per_dir.rstrip("/") + "/"
         loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
@@ -1084,6 +1093,14 @@ def _pin_request_uri_env(ctx: Context, server: Server, statements: list[Stmt]) -
         return []
     return [Stmt("set", ["$a2n_setenv_uri_pin", "".join("${" + v.lstrip("$") + "}" for v in pinned)], None,
                  comment="SetEnvIf Request_URI: httpd matches the URL before the rewrite rules")]
+
+
+def _end_guard(span) -> Stmt:
+    """First among a directory's rules: where a server-context [END] applied, mod_rewrite's fixup declines
+    (hook_fixup reads the END note, really_last_key, from the request's pool) and none of them runs."""
+    # (in a location an `if` may only hold return, set and flagged rewrites: the same stop)
+    return Stmt("if", [f"({END_MARK})"], span, block=[Stmt("rewrite", ["^", "$uri", "break"], span)],
+                comment="a server-context [END] applied: httpd runs no per-directory rule")
 
 
 def _directory_slash_on(ctx: Context, server: Server) -> bool:

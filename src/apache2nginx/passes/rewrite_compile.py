@@ -14,7 +14,7 @@ from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricte
                               per_directory_access, url_lookup_blocker, _static_directory)
 from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
-                            env_variable)
+                            env_variable, END_MARK, ends_rewriting)
 from . import rewrite_dirslash as dirslash
 from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
@@ -383,6 +383,8 @@ class Compiler:
             groups += 1
         self.lookups = []
         action = self.action(rule, pattern, negate, cond_names, rule_names)
+        if self.per_dir is None and ends_rewriting(rule) and self.server.settings.get("rewrite_end_mark"):
+            marks = list(marks) + [END_MARK]    # the directories' rules do not run after it (rewrite._end_guard)
         action = [Stmt("set", [mark, "1"], span) for mark in marks] + action
         if self.mark_redirects and action and _internal_rewrite(action[-1]):
             # httpd's internal redirect gives the next pass REDIRECT_STATUS=200
