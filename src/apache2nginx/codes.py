@@ -1937,6 +1937,15 @@ _short("A2N861", "rewrite-file-past-access", "error", "A server-context rewrite 
        "those rules; the rule is not translated and the requests it applies to are refused (403).",
        "requests the rule rewrites get 403 from nginx where httpd may serve the file or answer otherwise.",
        "add [PT] if the substitution is meant as a URL, or rewrite to a URL no route claims.")
+_short("A2N862", "rewrite-end-past-route", "error", "A per-directory [END] rewrite to a URL a Redirect, Alias or ProxyPass maps is refused.",
+       "httpd serves the result of a per-directory rewrite through an internal redirect, which maps the new URL "
+       "through mod_alias and mod_proxy again (a Redirect or RedirectMatch answers it, an Alias or ProxyPass "
+       "serves it), while with [END] no rewrite rule runs again. nginx's `break` would serve the result in the "
+       "rule's own location, past that entry; `last` would select the entry's location but run the per-directory "
+       "rules of the result's URL again. Where the result may fall under such rules, the rule is not translated "
+       "and the requests it applies to are refused (403).",
+       "requests the rule rewrites get 403 from nginx where httpd redirects, serves or proxies the result.",
+       "rewrite to a URL outside the directories that have rewrite rules, or map the URL on the Apache side.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

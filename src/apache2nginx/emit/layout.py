@@ -1224,7 +1224,10 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
     statements first. mod_alias answers a Redirect in the translate phase (translate_alias_redir), before
     the request walks any directory, so the directory's rules never run for those URLs. Where a ProxyPass
     takes the directory's URL, its rules (`proxied_rules`) go only into the locations under it that are not
-    proxied: the URLs a `ProxyPass ... !` hands back to the document root, which walk the directory."""
+    proxied: the URLs a `ProxyPass ... !` hands back to the document root, which walk the directory. A
+    location that refuses every request (`Require all denied` in a <Directory> below) gets none: httpd's
+    access check refuses before the rules run in the fixups, where nginx's rewrite phase would answer (a
+    redirect) before its `deny all`."""
     own = server.settings.get("rewrite_directories", set())
     ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~")
                     and (loc.directory_rules or loc.proxied_rules) and loc.path.endswith("/")),
@@ -1244,6 +1247,8 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
         if any(st.name in ("alias", "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass")
                for st in loc.statements):
             continue
+        if _refuses(_rules(loc.statements)):
+            continue    # httpd refuses in its access check, before the inherited rules run in the fixups
         copies = list(parent.directory_rules or parent.proxied_rules)
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)

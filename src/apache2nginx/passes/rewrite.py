@@ -43,7 +43,8 @@ from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, qmark_refusal, static_https,
                              whole_site_redirect)
-from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, LOCATION_REFUSAL, PER_DIRECTORY, RULE_FLAGS,
+from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, END_MARK, LOCATION_REFUSAL, PER_DIRECTORY,
+                            RULE_FLAGS, ends_rewriting,
                             SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
                             _normalise, read_txt_map)
@@ -302,8 +303,9 @@ def _not_translated(ctx: Context, rule: RRule, code: str, why: str, refused: boo
 # Untranslated server-context rules whose result httpd would check against other access rules than nginx:
 # left out, the request would be served under the rules of its original URL alone.
 _REFUSED_INSTEAD = {"A2N327", "A2N780", "A2N842", "A2N861"}
-# Untranslated per-directory rules whose result httpd checks against the access rules of its own URL.
-_DIRECTORY_REFUSED_INSTEAD = {"A2N860"}
+# Untranslated per-directory rules whose result httpd checks against the access rules of its own URL, or maps
+# through another entry (a Redirect, an Alias, a ProxyPass).
+_DIRECTORY_REFUSED_INSTEAD = {"A2N860", "A2N862"}
 
 
 def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=()) -> list[Stmt]:
@@ -454,6 +456,13 @@ def finish_server(ctx: Context, server: Server) -> None:
     server.settings["rewrite_prefixes"] = [
         prefix.rstrip("/") + "/" for prefix in (_directory_url(ctx, server, state.directory or "")
                                                 for _, state in kept if state.rules) if prefix is not None]
+    server_state = server.settings.get("rewrite")
+    main_state = ctx.main.settings.get("rewrite") if server is not ctx.main else None
+    if main_state is not None:
+        server_state = _merged_with_main(server_state, main_state)
+    # a server-context [END] that applies keeps every per-directory rule of the request from running
+    server.settings["rewrite_end_mark"] = server_state is not None and server_state.engine is not False and \
+        any(ends_rewriting(r) for r in server_state.rules) and any(state.rules for _, state in kept)
     for original, state in kept:
         prefix = _directory_url(ctx, server, state.directory or "")
         if prefix is None:
@@ -472,12 +481,8 @@ def finish_server(ctx: Context, server: Server) -> None:
         _finish_state(ctx, server, state)
     for _, state in kept:
         _refuse_aliased(ctx, server, state)
-    state = server.settings.get("rewrite")
-    main_state = ctx.main.settings.get("rewrite") if server is not ctx.main else None
-    if main_state is not None:
-        state = _merged_with_main(state, main_state)
-    if state is not None:
-        _finish_state(ctx, server, state)
+    if server_state is not None:
+        _finish_state(ctx, server, server_state)
 
 
 def _replaced(ctx: Context, state: RewriteContext, later: RewriteContext) -> None:
@@ -1032,7 +1037,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # mod_dir's fixup runs after a [P]: its 301 for a directory without its slash, its index lookup
         span = state.rules[0].span
         from .rewrite_handler import document_root
-        names = dirindex.index_names(ctx, server, state.directory or document_root(ctx, server) + state.per_dir)
+        names = dirindex.index_names(ctx, server, state.directory or document_root(ctx, server) + state.per_dir,
+                                     state.per_dir)
         for proxy_location in compiler.per_dir_proxies:
             proxy_location.statements.extend(dirindex.in_proxy(names, _directory_slash_on(ctx, server), span))
         location_statements[:0] = dirindex.entry(span)
@@ -1045,7 +1051,14 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             and _only_internal(state.rules, location_statements):
         # mod_rewrite's per-directory result waits for the handler phase (redirect-handler), while mod_dir's
         # fixup already answered a directory requested without its slash: 301 to the path with the slash
-        location_statements[:0] = [_slash_check(state.rules[0].span)]
+        # (after the refusals of unsafe results, which mod_rewrite's fixup answers first)
+        at = _slash_point(location_statements)
+        location_statements[at:at] = [_slash_check(state.rules[0].span)]
+    if state.per_dir is not None and location_statements and server.settings.get("rewrite_end_mark"):
+        location_statements[:0] = [_end_guard(state.rules[0].span)]
+    if state.per_dir is None and server.settings.get("rewrite_end_mark"):
+        statements.insert(0, Stmt("set", [END_MARK, ""], None,
+                                  comment="no server-context [END] applied yet (again after an internal redirect)"))
     if state.per_dir is not None and location_statements:
         prefix = state.per_dir.rstrip("/") + "/"
         loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
@@ -1115,6 +1128,14 @@ def _pin_request_uri_env(ctx: Context, server: Server, statements: list[Stmt]) -
                  comment="SetEnvIf Request_URI: httpd matches the URL before the rewrite rules")]
 
 
+def _end_guard(span) -> Stmt:
+    """First among a directory's rules: where a server-context [END] applied, mod_rewrite's fixup declines
+    (hook_fixup reads the END note, really_last_key, from the request's pool) and none of them runs."""
+    # (in a location an `if` may only hold return, set and flagged rewrites: the same stop)
+    return Stmt("if", [f"({END_MARK})"], span, block=[Stmt("rewrite", ["^", "$uri", "break"], span)],
+                comment="a server-context [END] applied: httpd runs no per-directory rule")
+
+
 def _directory_slash_on(ctx: Context, server: Server) -> bool:
     """No DirectorySlash Off anywhere in the server or the main server (where it is, the regions it covers
     keep their own handling and the rules run as they stand)."""
@@ -1139,6 +1160,35 @@ def _answers(stmts: list[Stmt]) -> bool:
     return any(st.name == "return" or st.block and _answers(st.block) for st in stmts)
 
 
+def _rewrites(st: Stmt) -> bool:
+    return st.name == "rewrite" or bool(st.block) and any(_rewrites(b) for b in st.block)
+
+
+def _unsafe_refusal(st: Stmt) -> bool:
+    """A `return 403` standing for httpd 2.4.60+'s refusal of an unsafe result (rewrite_unsafe), or an `if`
+    holding only such returns (and the statements setting what they test)."""
+    if st.name == "return":
+        return (st.comment or "").startswith(_UNSAFE_REFUSAL)
+    return not st.block or all(_unsafe_refusal(b) if b.name in ("return", "if") else b.name == "set"
+                               for b in st.block)
+
+
+_UNSAFE_REFUSAL = "httpd 2.4.60+ refuses"
+
+
+def _slash_point(stmts: list[Stmt]) -> int:
+    """Where mod_dir's slash redirect goes among a ruleset's statements that rewrite internally: before the
+    first statement that rewrites (nginx's $uri is still the request's), after the refusals of unsafe results
+    ahead of it (mod_rewrite's fixup refuses before mod_dir's runs)."""
+    return next((n for n, st in enumerate(stmts) if _rewrites(st)), len(stmts))
+
+
+def _answers_past_refusals(stmts: list[Stmt]) -> bool:
+    """The statements answer otherwise than by refusing an unsafe result before their first rewrite."""
+    at = _slash_point(stmts)
+    return any(_answers([st]) and not _unsafe_refusal(st) for st in stmts[:at]) or _answers(stmts[at:])
+
+
 def _answering(rule: RRule) -> bool:
     """The rule answers itself when it applies ([F], [G], [R], [P], a URL)."""
     return bool({"F", "G", "R", "P"} & set(rule.flags)) or \
@@ -1146,9 +1196,11 @@ def _answering(rule: RRule) -> bool:
 
 
 def _only_internal(rules: list[RRule], statements: list[Stmt]) -> bool:
-    """Every rule rewrites internally (no answer of its own: [F], [G], [R], [P], a URL, a refusal): httpd's
-    fixup returns those answers itself, before mod_dir's; only an internal rewrite waits for the handler."""
-    return all(r.substitution != "-" and not _answering(r) for r in rules) and not _answers(statements)
+    """Every rule rewrites internally (no answer of its own: [F], [G], [R], [P], a URL, a refusal but that of an
+    unsafe result ahead of the first rewrite): httpd's fixup returns those answers itself, before mod_dir's;
+    only an internal rewrite waits for the handler."""
+    return all(r.substitution != "-" and not _answering(r) for r in rules) and \
+        not _answers_past_refusals(statements)
 
 
 def _internal_from(rules: list, starts: list[int], statements: list[Stmt]) -> int | None:
@@ -1167,4 +1219,4 @@ def _internal_from(rules: list, starts: list[int], statements: list[Stmt]) -> in
         return None
     if not _only_internal(rules[first:], statements[starts[first]:]):
         return None
-    return starts[first]
+    return starts[first] + _slash_point(statements[starts[first]:])

@@ -14,7 +14,7 @@ from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricte
                               per_directory_access, url_lookup_blocker, _static_directory)
 from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
-                            env_variable)
+                            env_variable, END_MARK, ends_rewriting)
 from . import rewrite_dirslash as dirslash
 from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
@@ -385,6 +385,8 @@ class Compiler:
             groups += 1
         self.lookups = []
         action = self.action(rule, pattern, negate, cond_names, rule_names)
+        if self.per_dir is None and ends_rewriting(rule) and self.server.settings.get("rewrite_end_mark"):
+            marks = list(marks) + [END_MARK]    # the directories' rules do not run after it (rewrite._end_guard)
         action = [Stmt("set", [mark, "1"], span) for mark in marks] + action
         if self.mark_redirects and action and _internal_rewrite(action[-1]):
             # httpd's internal redirect gives the next pass REDIRECT_STATUS=200
@@ -980,19 +982,31 @@ class Compiler:
         location without the server's rewrites again. So `break` where no section with access rules may hold
         the result; `last` where one may and the result's location runs no per-directory rules (its literal
         start lies outside every directory with rules); otherwise the rule is not translated (A2N860) and
-        refuses its requests (rewrite._refused_instead)."""
+        refuses its requests (rewrite._refused_instead). The internal redirect also maps the result through
+        mod_alias and mod_proxy again (their translate_name hooks: a Redirect, an Alias, a ProxyPass of the new
+        URL): where one may take the result, `last` too, so that nginx selects that entry's location, or the
+        rule is refused (A2N862) where the result may fall under per-directory rules."""
         fixed = re.match(r"[^$?]*", target).group()
         made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
         root = document_root(self.ctx, self.server).rstrip("/")
         restricted = [scope for scope in access_restricted(self.ctx, self.server)
                       if made is None or self._may_serve(scope, made, root)]
-        if not restricted:
+        routed = [route for h in {id(h): h for h in (self.server, self.ctx.main)}.values() for route in h.routes
+                  if _route_may_take(route, made)]
+        if not restricted and not routed:
             return "break"
-        where = f"{restricted[0].span.file}:{restricted[0].span.line}" if restricted[0].span else "a section"
         prefixes = self.server.settings.get("rewrite_prefixes", []) + [self.per_dir.rstrip("/") + "/"]
         if made is not None and fixed != "/" and \
                 not any(fixed.startswith(p) or p.startswith(fixed) for p in prefixes):
             return "last"
+        if not restricted:
+            route = routed[0]
+            where = f" at {route.span.file}:{route.span.line}" if route.span else ""
+            raise Unsupported("A2N862", f"httpd maps the result of this [END] rewrite (an internal redirect) "
+                              f"through the {route.params.get('directive', route.kind)}{where} and runs no rewrite "
+                              "rules there; the result may fall under per-directory rules that nginx would run "
+                              "again, so the translation cannot send it through that entry's location")
+        where = f"{restricted[0].span.file}:{restricted[0].span.line}" if restricted[0].span else "a section"
         raise Unsupported("A2N860", f"httpd checks the access rules of the section at {where} on the result "
                           "of this [END] rewrite (an internal redirect) and runs no rewrite rules there; the "
                           "result may fall under per-directory rules that nginx would run again, so the "
@@ -1397,6 +1411,24 @@ def literal_prefix(regex: str) -> str | None:
     if not regex.startswith("^") or "|" in regex:
         return None
     return access_proxy.literal_prefix(regex, True)[0]
+
+
+def _route_may_take(route, urls: list[tuple[str, bool]] | None) -> bool:
+    """Whether a Redirect, Alias or ProxyPass entry (its regex form too) may map a URL starting with one of
+    URLS (None: any URL). A `ProxyPass ... !` maps nothing by itself."""
+    if route.kind == "proxy-exclude":
+        return False
+    if urls is None:
+        return True
+    nocase_route = bool(route.params.get("nocase"))
+    fixed = literal_prefix(route.path) if route.regex else route.path
+    if not fixed:
+        return True
+    for url, nocase in urls:
+        a, b = (fixed.lower(), url.lower()) if nocase or nocase_route else (fixed, url)
+        if a.startswith(b) or b.startswith(a):
+            return True
+    return False
 
 
 def _may_hold(scope, urls: list[tuple[str, bool]]) -> bool:

@@ -37,9 +37,12 @@ _INDEX_FROM = "$a2n_index_from"  # rewrite.py's marker of nginx's index pass (mo
 _SUBREQUEST = "mod_dir looks the index file up in a subrequest, through the rules again"
 
 
-def index_names(ctx, server, directory: str) -> list[str]:
+def index_names(ctx, server, directory: str, url: str | None = None) -> list[str]:
     """The DirectoryIndex names mod_dir tries for the directory's URLs, relative names only (the list stops at
-    an absolute one); empty for DirectoryIndex disabled. httpd's built-in default is index.html."""
+    an absolute one); empty for DirectoryIndex disabled. httpd's built-in default is index.html. httpd merges
+    the <Location> sections after the <Directory> ones (ap_location_walk follows ap_directory_walk), in
+    config order, the main server's first: a <Location> whose prefix covers every URL of the directory (URL,
+    the per-directory prefix) sets the names for all of them."""
     from ..emit.dirindex import DISABLED_INDEX
     holders = [server] if server is ctx.main else [ctx.main, server]
     directory = (directory or "").rstrip("/")
@@ -54,6 +57,12 @@ def index_names(ctx, server, directory: str) -> list[str]:
             if own is not None and (found is None or path.count("/") >= found[0]):
                 found = (path.count("/"), own)
     names = found[1] if found is not None else None
+    if url is not None:
+        for holder in holders:
+            for scope in holder.scopes:
+                own = next((st.args for st in scope.statements if st.name == "index"), None)
+                if own is not None and scope.kind == "location" and not scope.regex and url.startswith(scope.path):
+                    names = own
     for holder in reversed(holders):
         if names is None:
             names = next((st.args for st in holder.statements if st.name == "index"), None)

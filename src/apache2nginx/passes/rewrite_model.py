@@ -81,6 +81,16 @@ class RewriteContext:
     shadowed: str | None = None    # its document-root URL, which an Alias/Redirect/ProxyPass maps elsewhere
 
 
+# set where a server-context [END] applied: the per-directory rules of the request do not run (rewrite._end_guard)
+END_MARK = "$a2n_end"
+
+
+def ends_rewriting(rule: "RRule") -> bool:
+    """A rule that notes END for the rest of the request where it applies (apply_rewrite_list sets
+    really_last_key in the request's pool): [END] without [PT], whose pass-through leaves the rules first."""
+    return "END" in rule.flags and "PT" not in rule.flags
+
+
 PER_DIRECTORY = {"rewriteengine", "rewritecond", "rewriterule", "rewritebase", "rewriteoptions"}
 
 
