@@ -32,34 +32,55 @@ def since_set(ctx: Context, holder: list[Stmt], name: str, table: str) -> list[S
     return lines if ended_by == "set" else None if lines else []
 
 
-def conditional_unset(ctx: Context, d: Directive, condition: str, name: str, env: str) -> bool:
-    """`Header unset NAME env=[!]VAR` after a plain `Header set NAME` of the same block (and plain add/append/
-    merge lines after it): httpd removes the header where the condition holds as the response leaves
-    (mod_headers tests r->subprocess_env then), and leaves the set's value elsewhere. So each of those lines
-    sends its value only where the condition fails (a map over the variable), and the set still replaces
-    what an enclosing block adds: where the condition holds the name is gone altogether, as in httpd. True
-    when translated so; else the caller refuses the line."""
-    from .headers import _GENERATED, _generated, _plain, onsuccess
+def conditional_unset(ctx: Context, d: Directive, condition: str, name: str, env: str | None,
+                      expr: str | None = None) -> bool:
+    """`Header unset NAME env=[!]VAR` (or `expr=EXPR`) after a plain `Header set NAME` of the same block (and
+    plain add/append/merge lines after it): httpd removes the header where the condition holds as the
+    response leaves (mod_headers tests r->subprocess_env, or evaluates the expression, then), and leaves the
+    set's value elsewhere. So each of those lines sends its value only where the condition fails (a map over
+    the variable or the expression), and the set still replaces what an enclosing block adds: where the
+    condition holds the name is gone altogether, as in httpd. True when translated so; else the caller
+    refuses the line."""
+    from .headers import _GENERATED, _generated, _plain, emit_vary, onsuccess
     table = "always" if condition == "always" else "onsuccess"
     holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
     lines = since_set(ctx, holder, name, table)
     if not lines:
         return False
-    negate = env.startswith("!")
-    source, _ = setenvif.resolve(ctx.model, ctx.server, ctx.scope, env.lstrip("!"), ctx.options.get("input_words"))
-    if source is None:
-        return False
     compiler, plain = HeaderCondition(ctx.model), _plain(ctx)
+    if expr is not None:
+        holds = expr_condition(compiler, expr)
+        if holds is None:
+            return False
+        source, negate = holds, False
+    else:
+        negate = env.startswith("!")
+        source, _ = setenvif.resolve(ctx.model, ctx.server, ctx.scope, env.lstrip("!"),
+                                     setenvif.input_words(ctx.options, ctx.server))
+        if source is None:
+            return False
     for st in lines:
         value = plain.pop(id(st))[1]
-        # the value stays where the unset's condition fails: VAR unset (or set, for `!VAR`)
+        # the value stays where the unset's condition fails: VAR unset (or set, for `!VAR`), EXPR false
         kept = compiler.value_when_set(source, value, not negate)
         st.args[1] = kept if table == "always" else onsuccess(ctx, kept)
-    # read again once every SetEnvIf line is: a later line that changes VAR is reported (A2N717)
-    setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda src: src)
+    if expr is not None:
+        emit_vary(ctx, compiler, d.span, table == "always")
+    else:
+        # read again once every SetEnvIf line is: a later line that changes VAR is reported (A2N717)
+        setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda src: src)
     if name.lower() in _GENERATED:
         _generated(ctx, d, name)
     return True
+
+
+def expr_condition(compiler: HeaderCondition, expr: str) -> str | None:
+    """The variable that is 1 where EXPR holds (empty elsewhere), or None when it is not translated."""
+    from .header_expr import Untranslatable
+    try:
+        return compiler.compile(expr)
+    except Untranslatable:
+        return None
 
 
 @dataclass

@@ -137,11 +137,13 @@ def _header(ctx: Context, d: Directive) -> Disposition:
             if reader.variable is not None:
                 return _conditional(ctx, d, condition, action, rest, None, reader)
             reason = reader.reason if reader.reason and "per-directory" in reader.reason else None
-    if len(extras) == 1 and extras[0].lower().startswith("env=") and action == "unset" and len(rest) == 1:
+    if len(extras) == 1 and extras[0].lower().startswith(("env=", "expr=")) and action == "unset" \
+            and len(rest) == 1:
         # after a plain set of this block: exact; else the block's earlier lines, with A2N525's caveat
-        if header_join.conditional_unset(ctx, d, condition, rest[0], extras[0][4:]):
+        env, expr = (extras[0][4:], None) if extras[0].lower().startswith("env=") else (None, extras[0][5:])
+        if header_join.conditional_unset(ctx, d, condition, rest[0], env, expr):
             return Disposition.EXACT
-        done = _unset_when(ctx, d, condition, rest[0], extras[0][4:])
+        done = _unset_when(ctx, d, condition, rest[0], env, expr)
         if done is not None:
             return done
     if extras:
@@ -214,13 +216,15 @@ def _generated(ctx: Context, d: Directive, name: str) -> None:
                   "a third-party module (headers-more); only a backend's copy is hidden", d.span, directive=d.name)
 
 
-def _unset_when(ctx: Context, d: Directive, condition: str, name: str, env: str) -> Disposition | None:
-    """`Header [always] unset NAME env=[!]VAR`: httpd runs a block's Header lines in order, so the unset takes
-    away what this block's earlier lines of the same table set, for the requests the condition holds for.
-    nginx cannot take a header away, but those lines can send nothing there: each plain one's value becomes a
-    map that is empty where VAR is set (unset, with `!`). Only where every line that may have set NAME
-    before is such a line of this block (the first a `set`, or a server with no other block above it);
-    else None (the caller reports A2N501). A backend's own NAME stays (A2N525)."""
+def _unset_when(ctx: Context, d: Directive, condition: str, name: str, env: str | None,
+                expr: str | None = None) -> Disposition | None:
+    """`Header [always] unset NAME env=[!]VAR` (or `expr=EXPR`): httpd runs a block's Header lines in order, so
+    the unset takes away what this block's earlier lines of the same table set, for the requests the
+    condition holds for. nginx cannot take a header away, but those lines can send nothing there: each plain
+    one's value becomes a map that is empty where VAR is set (unset, with `!`; where EXPR holds). Only where
+    every line that may have set NAME before is such a line of this block (the first a `set`, or a server
+    with no other block above it); else None (the caller reports A2N501). A backend's own NAME stays
+    (A2N525)."""
     table = "always" if condition == "always" else "onsuccess"
     holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
     plain, key = _plain(ctx), (name.lower(), table)
@@ -233,16 +237,29 @@ def _unset_when(ctx: Context, d: Directive, condition: str, name: str, env: str)
         return None     # a block httpd merges before this one may have set it: its line stays as it is
     if not lines:
         return None
-    negate = env.startswith("!")
-    if setenvif.resolve(ctx.model, ctx.server, ctx.scope, env.lstrip("!"), ctx.options.get("input_words"))[0] is None:
-        return None
-    for st in lines:
-        value = plain.pop(id(st))[1]
-        # the line's own value where the unset does not apply
-        reader = _env_reader(ctx, d, value, "!" + env.lstrip("!") if not negate else env.lstrip("!"))
-        st.args[1] = reader.variable if table == "always" else onsuccess(ctx, reader.variable)
-        st.comment = f"unless {'!' if negate else ''}{env.lstrip('!')} (a later Header unset)"
-        reader.emitted(st)
+    if expr is not None:
+        compiler = HeaderCondition(ctx.model)
+        holds = header_join.expr_condition(compiler, expr)
+        if holds is None:
+            return None
+        for st in lines:
+            # the line's own value where the expression is false
+            kept = compiler.value_when_set(holds, plain.pop(id(st))[1], True)
+            st.args[1] = kept if table == "always" else onsuccess(ctx, kept)
+            st.comment = "unless expr (a later Header unset)"
+        emit_vary(ctx, compiler, d.span, table == "always")
+    else:
+        negate = env.startswith("!")
+        words = setenvif.input_words(ctx.options, ctx.server)
+        if setenvif.resolve(ctx.model, ctx.server, ctx.scope, env.lstrip("!"), words)[0] is None:
+            return None
+        for st in lines:
+            value = plain.pop(id(st))[1]
+            # the line's own value where the unset does not apply
+            reader = _env_reader(ctx, d, value, "!" + env.lstrip("!") if not negate else env.lstrip("!"))
+            st.args[1] = reader.variable if table == "always" else onsuccess(ctx, reader.variable)
+            st.comment = f"unless {'!' if negate else ''}{env.lstrip('!')} (a later Header unset)"
+            reader.emitted(st)
     ctx.diags.add("A2N525", f"Header {' '.join(d.args)}: the earlier {name} lines of this block send nothing "
                   "where the condition holds; nginx cannot take away a backend's own " + name, d.span,
                   directive=d.name)

@@ -338,6 +338,16 @@ def never_set(model, words: set[str] | None, name: str) -> str | None:
     return model.shared_map("a2n_env_unset_", "$request_method", [], '""')
 
 
+def input_words(options: dict, server) -> set[str] | None:
+    """The words of the input that may set a variable for SERVER's requests (see never_set): every word for
+    the main server (whose lines every virtual host inherits), the main server's and its own for a virtual
+    host (httpd applies another host's SetEnvIf, SetEnv or [E=] to that host's requests only)."""
+    by_host = options.get("input_words_by_host")
+    if by_host is None or server is None or server.is_main or server.span not in by_host:
+        return options.get("input_words")
+    return options.get("input_words_shared", set()) | by_host[server.span]
+
+
 def resolve(model, server, scope: Scope | None, name: str, words: set[str] | None = None
             ) -> tuple[str | None, str | None]:
     """The variable holding NAME as httpd has it for a reader in SCOPE of SERVER (after the server-level and
@@ -385,7 +395,8 @@ class EnvReader:
     def __init__(self, ctx: Context, name: str, span, directive: Directive | None, build):
         self.ctx, self.name, self.span, self.directive, self.build = ctx, name, span, directive, build
         self.scope, self.server = ctx.scope, ctx.server
-        self.source, self.reason = resolve(ctx.model, ctx.server, ctx.scope, name, ctx.options.get("input_words"))
+        self.source, self.reason = resolve(ctx.model, ctx.server, ctx.scope, name,
+                                           input_words(ctx.options, ctx.server))
         self.variable = build(self.source) if self.source is not None else None
         self.statements: list[tuple[list[Stmt], Stmt]] = []
         if self.variable is not None:
@@ -399,7 +410,7 @@ class EnvReader:
     def settle(self) -> bool:
         """Re-resolve; True when the reader's statements were taken out."""
         source, reason = resolve(self.ctx.model, self.server, self.scope, self.name,
-                                 self.ctx.options.get("input_words"))
+                                 input_words(self.ctx.options, self.server))
         if source == self.source:
             return False
         label = f"{self.directive.name} {' '.join(self.directive.args)}" if self.directive is not None else \

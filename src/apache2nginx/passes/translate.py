@@ -137,7 +137,8 @@ class Translator:
                 hook(self.ctx, server)
 
     def walk(self, nodes, untranslated: Section | None = None) -> None:
-        for node in nodes:
+        # (a section's own lines are read again once everything is: setenvif.EnvReader.settle)
+        for node in (_setenvif_first(list(nodes)) if self.ctx.scope is None else nodes):
             before = len(self.diags)
             if node.unresolved is not None:
                 self.unresolved(node, untranslated)
@@ -252,16 +253,74 @@ def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
     # every word of the input but the names env= conditions read: a variable none of them names is set by
     # no directive of the input (setenvif.resolve)
     words: set[str] = set()
+    # the same, of the nodes outside every <VirtualHost> (shared) and of each virtual host's own (by its span):
+    # a variable that only another virtual host's lines name is never set for a host's requests
+    shared: set[str] = set()
+    by_host: dict = {}
     for node in loaded.walk():
         if node.args:
             text = " ".join(a for a in node.args if not a.lower().startswith(("env=", "!")))
-            words.update(w.lower() for w in _INPUT_WORD.findall(text))
+            found = {w.lower() for w in _INPUT_WORD.findall(text)}
+            words.update(found)
+            host = _virtual_host(node)
+            (shared if host is None else by_host.setdefault(host.span, set())).update(found)
         if node.key == "options":
             # mod_autoindex settings matter only if some Options enables listings (All includes Indexes)
             listings = listings or any(a.lower().lstrip("+") in ("indexes", "all") for a in node.args)
         elif node.key == "proxyhtmlenable":
             proxy_html = proxy_html or (node.args[:1] or [""])[0].lower() == "on"
-    return {"listings": listings, "proxy_html": proxy_html, "whole_config": whole, "input_words": words}
+    return {"listings": listings, "proxy_html": proxy_html, "whole_config": whole, "input_words": words,
+            "input_words_shared": shared, "input_words_by_host": by_host}
+
+
+def _virtual_host(node) -> Section | None:
+    """The <VirtualHost> NODE stands in (or is), if any."""
+    while node is not None:
+        if node.is_section and node.key == "virtualhost":
+            return node
+        node = node.parent
+    return None
+
+
+# the directives that set a request's variables as it is read (mod_setenvif's post_read_request and
+# header_parser hooks), before any other module of httpd reads them
+_SETS_ENV = frozenset({"setenvif", "setenvifnocase", "browsermatch", "browsermatchnocase"})
+
+
+def _env_read(node) -> set[str]:
+    """The variables NODE, or a node inside it, reads in an `env=` condition (Header, RequestHeader, CustomLog)."""
+    out = set()
+    for n in [node] + (list(node.walk()) if node.is_section else []):
+        out.update(a[4:].lstrip("!").lower() for a in n.args if a.lower().startswith("env="))
+    return out
+
+
+def _env_set(node) -> set[str]:
+    """The variables a SetEnvIf-family line sets (or unsets)."""
+    if node.is_section or node.key not in _SETS_ENV:
+        return set()
+    assignments = node.args[1:] if node.key.startswith("browsermatch") else node.args[2:]
+    return {a.lstrip("!").partition("=")[0].lower() for a in assignments}
+
+
+def _setenvif_first(nodes: list) -> list:
+    """NODES with their SetEnvIf lines moved, in their own order, before the first `env=` reader of a variable
+    one of them sets: httpd sets the variables as it reads the request, before any directive reads them,
+    wherever the lines stand in the configuration (a `Header ... env=!X` above `SetEnvIf ... X` tests the
+    line's X). Unchanged where every reader comes after the lines it reads."""
+    sets = [_env_set(n) for n in nodes]
+    last: dict[str, int] = {}       # each variable -> the last line of NODES setting it
+    for index, names in enumerate(sets):
+        for name in names:
+            last[name] = index
+    if not last:
+        return nodes
+    first = next((index for index, node in enumerate(nodes)
+                  if not sets[index] and any(last.get(name, -1) > index for name in _env_read(node))), None)
+    if first is None:
+        return nodes
+    moved = [n for i, n in enumerate(nodes) if i > first and sets[i]]
+    return nodes[:first] + moved + [n for i, n in enumerate(nodes) if i >= first and not (i > first and sets[i])]
 
 
 _INPUT_WORD = re.compile(r"[A-Za-z0-9_.-]+")
