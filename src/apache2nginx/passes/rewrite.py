@@ -1077,7 +1077,6 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         carry_proxy_headers(ctx, server, statements)
         carry_refusal_headers(ctx, server, statements, compiler.refusal_sections)
         carry_dirslash_headers(ctx, server, statements)
-        statements[:0] = _pin_request_uri_env(ctx, server, statements)
     server.own_statements.extend(statements)
 
 
@@ -1110,22 +1109,6 @@ def _pin_request_uri_conditions(ctx: Context, statements: list[Stmt], points: li
             out.append(st)
         return out
     statements[:] = place(statements, True)
-
-
-def _pin_request_uri_env(ctx: Context, server: Server, statements: list[Stmt]) -> list[Stmt]:
-    """httpd's server-level SetEnvIf lines run at post_read_request, before mod_rewrite's translate_name: a
-    `SetEnvIf Request_URI` there sees the request's own path, whatever the server's rules make of it. nginx
-    reads its map of $uri when something first needs the variable (a Header's env=, at the response), after
-    the rewrite. A map's value is kept for the rest of the request once read: reading every such map before
-    the rules fixes them on the original $uri."""
-    if not any(st.name in ("rewrite", "if") for st in statements):
-        return []
-    holders = [server] if server is ctx.main else [ctx.main, server]
-    pinned = [v for h in holders for v in h.settings.get("setenvif_uri", [])]
-    if not pinned:
-        return []
-    return [Stmt("set", ["$a2n_setenv_uri_pin", "".join("${" + v.lstrip("$") + "}" for v in pinned)], None,
-                 comment="SetEnvIf Request_URI: httpd matches the URL before the rewrite rules")]
 
 
 def _end_guard(span) -> Stmt:

@@ -436,7 +436,12 @@ class EnvReader:
 
 def finish(ctx: Context) -> None:
     """Check every reader against the whole input's SetEnvIf lines (called once everything is read); the maps
-    of variables a settled reader no longer uses are dropped."""
+    of variables a settled reader no longer uses are dropped; the maps of the request's path are read first."""
+    _settle_readers(ctx)
+    _pin_request_uri(ctx)
+
+
+def _settle_readers(ctx: Context) -> None:
     readers = _registry(ctx.model).readers
     before = {r.variable for r in readers}
     for reader in readers:
@@ -477,3 +482,21 @@ def finish(ctx: Context) -> None:
     for cache in (getattr(model, "_maps_by_content", {}), _registry(model).chains):
         for key in [k for k, v in cache.items() if v in drop]:
             del cache[key]
+
+
+def _pin_request_uri(ctx: Context) -> None:
+    """httpd's server-level SetEnvIf lines run at post_read_request, before mod_rewrite's translate_name and
+    before mod_dir's index lookup: a `SetEnvIf Request_URI` there sees the request's own path, whatever the
+    server's rewrite rules or its DirectoryIndex make of it (`GET /` matches `\\.html$` in nginx once the index
+    redirect made $uri /index.html, not in httpd). nginx reads its map of $uri when something first needs the
+    variable (a Header's env=, as the answer leaves), and keeps the value for the rest of the request: reading
+    every such map first thing in the server fixes them on the request's own path."""
+    model = ctx.model
+    kept = {m.variable for m in model.maps}
+    for server in {id(s): s for s in [model.main_server] + list(model.servers)}.values():
+        holders = [server] if server is model.main_server else [model.main_server, server]
+        pinned = [v for h in holders for v in h.settings.get("setenvif_uri", []) if v in kept]
+        if pinned:
+            server.own_statements.insert(0, Stmt(
+                "set", ["$a2n_setenv_uri_pin", "".join("${" + v.lstrip("$") + "}" for v in pinned)], None,
+                comment="SetEnvIf Request_URI: httpd matches the request's own path, before rewrites and indexes"))
