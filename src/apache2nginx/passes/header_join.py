@@ -41,32 +41,27 @@ def conditional_unset(ctx: Context, d: Directive, condition: str, name: str, env
     the variable or the expression), and the set still replaces what an enclosing block adds: where the
     condition holds the name is gone altogether, as in httpd. True when translated so; else the caller
     refuses the line."""
-    from .headers import _GENERATED, _generated, _plain, emit_vary, onsuccess
+    from .headers import _GENERATED, _generated, _plain, onsuccess
     table = "always" if condition == "always" else "onsuccess"
     holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
     lines = since_set(ctx, holder, name, table)
     if not lines:
         return False
-    compiler, plain = HeaderCondition(ctx.model), _plain(ctx)
+    plain = _plain(ctx)
     if expr is not None:
-        holds = expr_condition(compiler, expr)
-        if holds is None:
+        if not unless_expr(ctx, d, lines, plain, expr, table):
             return False
-        source, negate = holds, False
     else:
+        compiler = HeaderCondition(ctx.model)
         negate = env.startswith("!")
         source, _ = setenvif.resolve(ctx.model, ctx.server, ctx.scope, env.lstrip("!"),
                                      setenvif.input_words(ctx.options, ctx.server))
         if source is None:
             return False
-    for st in lines:
-        value = plain.pop(id(st))[1]
-        # the value stays where the unset's condition fails: VAR unset (or set, for `!VAR`), EXPR false
-        kept = compiler.value_when_set(source, value, not negate)
-        st.args[1] = kept if table == "always" else onsuccess(ctx, kept)
-    if expr is not None:
-        emit_vary(ctx, compiler, d.span, table == "always")
-    else:
+        for st in lines:
+            # the value stays where the unset's condition fails: VAR unset (or set, for `!VAR`)
+            kept = compiler.value_when_set(source, plain.pop(id(st))[1], not negate)
+            st.args[1] = kept if table == "always" else onsuccess(ctx, kept)
         # read again once every SetEnvIf line is: a later line that changes VAR is reported (A2N717)
         setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda src: src)
     if name.lower() in _GENERATED:
@@ -74,13 +69,25 @@ def conditional_unset(ctx: Context, d: Directive, condition: str, name: str, env
     return True
 
 
-def expr_condition(compiler: HeaderCondition, expr: str) -> str | None:
-    """The variable that is 1 where EXPR holds (empty elsewhere), or None when it is not translated."""
+def unless_expr(ctx: Context, d: Directive, lines: list[Stmt], plain: dict, expr: str, table: str,
+                comment: str | None = None) -> bool:
+    """`Header unset NAME expr=EXPR` over the block's earlier LINES of the same table: each sends its value
+    only where EXPR is false (a map over the expression), and the request headers EXPR reads go into Vary,
+    as httpd adds them. False (nothing changed) where EXPR is not translated."""
     from .header_expr import Untranslatable
+    from .headers import emit_vary, onsuccess
+    compiler = HeaderCondition(ctx.model)
     try:
-        return compiler.compile(expr)
+        holds = compiler.compile(expr)
     except Untranslatable:
-        return None
+        return False
+    for st in lines:
+        kept = compiler.value_when_set(holds, plain.pop(id(st))[1], True)
+        st.args[1] = kept if table == "always" else onsuccess(ctx, kept)
+        if comment is not None:
+            st.comment = comment
+    emit_vary(ctx, compiler, d.span, table == "always")
+    return True
 
 
 @dataclass

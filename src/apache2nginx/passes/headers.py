@@ -238,16 +238,8 @@ def _unset_when(ctx: Context, d: Directive, condition: str, name: str, env: str 
     if not lines:
         return None
     if expr is not None:
-        compiler = HeaderCondition(ctx.model)
-        holds = header_join.expr_condition(compiler, expr)
-        if holds is None:
+        if not header_join.unless_expr(ctx, d, lines, plain, expr, table, "unless expr (a later Header unset)"):
             return None
-        for st in lines:
-            # the line's own value where the expression is false
-            kept = compiler.value_when_set(holds, plain.pop(id(st))[1], True)
-            st.args[1] = kept if table == "always" else onsuccess(ctx, kept)
-            st.comment = "unless expr (a later Header unset)"
-        emit_vary(ctx, compiler, d.span, table == "always")
     else:
         negate = env.startswith("!")
         words = setenvif.input_words(ctx.options, ctx.server)
