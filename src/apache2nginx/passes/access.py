@@ -456,17 +456,23 @@ def directory(ctx: Context, section: Section) -> Disposition:
                 (re.sub("/+", "/", args[0]), f"<{section.name} {' '.join(args)}>", section.span))
             ctx.walk(section.children, untranslated=section)
             return Disposition.UNSUPPORTED
+        # a section of rules that only grant: leaving it out can only refuse more than httpd (where it
+        # applies), so the rest of the server is served as translated
+        granting = refusing and ctx.scope is None and _only_grants(section)
         ctx.diags.add("A2N740", f"<{section.name} {' '.join(args)}>: {what} is not translated; nothing inside it "
-                      "was emitted" + (", and since it holds access rules the whole server is refused (deny all)"
+                      "was emitted" + (", and its access rules only grant: nginx may refuse there what httpd "
+                                       "lets through" if granting else
+                                       ", and since it holds access rules the whole server is refused (deny all)"
                                        if refusing else ""),
                       section.span, directive="<" + section.name,
                       hint="write the directory out as a plain path, or add the access rules by hand")
-        if refusing:
+        if refusing and not granting:
             if ctx.scope is None:
                 ctx.server.settings["refuse_all"] = (f"<{section.name} {' '.join(args)}> (access rules)",
                                                      section.span)
             else:
                 _config(ctx).refuse = (f"<{section.name} {' '.join(args)}> (access rules)", section.span)
+        if refusing:
             ctx.model.access_reported.add(section.span)
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
@@ -757,6 +763,29 @@ def _has_access(section: Section) -> bool:
         if node.is_section:
             stack.extend(node.children)
     return False
+
+
+def _only_grants(section: Section) -> bool:
+    """Whether SECTION holds nothing but access rules that can only let more requests through than the
+    sections around it: `Require all granted` (it replaces the Require lines before it), and mod_access_compat
+    lines that allow by default under `Satisfy Any` (the section's Order/Allow/Deny replace the earlier ones
+    whole, and without `Satisfy Any` of its own the merged Satisfy falls back to All, which can refuse)."""
+    order, allow_all, compat, satisfy_any = "deny,allow", False, False, False
+    for node in section.children:
+        if node.is_section:
+            return False
+        words = [a.lower() for a in node.args]
+        if node.key == "require" and words == ["all", "granted"]:
+            continue
+        if node.key == "order" and len(words) == 1:
+            order, compat = words[0], True
+        elif node.key == "allow":
+            allow_all, compat = allow_all or words == ["from", "all"], True
+        elif node.key == "satisfy" and words == ["any"]:
+            satisfy_any = True
+        else:
+            return False
+    return not compat or (satisfy_any and (order == "deny,allow" or (order == "allow,deny" and allow_all)))
 
 
 def basename_regex(pattern: str, regex: bool) -> str | None:
