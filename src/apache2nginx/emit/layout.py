@@ -25,7 +25,7 @@ from ..passes.access import access_statements, directory_slash_statements, merge
     server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
-from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED
+from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
 from ..passes.rewrite_compile import PER_DIR_PROXY
 from .render import _unless
 from .rule_proxy_headers import carry_directory_proxy_headers
@@ -1159,24 +1159,31 @@ def _carry_fallback(server, main) -> None:
     each one nested in it, without a try_files of its own gets its parent's (the server's, or the main
     server's, which nginx receives in every server that sets none). `FallbackResource disabled` holds a
     marker try_files, which keeps the parent's out and is dropped here. Named locations and those holding a
-    handler of their own (_NO_FALLBACK, a backend) are left as they are."""
+    handler of their own (_NO_FALLBACK, a backend) are left as they are. The path-info tests (PATH_INFO_TEST,
+    the empty `if`s before the try_files) go along: without them a nested location (a <FilesMatch>'s under
+    the directory's) would serve the fallback for a file with path info, which httpd answers 404."""
     def fallback_of(statements):
         return next((st for st in statements if st.name == "try_files"
                      and st.comment in FALLBACK_COMMENTS | {FALLBACK_DISABLED}), None)
 
-    def carry(locations, inherited) -> None:
+    def tests_of(statements):
+        return [st for st in statements if st.name == "if" and st.comment == PATH_INFO_TEST]
+
+    def carry(locations, inherited, tests) -> None:
         for loc in locations:
             own = fallback_of(loc.statements)
             if own is not None and own.comment == FALLBACK_DISABLED:
                 loc.statements.remove(own)
-                carry(loc.locations, None)
+                carry(loc.locations, None, [])
                 continue
+            own_tests = tests_of(loc.statements) if own is not None else []
             if own is None and inherited is not None and not loc.path.startswith("@") and \
                     not any(st.name in _NO_FALLBACK or st.name in _PASSES for st in loc.statements) and \
                     not any(st.name == "try_files" for st in loc.statements):
+                own_tests = [Stmt(st.name, list(st.args), st.span, comment=st.comment, block=[]) for st in tests]
                 own = Stmt(inherited.name, list(inherited.args), inherited.span, comment=inherited.comment)
-                loc.statements.append(own)
-            carry(loc.locations, own)
+                loc.statements.extend(own_tests + [own])
+            carry(loc.locations, own, own_tests)
 
     top = fallback_of(server.statements)
     if top is None and main is not None and main is not server and server.settings.get(FALLBACK) != "" and \
@@ -1184,7 +1191,7 @@ def _carry_fallback(server, main) -> None:
         top = fallback_of(main.statements)
     if top is not None and top.comment == FALLBACK_DISABLED:
         top = None
-    carry(server.locations, top)
+    carry(server.locations, top, [])
 
 
 def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics) -> None:
