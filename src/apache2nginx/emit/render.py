@@ -358,8 +358,26 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)
     return Location(loc.modifier, loc.path, own, loc.span,
-                    [_nested(i, inner, unless, others, loc.statements) for i in loc.locations],
+                    [_nested(_own_headers(i, own, inner), inner, unless, others, loc.statements)
+                     for i in loc.locations],
                     loc.runs_scripts, loc.static_only)
+
+
+def _own_headers(loc: Location, own: list[Stmt], inner: list[Stmt]) -> Location:
+    """LOC, nested in a location whose add_header list (OWN) is its refusal's (refused_headers: onsuccess
+    headers sent always on the 403) rather than what applies inside it (INNER): nginx would inherit the
+    refusal's list into LOC, which may grant (a file section's), and send the onsuccess headers on its errors
+    (a 404) where httpd does not. LOC without an add_header of its own gets INNER's (an empty value where
+    INNER has none, which stops the inheritance)."""
+    refusal = [s for s in own if s.name == "add_header"]
+    headers = [s for s in inner if s.name == "add_header" and s not in (loc.not_inherited or ())]
+    if [tuple(s.args) for s in refusal] == [tuple(s.args) for s in headers] or \
+            any(s.name == "add_header" for s in loc.statements):
+        return loc
+    if not headers:
+        headers = [Stmt("add_header", [refusal[0].args[0], "", "always"], loc.span,
+                        comment="the enclosing refusal's headers are not this location's")]
+    return replace(loc, statements=list(headers) + loc.statements)
 
 
 _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
