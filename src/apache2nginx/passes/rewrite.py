@@ -553,10 +553,13 @@ def _refuse_alias_match(ctx: Context, state: RewriteContext, route) -> None:
             or not directory or not static):
         return
     route.params["refused"] = ALIAS_REFUSAL
+    # said at the AliasMatch, whose URLs it refuses: the rules may be a .htaccess file's, which speaks of the
+    # URLs under its own directory (and a plain Alias's onto it) only, where an AliasMatch's are not known
     ctx.diags.add("A2N785", f"RewriteRule in <Directory {state.directory}>: AliasMatch {route.path} maps URLs into "
                   f"the directory, where httpd runs its {len(state.rules)} rule(s) too; the translation places them "
                   "under the document root only, so it refuses every URL of the AliasMatch (403)",
-                  state.rules[0].span, directive="RewriteRule", related=[route.span], urls=[(route.path, True)])
+                  route.span or state.rules[0].span, directive="RewriteRule",
+                  related=[state.rules[0].span] if route.span else [], urls=[(route.path, True)])
 
 
 def _refuse_prefix(server: Server, prefix: str, span, comment: str, modifiers: tuple[str, ...]) -> None:
