@@ -1946,6 +1946,13 @@ _short("A2N862", "rewrite-end-past-route", "error", "A per-directory [END] rewri
        "and the requests it applies to are refused (403).",
        "requests the rule rewrites get 403 from nginx where httpd redirects, serves or proxies the result.",
        "rewrite to a URL outside the directories that have rewrite rules, or map the URL on the Apache side.")
+_short("A2N866", "rewrite-into-refused-location", "warning", "A [PT] rewrite into a <Location> the translation refuses is refused too.",
+       "a server-context RewriteRule with [PT] hands its result to the translate hooks, and httpd walks the <Location> "
+       "sections of the new URL, as nginx searches the locations of the rewritten URI. Where the result falls under "
+       "a <Location> the translation refuses whole (a RewriteRule inside it is not translated, A2N805), nginx "
+       "refuses the rewritten requests as well, where httpd applies that section's rules and may serve them.",
+       "requests the rule rewrites into that section get 403 from nginx where httpd may serve them.",
+       "translate the <Location>'s RewriteRule by hand, then drop the refusal.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

@@ -643,6 +643,7 @@ class Compiler:
             self._past_location_headers(rule, negate, target)
         if self.per_dir is None and "PT" in flags:
             self._refuse_location_proxy(target)
+            self._note_refused_location(rule, target)
         if "H" in flags:
             return out + self.handler(rule, pattern, negate, target, flag)
         if self.per_dir is None and "PT" not in flags and dirslash.plan(self, rule, negate, target):
@@ -1090,6 +1091,33 @@ class Compiler:
                 raise Unsupported("A2N780", f"the result may fall under the <Location {scope.path}> that proxies "
                                   f"({where}): httpd's mod_proxy looks that ProxyPass up for the request's original "
                                   "URL only, so it serves the file under the document root where nginx would proxy")
+
+    def _note_refused_location(self, rule: RRule, target: str) -> None:
+        """[PT] hands the result to the translate hooks and httpd walks the <Location> sections of the new URL,
+        as nginx searches the locations of the rewritten URI: a result under a <Location> the translation
+        refuses whole (its RewriteRule is not translated, rewrite._in_location) is refused (403) in nginx for
+        the rule's own URLs too (A2N866, naming them: the URLs the rule, or an earlier rule of the list feeding
+        it, matches), where httpd may serve it."""
+        fixed = re.match(r"[^$?]*", target).group()
+        made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
+        holders = {id(h): h for h in (self.server, self.ctx.main)}.values()
+        refused = next((scope for h in holders for scope in h.scopes if scope.kind == "location"
+                        and scope.settings.get("rewrite_refused") and (made is None or _may_hold(scope, made))), None)
+        if refused is None:
+            return
+        rules = self.state.rules
+        at = next((i for i, r in enumerate(rules) if r is rule), len(rules))
+        seen = rules[:at] + [rule]
+        if any(r.pattern.startswith("!") for r in seen):
+            urls = [("/", False)]
+        else:
+            urls = [(("(?i)" if "NC" in r.flags else "") + r.pattern, True) for r in seen]
+        where = f" ({refused.span.file}:{refused.span.line})" if refused.span else ""
+        self.note_once(rule, "A2N866", f"RewriteRule {rule.pattern} {rule.substitution} [PT]: the result may fall "
+                       f"under <Location {refused.path}>{where}, which the translation refuses (403) for its "
+                       "RewriteRule; httpd walks that section for the result too, and may serve it, where nginx "
+                       "refuses the requests the rule rewrites there", rule.span, directive="RewriteRule",
+                       related=[refused.span] if refused.span else [], urls=urls)
 
     def _urls_around(self, rule: RRule, negate: bool, target: str | None) -> list[tuple[str, bool]] | None:
         """Literal prefixes of the URLs a server-context rule may see (its pattern's, and those of earlier rules
