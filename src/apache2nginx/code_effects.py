@@ -280,6 +280,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "status:changed@status-404,httpd-refused",
                       "header www-authenticate:missing@status-404,httpd-refused"),
     # the directory's answer (403, 401) to path info after a file the section grants, where httpd answers 404
+    "A2N867": effects("header www-authenticate:changed@inner-segment,httpd-refused,nginx-refused"),  # the
+    # directory's realm where httpd challenges in the file section's, after a matching name going on
     "A2N720": effects("status", "body", "header"),  # a script under a ^~ prefix is served as a file
     "A2N721": effects("status@no-backend-process", "header@no-backend-process", "body@no-backend-process"),  # the
     # FastCGI server must run

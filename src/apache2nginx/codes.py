@@ -1322,6 +1322,15 @@ _short("A2N772", "files-rules-path-info", "warning",
        "segment's name and keeps the directory's rules (a login, 401), where nginx applies the file's and "
        "answers 404.",
        "nothing to do: such URLs name no file in either server.")
+_short("A2N867", "files-login-realm-path-info", "warning",
+       "Path info after a file section's name gets its directory's login realm.",
+       "a <Files>/<FilesMatch> section that asks for a login in another realm than its directory is nested as a "
+       "location matching URLs that end with the file's name (A2N772). httpd also applies the section to a URL "
+       "going on after a matching name that is a file (path info) or does not exist: it challenges in the "
+       "section's realm, where nginx keeps the directory's login and challenges in the directory's realm.",
+       "such a request gets a WWW-Authenticate naming the directory's realm from nginx, the file section's from "
+       "httpd; neither serves a file there.",
+       "nothing to do unless clients rely on the realm of such URLs; use one realm for both sections otherwise.")
 _short("A2N774", "authtype-without-require", "warning",
        "AuthType with no Require: httpd answers every request in the region 500.",
        "mod_authz_core refuses a request whose merged configuration names an AuthType (other than None) but holds "

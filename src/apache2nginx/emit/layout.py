@@ -873,6 +873,14 @@ class Layout:
                     self.diags.add("A2N772", f"the file section {f.path}: its rules hold in nginx for URLs ending "
                                    "with a matching name; a URL going on after it (path info, /x.css/more) keeps the "
                                    "rules of the directory, where httpd applies the file's and answers 404", f.span)
+                mine, theirs = _realm(rules), _realm(region)
+                if mine is not None and theirs is not None and mine != theirs and \
+                        ("A2N867", f.span) not in self.reported:
+                    self.reported.add(("A2N867", f.span))
+                    self.diags.add("A2N867", f"the file section {f.path} asks for a login in realm \"{mine}\" where its "
+                                   f"directory asks in \"{theirs}\": a URL going on after a matching name (path info, "
+                                   "or a name that does not exist followed by more path) gets the directory's "
+                                   "challenge in nginx, where httpd asks in the file section's realm", f.span)
             own_location = Location("~", regex, _detached(access, loc.statements, f.span) + list(f.statements)
                                     + _after_files(f.statements, loc_headers), f.span, static_only=static)
             loc.locations.append(own_location)
@@ -1488,6 +1496,11 @@ def _rules(stmts: list[Stmt]) -> list[Stmt]:
     """The access rules among a block's statements (not Options' autoindex, nor a Vary header)."""
     return [st for st in stmts if (st.name in ACCESS_NAMES and st.name not in _OPTIONS) or
             (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
+
+
+def _realm(stmts: list[Stmt]) -> str | None:
+    """The realm of a block's login (auth_basic), None where it asks for none."""
+    return next((st.args[0] for st in stmts if st.name == "auth_basic" and st.args and st.args != ["off"]), None)
 
 
 def _shape(st: Stmt) -> tuple:
