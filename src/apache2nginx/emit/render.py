@@ -349,8 +349,12 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     server's locations, whose headers a refusal sends for the URLs httpd answers from them (a rule's
     rewritten URL, a directory's index file: see refusal_alternatives)."""
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
-    refused = refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate,
-                              loc.locations or files, unless)
+    merged = merge(inherited, loc.statements, unless)
+    refused = refused_headers(merged, inherited, unless.ungate, loc.locations or files, unless)
+    # the add_header list of the location is its refusal's (see _own_headers)
+    refusal = [s for s in refused if s.name == "add_header"]
+    if [tuple(s.args) for s in refusal] == [tuple(s.args) for s in merged if s.name == "add_header"]:
+        refusal = []
     if others is not None:
         refused = others.add(refused, loc, inherited, outer)
     own = if_blocks(refused, inherited, unless)
@@ -358,21 +362,20 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)
     return Location(loc.modifier, loc.path, own, loc.span,
-                    [_nested(_own_headers(i, own, inner), inner, unless, others, loc.statements)
+                    [_nested(_own_headers(i, refusal, inner), inner, unless, others, loc.statements)
                      for i in loc.locations],
                     loc.runs_scripts, loc.static_only)
 
 
-def _own_headers(loc: Location, own: list[Stmt], inner: list[Stmt]) -> Location:
-    """LOC, nested in a location whose add_header list (OWN) is its refusal's (refused_headers: onsuccess
-    headers sent always on the 403) rather than what applies inside it (INNER): nginx would inherit the
-    refusal's list into LOC, which may grant (a file section's), and send the onsuccess headers on its errors
-    (a 404) where httpd does not. LOC without an add_header of its own gets INNER's (an empty value where
-    INNER has none, which stops the inheritance)."""
-    refusal = [s for s in own if s.name == "add_header"]
+def _own_headers(loc: Location, refusal: list[Stmt], inner: list[Stmt]) -> Location:
+    """LOC, nested in a location whose add_header list is its refusal's (REFUSAL, empty where it is not:
+    refused_headers sends the onsuccess headers always on the 403, and those of the file sections under it)
+    rather than what applies inside it (INNER): nginx would inherit the refusal's list into LOC, which may
+    grant (a file section's), and send those headers on its own errors (a 404) where httpd does not. LOC
+    without an add_header of its own gets INNER's (an empty value where INNER has none, which stops the
+    inheritance); a refusal of its own then sends what applies to it (refused_headers again)."""
     headers = [s for s in inner if s.name == "add_header" and s not in (loc.not_inherited or ())]
-    if [tuple(s.args) for s in refusal] == [tuple(s.args) for s in headers] or \
-            any(s.name == "add_header" for s in loc.statements):
+    if not refusal or any(s.name == "add_header" for s in loc.statements):
         return loc
     if not headers:
         headers = [Stmt("add_header", [refusal[0].args[0], "", "always"], loc.span,
