@@ -1076,6 +1076,22 @@ _PATH_INFO = "(?:/|$)"
 _SINGLE_VALUED = {"expires", "index"}   # index: a later section's DirectoryIndex replaces
 
 
+def _last_fallback_wins(statements: list[Stmt]) -> list[Stmt]:
+    """FallbackResource in several merged sections (two <Directory> of one path, a <Location> over a
+    <Directory>): httpd keeps the last merged value, `disabled` included, and nginx takes one try_files per
+    block. The statements of the last section's line stay (its path-info tests and try_files, or the marker
+    of `disabled`); the earlier lines' go."""
+    marks = [i for i, st in enumerate(statements)
+             if st.name == "try_files" and st.comment in FALLBACK_COMMENTS | {FALLBACK_DISABLED}]
+    if len(marks) < 2:
+        return statements
+    first = marks[-1]
+    while first > 0 and statements[first - 1].comment == PATH_INFO_TEST:
+        first -= 1
+    return [st for i, st in enumerate(statements)
+            if i >= first or st.comment not in FALLBACK_COMMENTS | {FALLBACK_DISABLED}]
+
+
 def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
     """Whether REGEX may match a URL starting with PREFIX: False only where it is anchored with a literal
     text that neither starts PREFIX nor is started by it."""
@@ -1100,6 +1116,7 @@ def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
 
 
 def _last_wins(statements: list[Stmt]) -> list[Stmt]:
+    statements = _last_fallback_wins(statements)
     last = {st.name: i for i, st in enumerate(statements) if st.name in _SINGLE_VALUED}
     if not last:
         return statements

@@ -30,6 +30,7 @@ def fallback_resource(ctx: Context, d: Directive) -> Disposition:
     if not d.args:
         ctx.diags.add("A2N001", "FallbackResource needs a URL (or disabled)", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
+    _drop_earlier(ctx)
     if d.args[0].lower() == "disabled":
         ctx.settings[FALLBACK] = ""
         if ctx.scope is not None:
@@ -53,6 +54,17 @@ def fallback_resource(ctx: Context, d: Directive) -> Disposition:
         # the main server's statements are written at http level (and try_files pushed into each server)
         ctx.emit(fallback.name, fallback.args, d.span).comment = FALLBACK
     return Disposition.EXACT
+
+
+def _drop_earlier(ctx: Context) -> None:
+    """A FallbackResource replaces an earlier one of the same block (httpd keeps the last line's value), and
+    nginx takes one try_files per block: the earlier line's statements (and its named location) go."""
+    holder = ctx.scope if ctx.scope is not None else ctx.server
+    names = {st.args[-1] for st in holder.statements if st.name == "try_files" and st.comment == FALLBACK}
+    holder.statements[:] = [st for st in holder.statements if st.comment not in FALLBACK_COMMENTS | {FALLBACK_DISABLED}]
+    if ctx.scope is None:
+        ctx.server.locations[:] = [loc for loc in ctx.server.locations
+                                   if not (loc.path.startswith("@") and loc.path in names)]
 
 
 def finish_server(ctx: Context, server) -> None:

@@ -51,6 +51,11 @@ def plan(compiler, rule: RRule, negate: bool, target: str) -> bool:
             any(_may_see(r, static, dynamic) for r in later):
         _report(compiler, rule, "a later rule may rewrite its result again, and only the final file decides")
         return False
+    refused = _server_refused(compiler)
+    if refused is not None:
+        _report(compiler, rule, f"the whole server is refused for {refused}, which httpd checks before its "
+                                "redirect and nginx only after its server rewrite phase")
+        return False
     scope = _governed(compiler, mapped + static, dynamic, path)
     if scope is not None:
         where = f" ({scope.span.file}:{scope.span.line})" if scope.span else ""
@@ -132,6 +137,19 @@ def _may_see(rule: RRule, static: str, dynamic: bool) -> bool:
     return (found is None) == negate
 
 
+def _server_refused(compiler) -> str | None:
+    """The section (with its place) whose untranslated access rules refuse the whole server (the server's own
+    or the main server's, which every virtual host inherits), or that may (a wildcard <Directory> the layout
+    decides on): the server's locations deny every request, after the server's rewrite phase."""
+    ctx, server = compiler.ctx, compiler.server
+    for holder in [server] if server is ctx.main else [server, ctx.main]:
+        pending = [holder.settings["refuse_all"]] if holder.settings.get("refuse_all") else []
+        pending += [(label, span) for _, label, span in holder.settings.get("wildcard_refusals", [])]
+        for label, span in pending:
+            return label + (f" ({span.file}:{span.line})" if span else "")
+    return None
+
+
 def _governed(compiler, fs_static: str, dynamic: bool, url: str):
     """A section with access rules that httpd may check on the mapped file before mod_dir answers: the plain
     <Directory> sections over it merged (a later grant lifts an earlier refusal, as httpd merges them), those
@@ -152,6 +170,10 @@ def _governed(compiler, fs_static: str, dynamic: bool, url: str):
                       and isinstance(sc.settings.get("access"), AccessConfig)]
     if chain and _effective_problem(merge([sc.settings["access"] for sc in chain]), False):
         return chain[-1]
+    # (the merge leaves <Limit>/<LimitExcept> out: a method they refuse is refused before the redirect too)
+    limited = next((sc for sc in reversed(chain) if sc.settings["access"].limits), None)
+    if limited is not None:
+        return limited
     for scope in access_restricted(ctx, server, files=True):
         if scope.kind == "directory" and scope.regex:
             try:

@@ -163,10 +163,11 @@ def backend_key(scheme: str, host: str, port: str | None) -> str:
     return f"{host}:{port or DEFAULT_PORTS.get(scheme.lower(), 80)}"
 
 
-def collect_backends(config: LoadedConfig) -> list[str]:
-    """Every distinct backend `host:port` the configuration proxies to, in order of appearance."""
+def collect_backends(config: LoadedConfig, extra_nodes=()) -> list[str]:
+    """Every distinct backend `host:port` the configuration (and EXTRA_NODES: the directives of the .htaccess
+    files httpd reads) proxies to, in order of appearance."""
     seen: list[str] = []
-    for node in config.walk():
+    for node in [*config.walk(), *extra_nodes]:
         key = ("<" if node.is_section else "") + node.key
         if key == "rewriterule" and len(node.args) > 2 and _PROXY_FLAG.search(node.args[2]):
             pass   # a [P] rule's target is a backend too
@@ -218,11 +219,11 @@ def where(node) -> str:
     return f"{node.file}:{node.line}" if getattr(node, "file", None) else f"line {node.line}"
 
 
-def tls_backends(config: LoadedConfig) -> set[str]:
-    """The backends (`host:port`) the configuration reaches over TLS (`https://`, `wss://`): their echo stand-ins
-    speak TLS too."""
+def tls_backends(config: LoadedConfig, extra_nodes=()) -> set[str]:
+    """The backends (`host:port`) the configuration (and EXTRA_NODES) reaches over TLS (`https://`, `wss://`):
+    their echo stand-ins speak TLS too."""
     out = set()
-    for node in config.walk():
+    for node in [*config.walk(), *extra_nodes]:
         if node.key not in ("proxypass", "proxypassmatch", "balancermember", "sethandler", "rewriterule"):
             continue
         for arg in node.args:

@@ -283,10 +283,12 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
         certificate = start_certificate(work / "certs")
         echo = None
         try:
-            identities = list(dict.fromkeys(collect_backends(config) + nginx_backends(nginx_file)))
-            echo = EchoBackends(identities, down, tls_backends(config) | nginx_tls_backends(nginx_file))
-            progress("writing document roots")
+            # a backend only a .htaccess names gets its stand-in too, even where the translation left the rule
+            # out: httpd would otherwise proxy to the real host (a DNS failure, 500)
             htaccess = _htaccess_nodes(docroot) if docroot else []
+            identities = list(dict.fromkeys(collect_backends(config, htaccess) + nginx_backends(nginx_file)))
+            echo = EchoBackends(identities, down, tls_backends(config, htaccess) | nginx_tls_backends(nginx_file))
+            progress("writing document roots")
             paths = synthesize_docroots(config, probes, work / "docroots", docroot, htaccess)
         except BaseException:
             if echo is not None:
