@@ -459,6 +459,7 @@ class Layout:
         _carry_rewrite_refusals(server.locations)
         _carry_fallback(server, self.model.main_server)
         _report_rules_without_fallback(server.locations, self.diags)
+        _report_rewrites_into_refusals(server, self.diags)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -1201,6 +1202,72 @@ def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics
                           "`if` block's configuration, which has no try_files: 404 there where httpd serves the "
                           "FallbackResource", kept.span, urls=[(loc.path, False)])
         _report_rules_without_fallback(loc.locations, diags)
+
+
+REFUSED_HERE = "an access rule nginx cannot check: refused"
+
+
+def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
+    """A rewrite whose result lies in a region refused for an access rule nginx cannot check (A2N742): the
+    requests it rewrites meet that refusal in nginx (403), where httpd's internal redirect runs the region's own
+    rules (a login asked with 401 and its challenge, say). The refusal's diagnostic speaks of the region's URLs;
+    this one, at the rule, of the URLs the rule rewrites there (its regex). Only a result whose fixed start
+    decides the prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
+    tops = [l for l in server.locations if l.modifier in ("", "^~")]
+    has_regex = any(l.modifier in ("~", "~*") for l in server.locations)
+    seen: set = set()
+
+    def landing(target: str) -> Location | None:
+        if not target.startswith("/") or target.startswith("//"):
+            return None
+        fixed = re.split(r"[$?]", target, maxsplit=1)[0]
+        if fixed == target:
+            exact = next((l for l in server.locations if l.modifier == "=" and l.path == fixed), None)
+            if exact is not None:
+                return exact
+        found = max((l for l in tops if fixed.startswith(l.path)), key=lambda l: len(l.path), default=None)
+        if found is None or (found.modifier != "^~" and has_regex):
+            return None
+        # a longer location that a captured rest could still reach is not ruled out: not followed
+        if any(l.path.startswith(fixed) and l.path != fixed for l in tops):
+            return None
+        return found
+
+    def walk(statements: list[Stmt], where: Location | None) -> None:
+        for st in statements:
+            if st.block is not None:
+                walk(st.block, where)
+            if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent", "break"):
+                continue
+            target = landing(st.args[1])
+            refusal = next((r for r in target.statements if r.name == "deny" and r.args == ["all"]
+                            and r.comment == REFUSED_HERE), None) if target is not None else None
+            if refusal is None or target is where or st.span is None:
+                continue
+            regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
+            try:
+                re.compile(regex)
+            except re.error:
+                if where is None or where.modifier not in ("", "^~"):
+                    continue
+                url = (where.path, False)
+            else:
+                url = (regex, True)
+            key = (st.span.file, st.span.line, target.path)
+            if key in seen:
+                continue
+            seen.add(key)
+            diags.add("A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
+                      "refused to everyone (deny all) for an access rule nginx cannot check; the requests the rule "
+                      "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
+                      urls=[url])
+
+    walk(server.statements + server.own_statements, None)
+    todo = list(server.locations)
+    while todo:
+        loc = todo.pop()
+        todo.extend(loc.locations)
+        walk(loc.statements, loc)
 
 
 def _ends_request(block: list[Stmt]) -> bool:
