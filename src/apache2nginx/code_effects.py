@@ -276,6 +276,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "body@success,redirect"),  # nginx redirects where httpd lists the directory
     # ... and a URL whose file's directory does not exist: httpd applies the directory's rules (the section sees the
     # missing segment's name), nginx the section's, which grant: 404 where httpd asks for a login or refuses
+    # the fallback's 401 carries auth_basic's challenge in nginx, none in httpd (the subrequest keeps it)
+    "A2N767": effects("header www-authenticate:added@httpd-refused"),
     "A2N772": effects("status:changed@path-info,status-404", "header www-authenticate:added@path-info,status-404",
                       "status:changed@status-404,httpd-refused",
                       "header www-authenticate:missing@status-404,httpd-refused"),

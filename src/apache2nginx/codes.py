@@ -1311,6 +1311,15 @@ _short("A2N771", "directory-slash-listing", "warning",
        "nginx's autoindex lists only URLs ending with a slash and redirects the others to them.",
        "such a request gets nginx's 301 to the URL with the slash where httpd answers the listing (200).",
        "link to directories with their trailing slash.")
+_short("A2N767", "fallback-login-challenge", "warning", "A FallbackResource URL asks for a login its requests do not.",
+       "httpd looks the fallback URL up with a subrequest; where that URL's sections differ from the request's and "
+       "ask for a login, authentication runs in the subrequest, and a request without credentials is answered with "
+       "the subrequest's 401, but the login challenge (WWW-Authenticate) stays with the subrequest. nginx's "
+       "try_files redirects internally, and auth_basic answers 401 with its challenge.",
+       "the 401 a request falling back gets carries a challenge in nginx and none in httpd (a browser shows no login "
+       "prompt there); with valid credentials both serve the fallback.",
+       "give the fallback URL the same access rules as the URLs that fall back to it, or a fallback outside the "
+       "login's region.")
 _short("A2N772", "files-rules-path-info", "warning",
        "A file section's rules other than a refusal hold for the file's own URL only.",
        "a <Files>/<FilesMatch> section that grants (or asks for a login) where its directory does not is nested "

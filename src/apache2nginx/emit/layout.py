@@ -460,6 +460,7 @@ class Layout:
         _carry_fallback(server, self.model.main_server)
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
+        _report_fallback_logins(server, self.diags)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -1204,6 +1205,29 @@ def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics
         _report_rules_without_fallback(loc.locations, diags)
 
 
+def _landing(server: Server, target: str) -> Location | None:
+    """The top-level location nginx picks for a URL made by a rewrite or try_files (TARGET, variables and all),
+    where the URL's fixed start decides it: an exact location of a fixed URL, else the longest prefix location
+    it starts with if that is ^~ or the server has no regex location, and no longer prefix location begins
+    with the fixed start (a variable's value could reach it). None where that cannot be told."""
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    uri = target.split("?", 1)[0]
+    uri = uri[:-len("$is_args$args")] if uri.endswith("$is_args$args") else uri
+    fixed = uri.split("$", 1)[0]
+    if fixed == uri:
+        exact = next((l for l in server.locations if l.modifier == "=" and l.path == fixed), None)
+        if exact is not None:
+            return exact
+    tops = [l for l in server.locations if l.modifier in ("", "^~")]
+    found = max((l for l in tops if fixed.startswith(l.path)), key=lambda l: len(l.path), default=None)
+    if found is None or (found.modifier != "^~" and any(l.modifier in ("~", "~*") for l in server.locations)):
+        return None
+    if any(l.path.startswith(fixed) and l.path != fixed for l in tops):
+        return None
+    return found
+
+
 REFUSED_HERE = "an access rule nginx cannot check: refused"
 
 
@@ -1213,25 +1237,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
     rules (a login asked with 401 and its challenge, say). The refusal's diagnostic speaks of the region's URLs;
     this one, at the rule, of the URLs the rule rewrites there (its regex). Only a result whose fixed start
     decides the prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
-    tops = [l for l in server.locations if l.modifier in ("", "^~")]
-    has_regex = any(l.modifier in ("~", "~*") for l in server.locations)
     seen: set = set()
-
-    def landing(target: str) -> Location | None:
-        if not target.startswith("/") or target.startswith("//"):
-            return None
-        fixed = re.split(r"[$?]", target, maxsplit=1)[0]
-        if fixed == target:
-            exact = next((l for l in server.locations if l.modifier == "=" and l.path == fixed), None)
-            if exact is not None:
-                return exact
-        found = max((l for l in tops if fixed.startswith(l.path)), key=lambda l: len(l.path), default=None)
-        if found is None or (found.modifier != "^~" and has_regex):
-            return None
-        # a longer location that a captured rest could still reach is not ruled out: not followed
-        if any(l.path.startswith(fixed) and l.path != fixed for l in tops):
-            return None
-        return found
 
     def walk(statements: list[Stmt], where: Location | None) -> None:
         for st in statements:
@@ -1239,7 +1245,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                 walk(st.block, where)
             if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent", "break"):
                 continue
-            target = landing(st.args[1])
+            target = _landing(server, st.args[1])
             refusal = next((r for r in target.statements if r.name == "deny" and r.args == ["all"]
                             and r.comment == REFUSED_HERE), None) if target is not None else None
             if refusal is None or target is where or st.span is None:
@@ -1268,6 +1274,51 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
         loc = todo.pop()
         todo.extend(loc.locations)
         walk(loc.statements, loc)
+
+
+def _login(statements: list[Stmt], inherited: str | None) -> str | None:
+    """The realm a location's auth_basic asks for (nginx inherits it from the enclosing level), None for none
+    or where `satisfy any` may admit without one."""
+    if any(st.name == "satisfy" and st.args == ["any"] for st in statements):
+        return None
+    auth = next((st for st in statements if st.name == "auth_basic" and st.args), None)
+    if auth is None:
+        return inherited
+    return None if auth.args[0] == "off" else auth.args[0]
+
+
+def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
+    """A FallbackResource whose URL asks for a login where the requests falling back do not (A2N767). httpd
+    looks the fallback URL up with a subrequest (mod_dir.c, fixup_dflt): its configuration differs from the
+    request's, so authentication runs there, and without credentials the subrequest's 401 is the answer, but
+    mod_auth_basic's challenge stays in the subrequest's headers: 401 with no WWW-Authenticate (observed with
+    httpd 2.4). nginx's try_files redirects internally and auth_basic answers 401 with its challenge. Said once
+    per FallbackResource line, for the URLs of the locations concerned."""
+    said: dict = {}
+    top = _login(server.statements, None)
+    todo = [(loc, top) for loc in server.locations]
+    while todo:
+        loc, inherited = todo.pop()
+        own = _login(loc.statements, inherited)
+        todo.extend((inner, own) for inner in loc.locations)
+        fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment in FALLBACK_COMMENTS
+                         and st.args), None)
+        if fallback is None or own is not None or loc.modifier not in ("", "^~", "=") or fallback.span is None:
+            continue
+        target = _landing(server, fallback.args[-1])
+        realm = _login(target.statements, top) if target is not None and target is not loc else None
+        if realm is None:
+            continue
+        diag = said.get(fallback.span)
+        if diag is None:
+            said[fallback.span] = diags.add(
+                "A2N767", f"FallbackResource {fallback.args[-1].replace('$is_args$args', '')}: the fallback URL asks "
+                f"for a login ({realm}) where {loc.path} does not; httpd looks it up with a subrequest, whose 401 "
+                "it answers without the subrequest's challenge (no WWW-Authenticate), where nginx's try_files "
+                "answers auth_basic's 401 with it", fallback.span, directive="FallbackResource",
+                related=[target.span] if target.span else [], urls=[(loc.path, False)])
+        elif (loc.path, False) not in diag.urls:
+            diag.urls += ((loc.path, False),)
 
 
 def _ends_request(block: list[Stmt]) -> bool:
