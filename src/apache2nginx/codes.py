@@ -1877,7 +1877,9 @@ _short("A2N842", "rewrite-location-headers", "error", "A server-context rewrite'
        "translation carries the original URL's <Location> headers through the server's add_header list, which an "
        "nginx location with add_header lines of its own does not inherit; where such a location may serve the "
        "result, the rule is not translated and the requests it applies to are refused (403), with the headers "
-       "httpd's answer could carry.",
+       "httpd's answer could carry. So is a rule whose result falls under a <Location> with Header lines that the "
+       "original URL is not in: httpd never merges that section for the request, nginx's location of the result "
+       "sends its lines.",
        "requests the rule rewrites are refused (403) where httpd serves the result.",
        "add [PT] if the rewritten URL's sections are meant to apply, or move the Header lines to the server "
        "level or to the result's section.")
