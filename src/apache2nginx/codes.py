@@ -1297,6 +1297,15 @@ _short("A2N785", "rewrite-aliased-directory", "error", "Per-directory rewrite ru
        "requests under the Alias get 403 from nginx.",
        "give the aliased directory a RewriteBase and repeat the rules in a <Location> of the alias by hand, or "
        "refuse the alias.")
+_short("A2N768", "setenvif-uri-after-rewrite", "warning", "A per-directory rewrite does not run the server's SetEnvIf lines again.",
+       "a per-directory RewriteRule's result is an internal redirect in httpd: the new request runs the server's "
+       "SetEnvIf lines again on the rewritten URL (the old values are renamed REDIRECT_*), so a `SetEnvIf "
+       "Request_URI` variable follows the new path. The translation reads those variables on the request's own "
+       "path (as httpd does before its rewrites and index lookups) and nginx keeps that value after the rewrite.",
+       "a Header line with env= on such a variable may be sent (or not) for a rewritten request where httpd "
+       "does otherwise.",
+       "test the rewritten path in the Header line's own condition (expr=%{REQUEST_URI} ...), or set the variable "
+       "with the RewriteRule's [E=] flag.")
 _short("A2N770", "directory-slash-before-login", "warning",
        "DirectorySlash Off where a login is asked: a directory without its slash is refused before the login.",
        "with DirectorySlash Off httpd refuses (403) a directory requested without its trailing slash once the "

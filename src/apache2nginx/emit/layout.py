@@ -461,6 +461,7 @@ class Layout:
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
+        _report_env_after_rewrites(server, self.diags)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -1319,6 +1320,46 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
                 related=[target.span] if target.span else [], urls=[(loc.path, False)])
         elif (loc.path, False) not in diag.urls:
             diag.urls += ((loc.path, False),)
+
+
+def _report_env_after_rewrites(server: Server, diags: Diagnostics) -> None:
+    """A per-directory rewrite in a server whose `SetEnvIf Request_URI` variables are read on the request's own
+    path (setenvif._pin_request_uri) (A2N768). httpd's per-directory result is an internal redirect: the new
+    request's header_parser runs the server's SetEnvIf lines again, on the rewritten URL (mod_setenvif's
+    match_headers reads the server's lines at a request's first call; the redirect renames the old values
+    REDIRECT_*), so a Header line's env= follows the new path. nginx keeps the value of the request's own path.
+    Said once per rule, for the URLs it rewrites (its regex)."""
+    if not any(st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"] for st in server.own_statements):
+        return
+    seen: set = set()
+
+    def walk(statements: list[Stmt], where: Location) -> None:
+        for st in statements:
+            if st.block is not None:
+                walk(st.block, where)
+            if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent") or \
+                    st.span is None or (st.span.file, st.span.line) in seen:
+                continue
+            regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
+            try:
+                re.compile(regex)
+            except re.error:
+                if where.modifier not in ("", "^~"):
+                    continue
+                url = (where.path, False)
+            else:
+                url = (regex, True)
+            seen.add((st.span.file, st.span.line))
+            diags.add("A2N768", f"RewriteRule to {st.args[1]} (per-directory): httpd's internal redirect runs the "
+                      "server's SetEnvIf lines again on the rewritten URL, so a `SetEnvIf Request_URI` variable "
+                      "follows the new path; nginx keeps the value read on the request's own path, and the Header "
+                      "lines that test it may differ", st.span, directive="RewriteRule", urls=[url])
+
+    todo = list(server.locations)
+    while todo:
+        loc = todo.pop()
+        todo.extend(loc.locations)
+        walk(loc.directory_rules, loc)
 
 
 def _ends_request(block: list[Stmt]) -> bool:
