@@ -1297,23 +1297,34 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
     per FallbackResource line, for the URLs of the locations concerned."""
     said: dict = {}
     top = _login(server.statements, None)
+    # the server's own try_files (a virtual host's FallbackResource) serves the URLs no location takes: "/"
+    holders = [(Location("", "/", list(server.statements), server.span), top)] \
+        if not any(l.modifier in ("", "^~") and l.path == "/" for l in server.locations) else []
     todo = [(loc, top) for loc in server.locations]
-    while todo:
-        loc, inherited = todo.pop()
+    while todo or holders:
+        loc, inherited = holders.pop() if holders else todo.pop()
         own = _login(loc.statements, inherited)
         todo.extend((inner, own) for inner in loc.locations)
         fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment in FALLBACK_COMMENTS
                          and st.args), None)
-        if fallback is None or own is not None or loc.modifier not in ("", "^~", "=") or fallback.span is None:
+        if fallback is None or own is not None or loc.modifier not in ("", "^~", "=") or fallback.span is None \
+                or loc.path.startswith("@"):
             continue
-        target = _landing(server, fallback.args[-1])
+        url = fallback.args[-1]
+        if url.startswith("@"):
+            # a virtual host's fallback goes through a named location (fallback.py): its try_files names the URL
+            named = next((l for l in server.locations if l.path == url), None)
+            inner = next((st for st in named.statements if st.name == "try_files" and st.args), None) \
+                if named is not None else None
+            url = inner.args[-1] if inner is not None else url
+        target = _landing(server, url)
         realm = _login(target.statements, top) if target is not None and target is not loc else None
         if realm is None:
             continue
         diag = said.get(fallback.span)
         if diag is None:
             said[fallback.span] = diags.add(
-                "A2N767", f"FallbackResource {fallback.args[-1].replace('$is_args$args', '')}: the fallback URL asks "
+                "A2N767", f"FallbackResource {url.replace('$is_args$args', '')}: the fallback URL asks "
                 f"for a login ({realm}) where {loc.path} does not; httpd looks it up with a subrequest, whose 401 "
                 "it answers without the subrequest's challenge (no WWW-Authenticate), where nginx's try_files "
                 "answers auth_basic's 401 with it", fallback.span, directive="FallbackResource",
