@@ -270,12 +270,15 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N785": effects("status@status-403", "header@status-403", "location@status-403",
                       "backend@status-403"),  # the aliased URLs are refused (403)
     "A2N784": effects(),                # httpd ignores the directive, and so does the translation
+    "A2N768": effects("header"),       # a Header line's env= read on the request's own path, not the rewritten one
     "A2N770": effects("status:changed@status-403", "header www-authenticate:missing@status-403"),  # 403 before
     # the login where httpd answers 401
     "A2N771": effects("status@success,redirect", "location:added@success,redirect", "header@success,redirect",
                       "body@success,redirect"),  # nginx redirects where httpd lists the directory
     # ... and a URL whose file's directory does not exist: httpd applies the directory's rules (the section sees the
     # missing segment's name), nginx the section's, which grant: 404 where httpd asks for a login or refuses
+    # the fallback's 401 carries auth_basic's challenge in nginx, none in httpd (the subrequest keeps it)
+    "A2N767": effects("header www-authenticate:added@httpd-refused"),
     "A2N772": effects("status:changed@path-info,status-404", "header www-authenticate:added@path-info,status-404",
                       "status:changed@status-404,httpd-refused",
                       "header www-authenticate:missing@status-404,httpd-refused"),

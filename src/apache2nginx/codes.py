@@ -1297,6 +1297,15 @@ _short("A2N785", "rewrite-aliased-directory", "error", "Per-directory rewrite ru
        "requests under the Alias get 403 from nginx.",
        "give the aliased directory a RewriteBase and repeat the rules in a <Location> of the alias by hand, or "
        "refuse the alias.")
+_short("A2N768", "setenvif-uri-after-rewrite", "warning", "A per-directory rewrite does not run the server's SetEnvIf lines again.",
+       "a per-directory RewriteRule's result is an internal redirect in httpd: the new request runs the server's "
+       "SetEnvIf lines again on the rewritten URL (the old values are renamed REDIRECT_*), so a `SetEnvIf "
+       "Request_URI` variable follows the new path. The translation reads those variables on the request's own "
+       "path (as httpd does before its rewrites and index lookups) and nginx keeps that value after the rewrite.",
+       "a Header line with env= on such a variable may be sent (or not) for a rewritten request where httpd "
+       "does otherwise.",
+       "test the rewritten path in the Header line's own condition (expr=%{REQUEST_URI} ...), or set the variable "
+       "with the RewriteRule's [E=] flag.")
 _short("A2N770", "directory-slash-before-login", "warning",
        "DirectorySlash Off where a login is asked: a directory without its slash is refused before the login.",
        "with DirectorySlash Off httpd refuses (403) a directory requested without its trailing slash once the "
@@ -1311,6 +1320,15 @@ _short("A2N771", "directory-slash-listing", "warning",
        "nginx's autoindex lists only URLs ending with a slash and redirects the others to them.",
        "such a request gets nginx's 301 to the URL with the slash where httpd answers the listing (200).",
        "link to directories with their trailing slash.")
+_short("A2N767", "fallback-login-challenge", "warning", "A FallbackResource URL asks for a login its requests do not.",
+       "httpd looks the fallback URL up with a subrequest; where that URL's sections differ from the request's and "
+       "ask for a login, authentication runs in the subrequest, and a request without credentials is answered with "
+       "the subrequest's 401, but the login challenge (WWW-Authenticate) stays with the subrequest. nginx's "
+       "try_files redirects internally, and auth_basic answers 401 with its challenge.",
+       "the 401 a request falling back gets carries a challenge in nginx and none in httpd (a browser shows no login "
+       "prompt there); with valid credentials both serve the fallback.",
+       "give the fallback URL the same access rules as the URLs that fall back to it, or a fallback outside the "
+       "login's region.")
 _short("A2N772", "files-rules-path-info", "warning",
        "A file section's rules other than a refusal hold for the file's own URL only.",
        "a <Files>/<FilesMatch> section that grants (or asks for a login) where its directory does not is nested "
@@ -1877,7 +1895,9 @@ _short("A2N842", "rewrite-location-headers", "error", "A server-context rewrite'
        "translation carries the original URL's <Location> headers through the server's add_header list, which an "
        "nginx location with add_header lines of its own does not inherit; where such a location may serve the "
        "result, the rule is not translated and the requests it applies to are refused (403), with the headers "
-       "httpd's answer could carry.",
+       "httpd's answer could carry. So is a rule whose result falls under a <Location> with Header lines that the "
+       "original URL is not in: httpd never merges that section for the request, nginx's location of the result "
+       "sends its lines.",
        "requests the rule rewrites are refused (403) where httpd serves the result.",
        "add [PT] if the rewritten URL's sections are meant to apply, or move the Header lines to the server "
        "level or to the result's section.")

@@ -459,6 +459,9 @@ class Layout:
         _carry_rewrite_refusals(server.locations)
         _carry_fallback(server, self.model.main_server)
         _report_rules_without_fallback(server.locations, self.diags)
+        _report_rewrites_into_refusals(server, self.diags)
+        _report_fallback_logins(server, self.diags)
+        _report_env_after_rewrites(server, self.diags)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -1233,6 +1236,173 @@ def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics
                           "`if` block's configuration, which has no try_files: 404 there where httpd serves the "
                           "FallbackResource", kept.span, urls=[(loc.path, False)])
         _report_rules_without_fallback(loc.locations, diags)
+
+
+def _landing(server: Server, target: str) -> Location | None:
+    """The top-level location nginx picks for a URL made by a rewrite or try_files (TARGET, variables and all),
+    where the URL's fixed start decides it: an exact location of a fixed URL, else the longest prefix location
+    it starts with if that is ^~ or the server has no regex location, and no longer prefix location begins
+    with the fixed start (a variable's value could reach it). None where that cannot be told."""
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    uri = target.split("?", 1)[0]
+    uri = uri[:-len("$is_args$args")] if uri.endswith("$is_args$args") else uri
+    fixed = uri.split("$", 1)[0]
+    if fixed == uri:
+        exact = next((l for l in server.locations if l.modifier == "=" and l.path == fixed), None)
+        if exact is not None:
+            return exact
+    tops = [l for l in server.locations if l.modifier in ("", "^~")]
+    found = max((l for l in tops if fixed.startswith(l.path)), key=lambda l: len(l.path), default=None)
+    if found is None or (found.modifier != "^~" and any(l.modifier in ("~", "~*") for l in server.locations)):
+        return None
+    if any(l.path.startswith(fixed) and l.path != fixed for l in tops):
+        return None
+    return found
+
+
+REFUSED_HERE = "an access rule nginx cannot check: refused"
+
+
+def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
+    """A rewrite whose result lies in a region refused for an access rule nginx cannot check (A2N742): the
+    requests it rewrites meet that refusal in nginx (403), where httpd's internal redirect runs the region's own
+    rules (a login asked with 401 and its challenge, say). The refusal's diagnostic speaks of the region's URLs;
+    this one, at the rule, of the URLs the rule rewrites there (its regex). Only a result whose fixed start
+    decides the prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
+    seen: set = set()
+
+    def walk(statements: list[Stmt], where: Location | None) -> None:
+        for st in statements:
+            if st.block is not None:
+                walk(st.block, where)
+            if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent", "break"):
+                continue
+            target = _landing(server, st.args[1])
+            refusal = next((r for r in target.statements if r.name == "deny" and r.args == ["all"]
+                            and r.comment == REFUSED_HERE), None) if target is not None else None
+            if refusal is None or target is where or st.span is None:
+                continue
+            regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
+            try:
+                re.compile(regex)
+            except re.error:
+                if where is None or where.modifier not in ("", "^~"):
+                    continue
+                url = (where.path, False)
+            else:
+                url = (regex, True)
+            key = (st.span.file, st.span.line, target.path)
+            if key in seen:
+                continue
+            seen.add(key)
+            diags.add("A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
+                      "refused to everyone (deny all) for an access rule nginx cannot check; the requests the rule "
+                      "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
+                      urls=[url])
+
+    walk(server.statements + server.own_statements, None)
+    todo = list(server.locations)
+    while todo:
+        loc = todo.pop()
+        todo.extend(loc.locations)
+        walk(loc.statements, loc)
+
+
+def _login(statements: list[Stmt], inherited: str | None) -> str | None:
+    """The realm a location's auth_basic asks for (nginx inherits it from the enclosing level), None for none
+    or where `satisfy any` may admit without one."""
+    if any(st.name == "satisfy" and st.args == ["any"] for st in statements):
+        return None
+    auth = next((st for st in statements if st.name == "auth_basic" and st.args), None)
+    if auth is None:
+        return inherited
+    return None if auth.args[0] == "off" else auth.args[0]
+
+
+def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
+    """A FallbackResource whose URL asks for a login where the requests falling back do not (A2N767). httpd
+    looks the fallback URL up with a subrequest (mod_dir.c, fixup_dflt): its configuration differs from the
+    request's, so authentication runs there, and without credentials the subrequest's 401 is the answer, but
+    mod_auth_basic's challenge stays in the subrequest's headers: 401 with no WWW-Authenticate (observed with
+    httpd 2.4). nginx's try_files redirects internally and auth_basic answers 401 with its challenge. Said once
+    per FallbackResource line, for the URLs of the locations concerned."""
+    said: dict = {}
+    top = _login(server.statements, None)
+    # the server's own try_files (a virtual host's FallbackResource) serves the URLs no location takes: "/"
+    holders = [(Location("", "/", list(server.statements), server.span), top)] \
+        if not any(l.modifier in ("", "^~") and l.path == "/" for l in server.locations) else []
+    todo = [(loc, top) for loc in server.locations]
+    while todo or holders:
+        loc, inherited = holders.pop() if holders else todo.pop()
+        own = _login(loc.statements, inherited)
+        todo.extend((inner, own) for inner in loc.locations)
+        fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment in FALLBACK_COMMENTS
+                         and st.args), None)
+        if fallback is None or own is not None or loc.modifier not in ("", "^~", "=") or fallback.span is None \
+                or loc.path.startswith("@"):
+            continue
+        url = fallback.args[-1]
+        if url.startswith("@"):
+            # a virtual host's fallback goes through a named location (fallback.py): its try_files names the URL
+            named = next((l for l in server.locations if l.path == url), None)
+            inner = next((st for st in named.statements if st.name == "try_files" and st.args), None) \
+                if named is not None else None
+            url = inner.args[-1] if inner is not None else url
+        target = _landing(server, url)
+        realm = _login(target.statements, top) if target is not None and target is not loc else None
+        if realm is None:
+            continue
+        diag = said.get(fallback.span)
+        if diag is None:
+            said[fallback.span] = diags.add(
+                "A2N767", f"FallbackResource {url.replace('$is_args$args', '')}: the fallback URL asks "
+                f"for a login ({realm}) where {loc.path} does not; httpd looks it up with a subrequest, whose 401 "
+                "it answers without the subrequest's challenge (no WWW-Authenticate), where nginx's try_files "
+                "answers auth_basic's 401 with it", fallback.span, directive="FallbackResource",
+                related=[target.span] if target.span else [], urls=[(loc.path, False)])
+        elif (loc.path, False) not in diag.urls:
+            diag.urls += ((loc.path, False),)
+
+
+def _report_env_after_rewrites(server: Server, diags: Diagnostics) -> None:
+    """A per-directory rewrite in a server whose `SetEnvIf Request_URI` variables are read on the request's own
+    path (setenvif._pin_request_uri) (A2N768). httpd's per-directory result is an internal redirect: the new
+    request's header_parser runs the server's SetEnvIf lines again, on the rewritten URL (mod_setenvif's
+    match_headers reads the server's lines at a request's first call; the redirect renames the old values
+    REDIRECT_*), so a Header line's env= follows the new path. nginx keeps the value of the request's own path.
+    Said once per rule, for the URLs it rewrites (its regex)."""
+    if not any(st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"] for st in server.own_statements):
+        return
+    seen: set = set()
+
+    def walk(statements: list[Stmt], where: Location) -> None:
+        for st in statements:
+            if st.block is not None:
+                walk(st.block, where)
+            if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent") or \
+                    st.span is None or (st.span.file, st.span.line) in seen:
+                continue
+            regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
+            try:
+                re.compile(regex)
+            except re.error:
+                if where.modifier not in ("", "^~"):
+                    continue
+                url = (where.path, False)
+            else:
+                url = (regex, True)
+            seen.add((st.span.file, st.span.line))
+            diags.add("A2N768", f"RewriteRule to {st.args[1]} (per-directory): httpd's internal redirect runs the "
+                      "server's SetEnvIf lines again on the rewritten URL, so a `SetEnvIf Request_URI` variable "
+                      "follows the new path; nginx keeps the value read on the request's own path, and the Header "
+                      "lines that test it may differ", st.span, directive="RewriteRule", urls=[url])
+
+    todo = list(server.locations)
+    while todo:
+        loc = todo.pop()
+        todo.extend(loc.locations)
+        walk(loc.directory_rules, loc)
 
 
 def _ends_request(block: list[Stmt]) -> bool:

@@ -973,7 +973,9 @@ def _finish_if_chains(ctx: Context) -> None:
                               d.span, directive=d.name, related=[chain.span] if chain.span else [])
                 ctx.redispose(d, Disposition.APPROXIMATE)
             keep: list[Stmt] = []
-            everywhere = set(record.values) == positions
+            # every request gets a member's value only where an <Else> ends the chain: without one, a request no
+            # expression matches keeps what came before (an earlier block's line, a backend's copy)
+            everywhere = chain.has_else and set(record.values) == positions
             if not record.values:
                 if not partial:
                     hide.resets = (record.name.lower(), record.table)
