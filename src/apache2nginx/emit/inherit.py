@@ -50,7 +50,7 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
     nginx sends every add_header (and every proxy_set_header) of a block, so the earlier ones are left out,
     or made conditional on the later one's variable being empty. Only statements from START on act (those
     before are final already)."""
-    if not any(s.resets for s in stmts[start:]):
+    if not any(s.resets or s.joins for s in stmts[start:]):
         return _always_first(stmts)
     out: list[Stmt | None] = list(stmts[:start])
     earlier: dict[tuple, list[int]] = {}
@@ -59,6 +59,8 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         if key is not None:
             earlier.setdefault(key, []).append(i)
     for s in stmts[start:]:
+        if s.joins and _join(out, earlier.get(_operand(s), []), s, unless):
+            continue
         key = _replaces(s)
         if key is not None:
             value = s.args[1] if s.name == "add_header" and len(s.args) > 1 else ""
@@ -78,6 +80,31 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
             earlier.setdefault(key, []).append(len(out))
         out.append(s)
     return _always_first([s for s in out if s is not None])
+
+
+def _join(out: list[Stmt | None], places: list[int], s: Stmt, unless: Unless | None) -> bool:
+    """`Header append|merge` S after the lines OUT[PLACES] of the same header and table, an enclosing block's
+    plain `set` first (a <Directory>'s, where S is of a <FilesMatch> merged after it): httpd joins S's value
+    to that set's with ", " (apr_table_mergen; merge: unless one of its comma-separated members is the
+    value already), one header line where nginx would send two. The set's line takes the joined value. False
+    (S stays a line of its own) where a line before it is not a plain one (its value is not known here) or
+    no set starts them (a backend's own copy may come first)."""
+    lines = [i for i in places if out[i] is not None]
+    join = getattr(unless, "join", None)
+    if not lines or join is None or s.plain is None:
+        return False
+    first = out[lines[0]]
+    if first.resets is None or any(out[i].plain is None or out[i].conditional for i in lines):
+        return False
+    old = first.plain
+    joined = old if s.joins == "merge" and s.plain in [t.strip() for t in old.split(",")] else f"{old}, {s.plain}"
+    value = join(first.args[1], old, joined)
+    if value is None:
+        return False
+    out[lines[0]] = Stmt("add_header", [first.args[0], value, *first.args[2:]], first.span,
+                         comment=f"joined with a later Header {s.joins}",
+                         resets=first.resets, plain=joined)
+    return True
 
 
 def _always_first(stmts: list[Stmt]) -> list[Stmt]:

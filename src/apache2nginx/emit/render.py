@@ -317,8 +317,40 @@ def _unless(model: NginxModel):
         condition, value = found
         return model.shared_map("a2n_hdr_", ungate(condition) if condition in ungated else condition,
                                 [('""', ungate(value))], '""')
+    def join(value: str, old: str, new: str) -> str | None:
+        """An add_header's VALUE (OLD itself, or an onsuccess gate sending OLD) sending NEW instead, on the
+        same answers; None where VALUE is neither."""
+        if value == old:
+            return new
+        if ungated.get(value) != old:
+            return None
+        out = _swapped(model, value, old, new)
+        if out is not None:
+            ungated.setdefault(out, new)
+        return out
     unless.ungate = ungate
+    unless.join = join
     return unless
+
+
+def _swapped(model: NginxModel, variable: str, old: str, new: str) -> str | None:
+    """A copy of the map of VARIABLE giving NEW where it gives OLD (also through the maps its entries name:
+    an onsuccess gate's ErrorDocument entries), None where VARIABLE is no map's."""
+    block = next((b for b in model.maps if b.variable == variable), None)
+    if block is None or not block.source or block.hostnames or block.volatile:
+        return None
+
+    def value(v: str | None) -> str | None:
+        if v == old:
+            return new
+        if v == quote(old):
+            return quote(new)
+        if v is not None and v.startswith("$") and v != variable and any(b.variable == v for b in model.maps):
+            return _swapped(model, v, old, new) or v
+        return v
+    prefix = re.sub(r"[0-9]+$", "", block.variable.lstrip("$"))
+    return model.shared_map(prefix, block.source, [(k, value(v)) for k, v in block.entries], value(block.default),
+                            block.span)
 
 
 # the start of a file section's regex location (<Files>, <FilesMatch>: the last name of the URL)

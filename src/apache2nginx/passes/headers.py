@@ -192,6 +192,7 @@ def _header(ctx: Context, d: Directive) -> Disposition:
         return Disposition.EXACT
     if action in ("append", "merge"):
         stmt = ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
+        stmt.joins = action     # joined to an enclosing block's set where the two meet (emit.inherit)
         _plain(ctx)[id(stmt)] = (stmt, value)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
@@ -713,6 +714,7 @@ def finish_model(ctx: Context) -> None:
     header_refusals.finish(ctx)
     header_join.finish(ctx)
     _error_document_entries(ctx)
+    header_join.mark_plain(ctx)
 
 
 # ---------------------------------------------------------------- Header inside <If>/<ElseIf>/<Else>
