@@ -286,6 +286,33 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     return [Stmt("if", s.args, s.span, s.comment, sent + list(s.block)) if _guard(s) else s for s in stmts]
 
 
+def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
+                         from_gate: Callable[[str], bool]) -> list[Stmt]:
+    """STMTS of a file section's location that refuses every request by httpd's own rules (a first `deny
+    all`): httpd matches the section against the name its directory walk stops at, so under a missing
+    directory (/missing/a.txt is seen as `missing`) the section does not apply and httpd answers 404, where
+    nginx, matching the URL's last name, refuses (A2N747). A `Header always` whose condition reads the status
+    (`expr=%{REQUEST_STATUS} == 404`) is sent on that 403 with its value, as on the translation's own
+    refusals: httpd's status is not known there, and a security header is never to be lost. The onsuccess
+    lines stay as they are: httpd's answer is an error either way."""
+    access = [s for s in stmts if s.name in ("allow", "deny")]
+    # (nginx takes the first rule that matches: a first `deny all` refuses everyone)
+    if not access or access[0].name != "deny" or access[0].args != ["all"] or any(_refusal(s) for s in stmts):
+        return stmts
+    headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
+    sent, changed = [], False
+    for s in headers:
+        if len(s.args) >= 3 and s.args[-1] == "always" and s.args[1].startswith("$") and not from_gate(s.args[1]):
+            value = _ungated(s, ungate)
+            if value is not None:
+                sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span,
+                                 comment="also on the refusal: httpd answers 404 where a directory is missing"))
+                changed = True
+                continue
+        sent.append(s)
+    return [s for s in stmts if s.name != "add_header"] + sent if changed else stmts
+
+
 def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
                      nested: list, unless: Unless | None) -> list[Stmt] | None:
     """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's."""

@@ -18,7 +18,8 @@ from ..model import ARRAY_FAMILIES, Location, NginxModel, Server, Stmt
 from .hashes import server_names_hash, variables_hash
 from . import dirindex
 from .refusal_alternatives import Alternatives
-from .inherit import (early_failures, effective, error_pages_with_headers, header_order, if_blocks, merge,
+from .inherit import (early_failures, effective, error_pages_with_headers, file_section_refusal, header_order,
+                      if_blocks, merge,
                       refused_headers, server_block)
 from .limits import out_of_range
 from .selfcheck import fast_clean
@@ -328,8 +329,18 @@ def _unless(model: NginxModel):
         if out is not None:
             ungated.setdefault(out, new)
         return out
+    def from_gate(variable: str) -> bool:
+        """Whether an add_header VARIABLE is an onsuccess gate's (or is made from one), rather than a
+        `Header always` line's condition."""
+        from ..passes.headers import GATE_SOURCE
+        found = ungated.get(variable)
+        if isinstance(found, tuple):
+            return any(from_gate(v) for v in found)
+        block = next((b for b in model.maps if b.variable == variable), None)
+        return block is not None and block.source == GATE_SOURCE
     unless.ungate = ungate
     unless.join = join
+    unless.from_gate = from_gate
     return unless
 
 
@@ -383,6 +394,8 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
     refused = refused_headers(merge(inherited, loc.statements, unless), inherited, unless.ungate,
                               loc.locations or files, unless)
+    if loc.modifier in ("~", "~*") and loc.path.startswith(_FILE_SECTION):
+        refused = file_section_refusal(refused, inherited, unless.ungate, unless.from_gate)
     if others is not None:
         refused = others.add(refused, loc, inherited, outer)
     own = if_blocks(refused, inherited, unless)
