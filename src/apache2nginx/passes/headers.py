@@ -491,15 +491,16 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         variable = onsuccess(ctx, variable)
     if expr is not None and _CONTENT_TYPE.search(expr):
         _untyped_stays_untyped(ctx, d)
+    if condition == "always" and compiler.reads_status:
+        # on a refusal the translation writes (403 where httpd may answer 404...), the header is sent: its
+        # status says nothing of httpd's, and a security header is never to be lost (emit.inherit); so for
+        # an append or merge line too
+        ctx.model.onsuccess_ungated.setdefault(variable, value)
     if action in ("append", "merge"):
         emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if condition == "always":
-        if compiler.reads_status:
-            # on a refusal the translation writes (403 where httpd may answer 404...), the header is sent: its
-            # status says nothing of httpd's, and a security header is never to be lost (emit.inherit)
-            ctx.model.onsuccess_ungated.setdefault(variable, value)
         emit_set([name, variable, "always"])
         return Disposition.EXACT
     emit_set([name, variable])
