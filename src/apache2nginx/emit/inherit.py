@@ -305,12 +305,21 @@ def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable
         if len(s.args) >= 3 and s.args[-1] == "always" and s.args[1].startswith("$") and not from_gate(s.args[1]):
             value = _ungated(s, ungate)
             if value is not None:
-                sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span,
+                sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1]), "always"], s.span,
                                  comment="also on the refusal: httpd answers 404 where a directory is missing"))
                 changed = True
                 continue
         sent.append(s)
     return [s for s in stmts if s.name != "add_header"] + sent if changed else stmts
+
+
+def on_refusal(ungate: Callable[[str], str], value: str, otherwise: str) -> str:
+    """VALUE on the refusal's own answer (403), OTHERWISE on any other answer of the refused location: one
+    nginx makes before its access phase, such as the 301 it answers for a proxied or FastCGI prefix
+    location's URL without its slash (httpd's redirect there carries no onsuccess header), or a rewrite's
+    redirect. UNGATE's `refusal` makes the map (the renderer's); without it, VALUE."""
+    refusal = getattr(ungate, "refusal", None)
+    return refusal(value, otherwise) if refusal is not None and value != otherwise else value
 
 
 def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
@@ -330,7 +339,8 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         if value is None or s.args[0].lower() in always:
             sent.append(s)
         else:
-            sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span, comment="also on the refusal"))
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1]), "always"], s.span,
+                             comment="also on the refusal"))
             changed = True
     taken: set[tuple[str, str]] = set()
     for inner in _all_nested(nested):
@@ -349,7 +359,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
             if (s.args[0].lower(), value) in taken:
                 continue        # another section's same header and value: one answer carries it once
             taken.add((s.args[0].lower(), value))
-            sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span,
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, '""'), "always"], s.span,
                              comment="also on the refusal (a file section under it)"))
             changed = True
     return sent if changed else None

@@ -175,7 +175,7 @@ class Renderer:
             return [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else (), others=others)
                     for loc in error_pages_with_headers(parent, located, unless)]
 
-        if model.conditional_header_sets and not model.inherited_maps_made:
+        if (model.conditional_header_sets or _refuses(model)) and not model.inherited_maps_made:
             # Merging can add maps (a conditional Header set over an earlier one): make them all before any
             # output is rendered, since the file holding the maps may be rendered first.
             for server in model.servers:
@@ -338,10 +338,31 @@ def _unless(model: NginxModel):
             return any(from_gate(v) for v in found)
         block = next((b for b in model.maps if b.variable == variable), None)
         return block is not None and block.source == GATE_SOURCE
+    refused: dict[str, str] = {}
+
+    def refusal(value: str, otherwise: str) -> str:
+        """VALUE where the answer is a 403 (the refusal's), OTHERWISE elsewhere (see inherit.on_refusal)."""
+        variable = model.shared_map("a2n_refused_", "$status", [("403", value)], otherwise)
+        refused[variable] = value
+        return variable
+    ungate.refusal = refusal
+    ungate.refused = refused        # such a variable -> its value on the 403
     unless.ungate = ungate
     unless.join = join
     unless.from_gate = from_gate
     return unless
+
+
+def _refuses(model: NginxModel) -> bool:
+    """Whether a location refuses with `deny all` or `return 403`: the headers its refusal sends are maps
+    over the status made while its location is rendered (inherit.on_refusal)."""
+    def refuses(statements: list[Stmt]) -> bool:
+        return any((s.name == "deny" and s.args == ["all"]) or (s.name == "return" and s.args[:1] == ["403"])
+                   or (s.block and refuses(s.block)) for s in statements)
+
+    def walk(locations) -> bool:
+        return any(refuses(loc.statements) or walk(loc.locations) for loc in locations)
+    return any(walk(server.locations) for server in model.servers)
 
 
 def _swapped(model: NginxModel, variable: str, old: str, new: str) -> str | None:
