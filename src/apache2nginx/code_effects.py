@@ -322,6 +322,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "header@host-port"),  # nginx redirects a Host with a port that httpd's condition does not match
     "A2N823": effects(),                # reproduced
     "A2N824": effects(*_REWRITE),       # httpd ignores the snippet's rules on their own
+    "A2N868": effects("header:added@proxied,inner-segment"),  # a file section's headers on a per-directory
+    # [P] rule's answer for a URL under a missing directory, where httpd's walk stopped before the file's name
     "A2N825": effects(),                # no connection reuse: nothing a request shows
     "A2N826": effects(*_REWRITE),
     "A2N827": effects("header content-type"),  # the forced type is missing under ^~ prefixes

@@ -1785,6 +1785,16 @@ _short("A2N825", "rewrite-proxy", "warning", "A [P] rule proxies through an inte
        "like httpd's default worker it does not reuse connections.",
        "the backend sees a new connection for each request.",
        "use ProxyPass where the target is fixed; it gives connection reuse too.")
+_short("A2N868", "file-section-rule-proxy-headers", "warning",
+       "A file section's headers on a per-directory [P] rule's answers under a missing directory.",
+       "httpd matches <Files>/<FilesMatch> against the name its directory walk stops at: under a directory that "
+       "does not exist (/sub/a.txt with no sub/) that is the missing directory's name, so the section does not "
+       "apply; a per-directory RewriteRule [P] still proxies such a URL, and the backend's answer goes out "
+       "without the section's Header lines. nginx matches the file section's location against the URL's names, "
+       "so its proxied answer carries them.",
+       "a proxied answer under a missing directory carries headers in nginx only.",
+       "put the headers on the rule's directory (or the proxied URL's <Location>) rather than on a file section, "
+       "or make the rule's pattern match only names under existing directories.")
 _short("A2N826", "directory-rewrite-unmapped", "error", "Rewrite rules in a <Directory> outside the DocumentRoot.",
        "per-directory rules apply to the URLs that map into the directory; only directories under the server's "
        "DocumentRoot are mapped by this translator (Alias targets are not yet).",

@@ -50,7 +50,7 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
     nginx sends every add_header (and every proxy_set_header) of a block, so the earlier ones are left out,
     or made conditional on the later one's variable being empty. Only statements from START on act (those
     before are final already)."""
-    if not any(s.resets for s in stmts[start:]):
+    if not any(s.resets or s.joins for s in stmts[start:]):
         return _always_first(stmts)
     out: list[Stmt | None] = list(stmts[:start])
     earlier: dict[tuple, list[int]] = {}
@@ -59,6 +59,8 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         if key is not None:
             earlier.setdefault(key, []).append(i)
     for s in stmts[start:]:
+        if s.joins and _join(out, earlier.get(_operand(s), []), s, unless):
+            continue
         key = _replaces(s)
         if key is not None:
             value = s.args[1] if s.name == "add_header" and len(s.args) > 1 else ""
@@ -78,6 +80,31 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
             earlier.setdefault(key, []).append(len(out))
         out.append(s)
     return _always_first([s for s in out if s is not None])
+
+
+def _join(out: list[Stmt | None], places: list[int], s: Stmt, unless: Unless | None) -> bool:
+    """`Header append|merge` S after the lines OUT[PLACES] of the same header and table, an enclosing block's
+    plain `set` first (a <Directory>'s, where S is of a <FilesMatch> merged after it): httpd joins S's value
+    to that set's with ", " (apr_table_mergen; merge: unless one of its comma-separated members is the
+    value already), one header line where nginx would send two. The set's line takes the joined value. False
+    (S stays a line of its own) where a line before it is not a plain one (its value is not known here) or
+    no set starts them (a backend's own copy may come first)."""
+    lines = [i for i in places if out[i] is not None]
+    join = getattr(unless, "join", None)
+    if not lines or join is None or s.plain is None:
+        return False
+    first = out[lines[0]]
+    if first.resets is None or any(out[i].plain is None or out[i].conditional for i in lines):
+        return False
+    old = first.plain
+    joined = old if s.joins == "merge" and s.plain in [t.strip() for t in old.split(",")] else f"{old}, {s.plain}"
+    value = join(first.args[1], old, joined)
+    if value is None:
+        return False
+    out[lines[0]] = Stmt("add_header", [first.args[0], value, *first.args[2:]], first.span,
+                         comment=f"joined with a later Header {s.joins}",
+                         resets=first.resets, plain=joined)
+    return True
 
 
 def _always_first(stmts: list[Stmt]) -> list[Stmt]:
@@ -259,6 +286,42 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     return [Stmt("if", s.args, s.span, s.comment, sent + list(s.block)) if _guard(s) else s for s in stmts]
 
 
+def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
+                         from_gate: Callable[[str], bool]) -> list[Stmt]:
+    """STMTS of a file section's location that refuses every request by httpd's own rules (a first `deny
+    all`): httpd matches the section against the name its directory walk stops at, so under a missing
+    directory (/missing/a.txt is seen as `missing`) the section does not apply and httpd answers 404, where
+    nginx, matching the URL's last name, refuses (A2N747). A `Header always` whose condition reads the status
+    (`expr=%{REQUEST_STATUS} == 404`) is sent on that 403 with its value, as on the translation's own
+    refusals: httpd's status is not known there, and a security header is never to be lost. The onsuccess
+    lines stay as they are: httpd's answer is an error either way."""
+    access = [s for s in stmts if s.name in ("allow", "deny")]
+    # (nginx takes the first rule that matches: a first `deny all` refuses everyone)
+    if not access or access[0].name != "deny" or access[0].args != ["all"] or any(_refusal(s) for s in stmts):
+        return stmts
+    headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
+    sent, changed = [], False
+    for s in headers:
+        if len(s.args) >= 3 and s.args[-1] == "always" and s.args[1].startswith("$") and not from_gate(s.args[1]):
+            value = _ungated(s, ungate)
+            if value is not None:
+                sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1]), "always"], s.span,
+                                 comment="also on the refusal: httpd answers 404 where a directory is missing"))
+                changed = True
+                continue
+        sent.append(s)
+    return [s for s in stmts if s.name != "add_header"] + sent if changed else stmts
+
+
+def on_refusal(ungate: Callable[[str], str], value: str, otherwise: str) -> str:
+    """VALUE on the refusal's own answer (403), OTHERWISE on any other answer of the refused location: one
+    nginx makes before its access phase, such as the 301 it answers for a proxied or FastCGI prefix
+    location's URL without its slash (httpd's redirect there carries no onsuccess header), or a rewrite's
+    redirect. UNGATE's `refusal` makes the map (the renderer's); without it, VALUE."""
+    refusal = getattr(ungate, "refusal", None)
+    return refusal(value, otherwise) if refusal is not None and value != otherwise else value
+
+
 def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
                      nested: list, unless: Unless | None) -> list[Stmt] | None:
     """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's."""
@@ -276,7 +339,8 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         if value is None or s.args[0].lower() in always:
             sent.append(s)
         else:
-            sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span, comment="also on the refusal"))
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1]), "always"], s.span,
+                             comment="also on the refusal"))
             changed = True
     taken: set[tuple[str, str]] = set()
     for inner in _all_nested(nested):
@@ -295,7 +359,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
             if (s.args[0].lower(), value) in taken:
                 continue        # another section's same header and value: one answer carries it once
             taken.add((s.args[0].lower(), value))
-            sent.append(Stmt("add_header", [s.args[0], value, "always"], s.span,
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, '""'), "always"], s.span,
                              comment="also on the refusal (a file section under it)"))
             changed = True
     return sent if changed else None

@@ -466,7 +466,7 @@ class Layout:
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
         # (a conditional `Header set` over an earlier one merges through the model's maps, as when rendered)
-        carry_directory_proxy_headers(server, _unless(self.model))
+        carry_directory_proxy_headers(server, _unless(self.model), self.diags)
         todo = list(server.locations)
         while todo:
             loc = todo.pop()

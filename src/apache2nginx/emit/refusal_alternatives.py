@@ -48,7 +48,8 @@ class Alternatives:
         URLs too (a refused file section's location holds no copy of them)."""
         if not any(_refusal(s) for s in stmts):
             return stmts
-        own = [tuple(s.args) for s in stmts if s.name == "add_header"]
+        # (compared as sent on the refusal's 403: a refusal's header is a map over the status, inherit.on_refusal)
+        own = [tuple(self._at_refusal(s.args)) for s in stmts if s.name == "add_header"]
         guards: list[Stmt] = []
         seen: set[tuple] = set()
 
@@ -80,11 +81,18 @@ class Alternatives:
         for s in statements:
             if s.name != "add_header" or len(s.args) < 2 or _carried(s):
                 continue
-            value = _ungated(s.args[1], self.unless.ungate)
+            value = _ungated(self._at_refusal(s.args)[1], self.unless.ungate)
             if not value:
                 continue
             out.append(Stmt("add_header", [s.args[0], value, "always"], s.span, s.comment))
         return out
+
+    def _at_refusal(self, args: list[str]) -> list[str]:
+        """An add_header's ARGS with the value a refusal's map over the status gives on its 403."""
+        refused = getattr(self.unless.ungate, "refused", {})
+        if len(args) < 2 or args[1] not in refused:
+            return args
+        return [args[0], refused[args[1]], *args[2:]]
 
     def _index_headers(self, loc: Location, inherited: list[Stmt]) -> list[Stmt] | None:
         """The headers of the nested file section's location nginx answers LOC's index file from, if any."""

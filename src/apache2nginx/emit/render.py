@@ -18,7 +18,8 @@ from ..model import ARRAY_FAMILIES, Location, NginxModel, Server, Stmt
 from .hashes import server_names_hash, variables_hash
 from . import dirindex
 from .refusal_alternatives import Alternatives
-from .inherit import (early_failures, effective, error_pages_with_headers, header_order, if_blocks, merge,
+from .inherit import (early_failures, effective, error_pages_with_headers, file_section_refusal, header_order,
+                      if_blocks, merge,
                       refused_headers, server_block)
 from .limits import out_of_range
 from .selfcheck import fast_clean
@@ -174,7 +175,7 @@ class Renderer:
             return [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else (), others=others)
                     for loc in error_pages_with_headers(parent, located, unless)]
 
-        if model.conditional_header_sets and not model.inherited_maps_made:
+        if (model.conditional_header_sets or _refuses(model)) and not model.inherited_maps_made:
             # Merging can add maps (a conditional Header set over an earlier one): make them all before any
             # output is rendered, since the file holding the maps may be rendered first.
             for server in model.servers:
@@ -317,8 +318,71 @@ def _unless(model: NginxModel):
         condition, value = found
         return model.shared_map("a2n_hdr_", ungate(condition) if condition in ungated else condition,
                                 [('""', ungate(value))], '""')
+    def join(value: str, old: str, new: str) -> str | None:
+        """An add_header's VALUE (OLD itself, or an onsuccess gate sending OLD) sending NEW instead, on the
+        same answers; None where VALUE is neither."""
+        if value == old:
+            return new
+        if ungated.get(value) != old:
+            return None
+        out = _swapped(model, value, old, new)
+        if out is not None:
+            ungated.setdefault(out, new)
+        return out
+    def from_gate(variable: str) -> bool:
+        """Whether an add_header VARIABLE is an onsuccess gate's (or is made from one), rather than a
+        `Header always` line's condition."""
+        from ..passes.headers import GATE_SOURCE
+        found = ungated.get(variable)
+        if isinstance(found, tuple):
+            return any(from_gate(v) for v in found)
+        block = next((b for b in model.maps if b.variable == variable), None)
+        return block is not None and block.source == GATE_SOURCE
+    refused: dict[str, str] = {}
+
+    def refusal(value: str, otherwise: str) -> str:
+        """VALUE where the answer is a 403 (the refusal's), OTHERWISE elsewhere (see inherit.on_refusal)."""
+        variable = model.shared_map("a2n_refused_", "$status", [("403", value)], otherwise)
+        refused[variable] = value
+        return variable
+    ungate.refusal = refusal
+    ungate.refused = refused        # such a variable -> its value on the 403
     unless.ungate = ungate
+    unless.join = join
+    unless.from_gate = from_gate
     return unless
+
+
+def _refuses(model: NginxModel) -> bool:
+    """Whether a location refuses with `deny all` or `return 403`: the headers its refusal sends are maps
+    over the status made while its location is rendered (inherit.on_refusal)."""
+    def refuses(statements: list[Stmt]) -> bool:
+        return any((s.name == "deny" and s.args == ["all"]) or (s.name == "return" and s.args[:1] == ["403"])
+                   or (s.block and refuses(s.block)) for s in statements)
+
+    def walk(locations) -> bool:
+        return any(refuses(loc.statements) or walk(loc.locations) for loc in locations)
+    return any(walk(server.locations) for server in model.servers)
+
+
+def _swapped(model: NginxModel, variable: str, old: str, new: str) -> str | None:
+    """A copy of the map of VARIABLE giving NEW where it gives OLD (also through the maps its entries name:
+    an onsuccess gate's ErrorDocument entries), None where VARIABLE is no map's."""
+    block = next((b for b in model.maps if b.variable == variable), None)
+    if block is None or not block.source or block.hostnames or block.volatile:
+        return None
+
+    def value(v: str | None) -> str | None:
+        if v == old:
+            return new
+        if v == quote(old):
+            return quote(new)
+        if v is not None and v.startswith("$") and v != variable and any(b.variable == v for b in model.maps):
+            return _swapped(model, v, old, new) or v
+        return v
+    prefix = re.sub(r"[0-9]+$", "", block.variable.lstrip("$"))
+    return model.shared_map(prefix, block.source, [(k, value(v)) for k, v in block.entries], value(block.default),
+                            block.span)
 
 
 # the start of a file section's regex location (<Files>, <FilesMatch>: the last name of the URL)
@@ -351,6 +415,8 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
     merged = merge(inherited, loc.statements, unless)
     refused = refused_headers(merged, inherited, unless.ungate, loc.locations or files, unless)
+    if loc.modifier in ("~", "~*") and loc.path.startswith(_FILE_SECTION):
+        refused = file_section_refusal(refused, inherited, unless.ungate, unless.from_gate)
     # the add_header list of the location is its refusal's (see _own_headers)
     refusal = [s for s in refused if s.name == "add_header"]
     if [tuple(s.args) for s in refusal] == [tuple(s.args) for s in merged if s.name == "add_header"]:

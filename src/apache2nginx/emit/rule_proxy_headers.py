@@ -42,12 +42,18 @@ def _retargeted(st: Stmt, base: str, new: str) -> Stmt:
     return out
 
 
-def carry_directory_proxy_headers(server: Server, unless=None) -> None:
+# the start of a file section's regex location (<Files>, <FilesMatch>: the last name of the URL)
+_FILE_SECTION = "(?:^|/)"
+
+
+def carry_directory_proxy_headers(server: Server, unless=None, diags=None) -> None:
     proxies = [loc for loc in server.locations if loc.path.startswith("/") and _is_per_dir_proxy(loc)]
     if not proxies:
         return
     # (the location, its header statements as nginx merges them) for every location outside the proxies
     users: list[tuple[Location, list[Stmt]]] = []
+    # a file section's location -> the add_header lines it has beyond the location it is nested in
+    own_lines: dict[int, list[Stmt]] = {}
 
     def walk(locations: list[Location], inherited: list[Stmt]) -> None:
         for loc in locations:
@@ -56,6 +62,10 @@ def carry_directory_proxy_headers(server: Server, unless=None) -> None:
             # a nested location's own list is rendered after its parent's (inherit.merge)
             headers = [st for st in effective(inherited, loc.statements, unless) if st.name in _HEADERS]
             users.append((loc, headers))
+            if loc.modifier in ("~", "~*") and loc.path.startswith(_FILE_SECTION):
+                outer = {(st.name, tuple(st.args)) for st in inherited}
+                own_lines[id(loc)] = [st for st in headers if st.name == "add_header" and st.args
+                                      and (st.name, tuple(st.args)) not in outer]
             walk(loc.locations, headers)
 
     walk(server.locations, [])
@@ -65,6 +75,8 @@ def carry_directory_proxy_headers(server: Server, unless=None) -> None:
         for loc, headers in users:
             if not _leads_to(loc.statements, base):
                 continue
+            if own_lines.get(id(loc)) and diags is not None:
+                _report_file_section(diags, loc, own_lines[id(loc)], proxy)
             key = [(st.name, st.args) for st in headers]
             group = next((g for g in groups if [(st.name, st.args) for st in g[0]] == key), None)
             if group is None:
@@ -81,3 +93,16 @@ def carry_directory_proxy_headers(server: Server, unless=None) -> None:
                     loc.statements[:] = [_retargeted(st, base, target.path) if _leads_to([st], base) else st
                                          for st in loc.statements]
             target.statements.extend(copy.copy(st) for st in headers)
+
+
+def _report_file_section(diags, loc: Location, lines: list[Stmt], proxy: Location) -> None:
+    """A file section's Header lines on the answers of a per-directory [P] rule (A2N868): httpd matches the
+    section against the name its directory walk stops at, and the rule proxies any URL of its directory,
+    one under a missing directory (/sub/a.txt, seen as `sub`) too; there the backend's answer lacks the
+    section's headers in httpd, and carries them in nginx, whose file location matches the URL's names."""
+    names = ", ".join(dict.fromkeys(st.args[0] for st in lines))
+    diags.add("A2N868", f"the file section's headers ({names}) on a per-directory [P] rule's answers: the rule "
+              "also answers URLs under a directory that does not exist, where httpd matches the "
+              "section against the missing directory's name and sends the backend's answer without these "
+              "headers; nginx matches the URL's last name and sends them", loc.span,
+              related=[st.span for st in lines if st.span] + ([proxy.span] if proxy.span else []))

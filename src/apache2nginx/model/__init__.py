@@ -56,6 +56,12 @@ class Stmt:
     # set; on a RequestHeader's statements, one whose value is computed from the client's header (a condition,
     # append, merge, setifempty, edit), which replaces nothing
     conditional: bool = False
+    # on an add_header of an unconditional Header set/add/append/merge line: the value httpd gives (the
+    # argument may be a map sending it on some answers only, see passes.headers.onsuccess)
+    plain: str | None = None
+    # with `plain`: "append" or "merge", a line httpd joins to the first same header of its table with ", "
+    # (apr_table_mergen), which an enclosing block's `Header set` may have given (see emit.inherit)
+    joins: str | None = None
 
 
 # nginx array-like directives: a block that defines any of a family inherits none of its

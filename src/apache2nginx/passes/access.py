@@ -957,6 +957,17 @@ def compat_passes(eff: Effective) -> bool:
     return "all" in allows and not eff.denies
 
 
+def compat_refuses(eff: Effective) -> bool:
+    """mod_access_compat refuses every request: Deny,Allow with `Deny from all` and no Allow line;
+    Allow,Deny and Mutual-failure with no Allow line (nothing is allowed) or with `Deny from all` (a
+    match of Deny refuses there whatever Allow says)."""
+    allows = {v.lower() for v, _ in eff.allows}
+    denies = {v.lower() for v, _ in eff.denies}
+    if eff.order == "deny,allow":
+        return not allows and "all" in denies
+    return not allows or "all" in denies
+
+
 def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[str]:
     words = [w.lower() for w, _ in written]
     relative = all(w[:1] in ("+", "-") for w in words)
@@ -1099,6 +1110,8 @@ def _decision(eff: Effective, conditions: Conditions | None, addresses: bool = F
     Require tree of variables, expressions, methods and constants (and addresses, with ADDRESSES)."""
     if eff.compat and eff.satisfy == "any" and compat_passes(eff):
         return GRANTED
+    if eff.compat and eff.satisfy != "any" and compat_refuses(eff):
+        return DENIED       # Satisfy All: mod_access_compat's refusal is the answer (403), before any login
     if eff.compat or conditions is None:
         return None
     authz = _simplify(eff.authz) if eff.authz is not None else None

@@ -157,7 +157,24 @@ def finish(ctx: Context) -> None:
             continue
         j.stmt.args = [j.name, j.value, "always"] if j.table == "always" else [j.name, onsuccess(ctx, j.value)]
         j.stmt.resets = None
+        j.stmt.joins = j.action
         _plain(ctx)[id(j.stmt)] = (j.stmt, j.value)
         _list_header(ctx, j.directive, j.action, j.name)
         if ctx.redispose is not None:
             ctx.redispose(j.directive, Disposition.APPROXIMATE)
+
+
+def mark_plain(ctx: Context) -> None:
+    """Each add_header still standing for a plain Header line gets its value (Stmt.plain): where an
+    append/merge line of a section meets an enclosing section's plain `set` in one nginx block (a
+    <FilesMatch> inside a <Directory>), the emitter joins the two as httpd does (emit.inherit.header_order).
+    A line whose value a later `Header unset ... env=` made conditional is no longer plain."""
+    from .headers import _plain
+    ungated = ctx.model.onsuccess_ungated
+    for stmt, value in _plain(ctx).values():
+        if stmt.name == "add_header" and len(stmt.args) > 1 and value \
+                and (stmt.args[1] == value or ungated.get(stmt.args[1]) == value):
+            stmt.plain = value
+            if stmt.joins is not None:
+                # the joined line may need a map of its own, made before any output is (emit.render)
+                ctx.model.conditional_header_sets = True

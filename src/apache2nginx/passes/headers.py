@@ -192,6 +192,7 @@ def _header(ctx: Context, d: Directive) -> Disposition:
         return Disposition.EXACT
     if action in ("append", "merge"):
         stmt = ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
+        stmt.joins = action     # joined to an enclosing block's set where the two meet (emit.inherit)
         _plain(ctx)[id(stmt)] = (stmt, value)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
@@ -490,15 +491,16 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         variable = onsuccess(ctx, variable)
     if expr is not None and _CONTENT_TYPE.search(expr):
         _untyped_stays_untyped(ctx, d)
+    if condition == "always" and compiler.reads_status:
+        # on a refusal the translation writes (403 where httpd may answer 404...), the header is sent: its
+        # status says nothing of httpd's, and a security header is never to be lost (emit.inherit); so for
+        # an append or merge line too
+        ctx.model.onsuccess_ungated.setdefault(variable, value)
     if action in ("append", "merge"):
         emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if condition == "always":
-        if compiler.reads_status:
-            # on a refusal the translation writes (403 where httpd may answer 404...), the header is sent: its
-            # status says nothing of httpd's, and a security header is never to be lost (emit.inherit)
-            ctx.model.onsuccess_ungated.setdefault(variable, value)
         emit_set([name, variable, "always"])
         return Disposition.EXACT
     emit_set([name, variable])
@@ -713,6 +715,7 @@ def finish_model(ctx: Context) -> None:
     header_refusals.finish(ctx)
     header_join.finish(ctx)
     _error_document_entries(ctx)
+    header_join.mark_plain(ctx)
 
 
 # ---------------------------------------------------------------- Header inside <If>/<ElseIf>/<Else>
