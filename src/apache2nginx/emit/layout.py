@@ -26,7 +26,7 @@ from ..passes.access import access_statements, directory_slash_statements, merge
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED
-from ..passes.rewrite_compile import PER_DIR_PROXY
+from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
@@ -415,6 +415,9 @@ class Layout:
             # applies the <Proxy> sections of its backend URL and the host's own <If> sections
             if not any(st.name == "internal" for st in loc.statements) or not loc.path.startswith("/"):
                 continue
+            if _maps_document_root(loc):
+                self.lay_out_document_root(loc, files_by_parent)
+                continue
             target = next((st.args[0] for st in loc.statements if st.name == "proxy_pass"), None)
             per_dir = any(st.name == "internal" and st.comment == PER_DIR_PROXY for st in loc.statements)
             proxied = self.proxy_configs(Route("proxy", loc.path, target, span=loc.span), "a RewriteRule [P]") \
@@ -469,6 +472,36 @@ class Layout:
             loc = todo.pop()
             todo.extend(loc.locations)
             self._name_captures(loc)
+
+    def lay_out_document_root(self, loc: Location, files_by_parent: dict) -> None:
+        """The internal location a server-context RewriteRule maps its result onto the document root through
+        (rewrite_compile `document_root_file`). httpd walks the directories of the file it maps to, and its
+        <Files> sections, as for any file of the document root: their access rules, their headers and other
+        settings apply to the result. So the location holds what the document root's own region holds, and a
+        nested `^~` location for every <Directory> (or .htaccess) below the root, with what that directory's
+        region holds; the nested locations inherit the alias."""
+        alias = next(st for st in loc.statements if st.name == "alias")
+        root = alias.args[0].rstrip("/") or "/"
+        below = sorted({d.fs_path.rstrip("/") for d in self.directories
+                        if d.fs_path.startswith("/") and fs_within(root, d.fs_path)
+                        and d.fs_path.rstrip("/") != root}, key=len)
+        for fs in [root] + below:
+            rest = fs[len(root):].strip("/")
+            matched = loc.path + (rest + "/" if rest else "")
+            target = loc if not rest else Location("^~", matched, span=loc.span)
+            dirs = self.covering_directories(fs)
+            dir_configs = [d.settings.get("access") for d in dirs]
+            span = dirs[-1].span if dirs else loc.span
+            access = self.access(dir_configs, _describe(fs), span)
+            statements = _last_wins(access + [st for d in dirs for st in d.statements])
+            if target is loc:
+                loc.statements[:0] = statements
+            else:
+                target.statements.extend(statements)
+            files = files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
+            self.nest_files(target, files, dir_configs, [], matched)
+            if target is not loc and (target.statements or target.locations):
+                loc.locations.append(target)
 
     def regex_route(self, r: Route, loc_configs: list, region_access: list[Stmt] | None,
                     loc_statements: list[Stmt], files_by_parent: dict) -> Location:
@@ -1089,6 +1122,13 @@ def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
     if nocase:
         literal, prefix = literal.lower(), prefix.lower()
     return literal.startswith(prefix) or prefix.startswith(literal)
+
+
+def _maps_document_root(loc: Location) -> bool:
+    """A server-context rule's internal location onto the document root (and nothing else: a handler's
+    location aliases the document root too, to run what it maps to)."""
+    return any(st.name == "alias" and st.comment == DOCROOT_MAP for st in loc.statements) and \
+        all(st.name in ("internal", "alias") for st in loc.statements)
 
 
 def _last_wins(statements: list[Stmt]) -> list[Stmt]:
