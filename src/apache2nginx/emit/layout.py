@@ -695,10 +695,29 @@ class Layout:
         merged in httpd's order (`nest_under_prefix`). Elsewhere its URLs are refused in the rewrite phase:
         exact for a plain refusal, narrower than httpd for address lists or authentication (A2N742)."""
         plain = all(st.name == "deny" and st.args == ["all"] for st in access)
-        guarded = [loc for loc in locations if plain or not self.nest_under_prefix(scope, loc)]
+        at = self.scope_order.get(id(scope), 0)
+
+        def overridden(loc: Location) -> bool:
+            """A <Location> of LOC's region with access rules of its own merges after the section in httpd,
+            and may grant what it refuses (`Require all granted` replaces `Require all denied`)."""
+            region = self.prefix_regions.get(id(loc))
+            return region is not None and any(self.scope_order.get(id(s), 0) > at and s.settings.get("access")
+                                               is not None for s in region[1])
+
+        def reached(loc: Location) -> bool:
+            if loc.modifier == "=":
+                try:
+                    return re.search(scope.path, loc.path, re.IGNORECASE if scope.nocase else 0) is not None
+                except re.error:
+                    pass
+            return _may_match_under(scope.path, loc.path, bool(scope.nocase))
+
+        guarded = [loc for loc in locations
+                   if not ((not plain or overridden(loc)) and self.nest_under_prefix(scope, loc))]
         nocase = bool(scope.nocase)
-        if not plain and scope.span not in self.reported and \
-                any(_may_match_under(scope.path, loc.path, nocase) for loc in guarded):
+        if scope.span not in self.reported and (
+                not plain and any(_may_match_under(scope.path, loc.path, nocase) for loc in guarded)
+                or any(overridden(loc) and reached(loc) for loc in guarded)):
             self.reported.add(scope.span)
             self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
                            "regex location; under prefix locations nginx never consults it, so its URLs there "
