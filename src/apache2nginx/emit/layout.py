@@ -1049,7 +1049,8 @@ class Layout:
             return [Stmt("return", ["403"], route.span, comment=route.params["refused"])]
         if route.kind == "alias" and route.params.get("cgi"):
             span = route.span
-            return [Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
+            return self._cgi_index(route, matched, before) + [
+                    Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
                     Stmt("include", ["fastcgi_params"], span),
                     Stmt("fastcgi_param", ["SCRIPT_FILENAME", route.params["cgi"]], span),
                     Stmt("fastcgi_param", ["PATH_INFO", "$fastcgi_path_info"], span),
@@ -1062,6 +1063,33 @@ class Layout:
         if route.kind == "redirect":
             return self._redirect(route, region, matched)
         return []
+
+    def _cgi_index(self, route: Route, matched: str, before: list[Stmt] | None) -> list[Stmt]:
+        r"""A ScriptAlias directory's own URL (`/cgi-bin/`): mod_dir looks its DirectoryIndex names up in the
+        target directory and redirects internally to the first that exists, which the handler then runs as
+        a program; that answer carries the Header lines of the file sections matching the name (a 500 with a
+        <FilesMatch "\.html$">'s `Header always` for a non-executable index.html). Without an index file
+        httpd refuses to run the directory. nginx would hand the directory URL itself to fcgiwrap, in a
+        location none of the file sections' nested locations matches: the same internal redirect, to the
+        first name that exists, through an `if (-f ...)` per name."""
+        directory = route.path.rstrip("/") + "/"
+        if matched != directory or not route.target or "$" in route.target:
+            return []
+        main = self.model.main_server
+        outer = list(self.server.statements) + (list(main.statements) if main is not None and main is not self.server
+                                                else [])
+        own = next((st for st in list(before or []) + outer if st.name == "index"), None)
+        names = own.args if own is not None else ["index.html"]
+        target = route.target.rstrip("/") + "/"
+        out = []
+        for name in names:
+            if not name or "/" in name or "$" in name or re.search(r"[\s;{}()'\"]", name):
+                break       # an absolute entry (a URL), the disabled index: no file of the directory
+            out.append(Stmt("if", [f"(-f {target}{name})"], route.span,
+                            comment="mod_dir: the directory's index file, run as a program",
+                            block=[Stmt("rewrite", [f"^{_regex_escape(directory)}$", directory + name, "last"],
+                                        route.span)]))
+        return out
 
     def _redirect(self, route: Route, region: str, matched: str) -> list[Stmt]:
         code = str(route.status)
