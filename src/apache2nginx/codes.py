@@ -571,7 +571,8 @@ different configuration than the one you read, including lost headers or
 access rules, or crash into a 404 or 500.
 
 How to fix it: keep only `return`, `rewrite ... last` and `set` inside the
-`if` (an `add_header` next to a `return` is fine: it shapes that response);
+`if` (an `add_header` or an `error_page` next to a `return` is fine: it shapes
+that response);
 express the rest with `map` (to compute a variable), separate locations, or
 `try_files`.
 """, "keep only return/rewrite/set inside if; use map or separate locations for the rest")

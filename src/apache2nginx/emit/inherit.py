@@ -217,8 +217,9 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
             continue
         inside = effective(parent, loc.statements, unless)
         if unless is not None and hasattr(unless, "ungate"):
-            # a refused location's 403 carries its onsuccess headers too (refused_headers): so does its page
-            inside = refused_headers(inside, parent, unless.ungate)
+            # a refused location's 403 carries its onsuccess headers too (refused_headers), and those of the file
+            # sections nested in it: so does its page
+            inside = refused_headers(inside, parent, unless.ungate, loc.locations, unless)
         headers = [s for s in inside if s.name == "add_header" and s.args and s.args[-1] == "always"]
         pages = []
         for page in _last_error_pages([s for s in inside if s.name == "error_page"]):

@@ -26,7 +26,7 @@ from ..passes.access import access_statements, directory_slash_statements, merge
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
-from ..passes.rewrite_compile import PER_DIR_PROXY
+from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
@@ -415,6 +415,9 @@ class Layout:
             # applies the <Proxy> sections of its backend URL and the host's own <If> sections
             if not any(st.name == "internal" for st in loc.statements) or not loc.path.startswith("/"):
                 continue
+            if _maps_document_root(loc):
+                self.lay_out_document_root(loc, files_by_parent)
+                continue
             target = next((st.args[0] for st in loc.statements if st.name == "proxy_pass"), None)
             per_dir = any(st.name == "internal" and st.comment == PER_DIR_PROXY for st in loc.statements)
             proxied = self.proxy_configs(Route("proxy", loc.path, target, span=loc.span), "a RewriteRule [P]") \
@@ -472,6 +475,36 @@ class Layout:
             loc = todo.pop()
             todo.extend(loc.locations)
             self._name_captures(loc)
+
+    def lay_out_document_root(self, loc: Location, files_by_parent: dict) -> None:
+        """The internal location a server-context RewriteRule maps its result onto the document root through
+        (rewrite_compile `document_root_file`). httpd walks the directories of the file it maps to, and its
+        <Files> sections, as for any file of the document root: their access rules, their headers and other
+        settings apply to the result. So the location holds what the document root's own region holds, and a
+        nested `^~` location for every <Directory> (or .htaccess) below the root, with what that directory's
+        region holds; the nested locations inherit the alias."""
+        alias = next(st for st in loc.statements if st.name == "alias")
+        root = alias.args[0].rstrip("/") or "/"
+        below = sorted({d.fs_path.rstrip("/") for d in self.directories
+                        if d.fs_path.startswith("/") and fs_within(root, d.fs_path)
+                        and d.fs_path.rstrip("/") != root}, key=len)
+        for fs in [root] + below:
+            rest = fs[len(root):].strip("/")
+            matched = loc.path + (rest + "/" if rest else "")
+            target = loc if not rest else Location("^~", matched, span=loc.span)
+            dirs = self.covering_directories(fs)
+            dir_configs = [d.settings.get("access") for d in dirs]
+            span = dirs[-1].span if dirs else loc.span
+            access = self.access(dir_configs, _describe(fs), span)
+            statements = _last_wins(access + [st for d in dirs for st in d.statements])
+            if target is loc:
+                loc.statements[:0] = statements
+            else:
+                target.statements.extend(statements)
+            files = files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
+            self.nest_files(target, files, dir_configs, [], matched)
+            if target is not loc and (target.statements or target.locations):
+                loc.locations.append(target)
 
     def regex_route(self, r: Route, loc_configs: list, region_access: list[Stmt] | None,
                     loc_statements: list[Stmt], files_by_parent: dict) -> Location:
@@ -665,10 +698,29 @@ class Layout:
         merged in httpd's order (`nest_under_prefix`). Elsewhere its URLs are refused in the rewrite phase:
         exact for a plain refusal, narrower than httpd for address lists or authentication (A2N742)."""
         plain = all(st.name == "deny" and st.args == ["all"] for st in access)
-        guarded = [loc for loc in locations if plain or not self.nest_under_prefix(scope, loc)]
+        at = self.scope_order.get(id(scope), 0)
+
+        def overridden(loc: Location) -> bool:
+            """A <Location> of LOC's region with access rules of its own merges after the section in httpd,
+            and may grant what it refuses (`Require all granted` replaces `Require all denied`)."""
+            region = self.prefix_regions.get(id(loc))
+            return region is not None and any(self.scope_order.get(id(s), 0) > at and s.settings.get("access")
+                                               is not None for s in region[1])
+
+        def reached(loc: Location) -> bool:
+            if loc.modifier == "=":
+                try:
+                    return re.search(scope.path, loc.path, re.IGNORECASE if scope.nocase else 0) is not None
+                except re.error:
+                    pass
+            return _may_match_under(scope.path, loc.path, bool(scope.nocase))
+
+        guarded = [loc for loc in locations
+                   if not ((not plain or overridden(loc)) and self.nest_under_prefix(scope, loc))]
         nocase = bool(scope.nocase)
-        if not plain and scope.span not in self.reported and \
-                any(_may_match_under(scope.path, loc.path, nocase) for loc in guarded):
+        if scope.span not in self.reported and (
+                not plain and any(_may_match_under(scope.path, loc.path, nocase) for loc in guarded)
+                or any(overridden(loc) and reached(loc) for loc in guarded)):
             self.reported.add(scope.span)
             self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
                            "regex location; under prefix locations nginx never consults it, so its URLs there "
@@ -1008,7 +1060,8 @@ class Layout:
             return [Stmt("return", ["403"], route.span, comment=route.params["refused"])]
         if route.kind == "alias" and route.params.get("cgi"):
             span = route.span
-            return [Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
+            return self._cgi_index(route, matched, before) + [
+                    Stmt("fastcgi_split_path_info", [f"^({_regex_escape(route.path)}[^/]+)(/.*)$"], span),
                     Stmt("include", ["fastcgi_params"], span),
                     Stmt("fastcgi_param", ["SCRIPT_FILENAME", route.params["cgi"]], span),
                     Stmt("fastcgi_param", ["PATH_INFO", "$fastcgi_path_info"], span),
@@ -1021,6 +1074,33 @@ class Layout:
         if route.kind == "redirect":
             return self._redirect(route, region, matched)
         return []
+
+    def _cgi_index(self, route: Route, matched: str, before: list[Stmt] | None) -> list[Stmt]:
+        r"""A ScriptAlias directory's own URL (`/cgi-bin/`): mod_dir looks its DirectoryIndex names up in the
+        target directory and redirects internally to the first that exists, which the handler then runs as
+        a program; that answer carries the Header lines of the file sections matching the name (a 500 with a
+        <FilesMatch "\.html$">'s `Header always` for a non-executable index.html). Without an index file
+        httpd refuses to run the directory. nginx would hand the directory URL itself to fcgiwrap, in a
+        location none of the file sections' nested locations matches: the same internal redirect, to the
+        first name that exists, through an `if (-f ...)` per name."""
+        directory = route.path.rstrip("/") + "/"
+        if matched != directory or not route.target or "$" in route.target:
+            return []
+        main = self.model.main_server
+        outer = list(self.server.statements) + (list(main.statements) if main is not None and main is not self.server
+                                                else [])
+        own = next((st for st in list(before or []) + outer if st.name == "index"), None)
+        names = own.args if own is not None else ["index.html"]
+        target = route.target.rstrip("/") + "/"
+        out = []
+        for name in names:
+            if not name or "/" in name or "$" in name or re.search(r"[\s;{}()'\"]", name):
+                break       # an absolute entry (a URL), the disabled index: no file of the directory
+            out.append(Stmt("if", [f"(-f {target}{name})"], route.span,
+                            comment="mod_dir: the directory's index file, run as a program",
+                            block=[Stmt("rewrite", [f"^{_regex_escape(directory)}$", directory + name, "last"],
+                                        route.span)]))
+        return out
 
     def _redirect(self, route: Route, region: str, matched: str) -> list[Stmt]:
         code = str(route.status)
@@ -1116,6 +1196,13 @@ def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
     if nocase:
         literal, prefix = literal.lower(), prefix.lower()
     return literal.startswith(prefix) or prefix.startswith(literal)
+
+
+def _maps_document_root(loc: Location) -> bool:
+    """A server-context rule's internal location onto the document root (and nothing else: a handler's
+    location aliases the document root too, to run what it maps to)."""
+    return any(st.name == "alias" and st.comment == DOCROOT_MAP for st in loc.statements) and \
+        all(st.name in ("internal", "alias") for st in loc.statements)
 
 
 def _last_wins(statements: list[Stmt]) -> list[Stmt]:

@@ -16,7 +16,10 @@ of its URLs, httpd's answer carries the Header lines of other sections, merged i
 nginx sends one add_header list per block. The refusal gets, for those URLs, the list of the nginx location
 that answers the index file or the rewritten URL, through an `if` on the URL placed before the refusal, which
 answers the refusal's 403 itself with the block's add_header list (emit.inherit.if_blocks completes it with
-the location's other headers).
+the location's other headers). Where an error page answers the location's 403s (the refusal's own plain page,
+a message ErrorDocument: both named locations, see refusal_pages), nginx would answer the `if`'s 403 from
+that named location too, with its add_header list, not the block's: the block names a copy of it that holds
+the block's list.
 """
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ from ..model import Location, Stmt
 from ..passes.rewrite_compile import _quote_regex
 from .inherit import Unless, _carried, _refusal, effective, merge, refused_headers
 
+# the comment of the refusal in the `if` of a URL whose httpd answer carries another list than the refusal's
+GUARDED = "refused as the location is"
 # the answers of a rewrite that are no internal redirect: the client is sent elsewhere
 _EXTERNAL = ("redirect", "permanent")
 # where a substitution's literal start ends: a back-reference, a variable
@@ -36,10 +41,45 @@ _DYNAMIC = re.compile(r"[$]")
 class Alternatives:
     """The server's prefix locations and the list they inherit (PARENT), for the refusals of its locations."""
 
-    def __init__(self, parent: list[Stmt], locations: list[Location], unless: Unless):
+    def __init__(self, parent: list[Stmt], locations: list[Location], unless: Unless,
+                 pages: list[Location] | None = None):
         self.parent = parent
         self.locations = [loc for loc in locations if loc.modifier in ("", "^~", "=")]
         self.unless = unless
+        # the named locations that answer error pages (PAGES: the server's locations with the copies made for
+        # their headers, emit.inherit.error_pages_with_headers)
+        self.named = {loc.path: loc for loc in (locations if pages is None else pages)
+                      if loc.modifier == "" and loc.path.startswith("@")}
+        self.copies: dict[tuple, Location] = {}     # (named location, add_header list) -> its copy
+
+    def answered(self, stmts: list[Stmt], inherited: list[Stmt]) -> list[Stmt]:
+        """STMTS (a location's, rendered) with an `error_page 403` in each `if` added here whose 403 an
+        error page of the location would answer from a named location: to a copy of that location with the
+        block's add_header list (nginx sends the list of the location that answers)."""
+        guards = [s for s in stmts if s.name == "if" and s.block and
+                  any(b.name == "return" and b.comment == GUARDED for b in s.block)]
+        if not guards:
+            return stmts
+        pages = [s for s in stmts if s.name == "error_page"] or [s for s in inherited if s.name == "error_page"]
+        page = next((p for p in reversed(pages) if "403" in p.args[:-1]), None)
+        target = self.named.get(page.args[-1]) if page is not None else None
+        if target is None:
+            return stmts
+        out = []
+        for s in stmts:
+            if any(s is g for g in guards):
+                headers = [b for b in s.block if b.name == "add_header"]
+                key = (target.path, tuple(tuple(h.args) for h in headers))
+                copy = self.copies.get(key)
+                if copy is None:
+                    copy = Location(target.modifier, f"{target.path}_rewritten_{len(self.copies) + 1}",
+                                    [b for b in target.statements if b.name != "add_header"] + headers,
+                                    target.span)
+                    self.copies[key] = copy
+                s = Stmt("if", s.args, s.span, s.comment, list(s.block) + [
+                    Stmt("error_page", ["403", copy.path], s.span, comment="with this block's headers")])
+            out.append(s)
+        return out
 
     def add(self, stmts: list[Stmt], loc: Location, inherited: list[Stmt], outer: list[Stmt] = ()) -> list[Stmt]:
         """STMTS (LOC's merged statements, refused_headers applied; INHERITED: what LOC inherits) with an
@@ -59,7 +99,7 @@ class Alternatives:
                 return
             seen.add((condition, key))
             guards.append(Stmt("if", [f"($uri ~ {_quote_regex(condition)})"], span, comment,
-                               [Stmt("return", ["403"], span, comment="refused as the location is")]
+                               [Stmt("return", ["403"], span, comment=GUARDED)]
                                + [Stmt(s.name, list(s.args), s.span, s.comment) for s in headers]))
 
         index = self._index_headers(loc, inherited)

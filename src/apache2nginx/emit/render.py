@@ -171,9 +171,11 @@ class Renderer:
             parent = server_block_of(server)[1]
             located = dirindex.with_headers(parent, early_failures(server.locations), unless)
             files = _file_sections(located)
-            others = Alternatives(parent, located, unless)
-            return [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else (), others=others)
-                    for loc in error_pages_with_headers(parent, located, unless)]
+            paged = error_pages_with_headers(parent, located, unless)
+            others = Alternatives(parent, located, unless, paged)
+            out = [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else (), others=others)
+                   for loc in paged]
+            return out + list(others.copies.values())
 
         if (model.conditional_header_sets or _refuses(model)) and not model.inherited_maps_made:
             # Merging can add maps (a conditional Header set over an earlier one): make them all before any
@@ -424,6 +426,8 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     if others is not None:
         refused = others.add(refused, loc, inherited, outer)
     own = if_blocks(refused, inherited, unless)
+    if others is not None:
+        own = others.answered(own, inherited)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)

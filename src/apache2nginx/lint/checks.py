@@ -311,8 +311,9 @@ def check_alias_traversal(cfg: Config) -> Iterator[Finding]:
 
 _SAFE_IN_IF = {"return", "set"}
 _REWRITE_FLAGS = {"last", "break", "redirect", "permanent"}
-# Response headers are safe next to a `return`: the response is produced in the if's own configuration.
-_WITH_RETURN = {"add_header", "add_trailer"}
+# Response headers are safe next to a `return`: the response is produced in the if's own configuration. So
+# is the error page that answers the status the `return` sends (nginx looks it up in that configuration).
+_WITH_RETURN = {"add_header", "add_trailer", "error_page"}
 
 
 def check_if_in_location(cfg: Config) -> Iterator[Finding]:

@@ -928,8 +928,7 @@ class Compiler:
             made[(id(self.server), root)] = prefix
             self.server.locations.append(Location("^~", prefix + "/", [
                 Stmt("internal", [], rule.span),
-                Stmt("alias", [root + "/"], rule.span,
-                     comment="the document root, as httpd maps a local substitution")], rule.span))
+                Stmt("alias", [root + "/"], rule.span, comment=DOCROOT_MAP)], rule.span))
         self.note_once(rule, "A2N345", f"RewriteRule {rule.pattern} {subst}: httpd maps the result under the "
                        f"document root {root}, past the {claimed.kind} route of that URL{where}; the translation "
                        "serves it from there through an internal location. httpd's directory handling (the "
@@ -1254,6 +1253,9 @@ class Compiler:
 # the comment of a per-directory [P]'s internal location: mod_rewrite proxies it in the fixups, after the access
 # checks of the directory, so no <Proxy> section applies to it (the proxy walk ran for the original URL)
 PER_DIR_PROXY = "a per-directory [P]: no <Proxy> section applies"
+# the comment of the alias of a server-context rule's internal location onto the document root
+# (`document_root_file`): the layout gives it the <Directory> and <Files> sections of the files it maps to
+DOCROOT_MAP = "the document root, as httpd maps a local substitution"
 
 
 # top-level directories of a Linux system: a substitution under one is a file path to httpd (prefix_stat)

@@ -425,9 +425,9 @@ def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[S
 
     out: list[Stmt] = []
     taken: set[tuple[str, str]] = set()
-    for scope in header_scopes(ctx, server):
-        if not _may_hold(scope, urls):
-            continue
+    scopes = [scope for scope in header_scopes(ctx, server) if _may_hold(scope, urls)] + \
+        _result_file_sections(ctx, server, rules, prefix, urls)
+    for scope in scopes:
         for st in scope.statements:
             if st.name != "add_header" or len(st.args) < 2:
                 continue
@@ -438,3 +438,41 @@ def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[S
             out.append(Stmt("add_header", [st.args[0], value, "always"], st.span,
                             comment="also on the refusal (a section its rules may rewrite to)"))
     return out
+
+
+def _result_file_sections(ctx, server: Server, rules, prefix: str, urls: list[tuple[str, bool]] | None) -> list:
+    """The <Directory> sections (a .htaccess among them) and <Files> sections with Header lines that may
+    govern the file a rewritten URL of URLS maps to through the document root: the internal redirect walks
+    the directories and file sections of that file, whose Header lines httpd's answer carries (a .htaccess
+    `Header set Referrer-Policy` of /private/ on `GET /blog/x/a.txt` rewritten to /private/index.html).
+    Shortest directory first, then the file sections, as httpd merges them."""
+    from .rewrite import _directory_url
+    # the results whose whole URL is known (no back-reference): a file section's pattern is matched on it
+    exact = {(rule.substitution if rule.substitution.startswith("/") else prefix + rule.substitution)
+             for rule in rules if not _SUBSTITUTION_END.search(rule.substitution)}
+    directories, held = [], set()
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    for scope in (d for h in holders for d in h.settings.get("directories", [])):
+        if scope.regex or scope.fs_path is None:
+            continue
+        url = _directory_url(ctx, server, scope.fs_path)
+        if url is None:
+            continue
+        if urls is None or any(u.startswith(url) or url.startswith(u) or url == u + "/" for u, _ in urls):
+            held.add(id(scope))
+            if any(st.name == "add_header" and len(st.args) >= 2 for st in scope.statements):
+                directories.append((url, scope))
+    directories.sort(key=lambda pair: len(pair[0]))
+    files = []
+    for scope in header_scopes(ctx, server, ("files",)):
+        parent = getattr(scope, "parent", None)
+        if parent is not None and parent.kind == "directory" and id(parent) not in held:
+            continue
+        if urls is not None and scope.files_regex and all(u in exact for u, _ in urls):
+            try:
+                if not any(re.search(scope.files_regex, u) for u, _ in urls):
+                    continue
+            except re.error:
+                pass
+        files.append(scope)
+    return [scope for _, scope in directories] + files
