@@ -270,6 +270,7 @@ class Layout:
         winners: set[int] = set()
         root_access: list[Stmt] = []
         root_region_configs: list = []   # the sections merged for the document root's region, in order
+        root_dir_headers: list[Stmt] = []   # the Header lines of the directories the document root's region walks
         exact_only: set[str] = set()     # `/p` of a proxied `/p/` (below)
         exact_spans: dict[str, object] = {}     # ... and the line of the entry that made it
         hiding: list[tuple[Location, list, list[Stmt]]] = []   # ^~ regions of the document root (see below)
@@ -316,6 +317,7 @@ class Layout:
             if path == "/":
                 root_access = access
                 root_region_configs = dir_configs + loc_configs
+                root_dir_headers = [st for d in dirs for st in d.statements if st.name in _HEADER_LINES]
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
                                     [st for s in covering for st in s.statements])
             slash = [] if fs is None or self.refuse_all is not None or \
@@ -437,7 +439,8 @@ class Layout:
             proxied = self.proxy_configs(s.proxy, s.path) if s.proxy is not None and s.proxy.kind == "proxy" else []
             own = self.access(proxied + [p.settings.get("access") for p in prefix_scopes if p.path == "/"] +
                               [s.settings.get("access")], s.path, s.span) if proxied else access
-            loc.statements.extend(own + root_statements + s.statements)
+            # ... and the headers of the directories those URLs walk (merged before any <Location> section)
+            loc.statements.extend(own + root_dir_headers + root_statements + s.statements)
             if s.proxy is not None:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path, loc.statements))
             server.locations.append(loc)
@@ -450,7 +453,7 @@ class Layout:
         self.overlap_budget = _REGEX_OVERLAPS
         for i, (s, loc) in enumerate(laid_regex):
             self.nest_regex_overlaps(loc, [s], laid_regex[i + 1:], root_region_configs, root_configs,
-                                     root_statements)
+                                     root_dir_headers + root_statements)
 
         if self.filename_refusals and self.refuse_all is None:
             for loc in server.locations:
