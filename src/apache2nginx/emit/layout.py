@@ -1085,9 +1085,13 @@ class Layout:
         <FilesMatch "\.html$">'s `Header always` for a non-executable index.html). Without an index file
         httpd refuses to run the directory. nginx would hand the directory URL itself to fcgiwrap, in a
         location none of the file sections' nested locations matches: the same internal redirect, to the
-        first name that exists, through an `if (-f ...)` per name."""
+        first name that exists, through an `if (-f ...)` per name. httpd checks access on the directory's URL
+        before mod_dir's fixups: where the location's rules refuse everyone, its 403 carries no file section's
+        headers, so there is no redirect (nginx's rewrite phase would run before its access phase)."""
         directory = route.path.rstrip("/") + "/"
         if matched != directory or not route.target or "$" in route.target:
+            return []
+        if _refuses_everyone(_rules(before or [])):
             return []
         main = self.model.main_server
         outer = list(self.server.statements) + (list(main.statements) if main is not None and main is not self.server
@@ -1832,6 +1836,19 @@ def _with_copies(st: Stmt, kept: dict[str, str]) -> Stmt:
 def _refuses(stmts: list[Stmt]) -> bool:
     """The statements refuse every request (a plain `deny all`)."""
     return bool(stmts) and all(st.name == "deny" and st.args == ["all"] for st in stmts)
+
+
+def _refuses_everyone(rules: list[Stmt]) -> bool:
+    """Plain allow/deny lists that refuse every request: only `deny` lines before the first `... all`,
+    which is a `deny all` (nginx applies the first line that matches the address)."""
+    if not rules or any(st.name not in ("allow", "deny") for st in rules):
+        return False
+    for st in rules:
+        if st.name == "allow":
+            return False
+        if st.args == ["all"]:
+            return True
+    return False
 
 
 def fs_within(directory: str, path: str) -> bool:
