@@ -259,6 +259,7 @@ def _in_location(ctx: Context, d: Directive) -> Disposition:
         if not ctx.scope.settings.get("rewrite_refused"):
             ctx.scope.settings["rewrite_refused"] = True
             ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
+        ctx.scope.settings.setdefault("rewrite_refused_rules", []).append(d)
         why = "the rule refuses requests" if _refuses(d) else \
             "what it does there (an error, a refused target, or 403 without FollowSymLinks) is unknown"
         ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
@@ -483,6 +484,34 @@ def finish_server(ctx: Context, server: Server) -> None:
         _refuse_aliased(ctx, server, state)
     if server_state is not None:
         _finish_state(ctx, server, server_state)
+    for scope in server.scopes:
+        _location_refusal_headers(ctx, server, scope)
+
+
+class _LocationRule:
+    """A RewriteRule of a <Location> as refused_directory_headers reads it: its substitution and flags."""
+
+    def __init__(self, d: Directive, relative_any: bool):
+        self.substitution = d.args[1] if len(d.args) > 1 else "-"
+        self.flags = _normalise(_flags(d.args[2] if len(d.args) > 2 else None))
+        if relative_any and self.substitution != "-" and not self.substitution.startswith("/") and \
+                not re.match(r"[a-z][a-z0-9+.-]*://", self.substitution, re.I):
+            self.substitution = "/"     # relative to the mapped file's directory: any URL of the server
+
+
+def _location_refusal_headers(ctx: Context, server: Server, scope) -> None:
+    """The 403 standing for a <Location>'s rewrite rules (A2N805) carries the headers of the sections those
+    rules may rewrite a request to: httpd's per-directory rewrite ends in an internal redirect whose answer
+    carries their Header lines (a <Directory>'s Content-Security-Policy on `GET /api/a.txt` rewritten to
+    /img/), as for a <Directory>'s rules left out (refused_directory_headers)."""
+    directives = scope.settings.get("rewrite_refused_rules")
+    if not directives or scope.settings.get("rewrite_carried"):
+        return
+    scope.settings["rewrite_carried"] = True
+    rules = [_LocationRule(d, True) for d in directives if len(d.args) >= 2]
+    prefix = "/" if scope.regex else scope.path.rstrip("/") + "/"
+    carried = refused_directory_headers(ctx, server, rules, prefix)
+    scope.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment) for h in carried)
 
 
 def _replaced(ctx: Context, state: RewriteContext, later: RewriteContext) -> None:
