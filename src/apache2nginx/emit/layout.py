@@ -1087,7 +1087,9 @@ class Layout:
         location none of the file sections' nested locations matches: the same internal redirect, to the
         first name that exists, through an `if (-f ...)` per name. httpd checks access on the directory's URL
         before mod_dir's fixups: where the location's rules refuse everyone, its 403 carries no file section's
-        headers, so there is no redirect (nginx's rewrite phase would run before its access phase)."""
+        headers, so there is no redirect (nginx's rewrite phase would run before its access phase). A refusal
+        the translation makes in place of rules it cannot check keeps it: httpd may grant and run the index,
+        and a header too many on that 403 is the refusal's own difference."""
         directory = route.path.rstrip("/") + "/"
         if matched != directory or not route.target or "$" in route.target:
             return []
@@ -1839,9 +1841,10 @@ def _refuses(stmts: list[Stmt]) -> bool:
 
 
 def _refuses_everyone(rules: list[Stmt]) -> bool:
-    """Plain allow/deny lists that refuse every request: only `deny` lines before the first `... all`,
-    which is a `deny all` (nginx applies the first line that matches the address)."""
-    if not rules or any(st.name not in ("allow", "deny") for st in rules):
+    """Plain allow/deny lists of httpd's own that refuse every request: only `deny` lines before the first
+    `... all`, which is a `deny all` (nginx applies the first line that matches the address). Not a refusal
+    the translation makes in place of rules it cannot check, where httpd may grant."""
+    if not rules or any(st.name not in ("allow", "deny") or "refused" in (st.comment or "") for st in rules):
         return False
     for st in rules:
         if st.name == "allow":
