@@ -915,10 +915,11 @@ _short("A2N515", "header-both-tables", "warning", "A header named both by `Heade
        "in httpd.",
        "give the header to one table only: `Header always set` where it belongs on every answer.")
 _short("A2N525", "header-unset-env-earlier-lines", "warning", "A `Header unset` with env= empties the "
-       "block's earlier lines of the header where the condition holds.",
-       "httpd runs a block's Header lines in order, so `Header unset NAME env=VAR` takes away what the lines "
-       "before it set, for the requests VAR is set for. nginx cannot take a header away: the earlier lines of the "
-       "block send their value through a map that is empty where the condition holds, which is the same answer. "
+       "earlier lines of the header where the condition holds.",
+       "httpd runs a block's Header lines in order, after those of the blocks it merges before it (the server, "
+       "an enclosing <Directory> or .htaccess), so `Header unset NAME env=VAR` takes away what the lines before "
+       "it set, for the requests VAR is set for. nginx cannot take a header away: the earlier lines send their "
+       "value through a map that is empty where the condition holds, which is the same answer. "
        "A backend's own NAME header is not hidden (proxy_hide_header has no condition).",
        "on a proxied answer, a NAME header the backend sends reaches the client from nginx where httpd removed "
        "it.",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..model import ARRAY_FAMILIES, Stmt
+from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt
 
 _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
 _ADD_HEADER = _FAMILY_OF["add_header"]
@@ -25,12 +25,12 @@ def merge(parent: list[Stmt], child: list[Stmt], unless: Unless | None = None) -
     """The child's statements with the parent's members of every array family the child also uses."""
     used = {_FAMILY_OF[s.name] for s in child if s.name in _FAMILY_OF}
     if _ADD_HEADER not in used:
-        unset = {s.resets for s in child if s.name == "proxy_hide_header" and s.resets}
+        unset = {s.resets for s in child if s.name in ("proxy_hide_header", UNSET_WHEN) and s.resets}
         if unset and any(s.name == "add_header" and s.args and _table(s) in unset for s in parent):
             # a `Header unset` of a header the parent adds: the child needs its own add_header list to lose it
             used.add(_ADD_HEADER)
     if not used:
-        return _last_error_pages(child)
+        return _last_error_pages([s for s in child if s.name != UNSET_WHEN])
     # The parent's copies go first (Apache order: outer, then inner); exact duplicates are dropped.
     seen = {(s.name, tuple(s.args)) for s in child}
     inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used and (s.name, tuple(s.args)) not in seen]
@@ -52,7 +52,7 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
     before are final already)."""
     if not any(s.resets or s.joins for s in stmts[start:]):
         return _always_first(stmts)
-    out: list[Stmt | None] = list(stmts[:start])
+    out: list[Stmt | None] = [s for s in stmts[:start] if s.name != UNSET_WHEN]
     earlier: dict[tuple, list[int]] = {}
     for i, s in enumerate(out):
         key = _operand(s)
@@ -60,6 +60,16 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
             earlier.setdefault(key, []).append(i)
     for s in stmts[start:]:
         if s.joins and _join(out, earlier.get(_operand(s), []), s, unless):
+            continue
+        if s.name == UNSET_WHEN:
+            # a conditional `Header unset`: the lines before it send nothing where its variable is set
+            if unless is None:
+                raise ValueError("a conditional Header unset needs `unless` to render")
+            for i in earlier.get(_replaces(s), []):
+                old = out[i]
+                if old is not None and len(old.args) > 1 and old.args[1]:
+                    out[i] = Stmt("add_header", [old.args[0], unless(s.args[1], old.args[1]), *old.args[2:]],
+                                  old.span, comment=old.comment)
             continue
         key = _replaces(s)
         if key is not None:
@@ -141,7 +151,8 @@ def _replaces(s: Stmt) -> tuple | None:
     """The operand S replaces (Header set/unset, RequestHeader set/unset), if any."""
     if s.resets is None:
         return None
-    return ("add_header", *s.resets) if s.name in ("add_header", "proxy_hide_header") else (s.name, *s.resets)
+    return ("add_header", *s.resets) if s.name in ("add_header", "proxy_hide_header", UNSET_WHEN) \
+        else (s.name, *s.resets)
 
 
 def _last_error_pages(stmts: list[Stmt]) -> list[Stmt]:

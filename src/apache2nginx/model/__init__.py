@@ -64,6 +64,11 @@ class Stmt:
     joins: str | None = None
 
 
+# Not an nginx directive: a conditional `Header unset NAME` (args: NAME, a variable non-empty where the
+# condition holds, and `always` for that table), which makes the earlier add_header lines of NAME in the
+# nginx block it meets send nothing where the variable is set, and is then left out (emit.inherit).
+UNSET_WHEN = "a2n_unset_when"
+
 # nginx array-like directives: a block that defines any of a family inherits none of its
 # parent's, so the emitter repeats the parent's list first (Apache merges them instead).
 ARRAY_FAMILIES = (

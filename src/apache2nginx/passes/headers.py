@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..model import Stmt
+from ..model import UNSET_WHEN, Stmt
 from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, Rule, table
@@ -144,6 +144,8 @@ def _header(ctx: Context, d: Directive) -> Disposition:
         if header_join.conditional_unset(ctx, d, condition, rest[0], env, expr):
             return Disposition.EXACT
         done = _unset_when(ctx, d, condition, rest[0], env, expr)
+        if done is None and rest[0].lower() not in _GENERATED:
+            done = _unset_later(ctx, d, condition, rest[0], env, expr)
         if done is not None:
             return done
     if extras:
@@ -256,6 +258,43 @@ def _unset_when(ctx: Context, d: Directive, condition: str, name: str, env: str 
     ctx.diags.add("A2N525", f"Header {' '.join(d.args)}: the earlier {name} lines of this block send nothing "
                   "where the condition holds; nginx cannot take away a backend's own " + name, d.span,
                   directive=d.name)
+    return Disposition.APPROXIMATE
+
+
+def _unset_later(ctx: Context, d: Directive, condition: str, name: str, env: str | None,
+                 expr: str | None) -> Disposition | None:
+    """`Header [always] unset NAME env=[!]VAR` (or `expr=EXPR`) where the lines that may have set NAME before
+    it are not all plain lines of its own block: an enclosing block's (a <Directory> above, a .htaccess, the
+    server), or conditional ones. httpd takes NAME away as the response leaves, wherever the condition holds;
+    the lines httpd ran before it are those nginx repeats before it in the block the two meet in (emit.inherit
+    merges them as httpd does), so the unset is a marker there that makes each of them send nothing where the
+    condition holds. None (the caller reports A2N501) where the condition is not translated. A backend's own
+    NAME stays (A2N525)."""
+    table = "always" if condition == "always" else "onsuccess"
+    compiler = HeaderCondition(ctx.model)
+    reader = None
+    if expr is not None:
+        try:
+            holds = compiler.compile(expr)
+        except Untranslatable:
+            return None
+    else:
+        if setenvif.resolve(ctx.model, ctx.server, ctx.scope, env.lstrip("!"),
+                            setenvif.input_words(ctx.options, ctx.server))[0] is None:
+            return None
+        reader = _env_reader(ctx, d, "1", env)
+        if reader.variable is None:
+            return None
+        holds = reader.variable
+    stmt = ctx.emit(UNSET_WHEN, [name, holds] + (["always"] if table == "always" else []), d.span)
+    stmt.resets, stmt.conditional = (name.lower(), table), True
+    if reader is not None:
+        reader.emitted(stmt)
+    ctx.model.conditional_header_sets = True
+    if expr is not None:
+        emit_vary(ctx, compiler, d.span, table == "always")
+    ctx.diags.add("A2N525", f"Header {' '.join(d.args)}: the earlier {name} lines send nothing where the "
+                  "condition holds; nginx cannot take away a backend's own " + name, d.span, directive=d.name)
     return Disposition.APPROXIMATE
 
 

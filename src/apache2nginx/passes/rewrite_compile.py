@@ -413,7 +413,8 @@ class Compiler:
             tests.append((groups, f"$uri !~ {_quote_regex(pattern)}", []))
             groups += 1
         elif not negate and (marks or (pattern not in _MATCH_ALL and not (
-                action and action[-1].name == "rewrite" and action[-1].args[0] == pattern))):
+                action and action[-1].name == "rewrite" and action[-1].args[0] == pattern
+                and not any(st.name == "set" and st.args[0] == "$args" for st in action)))):
             # only `rewrite` tests the pattern itself: test it last, so $1..$9 in a `return` are its captures
             tests.append((groups, f"$uri ~ {_quote_regex(pattern)}", []))
             groups += 1
@@ -619,11 +620,11 @@ class Compiler:
                     target = self.with_prefix(rule, subst, target, True) if self.per_dir is not None else \
                         _server_relative(subst, target)
                     target = _query_flags(target, qsa, qsd)
-                return out + [Stmt("rewrite", [regex, target, "permanent" if code == "301" else "redirect"],
-                                   span)]
+                return out + _dropped_query(rule, target) + [
+                    Stmt("rewrite", [regex, target, "permanent" if code == "301" else "redirect"], span)]
             keep = not target.endswith("?") and "?" not in target
             target = target.rstrip("?") + ("$is_args$args" if keep else "")
-            return out + [Stmt("return", [code, target], span)]
+            return out + _dropped_query(rule, target) + [Stmt("return", [code, target], span)]
         # per-directory [PT] leaves the ruleset before [END] is noted (mod_rewrite's apply_rewrite_list): the
         # internal redirect runs the rules again, as nginx's `last` does (a rule that matches its own result ends
         # in both servers' redirect limit, 500)
@@ -1288,6 +1289,15 @@ def _server_relative(subst: str, target: str) -> str:
     if re.match(r"[^/$%\\]", subst) and not re.match(r"^[a-z][a-z0-9+.-]*://", target, re.I):
         return "/" + target
     return target
+
+
+def _dropped_query(rule: RRule, target: str) -> list[Stmt]:
+    """A redirect by a [QSD] rule whose substitution has no query of its own: httpd drops the request's query
+    before it answers (splitout_queryargs: r->args = NULL), so a `Header expr=` reading QUERY_STRING sees none
+    on the redirect. nginx's redirect keeps $args: it is emptied first (where the target does not read it)."""
+    if "QSD" not in rule.flags or "?" in rule.substitution or re.search(r"\$(?:args|query_string|arg_)", target):
+        return []
+    return [Stmt("set", ["$args", ""], rule.span, comment="[QSD]: httpd answers the redirect with no query string")]
 
 
 def _query_flags(target: str, qsa: bool, qsd: bool) -> str:
