@@ -214,33 +214,43 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
     (the always table) of the request's own <Location>; nginx's `error_page 403 @name` answers from the named
     location, with the server's add_header list only (a location's X-Frame-Options was lost on its 403).
     Such a location names a copy holding its own add_header list (nginx adds `always` ones to errors). So does
-    a refused location whose 403 the plain refusal page answers (refusal_pages)."""
-    from ..model import Location
+    a refused location whose 403 the plain refusal page answers (refusal_pages), and a nested one (a file
+    section's `Header always` under a directory whose .htaccess refuses with a message: its 403 is answered
+    by the page the enclosing location names)."""
     from .refusal_pages import REFUSED_PAGE
     named = {loc.path: loc for loc in locations if loc.path.startswith("@a2n_error_") or loc.path == REFUSED_PAGE}
     if not named:
         return locations
-    copies: dict[tuple, Location] = {}
-    out = []
-    for loc in locations:
-        if loc.path.startswith("@"):
-            out.append(loc)
+    copies: dict[tuple, object] = {}
+    out = [loc if loc.path.startswith("@") else _paged(loc, parent, named, copies, {}, unless) for loc in locations]
+    return out + list(copies.values())
+
+
+def _paged(loc, parent: list[Stmt], named: dict, copies: dict, inherited: dict[str, str],
+           unless: Unless | None = None):
+    """LOC (and the locations nested in it) with an error_page naming a copy of a message page that sends
+    its own `Header always` lines, where those differ from the page's. INHERITED: status -> the page nginx
+    would use in LOC without one of its own (the enclosing location's)."""
+    from dataclasses import replace
+    from ..model import Location
+    plain = effective(parent, loc.statements, unless)
+    inside = plain
+    if unless is not None and hasattr(unless, "ungate"):
+        # a refused location's 403 carries its onsuccess headers too (refused_headers), and those of the file
+        # sections nested in it: so does its page
+        inside = refused_headers(inside, parent, unless.ungate, loc.locations, unless)
+    headers = [s for s in inside if s.name == "add_header" and s.args and s.args[-1] == "always"]
+    pages = []
+    chosen = dict(inherited)
+    for page in _last_error_pages([s for s in inside if s.name == "error_page"]):
+        target = named.get(page.args[-1])
+        if target is None:
             continue
-        inside = effective(parent, loc.statements, unless)
-        if unless is not None and hasattr(unless, "ungate"):
-            # a refused location's 403 carries its onsuccess headers too (refused_headers), and those of the file
-            # sections nested in it: so does its page
-            inside = refused_headers(inside, parent, unless.ungate, loc.locations, unless)
-        headers = [s for s in inside if s.name == "add_header" and s.args and s.args[-1] == "always"]
-        pages = []
-        for page in _last_error_pages([s for s in inside if s.name == "error_page"]):
-            target = named.get(page.args[-1])
-            if target is None:
-                continue
-            theirs = [s for s in effective(parent, target.statements, unless)
-                      if s.name == "add_header" and s.args and s.args[-1] == "always" and not _challenge(s)]
-            if [tuple(s.args) for s in theirs] == [tuple(s.args) for s in headers]:
-                continue
+        codes = [a for a in page.args[:-1] if a.isdigit()]
+        theirs = [s for s in effective(parent, target.statements, unless)
+                  if s.name == "add_header" and s.args and s.args[-1] == "always" and not _challenge(s)]
+        path = target.path
+        if [tuple(s.args) for s in theirs] != [tuple(s.args) for s in headers]:
             key = (target.path, tuple(tuple(s.args) for s in headers))
             copy = copies.get(key)
             if copy is None:
@@ -248,13 +258,16 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
                                 [s for s in target.statements if s.name != "add_header" or _challenge(s)] + headers,
                                 target.span)
                 copies[key] = copy
-            pages.append(Stmt("error_page", page.args[:-1] + [copy.path], page.span,
+            path = copy.path
+        if any(inherited.get(c, target.path) != path for c in codes):
+            pages.append(Stmt("error_page", page.args[:-1] + [path], page.span,
                               comment="with this location's Header always lines"))
-        if pages:
-            loc = Location(loc.modifier, loc.path, list(loc.statements) + pages, loc.span, loc.locations,
-                           loc.runs_scripts, loc.static_only)
-        out.append(loc)
-    return out + list(copies.values())
+        chosen.update((c, path) for c in codes)
+    nested = [_paged(i, [s for s in plain if s not in (i.not_inherited or ())], named, copies, chosen, unless)
+              for i in loc.locations]
+    if not pages and all(a is b for a, b in zip(nested, loc.locations)):
+        return loc
+    return replace(loc, statements=list(loc.statements) + pages, locations=nested)
 
 
 def _challenge(s: Stmt) -> bool:

@@ -498,13 +498,26 @@ def directory(ctx: Context, section: Section) -> Disposition:
     return Disposition.EXACT
 
 
+def _denying_container(node) -> bool:
+    """A <RequireAny> or <RequireAll> of nothing but `Require all denied` lines (or such sections): it denies
+    every request, as the line does (mod_authz_core: a denied member fails RequireAll, and RequireAny
+    grants only through a member that grants)."""
+    return node.is_section and node.key in ("requireany", "requireall") and bool(node.children) and all(
+        _denying_container(c) if c.is_section else
+        c.key == "require" and [a.lower() for a in c.args] == ["all", "denied"] for c in node.children)
+
+
 def _refuses_everyone(section: Section) -> bool:
-    """The section's access rules are a plain refusal: `Require all denied`, or `Deny from all` without Allow."""
+    """The section's access rules are a plain refusal: `Require all denied` (or sections of nothing else),
+    or `Deny from all` without Allow."""
     access = [c for c in section.children if not c.is_section and c.key in ACCESS_DIRECTIVES]
     requires = [[a.lower() for a in c.args] for c in access if c.key == "require"]
+    containers = [c for c in section.children if _denying_container(c)]
     compat = [c for c in access if c.key in ("order", "allow", "deny")]
     if any(c.key not in ("require", "order", "allow", "deny") for c in access):
         return False
+    if containers:
+        return all(r == ["all", "denied"] for r in requires) and not compat
     if requires:
         return requires == [["all", "denied"]] and not compat
     denies = [[a.lower() for a in c.args] for c in compat if c.key == "deny"]
@@ -517,10 +530,11 @@ def _directory_match_refusal(ctx: Context, section: Section, pattern: str) -> bo
     plain <Directory>, so the refusal becomes a test of nginx's $request_filename in every location serving
     files (the layout places it, or refuses the server where a <Files> or <Location> section with access
     rules could grant those files again). Anything else inside is reported as not translated."""
-    if any(c.is_section for c in section.children) or not _refuses_everyone(section):
+    if any(c.is_section and not _denying_container(c) for c in section.children) or not _refuses_everyone(section):
         return False
     walk_access_into(ctx, section, Scope(pattern, regex=True, span=section.span, kind="directory",
-                                         settings={"section": section}), ACCESS_DIRECTIVES)
+                                         settings={"section": section}),
+                     ACCESS_DIRECTIVES | {"requireany", "requireall"})
     ctx.server.settings.setdefault("filename_refusals", []).append((pattern.strip('"'), section.span))
     return True
 

@@ -173,6 +173,11 @@ class HeaderCondition:
         """A variable that is VALUE when the condition holds, empty otherwise."""
         return self._map(condition, [("1", value or '""')])
 
+    def value_or(self, condition: str, value: str, otherwise: str) -> str:
+        """A variable that is VALUE when the condition holds, OTHERWISE else."""
+        from ..emit.render import quote
+        return self._map(condition, [("1", value or '""')], quote(otherwise) if otherwise else '""')
+
     def value_when_set(self, variable: str, value: str, negate: bool) -> str:
         """A variable that is VALUE when VARIABLE is non-empty (empty, with NEGATE), empty otherwise."""
         if negate:

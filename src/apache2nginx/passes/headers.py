@@ -506,7 +506,11 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         if env is not None:
             variable = env.variable
         else:
-            variable = compiler.value_map(compiler.compile(expr), value)
+            holds = compiler.compile(expr)
+            if action in ("append", "merge") and _join_when(ctx, compiler, holds, action, name, value, condition):
+                emit_vary(ctx, compiler, d.span, condition == "always")
+                return Disposition.EXACT
+            variable = compiler.value_map(holds, value)
     except Untranslatable as e:
         ctx.diags.add("A2N501", f"Header {' '.join(d.args)}: the condition expr={expr} is not translated ({e}); "
                       "nothing was emitted for this header", d.span, directive=d.name,
@@ -547,6 +551,35 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
                   "on 2xx/3xx, and a backend's own copy is kept beside it", d.span, directive=d.name,
                   hint="use `Header always` on the Apache side if the header belongs on every response")
     return Disposition.APPROXIMATE
+
+
+def _join_when(ctx: Context, compiler: HeaderCondition, holds: str, action: str, name: str, value: str,
+               condition: str) -> bool:
+    """`Header append|merge NAME VALUE expr=...` after a plain `Header set NAME` of the same block (and plain
+    lines after it): where the expression holds httpd joins VALUE to the set's value with ", "
+    (apr_table_mergen; merge: unless it is one of its members already), one header line ("DENY, SAMEORIGIN")
+    where nginx would send two X-Frame-Options lines; elsewhere the set's value stays. So the set's line
+    takes a map: the joined value where the expression holds, its own value otherwise. The line is no
+    longer a plain one (later lines are not joined to it). False (nothing changed) where the lines are not
+    known so, or the expression reads the response's status (a refusal the translation writes says
+    nothing of httpd's)."""
+    table = "always" if condition == "always" else "onsuccess"
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    if compiler.reads_status:
+        return False
+    lines = header_join.since_set(ctx, holder, name, table)
+    if not lines:
+        return False
+    plain = _plain(ctx)
+    first = lines[-1]
+    old = plain[id(first)][1]
+    if action == "merge" and value in [t.strip() for t in old.split(",")]:
+        return True
+    chosen = compiler.value_or(holds, f"{old}, {value}", old)
+    first.args[1] = chosen if table == "always" else onsuccess(ctx, chosen)
+    first.comment = f"joined with a later Header {action} where its condition holds"
+    del plain[id(first)]
+    return True
 
 
 _CONTENT_TYPE = re.compile(r"%\{\s*CONTENT_TYPE\s*\}", re.I)
