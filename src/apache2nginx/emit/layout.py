@@ -468,6 +468,7 @@ class Layout:
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
+        _fallback_under_regex_alias(server.locations)
         # (a conditional `Header set` over an earlier one merges through the model's maps, as when rendered)
         carry_directory_proxy_headers(server, _unless(self.model), self.diags)
         todo = list(server.locations)
@@ -1259,6 +1260,27 @@ def _drop_fallback_where_proxied(locations: list[Location]) -> None:
             loc.statements[:] = [st for st in loc.statements if st.comment not in FALLBACK_COMMENTS]
         _drop_fallback_where_proxied(loc.locations)
 
+
+
+def _fallback_under_regex_alias(locations: list[Location], aliased: bool = False) -> None:
+    """A FallbackResource's try_files in a regex location with an alias (an AliasMatch into the directory
+    that sets it): httpd serves the aliased file where it exists and falls back where nothing is there. nginx
+    tests a try_files name there as the alias with the name appended (ngx_http_core_try_files_phase strips
+    no location prefix when the alias belongs to a regex location), so `$uri` names
+    /alias/path/URI, never a file, and every request fell back: the empty name tests the alias path itself
+    and "/" the alias path as a directory. Nested locations inherit the alias (and the way it is mapped)."""
+    for loc in locations:
+        own = any(st.name == "alias" for st in loc.statements)
+        here = (own and loc.modifier in ("~", "~*")) or (aliased and not own
+                                                          and not any(st.name == "root" for st in loc.statements))
+        if here:
+            # (a new statement: the directory's locations share the one the section made)
+            loc.statements[:] = [
+                Stmt(st.name, [{"$uri": "", "$uri/": "/"}.get(a, a) if i < len(st.args) - 1 else a
+                               for i, a in enumerate(st.args)], st.span, comment=st.comment)
+                if st.name == "try_files" and st.comment in FALLBACK_COMMENTS else st
+                for st in loc.statements]
+        _fallback_under_regex_alias(loc.locations, here)
 
 
 # a location holding one of these answers its requests itself (or serves an alias, where try_files tests the
