@@ -735,8 +735,7 @@ class Layout:
             todo.extend(loc.locations)
             # httpd's own refusal, or one in place of rules not translated (their headers are sent on it)
             exact = plain and not any(st.comment and "refused" in st.comment for st in access)
-            refusal = Stmt("return", ["403"], scope.span,
-                           comment=None if exact else "its rules are not translated under this prefix")
+            refusal = Stmt("return", ["403"], scope.span, comment=None if exact else NOT_TRANSLATED_HERE)
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))
 
@@ -1371,10 +1370,33 @@ def _landing(server: Server, target: str) -> Location | None:
 
 
 REFUSED_HERE = "an access rule nginx cannot check: refused"
+NOT_TRANSLATED_HERE = "its rules are not translated under this prefix"     # a <LocationMatch>'s (guard_prefixes)
+
+
+def _refusal_reached(target: Location, url: str) -> Stmt | None:
+    """The refusal of TARGET a URL rewritten to URL meets: its `deny all` for an access rule nginx cannot
+    check, or the `return 403` of a <LocationMatch> whose rules are not translated under this prefix where
+    the section's regex may match a URL with URL's fixed start."""
+    for r in target.statements:
+        if r.name == "deny" and r.args == ["all"] and r.comment == REFUSED_HERE:
+            return r
+        if r.name == "if" and r.comment == "<LocationMatch> access rule" and r.block:
+            m = re.fullmatch(r'\(\$uri (~\*?) (.*)\)', r.args[0] if r.args else "", re.S)
+            inner = next((b for b in r.block if b.name == "return" and b.comment == NOT_TRANSLATED_HERE), None)
+            if m is None or inner is None:
+                continue
+            regex = m.group(2)
+            if regex.startswith('"') and regex.endswith('"'):
+                regex = re.sub(r'\\(.)', r'\1', regex[1:-1])
+            fixed = url.split("?", 1)[0].split("$", 1)[0]
+            if _may_match_under(regex, fixed, m.group(1) == "~*"):
+                return inner
+    return None
 
 
 def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
-    """A rewrite whose result lies in a region refused for an access rule nginx cannot check (A2N742): the
+    """A rewrite whose result lies in a region refused for an access rule nginx cannot check (A2N742: a
+    region's `deny all`, or a <LocationMatch>'s `return 403` under a prefix location, guard_prefixes): the
     requests it rewrites meet that refusal in nginx (403), where httpd's internal redirect runs the region's own
     rules (a login asked with 401 and its challenge, say). The refusal's diagnostic speaks of the region's URLs;
     this one, at the rule, of the URLs the rule rewrites there (its regex). Only a result whose fixed start
@@ -1388,8 +1410,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent", "break"):
                 continue
             target = _landing(server, st.args[1])
-            refusal = next((r for r in target.statements if r.name == "deny" and r.args == ["all"]
-                            and r.comment == REFUSED_HERE), None) if target is not None else None
+            refusal = _refusal_reached(target, st.args[1]) if target is not None else None
             if refusal is None or target is where or st.span is None:
                 continue
             regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
@@ -1406,7 +1427,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                 continue
             seen.add(key)
             diags.add("A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
-                      "refused to everyone (deny all) for an access rule nginx cannot check; the requests the rule "
+                      "refused to everyone (403) for an access rule nginx cannot check there; the requests the rule "
                       "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
                       urls=[url])
 
