@@ -20,7 +20,7 @@ import re
 from itertools import combinations
 
 from ..diagnostics import Diagnostics
-from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
+from ..model import Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
 from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
     server_conditionals
 from ..passes.access_cond import Conditions
@@ -476,6 +476,52 @@ class Layout:
             loc = todo.pop()
             todo.extend(loc.locations)
             self._name_captures(loc)
+        self.redirects_after_rewrites(server)
+
+    def redirects_after_rewrites(self, server: Server) -> None:
+        """A Redirect reached by a URL a rewrite made: httpd's mod_alias runs after mod_rewrite and makes the
+        redirect from the rewritten r->uri (RewriteRule [PT] in the server, or a per-directory rule's internal
+        redirect), while the Redirect's map takes the remainder from the raw request line whenever that names
+        the prefix too (/docs/inner/a.txt rewritten to /docs/index.html redirected to /app/inner/a.txt). The
+        URI the server's rewrite phase starts with is kept (`set`, first in the server), and where the URI
+        nginx has reached is another one, the redirect is made from it (the map over $uri)."""
+        if not self.redirect_vars:
+            return
+
+        def rewrites(statements) -> bool:
+            return any(st.name == "rewrite" and st.args[-1] not in ("redirect", "permanent")
+                       or st.block and rewrites(st.block) for st in statements)
+
+        todo, found = list(server.locations), rewrites(server.own_statements + server.statements)
+        while todo and not found:
+            loc = todo.pop()
+            todo.extend(loc.locations)
+            found = rewrites(loc.statements)
+        if not found:
+            return
+        replaced = {}
+        for var in dict.fromkeys(self.redirect_vars.values()):
+            replaced[var] = var + _REWRITTEN
+            self.model.maps.append(MapBlock(f"$uri|{_FIRST_URI}", replaced[var], [(r"~^(.*)\|\1$", var)],
+                                            default=var + _URI_FALLBACK))
+            self.model.redirect_uri_fallbacks += 1
+
+        def swap(statements) -> None:
+            for st in statements:
+                if st.name == "return" and len(st.args) == 2 and st.args[1] in replaced:
+                    st.args = [st.args[0], replaced[st.args[1]]]
+                if st.block:
+                    swap(st.block)
+
+        todo = list(server.locations)
+        while todo:
+            loc = todo.pop()
+            todo.extend(loc.locations)
+            swap(loc.statements)
+        swap(server.own_statements + server.statements)
+        server.own_statements.insert(0, Stmt("set", [_FIRST_URI, "$uri"], None,
+                                         comment="the URI before any rewrite: a Redirect a rewritten URI reaches is made from "
+                                                 "the rewritten one, as httpd makes it from r->uri"))
 
     def lay_out_document_root(self, loc: Location, files_by_parent: dict) -> None:
         """The internal location a server-context RewriteRule maps its result onto the document root through
@@ -1146,6 +1192,9 @@ class Layout:
 
 # the name ending of a Redirect's map over $uri, which its map over the raw request line falls back to
 _URI_FALLBACK = "_uri"
+# the name ending of its map telling a rewritten URI (made from $uri) from the requested one, and what it compares
+_REWRITTEN = "_rw"
+_FIRST_URI = "$a2n_first_uri"
 
 
 # what access_statements adds for Options (not access rules)
