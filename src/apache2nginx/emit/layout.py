@@ -20,7 +20,7 @@ import re
 from itertools import combinations
 
 from ..diagnostics import Diagnostics
-from ..model import Location, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
+from ..model import Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
 from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
     server_conditionals
 from ..passes.access_cond import Conditions
@@ -471,6 +471,7 @@ class Layout:
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
+        _fallback_under_regex_alias(server.locations)
         # (a conditional `Header set` over an earlier one merges through the model's maps, as when rendered)
         carry_directory_proxy_headers(server, _unless(self.model), self.diags)
         todo = list(server.locations)
@@ -478,6 +479,52 @@ class Layout:
             loc = todo.pop()
             todo.extend(loc.locations)
             self._name_captures(loc)
+        self.redirects_after_rewrites(server)
+
+    def redirects_after_rewrites(self, server: Server) -> None:
+        """A Redirect reached by a URL a rewrite made: httpd's mod_alias runs after mod_rewrite and makes the
+        redirect from the rewritten r->uri (RewriteRule [PT] in the server, or a per-directory rule's internal
+        redirect), while the Redirect's map takes the remainder from the raw request line whenever that names
+        the prefix too (/docs/inner/a.txt rewritten to /docs/index.html redirected to /app/inner/a.txt). The
+        URI the server's rewrite phase starts with is kept (`set`, first in the server), and where the URI
+        nginx has reached is another one, the redirect is made from it (the map over $uri)."""
+        if not self.redirect_vars:
+            return
+
+        def rewrites(statements) -> bool:
+            return any(st.name == "rewrite" and st.args[-1] not in ("redirect", "permanent")
+                       or st.block and rewrites(st.block) for st in statements)
+
+        todo, found = list(server.locations), rewrites(server.own_statements + server.statements)
+        while todo and not found:
+            loc = todo.pop()
+            todo.extend(loc.locations)
+            found = rewrites(loc.statements)
+        if not found:
+            return
+        replaced = {}
+        for var in dict.fromkeys(self.redirect_vars.values()):
+            replaced[var] = var + _REWRITTEN
+            self.model.maps.append(MapBlock(f"$uri|{_FIRST_URI}", replaced[var], [(r"~^(.*)\|\1$", var)],
+                                            default=var + _URI_FALLBACK))
+            self.model.redirect_uri_fallbacks += 1
+
+        def swap(statements) -> None:
+            for st in statements:
+                if st.name == "return" and len(st.args) == 2 and st.args[1] in replaced:
+                    st.args = [st.args[0], replaced[st.args[1]]]
+                if st.block:
+                    swap(st.block)
+
+        todo = list(server.locations)
+        while todo:
+            loc = todo.pop()
+            todo.extend(loc.locations)
+            swap(loc.statements)
+        swap(server.own_statements + server.statements)
+        server.own_statements.insert(0, Stmt("set", [_FIRST_URI, "$uri"], None,
+                                         comment="the URI before any rewrite: a Redirect a rewritten URI reaches is made from "
+                                                 "the rewritten one, as httpd makes it from r->uri"))
 
     def lay_out_document_root(self, loc: Location, files_by_parent: dict) -> None:
         """The internal location a server-context RewriteRule maps its result onto the document root through
@@ -737,8 +784,7 @@ class Layout:
             todo.extend(loc.locations)
             # httpd's own refusal, or one in place of rules not translated (their headers are sent on it)
             exact = plain and not any(st.comment and "refused" in st.comment for st in access)
-            refusal = Stmt("return", ["403"], scope.span,
-                           comment=None if exact else "its rules are not translated under this prefix")
+            refusal = Stmt("return", ["403"], scope.span, comment=None if exact else NOT_TRANSLATED_HERE)
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))
 
@@ -1155,6 +1201,9 @@ class Layout:
 
 # the name ending of a Redirect's map over $uri, which its map over the raw request line falls back to
 _URI_FALLBACK = "_uri"
+# the name ending of its map telling a rewritten URI (made from $uri) from the requested one, and what it compares
+_REWRITTEN = "_rw"
+_FIRST_URI = "$a2n_first_uri"
 
 
 # what access_statements adds for Options (not access rules)
@@ -1270,6 +1319,27 @@ def _drop_fallback_where_proxied(locations: list[Location]) -> None:
 
 
 
+def _fallback_under_regex_alias(locations: list[Location], aliased: bool = False) -> None:
+    """A FallbackResource's try_files in a regex location with an alias (an AliasMatch into the directory
+    that sets it): httpd serves the aliased file where it exists and falls back where nothing is there. nginx
+    tests a try_files name there as the alias with the name appended (ngx_http_core_try_files_phase strips
+    no location prefix when the alias belongs to a regex location), so `$uri` names
+    /alias/path/URI, never a file, and every request fell back: the empty name tests the alias path itself
+    and "/" the alias path as a directory. Nested locations inherit the alias (and the way it is mapped)."""
+    for loc in locations:
+        own = any(st.name == "alias" for st in loc.statements)
+        here = (own and loc.modifier in ("~", "~*")) or (aliased and not own
+                                                          and not any(st.name == "root" for st in loc.statements))
+        if here:
+            # (a new statement: the directory's locations share the one the section made)
+            loc.statements[:] = [
+                Stmt(st.name, [{"$uri": "", "$uri/": "/"}.get(a, a) if i < len(st.args) - 1 else a
+                               for i, a in enumerate(st.args)], st.span, comment=st.comment)
+                if st.name == "try_files" and st.comment in FALLBACK_COMMENTS else st
+                for st in loc.statements]
+        _fallback_under_regex_alias(loc.locations, here)
+
+
 # a location holding one of these answers its requests itself (or serves an alias, where try_files tests the
 # document root's names): httpd falls back only for a request no handler took (mod_dir.c, dir_fixups)
 _NO_FALLBACK = frozenset({"alias", "return", "stub_status"})
@@ -1358,10 +1428,33 @@ def _landing(server: Server, target: str) -> Location | None:
 
 
 REFUSED_HERE = "an access rule nginx cannot check: refused"
+NOT_TRANSLATED_HERE = "its rules are not translated under this prefix"     # a <LocationMatch>'s (guard_prefixes)
+
+
+def _refusal_reached(target: Location, url: str) -> Stmt | None:
+    """The refusal of TARGET a URL rewritten to URL meets: its `deny all` for an access rule nginx cannot
+    check, or the `return 403` of a <LocationMatch> whose rules are not translated under this prefix where
+    the section's regex may match a URL with URL's fixed start."""
+    for r in target.statements:
+        if r.name == "deny" and r.args == ["all"] and r.comment == REFUSED_HERE:
+            return r
+        if r.name == "if" and r.comment == "<LocationMatch> access rule" and r.block:
+            m = re.fullmatch(r'\(\$uri (~\*?) (.*)\)', r.args[0] if r.args else "", re.S)
+            inner = next((b for b in r.block if b.name == "return" and b.comment == NOT_TRANSLATED_HERE), None)
+            if m is None or inner is None:
+                continue
+            regex = m.group(2)
+            if regex.startswith('"') and regex.endswith('"'):
+                regex = re.sub(r'\\(.)', r'\1', regex[1:-1])
+            fixed = url.split("?", 1)[0].split("$", 1)[0]
+            if _may_match_under(regex, fixed, m.group(1) == "~*"):
+                return inner
+    return None
 
 
 def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
-    """A rewrite whose result lies in a region refused for an access rule nginx cannot check (A2N742): the
+    """A rewrite whose result lies in a region refused for an access rule nginx cannot check (A2N742: a
+    region's `deny all`, or a <LocationMatch>'s `return 403` under a prefix location, guard_prefixes): the
     requests it rewrites meet that refusal in nginx (403), where httpd's internal redirect runs the region's own
     rules (a login asked with 401 and its challenge, say). The refusal's diagnostic speaks of the region's URLs;
     this one, at the rule, of the URLs the rule rewrites there (its regex). Only a result whose fixed start
@@ -1375,8 +1468,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent", "break"):
                 continue
             target = _landing(server, st.args[1])
-            refusal = next((r for r in target.statements if r.name == "deny" and r.args == ["all"]
-                            and r.comment == REFUSED_HERE), None) if target is not None else None
+            refusal = _refusal_reached(target, st.args[1]) if target is not None else None
             if refusal is None or target is where or st.span is None:
                 continue
             regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
@@ -1393,7 +1485,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                 continue
             seen.add(key)
             diags.add("A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
-                      "refused to everyone (deny all) for an access rule nginx cannot check; the requests the rule "
+                      "refused to everyone (403) for an access rule nginx cannot check there; the requests the rule "
                       "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
                       urls=[url])
 
