@@ -222,15 +222,17 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
     if not named:
         return locations
     copies: dict[tuple, object] = {}
-    out = [loc if loc.path.startswith("@") else _paged(loc, parent, named, copies, {}, unless) for loc in locations]
+    out = [loc if loc.path.startswith("@") else _paged(loc, parent, named, copies, {}, unless, parent)
+           for loc in locations]
     return out + list(copies.values())
 
 
 def _paged(loc, parent: list[Stmt], named: dict, copies: dict, inherited: dict[str, str],
-           unless: Unless | None = None):
+           unless: Unless | None, server: list[Stmt]):
     """LOC (and the locations nested in it) with an error_page naming a copy of a message page that sends
     its own `Header always` lines, where those differ from the page's. INHERITED: status -> the page nginx
-    would use in LOC without one of its own (the enclosing location's)."""
+    would use in LOC without one of its own (the enclosing location's). SERVER: the server block's
+    statements, which a named page inherits wherever the location naming it is nested."""
     from dataclasses import replace
     from ..model import Location
     plain = effective(parent, loc.statements, unless)
@@ -247,7 +249,7 @@ def _paged(loc, parent: list[Stmt], named: dict, copies: dict, inherited: dict[s
         if target is None:
             continue
         codes = [a for a in page.args[:-1] if a.isdigit()]
-        theirs = [s for s in effective(parent, target.statements, unless)
+        theirs = [s for s in effective(server, target.statements, unless)
                   if s.name == "add_header" and s.args and s.args[-1] == "always" and not _challenge(s)]
         path = target.path
         if [tuple(s.args) for s in theirs] != [tuple(s.args) for s in headers]:
@@ -263,8 +265,8 @@ def _paged(loc, parent: list[Stmt], named: dict, copies: dict, inherited: dict[s
             pages.append(Stmt("error_page", page.args[:-1] + [path], page.span,
                               comment="with this location's Header always lines"))
         chosen.update((c, path) for c in codes)
-    nested = [_paged(i, [s for s in plain if s not in (i.not_inherited or ())], named, copies, chosen, unless)
-              for i in loc.locations]
+    nested = [_paged(i, [s for s in plain if s not in (i.not_inherited or ())], named, copies, chosen, unless,
+                     server) for i in loc.locations]
     if not pages and all(a is b for a, b in zip(nested, loc.locations)):
         return loc
     return replace(loc, statements=list(loc.statements) + pages, locations=nested)
