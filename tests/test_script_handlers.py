@@ -324,3 +324,12 @@ ServerLimit 1
         assert all(status == 200 for status, _, _ in answers), (name, answers)
         counts = [int(body.split()[3]) for _, _, body in answers]
         assert (max(counts) > 1) == reuse, (name, [body for _, _, body in answers])
+
+
+def test_scriptalias_index_test_quotes_a_target_nginx_would_split(tmp_path):
+    """A ScriptAlias target holding `;` or a space: the `-f` test of its index file is one quoted word (an
+    unquoted `;` ended the `if` and the output did not re-parse)."""
+    out, codes = _convert(tmp_path, 'Listen 80\n<VirtualHost *:80>\n    ScriptAlias "/cgi bin/" "/srv/c gi;/"\n'
+                                    '</VirtualHost>\n')
+    assert "A2N900" not in codes
+    assert 'if (-f "/srv/c gi;/index.html")' in out

@@ -1151,7 +1151,7 @@ class Layout:
         for name in names:
             if not name or "/" in name or "$" in name or re.search(r"[\s;{}()'\"]", name):
                 break       # an absolute entry (a URL), the disabled index: no file of the directory
-            out.append(Stmt("if", [f"(-f {target}{name})"], route.span,
+            out.append(Stmt("if", [f"(-f {_quote_if_needed(target + name)})"], route.span,
                             comment="mod_dir: the directory's index file, run as a program",
                             block=[Stmt("rewrite", [f"^{_regex_escape(directory)}$", directory + name, "last"],
                                         route.span)]))
