@@ -317,7 +317,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N818": effects(),                # httpd ignores the rules too
     "A2N819": effects(),                # exact
     "A2N820": effects("status", "body", "backend", "header"),  # existing files served instead of the script
-    "A2N821": effects("status"),        # a rewrite into another location skips access rules
+    "A2N821": effects("status@httpd-refused"),  # a rewrite into another location skips the access rules httpd refused by
     "A2N822": effects("status@host-port", "location@host-port", "body@host-port", "backend@host-port",
                       "header@host-port"),  # nginx redirects a Host with a port that httpd's condition does not match
     "A2N823": effects(),                # reproduced
