@@ -1404,11 +1404,17 @@ def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics
         _report_rules_without_fallback(loc.locations, diags)
 
 
-def _landing(server: Server, target: str) -> Location | None:
+def _landing(server: Server, target: str, found: dict | None = None) -> Location | None:
     """The top-level location nginx picks for a URL made by a rewrite or try_files (TARGET, variables and all),
     where the URL's fixed start decides it: an exact location of a fixed URL, else the longest prefix location
     it starts with if that is ^~ or the server has no regex location, and no longer prefix location begins
-    with the fixed start (a variable's value could reach it). None where that cannot be told."""
+    with the fixed start (a variable's value could reach it). None where that cannot be told. FOUND: the
+    answers already worked out for the server (a rule copied into every location has one target: the
+    server's locations are scanned once for it, not once per copy)."""
+    if found is not None:
+        if target not in found:
+            found[target] = _landing(server, target)
+        return found[target]
     if not target.startswith("/") or target.startswith("//"):
         return None
     uri = target.split("?", 1)[0]
@@ -1460,6 +1466,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
     this one, at the rule, of the URLs the rule rewrites there (its regex). Only a result whose fixed start
     decides the prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
     seen: set = set()
+    landings: dict = {}
 
     def walk(statements: list[Stmt], where: Location | None) -> None:
         for st in statements:
@@ -1467,7 +1474,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                 walk(st.block, where)
             if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent", "break"):
                 continue
-            target = _landing(server, st.args[1])
+            target = _landing(server, st.args[1], landings)
             refusal = _refusal_reached(target, st.args[1]) if target is not None else None
             if refusal is None or target is where or st.span is None:
                 continue
