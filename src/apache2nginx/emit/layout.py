@@ -60,6 +60,13 @@ def _variants(path: str) -> list[tuple[str, str]]:
     return [("=", path), ("^~", path + "/")]
 
 
+def _clone(st: Stmt) -> Stmt:
+    """A copy of a statement that can be changed without changing the original (its args and block too)."""
+    return Stmt(st.name, list(st.args), st.span, st.comment,
+                None if st.block is None else [_clone(b) for b in st.block],
+                st.resets, st.conditional, st.plain, st.joins)
+
+
 class Layout:
     def __init__(self, model: NginxModel, server: Server, diags: Diagnostics, proxy_emitter):
         self.model = model
@@ -74,6 +81,7 @@ class Layout:
         self.prefix_regions: dict[int, tuple] = {}
         self.scope_order: dict[int, int] = {}
         self.nested_regex: dict[int, Scope] = {}    # a <LocationMatch>'s location nested in a prefix one
+        self._access_memo: dict[tuple, tuple] = {}  # see `access`
 
     def inherited(self) -> tuple[list[Scope], list[Route]]:
         """The sections and lists that apply to this server, merged with the main server's as httpd merges
@@ -180,12 +188,21 @@ class Layout:
             # rules of their own would replace the parent's deny
             return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
         configs = [c for c in configs if c is not None]
-        eff = merge(configs)
-        stmts = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl),
-                                  conditions=Conditions(self.model, self.server))
-        if eff.options_span is not None:
-            stmts += options_statements(eff)
-        return stmts
+        # A server's locations ask for the same merge of the same sections many times over (each <Files>
+        # section nested in each location under its directory): lowered once per distinct question, copied out
+        # since callers extend what they get. The diagnostics a lowering reports are deduplicated by
+        # `self.reported`, so a repeated question would report nothing new.
+        key = (tuple(map(id, configs)), region, id(span))
+        cached = self._access_memo.get(key)
+        if cached is None:
+            eff = merge(configs)
+            cached = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl),
+                                       conditions=Conditions(self.model, self.server))
+            if eff.options_span is not None:
+                cached += options_statements(eff)
+            # the key holds ids: keep the keyed objects alive as long as the entry
+            self._access_memo[key] = cached = (cached, configs, span)
+        return [_clone(st) for st in cached[0]]
 
     def dir_slash(self, configs: list, access: list[Stmt], region: str) -> list[Stmt]:
         """DirectorySlash Off over a region serving files: the refusal of a directory without its slash, to go
