@@ -20,7 +20,7 @@ import re
 from itertools import combinations
 
 from ..diagnostics import Diagnostics
-from ..model import Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
+from ..model import UNSET_WHEN, Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
 from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
     server_conditionals
 from ..passes.access_cond import Conditions
@@ -479,6 +479,7 @@ class Layout:
         _carry_script_passes(server.locations)
         _carry_directory_rules(server, redirected)
         _carry_rules_into_nested(server.locations, self.diags, server)
+        _gate_file_headers_on_walk(server.locations, self.files, self.model)
         _carry_rewrite_refusals(server.locations)
         _carry_fallback(server, self.model.main_server)
         _report_rules_without_fallback(server.locations, self.diags)
@@ -1788,6 +1789,112 @@ def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | Non
 
     for loc in locations:
         carry(loc, loc.directory_rules)
+
+
+def _redirects(stmts: list[Stmt]) -> bool:
+    """Whether STMTS (or a block among them) may answer with a redirect (`return 3xx`, `rewrite ... redirect`)."""
+    for st in stmts:
+        if st.name == "return" and st.args and (not st.args[0].isdigit() or 300 <= int(st.args[0]) < 400):
+            return True
+        if st.name == "rewrite" and st.args[-1:] in (["redirect"], ["permanent"]):
+            return True
+        if st.block and _redirects(st.block):
+            return True
+    return False
+
+
+# the walk test's variable: empty where httpd's directory walk stops at the name a file section's location
+# matched (its Header lines apply), else the URI tested
+WALK = "$a2n_walk"
+_WALK_COMMENT = "httpd matches the file section against the name its directory walk stops at"
+
+
+def _walk_test(loc: Location) -> list[Stmt]:
+    """The statements that set WALK for a request in the file section's location LOC: the walk stops at the
+    first segment that is not a directory. Where the directory holding the URL's last segment exists, it
+    stops there, and the section applies if that name matches; where it is missing (or a file), it stops
+    higher up, and the section does not apply if no segment before the last matches. (A matching segment
+    higher up that the walk may or may not reach keeps the headers, A2N512.)"""
+    span = loc.span
+    op = "~*" if loc.modifier == "~*" else "~"
+    regex = _quote_if_needed(loc.path)
+    return [
+        Stmt("set", ["$a2n_walk_at", "w"], span, comment=_WALK_COMMENT),
+        Stmt("set", ["$a2n_walk_dir", "$request_filename"], span),
+        Stmt("if", ['($a2n_walk_dir ~ "^(?<a2n_walk_parent>.*)/[^/]*$")'], span,
+             block=[Stmt("set", ["$a2n_walk_dir", "$a2n_walk_parent"], span)]),
+        Stmt("if", ["(!-d $a2n_walk_dir)"], span, comment="the directory holding the last segment is missing",
+             block=[Stmt("set", ["$a2n_walk_at", "${a2n_walk_at}m"], span)]),
+        Stmt("set", ["$a2n_walk_name", "$uri"], span),
+        Stmt("if", ['($uri ~ "^(?<a2n_walk_up>.*)(?<a2n_walk_last>/[^/]*)$")'], span,
+             block=[Stmt("set", ["$a2n_walk_name", "$a2n_walk_last"], span)]),
+        Stmt("if", [f"($a2n_walk_up {op} {regex})"], span, comment="a segment before the last matches",
+             block=[Stmt("set", ["$a2n_walk_at", "${a2n_walk_at}h"], span)]),
+        Stmt("if", [f"($a2n_walk_name {op} {regex})"], span, comment="the last segment matches",
+             block=[Stmt("set", ["$a2n_walk_at", "${a2n_walk_at}l"], span)]),
+        Stmt("set", [WALK, "$uri"], span),
+        Stmt("if", ['($a2n_walk_at ~ "^w(?:h?l|mhl?)$")'], span, comment="the section applies",
+             block=[Stmt("set", [WALK, ""], span)]),
+    ]
+
+
+def _walk_missed(model: NginxModel) -> str:
+    """A variable set where the walk misses the name (WALK is the URI tested) and $uri is still that URI: a
+    rule's `rewrite ... break` serves another file from the location (whose headers it keeps, as before)."""
+    variable = "$a2n_walk_missed"
+    if not model.has_map(variable):
+        model.maps.append(MapBlock(f"{WALK}|$uri", variable, [(r"~^(.*)\|\1$", "1")], '""', volatile=True))
+    return variable
+
+
+def _gate_file_headers_on_walk(locations: list[Location], files: list[Scope], model: NginxModel) -> None:
+    """httpd merges a <Files>/<FilesMatch> section by the name its directory walk stops at: the first segment
+    that is not a directory (server/request.c ap_directory_walk puts the rest in path info), so for
+    /files/sub/a.txt with no directory sub it tests `sub`, not `a.txt`. nginx's location of the section
+    matches the URL's own names. Where per-directory rewrite rules carried into the section's location
+    answer a redirect (which httpd makes in its fixups, after the walks, with the `Header always` lines of
+    the sections merged), the section's Header lines are sent only where the walk reaches the name (WALK,
+    tested before the rules), and a Header unset takes the lines before it away only there. (An append or
+    merge that the render joins to an enclosing set's line is sent joined, as before.)"""
+    unless = _unless(model)
+    lines = {id(st) for f in files for st in f.statements
+             if st.name == "add_header" or st.name == "proxy_hide_header" and st.resets}
+    if not lines:
+        return
+    missed = None
+
+    def gated(st: Stmt) -> list[Stmt] | None:
+        nonlocal missed
+        if st.name == "add_header" and (len(st.args) < 2 or not st.args[1]):
+            return None
+        missed = missed or _walk_missed(model)
+        if st.name == "proxy_hide_header":
+            # an unset: the lines before it send nothing where the walk reaches the name (a backend's own
+            # copy is hidden everywhere, as before)
+            name, table = st.args[0], st.resets[1]
+            unset = Stmt(UNSET_WHEN, [name, unless(missed, "1"), *(["always"] if table == "always" else [])],
+                         st.span, st.comment, None, st.resets, True)
+            return [Stmt("proxy_hide_header", list(st.args), st.span, st.comment), unset]
+        # (an append or merge joined to an enclosing set where the two meet takes the set's line, as before)
+        return [Stmt("add_header", [st.args[0], unless(missed, st.args[1]), *st.args[2:]], st.span, st.comment,
+                     None, st.resets, True, plain=st.plain, joins=st.joins)]
+
+    def gate(loc: Location) -> None:
+        for inner in loc.locations:
+            gate(inner)
+            if inner.modifier not in ("~", "~*") or not inner.path.startswith(_SEGMENT) \
+                    or not _redirects(inner.directory_rules):
+                continue
+            out, changed = [], False
+            for st in inner.statements:
+                made = gated(st) if id(st) in lines else None
+                out.extend(made if made is not None else [st])
+                changed = changed or made is not None
+            if changed:
+                inner.statements[:] = _walk_test(inner) + out
+
+    for loc in locations:
+        gate(loc)
 
 
 def _refuse_directory_names(locations: list[Location]) -> None:

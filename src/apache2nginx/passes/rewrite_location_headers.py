@@ -306,11 +306,18 @@ def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: l
     names carried."""
     if not points:
         return set()
+    # httpd keeps a header's `Header always` lines (err_headers_out) and its onsuccess ones (headers_out) in
+    # two tables: a later section's `set` replaces the same table's value only, and the error a rewrite to a
+    # missing file ends in still carries the always one (X-Fuzz-C: 1 of `Header always set X-Fuzz-C 1` before
+    # `Header set X-Fuzz-C "a b"` in one <Location>). So each table's values are carried apart, the always
+    # one first as httpd sends it (ap_http_header_filter overlays err_headers_out on headers_out)
     entries: dict = {}
-    for scope in header_scopes(ctx, server):
-        for st in scope.statements:
-            if st.name == "add_header" and len(st.args) >= 2:
-                entries.setdefault(st.args[0].lower(), (st.args[0], []))[1].append((scope, st.args[1]))
+    for table in ("always", "onsuccess"):
+        for scope in header_scopes(ctx, server):
+            for st in scope.statements:
+                if st.name == "add_header" and len(st.args) >= 2 \
+                        and ("always" if len(st.args) > 2 and st.args[-1] == "always" else "onsuccess") == table:
+                    entries.setdefault((st.args[0].lower(), table), (st.args[0], []))[1].append((scope, st.args[1]))
     answers: list[Stmt] = []
 
     def walk(stmts: list[Stmt], top: bool) -> None:
@@ -323,7 +330,7 @@ def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: l
     wrapped = [st for st in statements if st.name == "rewrite" and _answers(st)]
     _carry(ctx, server, statements, list(points) + answers + wrapped,
            entries, "httpd merges <Location> with the request's own URL")
-    return set(entries)
+    return {lower for lower, _ in entries}
 
 
 def _dirslash_redirect(st: Stmt) -> bool:
