@@ -30,6 +30,9 @@ class AlwaysExplains:
     def explain(self, case) -> str:
         return "A2N503"
 
+    def underlying(self, o):
+        return o
+
 
 COMPARATOR = Comparator({}, {})
 
@@ -180,3 +183,56 @@ def test_a_repeated_security_header_value_still_needs_an_explanation():
                   COMPARATOR, AlwaysExplains())
     header = [d for d in found if d.field == "header x-frame-options"][0]
     assert not header.lost_security and header.explanation == "A2N503"
+
+
+ERROR_PAGES = """\
+Listen 80
+<VirtualHost *:80>
+    ServerName www.example.com
+    ErrorDocument 403 http://pages.example.com/denied
+    ErrorDocument 404 http://pages.example.com/missing
+    <Location /shut/>
+        Require all denied
+    </Location>
+</VirtualHost>
+"""
+
+
+def _redirect(status: int, location: str) -> Observation:
+    return Observation(status, location, {"location": [location]}, "", None, at=1000.0)
+
+
+@pytest.fixture
+def error_pages(tmp_path):
+    from conftest import load_text
+    from apache2nginx.diagnostics import Diagnostic
+    from apache2nginx.syntax.span import Span
+    from apache2nginx.verify.explain import Explainer
+    from apache2nginx.verify.probes import vhosts_of
+    config, file = load_text(tmp_path, ERROR_PAGES)
+    # a code declaring nginx's 403 where httpd answers 404 (status:changed@status-404,nginx-refused)
+    diag = Diagnostic("A2N747", "test", Span.point(file, 6))
+    return Explainer(config, [diag], vhosts_of(config))
+
+
+def test_a_refusal_httpd_redirects_to_its_error_page_is_still_a_refusal(error_pages):
+    """httpd's ErrorDocument 403 with a URL answers its refusal 302: nginx serving the URL is WIDENED ACCESS."""
+    found = judge(probe("/shut/a"), _redirect(302, "http://pages.example.com/denied"), obs(200), COMPARATOR,
+                  error_pages)
+    assert found and all(d.widened and d.explanation is None for d in found)
+    # the same redirect on both sides is no difference at all
+    same = _redirect(302, "http://pages.example.com/denied")
+    assert judge(probe("/shut/a"), same, same, COMPARATOR, error_pages) == []
+
+
+def test_the_location_of_an_error_page_redirect_goes_with_the_status_it_stands_for(error_pages):
+    """httpd's 404 became a 302 to its page, nginx refused 403: the Location differs because the status does,
+    which the diagnostic declaring 404 -> 403 explains; the same Location difference over a 404 nginx answers
+    without the redirect (a lost error page) stays unexplained."""
+    found = judge(probe("/shut/a"), _redirect(302, "http://pages.example.com/missing"), obs(403), COMPARATOR,
+                  error_pages)
+    assert {d.field for d in found} >= {"status", "location"}
+    assert all(d.explanation == "A2N747" for d in found if d.field in ("status", "location"))
+    lost_page = judge(probe("/shut/a"), _redirect(302, "http://pages.example.com/missing"), obs(404), COMPARATOR,
+                      error_pages)
+    assert any(d.field == "location" and d.explanation is None for d in lost_page)

@@ -199,6 +199,12 @@ class Explainer:
         # (docs: ErrorDocument, "a redirect status code (302)"; src: http_request.c, ap_die_r)
         self.refusal_pages = {n.args[1] for n in config.walk() if not n.is_section and n.key == "errordocument"
                               and len(n.args) > 1 and n.args[0] == "403" and re.match(r"https?://", n.args[1])}
+        # every ErrorDocument with a URL: its page -> the error statuses whose answers are redirects there
+        self.error_pages: dict[str, set[int]] = {}
+        for n in config.walk():
+            if not n.is_section and n.key == "errordocument" and len(n.args) > 1 and n.args[0].isdigit() \
+                    and re.match(r"https?://", n.args[1]):
+                self.error_pages.setdefault(n.args[1], set()).add(int(n.args[0]))
         # each diagnostic that can explain anything, with its virtual host and enclosing sections, computed once
         self.entries: list[tuple[Diagnostic, list[VHostInfo], list[_Region], tuple[Effect, ...]]] = []
         for d in diags:
@@ -232,8 +238,25 @@ class Explainer:
         """The first virtual host on the probe's port, which answers what nginx refuses before reading Host."""
         return next((v for v in self.vhosts if probe.port in v.ports), None)
 
+    def underlying(self, o: Observation) -> Observation:
+        """The answer as the error it stands for where it is the redirect an ErrorDocument with a URL makes of an
+        error (one status only has that page): httpd answers the error with a 302 there, and so does nginx's
+        error_page. A redirect a rule makes to the same URL counts as that error too, which can only make
+        verify stricter (a refusal nginx lacks is WIDENED ACCESS)."""
+        statuses = self.error_pages.get(o.location or "") if 300 <= o.status < 400 else None
+        if not statuses or len(statuses) != 1:
+            return o
+        return dataclasses.replace(o, status=next(iter(statuses)), location=None)
+
     def explain(self, case: Case) -> str | None:
         """The code of the diagnostic that accounts for CASE, or None."""
+        a, n = self.underlying(case.apache), self.underlying(case.nginx)
+        if a.status != n.status and (a is not case.apache or n is not case.nginx) \
+                and case.field in ("status", "location"):
+            # an error one server turned into a redirect to its page: the status differs, and the Location that
+            # differs is that redirect's; both go with the statuses the answers stand for
+            case = dataclasses.replace(case, apache=a, nginx=n, field="status", apache_value=a.status,
+                                       nginx_value=n.status)
         probe = case.probe
         n = case.nginx
         if n.location in self.refusal_pages and 300 <= n.status < 400:

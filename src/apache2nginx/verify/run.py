@@ -73,7 +73,8 @@ def judge(probe: Probe, a: Observation, n: Observation, comparator: Comparator,
     explains it. Access httpd refused and nginx granted, or a protection httpd's answer carried and nginx's
     lacks, is a security hole: no diagnostic explains it."""
     out = []
-    opened = widened(a, n)
+    # an error made a redirect to its ErrorDocument URL is still that error (a refusal, a failure)
+    opened = widened(*((explainer.underlying(a), explainer.underlying(n)) if explainer else (a, n)))
     for field_name, av, nv in comparator.diff(probe, a, n):
         lost = lost_protection(field_name, av, nv)
         if opened or lost:
