@@ -479,7 +479,7 @@ class Layout:
         _carry_script_passes(server.locations)
         _carry_directory_rules(server, redirected)
         _carry_rules_into_nested(server.locations, self.diags, server)
-        _gate_file_headers_on_walk(server.locations, self.files, self.model)
+        _gate_file_headers_on_walk(server, self.files, self.model)
         _carry_rewrite_refusals(server.locations)
         _carry_fallback(server, self.model.main_server)
         _report_rules_without_fallback(server.locations, self.diags)
@@ -1847,15 +1847,23 @@ def _walk_missed(model: NginxModel) -> str:
     return variable
 
 
-def _gate_file_headers_on_walk(locations: list[Location], files: list[Scope], model: NginxModel) -> None:
+def _header_names(stmts: list[Stmt]) -> set[str]:
+    """The (lower-cased) names of the headers STMTS add."""
+    return {st.args[0].lower() for st in stmts if st.name == "add_header" and st.args}
+
+
+def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxModel) -> None:
     """httpd merges a <Files>/<FilesMatch> section by the name its directory walk stops at: the first segment
     that is not a directory (server/request.c ap_directory_walk puts the rest in path info), so for
     /files/sub/a.txt with no directory sub it tests `sub`, not `a.txt`. nginx's location of the section
     matches the URL's own names. Where per-directory rewrite rules carried into the section's location
     answer a redirect (which httpd makes in its fixups, after the walks, with the `Header always` lines of
     the sections merged), the section's Header lines are sent only where the walk reaches the name (WALK,
-    tested before the rules), and a Header unset takes the lines before it away only there. (An append or
-    merge that the render joins to an enclosing set's line is sent joined, as before.)"""
+    tested before the rules), and a Header unset takes the lines before it away only there. So too where a
+    line of the section names a header an enclosing block adds: on a miss (the 404 under a missing
+    directory) httpd sends the enclosing line alone, where the section's set or unset would replace it or
+    its add would join it. (An append or merge that the render joins to an enclosing set's line is sent
+    joined, as before; a header only the section adds is sent on such a miss, A2N512.)"""
     unless = _unless(model)
     lines = {id(st) for f in files for st in f.statements
              if st.name == "add_header" or st.name == "proxy_hide_header" and st.resets}
@@ -1879,11 +1887,15 @@ def _gate_file_headers_on_walk(locations: list[Location], files: list[Scope], mo
         return [Stmt("add_header", [st.args[0], unless(missed, st.args[1]), *st.args[2:]], st.span, st.comment,
                      None, st.resets, True, plain=st.plain, joins=st.joins)]
 
-    def gate(loc: Location) -> None:
+    def replaces_enclosing(inner: Location, enclosing: set[str]) -> bool:
+        return any(id(st) in lines and st.args and st.args[0].lower() in enclosing for st in inner.statements)
+
+    def gate(loc: Location, enclosing: set[str]) -> None:
+        enclosing = enclosing | _header_names(loc.statements)
         for inner in loc.locations:
-            gate(inner)
+            gate(inner, enclosing)
             if inner.modifier not in ("~", "~*") or not inner.path.startswith(_SEGMENT) \
-                    or not _redirects(inner.directory_rules):
+                    or not (_redirects(inner.directory_rules) or replaces_enclosing(inner, enclosing)):
                 continue
             out, changed = [], False
             for st in inner.statements:
@@ -1893,8 +1905,9 @@ def _gate_file_headers_on_walk(locations: list[Location], files: list[Scope], mo
             if changed:
                 inner.statements[:] = _walk_test(inner) + out
 
-    for loc in locations:
-        gate(loc)
+    outer = _header_names(model.http_statements) | _header_names(server.statements)
+    for loc in server.locations:
+        gate(loc, outer)
 
 
 def _refuse_directory_names(locations: list[Location]) -> None:
