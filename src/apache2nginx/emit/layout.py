@@ -1981,6 +1981,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     from .guarded_401_pages import serve_guarded_401_pages
     from .refusal_pages import keep_refusals_plain
     from .refused_error_pages import keep_statuses_of_refused_pages
+    from .rerun import route_reruns
     for server in model.servers:
         Layout(model, server, diags, proxy_emitter).run()
     keep_statuses_of_refused_pages(model, diags)
@@ -1988,6 +1989,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
         keep_refusals_plain(model, server)
     keep_challenges(model)
     serve_guarded_401_pages(model)
+    route_reruns(model)
 
 
 __all__ = ["lay_out", "segment_prefix", "ProxyTarget", "Scope"]
