@@ -45,7 +45,7 @@ from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_sla
                              whole_site_redirect)
 from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, END_MARK, LOCATION_REFUSAL, PER_DIRECTORY,
                             RULE_FLAGS, ends_rewriting,
-                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG,
+                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG, _MATCH_ALL,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
                             _normalise, read_txt_map)
 from ..syntax.parser import read_text
@@ -1059,6 +1059,14 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                 location_statements[at:at] = compiler.rule_statements(rule)
             except Unsupported as exc:
                 _not_translated(ctx, rule, exc.code, exc.message)
+    # the rules after one that applies to every URL and ends the ruleset never run: mod_dir's question is
+    # decided by the ones up to it (their statements end before the first of the later ones)
+    reached, unreached = state.rules, None
+    if not flow and fc is None:
+        end = next((i for i, r in enumerate(rules) if r is not None and _ends_always(r)), None)
+        if end is not None and end + 1 < len(rules):
+            reached = rules[:end + 1]
+            unreached = location_statements[starts[end + 1]] if starts[end + 1] < len(location_statements) else None
     slash_at = None if flow or fc is not None or not location_statements or not _directory_slash_on(ctx, server) \
         else _internal_from(rules, starts, location_statements)
     if state.per_dir is not None and slash_at:
@@ -1083,8 +1091,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
         location_statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
-    if state.per_dir is not None and location_statements and _directory_slash_on(ctx, server) \
-            and _only_internal(state.rules, location_statements):
+    if state.per_dir is not None and location_statements and _directory_slash_on(ctx, server) and not slash_at \
+            and _only_internal(reached, _before(location_statements, unreached)):
         # mod_rewrite's per-directory result waits for the handler phase (redirect-handler), while mod_dir's
         # fixup already answered a directory requested without its slash: 301 to the path with the slash
         # (after the refusals of unsafe results, which mod_rewrite's fixup answers first)
@@ -1263,11 +1271,25 @@ def _answering(rule: RRule) -> bool:
 
 
 def _only_internal(rules: list[RRule], statements: list[Stmt]) -> bool:
-    """Every rule rewrites internally (no answer of its own: [F], [G], [R], [P], a URL, a refusal but that of an
-    unsafe result ahead of the first rewrite): httpd's fixup returns those answers itself, before mod_dir's;
-    only an internal rewrite waits for the handler."""
-    return all(r.substitution != "-" and not _answering(r) for r in rules) and \
+    """Every rule rewrites internally or leaves the URL alone (`-`), and one rewrites (no answer of its own:
+    [F], [G], [R], [P], a URL, a refusal but that of an unsafe result ahead of the first rewrite): httpd's
+    fixup returns those answers itself, before mod_dir's; only an internal rewrite waits for the handler, and
+    a request whose URL the rules leave alone reaches mod_dir's fixup as it is (both: 301 for a directory
+    without its slash)."""
+    return all(not _answering(r) for r in rules) and any(r.substitution != "-" for r in rules) and \
         not _answers_past_refusals(statements)
+
+
+def _ends_always(rule: RRule) -> bool:
+    """The rule applies to every URL (no condition, a pattern matching anything) and ends the ruleset."""
+    return not rule.conds and rule.pattern in _MATCH_ALL and bool({"L", "END"} & set(rule.flags)) and \
+        not {"C", "S", "N"} & set(rule.flags)
+
+
+def _before(statements: list[Stmt], first: Stmt | None) -> list[Stmt]:
+    """STATEMENTS up to FIRST (all of them for None)."""
+    at = next((n for n, st in enumerate(statements) if st is first), None) if first is not None else None
+    return statements if at is None else statements[:at]
 
 
 def _internal_from(rules: list, starts: list[int], statements: list[Stmt]) -> int | None:
