@@ -1994,6 +1994,15 @@ _short("A2N866", "rewrite-into-refused-location", "warning", "A [PT] rewrite int
        "refuses the rewritten requests as well, where httpd applies that section's rules and may serve them.",
        "requests the rule rewrites into that section get 403 from nginx where httpd may serve them.",
        "translate the <Location>'s RewriteRule by hand, then drop the refusal.")
+_short("A2N870", "rewrite-perdir-into-refused-location", "warning",
+       "A per-directory rewrite into a <Location> the translation refuses meets that refusal.",
+       "httpd serves a per-directory rewrite's result through an internal redirect, which walks the <Location> "
+       "sections of the new URL, as nginx searches the locations of the rewritten URI. Where the result falls "
+       "under a <Location> the translation refuses whole (a RewriteRule inside it is not translated, A2N805), "
+       "nginx refuses the rewritten requests as well, where httpd applies that section's rules and may serve, "
+       "redirect or answer 404 for them.",
+       "requests the rule rewrites into that section get 403 from nginx where httpd may answer otherwise.",
+       "translate the <Location>'s RewriteRule by hand, then drop the refusal.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

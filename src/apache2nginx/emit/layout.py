@@ -24,7 +24,7 @@ from ..model import UNSET_WHEN, Location, MapBlock, NginxModel, ProxyTarget, Rou
 from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
     server_conditionals
 from ..passes.access_cond import Conditions
-from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
+from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
@@ -1462,6 +1462,8 @@ def _refusal_reached(target: Location, url: str) -> Stmt | None:
     for r in target.statements:
         if r.name == "deny" and r.args == ["all"] and r.comment == REFUSED_HERE:
             return r
+        if r.name == "return" and r.args == ["403"] and r.comment == LOCATION_REFUSAL:
+            return r
         if r.name == "if" and r.comment == "<LocationMatch> access rule" and r.block:
             m = re.fullmatch(r'\(\$uri (~\*?) (.*)\)', r.args[0] if r.args else "", re.S)
             inner = next((b for b in r.block if b.name == "return" and b.comment == NOT_TRANSLATED_HERE), None)
@@ -1476,13 +1478,33 @@ def _refusal_reached(target: Location, url: str) -> Stmt | None:
     return None
 
 
+def _refused_landing(server: Server, target: str) -> Location | None:
+    """The ^~ location a URL made by a per-directory rewrite lands in, where the locations under its fixed
+    start that a variable's value could reach instead (which `_landing` leaves undecided) are all refused
+    for a RewriteRule the translation leaves out, as that one is: each answers the rewritten request alike."""
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    fixed = target.split("?", 1)[0].split("$", 1)[0]
+    tops = [l for l in server.locations if l.modifier in ("", "^~")]
+    found = max((l for l in tops if fixed.startswith(l.path)), key=lambda l: len(l.path), default=None)
+    if found is None or found.modifier != "^~":
+        return None
+    reached = [found] + [l for l in server.locations if l.modifier in ("", "^~", "=") and l.path.startswith(fixed)]
+    if all(any(r.name == "return" and r.args == ["403"] and r.comment == LOCATION_REFUSAL for r in l.statements)
+           for l in reached):
+        return found
+    return None
+
+
 def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
     """A rewrite whose result lies in a region refused for an access rule nginx cannot check (A2N742: a
     region's `deny all`, or a <LocationMatch>'s `return 403` under a prefix location, guard_prefixes): the
     requests it rewrites meet that refusal in nginx (403), where httpd's internal redirect runs the region's own
     rules (a login asked with 401 and its challenge, say). The refusal's diagnostic speaks of the region's URLs;
-    this one, at the rule, of the URLs the rule rewrites there (its regex). Only a result whose fixed start
-    decides the prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
+    this one, at the rule, of the URLs the rule rewrites there (its regex). A per-directory rule's result in a
+    <Location> refused for a RewriteRule the translation leaves out (LOCATION_REFUSAL) meets that refusal the
+    same way, where httpd runs the section's rules on it (A2N870). Only a result whose fixed start decides the
+    prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
     seen: set = set()
     landings: dict = {}
 
@@ -1493,6 +1515,8 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent", "break"):
                 continue
             target = _landing(server, st.args[1], landings)
+            if target is None and where is not None:
+                target = _refused_landing(server, st.args[1])
             refusal = _refusal_reached(target, st.args[1]) if target is not None else None
             if refusal is None or target is where or st.span is None:
                 continue
@@ -1509,6 +1533,14 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if key in seen:
                 continue
             seen.add(key)
+            if refusal.comment == LOCATION_REFUSAL:
+                if where is not None:       # (a server-context [PT] rule's is A2N866)
+                    diags.add("A2N870", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
+                              f"{target.path}, which the translation refuses (403) for a RewriteRule there it does "
+                              "not translate; httpd's internal redirect runs that section's rules on the result, "
+                              "where nginx refuses the requests this rule rewrites there", st.span,
+                              directive="RewriteRule", related=[refusal.span], urls=[url])
+                continue
             diags.add("A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
                       "refused to everyone (403) for an access rule nginx cannot check there; the requests the rule "
                       "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
@@ -2118,6 +2150,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     from .guarded_401_pages import serve_guarded_401_pages
     from .refusal_pages import keep_refusals_plain
     from .refused_error_pages import keep_statuses_of_refused_pages
+    from .rerun import route_reruns
     for server in model.servers:
         Layout(model, server, diags, proxy_emitter).run()
     keep_statuses_of_refused_pages(model, diags)
@@ -2125,6 +2158,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
         keep_refusals_plain(model, server)
     keep_challenges(model)
     serve_guarded_401_pages(model)
+    route_reruns(model)
 
 
 __all__ = ["lay_out", "segment_prefix", "ProxyTarget", "Scope"]

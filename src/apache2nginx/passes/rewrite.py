@@ -31,7 +31,7 @@ from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
 from .pcre import httpd_refuses
 from . import rewrite_dirindex as dirindex
-from .rewrite_compile import Compiler, Unsupported, _map_key
+from .rewrite_compile import Compiler, Unsupported, _apart, _map_key
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
 from .rewrite_compile import _quote_regex
@@ -45,7 +45,7 @@ from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_sla
                              whole_site_redirect)
 from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, END_MARK, LOCATION_REFUSAL, PER_DIRECTORY,
                             RULE_FLAGS, ends_rewriting,
-                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG,
+                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG, _MATCH_ALL,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
                             _normalise, read_txt_map)
 from ..syntax.parser import read_text
@@ -464,6 +464,10 @@ def finish_server(ctx: Context, server: Server) -> None:
     # a server-context [END] that applies keeps every per-directory rule of the request from running
     server.settings["rewrite_end_mark"] = server_state is not None and server_state.engine is not False and \
         any(ends_rewriting(r) for r in server_state.rules) and any(state.rules for _, state in kept)
+    # the server's rules, which httpd runs again on a per-directory result (its internal redirect)
+    # (a .htaccess read on its own, --htaccess-dir, holds per-directory rules in the server's state)
+    server.settings["rewrite_server_rules"] = list(server_state.rules) if server_state is not None and \
+        server_state.engine is not False and server_state.per_dir is None else []
     for original, state in kept:
         prefix = _directory_url(ctx, server, state.directory or "")
         if prefix is None:
@@ -1055,6 +1059,14 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                 location_statements[at:at] = compiler.rule_statements(rule)
             except Unsupported as exc:
                 _not_translated(ctx, rule, exc.code, exc.message)
+    # the rules after one that applies to every URL and ends the ruleset never run: mod_dir's question is
+    # decided by the ones up to it (their statements end before the first of the later ones)
+    reached, unreached = state.rules, None
+    if not flow and fc is None:
+        end = next((i for i, r in enumerate(rules) if r is not None and _ends_always(r)), None)
+        if end is not None and end + 1 < len(rules):
+            reached = rules[:end + 1]
+            unreached = location_statements[starts[end + 1]] if starts[end + 1] < len(location_statements) else None
     slash_at = None if flow or fc is not None or not location_statements or not _directory_slash_on(ctx, server) \
         else _internal_from(rules, starts, location_statements)
     if state.per_dir is not None and slash_at:
@@ -1079,8 +1091,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
         location_statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
-    if state.per_dir is not None and location_statements and _directory_slash_on(ctx, server) \
-            and _only_internal(state.rules, location_statements):
+    if state.per_dir is not None and location_statements and _directory_slash_on(ctx, server) and not slash_at \
+            and _only_internal(reached, _before(location_statements, unreached)):
         # mod_rewrite's per-directory result waits for the handler phase (redirect-handler), while mod_dir's
         # fixup already answered a directory requested without its slash: 301 to the path with the slash
         # (after the refusals of unsafe results, which mod_rewrite's fixup answers first)
@@ -1092,6 +1104,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         statements.insert(0, Stmt("set", [END_MARK, ""], None,
                                   comment="no server-context [END] applied yet (again after an internal redirect)"))
     if state.per_dir is not None and location_statements:
+        location_statements[:] = _rerun_server_rules(server, state, location_statements)
         prefix = state.per_dir.rstrip("/") + "/"
         loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
         if loc is None:
@@ -1110,6 +1123,53 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         carry_refusal_headers(ctx, server, statements, compiler.refusal_sections)
         carry_dirslash_headers(ctx, server, statements)
     server.own_statements.extend(statements)
+
+
+# the rewrite-phase statements: a `rewrite` without a flag that none of them follows searches the locations again
+_REWRITE_PHASE = frozenset({"rewrite", "return", "if", "set", "break"})
+
+
+def _rerun_server_rules(server: Server, state: RewriteContext, statements: list[Stmt]) -> list[Stmt]:
+    """A per-directory rewrite to a URL path ends in an internal redirect (mod_rewrite's redirect-handler,
+    ap_internal_redirect): httpd processes the new URL as a request of its own, the server's RewriteRules
+    (translate_name) included, so a server rule may redirect or rewrite the result again. nginx's `rewrite ...
+    last` in a location searches the locations again (the find-config phase) but never runs the server's
+    rewrite phase. Where a server rule may match the result (the literal start of the target), the rewrite is
+    marked (RERUN): the layout's last step sends its result through ngx_http_internal_redirect, which starts
+    again at the server's rewrite phase (emit.rerun). A rewrite without a flag that ends the ruleset's
+    statements is marked too: it searches the locations as `last` does where nothing follows it in the
+    location (the layout may add a section's statements after the rules). An [END] rule's result runs
+    no rule again (mod_rewrite notes END in the request's pool, which the internal redirect shares)."""
+    rules = server.settings.get("rewrite_server_rules") or []
+    if not rules:
+        return statements
+    ends = {(r.span.file, r.span.line) for r in state.rules if ends_rewriting(r) and r.span is not None}
+    out = list(statements)
+    ending = max((n for n, st in enumerate(out) if st.name in _REWRITE_PHASE), default=None)
+    for n, st in enumerate(out):
+        if st.name == "if" and st.block:
+            st.block[:] = [_rerun(b, rules, False, ends) for b in st.block]
+        elif st.name == "rewrite":
+            out[n] = _rerun(st, rules, n == ending, ends)
+    return out
+
+
+def _rerun(st: Stmt, rules: list[RRule], ending: bool, ends: set) -> Stmt:
+    from ..emit.rerun import RERUN
+    if st.name != "rewrite" or len(st.args) < 2 or st.comment is not None or \
+            st.span is not None and (st.span.file, st.span.line) in ends:
+        return st
+    flags = st.args[2:]
+    if not (flags == ["last"] or not flags and ending):
+        return st
+    target = st.args[1]
+    if not target.startswith("/") or target.startswith(("//", "/a2n_")):
+        return st
+    static = re.split(r"[$?]", target, maxsplit=1)[0]
+    if all(_apart(r.pattern.lower(), static.lower()) if "NC" in r.flags else _apart(r.pattern, static)
+           for r in rules):
+        return st
+    return Stmt("rewrite", st.args, st.span, comment=RERUN)
 
 
 def _pin_request_uri_conditions(ctx: Context, statements: list[Stmt], points: list[Stmt]) -> None:
@@ -1211,11 +1271,25 @@ def _answering(rule: RRule) -> bool:
 
 
 def _only_internal(rules: list[RRule], statements: list[Stmt]) -> bool:
-    """Every rule rewrites internally (no answer of its own: [F], [G], [R], [P], a URL, a refusal but that of an
-    unsafe result ahead of the first rewrite): httpd's fixup returns those answers itself, before mod_dir's;
-    only an internal rewrite waits for the handler."""
-    return all(r.substitution != "-" and not _answering(r) for r in rules) and \
+    """Every rule rewrites internally or leaves the URL alone (`-`), and one rewrites (no answer of its own:
+    [F], [G], [R], [P], a URL, a refusal but that of an unsafe result ahead of the first rewrite): httpd's
+    fixup returns those answers itself, before mod_dir's; only an internal rewrite waits for the handler, and
+    a request whose URL the rules leave alone reaches mod_dir's fixup as it is (both: 301 for a directory
+    without its slash)."""
+    return all(not _answering(r) for r in rules) and any(r.substitution != "-" for r in rules) and \
         not _answers_past_refusals(statements)
+
+
+def _ends_always(rule: RRule) -> bool:
+    """The rule applies to every URL (no condition, a pattern matching anything) and ends the ruleset."""
+    return not rule.conds and rule.pattern in _MATCH_ALL and bool({"L", "END"} & set(rule.flags)) and \
+        not {"C", "S", "N"} & set(rule.flags)
+
+
+def _before(statements: list[Stmt], first: Stmt | None) -> list[Stmt]:
+    """STATEMENTS up to FIRST (all of them for None)."""
+    at = next((n for n, st in enumerate(statements) if st is first), None) if first is not None else None
+    return statements if at is None else statements[:at]
 
 
 def _internal_from(rules: list, starts: list[int], statements: list[Stmt]) -> int | None:
