@@ -143,4 +143,6 @@ def test_nginx_sends_the_same_headers(answers, path):
 def test_the_referrer_policy_is_a_map_not_an_if(answers):
     _, _, translated = answers
     assert "map $uri " in translated and "map $args " in translated
-    assert "if (" not in translated.replace("if ($a2n_encoded_slash)", "")
+    # (mod_dir's fixup for methods nginx's index and static modules leave alone tests the disk: emit.dirmethods)
+    rest = "\n".join(line for line in translated.splitlines() if "$a2n_dirmethod_" not in line)
+    assert "if (" not in rest.replace("if ($a2n_encoded_slash)", "")

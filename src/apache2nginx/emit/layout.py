@@ -28,6 +28,7 @@ from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFU
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
+from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
@@ -225,6 +226,37 @@ class Layout:
                            "where httpd first answers 401 to a request without credentials", span)
         return directory_slash_statements(eff, self.model)
 
+    def dir_method_needs(self, scopes: list[Scope]) -> tuple[bool, bool]:
+        """Whether mod_dir's fixup for the methods nginx's index and static modules leave alone changes the
+        headers sent here (see emit.dirmethods): (the index file's sections have Header lines, the server
+        has onsuccess headers)."""
+        main = self.model.main_server
+        holders = [self.server] + ([main] if main is not None and main is not self.server else [])
+        sections = list(self.files) + [s for s in scopes if s.regex]
+        index = any(st.name == "add_header" for s in sections for st in s.statements)
+        gated = self.model.onsuccess_ungated
+        blocks = [self.model.http_statements] + [h.statements for h in holders] + \
+            [s.statements for h in holders for s in h.scopes + h.settings.get("directories", [])
+             + h.settings.get("files", [])]
+        slash = any(st.name == "add_header" and len(st.args) > 1 and st.args[1] in gated
+                    for block in blocks for st in block)
+        return index, slash
+
+    def dir_methods(self, configs: list, access: list[Stmt], statements: list[Stmt], span) -> list[Stmt]:
+        """mod_dir's fixup for PUT, DELETE, OPTIONS and the like over a region serving files (DirectorySlash
+        On), where no access rule of nginx's access phase would be skipped (see emit.dirmethods)."""
+        eff = merge([c for c in configs if c is not None])
+        if eff.directory_slash is not None and not eff.directory_slash[0]:
+            return []
+        if dirmethods.has_access_phase(access + statements):
+            return []
+        main = self.model.main_server
+        outer = [self.server.statements] + ([main.statements] if main is not None and main is not self.server
+                                            else []) + [self.model.http_statements]
+        index, slash = self.method_fixups
+        names = dirmethods.index_names(statements, outer) if index else []
+        return dirmethods.statements(self.model, names, slash, span)
+
     def run(self) -> None:
         server = self.server
         scopes, all_routes = self.inherited()
@@ -275,8 +307,10 @@ class Layout:
                         seen_regions.add(region)
                         regions.append(region)
         by_key = {l.key(): l for l in server.locations}   # locations the passes made already
+        self.method_fixups = self.dir_method_needs(scopes)
         if (self.directories or self.files or self.refuse_all or self.filename_refusals or
-                server_conditionals(self.model, server)) and "/" not in regions:
+                server_conditionals(self.model, server) or (any(self.method_fixups) and server.root and not regions)) \
+                and "/" not in regions:
             regions.insert(0, "/")
         # `<Location />` applies to every request that reaches httpd's location walk, so its statements go
         # into every location (and a `location /`), not to the server level where nginx would also apply
@@ -293,6 +327,7 @@ class Layout:
         hiding: list[tuple[Location, list, list[Stmt]]] = []   # ^~ regions of the document root (see below)
         made: list[tuple[Location, Route | None]] = []     # the prefix locations laid out here, with their entry
         redirected: set[int] = set()    # the locations a Redirect answers (mod_alias, before any directory)
+        dir_methods: list[tuple[Location, list[Stmt]]] = []     # mod_dir's fixup for other methods (emit.dirmethods)
         for path in regions:
             covering = [s for s in prefix_scopes if segment_prefix(s.path, path)]
             handler: Route | None = None
@@ -340,7 +375,10 @@ class Layout:
             slash = [] if fs is None or self.refuse_all is not None or \
                 (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else \
                 self.dir_slash(dir_configs + loc_configs, access, _describe(path))
-            if path == "/" and handler is None and not statements and not slash and not self.files and \
+            methods = self.dir_methods(dir_configs + loc_configs, access, statements, span) \
+                if fs is not None and not slash and self.refuse_all is None and any(self.method_fixups) and \
+                not (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else []
+            if path == "/" and handler is None and not statements and not slash and not methods and not self.files and \
                     not self.filename_refusals:
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
@@ -377,6 +415,8 @@ class Layout:
                     hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements],
                                    handler))
                 (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
+                if methods:
+                    dir_methods.append((existing or loc, methods))
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
@@ -498,6 +538,9 @@ class Layout:
             todo.extend(loc.locations)
             self._name_captures(loc)
         self.redirects_after_rewrites(server)
+        for loc, stmts in dir_methods:
+            # last, after everything carried between locations: mod_dir's fixup runs after every rewrite
+            loc.statements.extend(stmts)
 
     def redirects_after_rewrites(self, server: Server) -> None:
         """A Redirect reached by a URL a rewrite made: httpd's mod_alias runs after mod_rewrite and makes the

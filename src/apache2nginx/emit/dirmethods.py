@@ -1,0 +1,79 @@
+"""mod_dir's fixup for the methods nginx's index and static modules leave alone (PUT, DELETE, OPTIONS, ...).
+
+httpd's mod_dir (fixup_dir, src: modules/mappers/mod_dir.c) works for every method:
+
+- a directory requested without its trailing slash is answered 301 to the path plus `/` (the query string
+  kept; DirectorySlash On). That is httpd's own redirect, so it carries the `Header always` lines alone;
+- a directory requested with it is replaced by the first DirectoryIndex name that maps to a regular file
+  (ap_internal_fast_redirect): the default handler then answers for the index file, 405 to PUT or DELETE and
+  200 to OPTIONS, with the headers of the sections matching the index file (<Files>, <FilesMatch>,
+  <LocationMatch>).
+
+nginx's index module declines any method but GET, HEAD and POST, and its static module answers those methods
+with 405 before it looks for a directory. So `OPTIONS /d` got nginx's 405 with the onsuccess headers (the
+gate of passes.headers sends them on the 405 nginx answers OPTIONS with) where httpd redirects without them,
+and `PUT /` got the 405 of the directory's location without the `Header always` lines of a <FilesMatch> over
+index.html (observed with httpd 2.4 and nginx 1.22).
+
+The translation does mod_dir's work for those methods, after the location's rewrites (mod_rewrite's fixup
+runs before mod_dir's): a directory without its slash is redirected (`return 301`, nginx's own redirect, to
+which no onsuccess header goes) and a directory with it is rewritten to its first index file that exists.
+Both are answered in nginx's rewrite phase, before its access phase: they are added only to locations without
+access rules of nginx's access phase, and only where they change the headers sent (the server has onsuccess
+headers, or file sections or <LocationMatch> sections with Header lines); a server that had no location gets
+a `location /` holding them. They go in last, after the rules carried between locations. A path that would
+need escaping in the redirect (nginx's static module escapes it, `return` does not) is left to nginx's 405.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Stmt
+from .dirindex import DISABLED_INDEX
+
+_OTHER_METHOD = "~^(?!(?:GET|HEAD|POST):)[^:]*:"
+_PLAIN_PATH = r"[-\w./~]*"
+_PLAIN_NAME = re.compile(r"^[-\w.~]+$")
+# nginx's access phase runs after the rewrite phase these statements answer in
+_ACCESS_PHASE = {"allow", "deny", "auth_basic", "auth_basic_user_file", "auth_request", "satisfy"}
+
+
+def has_access_phase(statements: list[Stmt]) -> bool:
+    return any(st.name in _ACCESS_PHASE for st in statements)
+
+
+def index_names(statements: list[Stmt], outer: list[list[Stmt]]) -> list[str]:
+    """The index names nginx tries for a location with STATEMENTS under the blocks OUTER (innermost first),
+    up to the first one this module cannot name safely in a rewrite; nginx's default is index.html, as
+    httpd's."""
+    for holder in [statements, *outer]:
+        found = [st for st in holder if st.name == "index"]
+        if found:
+            names = found[-1].args
+            break
+    else:
+        names = ["index.html"]
+    out = []
+    for name in names:
+        if name == DISABLED_INDEX or not _PLAIN_NAME.match(name):
+            break
+        out.append(name)
+    return out
+
+
+def statements(model, names: list[str], slash: bool, span) -> list[Stmt]:
+    """The rewrite-phase statements: the index files NAMES tried in order for a directory URL, and (SLASH)
+    the redirect of a directory without its trailing slash, for the methods other than GET, HEAD and POST."""
+    out = []
+    for name in names:
+        variable = model.shared_map("a2n_dirmethod_", "$request_method:$uri",
+                                    [(_OTHER_METHOD + ".*/$", "${request_filename}" + name)], '""', span=span)
+        out.append(Stmt("if", [f"(-f {variable})"], span, block=[Stmt("rewrite", ["^", "${uri}" + name, "last"], span)],
+                        comment="mod_dir maps a directory to its index file for every method"))
+    if slash:
+        variable = model.shared_map("a2n_dirmethod_", "$request_method:$uri",
+                                    [(_OTHER_METHOD + _PLAIN_PATH + "[-\\w.~]$", "$request_filename")], '""',
+                                    span=span)
+        out.append(Stmt("if", [f"(-d {variable})"], span, block=[Stmt("return", ["301", "$uri/$is_args$args"], span)],
+                        comment="mod_dir redirects a directory without its slash for every method"))
+    return out
