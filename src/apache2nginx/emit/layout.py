@@ -21,8 +21,8 @@ from itertools import combinations
 
 from ..diagnostics import Diagnostics
 from ..model import Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
-from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
-    server_conditionals
+from ..passes.access import AccessConfig, access_statements, directory_slash_statements, merge, \
+    options_statements, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
@@ -40,6 +40,15 @@ ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from
                       "access under <If>"}
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
+
+
+def _no_access_rules(configs: list) -> bool:
+    """Whether the sections covering a region hold no access rule (nor a login, a method or TLS section): httpd
+    lets everyone through there, wherever a section the translation could not place does not apply."""
+    return all(c is None or (isinstance(c, AccessConfig) and c.authz is None and not c.has_compat
+                             and c.satisfy is None and not c.auth and c.refuse is None and c.ssl_only is None
+                             and not c.ssl_requires and not c.conditionals and not c.limits and not c.stack)
+               for c in configs)
 
 
 def segment_prefix(prefix: str, path: str) -> bool:
@@ -178,7 +187,8 @@ class Layout:
         if getattr(self, "refuse_all", None) is not None:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
-            return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
+            return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
+                         open_region=_no_access_rules(configs))]
         configs = [c for c in configs if c is not None]
         eff = merge(configs)
         stmts = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl),
@@ -313,7 +323,9 @@ class Layout:
             access = [] if handler is not None and handler.kind == "redirect" else \
                 self.access(dir_configs + loc_configs, _describe(path), span)
             if self.refuse_all is not None:
-                access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
+                # (a Redirect's region is no open one: httpd answers it with its error response)
+                access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
+                               open_region=bool(access) and access[0].open_region)]
             if path == "/":
                 root_access = access
                 root_region_configs = dir_configs + loc_configs
