@@ -1735,6 +1735,16 @@ _short("A2N811", "rewrite-comparison", "error", "A lexicographic or numeric comp
 _short("A2N812", "rewrite-proxy", "error", "A [P] rule is not translated.",
        "the rule proxies to a URL built from the request; the translation does not generate the proxy location.",
        "matching requests are not proxied.", "use ProxyPass/ProxyPassMatch, or proxy_pass in a location by hand.")
+_short("A2N880", "rewrite-proxy-past-access", "error", "A [P] rule past access rules is refused.",
+       "httpd applies the access rules of the <Location>/<Directory> sections of the original URL before a "
+       "RewriteRule [P] proxies it. The translation proxies through an internal location, which those rules do not "
+       "reach, so the rule is not translated; left out, nginx would serve the URL's local file where httpd "
+       "proxies, with other headers (httpd's proxied answer carries its onsuccess Header lines, whatever its "
+       "status). The requests the rule applies to are refused (403) instead, with the headers httpd's answer "
+       "could carry.",
+       "requests the rule proxies get 403 from nginx where httpd answers from the backend.",
+       "use ProxyPass in the <Location> (its access rules then apply to the proxied location), or proxy_pass "
+       "by hand.")
 _short("A2N813", "rewrite-flag", "error", "A RewriteRule flag is not translated.",
        "loops ([N]), handlers ([H]) and types forced together with a substitution or conditions ([T]) have no "
        "direct nginx form in this translator; the flag's arguments may also be malformed.", "the rule was not translated.", "translate the rule by hand.")
