@@ -479,7 +479,8 @@ class Layout:
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
-        _report_env_after_rewrites(server, self.diags)
+        reread = _reread_env_after_rewrites(self.model, server)
+        _report_env_after_rewrites(server, self.diags, reread)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -1572,13 +1573,54 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
             diag.urls += ((loc.path, False),)
 
 
-def _report_env_after_rewrites(server: Server, diags: Diagnostics) -> None:
+def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
+    """A per-directory rewrite in a server whose `SetEnvIf Request_URI` variables are read on the request's own
+    path (see _report_env_after_rewrites): httpd's internal redirect to the result runs the server's SetEnvIf
+    lines again, on the rewritten path. Where the rule is a plain `rewrite` of the location (no condition
+    around it) and a variable is a map of $uri alone, the variable is set again, right before the rewrite and
+    only where its regex matches, from a copy of its map over the rule's result (its path: SetEnvIf reads no
+    query). The rest stays as A2N768 says. Returns the rewrites so followed (in every location holding them)."""
+    pin = next((st for st in server.own_statements if st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"]),
+               None)
+    if pin is None:
+        return set()
+    names = ["$" + n for n in re.findall(r"\$\{(\w+)\}", pin.args[1])]
+    maps = [m for m in model.maps if m.variable in names and m.source == "$uri" and not m.hostnames]
+    if not maps or len(maps) != len(names):
+        return set()
+    followed: set[int] = set()
+    todo = list(server.locations)
+    while todo:
+        loc = todo.pop()
+        todo.extend(loc.locations)
+        rules = {id(st) for st in loc.directory_rules}
+        out, changed = [], False
+        for st in loc.statements:
+            if id(st) in rules and st.name == "rewrite" and len(st.args) >= 2 \
+                    and st.args[-1] not in ("redirect", "permanent") and st.args[1].startswith("/") \
+                    and not re.search(r"[\s'\"{};]", st.args[0] + st.args[1]):
+                result = st.args[1].split("?", 1)[0]
+                out.append(Stmt("if", [f"($uri ~ {st.args[0]})"], st.span,
+                                comment="SetEnvIf Request_URI again on the rule's result, as httpd's redirect runs it",
+                                block=[Stmt("set", [m.variable, model.shared_map(
+                                    m.variable.lstrip("$") + "_after_", result, list(m.entries), m.default,
+                                    m.span)], st.span) for m in maps]))
+                changed = True
+                followed.add(id(st))
+            out.append(st)
+        if changed:
+            loc.statements = out
+    return followed
+
+
+def _report_env_after_rewrites(server: Server, diags: Diagnostics, followed: set[int] = frozenset()) -> None:
     """A per-directory rewrite in a server whose `SetEnvIf Request_URI` variables are read on the request's own
     path (setenvif._pin_request_uri) (A2N768). httpd's per-directory result is an internal redirect: the new
     request's header_parser runs the server's SetEnvIf lines again, on the rewritten URL (mod_setenvif's
     match_headers reads the server's lines at a request's first call; the redirect renames the old values
     REDIRECT_*), so a Header line's env= follows the new path. nginx keeps the value of the request's own path.
-    Said once per rule, for the URLs it rewrites (its regex)."""
+    Said once per rule, for the URLs it rewrites (its regex); not for a rule whose result the variables follow
+    (FOLLOWED, _reread_env_after_rewrites)."""
     if not any(st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"] for st in server.own_statements):
         return
     seen: set = set()
@@ -1588,7 +1630,7 @@ def _report_env_after_rewrites(server: Server, diags: Diagnostics) -> None:
             if st.block is not None:
                 walk(st.block, where)
             if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent") or \
-                    st.span is None or (st.span.file, st.span.line) in seen:
+                    st.span is None or (st.span.file, st.span.line) in seen or id(st) in followed:
                 continue
             regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
             try:
