@@ -1589,6 +1589,18 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
     if not maps or len(maps) != len(names):
         return set()
     followed: set[int] = set()
+
+    def followable(st: Stmt) -> bool:
+        return st.name == "rewrite" and len(st.args) >= 2 and st.args[-1] not in ("redirect", "permanent") \
+            and st.args[1].startswith("/") and not re.search(r"[\s'\"{};]", st.args[0] + st.args[1])
+
+    def reread(st: Stmt) -> Stmt:
+        result = st.args[1].split("?", 1)[0]
+        return Stmt("if", [f"($uri ~ {st.args[0]})"], st.span,
+                    comment="SetEnvIf Request_URI again on the rule's result, as httpd's redirect runs it",
+                    block=[Stmt("set", [m.variable, model.shared_map(
+                        m.variable.lstrip("$") + "_after_", result, list(m.entries), m.default, m.span)], st.span)
+                        for m in maps])
     todo = list(server.locations)
     while todo:
         loc = todo.pop()
@@ -1596,21 +1608,44 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
         rules = {id(st) for st in loc.directory_rules}
         out, changed = [], False
         for st in loc.statements:
-            if id(st) in rules and st.name == "rewrite" and len(st.args) >= 2 \
-                    and st.args[-1] not in ("redirect", "permanent") and st.args[1].startswith("/") \
-                    and not re.search(r"[\s'\"{};]", st.args[0] + st.args[1]):
-                result = st.args[1].split("?", 1)[0]
-                out.append(Stmt("if", [f"($uri ~ {st.args[0]})"], st.span,
-                                comment="SetEnvIf Request_URI again on the rule's result, as httpd's redirect runs it",
-                                block=[Stmt("set", [m.variable, model.shared_map(
-                                    m.variable.lstrip("$") + "_after_", result, list(m.entries), m.default,
-                                    m.span)], st.span) for m in maps]))
+            if id(st) in rules and followable(st):
+                out.append(reread(st))
                 changed = True
                 followed.add(id(st))
             out.append(st)
         if changed:
             loc.statements = out
+    # A location the translation refuses (403 where httpd may answer) over a directory whose parent has rules:
+    # httpd runs the parent's rules there (_carry_directory_rules leaves them out of the refusal), and the
+    # headers of its answer follow their result: the refusal's too, with the variables set again.
+    own = server.settings.get("rewrite_directories", set())
+    ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~") and loc.directory_rules
+                    and loc.path.endswith("/")), key=lambda l: len(l.path), reverse=True)
+    for loc in server.locations:
+        if loc.modifier not in ("", "^~", "=") or loc.directory_rules \
+                or not any(st.name == "deny" and st.args == ["all"] and "refused" in (st.comment or "")
+                           for st in loc.statements):
+            continue
+        parent = next((r for r in ruled if loc.path.startswith(r.path) and loc.path != r.path), None)
+        if parent is None or any(p != parent.path and p.startswith(parent.path)
+                                 and (loc.path.rstrip("/") + "/").startswith(p) for p in own):
+            continue
+        ifs = [reread(st) for st in parent.directory_rules if followable(st)]
+        if not ifs:
+            continue
+        for inner in [loc, *_all_locations(loc.locations)]:
+            if not inner.directory_rules:
+                inner.statements[:0] = ifs
     return followed
+
+
+def _all_locations(locations: list) -> list:
+    out, stack = [], list(locations)
+    while stack:
+        loc = stack.pop(0)
+        out.append(loc)
+        stack.extend(loc.locations)
+    return out
 
 
 def _report_env_after_rewrites(server: Server, diags: Diagnostics, followed: set[int] = frozenset()) -> None:
