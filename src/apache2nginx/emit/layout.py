@@ -51,6 +51,26 @@ def _no_access_rules(configs: list) -> bool:
                for c in configs)
 
 
+def _refuses_all(configs: list) -> bool:
+    """Whether the sections covering a region refuse everyone by themselves (`Deny from all` without Allow or
+    Require, or `Require all denied` alone): httpd answers there with its own 403, whatever a section the
+    translation could not place adds."""
+    configs = [c for c in configs if c is not None]
+    if not configs or any(not isinstance(c, AccessConfig) or c.conditionals or c.limits or c.stack
+                          or c.refuse is not None or c.ssl_only is not None or c.ssl_requires for c in configs):
+        return False
+    eff = merge(configs)
+
+    def denied(authz) -> bool:
+        if authz.op == "leaf":
+            return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
+        return authz.op in ("any", "all") and bool(authz.children) and all(denied(c) for c in authz.children)
+    if eff.authz is None:
+        return eff.compat and eff.satisfy != "any" and not eff.allows \
+            and any(host.lower() == "all" for host, _ in eff.denies)
+    return denied(eff.authz) and not eff.compat
+
+
 def segment_prefix(prefix: str, path: str) -> bool:
     """Apache's prefix match with segment boundaries: `/a` covers `/a` and `/a/x`, not `/ab`."""
     if prefix == "/" or prefix == path:
@@ -188,7 +208,7 @@ class Layout:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
             return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
-                         open_region=_no_access_rules(configs))]
+                         open_region=_no_access_rules(configs), shut_region=_refuses_all(configs))]
         configs = [c for c in configs if c is not None]
         eff = merge(configs)
         stmts = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl),
@@ -325,7 +345,8 @@ class Layout:
             if self.refuse_all is not None:
                 # (a Redirect's region is no open one: httpd answers it with its error response)
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
-                               open_region=bool(access) and access[0].open_region)]
+                               open_region=bool(access) and access[0].open_region,
+                               shut_region=bool(access) and access[0].shut_region)]
             if path == "/":
                 root_access = access
                 root_region_configs = dir_configs + loc_configs

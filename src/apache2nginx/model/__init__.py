@@ -66,6 +66,9 @@ class Stmt:
     # access rules of its own, so httpd's answer there is its handler's wherever that section does not apply
     # (a file it serves: a success), not an error (emit.inherit.refused_headers)
     open_region: bool = False
+    # ... and where the region's own access rules refuse everyone: httpd's answer there is its own 403, which
+    # carries no onsuccess header
+    shut_region: bool = False
 
 
 # Not an nginx directive: a conditional `Header unset NAME` (args: NAME, a variable non-empty where the
