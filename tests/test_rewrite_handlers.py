@@ -64,7 +64,7 @@ def test_proxy_rule_is_refused_under_a_protected_location(tmp_path):
     </Location>
     RewriteRule ^/api/(.*)$ http://b.internal:8080/$1 [P]
 """))
-    assert "A2N812" in codes and "A2N825" not in codes
+    assert "A2N880" in codes and "A2N825" not in codes
 
 
 def test_server_rewrite_out_of_a_protected_location_is_refused_but_pt_is_kept(tmp_path):
@@ -170,5 +170,5 @@ def test_proxy_rule_outside_every_protected_location_is_translated(tmp_path):
     RewriteRule ^/api/(.*)$ http://b.internal:8080/$1 [P]
     RewriteRule ^/ADMIN(.*)$ http://b.internal:8080/$1 [P,NC]
 """))
-    assert codes.count("A2N812") == 1          # the case-blind rule may see /admin
+    assert codes.count("A2N880") == 1          # the case-blind rule may see /admin
     assert "location ^~ /a2n_proxy_1/" in out

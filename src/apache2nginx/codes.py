@@ -910,7 +910,9 @@ _short("A2N515", "header-both-tables", "warning", "A header named both by `Heade
        "to the one it sends on the answers its handler makes (a file, a script's or a backend's answer) and drops "
        "on its own errors (403, 404, its own redirects). A header named in both comes twice on a success and once "
        "on an error. Where the translation refuses a region it cannot translate (403 where httpd may answer), "
-       "nginx's refusal is an error and sends the always line alone, as httpd's errors do.",
+       "nginx's refusal is an error and sends the always line alone, as httpd's errors do; where it refuses "
+       "the whole server for a section it cannot place, in a region without access rules of its own (where httpd "
+       "serves), it sends the onsuccess line too for a request naming a file (or a directory's index file).",
        "a request httpd answers with success in a region nginx refuses carries the header once in nginx, twice "
        "in httpd.",
        "give the header to one table only: `Header always set` where it belongs on every answer.")
@@ -1303,7 +1305,9 @@ _short("A2N768", "setenvif-uri-after-rewrite", "warning", "A per-directory rewri
        "a per-directory RewriteRule's result is an internal redirect in httpd: the new request runs the server's "
        "SetEnvIf lines again on the rewritten URL (the old values are renamed REDIRECT_*), so a `SetEnvIf "
        "Request_URI` variable follows the new path. The translation reads those variables on the request's own "
-       "path (as httpd does before its rewrites and index lookups) and nginx keeps that value after the rewrite.",
+       "path (as httpd does before its rewrites and index lookups) and sets them again from a plain rule's "
+       "result; after a rule under conditions, or for a variable not read from the path alone, nginx keeps the "
+       "value read before the rewrite.",
        "a Header line with env= on such a variable may be sent (or not) for a rewritten request where httpd "
        "does otherwise.",
        "test the rewritten path in the Header line's own condition (expr=%{REQUEST_URI} ...), or set the variable "
@@ -1733,6 +1737,16 @@ _short("A2N811", "rewrite-comparison", "error", "A lexicographic or numeric comp
 _short("A2N812", "rewrite-proxy", "error", "A [P] rule is not translated.",
        "the rule proxies to a URL built from the request; the translation does not generate the proxy location.",
        "matching requests are not proxied.", "use ProxyPass/ProxyPassMatch, or proxy_pass in a location by hand.")
+_short("A2N880", "rewrite-proxy-past-access", "error", "A [P] rule past access rules is refused.",
+       "httpd applies the access rules of the <Location>/<Directory> sections of the original URL before a "
+       "RewriteRule [P] proxies it. The translation proxies through an internal location, which those rules do not "
+       "reach, so the rule is not translated; left out, nginx would serve the URL's local file where httpd "
+       "proxies, with other headers (httpd's proxied answer carries its onsuccess Header lines, whatever its "
+       "status). The requests the rule applies to are refused (403) instead, with the headers httpd's answer "
+       "could carry.",
+       "requests the rule proxies get 403 from nginx where httpd answers from the backend.",
+       "use ProxyPass in the <Location> (its access rules then apply to the proxied location), or proxy_pass "
+       "by hand.")
 _short("A2N813", "rewrite-flag", "error", "A RewriteRule flag is not translated.",
        "loops ([N]), handlers ([H]) and types forced together with a substitution or conditions ([T]) have no "
        "direct nginx form in this translator; the flag's arguments may also be malformed.", "the rule was not translated.", "translate the rule by hand.")

@@ -301,7 +301,10 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     location's own nested locations (file sections): a request the refusal answers may be one httpd serves a
     matching file for (a directory's index: `GET /` is /index.html to a <FilesMatch "\\.html$">), so their
     headers are sent on it too. A refusal of some URLs only (an `if` guard) gets the headers in its block,
-    whose add_header list nginx uses for the 403 it answers."""
+    whose add_header list nginx uses for the 403 it answers. Where the whole server is refused over a region
+    of static files without access rules of its own (_serving), the onsuccess line of a header a `Header
+    always` line names too is sent where the request names a file httpd would serve (SERVED), as httpd's
+    200 carries both lines and its 404 the always line alone."""
     whole = any(_refusal(s) for s in stmts)
     if not whole and not any(_guard(s) for s in stmts):
         return stmts
@@ -349,9 +352,63 @@ def on_refusal(ungate: Callable[[str], str], value: str, otherwise: str) -> str:
     return refusal(value, otherwise) if refusal is not None and value != otherwise else value
 
 
+# the variable the tests of a refused open region set where the request names a file httpd would serve
+SERVED = "$a2n_served"
+
+_FOR_SERVED = "also on the refusal, for a file httpd serves"
+
+# what makes a location's answer other than the static file its URL names
+_NOT_STATIC = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "rewrite", "try_files",
+               "alias", "autoindex"}
+
+
+def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
+    """Whether STMTS are those of a location refused for a section the translation cannot place, over a
+    region of static files without access rules of its own (Stmt.open_region): there httpd serves the file
+    a URL names with its handler (a success, both header tables), and answers any other URL with an error
+    (404, or mod_dir's 301: the always table alone). Said by the tests SERVED reads (_served_tests)."""
+    return getattr(ungate, "served", None) is not None and \
+        any(_refusal(s) and s.open_region for s in stmts) and not any(s.name in _NOT_STATIC for s in stmts)
+
+
+def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str]) -> list[Stmt]:
+    """STMTS of a location, with the tests that set SERVED first where one of its add_header lines (an `if`
+    block's too: a directory's index file, refusal_alternatives) reads it."""
+    variables = getattr(ungate, "served_variables", None)
+    if not variables:
+        return stmts
+
+    def reads(block: list[Stmt]) -> bool:
+        return any((s.name == "add_header" and len(s.args) > 1 and s.args[1] in variables)
+                   or (s.name == "if" and s.block and reads(s.block)) for s in block)
+    if not reads(stmts) or any(s.name == "set" and s.args[:1] == [SERVED] for s in stmts):
+        return stmts
+    # first: nginx runs the location's rewrite-phase statements in order, and an `if` block may answer
+    span = next((s.span for s in stmts if _refusal(s)), None)
+    return _served_tests(stmts, parent, ungate, span) + stmts
+
+
+def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str], span) -> list[Stmt]:
+    """SERVED set where the request names a file, or a directory (with its slash) holding an index file: the
+    answers httpd's handler makes with a success in an open region (see _serving). The index names are the
+    location's DirectoryIndex (nginx's `index`), else httpd's default."""
+    index = next((s.args for s in stmts if s.name == "index"), None) or \
+        next((s.args for s in parent if s.name == "index"), None) or ["index.html"]
+    names = [n for n in index if n and not n.startswith("/") and "$" not in n and "/" not in n]
+    comment = "a file httpd serves here (its answer carries its onsuccess headers)"
+    out = [Stmt("set", [SERVED, ""], span, comment=comment),
+           Stmt("if", ["(-f $request_filename)"], span, block=[Stmt("set", [SERVED, "1"], span)])]
+    for name in names:
+        out.append(Stmt("if", [f"(-f $request_filename{ungate.index_of(name)})"], span,
+                        block=[Stmt("set", [SERVED, "1"], span)]))
+    return out
+
+
 def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
                      nested: list, unless: Unless | None) -> list[Stmt] | None:
     """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's."""
+    if any(_refusal(s) and s.shut_region for s in stmts):
+        return None     # the region's own rules refuse everyone: httpd's 403 carries no onsuccess line either
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
     # (a header a server rewrite rule's answer carries is empty everywhere else: the refusal does not send it)
     named = {s.args[0].lower() for s in headers if s.args and not _carried(s)}
@@ -360,10 +417,23 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
     # table is dropped on them), its successes the onsuccess line too (A2N515); the refusal is an error
     always = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
               and s.args[-1] == "always" and "$" not in s.args[1]}
+    serving = _serving(stmts, ungate)
+    if serving:
+        # ... except in an open region, where httpd serves the files the URLs name: there the onsuccess line
+        # of a header a `Header always` line sends too (with a condition or without) goes on the refusal
+        # where the request names such a file, and not on the others (httpd's 404 carries the always line
+        # alone)
+        refused = getattr(ungate, "refused", {})
+        twins = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
+                 and s.args[-1] == "always" and not _carried(s) and s.args[1] not in refused}
     sent, changed = [], False
     for s in headers:
         value = ungated[id(s)]
-        if value is None or s.args[0].lower() in always:
+        if value is not None and serving and s.args[0].lower() in twins:
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1]),
+                                            "always"], s.span, comment=_FOR_SERVED))
+            changed = True
+        elif value is None or s.args[0].lower() in always:
             sent.append(s)
         else:
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1]), "always"], s.span,

@@ -16,13 +16,14 @@ plus `location ^~ P/` (never a bare `location /p`, which would also match
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from itertools import combinations
 
 from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
-from ..passes.access import access_statements, directory_slash_statements, merge, options_statements, \
-    server_conditionals
+from ..passes.access import AccessConfig, access_statements, directory_slash_statements, merge, \
+    options_statements, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
@@ -41,6 +42,35 @@ ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from
                       "access under <If>"}
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
+
+
+def _no_access_rules(configs: list) -> bool:
+    """Whether the sections covering a region hold no access rule (nor a login, a method or TLS section): httpd
+    lets everyone through there, wherever a section the translation could not place does not apply."""
+    return all(c is None or (isinstance(c, AccessConfig) and c.authz is None and not c.has_compat
+                             and c.satisfy is None and not c.auth and c.refuse is None and c.ssl_only is None
+                             and not c.ssl_requires and not c.conditionals and not c.limits and not c.stack)
+               for c in configs)
+
+
+def _refuses_all(configs: list) -> bool:
+    """Whether the sections covering a region refuse everyone by themselves (`Deny from all` without Allow or
+    Require, or `Require all denied` alone): httpd answers there with its own 403, whatever a section the
+    translation could not place adds."""
+    configs = [c for c in configs if c is not None]
+    if not configs or any(not isinstance(c, AccessConfig) or c.conditionals or c.limits or c.stack
+                          or c.refuse is not None or c.ssl_only is not None or c.ssl_requires for c in configs):
+        return False
+    eff = merge(configs)
+
+    def denied(authz) -> bool:
+        if authz.op == "leaf":
+            return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
+        return authz.op in ("any", "all") and bool(authz.children) and all(denied(c) for c in authz.children)
+    if eff.authz is None:
+        return eff.compat and eff.satisfy != "any" and not eff.allows \
+            and any(host.lower() == "all" for host, _ in eff.denies)
+    return denied(eff.authz) and not eff.compat
 
 
 def segment_prefix(prefix: str, path: str) -> bool:
@@ -63,9 +93,8 @@ def _variants(path: str) -> list[tuple[str, str]]:
 
 def _clone(st: Stmt) -> Stmt:
     """A copy of a statement that can be changed without changing the original (its args and block too)."""
-    return Stmt(st.name, list(st.args), st.span, st.comment,
-                None if st.block is None else [_clone(b) for b in st.block],
-                st.resets, st.conditional, st.plain, st.joins)
+    return dataclasses.replace(st, args=list(st.args),
+                               block=None if st.block is None else [_clone(b) for b in st.block])
 
 
 class Layout:
@@ -187,7 +216,8 @@ class Layout:
         if getattr(self, "refuse_all", None) is not None:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
-            return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
+            return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
+                         open_region=_no_access_rules(configs), shut_region=_refuses_all(configs))]
         configs = [c for c in configs if c is not None]
         # A server's locations ask for the same merge of the same sections many times over (each <Files>
         # section nested in each location under its directory): lowered once per distinct question, copied out
@@ -365,7 +395,10 @@ class Layout:
             access = [] if handler is not None and handler.kind == "redirect" else \
                 self.access(dir_configs + loc_configs, _describe(path), span)
             if self.refuse_all is not None:
-                access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])]
+                # (a Redirect's region is no open one: httpd answers it with its error response)
+                access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
+                               open_region=bool(access) and access[0].open_region,
+                               shut_region=bool(access) and access[0].shut_region)]
             if path == "/":
                 root_access = access
                 root_region_configs = dir_configs + loc_configs
@@ -525,7 +558,8 @@ class Layout:
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
-        _report_env_after_rewrites(server, self.diags)
+        reread = _reread_env_after_rewrites(self.model, server)
+        _report_env_after_rewrites(server, self.diags, reread)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -1653,13 +1687,89 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
             diag.urls += ((loc.path, False),)
 
 
-def _report_env_after_rewrites(server: Server, diags: Diagnostics) -> None:
+def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
+    """A per-directory rewrite in a server whose `SetEnvIf Request_URI` variables are read on the request's own
+    path (see _report_env_after_rewrites): httpd's internal redirect to the result runs the server's SetEnvIf
+    lines again, on the rewritten path. Where the rule is a plain `rewrite` of the location (no condition
+    around it) and a variable is a map of $uri alone, the variable is set again, right before the rewrite and
+    only where its regex matches, from a copy of its map over the rule's result (its path: SetEnvIf reads no
+    query). The rest stays as A2N768 says. Returns the rewrites so followed (in every location holding them)."""
+    pin = next((st for st in server.own_statements if st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"]),
+               None)
+    if pin is None:
+        return set()
+    names = ["$" + n for n in re.findall(r"\$\{(\w+)\}", pin.args[1])]
+    maps = [m for m in model.maps if m.variable in names and m.source == "$uri" and not m.hostnames]
+    if not maps or len(maps) != len(names):
+        return set()
+    followed: set[int] = set()
+
+    def followable(st: Stmt) -> bool:
+        return st.name == "rewrite" and len(st.args) >= 2 and st.args[-1] not in ("redirect", "permanent") \
+            and st.args[1].startswith("/") and not re.search(r"[\s'\"{};]", st.args[0] + st.args[1])
+
+    def reread(st: Stmt) -> Stmt:
+        result = st.args[1].split("?", 1)[0]
+        return Stmt("if", [f"($uri ~ {st.args[0]})"], st.span,
+                    comment="SetEnvIf Request_URI again on the rule's result, as httpd's redirect runs it",
+                    block=[Stmt("set", [m.variable, model.shared_map(
+                        m.variable.lstrip("$") + "_after_", result, list(m.entries), m.default, m.span)], st.span)
+                        for m in maps])
+    todo = list(server.locations)
+    while todo:
+        loc = todo.pop()
+        todo.extend(loc.locations)
+        rules = {id(st) for st in loc.directory_rules}
+        out, changed = [], False
+        for st in loc.statements:
+            if id(st) in rules and followable(st):
+                out.append(reread(st))
+                changed = True
+                followed.add(id(st))
+            out.append(st)
+        if changed:
+            loc.statements = out
+    # A location the translation refuses (403 where httpd may answer) over a directory whose parent has rules:
+    # httpd runs the parent's rules there (_carry_directory_rules leaves them out of the refusal), and the
+    # headers of its answer follow their result: the refusal's too, with the variables set again.
+    own = server.settings.get("rewrite_directories", set())
+    ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~") and loc.directory_rules
+                    and loc.path.endswith("/")), key=lambda l: len(l.path), reverse=True)
+    for loc in server.locations:
+        if loc.modifier not in ("", "^~", "=") or loc.directory_rules \
+                or not any(st.name == "deny" and st.args == ["all"] and "refused" in (st.comment or "")
+                           for st in loc.statements):
+            continue
+        parent = next((r for r in ruled if loc.path.startswith(r.path) and loc.path != r.path), None)
+        if parent is None or any(p != parent.path and p.startswith(parent.path)
+                                 and (loc.path.rstrip("/") + "/").startswith(p) for p in own):
+            continue
+        ifs = [reread(st) for st in parent.directory_rules if followable(st)]
+        if not ifs:
+            continue
+        for inner in [loc, *_all_locations(loc.locations)]:
+            if not inner.directory_rules:
+                inner.statements[:0] = ifs
+    return followed
+
+
+def _all_locations(locations: list) -> list:
+    out, stack = [], list(locations)
+    while stack:
+        loc = stack.pop(0)
+        out.append(loc)
+        stack.extend(loc.locations)
+    return out
+
+
+def _report_env_after_rewrites(server: Server, diags: Diagnostics, followed: set[int] = frozenset()) -> None:
     """A per-directory rewrite in a server whose `SetEnvIf Request_URI` variables are read on the request's own
     path (setenvif._pin_request_uri) (A2N768). httpd's per-directory result is an internal redirect: the new
     request's header_parser runs the server's SetEnvIf lines again, on the rewritten URL (mod_setenvif's
     match_headers reads the server's lines at a request's first call; the redirect renames the old values
     REDIRECT_*), so a Header line's env= follows the new path. nginx keeps the value of the request's own path.
-    Said once per rule, for the URLs it rewrites (its regex)."""
+    Said once per rule, for the URLs it rewrites (its regex); not for a rule whose result the variables follow
+    (FOLLOWED, _reread_env_after_rewrites)."""
     if not any(st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"] for st in server.own_statements):
         return
     seen: set = set()
@@ -1669,7 +1779,7 @@ def _report_env_after_rewrites(server: Server, diags: Diagnostics) -> None:
             if st.block is not None:
                 walk(st.block, where)
             if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent") or \
-                    st.span is None or (st.span.file, st.span.line) in seen:
+                    st.span is None or (st.span.file, st.span.line) in seen or id(st) in followed:
                 continue
             regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
             try:

@@ -19,7 +19,7 @@ from .hashes import server_names_hash, variables_hash
 from . import dirindex
 from .refusal_alternatives import Alternatives
 from .inherit import (early_failures, effective, error_pages_with_headers, file_section_refusal, header_order,
-                      if_blocks, merge,
+                      if_blocks, merge, served_tests,
                       refused_headers, server_block)
 from .limits import out_of_range
 from .selfcheck import fast_clean
@@ -346,8 +346,24 @@ def _unless(model: NginxModel):
         """VALUE where the answer is a 403 (the refusal's), OTHERWISE elsewhere (see inherit.on_refusal)."""
         variable = model.shared_map("a2n_refused_", "$status", [("403", value)], otherwise)
         refused[variable] = value
+        if value in served_variables:
+            served_variables.add(variable)
         return variable
+    def served(value: str) -> str:
+        """VALUE where the refused location found the file httpd serves (inherit.SERVED), else nothing."""
+        from .inherit import SERVED
+        variable = model.shared_map("a2n_hdr_", SERVED, [("1", value)], '""')
+        served_variables.add(variable)
+        return variable
+    served_variables: set[str] = set()      # the variables reading SERVED (a location sending one sets it)
+
+    def index_of(name: str) -> str:
+        """NAME where the URL ends in a slash (a directory's index file), else `/.`, which names no file."""
+        return model.shared_map("a2n_index_", "$uri", [("~/$", name)], '"/."')
     ungate.refusal = refusal
+    ungate.served = served
+    ungate.served_variables = served_variables
+    ungate.index_of = index_of
     ungate.refused = refused        # such a variable -> its value on the 403
     unless.ungate = ungate
     unless.join = join
@@ -428,6 +444,7 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     own = if_blocks(refused, inherited, unless)
     if others is not None:
         own = others.answered(own, inherited)
+    own = served_tests(own, inherited, unless.ungate)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)

@@ -62,6 +62,13 @@ class Stmt:
     # with `plain`: "append" or "merge", a line httpd joins to the first same header of its table with ", "
     # (apr_table_mergen), which an enclosing block's `Header set` may have given (see emit.inherit)
     joins: str | None = None
+    # on the `deny all` of a server refused for a section the translation cannot place: the region has no
+    # access rules of its own, so httpd's answer there is its handler's wherever that section does not apply
+    # (a file it serves: a success), not an error (emit.inherit.refused_headers)
+    open_region: bool = False
+    # ... and where the region's own access rules refuse everyone: httpd's answer there is its own 403, which
+    # carries no onsuccess header
+    shut_region: bool = False
 
 
 # Not an nginx directive: a conditional `Header unset NAME` (args: NAME, a variable non-empty where the

@@ -1220,7 +1220,7 @@ class Compiler:
         if not m or negate:
             raise Unsupported("A2N812", "[P] to a backend built from the request (or with a negated pattern) is "
                               "not translated: a host taken from the request makes an open proxy")
-        self._refuse_past_access("A2N812", "[P] would proxy through an internal location that the access rules of "
+        self._refuse_past_access("A2N880", "[P] would proxy through an internal location that the access rules of "
                                  "{where} do not reach, where httpd applies them to the original URL",
                                  "this server's sections", self._urls_around(rule, negate, None))
         scheme, host, path, query = m.group(1), m.group(2), m.group(3) or "/", m.group(4) or ""
