@@ -61,18 +61,23 @@ def index_names(statements: list[Stmt], outer: list[list[Stmt]]) -> list[str]:
     return out
 
 
+# the maps' value for the other requests: a path that is never a file or a directory (its parent is a device).
+# Not "": with disable_symlinks on, nginx's -d opens an empty path as the directory it walks from, and finds it.
+NO_PATH = "/dev/null/-"
+
+
 def statements(model, names: list[str], slash: bool, span) -> list[Stmt]:
     """The rewrite-phase statements: the index files NAMES tried in order for a directory URL, and (SLASH)
     the redirect of a directory without its trailing slash, for the methods other than GET, HEAD and POST."""
     out = []
     for name in names:
         variable = model.shared_map("a2n_dirmethod_", "$request_method:$uri",
-                                    [(_OTHER_METHOD + ".*/$", "${request_filename}" + name)], '""', span=span)
+                                    [(_OTHER_METHOD + ".*/$", "${request_filename}" + name)], NO_PATH, span=span)
         out.append(Stmt("if", [f"(-f {variable})"], span, block=[Stmt("rewrite", ["^", "${uri}" + name, "last"], span)],
                         comment="mod_dir maps a directory to its index file for every method"))
     if slash:
         variable = model.shared_map("a2n_dirmethod_", "$request_method:$uri",
-                                    [(_OTHER_METHOD + _PLAIN_PATH + "[-\\w.~]$", "$request_filename")], '""',
+                                    [(_OTHER_METHOD + _PLAIN_PATH + "[-\\w.~]$", "$request_filename")], NO_PATH,
                                     span=span)
         out.append(Stmt("if", [f"(-d {variable})"], span, block=[Stmt("return", ["301", "$uri/$is_args$args"], span)],
                         comment="mod_dir redirects a directory without its slash for every method"))
