@@ -2312,6 +2312,41 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     keep_challenges(model)
     serve_guarded_401_pages(model)
     route_reruns(model)
+    for server in model.servers:
+        _drop_unreached_rule_proxies(server)
+
+
+def _statement_text(stmts: list[Stmt], out: list[str]) -> None:
+    for st in stmts:
+        out.extend(st.args)
+        if st.block:
+            _statement_text(st.block, out)
+
+
+def _drop_unreached_rule_proxies(server: Server) -> None:
+    """A per-directory [P] rule's internal location is reached only by the rule's `rewrite` into it; where the
+    location holding the rules was not laid out (a <Location> ProxyPass serves the URLs: httpd walks no
+    directory for a proxied request, so the rules never run there), the internal one is unreached, and its
+    statements name variables only the dropped rules set, which nginx refuses to start with."""
+    rule_proxies = [loc for loc in server.locations
+                    if any(st.name == "internal" and st.comment == PER_DIR_PROXY for st in loc.statements)]
+    if not rule_proxies:
+        return
+    proxies = {id(loc) for loc in rule_proxies}
+    text: list[str] = []
+    _statement_text(server.statements, text)
+
+    def walk(locations: list[Location]) -> None:
+        for loc in locations:
+            if id(loc) not in proxies:
+                _statement_text(loc.statements, text)
+            walk(loc.locations)
+    walk(server.locations)
+    joined = "\n".join(text)
+    unreached = [loc for loc in rule_proxies if loc.path not in joined]
+    if unreached:
+        gone = {id(loc) for loc in unreached}
+        server.locations[:] = [loc for loc in server.locations if id(loc) not in gone]
 
 
 __all__ = ["lay_out", "segment_prefix", "ProxyTarget", "Scope"]
