@@ -21,16 +21,39 @@ def _locations(tmp_path, text: str) -> dict[str, list[list[str]]]:
                  for d in parsed["config"][0]["parsed"]
                  if d["directive"] == "map" and d["args"][1].startswith("$a2n_onsuccess_")}
 
+    # the other maps over one variable (a file section's lines gated on httpd's directory walk, the enclosing
+    # lines they replace): read where the walk reaches the section's name ($a2n_walk_missed empty)
+    maps = {d["args"][1]: (d["args"][0], {x["directive"].strip('"'): (x["args"] or [""])[0].strip('"')
+                                          for x in d["block"]})
+            for d in parsed["config"][0]["parsed"]
+            if d["directive"] == "map" and d["args"][1] not in onsuccess and " " not in d["args"][0]
+            and "|" not in d["args"][0] and ":" not in d["args"][0]}
+
+    def value(v: str) -> tuple[str, bool]:
+        """(the value, whether it is an onsuccess value)"""
+        if v in onsuccess:
+            return onsuccess[v], True
+        if v == "$a2n_walk_missed":
+            return "", False
+        if v in maps:
+            source, table = maps[v]
+            key, _ = value(source)
+            got = table.get(key, table.get("default", ""))
+            return value(got) if got.startswith("$") else (got, False)
+        return v, False
+
     def args(x):
-        if len(x["args"]) == 3 and x["args"][1] in onsuccess and x["args"][2] == "always":
-            return [x["args"][0], onsuccess[x["args"][1]]]
-        return [onsuccess.get(a, a) for a in x["args"]]
+        resolved, success = value(x["args"][1]) if len(x["args"]) > 1 else ("", False)
+        if len(x["args"]) == 3 and success and x["args"][2] == "always":
+            return [x["args"][0], resolved]
+        return [x["args"][0], resolved, *x["args"][2:]] if len(x["args"]) > 1 else x["args"]
 
     def walk(block):
         for d in block:
             if d["directive"] == "location":
                 found[" ".join(d["args"])] = [[x["directive"]] + args(x)
-                                              for x in d.get("block", []) if x["directive"] == "add_header"]
+                                              for x in d.get("block", []) if x["directive"] == "add_header"
+                                              and args(x)[1:2] != [""]]
             walk(d.get("block", []))
     walk(parsed["config"][0]["parsed"])
     return found
