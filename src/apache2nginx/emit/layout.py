@@ -29,6 +29,7 @@ from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFU
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
+from .inherit import _FAILS_EARLY as FAILS_EARLY
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
@@ -1503,9 +1504,9 @@ def _landing(server: Server, target: str, found: dict | None = None) -> Location
     """The top-level location nginx picks for a URL made by a rewrite or try_files (TARGET, variables and all),
     where the URL's fixed start decides it: an exact location of a fixed URL, else the longest prefix location
     it starts with if that is ^~ or the server has no regex location, and no longer prefix location begins
-    with the fixed start (a variable's value could reach it). None where that cannot be told. FOUND: the
-    answers already worked out for the server (a rule copied into every location has one target: the
-    server's locations are scanned once for it, not once per copy)."""
+    with the fixed start where a variable follows it (its value could reach one). None where that cannot be
+    told. FOUND: the answers already worked out for the server (a rule copied into every location has one
+    target: the server's locations are scanned once for it, not once per copy)."""
     if found is not None:
         if target not in found:
             found[target] = _landing(server, target)
@@ -1523,8 +1524,8 @@ def _landing(server: Server, target: str, found: dict | None = None) -> Location
     found = max((l for l in tops if fixed.startswith(l.path)), key=lambda l: len(l.path), default=None)
     if found is None or (found.modifier != "^~" and any(l.modifier in ("~", "~*") for l in server.locations)):
         return None
-    if any(l.path.startswith(fixed) and l.path != fixed for l in tops):
-        return None
+    if fixed != uri and any(l.path.startswith(fixed) and l.path != fixed for l in tops):
+        return None     # (a fixed URL is no longer than itself: a longer prefix cannot match it)
     return found
 
 
@@ -1534,10 +1535,11 @@ NOT_TRANSLATED_HERE = "its rules are not translated under this prefix"     # a <
 
 def _refusal_reached(target: Location, url: str) -> Stmt | None:
     """The refusal of TARGET a URL rewritten to URL meets: its `deny all` for an access rule nginx cannot
-    check, or the `return 403` of a <LocationMatch> whose rules are not translated under this prefix where
-    the section's regex may match a URL with URL's fixed start."""
+    check or for a .htaccess httpd refuses (FAILS_EARLY), or the `return 403` of a <LocationMatch> whose rules
+    are not translated under this prefix where the section's regex may match a URL with URL's fixed start."""
     for r in target.statements:
-        if r.name == "deny" and r.args == ["all"] and r.comment == REFUSED_HERE:
+        if r.name == "deny" and r.args == ["all"] and (r.comment == REFUSED_HERE
+                                                        or (r.comment or "").startswith(FAILS_EARLY)):
             return r
         if r.name == "return" and r.args == ["403"] and r.comment == LOCATION_REFUSAL:
             return r
@@ -1610,6 +1612,14 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if key in seen:
                 continue
             seen.add(key)
+            if (refusal.comment or "").startswith(FAILS_EARLY):
+                # the internal redirect's directory walk reads the .htaccess httpd refuses: a 500, before any
+                # section of the new URL applies, where nginx's refusal answers 403
+                diags.add("A2N895", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, whose "
+                          ".htaccess httpd refuses (AllowOverride): httpd answers 500 Internal Server Error for the "
+                          "requests the rule rewrites there, the translation refuses them (403)", st.span,
+                          directive="RewriteRule", related=[refusal.span] if refusal.span else [], urls=[url])
+                continue
             if refusal.comment == LOCATION_REFUSAL:
                 if where is not None:       # (a server-context [PT] rule's is A2N866)
                     diags.add("A2N870", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
