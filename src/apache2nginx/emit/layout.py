@@ -22,8 +22,8 @@ from itertools import combinations
 
 from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
-from ..passes.access import AccessConfig, access_statements, directory_slash_statements, merge, \
-    options_statements, server_conditionals
+from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
+    access_statements, directory_slash_statements, merge, options_statements, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
@@ -1083,6 +1083,15 @@ class Layout:
                                    "challenge in nginx, where httpd asks in the file section's realm", f.span)
             own_location = Location("~", regex, _detached(access, loc.statements, f.span) + list(f.statements)
                                     + _after_files(f.statements, loc_headers), f.span, static_only=static)
+            held = _directory_answer(loc.statements, region, rules, own_location.statements)
+            if held is not None:
+                # httpd matches the section against the name its directory walk stops at: under a directory that
+                # does not exist (/d/missing/a.txt) that is `missing`, and the directory's rules hold where no
+                # name of the URL before the last matches: its 500 for an AuthType without Require, or the
+                # translation's refusal of rules nginx cannot check (httpd answers 403, or 500)
+                own_location.statements[:0] = _walk_test(own_location) + [
+                    Stmt("if", [f"({WALK})"], f.span, block=[Stmt("return", [held], f.span)],
+                         comment="the walk stops at a missing directory's name: the directory's answer holds")]
             loc.locations.append(own_location)
             nested.append((f, own_location))
             headers_of[id(own_location)] = f.statements
@@ -2264,6 +2273,22 @@ def _with_copies(st: Stmt, kept: dict[str, str]) -> Stmt:
     def copy(m: re.Match) -> str:
         return "${" + kept[m.group(1)][1:] + "}" if m.group(1) in kept else m.group(0)
     return Stmt(st.name, [re.sub(r"\$(\d)", copy, a) for a in st.args], st.span, comment=st.comment)
+
+
+def _directory_answer(directory: list[Stmt], region: list[Stmt], rules: list[Stmt], own: list[Stmt]) -> str | None:
+    """The status a file section's location answers where httpd's walk misses the section's name (a missing
+    directory of the URL): the directory's fixed 500 for an AuthType without its authorization (DIRECTORY's
+    `return 500`), or 403 where its rules (REGION) are the translation's refusal; None where the section
+    (RULES, OWN) answers so itself or the directory answers otherwise."""
+    if any(st.name == "return" and st.args == ["500"] and st.comment in _AUTH_FAILURES for st in directory):
+        return None if any(st.name == "return" and st.args == ["500"] for st in own) else "500"
+    if region and _refuses(region) and rules and not _refuses(rules):
+        return "403"
+    return None
+
+
+# the comments of the directory's fixed 500 for an authentication without its counterpart (passes/access.py)
+_AUTH_FAILURES = (AUTHZ_MISSING, USER_WITHOUT_AUTH, BASIC_WITHOUT_NAME)
 
 
 def _refuses(stmts: list[Stmt]) -> bool:
