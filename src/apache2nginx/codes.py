@@ -2017,6 +2017,14 @@ _short("A2N870", "rewrite-perdir-into-refused-location", "warning",
        "redirect or answer 404 for them.",
        "requests the rule rewrites into that section get 403 from nginx where httpd may answer otherwise.",
        "translate the <Location>'s RewriteRule by hand, then drop the refusal.")
+_short("A2N895", "rewrite-into-failing-htaccess", "error",
+       "A rewrite into a directory whose .htaccess httpd refuses meets the translation's refusal.",
+       "A .htaccess holding a directive its AllowOverride forbids makes httpd answer 500 Internal Server Error "
+       "for every request whose directory walk reads it (A2N748), a request a RewriteRule rewrites there too: "
+       "the internal redirect walks the new URL's directories. The translation refuses that directory (403), "
+       "and nginx's rewritten URI meets the same refusal.",
+       "requests the rule rewrites into that directory get 403 from nginx where httpd answers 500.",
+       "remove the directive from the .htaccess or widen AllowOverride.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

@@ -520,20 +520,30 @@ def _fails_early(stmts: list[Stmt]) -> bool:
     return any(s.name == "deny" and s.args == ["all"] and (s.comment or "").startswith(_FAILS_EARLY) for s in stmts)
 
 
-def early_failures(locations: list, failing: bool = False) -> list:
+def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = ()) -> list:
     """LOCATIONS, where one httpd answers 500 before its sections apply (see _fails_early), and every location
     nested in it, sends none of its own headers: httpd's error response carries the server's `Header always`
     lines only (mod_headers reads the server's configuration then), none of a <Location>, <Directory> or file
-    section's. Without an add_header of its own the location inherits the server's list, as httpd does."""
+    section's. Without an add_header of its own the location inherits the server's list, as httpd does; but
+    not the server's lines carrying the <Location> headers of a request a server-context rule rewrites
+    (_CARRIERS, set by the rule): ap_process_request_internal (server/request.c) resets r->per_dir_config to
+    the server's defaults after translate_name, so the <Location> sections the first walk merged for the
+    original URL are gone when the directory walk fails. PARENT: the add_header list the locations inherit."""
     from ..model import Location
+    blank = [Stmt("add_header", [s.args[0], "", "always"], None, resets=(s.args[0].lower(), "always"),
+                  comment="httpd's 500 for a failing .htaccess drops the <Location> headers of a rewritten URL")
+             for s in parent if s.name == "add_header" and _carried(s)
+             # (not a header the server sends too: the blank line would take that one away as well)
+             and not any(t.name == "add_header" and t.args and t.args[0].lower() == s.args[0].lower()
+                         and not _carried(t) for t in parent)]
     out, changed = [], False
     for loc in locations:
         fails = failing or _fails_early(loc.statements)
-        inner = early_failures(loc.locations, fails) if loc.locations else loc.locations
+        inner = early_failures(loc.locations, fails, parent) if loc.locations else loc.locations
         if not fails and inner is loc.locations:
             out.append(loc)
             continue
-        statements = [s for s in loc.statements if s.name != "add_header"] if fails else loc.statements
+        statements = [s for s in loc.statements if s.name != "add_header"] + blank if fails else loc.statements
         out.append(Location(loc.modifier, loc.path, statements, loc.span, inner, loc.runs_scripts,
                             loc.static_only))
         changed = True

@@ -22,13 +22,14 @@ from itertools import combinations
 
 from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
-from ..passes.access import AccessConfig, access_statements, directory_slash_statements, merge, \
-    options_statements, server_conditionals
+from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
+    access_statements, directory_slash_statements, merge, options_statements, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
+from .inherit import _FAILS_EARLY as FAILS_EARLY
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
@@ -1082,6 +1083,15 @@ class Layout:
                                    "challenge in nginx, where httpd asks in the file section's realm", f.span)
             own_location = Location("~", regex, _detached(access, loc.statements, f.span) + list(f.statements)
                                     + _after_files(f.statements, loc_headers), f.span, static_only=static)
+            held = _directory_answer(loc.statements, region, rules, own_location.statements)
+            if held is not None:
+                # httpd matches the section against the name its directory walk stops at: under a directory that
+                # does not exist (/d/missing/a.txt) that is `missing`, and the directory's rules hold where no
+                # name of the URL before the last matches: its 500 for an AuthType without Require, or the
+                # translation's refusal of rules nginx cannot check (httpd answers 403, or 500)
+                own_location.statements[:0] = _walk_test(own_location) + [
+                    Stmt("if", [f"({WALK})"], f.span, block=[Stmt("return", [held], f.span)],
+                         comment="the walk stops at a missing directory's name: the directory's answer holds")]
             loc.locations.append(own_location)
             nested.append((f, own_location))
             headers_of[id(own_location)] = f.statements
@@ -1503,9 +1513,9 @@ def _landing(server: Server, target: str, found: dict | None = None) -> Location
     """The top-level location nginx picks for a URL made by a rewrite or try_files (TARGET, variables and all),
     where the URL's fixed start decides it: an exact location of a fixed URL, else the longest prefix location
     it starts with if that is ^~ or the server has no regex location, and no longer prefix location begins
-    with the fixed start (a variable's value could reach it). None where that cannot be told. FOUND: the
-    answers already worked out for the server (a rule copied into every location has one target: the
-    server's locations are scanned once for it, not once per copy)."""
+    with the fixed start where a variable follows it (its value could reach one). None where that cannot be
+    told. FOUND: the answers already worked out for the server (a rule copied into every location has one
+    target: the server's locations are scanned once for it, not once per copy)."""
     if found is not None:
         if target not in found:
             found[target] = _landing(server, target)
@@ -1523,8 +1533,8 @@ def _landing(server: Server, target: str, found: dict | None = None) -> Location
     found = max((l for l in tops if fixed.startswith(l.path)), key=lambda l: len(l.path), default=None)
     if found is None or (found.modifier != "^~" and any(l.modifier in ("~", "~*") for l in server.locations)):
         return None
-    if any(l.path.startswith(fixed) and l.path != fixed for l in tops):
-        return None
+    if fixed != uri and any(l.path.startswith(fixed) and l.path != fixed for l in tops):
+        return None     # (a fixed URL is no longer than itself: a longer prefix cannot match it)
     return found
 
 
@@ -1534,10 +1544,11 @@ NOT_TRANSLATED_HERE = "its rules are not translated under this prefix"     # a <
 
 def _refusal_reached(target: Location, url: str) -> Stmt | None:
     """The refusal of TARGET a URL rewritten to URL meets: its `deny all` for an access rule nginx cannot
-    check, or the `return 403` of a <LocationMatch> whose rules are not translated under this prefix where
-    the section's regex may match a URL with URL's fixed start."""
+    check or for a .htaccess httpd refuses (FAILS_EARLY), or the `return 403` of a <LocationMatch> whose rules
+    are not translated under this prefix where the section's regex may match a URL with URL's fixed start."""
     for r in target.statements:
-        if r.name == "deny" and r.args == ["all"] and r.comment == REFUSED_HERE:
+        if r.name == "deny" and r.args == ["all"] and (r.comment == REFUSED_HERE
+                                                        or (r.comment or "").startswith(FAILS_EARLY)):
             return r
         if r.name == "return" and r.args == ["403"] and r.comment == LOCATION_REFUSAL:
             return r
@@ -1610,6 +1621,14 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if key in seen:
                 continue
             seen.add(key)
+            if (refusal.comment or "").startswith(FAILS_EARLY):
+                # the internal redirect's directory walk reads the .htaccess httpd refuses: a 500, before any
+                # section of the new URL applies, where nginx's refusal answers 403
+                diags.add("A2N895", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, whose "
+                          ".htaccess httpd refuses (AllowOverride): httpd answers 500 Internal Server Error for the "
+                          "requests the rule rewrites there, the translation refuses them (403)", st.span,
+                          directive="RewriteRule", related=[refusal.span] if refusal.span else [], urls=[url])
+                continue
             if refusal.comment == LOCATION_REFUSAL:
                 if where is not None:       # (a server-context [PT] rule's is A2N866)
                     diags.add("A2N870", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
@@ -2254,6 +2273,22 @@ def _with_copies(st: Stmt, kept: dict[str, str]) -> Stmt:
     def copy(m: re.Match) -> str:
         return "${" + kept[m.group(1)][1:] + "}" if m.group(1) in kept else m.group(0)
     return Stmt(st.name, [re.sub(r"\$(\d)", copy, a) for a in st.args], st.span, comment=st.comment)
+
+
+def _directory_answer(directory: list[Stmt], region: list[Stmt], rules: list[Stmt], own: list[Stmt]) -> str | None:
+    """The status a file section's location answers where httpd's walk misses the section's name (a missing
+    directory of the URL): the directory's fixed 500 for an AuthType without its authorization (DIRECTORY's
+    `return 500`), or 403 where its rules (REGION) are the translation's refusal; None where the section
+    (RULES, OWN) answers so itself or the directory answers otherwise."""
+    if any(st.name == "return" and st.args == ["500"] and st.comment in _AUTH_FAILURES for st in directory):
+        return None if any(st.name == "return" and st.args == ["500"] for st in own) else "500"
+    if region and _refuses(region) and rules and not _refuses(rules):
+        return "403"
+    return None
+
+
+# the comments of the directory's fixed 500 for an authentication without its counterpart (passes/access.py)
+_AUTH_FAILURES = (AUTHZ_MISSING, USER_WITHOUT_AUTH, BASIC_WITHOUT_NAME)
 
 
 def _refuses(stmts: list[Stmt]) -> bool:

@@ -169,7 +169,7 @@ class Renderer:
 
         def locations(server: Server):
             parent = server_block_of(server)[1]
-            located = dirindex.with_headers(parent, early_failures(server.locations), unless)
+            located = dirindex.with_headers(parent, early_failures(server.locations, parent=parent), unless)
             files = _file_sections(located)
             paged = error_pages_with_headers(parent, located, unless)
             others = Alternatives(parent, located, unless, paged)
