@@ -2056,6 +2056,21 @@ def _header_names(stmts: list[Stmt]) -> set[str]:
     return {st.args[0].lower() for st in stmts if st.name == "add_header" and st.args}
 
 
+def _line_key(st: Stmt) -> tuple:
+    """What tells one Header line from another: its place in the input, and what it sends."""
+    span = st.span
+    return (span.file, span.line, span.column) if span is not None else (id(st),), tuple(st.args)
+
+
+def _header_lines(stmts: list[Stmt], enclosing: dict[str, set]) -> dict[str, set]:
+    """ENCLOSING with the lines of the headers STMTS add, by (lower-cased) name."""
+    out = {name: set(keys) for name, keys in enclosing.items()}
+    for st in stmts:
+        if st.name == "add_header" and st.args:
+            out.setdefault(st.args[0].lower(), set()).add(_line_key(st))
+    return out
+
+
 def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxModel) -> None:
     """httpd merges a <Files>/<FilesMatch> section by the name its directory walk stops at: the first segment
     that is not a directory (server/request.c ap_directory_walk puts the rest in path info), so for
@@ -2091,11 +2106,14 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
         return [Stmt("add_header", [st.args[0], unless(missed, st.args[1]), *st.args[2:]], st.span, st.comment,
                      None, st.resets, True, plain=st.plain, joins=st.joins)]
 
-    def replaces_enclosing(inner: Location, enclosing: set[str]) -> bool:
-        return any(id(st) in lines and st.args and st.args[0].lower() in enclosing for st in inner.statements)
+    def replaces_enclosing(inner: Location, enclosing: dict[str, set]) -> bool:
+        # (the enclosing block's copy of the very same line, a section nested in the location of another
+        # section whose lines it carries, is not replaced: httpd merges that line once, walk or not)
+        return any(id(st) in lines and st.args and enclosing.get(st.args[0].lower(), set()) - {_line_key(st)}
+                   for st in inner.statements)
 
-    def gate(loc: Location, enclosing: set[str]) -> None:
-        enclosing = enclosing | _header_names(loc.statements)
+    def gate(loc: Location, enclosing: dict[str, set]) -> None:
+        enclosing = _header_lines(loc.statements, enclosing)
         for inner in loc.locations:
             gate(inner, enclosing)
             if inner.modifier not in ("~", "~*") or not inner.path.startswith(_SEGMENT) \
@@ -2109,7 +2127,7 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
             if changed:
                 inner.statements[:] = _walk_test(inner) + out
 
-    outer = _header_names(model.http_statements) | _header_names(server.statements)
+    outer = _header_lines(model.http_statements + server.statements, {})
     for loc in server.locations:
         gate(loc, outer)
 

@@ -78,7 +78,9 @@ def finish_server(ctx: Context, server) -> None:
     scopes = list({id(s): s for s in server.scopes + server.settings.get("directories", [])
                    + server.settings.get("files", [])}.values())
     blocks = [(holder, holder.settings, holder.statements, chain[:i][::-1]) for i, holder in enumerate(chain)]
-    blocks += [(scope, scope.settings, scope.statements, _directories_around(scope, scopes) + chain[::-1])
+    blocks += [(scope, scope.settings, scope.statements,
+                _directories_around(scope, scopes) + _directories_under_location(scope, scopes, server, ctx.main)
+                + chain[::-1])
                for scope in scopes]
     # an index list joined with a fallback -> its own names (kept across servers: the main server's blocks are
     # seen again with each virtual host)
@@ -121,6 +123,35 @@ def _directories_around(scope, scopes: list) -> list:
         return []
     around = [(len(d.fs_path.rstrip("/")), i, d) for i, d in enumerate(scopes)
               if d is not scope and d.kind == "directory" and not d.regex and d.fs_path
+              and path.startswith(d.fs_path.rstrip("/") + "/")]
+    return [d for _, _, d in sorted(around, key=lambda t: (t[0], t[1]), reverse=True)]
+
+
+def _directories_under_location(scope, scopes: list, server, main) -> list:
+    """The <Directory> sections (a .htaccess file's too) httpd merges before a prefix <Location>: those of the
+    directory its URL maps to (through an Alias, or else the document root) and of the directories above it,
+    the nearest first. httpd merges the directory walk's result first and the <Location>s over it, so a
+    <Location> that sets no DirectoryIndex keeps the one of its directory."""
+    if scope.kind != "location" or scope.regex or scope.proxy is not None or not scope.path.startswith("/"):
+        return []
+    region = scope.path
+    fs = None
+    routes = [r for holder in (server, main) if holder is not None for r in holder.routes]
+    aliases = [r for r in routes if r.kind == "alias" and not r.regex and r.target
+               and (region == r.path or region.startswith(r.path.rstrip("/") + "/"))]
+    if any(r.kind in ("proxy", "redirect") and not r.regex and r.path and region.startswith(r.path) for r in routes):
+        return []       # proxied or redirected: no directory applies
+    if aliases:
+        alias = max(aliases, key=lambda r: len(r.path))
+        fs = alias.target.rstrip("/") + "/" + region[len(alias.path):].lstrip("/")
+    else:
+        root = server.root or (main.root if main is not None else None)
+        if not root:
+            return []
+        fs = root.rstrip("/") + "/" + region.lstrip("/")
+    path = fs.rstrip("/") + "/"
+    around = [(len(d.fs_path.rstrip("/")), i, d) for i, d in enumerate(scopes)
+              if d.kind == "directory" and not d.regex and d.fs_path
               and path.startswith(d.fs_path.rstrip("/") + "/")]
     return [d for _, _, d in sorted(around, key=lambda t: (t[0], t[1]), reverse=True)]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
@@ -820,7 +821,13 @@ class Compiler:
         server (mod_rewrite's prefix_stat). Under the DocumentRoot or an Alias target it becomes the URL that
         serves the file; elsewhere it is reported."""
         root = document_root(self.ctx, self.server)
-        routes = [r for h in {id(h): h for h in (self.server, self.ctx.main)}.values() for r in h.routes]
+        holders = {id(h): h for h in (self.server, self.ctx.main)}.values()
+        routes = [r for h in holders for r in h.routes]
+        # a ProxyPass inside a <Location> claims that section's URLs in nginx as the server's do (mod_rewrite's
+        # translate_name returns first in httpd, so neither takes a result it reads as a file path)
+        routes += [replace(scope.proxy, path=scope.path, regex=scope.regex, span=scope.proxy.span or scope.span)
+                   for h in holders for scope in h.scopes
+                   if scope.kind == "location" and scope.proxy is not None and scope.proxy.kind == "proxy"]
         # ([H] maps its result onto the document root itself: an Alias target's URL would not reach the file)
         candidates = [(root, "", None)] + [(r.target.rstrip("/"), r.path.rstrip("/"), r) for r in routes
                                           if r.kind == "alias" and not r.regex and r.target.startswith("/")
