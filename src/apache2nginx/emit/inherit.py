@@ -234,7 +234,6 @@ def _paged(loc, parent: list[Stmt], named: dict, copies: dict, inherited: dict[s
     would use in LOC without one of its own (the enclosing location's). SERVER: the server block's
     statements, which a named page inherits wherever the location naming it is nested."""
     from dataclasses import replace
-    from ..model import Location
     plain = effective(parent, loc.statements, unless)
     inside = plain
     if unless is not None and hasattr(unless, "ungate"):
@@ -249,27 +248,64 @@ def _paged(loc, parent: list[Stmt], named: dict, copies: dict, inherited: dict[s
         if target is None:
             continue
         codes = [a for a in page.args[:-1] if a.isdigit()]
-        theirs = [s for s in effective(server, target.statements, unless)
-                  if s.name == "add_header" and s.args and s.args[-1] == "always" and not _challenge(s)]
-        path = target.path
-        if [tuple(s.args) for s in theirs] != [tuple(s.args) for s in headers]:
-            key = (target.path, tuple(tuple(s.args) for s in headers))
-            copy = copies.get(key)
-            if copy is None:
-                copy = Location(target.modifier, f"{target.path}_{len(copies) + 1}",
-                                [s for s in target.statements if s.name != "add_header" or _challenge(s)] + headers,
-                                target.span)
-                copies[key] = copy
-            path = copy.path
+        path = _page_copy(target, headers, server, copies, unless)
         if any(inherited.get(c, target.path) != path for c in codes):
             pages.append(Stmt("error_page", page.args[:-1] + [path], page.span,
                               comment="with this location's Header always lines"))
         chosen.update((c, path) for c in codes)
+    statements = _guard_pages(loc.statements, inside, parent, named, copies, unless, server)
     nested = [_paged(i, [s for s in plain if s not in (i.not_inherited or ())], named, copies, chosen, unless,
                      server) for i in loc.locations]
-    if not pages and all(a is b for a, b in zip(nested, loc.locations)):
+    if not pages and statements is loc.statements and all(a is b for a, b in zip(nested, loc.locations)):
         return loc
-    return replace(loc, statements=list(loc.statements) + pages, locations=nested)
+    return replace(loc, statements=list(statements) + pages, locations=nested)
+
+
+def _page_copy(target, headers: list[Stmt], server: list[Stmt], copies: dict, unless: Unless | None) -> str:
+    """The named page TARGET, or a copy of it sending HEADERS (`Header always` lines) where TARGET sends others."""
+    from ..model import Location
+    theirs = [s for s in effective(server, target.statements, unless)
+              if s.name == "add_header" and s.args and s.args[-1] == "always" and not _challenge(s)]
+    if [tuple(s.args) for s in theirs] == [tuple(s.args) for s in headers]:
+        return target.path
+    key = (target.path, tuple(tuple(s.args) for s in headers))
+    copy = copies.get(key)
+    if copy is None:
+        copy = Location(target.modifier, f"{target.path}_{len(copies) + 1}",
+                        [s for s in target.statements if s.name != "add_header" or _challenge(s)] + headers,
+                        target.span)
+        copies[key] = copy
+    return copy.path
+
+
+def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], named: dict, copies: dict,
+                 unless: Unless | None, server: list[Stmt]) -> list[Stmt]:
+    """STMTS (a location's own), each `if` guard refusing some of its URLs (a <LocationMatch>'s rules nginx
+    cannot check under a prefix location) given its own `error_page 403` where the location's 403 page is a
+    message page: the guard's block sends the headers the refusal carries (refused_headers: the onsuccess
+    ones httpd's answer there may carry, a security header among them), but nginx answers its `return 403`
+    from the named page, with that page's add_header list (a Content-Security-Policy was lost on it). The
+    page is a copy sending the block's `Header always` lines. INSIDE: the location's effective statements,
+    the guards' blocks holding the refusal's headers, in the same order as in STMTS."""
+    page = next((p for p in reversed(_last_error_pages([s for s in inside if s.name == "error_page"]))
+                 if "403" in p.args[:-1]), None)
+    target = named.get(page.args[-1]) if page is not None else None
+    if target is None or not any(_guard(s) for s in stmts):
+        return stmts
+    blocks = [s.block for s in if_blocks(inside, parent, unless) if _guard(s)]
+    out, k = [], 0
+    for s in stmts:
+        if _guard(s) and k < len(blocks):
+            block, k = blocks[k], k + 1
+            headers = [b for b in block if b.name == "add_header" and b.args and b.args[-1] == "always"]
+            path = _page_copy(target, headers, server, copies, unless)
+            if path != target.path and not any(b.name == "error_page" for b in s.block):
+                at = next(i for i, b in enumerate(s.block) if _refusal(b))
+                s = Stmt("if", s.args, s.span, s.comment, s.block[:at] + [
+                    Stmt("error_page", ["403", path], page.span,
+                         comment="the refusal's page sends the refusal's Header always lines")] + s.block[at:])
+        out.append(s)
+    return out
 
 
 def _challenge(s: Stmt) -> bool:

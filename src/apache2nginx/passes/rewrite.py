@@ -789,7 +789,8 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rule
             server.locations.append(loc)
         loc.statements.insert(0, refusal)
         loc.directory_rules.append(refusal)
-        loc.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment) for h in carried)
+        loc.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment, resets=h.resets,
+                                   conditional=h.conditional) for h in carried)
     ctx.diags.add("A2N838", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of {prefix} "
                   "are not translated and may refuse requests there, so the translation refuses every request "
                   "of the directory (403)", rule.span, directive="RewriteRule")

@@ -422,7 +422,10 @@ def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[S
     whose new request merges the sections of the rewritten URL: the answer carries their Header lines (an
     `X-Frame-Options DENY` of <Location /old/> on `GET /private/` rewritten to /old/). Each value is the one
     httpd sends on a success; a security header is never to be lost, and a header too many on the 403 is
-    the refusal's own difference."""
+    the refusal's own difference. Where the rules' patterns and substitutions are plain enough, a line is
+    sent only where a rule rewrites the request (or a directory's index file) into its section, and there it
+    replaces an enclosing line its section's `Header set` replaces: elsewhere httpd answers without that
+    section (the enclosing X-Frame-Options DENY, not a rewrite target's SAMEORIGIN)."""
     urls = _result_prefixes(rules, prefix)
     if urls == []:
         return []
@@ -432,19 +435,125 @@ def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[S
 
     out: list[Stmt] = []
     taken: set[tuple[str, str]] = set()
+    where = _rewritten_urls(rules, prefix)
+    results = _rewritten_results(rules, prefix) if where is not None else None
     scopes = [scope for scope in header_scopes(ctx, server) if _may_hold(scope, urls)] + \
         _result_file_sections(ctx, server, rules, prefix, urls)
     for scope in scopes:
+        region = _scope_region(ctx, server, scope) if results else None
         for st in scope.statements:
             if st.name != "add_header" or len(st.args) < 2:
                 continue
             value = ungated(st.args[1])
-            if (st.args[0].lower(), value) in taken:
+            if (st.args[0].lower(), value, region) in taken:
                 continue
-            taken.add((st.args[0].lower(), value))
+            taken.add((st.args[0].lower(), value, region))
+            if region is not None:
+                # sent where a rule rewrites the request into the section only
+                result = ctx.model.shared_map("a2n_rwurl_", _indexed_uri(ctx), results, '""')
+                value = ctx.model.shared_map("a2n_rwdir_", result, [(region, value)], '""', st.span)
+            elif where is not None:
+                # sent where a rule may rewrite the request only
+                value = ctx.model.shared_map("a2n_rwdir_", _indexed_uri(ctx), [(where, value)], '""', st.span)
+            # (there it replaces an enclosing line of the header as the section's `Header set` does:
+            # emit.inherit.header_order)
             out.append(Stmt("add_header", [st.args[0], value, "always"], st.span,
-                            comment="also on the refusal (a section its rules may rewrite to)"))
+                            comment="also on the refusal (a section its rules may rewrite to)",
+                            resets=st.resets if where is not None else None, conditional=where is not None))
     return out
+
+
+# a substitution whose result a map can compute: literal text and the pattern's back-references
+_SIMPLE_SUBSTITUTION = re.compile(r"(?:[^$%?\\{}\s;'\"]|\$[0-9])*")
+
+
+def _rewritten_results(rules, prefix: str) -> list[tuple[str, str]] | None:
+    """The entries of a map from $uri to the URL the first of RULES whose pattern matches it rewrites it to,
+    or None where a substitution is not plain text and back-references."""
+    entries = []
+    for rule in rules:
+        target = rule.substitution
+        if not _SIMPLE_SUBSTITUTION.fullmatch(target) or "R" in rule.flags or "P" in rule.flags or target == "-":
+            return None
+        key = _rewritten_urls([rule], prefix)
+        if key is None:
+            return None
+        entries.append((key, target if target.startswith("/") else prefix + target))
+    return entries or None
+
+
+def _scope_region(ctx, server: Server, scope) -> str | None:
+    """A map key matching the URLs of SCOPE (a <Location> or a <Directory> with a literal path), else None."""
+    from .rewrite import _directory_url
+    if getattr(scope, "regex", False) or getattr(scope, "nocase", False):
+        return None
+    if scope.kind == "location":
+        url = scope.path
+    elif scope.kind == "directory" and getattr(scope, "fs_path", None):
+        url = _directory_url(ctx, server, scope.fs_path)
+    else:
+        return None
+    if not url or not url.startswith("/"):
+        return None
+    if url.endswith("/"):
+        return "~^" + re.escape(url.rstrip("/")) + "(?:/|$)" if url != "/" else "~^/"
+    return "~^" + re.escape(url) + "(?:/|$)"
+
+
+def _indexed_uri(ctx) -> str:
+    """The URL the per-directory rules see: a directory's URL is served through mod_dir's index subrequest,
+    which runs them on its index file (httpd's default DirectoryIndex, index.html)."""
+    return "$uri" + ctx.model.shared_map("a2n_index_", "$uri", [("~/$", "index.html")], '""')
+
+
+def _rewritten_urls(rules, prefix: str) -> str | None:
+    """A map key matching the URLs (nginx's $uri) under PREFIX that one of the per-directory RULES may
+    rewrite: httpd matches a rule's pattern against the path with the directory's prefix taken off, and a
+    request no pattern matches is answered without a rewrite (with the headers of its own sections, an
+    enclosing `X-Frame-Options DENY` rather than a rewrite target's SAMEORIGIN). None where a pattern is
+    not read so (a negated one, an alternative at its top level): every URL may be rewritten."""
+    parts, nocase = [], False
+    for rule in rules:
+        pattern = getattr(rule, "pattern", None)
+        if not isinstance(pattern, str) or pattern.startswith("!") or _top_level_bar(pattern):
+            return None
+        nocase = nocase or "NC" in rule.flags
+        if pattern.startswith("^"):
+            parts.append(re.escape(prefix) + "(?:" + pattern[1:] + ")")
+        elif "^" in pattern.replace("\\^", "").replace("[^", ""):
+            return None
+        else:
+            parts.append(re.escape(prefix) + ".*(?:" + pattern + ")")
+    if not parts:
+        return None
+    regex = "^(?:" + "|".join(parts) + ")"
+    if re.search(r"[\s;{}'\"]", regex):
+        return None     # (not a map key nginx reads as written)
+    try:
+        re.compile(regex)
+    except re.error:
+        return None
+    return ("~*" if nocase else "~") + regex
+
+
+def _top_level_bar(pattern: str) -> bool:
+    depth, escaped, klass = 0, False, False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif klass:
+            klass = ch != "]"
+        elif ch == "[":
+            klass = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return True
+    return False
 
 
 def _result_file_sections(ctx, server: Server, rules, prefix: str, urls: list[tuple[str, bool]] | None) -> list:
