@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt
+from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt, all_nested
 
 _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
 _ADD_HEADER = _FAMILY_OF["add_header"]
@@ -476,7 +476,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
                              comment="also on the refusal"))
             changed = True
     taken: set[tuple[str, str]] = set()
-    for inner in _all_nested(nested):
+    for inner in all_nested(nested):
         try:
             # the section's own lines as httpd runs them: a later `Header set` replaces a merge/add before it
             own = header_order(list(inner.statements), 0, unless)
@@ -513,15 +513,6 @@ def _ungated(s: Stmt, ungate: Callable[[str], str]) -> str | None:
         return ungate(s.args[1]) if len(s.args) >= 2 else None
     except KeyError:
         return None
-
-
-def _all_nested(locations) -> list:
-    out, stack = [], list(locations)
-    while stack:
-        loc = stack.pop(0)
-        out.append(loc)
-        stack.extend(loc.locations)
-    return out
 
 
 def if_blocks(stmts: list[Stmt], parent: list[Stmt], unless: Unless | None = None) -> list[Stmt]:

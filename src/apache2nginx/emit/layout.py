@@ -21,7 +21,7 @@ import re
 from itertools import combinations
 
 from ..diagnostics import Diagnostics
-from ..model import UNSET_WHEN, Location, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
+from ..model import UNSET_WHEN, Location, all_nested, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
     access_statements, directory_slash_statements, merge, options_statements, server_conditionals
 from ..passes.access_cond import Conditions
@@ -1766,19 +1766,10 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
         ifs = [reread(st) for st in parent.directory_rules if followable(st)]
         if not ifs:
             continue
-        for inner in [loc, *_all_locations(loc.locations)]:
+        for inner in all_nested([loc]):
             if not inner.directory_rules:
                 inner.statements[:0] = ifs
     return followed
-
-
-def _all_locations(locations: list) -> list:
-    out, stack = [], list(locations)
-    while stack:
-        loc = stack.pop(0)
-        out.append(loc)
-        stack.extend(loc.locations)
-    return out
 
 
 def _report_env_after_rewrites(server: Server, diags: Diagnostics, followed: set[int] = frozenset()) -> None:

@@ -130,6 +130,16 @@ class Location:
         return (self.modifier, self.path)
 
 
+def all_nested(locations: list[Location]) -> list[Location]:
+    """LOCATIONS and every location nested in them, at any depth, breadth first."""
+    out, queue = [], list(locations)
+    while queue:
+        loc = queue.pop(0)
+        out.append(loc)
+        queue.extend(loc.locations)
+    return out
+
+
 @dataclass
 class UpstreamServer:
     address: str
