@@ -765,14 +765,11 @@ def _index_pass_test(span) -> list[Stmt]:
 def _may_refuse(rule: RRule) -> bool:
     """Whether httpd may answer a request with an error status through this rule: [F], [G], [R=4xx/5xx], or a
     rewrite in a per-directory context, whose internal redirect can come back to the same rules and end in
-    httpd's redirect limit (500)."""
+    httpd's redirect limit (500), and whose result httpd checks against the access rules of its own URL (a
+    login, a refusal), [END] or not: [END] stops the rules, not the access checks of the internal redirect."""
     if _refuses(rule.directive):
         return True
-    if rule.substitution == "-" or any(f in rule.flags for f in ("R", "P")):
-        return False
-    # [END] holds for the internal redirect, but not with [PT] (noted only after PT's exit) nor in mod_dir's
-    # index subrequest a directory target makes (a pool of its own): there the rules run again
-    return "END" not in rule.flags or "PT" in rule.flags or rule.substitution.split("?", 1)[0].endswith("/")
+    return not (rule.substitution == "-" or any(f in rule.flags for f in ("R", "P")))
 
 
 def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rules: list[RRule]) -> None:
