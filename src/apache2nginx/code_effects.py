@@ -322,6 +322,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "header@host-port"),  # nginx redirects a Host with a port that httpd's condition does not match
     "A2N823": effects(),                # reproduced
     "A2N824": effects(*_REWRITE),       # httpd ignores the snippet's rules on their own
+    "A2N869": effects("status@nginx-refused,unsafe-method", "header@nginx-refused,unsafe-method",
+                      "location@nginx-refused,unsafe-method", "body@nginx-refused,unsafe-method"),  # the
+    # methods a limit_except catches are refused (403) where a rewrite-phase refusal would not run for them
     "A2N868": effects("header:added@proxied,inner-segment"),  # a file section's headers on a per-directory
     # [P] rule's answer for a URL under a missing directory, where httpd's walk stopped before the file's name
     "A2N825": effects(),                # no connection reuse: nothing a request shows

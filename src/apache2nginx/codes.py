@@ -1811,6 +1811,15 @@ _short("A2N868", "file-section-rule-proxy-headers", "warning",
        "a proxied answer under a missing directory carries headers in nginx only.",
        "put the headers on the rule's directory (or the proxied URL's <Location>) rather than on a file section, "
        "or make the rule's pattern match only names under existing directories.")
+_short("A2N869", "limit-except-skips-rewrite-refusal", "error",
+       "A method section's methods are refused where a refusal runs in nginx's rewrite phase.",
+       "nginx gives the methods a limit_except block catches that block's configuration, which holds none of "
+       "the location's rewrite-phase statements (if, return): a refusal the translation makes there (a "
+       "<LocationMatch> or env= rule it checks with `if`) would not run for them, and the block's login would "
+       "let them through where httpd refuses. The methods the block catches are refused (deny all) instead.",
+       "those methods are answered 403 at these URLs, where httpd may admit some of them (or ask for a login).",
+       "write the refusal as Require rules nginx checks in its access phase (Require ip, Require all denied), "
+       "or move the method section to a <Location> the refusal does not cover.")
 _short("A2N826", "directory-rewrite-unmapped", "error", "Rewrite rules in a <Directory> outside the DocumentRoot.",
        "per-directory rules apply to the URLs that map into the directory; only directories under the server's "
        "DocumentRoot are mapped by this translator (Alias targets are not yet).",

@@ -2358,6 +2358,46 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     route_reruns(model)
     for server in model.servers:
         _drop_unreached_rule_proxies(server)
+        _refuse_limited_methods_past_rewrite_refusals(server.locations, diags)
+
+
+def _rewrite_refusal(stmts: list[Stmt]) -> Stmt | None:
+    """A rewrite-phase statement among STMTS (an `if` block's too) that answers with an error status."""
+    for st in stmts:
+        if st.name == "return" and st.args and st.args[0].isdigit() and int(st.args[0]) >= 400:
+            return st
+        if st.name == "if" and st.block:
+            found = _rewrite_refusal(st.block)
+            if found is not None:
+                return found
+    return None
+
+
+def _refuse_limited_methods_past_rewrite_refusals(locations: list[Location], diags: Diagnostics) -> None:
+    """nginx gives the methods a `limit_except` block catches the block's own configuration
+    (ngx_http_update_location_config), which holds none of the location's rewrite-phase statements, and
+    `if`/`return` cannot go inside it: a refusal the location makes in its rewrite phase does not run for those
+    methods, and the block's login would admit them where httpd refuses (WIDENED ACCESS). The block then
+    refuses every method it catches (deny all, A2N869)."""
+    said: set = set()
+    for loc in all_nested(locations):
+        refusal = _rewrite_refusal(loc.statements)
+        if refusal is None:
+            continue
+        for st in loc.statements:
+            if st.name != "limit_except" or st.block is None or (
+                    st.block and (st.block[0].name, st.block[0].args) == ("deny", ["all"])
+                    and not any(b.name.startswith("auth_") for b in st.block)):
+                continue    # (refused already: the first access rule wins, and no login could admit)
+            st.block[:] = [Stmt("deny", ["all"], st.span, comment="a refusal of this location's rewrite phase "
+                                "would not run for these methods")]
+            if st.span in said:
+                continue
+            said.add(st.span)
+            diags.add("A2N869", f"the methods <LimitExcept {' '.join(st.args)}> catches at {loc.path}: nginx "
+                      "runs none of the location's rewrite-phase statements for them, among them a refusal "
+                      f"({' '.join(refusal.args)}); they are refused (deny all)", st.span,
+                      related=[refusal.span] if refusal.span else [])
 
 
 def _statement_text(stmts: list[Stmt], out: list[str]) -> None:
