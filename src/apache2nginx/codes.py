@@ -1181,6 +1181,16 @@ _short("A2N742", "access-refused", "error", "An access rule nginx cannot check e
        "clients httpd admitted get 403 from nginx.",
        "express the rule with Require ip, Require valid-user (AuthType Basic, AuthUserFile) or Require all, or "
        "put the check in front of nginx (auth_request to a service that implements it).")
+_short("A2N875", "locationmatch-grant-under-prefix", "error",
+       "A <LocationMatch> that lets everyone through cannot lift a prefix location's rules.",
+       "httpd merges a <LocationMatch> after the <Directory> (or <Proxy>) and <Location> sections of a URL; with "
+       "AuthMerging Off its `Require all granted` replaces their rules, so it serves what they refuse. nginx never "
+       "consults a server's regex location for URLs under a ^~ or = prefix location; where the section cannot be "
+       "nested in that location (an exact location, a handler or rewrite phase nginx would not carry into it), "
+       "its URLs there keep the prefix location's rules.",
+       "clients httpd admitted get 401 or 403 from nginx under that prefix.",
+       "add a regex location for the section inside the prefix location by hand, with the prefix location's "
+       "handler and the rules httpd ends with.")
 _short("A2N743", "options-outside-directory", "error", "Options outside <Directory> is not translated.",
        "in <Location> or <Files> httpd applies Options only partly (symlink checks need a directory).",
        "the option has no effect in the translation.", "move Options into the <Directory> it is meant for.")

@@ -540,6 +540,8 @@ class Layout:
                 if s.settings.get("access") is not None else []
             if own_access:
                 self.guard_prefixes(s, own_access, prefix_locations)
+            elif s.settings.get("access") is not None:
+                self.open_prefixes(s, prefix_locations)
             self.carry_regex_headers(s, prefix_locations)
         self.overlap_budget = _REGEX_OVERLAPS
         for i, (s, loc) in enumerate(laid_regex):
@@ -884,25 +886,55 @@ class Layout:
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))
 
+    def open_prefixes(self, scope: Scope, locations: list[Location]) -> None:
+        """A <LocationMatch> whose access rules let everyone through also covers URLs under ^~ and = locations,
+        where nginx never consults a regex location of the server: merged after the region's <Directory> (or
+        <Proxy>) and earlier <Location> sections, it replaces their rules in httpd (AuthMerging Off) and may
+        grant what they refuse. Where the region has access rules it is nested there (`nest_under_prefix`);
+        where it cannot be, the region's rules stay, narrower than httpd's (A2N875)."""
+        for loc in locations:
+            if not _rules(loc.statements) or not _may_match_under(scope.path, loc.path, bool(scope.nocase)):
+                continue    # nothing the section could lift, or none of its URLs lies there
+            if loc.modifier == "=":
+                try:
+                    if re.search(scope.path, loc.path, re.IGNORECASE if scope.nocase else 0) is None:
+                        continue
+                except re.error:
+                    pass
+            if self.nest_under_prefix(scope, loc):
+                continue
+            if ("A2N875", scope.span) not in self.reported:
+                self.reported.add(("A2N875", scope.span))
+                self.diags.add("A2N875", f"<LocationMatch {scope.path}>: its access rules let everyone through "
+                               f"where httpd merges it after the rules of {loc.path}, but nginx never consults it "
+                               "under that prefix location: its URLs there keep the prefix location's rules, "
+                               "narrower than httpd", scope.span)
+
     def nest_under_prefix(self, scope: Scope, loc: Location) -> bool:
         """Nest the <LocationMatch> SCOPE in the prefix location LOC (nginx tries the regex locations nested in
         the longest matching prefix even under ^~), with the access rules of LOC's directories and of its
         <Location> sections and SCOPE merged in configuration order, and their statements. False (nothing
         done) where that would not be what httpd does: LOC is not a plain region serving files (an exact
         location, a handler or rewrite-phase statements nginx does not inherit into a nested location), or
-        holds a nested location the URLs may also match (which nginx would try first or instead)."""
+        holds a nested location the URLs may also match (which nginx would try first or instead). A region a
+        ProxyPass serves is one too: httpd merges the <Location> sections after its <Proxy> sections, and the
+        nested location passes the same backend URL (`_nested_proxy_pass`)."""
         if loc.modifier == "" and not loc.locations:
             return True     # nginx goes on to the server's regex locations from there
         region = self.prefix_regions.get(id(loc))
         if region is None or loc.modifier not in ("", "^~") or loc.directory_rules:
             return False
         dir_configs, covering, dirs, handler = region
-        if handler is not None and handler.kind != "alias" or scope.proxy is not None:
+        proxied = handler is not None and handler.kind == "proxy"
+        if handler is not None and handler.kind != "alias" and not proxied or scope.proxy is not None:
             return False
         if not _may_match_under(scope.path, loc.path, bool(scope.nocase)):
             return True     # none of its URLs lies under this prefix: nothing to guard either
+        passing = _nested_proxy_pass(loc, scope.span) if proxied else []
+        if passing is None:
+            return False
         if any(st.name in _NOT_INHERITED and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)
-               for st in loc.statements):
+               and not (proxied and st.name == "proxy_pass") for st in loc.statements):
             return False
         if any(n.modifier not in ("~", "~*") or _regexes_may_overlap(n.path, n.modifier == "~*", scope.path,
                                                                     bool(scope.nocase)) for n in loc.locations):
@@ -915,7 +947,7 @@ class Layout:
         statements = _last_wins([st for d in dirs for st in d.statements] +
                                 [st for s in sections for st in s.statements])
         inner = Location("~*" if scope.nocase else "~", scope.path,
-                         _detached(access, loc.statements, scope.span) + statements, scope.span)
+                         _detached(access, loc.statements, scope.span) + statements + passing, scope.span)
         loc.locations.append(inner)
         self.nested_regex[id(inner)] = scope
         return True
@@ -2238,6 +2270,29 @@ def _realm(stmts: list[Stmt]) -> str | None:
 def _shape(st: Stmt) -> tuple:
     """A statement as nginx reads it (wherever in the input it came from)."""
     return st.name, tuple(st.args), tuple(_shape(b) for b in st.block or ())
+
+
+def _nested_proxy_pass(loc: Location, span) -> list[Stmt] | None:
+    """What passes a request of the proxied prefix location LOC on from a regex location nested in it, to
+    the same backend URL: nginx takes no URI in a regex location's proxy_pass, so the prefix is replaced by
+    the URI with a rewrite (break: the rest of the rewrite phase is done) and the address alone is passed,
+    as the prefix location's proxy_pass replaces it. None where the prefix location's is not one plain
+    proxy_pass (a variable in it, a URI nginx would read otherwise in a rewrite)."""
+    passes = [st for st in loc.statements if st.name == "proxy_pass"]
+    if len(passes) != 1 or len(passes[0].args) != 1 or "$" in passes[0].args[0]:
+        return None
+    st = passes[0]
+    m = re.match(r"([a-z]+://[^/]+)(/.*)?$", st.args[0])
+    if m is None:
+        return None
+    address, uri = m.group(1), m.group(2)
+    if not uri:
+        return [Stmt("proxy_pass", [address], st.span, comment=st.comment)]   # the request URI unchanged
+    if re.search(r'[\s;{}"\'?]', uri):
+        return None
+    return [Stmt("rewrite", [_quote_if_needed(f"(?s)^{_regex_escape(loc.path)}(.*)$"), uri + "$1", "break"], span,
+                 comment="the URI the prefix location's proxy_pass sends"),
+            Stmt("proxy_pass", [address], st.span)]
 
 
 def _detached(access: list[Stmt], parent: list[Stmt], span) -> list[Stmt]:
