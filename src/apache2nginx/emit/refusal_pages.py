@@ -14,7 +14,9 @@ of it carries the refused location's headers (emit.inherit.error_pages_with_head
 
 One refusal stands for a certain 500: a .htaccess httpd refuses (AllowOverride) fails its directory walk
 before any section applies, so httpd answers with the server's ErrorDocument 500. Where that is a URL, httpd
-sends a 302 to it: the refusal's 403 is sent to the same URL, whatever 403 page is in force there.
+sends a 302 to it; where it is a local page, httpd redirects internally to it, and the page's request walks
+its own sections (its Header lines, not the failing URL's; its own empty query string): the refusal's 403 is
+sent to the same URL or page, whatever 403 page is in force there.
 """
 from __future__ import annotations
 
@@ -82,19 +84,22 @@ def _fails_early(loc: Location) -> bool:
                for st in loc.statements)
 
 
-def _walk(loc: Location, inherited: list[Stmt], failure_redirect: Stmt | None, failing: bool = False) -> bool:
-    """Fix LOC and the locations nested in it; whether any needed the named location. FAILURE_REDIRECT: the
-    server's `error_page 500 http://...`, if any, which httpd answers a failing .htaccess with."""
+def _walk(loc: Location, inherited: list[Stmt], failure_page: Stmt | None, failing: bool = False) -> bool:
+    """Fix LOC and the locations nested in it; whether any needed the named location. FAILURE_PAGE: the
+    server's `error_page 500 http://...` or `error_page 500 /page`, if any, which httpd answers a failing
+    .htaccess with."""
     pages = _in_force(_pages(loc.statements), inherited)
     failing = failing or _fails_early(loc)
     used = False
-    if failing and failure_redirect is not None:
+    if failing and failure_page is not None:
         # the .htaccess fails in map_to_storage with r->per_dir_config at the server's defaults: ap_die_r
-        # (modules/http/http_request.c) answers the 500 with the server's ErrorDocument 500 URL, a 302
-        # whose Location is that URL; nginx's refusal (403) is sent there the same way
-        target = failure_redirect.args[-1]
+        # (modules/http/http_request.c) answers the 500 with the server's ErrorDocument 500, a 302 whose
+        # Location is that URL, or an internal redirect to that page (ap_internal_redirect: the page's own
+        # sections and headers, its URL's query string, none); nginx's refusal (403) is sent there the same way
+        target = failure_page.args[-1]
+        what = "page" if target.startswith("/") else "redirect"
         replaced = _without_403(pages, target, "httpd answers the .htaccess failure's 500 with the server's "
-                                               "ErrorDocument 500 redirect")
+                                               f"ErrorDocument 500 {what}")
         loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
         pages = replaced
     elif any(is_refusal(st) for st in loc.statements) and _replaces_403(pages):
@@ -102,25 +107,34 @@ def _walk(loc: Location, inherited: list[Stmt], failure_redirect: Stmt | None, f
         loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
         pages, used = replaced, True
     for child in loc.locations:
-        used = _walk(child, pages, failure_redirect, failing) or used
+        used = _walk(child, pages, failure_page, failing) or used
     return used
 
 
-def _failure_redirect(pages: list[Stmt]) -> Stmt | None:
-    """The server's ErrorDocument 500, where it is a URL elsewhere (a redirect)."""
+def _failure_page(pages: list[Stmt], server: Server, main: Server | None) -> Stmt | None:
+    """The server's ErrorDocument 500, where it is a URL elsewhere (a redirect) or a local page (an internal
+    redirect); not a message (a named location, which answers with the server's headers as the refusal does),
+    nor a page under a failing .htaccess itself: httpd's redirect to it fails again, and ap_die_r answers the
+    first request's 500 with its own message and headers, as the plain refusal does."""
+    from .refused_error_pages import serving_levels
     page = next((st for st in reversed(pages) if "500" in st.args[:-1]), None)
-    return page if page is not None and page.args[-1].lower().startswith(("http://", "https://")) else None
+    if page is None or not page.args[-1].lower().startswith(("http://", "https://", "/")):
+        return None
+    if page.args[-1].startswith("/") and any(_fails_early(loc)
+                                             for loc in serving_levels(server, main, page.args[-1])[0]):
+        return None
+    return page
 
 
 def keep_refusals_plain(model: NginxModel, server: Server) -> None:
     main = model.main_server
     outer = _pages(main.statements) if main is not None and main is not server else []
     inherited = _in_force(_pages(server.statements), outer)
-    failure_redirect = _failure_redirect(inherited)
+    failure_page = _failure_page(inherited, server, main)
     used = False
     for loc in server.locations:
         if loc.path.startswith("@"):
             continue
-        used = _walk(loc, inherited, failure_redirect) or used
+        used = _walk(loc, inherited, failure_page) or used
     if used and not any(loc.path == REFUSED_PAGE for loc in server.locations):
         server.locations.append(Location("", REFUSED_PAGE, [Stmt("return", ["403"], None)]))
