@@ -318,6 +318,8 @@ def _refusal(s: Stmt) -> bool:
     translate, not one of httpd's own refusals."""
     if s.name == "deny" and s.args == ["all"]:
         return bool(s.comment) and "refused" in s.comment
+    if s.name == "auth_request":
+        return bool(s.comment) and "refused" in s.comment
     return s.name == "return" and s.args == ["403"] and bool(s.comment) and "not translated" in s.comment
 
 
@@ -390,6 +392,9 @@ def on_refusal(ungate: Callable[[str], str], value: str, otherwise: str) -> str:
 
 # the variable the tests of a refused open region set where the request names a file httpd would serve
 SERVED = "$a2n_served"
+# ... and the one they set instead where the region's own rules run first (an auth_request refusal): the
+# refusal's internal location sets SERVED from it, for a request those rules let in
+FILE = "$a2n_file"
 
 _FOR_SERVED = "also on the refusal, for a file httpd serves"
 
@@ -404,24 +409,34 @@ def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
     a URL names with its handler (a success, both header tables), and answers any other URL with an error
     (404, or mod_dir's 301: the always table alone). Said by the tests SERVED reads (_served_tests)."""
     return getattr(ungate, "served", None) is not None and \
-        any(_refusal(s) and s.open_region for s in stmts) and not any(s.name in _NOT_STATIC for s in stmts)
+        any(_refusal(s) and s.open_region for s in stmts) and \
+        not any(s.name in _NOT_STATIC and not _refusal(s) for s in stmts)
 
 
 def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str]) -> list[Stmt]:
     """STMTS of a location, with the tests that set SERVED first where one of its add_header lines (an `if`
-    block's too: a directory's index file, refusal_alternatives) reads it."""
-    variables = getattr(ungate, "served_variables", None)
-    if not variables:
-        return stmts
+    block's too: a directory's index file, refusal_alternatives) reads it. Where the refusal comes after the
+    region's own rules (an auth_request), FILE is set in any case: the refusal's internal location reads it."""
+    variables = getattr(ungate, "served_variables", None) or set()
 
     def reads(block: list[Stmt]) -> bool:
         return any((s.name == "add_header" and len(s.args) > 1 and s.args[1] in variables)
                    or (s.name == "if" and s.block and reads(s.block)) for s in block)
-    if not reads(stmts) or any(s.name == "set" and s.args[:1] == [SERVED] for s in stmts):
-        return stmts
     # first: nginx runs the location's rewrite-phase statements in order, and an `if` block may answer
     span = next((s.span for s in stmts if _refusal(s)), None)
-    return _served_tests(stmts, parent, ungate, span) + stmts
+    if not variables or not reads(stmts) or any(s.name == "set" and s.args[:1] == [SERVED] for s in stmts):
+        after = any(_refusal(s) and s.name == "auth_request" for s in stmts)
+        if after and not any(s.name == "set" and s.args[:1] in ([SERVED], [FILE]) for s in stmts):
+            return [Stmt("set", [FILE, ""], span, comment="no file httpd serves here carries a header")] + stmts
+        return stmts
+    tests = _served_tests(stmts, parent, ungate, span)
+    if any(s.args[:1] == [FILE] for s in tests):
+        # an `if` block answering before the region's rules (a directory's index file, refusal_alternatives)
+        # sends the headers of a file httpd serves, as a refusal in place of the rules did
+        stmts = [Stmt("if", s.args, s.span, s.comment, [Stmt("set", [SERVED, FILE], s.span)] + s.block)
+                 if s.name == "if" and s.block and reads(s.block) and any(b.name == "return" for b in s.block)
+                 else s for s in stmts]
+    return tests + stmts
 
 
 def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str], span) -> list[Stmt]:
@@ -432,11 +447,16 @@ def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str],
         next((s.args for s in parent if s.name == "index"), None) or ["index.html"]
     names = [n for n in index if n and not n.startswith("/") and "$" not in n and "/" not in n]
     comment = "a file httpd serves here (its answer carries its onsuccess headers)"
-    out = [Stmt("set", [SERVED, ""], span, comment=comment),
-           Stmt("if", ["(-f $request_filename)"], span, block=[Stmt("set", [SERVED, "1"], span)])]
+    out = [Stmt("set", [SERVED, ""], span, comment=comment)]
+    variable = SERVED
+    if any(_refusal(s) and s.name == "auth_request" for s in stmts):
+        # the region's rules run before the refusal: a file httpd serves to a request they let in
+        variable = FILE
+        out.append(Stmt("set", [FILE, ""], span))
+    out.append(Stmt("if", ["(-f $request_filename)"], span, block=[Stmt("set", [variable, "1"], span)]))
     for name in names:
         out.append(Stmt("if", [f"(-f $request_filename{ungate.index_of(name)})"], span,
-                        block=[Stmt("set", [SERVED, "1"], span)]))
+                        block=[Stmt("set", [variable, "1"], span)]))
     return out
 
 

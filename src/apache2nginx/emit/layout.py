@@ -29,7 +29,7 @@ from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFU
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
-from .inherit import _FAILS_EARLY as FAILS_EARLY
+from .inherit import _FAILS_EARLY as FAILS_EARLY, FILE, SERVED
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
@@ -41,6 +41,9 @@ ACCESS_NAMES = {"allow", "deny", "satisfy", "auth_basic", "auth_basic_user_file"
 # the comments of the rewrite-phase checks access_statements makes (part of a region's access rules)
 ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from env=", "SSLRequire",
                       "access under <If>"}
+
+# the internal location a region of a refused server asks (auth_request) after its own rules: 403
+REFUSED_AFTER_RULES = "/.a2n-refused-after-rules"
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
 
@@ -113,6 +116,7 @@ class Layout:
         self.scope_order: dict[int, int] = {}
         self.nested_regex: dict[int, Scope] = {}    # a <LocationMatch>'s location nested in a prefix one
         self._access_memo: dict[tuple, tuple] = {}  # see `access`
+        self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
 
     def inherited(self) -> tuple[list[Scope], list[Route]]:
         """The sections and lists that apply to this server, merged with the main server's as httpd merges
@@ -217,8 +221,42 @@ class Layout:
         if getattr(self, "refuse_all", None) is not None:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
-            return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
-                         open_region=_no_access_rules(configs), shut_region=_refuses_all(configs))]
+            refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
+                           open_region=_no_access_rules(configs), shut_region=_refuses_all(configs))
+            if refusal.open_region or refusal.shut_region:
+                return [refusal]
+            return self.refusal_after_rules(configs, region, span) or [refusal]
+        return self.own_access(configs, region, span)
+
+    def refusal_after_rules(self, configs: list, region: str, span) -> list[Stmt] | None:
+        """The refusal of a region with access rules of its own in a refused server: httpd answers there as
+        the region's rules say, with its own error (a 401 with its login challenge, a 403) to a request they
+        refuse and with its handler to one they let in; its error carries the `Header always` lines alone,
+        its success the onsuccess lines too (mod_headers: the error filter applies the always table only).
+        A `deny all` answers before the rules, one 403 for every request: the onsuccess line of a header
+        both tables name was lost on a success or added to an error. So the region's rules stay, and the
+        refusal comes after them: an auth_request to REFUSED_AFTER_RULES, which answers 403 (nginx runs it
+        last in the access phase, under `satisfy all`, and an `if` block inherits it) and marks the request
+        let in (it sets inherit.SERVED from inherit.FILE: the refusal sends the onsuccess lines where such a
+        request names a file, Stmt.open_region). None where nginx would not run it after every rule: `satisfy any` with an address
+        that lets in (or a method section), or rules nginx cannot check (refused themselves)."""
+        own = [st for st in self.own_access(configs, region, span) if st.name not in ("autoindex", "disable_symlinks")]
+        if not own or any(st.name not in ("satisfy", "allow", "deny", "auth_basic", "auth_basic_user_file",
+                                          "limit_except", "if")
+                          or (st.name == "deny" and st.args == ["all"] and st.comment)
+                          or (st.name == "if" and st.comment not in ACCESS_IF_COMMENTS) for st in own):
+            return None
+        if any(st.name == "satisfy" and st.args == ["any"] for st in own):
+            if any(st.name in ("allow", "limit_except") for st in own):
+                return None
+            # (without an allow line the address rules let no request in: the login alone decides)
+            own = [st for st in own if st.name not in ("satisfy", "deny")]
+        self.refused_after_rules = self.refuse_all[1]
+        return own + [Stmt("auth_request", [REFUSED_AFTER_RULES], self.refuse_all[1],
+                           comment="refused: " + self.refuse_all[0] + ", after the region's own rules",
+                           open_region=True)]
+
+    def own_access(self, configs: list, region: str, span) -> list[Stmt]:
         configs = [c for c in configs if c is not None]
         # A server's locations ask for the same merge of the same sections many times over (each <Files>
         # section nested in each location under its directory): lowered once per distinct question, copied out
@@ -395,7 +433,7 @@ class Layout:
                                                        (dirs[-1].span if dirs else None))
             access = [] if handler is not None and handler.kind == "redirect" else \
                 self.access(dir_configs + loc_configs, _describe(path), span)
-            if self.refuse_all is not None:
+            if self.refuse_all is not None and not (access and access[-1].name == "auth_request"):
                 # (a Redirect's region is no open one: httpd answers it with its error response)
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                                open_region=bool(access) and access[0].open_region,
@@ -578,6 +616,12 @@ class Layout:
         for loc, stmts in dir_methods:
             # last, after everything carried between locations: mod_dir's fixup runs after every rewrite
             loc.statements.extend(stmts)
+        if self.refused_after_rules is not None:
+            span = self.refused_after_rules
+            server.locations.append(Location("=", REFUSED_AFTER_RULES, [
+                Stmt("internal", [], span),
+                Stmt("set", [SERVED, FILE], span, comment="the request passed the region's rules"),
+                Stmt("return", ["403"], span, comment="the refusal after a region's own rules")], span))
 
     def redirects_after_rewrites(self, server: Server) -> None:
         """A Redirect reached by a URL a rewrite made: httpd's mod_alias runs after mod_rewrite and makes the
