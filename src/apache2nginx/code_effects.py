@@ -103,6 +103,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N236": effects("body@directory-request"),  # listings show names httpd hid
     "A2N237": effects("connection:changed@https"),  # httpd's handshake failure is nginx's 400
     "A2N239": effects("body@error-status"),  # nginx's own error page where httpd sends its message
+    "A2N881": effects("body@error-status", "header www-authenticate:added@error-status,credentials"),  # nginx's
+    # own error page where httpd sends its message or the page; the page's challenge also to the clients whose
+    # credentials httpd took
     "A2N290": effects("status", "location", "backend"),  # rewrite conditions on %{REMOTE_HOST} see an address
 
     # ------------------------------------------------------------ A2N3xx mod_proxy and routes

@@ -692,6 +692,17 @@ _short("A2N239", "error-document-refused", "warning", "An ErrorDocument page is 
        "nginx's own page.",
        "the error answer's body is nginx's page rather than httpd's message.",
        "grant access to the error page (e.g. `<Files 404.html> Require all granted`), or drop the ErrorDocument.")
+_short("A2N881", "error-document-guarded", "warning",
+       "An ErrorDocument page is refused to some clients by its own access rules.",
+       "httpd serves a local ErrorDocument through an internal redirect that passes the page's own access "
+       "checks: a client the page's login or address rules refuse gets the original status with httpd's built-in "
+       "message, a client they let in gets the page. nginx's error_page would answer the refusal's 401 or 403 "
+       "instead, and it cannot tell the two kinds of client apart there, so the translation answers the original "
+       "status with nginx's own page to every client, with the login's challenge where a login refuses the page "
+       "(httpd sends it along with its message).",
+       "the error answer's body is nginx's page rather than httpd's message, or rather than the page for the "
+       "clients httpd lets see it, and those clients also get the challenge.",
+       "grant access to the error page (e.g. `<Files 404.html> Require all granted`), or drop the ErrorDocument.")
 _short("A2N290", "hostname-lookups", "warning", "HostnameLookups On: nginx never resolves client addresses.",
        "with HostnameLookups On (or Double) httpd looks up every client's host name: %h in access logs and "
        "%{REMOTE_HOST} in mod_rewrite hold the name. nginx never does reverse DNS, so they hold the address.",

@@ -9,11 +9,16 @@ file in a granted directory) became nginx's 403.
 Where the page's nginx location refuses everybody (`deny all` with no `allow` and no `satisfy any`, from
 the input's own access rules, not a refusal the translation adds), the translation sends that status to a
 named location answering the original status with nginx's own page instead, and reports it (A2N239). A page
-refused only to some clients (an address rule, a login) is left as it is.
+refused only to some clients (a login, an address rule) fails the same way for them: httpd answers a 404 with
+its message (and the challenge), nginx answered the page location's 401. nginx cannot serve the page to the
+clients that pass and keep the status for the others (the redirected request takes no second error_page), so
+those statuses answer from the same named location, to every client (A2N881); a status the refusal itself
+answers with (401 for a login, 403 for an address rule) is left as it is.
 """
 from __future__ import annotations
 
 import re
+import zlib
 
 from ..diagnostics import Diagnostics
 from ..model import Location, NginxModel, Server, Stmt
@@ -22,8 +27,19 @@ from .refusal_pages import is_refusal
 _ACCESS = ("allow", "deny")
 
 
-def _plain_page(code: str) -> str:
-    return f"@a2n_status_{code}"
+def _plain_page(code: str, challenge: str = "") -> str:
+    """The named location answering CODE plainly; with CHALLENGE, one that also sends it (one per realm)."""
+    if not challenge:
+        return f"@a2n_status_{code}"
+    return f"@a2n_status_{code}_challenge_{zlib.crc32(challenge.encode()):08x}"
+
+
+def _plain_location(name: str, code: str, challenge: str) -> Location:
+    body = [Stmt("return", [code], None)]
+    if challenge:
+        body.insert(0, Stmt("add_header", ["WWW-Authenticate", challenge, "always"], None,
+                            comment="httpd keeps the challenge of the page's refused login"))
+    return Location("", name, body)
 
 
 def _regex_matches(loc: Location, uri: str) -> bool:
@@ -62,11 +78,40 @@ def _find(locations: list[Location], uri: str, chain: list[Location]) -> tuple[l
 
 def _refuses_everybody(levels: list[list[Stmt]]) -> bool:
     """LEVELS from the innermost out: nginx inherits allow/deny and satisfy from the nearest level setting any."""
-    rules = next((level for level in levels if any(st.name in _ACCESS for st in level)), [])
-    satisfy = next((st.args for level in levels for st in level if st.name == "satisfy"), ["all"])
-    access = [st for st in rules if st.name in _ACCESS]
-    return (bool(access) and access[0].name == "deny" and access[0].args == ["all"] and satisfy != ["any"]
+    access = _access_rules(levels)
+    return (bool(access) and access[0].name == "deny" and access[0].args == ["all"] and _satisfy(levels) != ["any"]
             and not is_refusal(access[0]))   # the translation's own refusal: httpd may serve the page
+
+
+def _access_rules(levels: list[list[Stmt]]) -> list[Stmt]:
+    rules = next((level for level in levels if any(st.name in _ACCESS for st in level)), [])
+    return [st for st in rules if st.name in _ACCESS]
+
+
+def _satisfy(levels: list[list[Stmt]]) -> list[str]:
+    return next((st.args for level in levels for st in level if st.name == "satisfy"), ["all"])
+
+
+def _refuses_some(levels: list[list[Stmt]]) -> tuple[set[str], str]:
+    """The statuses the page's location refuses some clients with, LEVELS from the innermost out, and the
+    login's challenge: 401 where a login is asked for (auth_basic and its user file, each inherited from the
+    nearest level setting it), 403 where an address rule of the input denies before any `allow all`. Under
+    `satisfy any` a client passes with either, and nginx answers the login's 401. A realm held in a variable
+    (a login asked for only under conditions) is left as it is: no statuses."""
+    realm = next((st.args for level in levels for st in level if st.name == "auth_basic"), None)
+    users = next((st.args for level in levels for st in level if st.name == "auth_basic_user_file"), None)
+    login = realm is not None and realm != ["off"] and users is not None
+    if login and "$" in realm[0]:
+        return set(), ""
+    challenge = f'Basic realm="{realm[0]}"' if login else ""
+    access = _access_rules(levels)
+    opened = next((i for i, st in enumerate(access) if st.name == "allow" and st.args == ["all"]), len(access))
+    addresses = any(st.name == "deny" and not is_refusal(st) for st in access[:opened])
+    if _satisfy(levels) == ["any"]:
+        if access and opened == 0:
+            return set(), ""
+        return ({"401"}, challenge) if login else ({"403"}, "") if addresses else (set(), "")
+    return ({"401"} if login else set()) | ({"403"} if addresses else set()), challenge
 
 
 def serving_levels(server: Server, main: Server | None, uri: str) -> tuple[list[Location], list[list[Stmt]]]:
@@ -79,53 +124,69 @@ def serving_levels(server: Server, main: Server | None, uri: str) -> tuple[list[
     return chain, levels
 
 
-def _refused(server: Server, main: Server | None, uri: str) -> bool:
-    return _refuses_everybody(serving_levels(server, main, uri)[1])
+def _refusals(server: Server, main: Server | None, uri: str) -> tuple[set[str], str, bool]:
+    """The statuses URI's location refuses some clients with, the login's challenge, and whether it refuses
+    everybody."""
+    levels = serving_levels(server, main, uri)[1]
+    if _refuses_everybody(levels):
+        return {"403"}, "", True
+    return *_refuses_some(levels), False
 
 
-def _replace(pages: list[Stmt], refused: set[str]) -> list[Stmt]:
-    """PAGES with each code whose page is refused sent to its plain named location."""
+def _replace(pages: list[Stmt], refused: dict[str, str]) -> list[Stmt]:
+    """PAGES with each code whose page is refused sent to its plain named location (REFUSED: code -> name)."""
     out = []
     for st in pages:
         codes = [a for a in st.args[:-1] if a in refused]
         kept = [a for a in st.args[:-1] if a not in refused]
         if kept:
             out.append(Stmt("error_page", kept + [st.args[-1]], st.span, comment=st.comment))
-        out.extend(Stmt("error_page", [code, _plain_page(code)], st.span,
+        out.extend(Stmt("error_page", [code, refused[code]], st.span,
                         comment=f"httpd keeps the {code} where its page {st.args[-1]} is refused:")
                    for code in codes)
     return out
 
 
 def _refused_codes(server: Server, main: Server | None, pages: list[Stmt], diags: Diagnostics,
-                   reported: set) -> set[str]:
-    refused = set()
+                   reported: set, needed: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """The codes of PAGES whose page is refused -> the named location answering them, each added to NEEDED
+    (name -> code and challenge)."""
+    refused = {}
     for st in pages:
         target = st.args[-1]
-        if not target.startswith("/") or not _refused(server, main, target):
+        if not target.startswith("/"):
             continue
+        statuses, challenge, everybody = _refusals(server, main, target)
         for code in st.args[:-1]:
-            if not code.isdigit() or code == "403":
-                continue   # a refused 403 page: httpd answers 403, and so does nginx
-            refused.add(code)
-            if (id(st), code) not in reported:
-                reported.add((id(st), code))
+            if not code.isdigit() or code in statuses or not statuses:
+                continue   # a page refused with its own status: httpd answers that status, and so does nginx
+            refused[code] = _plain_page(code, challenge)
+            needed[refused[code]] = (code, challenge)
+            if (id(st), code) in reported:
+                continue
+            reported.add((id(st), code))
+            if everybody:
                 diags.add("A2N239", f"ErrorDocument {code} {target}: the page's own access rules refuse it, so "
                           f"httpd answers {code} with its built-in message; nginx answers {code} with its own page "
                           "(its error_page would have answered the refusal's 403)", st.span)
+            else:
+                refusal = " or ".join(sorted(statuses))
+                diags.add("A2N881", f"ErrorDocument {code} {target}: the page's own access rules refuse it to some "
+                          f"clients ({refusal}), and httpd answers them {code} with its built-in message; nginx "
+                          f"answers {code} with its own page to every client (its error_page would have answered "
+                          f"the refusal's {refusal}), also to those httpd serves the page", st.span)
     return refused
 
 
 def _fix_locations(locations: list[Location], server: Server, main: Server | None, diags: Diagnostics,
-                   reported: set, needed: set[str]) -> None:
+                   reported: set, needed: dict[str, tuple[str, str]]) -> None:
     for loc in locations:
         pages = [st for st in loc.statements if st.name == "error_page"]
-        refused = _refused_codes(server, main, pages, diags, reported) if pages else set()
+        refused = _refused_codes(server, main, pages, diags, reported, needed) if pages else {}
         if refused:
             position = next(i for i, st in enumerate(loc.statements) if st.name == "error_page")
             rest = [st for st in loc.statements if st.name != "error_page"]
             loc.statements = rest[:position] + _replace(pages, refused) + rest[position:]
-            needed |= refused
         _fix_locations(loc.locations, server, main, diags, reported, needed)
 
 
@@ -134,12 +195,12 @@ def keep_statuses_of_refused_pages(model: NginxModel, diags: Diagnostics) -> Non
     main_pages = [st for st in main.statements if st.name == "error_page"] if main is not None else []
     reported: set = set()
     replaced: dict[int, list[Stmt]] = {}
-    needed: dict[int, set[str]] = {}
+    needed: dict[int, dict[str, tuple[str, str]]] = {}
     for server in model.servers:
         own = [st for st in server.statements if st.name == "error_page"]
         pages = own or (main_pages if server is not main else [])
-        refused = _refused_codes(server, main, pages, diags, reported)
-        needed[id(server)] = set(refused)
+        needed[id(server)] = {}
+        refused = _refused_codes(server, main, pages, diags, reported, needed[id(server)])
         if refused or (not own and server is not main and main is not None):
             replaced[id(server)] = _replace(pages, refused)
         _fix_locations(server.locations, server, main, diags, reported, needed[id(server)])
@@ -154,6 +215,6 @@ def keep_statuses_of_refused_pages(model: NginxModel, diags: Diagnostics) -> Non
         rest = [st for st in server.statements if st.name != "error_page"]
         server.statements = rest + pages
     for server in model.servers:
-        for code in sorted(needed[id(server)]):
-            if not any(loc.path == _plain_page(code) for loc in server.locations):
-                server.locations.append(Location("", _plain_page(code), [Stmt("return", [code], None)]))
+        for name, (code, challenge) in sorted(needed[id(server)].items()):
+            if not any(loc.path == name for loc in server.locations):
+                server.locations.append(_plain_location(name, code, challenge))
