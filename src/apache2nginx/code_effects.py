@@ -247,8 +247,6 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N741": effects("*"),             # a file section left out
     "A2N742": effects("status@status-403", "header@status-403", "location@status-403",
                       "backend@status-403"),  # the region is refused (403)
-    "A2N875": effects("status@nginx-refused", "header@nginx-refused", "location@nginx-refused",
-                      "body@nginx-refused", "backend@nginx-refused"),  # the prefix location's refusal stays
     "A2N743": effects("status", "body", "header", "location"),  # Options (Indexes, MultiViews...) not applied
     "A2N744": effects(),                # no .htaccess is read by the verified httpd either (A2N749 when converted)
     "A2N745": effects(*_REWRITE),       # rules left out, or a redirect that runs before the access rules
@@ -374,6 +372,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "backend@status-403"),  # the requests rewritten into the refused section are refused (403)
     "A2N895": effects("status:changed@server-error,nginx-refused"),  # 403 where httpd answers the .htaccess
     # failure's 500, for the requests the rule rewrites into the directory
+    "A2N898": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),  # the section's URLs under the prefix location are refused (403)
     "A2N880": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the [P] rule's requests are refused (403)
     "A2N862": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",

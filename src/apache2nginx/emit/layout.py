@@ -113,6 +113,7 @@ class Layout:
         # a prefix location laid out here -> its region: directory configs, covering <Location>s, directories
         # and the entry serving it (where a <LocationMatch> nests into it: `guard_prefixes`)
         self.prefix_regions: dict[int, tuple] = {}
+        self.region_access: dict[int, list[Stmt]] = {}     # ... and the access statements laid out there
         self.scope_order: dict[int, int] = {}
         self.nested_regex: dict[int, Scope] = {}    # a <LocationMatch>'s location nested in a prefix one
         self._access_memo: dict[tuple, tuple] = {}  # see `access`
@@ -478,6 +479,7 @@ class Layout:
                     by_key[loc.key()] = loc
                     made.append((loc, handler))
                     self.prefix_regions[id(loc)] = (dir_configs, covering, dirs, handler)
+                    self.region_access[id(loc)] = access
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access)
@@ -579,7 +581,7 @@ class Layout:
             if own_access:
                 self.guard_prefixes(s, own_access, prefix_locations)
             elif s.settings.get("access") is not None:
-                self.open_prefixes(s, prefix_locations)
+                self.grant_under_prefixes(s, prefix_locations)
             self.carry_regex_headers(s, prefix_locations)
         self.overlap_budget = _REGEX_OVERLAPS
         for i, (s, loc) in enumerate(laid_regex):
@@ -930,29 +932,61 @@ class Layout:
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))
 
-    def open_prefixes(self, scope: Scope, locations: list[Location]) -> None:
-        """A <LocationMatch> whose access rules let everyone through also covers URLs under ^~ and = locations,
-        where nginx never consults a regex location of the server: merged after the region's <Directory> (or
-        <Proxy>) and earlier <Location> sections, it replaces their rules in httpd (AuthMerging Off) and may
-        grant what they refuse. Where the region has access rules it is nested there (`nest_under_prefix`);
-        where it cannot be, the region's rules stay, narrower than httpd's (A2N875)."""
+    def grant_under_prefixes(self, scope: Scope, locations: list[Location]) -> None:
+        """A <LocationMatch> whose access rules need no statement of their own (`Require all granted`) still
+        replaces, for its URLs, the rules of the directories and of the <Location> sections httpd merges before
+        it (`Require all denied` in an earlier `<Location /docs/sub>`); nginx never consults its regex location
+        under ^~ and = locations. Where the merge in configuration order changes a prefix location's rules, the
+        section is nested there (`nest_under_prefix`); an exact location it matches gets the merged rules in
+        place of its own. Where neither can be done, its URLs there are refused (A2N898), with the headers of
+        the answer httpd may serve."""
+        at = self.scope_order.get(id(scope), 0)
+        nocase = bool(scope.nocase)
         for loc in locations:
-            if not _rules(loc.statements) or not _may_match_under(scope.path, loc.path, bool(scope.nocase)):
-                continue    # nothing the section could lift, or none of its URLs lies there
+            region = self.prefix_regions.get(id(loc))
+            own = self.region_access.get(id(loc))
+            if region is None or own is None:
+                continue
+            dir_configs, covering, _dirs, _handler = region
             if loc.modifier == "=":
                 try:
-                    if re.search(scope.path, loc.path, re.IGNORECASE if scope.nocase else 0) is None:
+                    if re.search(scope.path, loc.path, re.IGNORECASE if nocase else 0) is None:
                         continue
                 except re.error:
-                    pass
-            if self.nest_under_prefix(scope, loc):
+                    continue
+            elif not _may_match_under(scope.path, loc.path, nocase):
                 continue
-            if ("A2N875", scope.span) not in self.reported:
-                self.reported.add(("A2N875", scope.span))
-                self.diags.add("A2N875", f"<LocationMatch {scope.path}>: its access rules let everyone through "
-                               f"where httpd merges it after the rules of {loc.path}, but nginx never consults it "
-                               "under that prefix location: its URLs there keep the prefix location's rules, "
-                               "narrower than httpd", scope.span)
+            sections = sorted(list(covering) + [scope], key=lambda s: self.scope_order.get(id(s), 0))
+            if _no_access_rules(dir_configs + [s.settings.get("access") for s in covering
+                                               if self.scope_order.get(id(s), 0) < at]):
+                continue    # no rule of the region merges before the section's: nothing of it is replaced
+            merged = self.access(dir_configs + [s.settings.get("access") for s in sections],
+                                 f"{_describe(loc.path)} matching {scope.path}", scope.span)
+            if [_shape(st) for st in merged] == [_shape(st) for st in own]:
+                continue    # the same rules either way
+            if loc.modifier == "=" and all(any(st is o for st in loc.statements) for o in own):
+                # a single URL the section matches: the merged rules are the location's own
+                first = next((i for i, st in enumerate(loc.statements) if any(st is o for o in own)), 0)
+                kept = [st for st in loc.statements if not any(st is o for o in own)]
+                loc.statements = kept[:first] + merged + kept[first:]
+                self.region_access[id(loc)] = merged
+                continue
+            if loc.modifier != "=" and self.nest_under_prefix(scope, loc):
+                continue
+            if ("A2N898", scope.span) not in self.reported:
+                self.reported.add(("A2N898", scope.span))
+                self.diags.add("A2N898", f"<LocationMatch {scope.path}>: its access rules replace those of "
+                               f"{_describe(loc.path)} for the URLs it matches there, where nginx never consults "
+                               "its regex location and cannot nest it; those URLs are refused to everyone "
+                               "(return 403)", scope.span, related=[s.span for s in covering[:3]])
+            op = "~*" if nocase else "~"
+            todo = [loc]
+            while todo:
+                inner = todo.pop()
+                todo.extend(inner.locations)
+                refusal = Stmt("return", ["403"], scope.span, comment=NOT_TRANSLATED_HERE)
+                inner.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
+                                                block=[refusal], comment="<LocationMatch> access rule"))
 
     def nest_under_prefix(self, scope: Scope, loc: Location) -> bool:
         """Nest the <LocationMatch> SCOPE in the prefix location LOC (nginx tries the regex locations nested in
