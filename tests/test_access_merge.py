@@ -8,7 +8,7 @@ import re
 import pytest
 
 from apache2nginx.model import Stmt
-from apache2nginx.passes.access import AccessConfig, Refused, _settle_satisfy, compat_passes, merge
+from apache2nginx.passes.access import AccessConfig, Authz, Refused, _settle_satisfy, compat_passes, merge
 from apache2nginx.passes.setenvif import map_entries
 
 from conftest import run_cli
@@ -28,6 +28,31 @@ def test_a_section_with_only_satisfy_resets_the_host_rules():
     assert eff.order == "deny,allow" and not eff.allows and not eff.denies and compat_passes(eff)
     # under Satisfy All a host check that admits everyone says nothing: Require alone decides
     assert not merge([earlier, AccessConfig(satisfy="all")]).compat
+
+
+def _require(what: str, merging: str | None = None, walk: str = "location") -> AccessConfig:
+    return AccessConfig(authz=Authz("any", children=[Authz("leaf", "all", [what])]), merging=merging, walk=walk)
+
+
+def _leaves(authz) -> list[str]:
+    return [authz.args[0]] if authz.op == "leaf" else [a for c in authz.children for a in _leaves(c)]
+
+
+def test_a_walk_merges_its_own_sections_before_the_earlier_walks():
+    # the location chain (granted, then granted with AuthMerging And) takes And, and joins the directory's
+    denied = _require("denied", walk="directory")
+    eff = merge([denied, _require("granted"), _require("granted", "and")])
+    assert eff.authz.op == "all" and _leaves(eff.authz) == ["denied", "granted", "granted"]
+    # the chain of one walk alone is merged as its sections are
+    assert _leaves(merge([_require("denied"), _require("granted"), _require("granted", "and")]).authz) == \
+        ["granted", "granted"]
+
+
+def test_authmerging_off_without_require_drops_the_earlier_lines():
+    eff = merge([_require("denied", walk="directory"), AccessConfig(merging="off", walk="location")])
+    assert eff.authz is None
+    # a section saying nothing of mod_authz_core's keeps them
+    assert _leaves(merge([_require("denied", walk="directory"), AccessConfig(walk="location")]).authz) == ["denied"]
 
 
 def test_an_expression_matching_the_empty_string_gets_an_exact_empty_key():

@@ -218,7 +218,7 @@ class Layout:
         return access_proxy.configs_for(self.model, self.server, access_proxy.backend_base(route.target),
                                         route.span, what)
 
-    def access(self, configs: list, region: str, span) -> list[Stmt]:
+    def access(self, configs: list, region: str, span, quiet: bool = False) -> list[Stmt]:
         if getattr(self, "refuse_all", None) is not None:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
@@ -263,16 +263,20 @@ class Layout:
         # section nested in each location under its directory): lowered once per distinct question, copied out
         # since callers extend what they get. The diagnostics a lowering reports are deduplicated by
         # `self.reported`, so a repeated question would report nothing new.
+        # QUIET: the rules only, what lowering them would report is not (nor kept for a later question)
         key = (tuple(map(id, configs)), region, id(span))
         cached = self._access_memo.get(key)
         if cached is None:
             eff = merge(configs)
-            cached = access_statements(self.diags, configs, region, span, self.reported, tls=bool(self.server.ssl),
+            diags, reported = (Diagnostics(), set(self.reported)) if quiet else (self.diags, self.reported)
+            cached = access_statements(diags, configs, region, span, reported, tls=bool(self.server.ssl),
                                        conditions=Conditions(self.model, self.server))
             if eff.options_span is not None:
                 cached += options_statements(eff)
             # the key holds ids: keep the keyed objects alive as long as the entry
-            self._access_memo[key] = cached = (cached, configs, span)
+            cached = (cached, configs, span)
+            if not quiet:
+                self._access_memo[key] = cached
         return [_clone(st) for st in cached[0]]
 
     def dir_slash(self, configs: list, access: list[Stmt], region: str) -> list[Stmt]:
@@ -576,9 +580,10 @@ class Layout:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path, loc.statements))
             server.locations.append(loc)
             laid_regex.append((s, loc))
-            own_access = self.access([s.settings.get("access")], s.path, s.span) \
-                if s.settings.get("access") is not None else []
-            if own_access:
+            if s.settings.get("access") is not None:
+                # (rules of its own or not: merged into a region's chain of <Location> sections, an `AuthMerging`
+                # may bring back rules of the region's directories that an earlier section replaced)
+                own_access = self.access([s.settings.get("access")], s.path, s.span)
                 self.guard_prefixes(s, own_access, prefix_locations)
             elif s.settings.get("access") is not None:
                 self.grant_under_prefixes(s, prefix_locations)
@@ -887,19 +892,33 @@ class Layout:
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
         """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
-        consults a regex location of the server. Under a prefix location serving files, with nothing nginx
-        does not inherit into a nested location, it is nested there with the region's sections and its own
-        merged in httpd's order (`nest_under_prefix`). Elsewhere its URLs are refused in the rewrite phase:
-        exact for a plain refusal, narrower than httpd for address lists or authentication (A2N742)."""
-        plain = all(st.name == "deny" and st.args == ["all"] for st in access)
-        at = self.scope_order.get(id(scope), 0)
+        consults a regex location of the server. Where httpd's merge of the section into a prefix location's
+        region (its directories and <Location> sections, SCOPE among them in configuration order) decides as the
+        region does, nothing is done there. Where the merge refuses everyone, the section's URLs are refused in
+        the rewrite phase: exact for a plain refusal. Elsewhere, under a prefix location serving files with nothing
+        nginx does not inherit into a nested location, it is nested there with that merge (`nest_under_prefix`);
+        otherwise its URLs are refused, narrower than httpd (A2N742). ACCESS: the section's own rules, all that
+        is known of a location whose region was not laid out here."""
+        order = lambda s: self.scope_order.get(id(s), 0)
 
-        def overridden(loc: Location) -> bool:
-            """A <Location> of LOC's region with access rules of its own merges after the section in httpd,
-            and may grant what it refuses (`Require all granted` replaces `Require all denied`)."""
+        def decided(loc: Location) -> tuple[bool, list[Stmt], list]:
+            """Whether merging SCOPE may change what httpd decides under LOC, the merge and its sections. Not the
+            section's rules alone: a later <Location> of the region may grant what they refuse, and an
+            `AuthMerging` joins them to the rules of the region's whole chain of <Location> sections before, which
+            may bring back the directories' rules an earlier section replaced (mod_authz_core, see
+            passes.access.merge). Worked out without reporting: only what is laid out is reported."""
             region = self.prefix_regions.get(id(loc))
-            return region is not None and any(self.scope_order.get(id(s), 0) > at and s.settings.get("access")
-                                               is not None for s in region[1])
+            if region is None:
+                return bool(access), access, []
+            dir_configs, covering = region[0], region[1]
+            configs = dir_configs + [s.settings.get("access") for s in sorted(list(covering) + [scope], key=order)]
+            merged = self.access(configs, _describe(loc.path), scope.span, quiet=True)
+            before = self.access(dir_configs + [s.settings.get("access") for s in covering], _describe(loc.path),
+                                 scope.span, quiet=True)
+            # (a location nested in LOC, a <Files> section's or an earlier regex section's, merges sections of
+            # its own: the URLs it answers may be decided otherwise)
+            return bool(loc.locations) or [_shape(st) for st in merged] != [_shape(st) for st in before], merged, \
+                configs
 
         def reached(loc: Location) -> bool:
             if loc.modifier == "=":
@@ -909,12 +928,16 @@ class Layout:
                     pass
             return _may_match_under(scope.path, loc.path, bool(scope.nocase))
 
-        guarded = [loc for loc in locations
-                   if not ((not plain or overridden(loc)) and self.nest_under_prefix(scope, loc))]
-        nocase = bool(scope.nocase)
-        if scope.span not in self.reported and (
-                not plain and any(_may_match_under(scope.path, loc.path, nocase) for loc in guarded)
-                or any(overridden(loc) and reached(loc) for loc in guarded)):
+        guarded: list[tuple[Location, list[Stmt]]] = []
+        for loc in locations:
+            changed, merged, configs = decided(loc)
+            if not changed or not _refuses(merged) and self.nest_under_prefix(scope, loc):
+                continue
+            if configs and reached(loc):
+                # the refusal stands for the merge: what it refuses in place of rules not translated is said
+                self.access(configs, f"{_describe(loc.path)} matching {scope.path}", scope.span)
+            guarded.append((loc, merged))
+        if scope.span not in self.reported and any(not _refuses(merged) and reached(loc) for loc, merged in guarded):
             self.reported.add(scope.span)
             self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
                            "regex location; under prefix locations nginx never consults it, so its URLs there "
@@ -924,10 +947,10 @@ class Layout:
         # server-level regex location, and rewrite-phase statements are not inherited into it
         todo = list(guarded)
         while todo:
-            loc = todo.pop()
-            todo.extend(loc.locations)
+            loc, merged = todo.pop()
+            todo.extend((n, merged) for n in loc.locations)
             # httpd's own refusal, or one in place of rules not translated (their headers are sent on it)
-            exact = plain and not any(st.comment and "refused" in st.comment for st in access)
+            exact = _refuses(merged) and not any(st.comment and "refused" in st.comment for st in merged)
             refusal = Stmt("return", ["403"], scope.span, comment=None if exact else NOT_TRANSLATED_HERE)
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))

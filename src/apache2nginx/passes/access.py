@@ -50,7 +50,8 @@ class Authz:
 class AccessConfig:
     authz: Authz | None = None                 # the section's own Require lines (implicit RequireAny)
     authz_span: Span | None = None
-    merging: str = "off"                       # AuthMerging
+    merging: str | None = None                 # AuthMerging (None: not said)
+    walk: str | None = None                    # the walk of httpd's that merges the section (see merge)
     order: str | None = None                   # mod_access_compat
     allows: list[tuple[str, Span]] | None = None
     denies: list[tuple[str, Span]] | None = None
@@ -84,7 +85,16 @@ def _config(ctx: Context) -> AccessConfig | None:
             scope = Scope(htaccess if htaccess.endswith("/") or htaccess == "/" else htaccess, span=None)
             ctx.server.scopes.append(scope)
             ctx.server.settings["htaccess_scope"] = scope
-    return scope.settings.setdefault("access", AccessConfig())
+    return scope.settings.setdefault("access", AccessConfig(walk=walk_of(scope)))
+
+
+def walk_of(scope: Scope) -> str:
+    """The walk of httpd's request.c that merges SCOPE's section: `directory` (<Directory>, <DirectoryMatch>,
+    .htaccess), `files`, `location`, `proxy` (mod_proxy's walk, in the directory walk's place) or `if`. A .htaccess
+    read on its own (scope of kind location, no span) is the directory walk's."""
+    if scope.kind == "location" and scope.span is None:
+        return "directory"
+    return scope.kind
 
 
 def _not_here(ctx: Context, d: Directive) -> Disposition:
@@ -491,7 +501,7 @@ def directory(ctx: Context, section: Section) -> Disposition:
         refused = refusals.get((ctx.server.span, path))    # refused in this virtual host alone
     if refused is not None:
         # a .htaccess httpd refuses to apply (AllowOverride): every request there is a 500 in httpd
-        scope.settings.setdefault("access", AccessConfig()).refuse = refused
+        scope.settings.setdefault("access", AccessConfig(walk=walk_of(scope))).refuse = refused
         # said when it was read (A2N748, A2N778): that refusal alone, not another one of the same lines in a
         # virtual host that reads the file (its access rules may be refused for another reason, A2N742)
         ctx.model.access_reported.add(refused)
@@ -625,7 +635,7 @@ def if_section(ctx: Context, section: Section) -> Disposition:
         from .access_if import if_access
         if config is None and ctx.scope is None:
             # in a <VirtualHost> (or the main server): merged last into every request the host answers
-            config = ctx.server.settings.setdefault("if_access", AccessConfig())
+            config = ctx.server.settings.setdefault("if_access", AccessConfig(walk="if"))
             done = if_access(ctx, section, config, section_expression)
             if done is not None:
                 return done
@@ -910,16 +920,11 @@ class Effective:
 
 
 def merge(configs: list[AccessConfig]) -> Effective:
-    """httpd's merge: a section's Require lines replace earlier ones (unless AuthMerging), any of Order/
-    Allow/Deny replaces the earlier set, Satisfy and each Auth* setting are inherited one by one."""
+    """httpd's merge: a section's Require lines replace earlier ones (unless AuthMerging, see _merged_authz),
+    any of Order/Allow/Deny replaces the earlier set, Satisfy and each Auth* setting are inherited one by one."""
     eff = Effective()
+    eff.authz = _merged_authz(configs)
     for c in configs:
-        if c.authz is not None and c.authz.children:
-            if c.merging in ("and", "or") and eff.authz is not None:
-                eff.authz = Authz("all" if c.merging == "and" else "any", children=[eff.authz, c.authz],
-                                  span=c.authz_span)
-            else:
-                eff.authz = c.authz
         if c.has_compat or c.satisfy:
             # mod_access_compat has no merge function: a section with any of its directives (Satisfy
             # too) replaces the earlier one whole, what it does not say taking the defaults
@@ -946,6 +951,45 @@ def merge(configs: list[AccessConfig]) -> Effective:
     if eff.compat and eff.satisfy == "any" and _authorizes_everyone(eff, configs):
         eff.compat = False      # the host check is never the only gate: the empty Require side admits
     return eff
+
+
+def _merged_authz(configs: list[AccessConfig]) -> Authz | None:
+    """The Require lines httpd applies after merging CONFIGS in order. Each walk of request.c (directory,
+    files, location, proxy, if) first merges its own matching sections into one chain, and merges that chain
+    onto what the earlier walks made (ap_location_walk: `now_merged`, then r->per_dir_config). mod_authz_core's
+    merge is not associative: the chain takes the AuthMerging of its last section that says one, so a
+    <Location> with `AuthMerging And` joins the <Directory> rules that an earlier <Location>'s own Require lines
+    had replaced (observed on httpd 2.4: `<Location /d> Require all granted` then `<Location ~ ^/d/x>
+    Require all granted / AuthMerging And` over a `<Directory>` with `Require all denied` refuses /d/x)."""
+    merged = None       # (Require lines, AuthMerging) of the walks merged so far
+    chain, walk = None, None
+    for c in configs:
+        own = (c.authz if c.authz is not None and c.authz.children else None, c.merging)
+        if own == (None, None):
+            continue        # nothing of mod_authz_core's in the section: httpd merges no config of it
+        if chain is not None and c.walk is not None and c.walk == walk:
+            chain = _authz_merge(chain, own)
+            continue
+        if chain is not None:
+            merged = chain if merged is None else _authz_merge(merged, chain)
+        chain, walk = own, c.walk
+    if chain is not None:
+        merged = chain if merged is None else _authz_merge(merged, chain)
+    return merged[0] if merged is not None else None
+
+
+def _authz_merge(base: tuple, new: tuple) -> tuple:
+    """mod_authz_core's merge_authz_core_dir_config on (Require lines, AuthMerging) pairs: a config without
+    lines or AuthMerging keeps the base; `AuthMerging Off` or none replaces it (lines or no lines); And/Or
+    joins the two sets of lines and takes the new config's AuthMerging."""
+    (base_authz, _), (new_authz, op) = base, new
+    if op is None and new_authz is None and base_authz is not None:
+        return base
+    if op in (None, "off") or (base_authz is None and new_authz is None):
+        return new
+    if base_authz is not None and new_authz is not None:
+        return (Authz("all" if op == "and" else "any", children=[base_authz, new_authz], span=new_authz.span), op)
+    return (base_authz or new_authz, op)
 
 
 def _authorizes_everyone(eff: Effective, configs: list[AccessConfig]) -> bool:
@@ -1534,7 +1578,8 @@ def _project(config: AccessConfig, inside: bool) -> AccessConfig:
         return config
     _, _, inner, where = config.limits[0]
     # a Satisfy inside the method section holds for its methods only
-    view = AccessConfig(merging=config.merging, satisfy=(inner.satisfy if inside else None) or config.satisfy,
+    view = AccessConfig(merging=config.merging, walk=config.walk,
+                        satisfy=(inner.satisfy if inside else None) or config.satisfy,
                         satisfy_span=(inner.satisfy_span if inside else None) or config.satisfy_span,
                         auth={**config.auth, **inner.auth}, options=config.options, refuse=config.refuse,
                         ssl_only=config.ssl_only)

@@ -97,7 +97,7 @@ def if_access(ctx: Context, section: Section, config, expression_text) -> Dispos
         except Untranslatable:
             return None
         texts.append(text)
-    inner = AccessConfig()
+    inner = AccessConfig(walk="if")
     scope = Scope(section.name, span=section.span, kind="if", settings={"access": inner})
     walk_access_into(ctx, section, scope, ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"})
     config.conditionals.append(IfMember(id(members[0]), position + 1, texts, inner, section.span,

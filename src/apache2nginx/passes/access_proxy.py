@@ -31,7 +31,7 @@ def proxy_access_section(ctx: Context, section: Section, pattern: str, regex: bo
     """Record the section's access rules, to be merged into the locations whose backend URLs it matches
     (`others`: report the rest of the section as not translated)."""
     from .access import AccessConfig
-    scope = Scope(pattern, regex=regex, span=section.span, kind="proxy", settings={"access": AccessConfig()})
+    scope = Scope(pattern, regex=regex, span=section.span, kind="proxy", settings={"access": AccessConfig(walk="proxy")})
     previous, ctx.scope = ctx.scope, scope
     try:
         ctx.walk([c for c in section.children if c.key in ACCESS_KEYS])
@@ -123,7 +123,7 @@ def configs_for(model, server, base: str | None, span, what: str) -> list:
             out.append(config)
             continue
         label = f"<Proxy{'Match' if scope.regex else ''} {scope.path}>"
-        refusal = AccessConfig()
+        refusal = AccessConfig(walk="proxy")
         refusal.refuse = (f"{label} (access rules matching only some of the backend URLs of {what})", scope.span)
         out.append(refusal)
     return out
