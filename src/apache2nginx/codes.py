@@ -2047,19 +2047,6 @@ _short("A2N895", "rewrite-into-failing-htaccess", "error",
        "and nginx's rewritten URI meets the same refusal.",
        "requests the rule rewrites into that directory get 403 from nginx where httpd answers 500.",
        "remove the directive from the .htaccess or widen AllowOverride.")
-_short("A2N898", "locationmatch-grant-not-nested", "error",
-       "A <LocationMatch> that replaces earlier access rules cannot be placed under a prefix location: its URLs "
-       "there are refused.",
-       "httpd merges <Location> and <LocationMatch> sections in the order they appear, and a later section's "
-       "access rules replace an earlier one's (AuthMerging Off): `Require all granted` in a <LocationMatch> "
-       "grants the URLs it matches under an earlier `<Location /p>` with `Require all denied`. nginx never "
-       "consults a server's regex location under a ^~ or = location; the translation nests the section in the "
-       "prefix location where it can, but not in one with a handler (a proxy, a redirect), rewrite-phase "
-       "statements or nested locations the URLs may also match. There the section's URLs are refused to "
-       "everyone (return 403), with the headers of the answer httpd may serve.",
-       "clients httpd admitted to those URLs get 403 from nginx.",
-       "repeat the <LocationMatch>'s rules in the <Location> section (or a narrower <Location> of its own), "
-       "so each region has its rules in one place.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

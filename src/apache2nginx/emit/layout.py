@@ -226,10 +226,10 @@ class Layout:
                            open_region=_no_access_rules(configs), shut_region=_refuses_all(configs))
             if refusal.open_region or refusal.shut_region:
                 return [refusal]
-            return self.refusal_after_rules(configs, region, span) or [refusal]
-        return self.own_access(configs, region, span)
+            return self.refusal_after_rules(configs, region, span, quiet) or [refusal]
+        return self.own_access(configs, region, span, quiet)
 
-    def refusal_after_rules(self, configs: list, region: str, span) -> list[Stmt] | None:
+    def refusal_after_rules(self, configs: list, region: str, span, quiet: bool = False) -> list[Stmt] | None:
         """The refusal of a region with access rules of its own in a refused server: httpd answers there as
         the region's rules say, with its own error (a 401 with its login challenge, a 403) to a request they
         refuse and with its handler to one they let in; its error carries the `Header always` lines alone,
@@ -239,9 +239,10 @@ class Layout:
         refusal comes after them: an auth_request to REFUSED_AFTER_RULES, which answers 403 (nginx runs it
         last in the access phase, under `satisfy all`, and an `if` block inherits it) and marks the request
         let in (it sets inherit.SERVED from inherit.FILE: the refusal sends the onsuccess lines where such a
-        request names a file, Stmt.open_region). None where nginx would not run it after every rule: `satisfy any` with an address
-        that lets in (or a method section), or rules nginx cannot check (refused themselves)."""
-        own = [st for st in self.own_access(configs, region, span) if st.name not in ("autoindex", "disable_symlinks")]
+        request names a file, Stmt.open_region). None where nginx would not run it after every rule: `satisfy
+        any` with an address that lets in (or a method section), or rules nginx cannot check (refused themselves)."""
+        own = [st for st in self.own_access(configs, region, span, quiet)
+               if st.name not in ("autoindex", "disable_symlinks")]
         if not own or any(st.name not in ("satisfy", "allow", "deny", "auth_basic", "auth_basic_user_file",
                                           "limit_except", "if")
                           or (st.name == "deny" and st.args == ["all"] and st.comment)
@@ -252,12 +253,13 @@ class Layout:
                 return None
             # (without an allow line the address rules let no request in: the login alone decides)
             own = [st for st in own if st.name not in ("satisfy", "deny")]
-        self.refused_after_rules = self.refuse_all[1]
+        if not quiet:
+            self.refused_after_rules = self.refuse_all[1]
         return own + [Stmt("auth_request", [REFUSED_AFTER_RULES], self.refuse_all[1],
                            comment="refused: " + self.refuse_all[0] + ", after the region's own rules",
                            open_region=True)]
 
-    def own_access(self, configs: list, region: str, span) -> list[Stmt]:
+    def own_access(self, configs: list, region: str, span, quiet: bool = False) -> list[Stmt]:
         configs = [c for c in configs if c is not None]
         # A server's locations ask for the same merge of the same sections many times over (each <Files>
         # section nested in each location under its directory): lowered once per distinct question, copied out
@@ -585,8 +587,6 @@ class Layout:
                 # may bring back rules of the region's directories that an earlier section replaced)
                 own_access = self.access([s.settings.get("access")], s.path, s.span)
                 self.guard_prefixes(s, own_access, prefix_locations)
-            elif s.settings.get("access") is not None:
-                self.grant_under_prefixes(s, prefix_locations)
             self.carry_regex_headers(s, prefix_locations)
         self.overlap_budget = _REGEX_OVERLAPS
         for i, (s, loc) in enumerate(laid_regex):
@@ -931,7 +931,9 @@ class Layout:
         guarded: list[tuple[Location, list[Stmt]]] = []
         for loc in locations:
             changed, merged, configs = decided(loc)
-            if not changed or not _refuses(merged) and self.nest_under_prefix(scope, loc):
+            if not changed or not _refuses(merged) and (
+                    self.nest_under_prefix(scope, loc) if loc.modifier != "="
+                    else reached(loc) and self.take_merged_rules(loc, configs, scope)):
                 continue
             if configs and reached(loc):
                 # the refusal stands for the merge: what it refuses in place of rules not translated is said
@@ -955,61 +957,18 @@ class Layout:
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))
 
-    def grant_under_prefixes(self, scope: Scope, locations: list[Location]) -> None:
-        """A <LocationMatch> whose access rules need no statement of their own (`Require all granted`) still
-        replaces, for its URLs, the rules of the directories and of the <Location> sections httpd merges before
-        it (`Require all denied` in an earlier `<Location /docs/sub>`); nginx never consults its regex location
-        under ^~ and = locations. Where the merge in configuration order changes a prefix location's rules, the
-        section is nested there (`nest_under_prefix`); an exact location it matches gets the merged rules in
-        place of its own. Where neither can be done, its URLs there are refused (A2N898), with the headers of
-        the answer httpd may serve."""
-        at = self.scope_order.get(id(scope), 0)
-        nocase = bool(scope.nocase)
-        for loc in locations:
-            region = self.prefix_regions.get(id(loc))
-            own = self.region_access.get(id(loc))
-            if region is None or own is None:
-                continue
-            dir_configs, covering, _dirs, _handler = region
-            if loc.modifier == "=":
-                try:
-                    if re.search(scope.path, loc.path, re.IGNORECASE if nocase else 0) is None:
-                        continue
-                except re.error:
-                    continue
-            elif not _may_match_under(scope.path, loc.path, nocase):
-                continue
-            sections = sorted(list(covering) + [scope], key=lambda s: self.scope_order.get(id(s), 0))
-            if _no_access_rules(dir_configs + [s.settings.get("access") for s in covering
-                                               if self.scope_order.get(id(s), 0) < at]):
-                continue    # no rule of the region merges before the section's: nothing of it is replaced
-            merged = self.access(dir_configs + [s.settings.get("access") for s in sections],
-                                 f"{_describe(loc.path)} matching {scope.path}", scope.span)
-            if [_shape(st) for st in merged] == [_shape(st) for st in own]:
-                continue    # the same rules either way
-            if loc.modifier == "=" and all(any(st is o for st in loc.statements) for o in own):
-                # a single URL the section matches: the merged rules are the location's own
-                first = next((i for i, st in enumerate(loc.statements) if any(st is o for o in own)), 0)
-                kept = [st for st in loc.statements if not any(st is o for o in own)]
-                loc.statements = kept[:first] + merged + kept[first:]
-                self.region_access[id(loc)] = merged
-                continue
-            if loc.modifier != "=" and self.nest_under_prefix(scope, loc):
-                continue
-            if ("A2N898", scope.span) not in self.reported:
-                self.reported.add(("A2N898", scope.span))
-                self.diags.add("A2N898", f"<LocationMatch {scope.path}>: its access rules replace those of "
-                               f"{_describe(loc.path)} for the URLs it matches there, where nginx never consults "
-                               "its regex location and cannot nest it; those URLs are refused to everyone "
-                               "(return 403)", scope.span, related=[s.span for s in covering[:3]])
-            op = "~*" if nocase else "~"
-            todo = [loc]
-            while todo:
-                inner = todo.pop()
-                todo.extend(inner.locations)
-                refusal = Stmt("return", ["403"], scope.span, comment=NOT_TRANSLATED_HERE)
-                inner.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
-                                                block=[refusal], comment="<LocationMatch> access rule"))
+    def take_merged_rules(self, loc: Location, configs: list, scope: Scope) -> bool:
+        """An exact location whose one URL the <LocationMatch> SCOPE matches takes the rules of SCOPE merged into
+        its region (CONFIGS) in place of the region's own, where those are still its statements as laid out."""
+        own = self.region_access.get(id(loc))
+        if own is None or not all(any(st is o for st in loc.statements) for o in own):
+            return False
+        merged = self.access(configs, f"{_describe(loc.path)} matching {scope.path}", scope.span)
+        first = next((i for i, st in enumerate(loc.statements) if any(st is o for o in own)), 0)
+        kept = [st for st in loc.statements if not any(st is o for o in own)]
+        loc.statements = kept[:first] + merged + kept[first:]
+        self.region_access[id(loc)] = merged
+        return True
 
     def nest_under_prefix(self, scope: Scope, loc: Location) -> bool:
         """Nest the <LocationMatch> SCOPE in the prefix location LOC (nginx tries the regex locations nested in
