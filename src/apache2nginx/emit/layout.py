@@ -928,8 +928,19 @@ class Layout:
                     pass
             return _may_match_under(scope.path, loc.path, bool(scope.nocase))
 
+        start = _literal_start(scope.path, bool(scope.nocase))
+
+        def shadowed(loc: Location) -> bool:
+            """Every URL the section matches under LOC lies under a longer ^~ location, which nginx picks."""
+            if start is None or start[1]:
+                return False
+            return any(o is not loc and o.modifier == "^~" and len(o.path) > len(loc.path)
+                       and o.path.startswith(loc.path) and start[0].startswith(o.path) for o in locations)
+
         guarded: list[tuple[Location, list[Stmt]]] = []
         for loc in locations:
+            if loc.modifier != "=" and shadowed(loc):
+                continue
             changed, merged, configs = decided(loc)
             if not changed or not _refuses(merged) and (
                     self.nest_under_prefix(scope, loc) if loc.modifier != "="
