@@ -1815,7 +1815,9 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
     lines again, on the rewritten path. Where the rule is a plain `rewrite` of the location (no condition
     around it) and a variable is a map of $uri alone, the variable is set again, right before the rewrite and
     only where its regex matches, from a copy of its map over the rule's result (its path: SetEnvIf reads no
-    query). The rest stays as A2N768 says. Returns the rewrites so followed (in every location holding them)."""
+    query). So too before the refusal that stands for a directory's rules left out, from their results. The
+    rest stays as A2N768 says. Returns the ids of the rewrites so followed (in every location holding them)
+    and of the rules left out so followed."""
     pin = next((st for st in server.own_statements if st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"]),
                None)
     if pin is None:
@@ -1872,6 +1874,41 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
         for inner in all_nested([loc]):
             if not inner.directory_rules:
                 inner.statements[:0] = ifs
+    # A directory refused in place of its per-directory rules (A2N838, rewrite._refuse_region): httpd still
+    # runs them, and its answer's Header lines test the variables as the redirect to a rule's result sets
+    # them. Right before the refusal, where a rule's pattern matches (first match first), each variable is
+    # set again from a copy of its map over that rule's result, unless the result is not known or leads to
+    # a directory with rules of its own (or a parent's), whose redirect httpd may rewrite again; and not for
+    # a directory requested without its slash, which mod_dir's fixup redirects (301) after the rules ran,
+    # before their result is served (SLASH: DirectorySlash is on).
+    for refusal, _, slash, entries, _ in server.settings.get("refused_rule_results", []):
+        kept = []
+        for key, result, rule in entries:
+            if result and not any((result.split("$", 1)[0].rstrip("/") + "/").startswith(p)
+                                  or "$" in result and p.startswith(result.split("$", 1)[0]) for p in own):
+                kept.append((key, result))
+                followed.add(id(rule))
+            else:
+                kept.append((key, '""'))
+        if not any(result != '""' for _, result in kept):
+            continue
+        result = model.shared_map("a2n_rwres_", "$uri", kept, '""', refusal.span)
+        tests = [Stmt("set", ["$a2n_rwres", result], refusal.span)]
+        if slash:
+            tests.append(Stmt("if", ["(-d $request_filename)"], refusal.span,
+                              comment="mod_dir: a directory without its slash is redirected, not rewritten",
+                              block=[Stmt("set", ["$a2n_rwres", model.shared_map(
+                                  "a2n_rwres_dir_", "$uri", [("~/$", result)], '""')], refusal.span)]))
+        tests.append(Stmt("if", ["($a2n_rwres)"], refusal.span,
+                          comment="SetEnvIf Request_URI again on the result of the rules left out, as httpd's "
+                                  "redirect runs it",
+                          block=[Stmt("set", [m.variable, model.shared_map(
+                              m.variable.lstrip("$") + "_after_", result, list(m.entries), m.default, m.span)],
+                              refusal.span) for m in maps]))
+        for loc in all_nested(server.locations):
+            at = next((n for n, st in enumerate(loc.statements) if st is refusal), None)
+            if at is not None:
+                loc.statements[at:at] = tests
     return followed
 
 
@@ -1914,6 +1951,26 @@ def _report_env_after_rewrites(server: Server, diags: Diagnostics, followed: set
         loc = todo.pop()
         todo.extend(loc.locations)
         walk(loc.directory_rules, loc)
+    # (the rules left out where their directory is refused, whose results the refusal does not follow)
+    for _, prefix, _, entries, redirecting in server.settings.get("refused_rule_results", []):
+        keys = {id(rule): key for key, _, rule in entries}
+        for rule in redirecting:
+            if id(rule) in followed or (rule.span.file, rule.span.line) in seen:
+                continue
+            seen.add((rule.span.file, rule.span.line))
+            url = (prefix, False)
+            if id(rule) in keys:
+                regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", keys[id(rule)].lstrip("~*"))
+                try:
+                    re.compile(regex)
+                    url = (regex, True)
+                except re.error:
+                    pass
+            diags.add("A2N768", f"RewriteRule to {rule.substitution} (per-directory, left out where the directory "
+                      "is refused): httpd's internal redirect runs the server's SetEnvIf lines again on the "
+                      "rewritten URL, so a `SetEnvIf Request_URI` variable follows the new path; nginx's refusal "
+                      "keeps the value read on the request's own path, and the Header lines that test it may "
+                      "differ", rule.span, directive="RewriteRule", urls=[url])
 
 
 def _ends_request(block: list[Stmt]) -> bool:

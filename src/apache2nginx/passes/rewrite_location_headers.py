@@ -482,6 +482,45 @@ def _rewritten_results(rules, prefix: str) -> list[tuple[str, str]] | None:
     return entries or None
 
 
+# the flags of a rule whose result refused_rule_results follows: none changes which URL the rule rewrites to
+_PLAIN_RESULT_FLAGS = {"L", "END", "NC", "QSA", "QSD", "QSL", "NE", "PT", "DPI", "E", "NS", "T", "H", "CO"}
+
+
+def refused_rule_results(rules, prefix: str) -> tuple[list[tuple[str, str | None, object]], list]:
+    """The per-directory RULES of the URL PREFIX, left out where the directory is refused in their place
+    (A2N838), read for the layout, which sets the `SetEnvIf Request_URI` variables of the refusal again from
+    their results (emit.layout._reread_env_after_rewrites): httpd's internal redirect to a rule's result runs
+    the server's SetEnvIf lines again on it, and the Header lines of its answer test those values. Returns
+    the entries (a map key over $uri matching the URLs a rule applies to, first match first; the URL the
+    request ends on; the rule) and the rules that may redirect internally. The URL is "" where httpd answers
+    on the request's own URL (a redirect, [F], [G], [P], `-` with [L]), and None where it is not known: a
+    rule under conditions, one whose result later rules may rewrite again (no [L] or [END] before others),
+    or a substitution other than a path and the pattern's back-references. A rule that rewrites nothing and
+    goes on (`-`) adds nothing; the entries stop at one whose URLs no key can match (a negated pattern) or
+    that chains, skips or starts over ([C], [S], [N])."""
+    entries: list[tuple[str, str | None, object]] = []
+    stopped = False
+    for n, rule in enumerate(rules):
+        flags = rule.flags
+        key = _rewritten_urls([rule], prefix)
+        stopped = stopped or key is None or any(f in flags for f in ("C", "S", "N"))
+        if stopped:
+            continue
+        ends = any(f in flags for f in ("L", "END")) or n == len(rules) - 1
+        target = rule.substitution
+        if any(f in flags for f in ("R", "F", "G", "P")) or target == "-" and ends:
+            entries.append((key, None if rule.conds else "", rule))
+        elif target == "-":
+            continue
+        elif rule.conds or not ends or not target.startswith("/") or "$0" in target \
+                or not _SIMPLE_SUBSTITUTION.fullmatch(target) or not set(flags) <= _PLAIN_RESULT_FLAGS:
+            entries.append((key, None, rule))
+        else:
+            entries.append((key, target, rule))
+    redirecting = [r for r in rules if r.substitution != "-" and not any(f in r.flags for f in ("R", "F", "G", "P"))]
+    return entries, redirecting
+
+
 def _scope_region(ctx, server: Server, scope) -> str | None:
     """A map key matching the URLs of SCOPE (a <Location> or a <Directory> with a literal path), else None."""
     from .rewrite import _directory_url
