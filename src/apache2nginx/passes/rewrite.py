@@ -756,7 +756,7 @@ def _index_pass_test(span) -> list[Stmt]:
     return [
         Stmt("set", [_INDEX_PASS, ""], span),
         Stmt("set", [pair, f"{_INDEX_FROM} $uri"], span),
-        Stmt("if", [f'({pair} ~ "^(/.*/) \\1[^/]+$")'], span, block=[Stmt("set", [_INDEX_PASS, "1"], span)],
+        Stmt("if", [f'({pair} ~ "^(/(?:.*/)?) \\1[^/]+$")'], span, block=[Stmt("set", [_INDEX_PASS, "1"], span)],
              comment="mod_dir looks the index file up in a subrequest"),
         Stmt("set", [_INDEX_FROM, ""], span),
     ]
