@@ -1322,7 +1322,7 @@ class Layout:
                     Stmt("include", ["fastcgi_params"], span),
                     Stmt("fastcgi_param", ["SCRIPT_FILENAME", route.params["cgi"]], span),
                     Stmt("fastcgi_param", ["PATH_INFO", "$fastcgi_path_info"], span),
-                    Stmt("fastcgi_pass", [FCGIWRAP_SOCKET], span)]
+                    Stmt("fastcgi_pass", [FCGIWRAP_SOCKET], span)] + self._cgi_failure_page(route, before)
         if route.kind == "alias":
             if route.regex:
                 return [Stmt("alias", [route.target], route.span)]
@@ -1331,6 +1331,27 @@ class Layout:
         if route.kind == "redirect":
             return self._redirect(route, region, matched)
         return []
+
+    def _cgi_failure_page(self, route: Route, before: list[Stmt] | None) -> list[Stmt]:
+        """A program that fails (it cannot be executed, it ends before its headers, they are malformed) is
+        answered 500 by mod_cgi(d), which ap_die_r sends to the ErrorDocument 500 in force: a local page is
+        an internal redirect whose answer runs the page's handler and carries its onsuccess headers (observed
+        with httpd 2.4: the page with `Header set X-Frame-Options`), a URL a 302. nginx answers the same
+        failures itself with 502 (the program's answer is malformed, fcgiwrap cannot be reached), with no page
+        and no onsuccess header: that 502 goes to the same page, as a 500. fcgiwrap's own answers (403 for a
+        program it cannot execute, 502 for one it cannot start) are the program's answer to nginx and stay."""
+        main = self.model.main_server
+        levels = [list(before or []), list(self.server.statements)]
+        if main is not None and main is not self.server:
+            levels.append(list(main.statements))
+        page = next((st for level in levels for st in reversed(level)
+                     if st.name == "error_page" and "500" in st.args[:-1]), None)
+        if page is None:
+            return []
+        target = page.args[-1]
+        answer = [] if target.lower().startswith(("http://", "https://")) else ["=500"]
+        return [Stmt("error_page", ["502", *answer, target], route.span,
+                     comment="mod_cgi answers a program that fails with 500 and its ErrorDocument")]
 
     def _cgi_index(self, route: Route, matched: str, before: list[Stmt] | None) -> list[Stmt]:
         r"""A ScriptAlias directory's own URL (`/cgi-bin/`): mod_dir looks its DirectoryIndex names up in the

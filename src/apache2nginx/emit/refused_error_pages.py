@@ -139,10 +139,11 @@ def _replace(pages: list[Stmt], refused: dict[str, str]) -> list[Stmt]:
     for st in pages:
         codes = [a for a in st.args[:-1] if a in refused]
         kept = [a for a in st.args[:-1] if a not in refused]
-        if kept:
+        if any(a.isdigit() for a in kept):     # (not an `=500` answer left alone)
             out.append(Stmt("error_page", kept + [st.args[-1]], st.span, comment=st.comment))
+        answer = next((a[1:] for a in kept if a.startswith("=")), None)
         out.extend(Stmt("error_page", [code, refused[code]], st.span,
-                        comment=f"httpd keeps the {code} where its page {st.args[-1]} is refused:")
+                        comment=f"httpd keeps the {answer or code} where its page {st.args[-1]} is refused:")
                    for code in codes)
     return out
 
@@ -157,13 +158,15 @@ def _refused_codes(server: Server, main: Server | None, pages: list[Stmt], diags
         if not target.startswith("/"):
             continue
         statuses, challenge, everybody = _refusals(server, main, target)
+        # (`error_page 502 =500 /page`: the status the page is sent with, httpd's)
+        answer = next((a[1:] for a in st.args[:-1] if a.startswith("=") and a[1:].isdigit()), None)
         for code in st.args[:-1]:
             if not code.isdigit() or code in statuses or not statuses:
                 continue   # a page refused with its own status: httpd answers that status, and so does nginx
-            refused[code] = _plain_page(code, challenge)
-            needed[refused[code]] = (code, challenge)
-            if (id(st), code) in reported:
-                continue
+            refused[code] = _plain_page(answer or code, challenge)
+            needed[refused[code]] = (answer or code, challenge)
+            if answer is not None or (id(st), code) in reported:
+                continue   # (the page's own error_page for that status says it)
             reported.add((id(st), code))
             if everybody:
                 diags.add("A2N239", f"ErrorDocument {code} {target}: the page's own access rules refuse it, so "
