@@ -2039,6 +2039,16 @@ _short("A2N870", "rewrite-perdir-into-refused-location", "warning",
        "redirect or answer 404 for them.",
        "requests the rule rewrites into that section get 403 from nginx where httpd may answer otherwise.",
        "translate the <Location>'s RewriteRule by hand, then drop the refusal.")
+_short("A2N871", "rewrite-perdir-into-refused-alias", "error",
+       "A per-directory rewrite into an Alias the translation refuses meets that refusal.",
+       "httpd serves a per-directory rewrite's result through an internal redirect, which maps the new URL "
+       "through mod_alias again. Where the result falls under an Alias into a directory with per-directory "
+       "rewrite rules, which the translation refuses (A2N785), nginx refuses the rewritten requests as well, "
+       "where httpd serves the aliased file (after [END] no rule runs there again) or runs the directory's "
+       "rules on it.",
+       "requests the rule rewrites under that Alias get 403 from nginx where httpd may serve them.",
+       "rewrite to the directory's document-root URL instead of the Alias, or repeat the directory's rules in a "
+       "<Location> of the alias by hand, then drop the refusal.")
 _short("A2N895", "rewrite-into-failing-htaccess", "error",
        "A rewrite into a directory whose .htaccess httpd refuses meets the translation's refusal.",
        "A .htaccess holding a directive its AllowOverride forbids makes httpd answer 500 Internal Server Error "

@@ -1668,13 +1668,15 @@ NOT_TRANSLATED_HERE = "its rules are not translated under this prefix"     # a <
 
 def _refusal_reached(target: Location, url: str) -> Stmt | None:
     """The refusal of TARGET a URL rewritten to URL meets: its `deny all` for an access rule nginx cannot
-    check or for a .htaccess httpd refuses (FAILS_EARLY), or the `return 403` of a <LocationMatch> whose rules
-    are not translated under this prefix where the section's regex may match a URL with URL's fixed start."""
+    check or for a .htaccess httpd refuses (FAILS_EARLY), the `return 403` of a <Location> or an Alias refused
+    for rewrite rules the translation leaves out there (LOCATION_REFUSAL, ALIAS_REFUSAL), or the `return 403`
+    of a <LocationMatch> whose rules are not translated under this prefix where the section's regex may match
+    a URL with URL's fixed start."""
     for r in target.statements:
         if r.name == "deny" and r.args == ["all"] and (r.comment == REFUSED_HERE
                                                         or (r.comment or "").startswith(FAILS_EARLY)):
             return r
-        if r.name == "return" and r.args == ["403"] and r.comment == LOCATION_REFUSAL:
+        if r.name == "return" and r.args == ["403"] and r.comment in (LOCATION_REFUSAL, ALIAS_REFUSAL):
             return r
         if r.name == "if" and r.comment == "<LocationMatch> access rule" and r.block:
             m = re.fullmatch(r'\(\$uri (~\*?) (.*)\)', r.args[0] if r.args else "", re.S)
@@ -1715,7 +1717,9 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
     rules (a login asked with 401 and its challenge, say). The refusal's diagnostic speaks of the region's URLs;
     this one, at the rule, of the URLs the rule rewrites there (its regex). A per-directory rule's result in a
     <Location> refused for a RewriteRule the translation leaves out (LOCATION_REFUSAL) meets that refusal the
-    same way, where httpd runs the section's rules on it (A2N870). Only a result whose fixed start decides the
+    same way, where httpd runs the section's rules on it (A2N870); so does one under an Alias refused for the
+    rewrite rules of the directory it maps to (ALIAS_REFUSAL), where httpd serves the aliased file (after [END]
+    no rule runs there) or runs those rules on it (A2N871). Only a result whose fixed start decides the
     prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
     seen: set = set()
     landings: dict = {}
@@ -1753,6 +1757,16 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                           "requests the rule rewrites there, the translation refuses them (403)", st.span,
                           directive="RewriteRule", related=[refusal.span] if refusal.span else [], urls=[url])
                 continue
+            if refusal.comment == ALIAS_REFUSAL:
+                if where is not None:
+                    diags.add("A2N871", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
+                              f"{target.path}, an Alias into a directory with rewrite rules, which the translation "
+                              "refuses (403); httpd's internal redirect serves the result there (running no rule "
+                              "again after [END]), where nginx refuses the requests this rule rewrites there",
+                              st.span, directive="RewriteRule",
+                              related=[refusal.span] if refusal.span and refusal.span != st.span else [],
+                              urls=[url] + _index_requests(server, where, url))
+                continue
             if refusal.comment == LOCATION_REFUSAL:
                 if where is not None:       # (a server-context [PT] rule's is A2N866)
                     diags.add("A2N870", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
@@ -1772,6 +1786,20 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
         loc = todo.pop()
         todo.extend(loc.locations)
         walk(loc.statements, loc)
+
+
+def _index_requests(server: Server, where: Location, url: tuple[str, bool]) -> list[tuple[str, bool]]:
+    """The request for WHERE's own directory (its path, with the slash), where the rule's regex (URL) matches
+    one of the index files nginx's `index` there (or the server's) looks up: the internal redirect to the
+    index runs the location's rules, which rewrite it too (as mod_dir's lookup of the index does in httpd)."""
+    regex, is_regex = url
+    if not is_regex or where.modifier not in ("", "^~") or not where.path.endswith("/"):
+        return []
+    names = next((st.args for st in where.statements if st.name == "index"), None) or \
+        next((st.args for st in server.statements if st.name == "index"), None) or ["index.html"]
+    if not any(re.search(regex, where.path + name) for name in names if "$" not in name):
+        return []
+    return [("^" + re.escape(where.path) + "$", True)]
 
 
 def _login(statements: list[Stmt], inherited: str | None) -> str | None:
