@@ -1083,12 +1083,12 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # mod_dir's fixup runs after a [P]: its 301 for a directory without its slash, its index lookup
         span = state.rules[0].span
         from .rewrite_handler import document_root
-        names = dirindex.index_names(ctx, server, state.directory or document_root(ctx, server) + state.per_dir,
-                                     state.per_dir)
+        directory = state.directory or document_root(ctx, server) + state.per_dir
+        variants = dirindex.index_variants(ctx, server, directory, state.per_dir)
         for proxy_location in compiler.per_dir_proxies:
-            proxy_location.statements.extend(dirindex.in_proxy(names, _directory_slash_on(ctx, server), span))
+            proxy_location.statements.extend(dirindex.in_proxy(variants, _directory_slash_on(ctx, server), span))
         location_statements[:0] = dirindex.entry(span)
-        location_statements.extend(dirindex.leaving(names, span))
+        location_statements.extend(dirindex.leaving(variants, span))
     if compiler.needs_request_uri:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))

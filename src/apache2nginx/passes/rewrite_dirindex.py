@@ -22,6 +22,11 @@ first index name instead (an internal redirect, which runs the rules again, as t
 the rules let the directory URL itself through, its end does the same. A try the rules do not proxy and that
 names no regular file goes on to the next index name, and after the last one back to the directory URL,
 where the rules' own result stands.
+
+mod_dir reads the names from the request's own merged configuration (`r->per_dir_config`): a directory below
+the rules' one whose <Directory> (or a <Location> under the rules' URL) sets DirectoryIndex has its own names,
+while the rules, which nginx repeats in the locations below, stay the same. Each list is tried only for the
+directory URLs under its prefix (the most specific prefix first, the others' regexes excluding it).
 """
 from __future__ import annotations
 
@@ -78,6 +83,43 @@ def index_names(ctx, server, directory: str, url: str | None = None) -> list[str
     return out
 
 
+def index_variants(ctx, server, directory: str, url: str) -> list[tuple[str, list[str]]]:
+    """(URL prefix, index names) for the directory URLs under the rules' directory DIRECTORY (at URL, the
+    per-directory prefix): one for each <Directory> below it and <Location> below URL that sets DirectoryIndex,
+    the most specific first, then ("", the names of the directory itself). Only the last one where every list
+    is the same."""
+    base = index_names(ctx, server, directory, url)
+    directory, root = (directory or "").rstrip("/"), url.rstrip("/")
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    prefixes: dict[str, str] = {}           # URL prefix -> the directory it maps to
+    for holder in holders:
+        for scope in holder.settings.get("directories", []):
+            path = (scope.fs_path or "").rstrip("/")
+            if scope.kind == "directory" and not scope.regex and path.startswith(directory + "/") \
+                    and any(st.name == "index" for st in scope.statements):
+                prefixes.setdefault(root + path[len(directory):] + "/", path)
+        for scope in holder.scopes:
+            if scope.kind == "location" and not scope.regex and scope.path.startswith(root + "/") \
+                    and scope.path != root + "/" and any(st.name == "index" for st in scope.statements):
+                prefixes.setdefault(scope.path, directory + scope.path[len(root):].rstrip("/"))
+    variants = [(prefix, index_names(ctx, server, prefixes[prefix], prefix))
+                for prefix in sorted(prefixes, key=len, reverse=True)]
+    if all(names == base for _, names in variants):
+        return [("", base)]
+    return variants + [("", base)]
+
+
+def _directory_group(prefix: str, variants: list[tuple[str, list[str]]]) -> str:
+    """The regex group matching a directory URL (ending in `/`) under PREFIX and under none of the more
+    specific prefixes of VARIANTS within it."""
+    within = "".join(f"(?!{_escape(p)})" for p, _ in variants if p != prefix and p.startswith(prefix))
+    return f"({'(?=' + _escape(prefix) + ')' if prefix else ''}{within}/(?:.*/)?)"
+
+
+def _escape(text: str) -> str:
+    return "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in text)
+
+
 def entry(span) -> list[Stmt]:
     """First in the per-directory location: whether the request maps to a directory."""
     return [Stmt("set", [DIRECTORY, ""], span),
@@ -90,34 +132,43 @@ def _try_first(names: list[str], span) -> list[Stmt]:
             Stmt("rewrite", ["^", "${" + DIRECTORY[1:] + "}" + names[0], "last"], span, comment=_SUBREQUEST)]
 
 
-def in_proxy(names: list[str], slash: bool, span) -> list[Stmt]:
+def in_proxy(variants: list[tuple[str, list[str]]], slash: bool, span) -> list[Stmt]:
     """In the internal location of a per-directory [P]: mod_dir's answer for a directory URL comes first."""
     out: list[Stmt] = []
     if slash:
         out.append(Stmt("if", [f'({DIRECTORY} ~ "[^/]$")'], span,
                         block=[Stmt("rewrite", ["^", DIRECTORY + "/", "permanent"], span)],
                         comment="mod_dir: a directory without its slash is redirected, not proxied"))
-    if names:
+    if any(names for _, names in variants):
         out.append(Stmt("set", [_PAIR, f"{DIRECTORY} {TRIED}"], span))
-        out.append(Stmt("if", [f'({_PAIR} ~ "^(/(?:.*/)?) (?!\\1$)")'], span, block=_try_first(names, span)))
+    for prefix, names in variants:
+        if names:
+            group = _directory_group(prefix, variants)
+            out.append(Stmt("if", [f'({_PAIR} ~ "^{group} (?!\\1$)")'], span, block=_try_first(names, span)))
     return out
 
 
-def leaving(names: list[str], span) -> list[Stmt]:
+def leaving(variants: list[tuple[str, list[str]]], span) -> list[Stmt]:
     """Last in the per-directory location, where the rules let the URL through: a directory URL tries its
     index names as well; a try that named no regular file goes on to the next name, or back to the directory."""
-    if not names:
+    if not any(names for _, names in variants):
         return []
-    out = [Stmt("set", [_PAIR, f"{DIRECTORY} {TRIED} $uri"], span),
-           Stmt("if", [f'({_PAIR} ~ "^(/(?:.*/)?) (?!\\1 )(.*) \\1$")'], span, block=_try_first(names, span)),
-           Stmt("set", [_BACK, ""], span),
-           Stmt("if", ["(!-f $request_filename)"], span, block=[Stmt("set", [_BACK, f"{TRIED} $uri"], span)])]
-    for i, name in enumerate(names):
-        if i + 1 < len(names):
-            block = [Stmt("set", [_INDEX_FROM, TRIED], span),
-                     Stmt("rewrite", ["^", "${" + TRIED[1:] + "}" + names[i + 1], "last"], span)]
-        else:
-            block = [Stmt("rewrite", ["^", TRIED, "last"], span)]
-        out.append(Stmt("if", [f'({_BACK} ~ "^(/(?:.*/)?) \\1{re.escape(name)}$")'], span, block=block,
-                        comment="no index file there, and the rules did not proxy it"))
+    out = [Stmt("set", [_PAIR, f"{DIRECTORY} {TRIED} $uri"], span)]
+    for prefix, names in variants:
+        if names:
+            group = _directory_group(prefix, variants)
+            out.append(Stmt("if", [f'({_PAIR} ~ "^{group} (?!\\1 )(.*) \\1$")'], span,
+                            block=_try_first(names, span)))
+    out += [Stmt("set", [_BACK, ""], span),
+            Stmt("if", ["(!-f $request_filename)"], span, block=[Stmt("set", [_BACK, f"{TRIED} $uri"], span)])]
+    for prefix, names in variants:
+        group = _directory_group(prefix, variants)
+        for i, name in enumerate(names):
+            if i + 1 < len(names):
+                block = [Stmt("set", [_INDEX_FROM, TRIED], span),
+                         Stmt("rewrite", ["^", "${" + TRIED[1:] + "}" + names[i + 1], "last"], span)]
+            else:
+                block = [Stmt("rewrite", ["^", TRIED, "last"], span)]
+            out.append(Stmt("if", [f'({_BACK} ~ "^{group} \\1{re.escape(name)}$")'], span, block=block,
+                            comment="no index file there, and the rules did not proxy it"))
     return out
