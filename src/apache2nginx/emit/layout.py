@@ -621,6 +621,10 @@ class Layout:
             self._name_captures(loc)
         self.redirects_after_rewrites(server)
         for loc, stmts in dir_methods:
+            if dirmethods.has_access_phase(loc.statements):
+                # access rules a later step laid out here (a <LocationMatch>'s merge, take_merged_rules): httpd
+                # checks them before mod_dir's fixup, and the fixup's answer in nginx's rewrite phase would not
+                continue
             # last, after everything carried between locations: mod_dir's fixup runs after every rewrite
             loc.statements.extend(stmts)
         if self.refused_after_rules is not None:
