@@ -380,6 +380,9 @@ def options(ctx: Context, d: Directive) -> Disposition:
     if ctx.scope is not None and ctx.scope.kind == "files" and includes_only:
         return Disposition.EXACT     # the SSI gate of this <Files> section: the include pass reads it there
     if ctx.scope is not None and ctx.scope.kind != "directory":
+        if ctx.scope.kind == "location":
+            # httpd merges them after the directory's all the same: mod_rewrite's symlink check reads them
+            ctx.scope.settings.setdefault("location_options", []).extend((a, d.span) for a in d.args)
         ctx.diags.add("A2N743", f"Options {' '.join(d.args)} outside <Directory>: httpd applies only some options "
                       "there (no symlink checks in <Location>); not translated", d.span, directive=d.name)
         return Disposition.UNSUPPORTED

@@ -632,7 +632,8 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
                       "meant to run")
 
     directory = state.directory.rstrip("/")
-    if refused(directory):
+    if refused(directory) or state.per_dir is not None and _location_options_refused(ctx, server, state, directory,
+                                                                                      refuse):
         refuse(state.per_dir.rstrip("/") + "/")
         for rule in state.rules:
             ctx.diags.add("A2N818", f"RewriteRule {rule.pattern}: httpd refuses the directory before its rules run "
@@ -648,6 +649,37 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
             prefix = _directory_url(ctx, server, below)
             if prefix is not None:
                 refuse(prefix, SYMLINKS_REFUSAL_BELOW)
+    return False
+
+
+def _location_options_refused(ctx: Context, server: Server, state: RewriteContext, directory: str, refuse) -> bool:
+    """A <Location> whose Options (merged after the directory's, not translated: A2N743) take both FollowSymLinks
+    and SymLinksIfOwnerMatch away: httpd answers 403 to every request of the directory's URLs under it
+    (`<Location /docs> Options Indexes`), as for the directory's own Options. Returns whether that is the whole
+    directory (a <LocationMatch> doing so is taken to cover it all, narrower than httpd where it matches only
+    some of its URLs); a <Location> below the directory's URL is refused here."""
+    from .access import _merge_options
+    from .rewrite_handler import directory_options
+    base = directory_options(ctx, server, directory)
+    if base is None:
+        return False
+    url = state.per_dir.rstrip("/") + "/"
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    for scope in (s for h in holders for s in h.scopes if s.kind == "location"):
+        words = scope.settings.get("location_options")
+        if not words or _merge_options(base, words) & {"followsymlinks", "symlinksifownermatch"}:
+            continue
+        path = scope.path
+        if scope.regex:
+            literal = re.match(r"\^((?:[\w/.~-]|\\[./-])*)", path)
+            start = literal.group(1).replace("\\", "") if literal else ""
+            if start.startswith(url) or url.startswith(start):
+                return True
+            continue
+        if url.startswith(path.rstrip("/") + "/") or url == path:
+            return True
+        if path.startswith(url):
+            refuse(path.rstrip("/") + "/")
     return False
 
 
