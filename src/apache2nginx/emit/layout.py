@@ -117,6 +117,7 @@ class Layout:
         self.scope_order: dict[int, int] = {}
         self.nested_regex: dict[int, Scope] = {}    # a <LocationMatch>'s location nested in a prefix one
         self._access_memo: dict[tuple, tuple] = {}  # see `access`
+        self._quiet_memo: dict[tuple, tuple] = {}   # ... its questions asked quietly (nothing reported)
         self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
 
     def inherited(self) -> tuple[list[Scope], list[Route]]:
@@ -265,9 +266,9 @@ class Layout:
         # section nested in each location under its directory): lowered once per distinct question, copied out
         # since callers extend what they get. The diagnostics a lowering reports are deduplicated by
         # `self.reported`, so a repeated question would report nothing new.
-        # QUIET: the rules only, what lowering them would report is not (nor kept for a later question)
+        # QUIET: the rules only, what lowering them would report is not (a later question that reports asks anew)
         key = (tuple(map(id, configs)), region, id(span))
-        cached = self._access_memo.get(key)
+        cached = self._access_memo.get(key) or (self._quiet_memo.get(key) if quiet else None)
         if cached is None:
             eff = merge(configs)
             diags, reported = (Diagnostics(), set(self.reported)) if quiet else (self.diags, self.reported)
@@ -277,8 +278,7 @@ class Layout:
                 cached += options_statements(eff)
             # the key holds ids: keep the keyed objects alive as long as the entry
             cached = (cached, configs, span)
-            if not quiet:
-                self._access_memo[key] = cached
+            (self._quiet_memo if quiet else self._access_memo)[key] = cached
         return [_clone(st) for st in cached[0]]
 
     def dir_slash(self, configs: list, access: list[Stmt], region: str) -> list[Stmt]:
@@ -1799,9 +1799,7 @@ def _index_requests(server: Server, where: Location, url: tuple[str, bool]) -> l
     regex, is_regex = url
     if not is_regex or where.modifier not in ("", "^~") or not where.path.endswith("/"):
         return []
-    names = next((st.args for st in where.statements if st.name == "index"), None) or \
-        next((st.args for st in server.statements if st.name == "index"), None) or ["index.html"]
-    if not any(re.search(regex, where.path + name) for name in names if "$" not in name):
+    if not any(re.search(regex, where.path + name) for name in _index_names(server, where)):
         return []
     return [("^" + re.escape(where.path) + "$", True)]
 
