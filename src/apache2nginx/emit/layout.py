@@ -47,6 +47,9 @@ REFUSED_AFTER_RULES = "/.a2n-refused-after-rules"
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
 
+# the `return 403` standing for a refusing location's `deny all` ahead of its per-directory rewrites (merge_into)
+ACCESS_REFUSAL = "refused before the directory's rewrites, as in httpd"
+
 
 def _no_access_rules(configs: list) -> bool:
     """Whether the sections covering a region hold no access rule (nor a login, a method or TLS section): httpd
@@ -1113,10 +1116,10 @@ class Layout:
             rewrites = []   # a refusal in place of the rules (A2N838): nothing runs before the access rules
         if rewrites and access:
             if all(st.name == "deny" and st.args == ["all"] for st in access):
-                refusal = Stmt("return", ["403"], access[0].span,
-                               comment="refused before the directory's rewrites, as in httpd")
+                refusal = Stmt("return", ["403"], access[0].span, comment=ACCESS_REFUSAL)
                 existing.statements.insert(0, refusal)
-                # carried with the rules into nested locations (a <Files> section's), which run them too
+                # carried with the rules into nested locations (a <Files> section's), which run them too, where
+                # they inherit this access (_carried_rules)
                 existing.directory_rules.insert(0, refusal)
             else:
                 self.diags.add("A2N745", f"location {existing.path}: its per-directory rewrite rules run before its "
@@ -2070,9 +2073,21 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
             continue
         if _refuses(_rules(loc.statements)):
             continue    # httpd refuses in its access check, before the inherited rules run in the fixups
-        copies = list(parent.directory_rules or parent.proxied_rules)
+        copies = _carried_rules(parent.directory_rules or parent.proxied_rules, loc, nested=False)
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)
+
+
+def _carried_rules(rules: list[Stmt], target: Location, nested: bool) -> list[Stmt]:
+    """The per-directory statements RULES as repeated in TARGET. The `return 403` standing for the enclosing
+    location's `deny all` ahead of its rules (merge_into) comes only where that `deny all` is TARGET's access
+    too: a location NESTED in it with no access rules of its own, which nginx lets inherit them. Elsewhere
+    TARGET's own access rules hold (a location beside it, or one with rules of its own), and they do not refuse
+    every request (the callers give no rules to one that does): a section merged after the directory's, such
+    as a <Directory> below with `Require all granted` (after the directory's .htaccess, ap_directory_walk),
+    lets the request through httpd's access check, and the rules run in the fixups."""
+    inherits = nested and not _rules(target.statements)
+    return [st for st in rules if inherits or not (st.name == "return" and st.comment == ACCESS_REFUSAL)]
 
 
 def _exact_name(regex: str) -> str | None:
@@ -2186,7 +2201,7 @@ def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | Non
                 continue
             if rules and not inner.directory_rules and not any(st.name in _CONTENT for st in inner.statements):
                 # (not a location mapped elsewhere or passed to a backend)
-                copies = list(rules)
+                copies = _carried_rules(rules, inner, nested=True)
                 inner.statements[:0] = copies
                 inner.directory_rules.extend(copies)
                 if diags is not None:
