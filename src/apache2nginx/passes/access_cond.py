@@ -119,21 +119,67 @@ class Conditions:
         variable = server_variable(self.model, self.server, lower)
         if variable is not None:
             self._note_headers(variable)
-            if "uri" in self.read and self._rewrites():
+            if "uri" in self.read and not self._pinned(variable):
                 # httpd's SetEnvIf reads the URI as the client sent it; nginx's $uri after the server's rewrites
                 raise CondRefused(f"the environment variable {name} (a SetEnvIf on Request_URI, and the server "
                                   "rewrites URLs before nginx reads it)", span)
+            if "uri" in self.read and self._redirects():
+                raise CondRefused(f"the environment variable {name} (a SetEnvIf on Request_URI, which httpd "
+                                  "matches again on the path of an internal redirect: per-directory rewrite rules, "
+                                  "a local ErrorDocument)", span)
         return variable
 
-    def _rewrites(self) -> bool:
-        statements = list(self.server.statements) + list(getattr(self.server, "own_statements", []))
-        stack = list(statements)
+    def _pinned(self, variable: str) -> bool:
+        """Whether every map of $uri behind VARIABLE is read first thing in the server (setenvif's pin), before
+        its rewrite rules change $uri: as httpd's server-level SetEnvIf, which runs at post_read_request,
+        before mod_rewrite's translate_name, and whose variables a subrequest (mod_dir's index) inherits."""
+        pinned = self._pin_names()
+        return bool(pinned) and not [m for m in self._maps_behind(variable)
+                                     if "$uri" in m.source and m.variable not in pinned]
+
+    def _pin_names(self) -> set[str]:
+        """The variables setenvif's pin reads first thing in the server."""
+        pin = next((st for st in getattr(self.server, "own_statements", [])
+                    if st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"]), None)
+        return {"$" + n for n in re.findall(r"\$\{(\w+)\}", pin.args[1])} if pin is not None else set()
+
+    def _redirects(self) -> bool:
+        """Whether httpd may redirect a request of the server internally: the result of per-directory rewrite
+        rules, a local ErrorDocument. The new request runs the server's SetEnvIf lines again on its own path
+        (mod_setenvif's match_headers at its header_parser, first call of the new request), where nginx keeps
+        the pinned value. (mod_dir's index and FallbackResource are subrequests, which inherit the variables.)"""
+        servers = [s for s in (self.server, self.model.main_server) if s is not None]
+        if any(s.settings.get("rewrite_directories") for s in servers):
+            return True
+        stack: list = []
+        for server in servers:
+            stack += list(server.statements) + list(getattr(server, "own_statements", []))
+            for sc in server.scopes + server.settings.get("directories", []) + server.settings.get("files", []):
+                stack += sc.statements
+            locations = list(server.locations)
+            while locations:
+                loc = locations.pop()
+                stack += loc.statements
+                locations += loc.locations
         while stack:
             st = stack.pop()
-            if st.name in ("rewrite", "set"):
+            if st.name == "error_page" and st.args[-1:] and st.args[-1].startswith("/"):
                 return True
             stack.extend(st.block or [])
         return False
+
+    def _maps_behind(self, variable: str) -> list:
+        maps = {m.variable: m for m in self.model.maps}
+        stack, seen, found = [variable], set(), []
+        while stack:
+            m = maps.get(stack.pop())
+            if m is None or m.variable in seen:
+                continue
+            seen.add(m.variable)
+            found.append(m)
+            stack += ["$" + n for n in re.findall(r"\$(\w+)", " ".join([m.source, m.default or ""] +
+                                                                           [v for _, v in m.entries]))]
+        return found
 
     def _note_headers(self, variable: str) -> None:
         """Record the request headers the maps behind VARIABLE read (Host excepted: both servers refuse a
@@ -259,8 +305,10 @@ class Conditions:
         """Mark volatile the maps behind VARIABLE that read the URI (directly or through another map): nginx
         keeps a map's value for the whole request, and an internal redirect (the index file of a directory,
         a try_files fallback) changes the URI. httpd checks the index file's own URI (mod_dir's subrequest),
-        so the decision must be made anew there."""
+        so the decision must be made anew there. Not a SetEnvIf map read first thing in the server (`_pinned`):
+        its value stays the request's own path's, as httpd's variable does."""
         maps = {m.variable: m for m in self.model.maps}
+        pinned = self._pin_names()
         memo: dict[str, bool] = {}
 
         def reads_uri(name: str) -> bool:
@@ -268,7 +316,7 @@ class Conditions:
                 return memo[name]
             memo[name] = False      # a cycle reads nothing more
             m = maps.get(name)
-            if m is None:
+            if m is None or name in pinned:
                 return False
             names = re.findall(r"\$(\w+)", m.source + " " + (m.default or "") + " " +
                                " ".join(v for _, v in m.entries))
