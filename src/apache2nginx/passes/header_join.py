@@ -1,6 +1,6 @@
 """mod_headers lines that act on a value the configuration gives statically: a `Header append|merge` after a
-plain `Header set` of an enclosing block, and a `Header unset ... env=` after a plain `Header set` of its own
-block.
+plain `Header set` of an enclosing block, a `Header append|merge` after conditional lines of its own block (or
+itself conditional), and a `Header unset ... env=` after a plain `Header set` of its own block.
 
 nginx cannot edit a header another add_header sends: it can only send lines. Where the value before the line
 is known (a plain `set`, and the plain lines after it), the translation writes the value httpd ends with:
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Stmt
+from ..model import UNSET_WHEN, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition
 from .header_expr import HeaderCondition
@@ -178,3 +178,135 @@ def mark_plain(ctx: Context) -> None:
             if stmt.joins is not None:
                 # the joined line may need a map of its own, made before any output is (emit.render)
                 ctx.model.conditional_header_sets = True
+
+
+# ---------------------------------------------------------------- append/merge among conditional lines
+#
+# httpd runs a block's Header lines in order on one table, each where its condition holds: `append` joins its
+# value to the first header of the name with ", " (apr_table_mergen), `merge` too unless that value's
+# comma-separated members hold it already, and either adds a header of its own where there is none (observed
+# with httpd 2.4: `Header set X a expr=...` then `Header append X b expr=...` sends one line "a, b" where both
+# hold). nginx sends each add_header as a line of its own. Where every line before the append is a line of its
+# block whose value is known (plain, or a conditional line: its value or nothing), the line that is first where
+# the append's condition holds takes the joined value, and the append's own line is sent only where none is.
+# The maps read the lines' variables, which are final only once every SetEnvIf line is read: so they are built
+# at the end (settle_joins).
+
+def known_lines(ctx: Context) -> dict[int, tuple[Stmt, str]]:
+    """The add_header statements of conditional Header set/add/append/merge lines (env= or expr=), with the
+    value each sends where its condition holds (its argument is a variable that is that value or empty)."""
+    return ctx.main.settings.setdefault("conditional_headers", {})
+
+
+def _variable(ctx: Context, st: Stmt, table: str) -> str | None:
+    """The variable a conditional line's add_header sends (for the onsuccess table, the one its gate sends)."""
+    value = st.args[1] if table == "always" else ctx.model.onsuccess_ungated.get(st.args[1])
+    return value if isinstance(value, str) and value.startswith("$") else None
+
+
+def _chain(ctx: Context, holder: list[Stmt], upto: Stmt, key: tuple[str, str]):
+    """The add_header lines for KEY (lower-cased name, table) of HOLDER before UPTO since the last plain set
+    or unset, first first, each as (statement, value where sent, variable that is the value or empty; None for
+    a plain line, always sent), and whether a plain set or unset starts them (else what came before the block
+    is in play). None where a line is not known so, or one comes before a conditional set (where the set's
+    condition holds the emitter takes it away, which the maps here could not read)."""
+    from .headers import _plain
+    plain, known = _plain(ctx), known_lines(ctx)
+    lines: list[tuple[Stmt, str, str | None]] = []
+    conditional_set = False
+    for st in reversed(holder[:holder.index(upto)]):
+        if st.name == "add_header" and len(st.args) > 1 \
+                and (st.args[0].lower(), "always" if st.args[-1] == "always" else "onsuccess") == key:
+            if conditional_set:
+                return None
+            if id(st) in plain and plain[id(st)][0] is st:
+                lines.append((st, plain[id(st)][1], None))
+            elif id(st) in known and known[id(st)][0] is st and _variable(ctx, st, key[1]) is not None:
+                lines.append((st, known[id(st)][1], _variable(ctx, st, key[1])))
+            else:
+                return None
+            if st.resets and not st.conditional:
+                return lines[::-1], True
+            conditional_set = conditional_set or bool(st.resets)
+        elif st.resets == key and st.name != UNSET_WHEN:
+            return lines[::-1], True
+        elif st.resets == key:
+            return None
+    return lines[::-1], False
+
+
+@dataclass
+class _Pending:
+    stmt: Stmt
+    directive: Directive
+    action: str
+    name: str
+    value: str
+    table: str
+    holder: list
+
+
+def conditional_join(ctx: Context, d: Directive, stmt: Stmt, action: str, name: str, value: str,
+                     table: str) -> bool:
+    """`Header append|merge NAME VALUE` (STMT, just emitted) where the block's lines for NAME before it are
+    known and one of them, or the line itself, is conditional: the join is made once every condition is final
+    (settle_joins). True when it will be; False (the line stays one of its own) where a line is not known,
+    there is none, or a line of an enclosing block (or the main server's, for a virtual host) may come first."""
+    from .headers import _set_before
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    if stmt not in holder:
+        return False
+    found = _chain(ctx, holder, stmt, (name.lower(), table))
+    if found is None or not found[0]:
+        return False
+    lines, complete = found
+    if all(var is None for _, _, var in lines) and id(stmt) not in known_lines(ctx):
+        return False        # plain lines only: headers._join's
+    if not complete and _set_before(ctx, name.lower()):
+        return False
+    ctx.main.settings.setdefault("header_conditional_joins", []).append(
+        _Pending(stmt, d, action, name, value, table, holder))
+    return True
+
+
+def settle_joins(ctx: Context) -> None:
+    """Build the maps of each conditional join (conditional_join), in the order the lines were read. A join
+    whose lines changed since (a SetEnvIf read later took a line away) leaves the line one of its own (A2N506)."""
+    from ..emit.render import quote
+    from .headers import _list_header, _plain, onsuccess
+    plain, known = _plain(ctx), known_lines(ctx)
+    for p in ctx.main.settings.get("header_conditional_joins", []):
+        found = _chain(ctx, p.holder, p.stmt, (p.name.lower(), p.table)) if p.stmt in p.holder else None
+        own = plain.get(id(p.stmt)) or known.get(id(p.stmt))
+        if not found or not found[0] or own is None or own[0] is not p.stmt:
+            if p.stmt in p.holder:
+                _list_header(ctx, p.directive, p.action, p.name)
+                if ctx.redispose is not None:
+                    ctx.redispose(p.directive, Disposition.APPROXIMATE)
+            continue
+        lines = found[0]
+        # a plain line is always there: the lines after it never take the join
+        cut = next((i for i, (_, _, var) in enumerate(lines) if var is None), len(lines) - 1)
+        lines = lines[:cut + 1]
+        own_var = None if id(p.stmt) in plain else _variable(ctx, p.stmt, p.table)
+        digits = [ctx.model.shared_map("a2n_hdr_", var, [('""', "0")], "1") if var else "1"
+                  for _, _, var in lines + [(p.stmt, p.value, own_var)]]
+        source = ":".join(digits)
+        for i, (st, old, var) in enumerate(lines):
+            if p.action == "merge" and p.value in [t.strip() for t in old.split(",")]:
+                continue
+            where = "~^" + "0:" * i + "1:" + "[01]:" * (len(lines) - 1 - i) + "1$"
+            variable = ctx.model.shared_map("a2n_hdr_", source, [(where, f"{old}, {p.value}")], var or quote(old))
+            st.args[1] = variable if p.table == "always" else onsuccess(ctx, variable)
+            st.comment = f"joined with a later Header {p.action} where its condition holds"
+            plain.pop(id(st), None)
+            known.pop(id(st), None)
+        plain.pop(id(p.stmt), None)
+        known.pop(id(p.stmt), None)
+        if lines[-1][2] is None:
+            p.holder.remove(p.stmt)     # a plain line before it always takes the value
+            continue
+        # its own line only where no line before it is there
+        variable = ctx.model.shared_map("a2n_hdr_", source, [("0:" * len(lines) + "1", p.value)], '""')
+        p.stmt.args[1] = variable if p.table == "always" else onsuccess(ctx, variable)
+        p.stmt.joins = None

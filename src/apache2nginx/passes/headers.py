@@ -198,6 +198,8 @@ def _header(ctx: Context, d: Directive) -> Disposition:
         stmt = ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
         stmt.joins = action     # joined to an enclosing block's set where the two meet (emit.inherit)
         _plain(ctx)[id(stmt)] = (stmt, value)
+        if header_join.conditional_join(ctx, d, stmt, action, name, value, table):
+            return Disposition.EXACT
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if action == "unset":
@@ -527,6 +529,8 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
     def emit_set(args: list[str]) -> None:
         """`set` replaces the same header that came before, where its condition holds (see emit.inherit)."""
         stmt = emit("add_header", args, d.span)
+        if value and not compiler.reads_status:
+            header_join.known_lines(ctx)[id(stmt)] = (stmt, value)
         if action == "set":
             stmt.resets, stmt.conditional = (name.lower(), condition if condition == "always" else "onsuccess"), True
             ctx.model.conditional_header_sets = True
@@ -542,7 +546,13 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         # an append or merge line too
         ctx.model.onsuccess_ungated.setdefault(variable, value)
     if action in ("append", "merge"):
-        emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
+        stmt = emit("add_header", [name, variable, *(["always"] if condition == "always" else [])], d.span)
+        if value and not compiler.reads_status:
+            # joined to the block's lines before it where the two meet (header_join.settle_joins)
+            header_join.known_lines(ctx)[id(stmt)] = (stmt, value)
+            if header_join.conditional_join(ctx, d, stmt, action, name, value,
+                                            "always" if condition == "always" else "onsuccess"):
+                return Disposition.EXACT
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if condition == "always":
@@ -788,6 +798,7 @@ def finish_model(ctx: Context) -> None:
             _add_untyped(server.own_statements if server is ctx.main else server.statements, span)
     header_refusals.finish(ctx)
     header_join.finish(ctx)
+    header_join.settle_joins(ctx)
     _error_document_entries(ctx)
     header_join.mark_plain(ctx)
 
