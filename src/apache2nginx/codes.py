@@ -1949,6 +1949,18 @@ _short("A2N842", "rewrite-location-headers", "error", "A server-context rewrite'
        "requests the rule rewrites are refused (403) where httpd serves the result.",
        "add [PT] if the rewritten URL's sections are meant to apply, or move the Header lines to the server "
        "level or to the result's section.")
+_short("A2N879", "rewrite-location-fallback", "error", "A server-context rewrite crosses a <Location> with FallbackResource.",
+       "without [PT], httpd keeps the original URL for <Location> sections and only maps the rewritten path to a "
+       "file: where that file is missing, mod_dir's FallbackResource of the sections matching the original URL "
+       "looks the fallback URL up with a subrequest, which the server's rules rewrite again (one whose result is "
+       "missing too falls back again, until httpd's recursion limit answers 500). nginx searches locations again "
+       "with the rewritten URI, so a rewrite out of such a <Location> loses its fallback (404) and one into it "
+       "gains one httpd never applies. The rule is not translated and the requests it applies to are refused "
+       "(403).",
+       "requests the rule rewrites are refused (403) where httpd serves the result, its fallback, or answers 404 "
+       "or 500.",
+       "add [PT] if the rewritten URL's sections are meant to apply, or move the FallbackResource to the server "
+       "level or to the result's <Directory>.")
 _short("A2N843", "rewrite-if-without-fallback", "warning", "Per-directory rules in an nginx `if` under a FallbackResource.",
        "a rule with a condition (or one that does not end the request) becomes an nginx `if` block; where its "
        "condition holds but the rule does not end the request (its pattern does not match, or it rewrites and "

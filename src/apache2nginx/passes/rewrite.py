@@ -301,9 +301,10 @@ def _not_translated(ctx: Context, rule: RRule, code: str, why: str, refused: boo
         directive="RewriteRule"))
 
 
-# Untranslated server-context rules whose result httpd would check against other access rules than nginx:
-# left out, the request would be served under the rules of its original URL alone.
-_REFUSED_INSTEAD = {"A2N327", "A2N780", "A2N842", "A2N861", "A2N880"}
+# Untranslated server-context rules whose result httpd would check against other access rules than nginx (or
+# serve under other <Location> Header lines or FallbackResource): left out, the request would be served under
+# the rules of its original URL alone.
+_REFUSED_INSTEAD = {"A2N327", "A2N780", "A2N842", "A2N861", "A2N879", "A2N880"}
 # Untranslated per-directory rules whose result httpd checks against the access rules of its own URL, or maps
 # through another entry (a Redirect, an Alias, a ProxyPass); and [P] rules whose proxying would pass access
 # rules httpd applies to the original URL (left out, nginx would serve the URL's local file where httpd proxies).

@@ -10,6 +10,7 @@ from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
 from . import access_proxy
 from .base import Context
+from .fallback import FALLBACK
 from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
                               per_directory_access, url_lookup_blocker, _static_directory)
@@ -641,6 +642,7 @@ class Compiler:
             self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
                                      "nginx would search locations again with the rewritten one", "<Location> sections",
                                      self._urls_around(rule, negate, target))
+            self._refuse_past_fallback(rule, negate, target)
         carried = self.per_dir is None and "PT" not in flags and "H" not in flags and \
             self._past_location_headers(rule, negate, target)
         if self.per_dir is None and "PT" in flags:
@@ -1019,6 +1021,30 @@ class Compiler:
                           "of this [END] rewrite (an internal redirect) and runs no rewrite rules there; the "
                           "result may fall under per-directory rules that nginx would run again, so the "
                           "translation cannot send it through that section's location")
+
+    def _refuse_past_fallback(self, rule: RRule, negate: bool, target: str) -> None:
+        """A server-context rewrite to a file path without [PT] keeps the original URL for the <Location>
+        sections, FallbackResource among them: where the file it maps to is missing (and no handler took it),
+        mod_dir hands the request to the fallback URL of the sections matching the original URL (mod_dir.c,
+        dir_fixups and fixup_dflt, with the request's per-directory configuration), whose subrequest the
+        server's rules rewrite again (a missing result falls back again, until the subrequest nesting limit
+        answers 500, AH00125). nginx searches locations with the rewritten URI: a rule out of a <Location> with
+        a FallbackResource (or `disabled`) loses it, one into such a <Location> gains it. A section that
+        certainly holds every URL the rule sees and makes governs both alike; any other that may hold one of
+        them stops the translation (A2N879), and the rule's requests are refused."""
+        urls = self._urls_around(rule, negate, target)
+        holders = {id(h): h for h in (self.server, self.ctx.main)}.values()
+        for scope in (s for h in holders for s in h.scopes):
+            if scope.kind != "location" or FALLBACK not in scope.settings:
+                continue
+            if urls is not None and (not _may_hold(scope, urls)
+                                     or all(_inside(scope, url, nocase) for url, nocase in urls)):
+                continue
+            where = f" at {scope.span.file}:{scope.span.line}" if scope.span else ""
+            raise Unsupported("A2N879", f"httpd keeps the original URL for <Location> sections, so the "
+                              f"FallbackResource of the <Location {scope.path}>{where} applies where the original "
+                              "URL is in it and the rewritten file is missing (its subrequest rewritten again); "
+                              "nginx would search locations again with the rewritten URI")
 
     def _past_location_headers(self, rule: RRule, negate: bool, target: str) -> bool:
         """Whether the answer of a server-context rewrite to a file path must carry the Header lines of
