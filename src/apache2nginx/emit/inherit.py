@@ -342,14 +342,17 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     whose add_header list nginx uses for the 403 it answers. Where the whole server is refused over a region
     of static files without access rules of its own (_serving), the onsuccess line of a header a `Header
     always` line names too is sent where the request names a file httpd would serve (SERVED), as httpd's
-    200 carries both lines and its 404 the always line alone."""
+    200 carries both lines and its 404 the always line alone. So are httpd's own refusals (a deny, a login) that
+    a section the translation leaves out may lift (Stmt.lifted): there httpd may serve, so their 401 or 403
+    sends the onsuccess headers too."""
     whole = any(_refusal(s) for s in stmts)
-    if not whole and not any(_guard(s) for s in stmts):
+    lifted = () if whole else tuple(sorted({c for s in stmts for c in s.lifted}))
+    if not whole and not lifted and not any(_guard(s) for s in stmts):
         return stmts
-    sent = _sent_on_refusal(stmts, parent, ungate, nested, unless)
+    sent = _sent_on_refusal(stmts, parent, ungate, nested, unless, lifted or ("403",))
     if sent is None:
         return stmts
-    if whole:
+    if whole or lifted:
         return [s for s in stmts if s.name != "add_header"] + sent
     return [Stmt("if", s.args, s.span, s.comment, sent + list(s.block)) if _guard(s) else s for s in stmts]
 
@@ -381,13 +384,15 @@ def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable
     return [s for s in stmts if s.name != "add_header"] + sent if changed else stmts
 
 
-def on_refusal(ungate: Callable[[str], str], value: str, otherwise: str) -> str:
-    """VALUE on the refusal's own answer (403), OTHERWISE on any other answer of the refused location: one
-    nginx makes before its access phase, such as the 301 it answers for a proxied or FastCGI prefix
-    location's URL without its slash (httpd's redirect there carries no onsuccess header), or a rewrite's
-    redirect. UNGATE's `refusal` makes the map (the renderer's); without it, VALUE."""
+def on_refusal(ungate: Callable[[str], str], value: str, otherwise: str, statuses: tuple[str, ...] = ("403",)) -> str:
+    """VALUE on the refusal's own answer (403, or the STATUSES it answers), OTHERWISE on any other answer of
+    the refused location: one nginx makes before its access phase, such as the 301 it answers for a proxied
+    or FastCGI prefix location's URL without its slash (httpd's redirect there carries no onsuccess header),
+    or a rewrite's redirect. UNGATE's `refusal` makes the map (the renderer's); without it, VALUE."""
     refusal = getattr(ungate, "refusal", None)
-    return refusal(value, otherwise) if refusal is not None and value != otherwise else value
+    if refusal is None or value == otherwise:
+        return value
+    return refusal(value, otherwise) if statuses == ("403",) else refusal(value, otherwise, statuses)
 
 
 # the variable the tests of a refused open region set where the request names a file httpd would serve
@@ -461,8 +466,9 @@ def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str],
 
 
 def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
-                     nested: list, unless: Unless | None) -> list[Stmt] | None:
-    """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's."""
+                     nested: list, unless: Unless | None, statuses: tuple[str, ...] = ("403",)) -> list[Stmt] | None:
+    """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's.
+    STATUSES: the refusal's answers."""
     if any(_refusal(s) and s.shut_region for s in stmts):
         return None     # the region's own rules refuse everyone: httpd's 403 carries no onsuccess line either
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
@@ -492,8 +498,8 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         elif value is None or s.args[0].lower() in always:
             sent.append(s)
         else:
-            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1]), "always"], s.span,
-                             comment="also on the refusal"))
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1], statuses), "always"],
+                             s.span, comment="also on the refusal"))
             changed = True
     taken: set[tuple[str, str]] = set()
     for inner in all_nested(nested):
@@ -512,7 +518,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
             if (s.args[0].lower(), value) in taken:
                 continue        # another section's same header and value: one answer carries it once
             taken.add((s.args[0].lower(), value))
-            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, '""'), "always"], s.span,
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, '""', statuses), "always"], s.span,
                              comment="also on the refusal (a file section under it)"))
             changed = True
     return sent if changed else None

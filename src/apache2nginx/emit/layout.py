@@ -98,6 +98,20 @@ def _variants(path: str) -> list[tuple[str, str]]:
     return [("=", path), ("^~", path + "/")]
 
 
+def _refusal_statuses(stmts: list[Stmt]) -> tuple[str, ...]:
+    """The statuses access statements STMTS may refuse with: 403 (a deny, a `return 403` of an expression's
+    test), 401 (a login)."""
+    found: set[str] = set()
+    for st in stmts:
+        if st.name == "deny" or (st.name == "return" and st.args[:1] == ["403"]):
+            found.add("403")
+        elif (st.name == "auth_basic" and st.args != ["off"]) or (st.name == "return" and st.args[:1] == ["401"]):
+            found.add("401")
+        if st.block:
+            found.update(_refusal_statuses(st.block))
+    return tuple(sorted(found))
+
+
 def _clone(st: Stmt) -> Stmt:
     """A copy of a statement that can be changed without changing the original (its args and block too)."""
     return dataclasses.replace(st, args=list(st.args),
@@ -122,6 +136,7 @@ class Layout:
         self._access_memo: dict[tuple, tuple] = {}  # see `access`
         self._quiet_memo: dict[tuple, tuple] = {}   # ... its questions asked quietly (nothing reported)
         self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
+        self.granting: list = []    # the rules of the <DirectoryMatch> sections left out that only grant (`lifted`)
 
     def inherited(self) -> tuple[list[Scope], list[Route]]:
         """The sections and lists that apply to this server, merged with the main server's as httpd merges
@@ -231,7 +246,29 @@ class Layout:
             if refusal.open_region or refusal.shut_region:
                 return [refusal]
             return self.refusal_after_rules(configs, region, span, quiet) or [refusal]
-        return self.own_access(configs, region, span, quiet)
+        return self.lifted(self.own_access(configs, region, span, quiet), configs, region, span)
+
+    def lifted(self, own: list[Stmt], configs: list, region: str, span) -> list[Stmt]:
+        """OWN (the rules of a region merged from CONFIGS, in httpd's order), with the statuses of its refusals
+        marked on them (Stmt.lifted) where a section the translation leaves out, a <DirectoryMatch> that only
+        grants (passes.access._granting_config), may lift them: httpd merges it after the region's
+        <Directory> sections and .htaccess, so where its expression matches the directory, httpd serves (its
+        answer carries the onsuccess headers) what nginx refuses with a 401 or 403; its refusals then send
+        those headers too (emit.inherit.refused_headers), as a security header is never to be lost. Not where
+        no directory walk merges it (a proxied region), nor where it changes nothing (a <Location>'s rules
+        decide)."""
+        walked = [i for i, c in enumerate(configs) if c is not None and c.walk == "directory"]
+        if not self.granting or not walked or not _refusal_statuses(own):
+            return own
+        at = walked[-1] + 1
+        freed = self.own_access(configs[:at] + self.granting + configs[at:], region, span, quiet=True)
+        if [(st.name, st.args) for st in freed] == [(st.name, st.args) for st in own]:
+            return own
+        for st in own:
+            statuses = _refusal_statuses([st])
+            if statuses:
+                st.lifted = statuses
+        return own
 
     def refusal_after_rules(self, configs: list, region: str, span, quiet: bool = False) -> list[Stmt] | None:
         """The refusal of a region with access rules of its own in a refused server: httpd answers there as
@@ -346,6 +383,8 @@ class Layout:
             self.directory_index.setdefault(d.fs_path.rstrip("/") or "/", []).append((i, d))
         main = self.model.main_server
         self.refuse_all = server.settings.get("refuse_all") or (main.settings.get("refuse_all") if main else None)
+        self.granting = server.settings.get("granting_sections", []) + \
+            (main.settings.get("granting_sections", []) if main is not None and main is not server else [])
         if self.refuse_all is None:
             self.refuse_all = self.wildcard_refusal(all_routes)
         self.files = self.sections("files")

@@ -342,9 +342,10 @@ def _unless(model: NginxModel):
         return block is not None and block.source == GATE_SOURCE
     refused: dict[str, str] = {}
 
-    def refusal(value: str, otherwise: str) -> str:
-        """VALUE where the answer is a 403 (the refusal's), OTHERWISE elsewhere (see inherit.on_refusal)."""
-        variable = model.shared_map("a2n_refused_", "$status", [("403", value)], otherwise)
+    def refusal(value: str, otherwise: str, statuses: tuple[str, ...] = ("403",)) -> str:
+        """VALUE where the answer is a 403 (the refusal's, or one of its STATUSES), OTHERWISE elsewhere (see
+        inherit.on_refusal)."""
+        variable = model.shared_map("a2n_refused_", "$status", [(c, value) for c in statuses], otherwise)
         refused[variable] = value
         if value in served_variables:
             served_variables.add(variable)

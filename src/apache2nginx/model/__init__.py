@@ -69,6 +69,11 @@ class Stmt:
     # ... and where the region's own access rules refuse everyone: httpd's answer there is its own 403, which
     # carries no onsuccess header
     shut_region: bool = False
+    # on an access statement of httpd's own rules (a deny, a login) that a section the translation leaves out
+    # may lift (a <DirectoryMatch> that only grants, merged after every <Directory>): the statuses nginx's
+    # refusal by it answers (401, 403), where httpd may serve with its onsuccess headers (emit.inherit.
+    # refused_headers)
+    lifted: tuple[str, ...] = ()
 
 
 # Not an nginx directive: a conditional `Header unset NAME` (args: NAME, a variable non-empty where the

@@ -474,7 +474,8 @@ def directory(ctx: Context, section: Section) -> Disposition:
         granting = refusing and ctx.scope is None and _only_grants(section)
         ctx.diags.add("A2N740", f"<{section.name} {' '.join(args)}>: {what} is not translated; nothing inside it "
                       "was emitted" + (", and its access rules only grant: nginx may refuse there what httpd "
-                                       "lets through" if granting else
+                                       "lets through (its refusals there send the onsuccess headers too)"
+                                       if granting else
                                        ", and since it holds access rules the whole server is refused (deny all)"
                                        if refusing else ""),
                       section.span, directive="<" + section.name,
@@ -487,6 +488,9 @@ def directory(ctx: Context, section: Section) -> Disposition:
                 _config(ctx).refuse = (f"<{section.name} {' '.join(args)}> (access rules)", section.span)
         if refusing:
             ctx.model.access_reported.add(section.span)
+        if granting:
+            # merged after every <Directory>, it may lift their refusals (the layout says where)
+            ctx.server.settings.setdefault("granting_sections", []).append(_granting_config(section))
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
     path = re.sub("/+", "/", args[0])
@@ -813,6 +817,26 @@ def _only_grants(section: Section) -> bool:
         else:
             return False
     return not compat or (satisfy_any and (order == "deny,allow" or (order == "allow,deny" and allow_all)))
+
+
+def _granting_config(section: Section) -> AccessConfig:
+    """The access rules of a section that only grants (_only_grants) as the directory walk merges them: httpd
+    merges regex directory sections after every plain <Directory> and .htaccess (request.c, ap_directory_walk;
+    docs: sections.html, "How the sections are merged"), so where it applies its `Require all granted`
+    replaces their Require lines (AuthMerging Off) and its Order/Allow/Satisfy their mod_access_compat lines."""
+    config = AccessConfig(walk="directory")
+    for node in section.children:
+        words = [a.lower() for a in node.args]
+        if node.key == "require":
+            _add(config, Authz("leaf", "all", ["granted"], span=node.span))
+        elif node.key == "order":
+            config.order, config.compat_span = words[0], config.compat_span or node.span
+        elif node.key == "allow":
+            config.allows = (config.allows or []) + [(a, node.span) for a in node.args[1:]]
+            config.compat_span = config.compat_span or node.span
+        elif node.key == "satisfy":
+            config.satisfy, config.satisfy_span = "any", node.span
+    return config
 
 
 def basename_regex(pattern: str, regex: bool) -> str | None:
