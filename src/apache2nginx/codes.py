@@ -1926,7 +1926,8 @@ _short("A2N840", "rewrite-directory-slash-untold", "warning", "A server-context 
        "stays. Where that file is a directory, mod_dir answers 301 to the request's own path with a slash added "
        "(after the access checks), unless the path ends with one. The translation reproduces that after the "
        "rule's rewrite, except where a later rule may rewrite the result again, the result is a file under an "
-       "Alias target, or access rules over the target would answer first in httpd: there this warning stands.",
+       "Alias target, or access rules or per-directory rewrite rules (a refusal, a redirect: mod_rewrite's fixup "
+       "runs before mod_dir's) over the target would answer first in httpd: there this warning stands.",
        "where the result is a directory, httpd redirects the request's path while nginx serves the directory's "
        "index, or redirects to the rewritten path plus a slash.",
        "add [PT] (httpd then redirects the rewritten path, as nginx does), or end the substitution with a file name.")

@@ -454,6 +454,8 @@ def finish_server(ctx: Context, server: Server) -> None:
     kept, replaced = rewrite_merge.effective(inherited + own, engines)
     for state, later in replaced:
         _replaced(ctx, state, later)
+    # the per-directory contexts whose rules run, each under its engine as merged (rewrite_dirslash reads them)
+    server.settings["rewrite_directory_states"] = [state for _, state in kept]
     # the URL prefixes of every per-directory ruleset the server runs: a rule whose result nginx sends through
     # location selection again (Compiler.end_flag) must not land in one of them
     server.settings["rewrite_prefixes"] = [

@@ -11,7 +11,8 @@ The translation keeps httpd's answer: the rule's `rewrite` no longer ends the se
 itself; it records the file its result maps to under the document root, the statements after it test that
 with `-d` and answer 301 to the request's path (`$a2n_request_uri`) with the slash, and only then stop as
 [L]/[END] would. Where the translation cannot tell the redirect from what the rules do next (a later rule
-may rewrite the result again), or access rules of the target would answer first in httpd, A2N840 says so.
+may rewrite the result again), or access rules or per-directory rewrite rules of the target would answer
+first in httpd (mod_rewrite's fixup runs before mod_dir's), A2N840 says so.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import re
 
 from ..model import Stmt
 from .rewrite_handler import access_restricted, document_root
-from .rewrite_model import RRule
+from .rewrite_model import RRule, ends_rewriting
 
 DIRSLASH = "$a2n_dirslash"
 
@@ -61,6 +62,15 @@ def plan(compiler, rule: RRule, negate: bool, target: str) -> bool:
         where = f" ({scope.span.file}:{scope.span.line})" if scope.span else ""
         _report(compiler, rule, f"httpd checks the access rules of the section{where} over the directory before "
                                 "its redirect, nginx's server rewrite phase would answer first")
+        return False
+    # (where the rule ends with [END], mod_rewrite's fixup runs no per-directory rule of the request)
+    answering = None if ends_rewriting(rule) else _directory_rules(compiler, mapped + static, dynamic)
+    if answering is not None:
+        span = answering.rules[0].span if answering.rules else answering.engine_span
+        where = f" ({span.file}:{span.line})" if span else ""
+        _report(compiler, rule, f"httpd runs the per-directory rewrite rules of <Directory {answering.directory}>"
+                                f"{where} over the directory before its redirect and they may refuse or redirect "
+                                "the request first, nginx's server rewrite phase would answer before them")
         return False
     compiler.needs_request_uri = True
     return True
@@ -148,6 +158,58 @@ def _server_refused(compiler) -> str | None:
         for label, span in pending:
             return label + (f" ({span.file}:{span.line})" if span else "")
     return None
+
+
+def _answers_first(rule: RRule) -> bool:
+    """The per-directory rule answers in mod_rewrite's fixup itself where it applies: [F], [G], a redirect, or
+    httpd 2.4.60+'s refusal of an unsafe result. An internal rewrite (or [P]) leaves the answer to a handler,
+    and mod_dir's fixup redirects a directory first."""
+    from . import rewrite_unsafe
+    if {"F", "G"} & set(rule.flags) or rewrite_unsafe.is_redirect(rule):
+        return True
+    try:
+        return bool(rewrite_unsafe.plan(rule))
+    except rewrite_unsafe.Refused:
+        return True
+
+
+def _directory_rules(compiler, fs_static: str, dynamic: bool):
+    """A per-directory rewrite context httpd may run on the mapped file before mod_dir's redirect and that may
+    answer there: mod_rewrite's fixup (hook_fixup, APR_HOOK_FIRST) runs before mod_dir's (dir_fixups,
+    APR_HOOK_LAST), and a status it returns ends the fixups, mod_dir's redirect with them: a rule's own answer
+    (_answers_first), or AH00670's 403 where the directory's Options allow neither FollowSymLinks nor
+    SymLinksIfOwnerMatch under an engine that is on. The context of the deepest plain <Directory> with
+    mod_rewrite directives over the file runs (a deeper one replaces a parent's rules, rewrite_merge); where
+    the result takes a value of the request, the contexts below its static part may too, and regex sections
+    wherever they may match. (httpd skips a context whose own directory is the file named without its
+    trailing slash, RewriteOptions AllowNoSlash aside; the translation does not count on that.)"""
+    from .rewrite_handler import directory_options, option_directories
+    from .rewrite_merge import _covers, _plain
+    ctx, server = compiler.ctx, compiler.server
+    states = server.settings.get("rewrite_directory_states", [])
+    directory = fs_static if dynamic else fs_static.rstrip("/")
+    if dynamic:
+        directory = directory[:directory.rfind("/")] if "/" in directory else ""
+    directory = directory.rstrip("/")
+    plain = [(p, s) for s in states if (p := _plain(s)) is not None]
+    over = [(p, s) for p, s in plain if _covers(p, directory)]
+    chosen = [max(over, key=lambda ps: ps[0].count("/") + (ps[0] != ""))] if over else []
+    if dynamic:
+        chosen += [(p, s) for p, s in plain if p.startswith(directory + "/") and (p + "/").startswith(fs_static)]
+    for p, state in chosen:
+        if not state.engine:
+            continue
+        if any(_answers_first(r) for r in state.rules):
+            return state
+        # the Options of the mapped directory (with DYNAMIC: of the context's own, and those set below)
+        places = [directory if _covers(p, directory) else p]
+        places += [q for q in option_directories(ctx, server, directory) if _covers(p, q)] if dynamic else []
+        for place in places:
+            options = directory_options(ctx, server, place)
+            if options is not None and not options & {"followsymlinks", "symlinksifownermatch"}:
+                return state
+    return next((s for s in states if _plain(s) is None and s.engine is not False
+                 and any(_answers_first(r) for r in s.rules)), None)
 
 
 def _governed(compiler, fs_static: str, dynamic: bool, url: str):
