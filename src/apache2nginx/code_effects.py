@@ -353,6 +353,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # mod_dir's index subrequest runs the rules again on the request's path plus the index name
     "A2N841": effects("status@directory-request", "location@directory-request", "body@directory-request",
                       "header@directory-request"),
+    # what nginx would proxy for a directory a server rule moved (and its index lookup) is refused (403)
+    "A2N883": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),
     "A2N842": effects(*_REWRITE),       # the rule is not translated: refused
     "A2N879": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the rule's requests are refused (403)

@@ -1938,6 +1938,19 @@ _short("A2N841", "rewrite-directory-index-rules", "warning", "A directory result
        "own, another file) becomes the answer. nginx looks the index up under the rewritten path.",
        "for such directory requests httpd may redirect to /path/index.html/ or serve another file than nginx.",
        "add [PT], or keep the rules from matching the index file's path (a RewriteCond on %{REQUEST_URI}).")
+_short("A2N883", "rewrite-proxy-directory-index-moved", "error", "A [P] rule's directory index lookup after a server-context rewrite is refused.",
+       "a per-directory RewriteRule [P] on a directory URL leaves mod_dir's fixup to run, which looks each "
+       "DirectoryIndex name up in a subrequest for r->uri plus the name. A server-context rule without [PT] "
+       "keeps r->uri, the request's own path: the subrequest is for that path plus the index name, which the "
+       "server's rules see again (a rule mapping a whole tree to the directory maps it to the directory once "
+       "more, and the subrequest's mod_dir answers 301 to /path/index.html/, which becomes the answer). nginx's "
+       "rewrite changes $uri, and its lookup runs the per-directory rules only, on the rewritten path, so it "
+       "would proxy what httpd redirects or serves otherwise. What nginx would proxy for such a directory (or "
+       "for its index lookup) is refused (403) instead.",
+       "requests whose path a server rule maps to the directory get 403 from nginx where httpd redirects, "
+       "serves or proxies the index lookup's answer.",
+       "add [PT] if the substitution is meant as a URL path, or keep the rule from matching the index file's "
+       "path (a RewriteCond on %{REQUEST_URI}).")
 _short("A2N842", "rewrite-location-headers", "error", "A server-context rewrite's result falls under a section with Header lines.",
        "without [PT], httpd keeps the original URL for <Location> sections: the served result carries the Header "
        "lines of the sections matching the original URL, and those of the result's own <Directory>/<Files>. The "

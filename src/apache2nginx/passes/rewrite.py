@@ -1120,10 +1120,28 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         from .rewrite_handler import document_root
         directory = state.directory or document_root(ctx, server) + state.per_dir
         variants = dirindex.index_variants(ctx, server, directory, state.per_dir)
+        moving = dirindex.moving_rules(ctx, server, state.per_dir) if any(names for _, names in variants) else []
+        noted = server.settings.setdefault("rewrite_pdir_moving", set())
+        for rule in moving:
+            if rule.span is None or (rule.span.file, rule.span.line) in noted:
+                continue
+            ctx.diags.add("A2N883", f"RewriteRule {rule.pattern} {rule.substitution}: where it maps a request's path "
+                          f"to a directory under the per-directory [P] rules of {state.per_dir}, httpd's mod_dir "
+                          "looks the index file up as the request's own path plus the index name, through the "
+                          "server's rules again; nginx's lookup cannot follow that, so what it would proxy for "
+                          "such a directory is refused (403)", rule.span, directive="RewriteRule",
+                          hint="add [PT] if the substitution is meant as a URL path")
+        noted.update((r.span.file, r.span.line) for r in moving if r.span is not None)
         for proxy_location in compiler.per_dir_proxies:
-            proxy_location.statements.extend(dirindex.in_proxy(variants, _directory_slash_on(ctx, server), span))
+            proxy_location.statements.extend(dirindex.in_proxy(variants, _directory_slash_on(ctx, server), span,
+                                                               moved=bool(moving)))
         location_statements[:0] = dirindex.entry(span)
         location_statements.extend(dirindex.leaving(variants, span))
+    if state.per_dir is None and server.settings.get("rewrite_pdir_moving"):
+        # the path mod_dir's index subrequest is for, which a server rule without [PT] keeps, and whether such a
+        # rule mapped it to a directory of per-directory [P] rules (rewrite_dirindex)
+        _mark_moving(statements, server.settings["rewrite_pdir_moving"])
+        statements[:0] = [Stmt("set", [dirindex.REQUEST, "$uri"], None), Stmt("set", [dirindex.MOVER, ""], None)]
     if compiler.needs_request_uri:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
@@ -1207,6 +1225,28 @@ def _rerun(st: Stmt, rules: list[RRule], ending: bool, ends: set) -> Stmt:
            for r in rules):
         return st
     return Stmt("rewrite", st.args, st.span, comment=RERUN)
+
+
+def _mark_moving(statements: list[Stmt], lines: set) -> None:
+    """Sets rewrite_dirindex's MOVER right before each rewrite of a server rule on LINES (file, line); a rewrite
+    standing alone goes inside an `if` on its own pattern first, where the rule applies only."""
+    def mark(st: Stmt) -> Stmt:
+        return Stmt("set", [dirindex.MOVER, "1"], st.span)
+
+    def place(stmts: list[Stmt], top: bool) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in stmts:
+            ours = st.name == "rewrite" and st.span is not None and (st.span.file, st.span.line) in lines
+            if ours and top:
+                out.append(Stmt("if", [f"($uri ~ {_quote_regex(st.args[0])})"], st.span, block=[mark(st), st]))
+                continue
+            if ours:
+                out.append(mark(st))
+            elif st.block:
+                st.block[:] = place(st.block, False)
+            out.append(st)
+        return out
+    statements[:] = place(statements, True)
 
 
 def _pin_request_uri_conditions(ctx: Context, statements: list[Stmt], points: list[Stmt]) -> None:

@@ -40,6 +40,9 @@ _PAIR = "$a2n_pdir_pair"
 _BACK = "$a2n_pdir_back"
 _INDEX_FROM = "$a2n_index_from"  # rewrite.py's marker of nginx's index pass (mod_dir's subrequest)
 _SUBREQUEST = "mod_dir looks the index file up in a subrequest, through the rules again"
+REQUEST = "$a2n_pdir_uri"        # the URI the server's rewrite phase began with (httpd's r->uri), where needed
+MOVER = "$a2n_pdir_mover"        # 1 where a rule of `moving_rules` applied in the server's rewrite phase
+_MOVED = "$a2n_pdir_moved"
 
 
 def index_names(ctx, server, directory: str, url: str | None = None) -> list[str]:
@@ -132,13 +135,65 @@ def _try_first(names: list[str], span) -> list[Stmt]:
             Stmt("rewrite", ["^", "${" + DIRECTORY[1:] + "}" + names[0], "last"], span, comment=_SUBREQUEST)]
 
 
-def in_proxy(variants: list[tuple[str, list[str]]], slash: bool, span) -> list[Stmt]:
-    """In the internal location of a per-directory [P]: mod_dir's answer for a directory URL comes first."""
+def moving_rules(ctx, server, url: str) -> list:
+    """The server-context rules without [PT] that may map a request whose path ends with a slash to a directory
+    under the per-directory rules' URL prefix URL (or to its file under the document root): httpd keeps the
+    request's path as `r->uri` for mod_dir's index subrequest."""
+    from .rewrite_dirslash import _may_end_with_slash
+    from .rewrite_handler import document_root
+    from .rewrite_model import ends_rewriting
+    prefix = url.rstrip("/") + "/"
+    on_disk = document_root(ctx, server).rstrip("/") + prefix
+    out = []
+    for rule in server.settings.get("rewrite_server_rules") or []:
+        if rule.substitution == "-" or {"PT", "P", "R", "F", "G", "H"} & set(rule.flags) or ends_rewriting(rule) \
+                or re.match(r"[a-z][a-z0-9+.-]*://", rule.substitution, re.I):
+            continue        # (after an [END], mod_rewrite's fixup runs no per-directory rule: no [P] there)
+        static = re.split(r"[$%?]", rule.substitution, maxsplit=1)[0]
+        if not any(static.startswith(p) or p.startswith(static) for p in (prefix, on_disk)):
+            continue
+        negate = rule.pattern.startswith("!")
+        if _may_end_with_slash(rule, negate) and not _keeps_tail(rule):
+            out.append(rule)
+    return out
+
+
+def _keeps_tail(rule) -> bool:
+    """Whether the rule (without conditions) maps the index file's path as it maps the directory's: its pattern
+    ends with a `(.*)` group (or `(?:/(.*))?`) that the substitution ends with (`^/old/(.*)$` to `/docs/$1`), so
+    httpd's subrequest for the request's path plus the index name gets the directory's file plus the name,
+    which nginx looks up too."""
+    if rule.conds or rule.pattern.startswith("!") or \
+            not re.search(r"(?<!\\)(?:\(\.\*\)|\(\?:/\(\.\*\)\)\?)\$?$", rule.pattern):
+        return False
+    groups = len(re.findall(r"(?<!\\)\((?!\?)", rule.pattern))
+    return rule.substitution.split("?", 1)[0].endswith(f"${groups}")
+
+
+def _moved_refusal(span) -> list[Stmt]:
+    """403 where a rule of `moving_rules` applied and the directory URL the request maps to, or the one whose index
+    names are being tried, is not the path the server's rewrite phase began with: httpd's index subrequest is
+    for that path, through the server's rules, which nginx's try does not follow."""
+    out: list[Stmt] = []
+    for directory in (DIRECTORY, TRIED):
+        out += [Stmt("set", [_MOVED, f"{MOVER}{directory} {REQUEST}"], span),
+                Stmt("if", [f'({_MOVED} ~ "^1(/(?:.*/)?) (?!\\1$)/")'], span,
+                     block=[Stmt("return", ["403"], span)],
+                     comment="mod_dir looks the index file up under the request's own path, which a server rule "
+                             "mapped here (A2N883)")]
+    return out
+
+
+def in_proxy(variants: list[tuple[str, list[str]]], slash: bool, span, moved: bool = False) -> list[Stmt]:
+    """In the internal location of a per-directory [P]: mod_dir's answer for a directory URL comes first (where a
+    server rule may have MOVED the request's path here, a refusal of what nginx cannot look up as httpd does)."""
     out: list[Stmt] = []
     if slash:
         out.append(Stmt("if", [f'({DIRECTORY} ~ "[^/]$")'], span,
                         block=[Stmt("rewrite", ["^", DIRECTORY + "/", "permanent"], span)],
                         comment="mod_dir: a directory without its slash is redirected, not proxied"))
+    if moved and any(names for _, names in variants):
+        out += _moved_refusal(span)
     if any(names for _, names in variants):
         out.append(Stmt("set", [_PAIR, f"{DIRECTORY} {TRIED}"], span))
     for prefix, names in variants:
