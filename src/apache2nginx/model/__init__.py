@@ -217,6 +217,21 @@ class Server:
     settings: dict = field(default_factory=dict)
 
 
+def every_statement(servers: list[Server]):
+    """Every statement of SERVERS, at any depth: their own, their scopes' and sections', their locations' (nested
+    too), and the statements inside blocks (`if`, `limit_except`)."""
+    stack: list[Stmt] = []
+    for server in servers:
+        stack += list(server.statements) + list(server.own_statements)
+        for sc in server.scopes + server.settings.get("directories", []) + server.settings.get("files", []):
+            stack += sc.statements
+        stack += [st for loc in all_nested(server.locations) for st in loc.statements]
+    while stack:
+        st = stack.pop()
+        yield st
+        stack.extend(st.block or [])
+
+
 @dataclass
 class Scope:
     """An Apache section region and what its directives asked for: a <Location>/<LocationMatch> (URL

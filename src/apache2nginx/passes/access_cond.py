@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Stmt
+from ..model import Stmt, every_statement
 from ..syntax.span import Span
 from .header_expr import HeaderCondition, Untranslatable
 from .setenvif import notes_for, server_variable
@@ -151,22 +151,8 @@ class Conditions:
         servers = [s for s in (self.server, self.model.main_server) if s is not None]
         if any(s.settings.get("rewrite_directories") for s in servers):
             return True
-        stack: list = []
-        for server in servers:
-            stack += list(server.statements) + list(getattr(server, "own_statements", []))
-            for sc in server.scopes + server.settings.get("directories", []) + server.settings.get("files", []):
-                stack += sc.statements
-            locations = list(server.locations)
-            while locations:
-                loc = locations.pop()
-                stack += loc.statements
-                locations += loc.locations
-        while stack:
-            st = stack.pop()
-            if st.name == "error_page" and st.args[-1:] and st.args[-1].startswith("/"):
-                return True
-            stack.extend(st.block or [])
-        return False
+        return any(st.name == "error_page" and st.args[-1:] and st.args[-1].startswith("/")
+                   for st in every_statement(servers))
 
     def _maps_behind(self, variable: str) -> list:
         maps = {m.variable: m for m in self.model.maps}

@@ -91,13 +91,18 @@ def unless_expr(ctx: Context, d: Directive, lines: list[Stmt], plain: dict, expr
 
 
 @dataclass
-class _Joined:
+class _Line:
+    """A Header line as the join reads it: its statement, directive, action, header name, value and table."""
     stmt: Stmt
     directive: Directive
     action: str
     name: str
     value: str
     table: str
+
+
+@dataclass
+class _Joined(_Line):
     scope: object
     server: object
 
@@ -236,13 +241,7 @@ def _chain(ctx: Context, holder: list[Stmt], upto: Stmt, key: tuple[str, str]):
 
 
 @dataclass
-class _Pending:
-    stmt: Stmt
-    directive: Directive
-    action: str
-    name: str
-    value: str
-    table: str
+class _Pending(_Line):
     holder: list
 
 

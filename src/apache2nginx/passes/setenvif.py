@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import MapBlock, Scope, Stmt
+from ..model import MapBlock, Scope, Stmt, every_statement
 from ..syntax.tree import Directive, Section
 from .base import Context, Disposition
 
@@ -457,20 +457,8 @@ def _settle_readers(ctx: Context) -> None:
         refs[m.variable] = set(re.findall(r"\$\w+", " ".join([m.source, m.default or ""] +
                                                               [v for _, v in m.entries])))
     used: set[str] = {r.variable for r in readers if r.variable is not None}
-    stack: list[Stmt] = []
-    for server in [model.main_server] + list(model.servers):
-        stack += list(server.statements) + list(getattr(server, "own_statements", []))
-        for sc in server.scopes + server.settings.get("directories", []) + server.settings.get("files", []):
-            stack += sc.statements
-        locations = list(server.locations)
-        while locations:
-            loc = locations.pop()
-            stack += loc.statements
-            locations += loc.locations
-    while stack:
-        st = stack.pop()
+    for st in every_statement([model.main_server] + list(model.servers)):
         used.update(a for arg in st.args for a in re.findall(r"\$\w+", arg))
-        stack.extend(st.block or [])
     live = [v for v in refs if v not in stale or v in used]
     while live:
         for name in refs.get(live.pop(), ()):
