@@ -236,3 +236,32 @@ def test_the_location_of_an_error_page_redirect_goes_with_the_status_it_stands_f
     lost_page = judge(probe("/shut/a"), _redirect(302, "http://pages.example.com/missing"), obs(404), COMPARATOR,
                       error_pages)
     assert any(d.field == "location" and d.explanation is None for d in lost_page)
+
+
+IGNORED_401_PAGE = """\
+Listen 80
+<VirtualHost *:80>
+    ServerName www.example.com
+    ErrorDocument 404 http://pages.example.com/oops
+    <Location /members/>
+        ErrorDocument 401 http://pages.example.com/oops
+    </Location>
+</VirtualHost>
+"""
+
+
+def test_an_error_document_httpd_ignores_does_not_make_its_page_ambiguous(tmp_path):
+    """httpd ignores ErrorDocument 401 with a full URL (core.c: AH00113): the page it names stays the 404's
+    alone, so httpd's redirect there stands for the 404 and its Location goes with that status."""
+    from conftest import load_text
+    from apache2nginx.diagnostics import Diagnostic
+    from apache2nginx.syntax.span import Span
+    from apache2nginx.verify.explain import Explainer
+    from apache2nginx.verify.probes import vhosts_of
+    config, file = load_text(tmp_path, IGNORED_401_PAGE)
+    explainer = Explainer(config, [Diagnostic("A2N747", "test", Span.point(file, 4))], vhosts_of(config))
+    assert explainer.error_pages == {"http://pages.example.com/oops": {404}}
+    found = judge(probe("/missing/.htpasswd"), _redirect(302, "http://pages.example.com/oops"), obs(403),
+                  COMPARATOR, explainer)
+    assert {d.field for d in found} >= {"status", "location"}
+    assert all(d.explanation == "A2N747" and not d.widened for d in found if d.field in ("status", "location"))

@@ -199,11 +199,12 @@ class Explainer:
         # (docs: ErrorDocument, "a redirect status code (302)"; src: http_request.c, ap_die_r)
         self.refusal_pages = {n.args[1] for n in config.walk() if not n.is_section and n.key == "errordocument"
                               and len(n.args) > 1 and n.args[0] == "403" and re.match(r"https?://", n.args[1])}
-        # every ErrorDocument with a URL: its page -> the error statuses whose answers are redirects there
+        # every ErrorDocument with a URL: its page -> the error statuses whose answers are redirects there; not
+        # 401, whose full URL httpd ignores (core.c, set_error_document: AH00113) and sends its own 401 page
         self.error_pages: dict[str, set[int]] = {}
         for n in config.walk():
             if not n.is_section and n.key == "errordocument" and len(n.args) > 1 and n.args[0].isdigit() \
-                    and re.match(r"https?://", n.args[1]):
+                    and n.args[0] != "401" and re.match(r"https?://", n.args[1]):
                 self.error_pages.setdefault(n.args[1], set()).add(int(n.args[0]))
         # each diagnostic that can explain anything, with its virtual host and enclosing sections, computed once
         self.entries: list[tuple[Diagnostic, list[VHostInfo], list[_Region], tuple[Effect, ...]]] = []
