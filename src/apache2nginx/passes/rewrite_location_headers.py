@@ -50,9 +50,9 @@ def _region(scope) -> str:
     return "^" + escaped if path.endswith("/") else "^" + escaped + "(/|$)"
 
 
-def _headers(ctx, server: Server) -> list[tuple[str, list[tuple[object, str]]]]:
-    """(header name, [(section, value)]) in httpd's merge order, for each header a matching section's
-    `Header always` sets (a later section's value replaces an earlier one's, "" unsets)."""
+def _headers(ctx, server: Server) -> list[tuple[str, list[tuple[object, str, Stmt]]]]:
+    """(header name, [(section, value, statement)]) in httpd's merge order, for each header a matching
+    section's `Header always` lines give (how a later line acts on an earlier one: _carry)."""
     holders = [server] if server is ctx.main else [ctx.main, server]
     named: dict[str, tuple[str, list]] = {}
     for scope in (s for h in holders for s in h.scopes if s.kind == "location"):
@@ -60,7 +60,7 @@ def _headers(ctx, server: Server) -> list[tuple[str, list[tuple[object, str]]]]:
             if st.name != "add_header" or len(st.args) < 3 or st.args[-1] != "always":
                 continue
             name = st.args[0]
-            named.setdefault(name.lower(), (name, []))[1].append((scope, st.args[1]))
+            named.setdefault(name.lower(), (name, []))[1].append((scope, st.args[1], st))
     return list(named.values())
 
 
@@ -198,35 +198,77 @@ def _carried_variables(ctx) -> tuple[str, str]:
     return f"$a2n_rwhdr{counter[0]}_in", f"$a2n_rwhdr{counter[0]}"
 
 
+def _acts(st: Stmt | None, value: str) -> str:
+    """How a carried line acts on the earlier lines of its header and table, as mod_headers runs them (see
+    emit.inherit.header_order): "set" (an unconditional `Header set`, or one not known: replaces them), "when"
+    (a conditional `set`, whose VALUE is empty where its condition does not hold: replaces them where it
+    holds) or "add" (add, append, merge: leaves them)."""
+    if st is None or st.resets is not None and not (st.conditional and "$" in value):
+        return "set"
+    return "when" if st.resets is not None else "add"
+
+
 def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, what: str) -> None:
     """Send, on the answers that follow each of POINTS (statements among STATEMENTS, or in their blocks),
-    the header values ENTRIES name: {lower name: (name, [(section or None for the server, value)])}, a later
-    entry replacing an earlier one whose section matches the original URL. Which entry applies is worked out
-    from the original URL before the rules ($uri then is the request's own); a server-level
+    the header values ENTRIES name: {lower name: (name, [(section or None for the server, value[, statement])])}
+    in httpd's merge order, for the entries whose section matches the original URL. Which entries apply is
+    worked out from the original URL before the rules ($uri then is the request's own); a server-level
     `add_header NAME $value always` reads it through a map, so a gated value is still evaluated at the
-    response (its status), and it stays empty wherever no carrying point was passed."""
+    response (its status), and it stays empty wherever no carrying point was passed.
+    A later entry acts on the earlier ones as its statement says (_acts): the last `set` that applies gives
+    one line (an index in the first variable); each add and conditional set that applies after it is a line
+    of its own (a flag in a variable of its own, cleared by a later `set`), and a conditional set's line
+    replaces the lines before it where its value is not empty, as httpd's `set` under a condition does (a
+    value merged before a `set` whose expr= does not hold is still sent)."""
     if not entries or not points:
         return
     before: list[Stmt] = []
     copies: list[Stmt] = []
     for name, values in entries.values():
-        region, sent = _carried_variables(ctx)
-        before.append(Stmt("set", [region, ""], None))
+        values = [entry if len(entry) == 3 else (*entry, None) for entry in values]
+        acts = [_acts(st, value) for _, value, st in values]
+        plain = "set" in acts
+        region, sent = _carried_variables(ctx) if plain else ("", "")
+        flags = {i: _carried_variables(ctx) for i, act in enumerate(acts, 1) if act != "set"}
+        before.extend([Stmt("set", [region, ""], None)] if plain else [])
+        before.extend(Stmt("set", [flag, ""], None) for flag, _ in flags.values())
         choices = []
-        for i, (scope, value) in enumerate(values, 1):
-            choices.append((str(i), value))
+        for i, (scope, value, _) in enumerate(values, 1):
+            if i in flags:
+                sets = [Stmt("set", [flags[i][0], "1"], None)]
+            else:
+                choices.append((str(i), value))
+                sets = [Stmt("set", [region, str(i)], None)] + \
+                    [Stmt("set", [flag, ""], None) for j, (flag, _) in flags.items() if j < i]
             if scope is None:
-                before.append(Stmt("set", [region, str(i)], None, comment=f"{name}: {what}"))
+                sets[0].comment = f"{name}: {what}"
+                before.extend(sets)
             else:
                 op = "~*" if scope.nocase else "~"
+                for st in sets:
+                    st.span = scope.span
                 before.append(Stmt("if", [f"($uri {op} {_quote_regex(_region(scope))})"], scope.span,
-                                   block=[Stmt("set", [region, str(i)], scope.span)],
-                                   comment=f"{name}: {what}"))
-        before.append(Stmt("set", [sent, ""], None))
-        copies.append(Stmt("set", [sent, region], None))
-        value = ctx.model.shared_map("a2n_rwhdr_", sent, choices, '""', span=values[-1][0].span
-                                     if values[-1][0] is not None else None)
-        server.own_statements.append(Stmt("add_header", [name, value, "always"], None, comment=what))
+                                   block=sets, comment=f"{name}: {what}"))
+        if plain:
+            before.append(Stmt("set", [sent, ""], None))
+            copies.append(Stmt("set", [sent, region], None))
+        for flag, carried in flags.values():
+            before.append(Stmt("set", [carried, ""], None))
+            copies.append(Stmt("set", [carried, flag], None))
+        own = {i: ctx.model.shared_map("a2n_rwhdr_", flags[i][1], [("1", values[i - 1][1])], '""',
+                                       span=values[i - 1][0].span if values[i - 1][0] is not None else None)
+               for i in flags}
+        lines = []
+        if plain:
+            lines.append((0, ctx.model.shared_map("a2n_rwhdr_", sent, choices, '""', span=values[-1][0].span
+                                                  if values[-1][0] is not None else None)))
+        lines += list(own.items())
+        for at, line in lines:
+            # (a flag is set only where no later `set` applies: a conditional line after the one that
+            # applies replaces it where it holds)
+            for j in (j for j in flags if j > at and acts[j - 1] == "when"):
+                line = ctx.model.shared_map("a2n_rwhdr_", own[j], [('""', line)], '""')
+            server.own_statements.append(Stmt("add_header", [name, line, "always"], None, comment=what))
     wanted = {id(p) for p in points}
 
     def place(stmts: list[Stmt], top: bool) -> list[Stmt]:
@@ -317,7 +359,8 @@ def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: l
             for st in scope.statements:
                 if st.name == "add_header" and len(st.args) >= 2 \
                         and ("always" if len(st.args) > 2 and st.args[-1] == "always" else "onsuccess") == table:
-                    entries.setdefault((st.args[0].lower(), table), (st.args[0], []))[1].append((scope, st.args[1]))
+                    entries.setdefault((st.args[0].lower(), table), (st.args[0], []))[1].append(
+                        (scope, st.args[1], st))
     answers: list[Stmt] = []
 
     def walk(stmts: list[Stmt], top: bool) -> None:
