@@ -26,7 +26,7 @@ from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH
     access_statements, directory_slash_statements, merge, options_statements, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
-from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST
+from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
 from .inherit import _FAILS_EARLY as FAILS_EARLY, FILE, SERVED
@@ -137,6 +137,8 @@ class Layout:
         self._quiet_memo: dict[tuple, tuple] = {}   # ... its questions asked quietly (nothing reported)
         self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
         self.granting: list = []    # the rules of the <DirectoryMatch> sections left out that only grant (`lifted`)
+        # the index lists joined with a FallbackResource -> their own names (passes.fallback.finish_server)
+        self.index_names: dict | None = server.settings.get("fallback_index_names")
 
     def inherited(self) -> tuple[list[Scope], list[Route]]:
         """The sections and lists that apply to this server, merged with the main server's as httpd merges
@@ -492,7 +494,7 @@ class Layout:
                 root_region_configs = dir_configs + loc_configs
                 root_dir_headers = [st for d in dirs for st in d.statements if st.name in _HEADER_LINES]
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
-                                    [st for s in covering for st in s.statements])
+                                    [st for s in covering for st in s.statements], self.index_names)
             slash = [] if fs is None or self.refuse_all is not None or \
                 (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else \
                 self.dir_slash(dir_configs + loc_configs, access, _describe(path))
@@ -741,7 +743,7 @@ class Layout:
             dir_configs = [d.settings.get("access") for d in dirs]
             span = dirs[-1].span if dirs else loc.span
             access = self.access(dir_configs, _describe(fs), span)
-            statements = _last_wins(access + [st for d in dirs for st in d.statements])
+            statements = _last_wins(access + [st for d in dirs for st in d.statements], self.index_names)
             if target is loc:
                 loc.statements[:0] = statements
             else:
@@ -1062,7 +1064,7 @@ class Layout:
         access = self.access(dir_configs + [s.settings.get("access") for s in sections],
                              f"{_describe(loc.path)} matching {scope.path}", scope.span)
         statements = _last_wins([st for d in dirs for st in d.statements] +
-                                [st for s in sections for st in s.statements])
+                                [st for s in sections for st in s.statements], self.index_names)
         inner = Location("~*" if scope.nocase else "~", scope.path,
                          _detached(access, loc.statements, scope.span) + statements + passing, scope.span)
         loc.locations.append(inner)
@@ -1331,8 +1333,8 @@ class Layout:
                     if _shape(st) not in shapes:
                         shapes.add(_shape(st))
                         statements.append(st)
-                inner = Location(loc.modifier, loc.path,
-                                 _detached(access, outer.statements, span) + _last_wins(statements), span)
+                inner = Location(loc.modifier, loc.path, _detached(access, outer.statements, span) +
+                                 _last_wins(statements, self.index_names), span)
                 if proxy is not None:
                     inner.statements.extend(self._handler(proxy, f.path, f.path, inner.statements))
             else:
@@ -1538,8 +1540,10 @@ def _maps_document_root(loc: Location) -> bool:
         all(st.name in ("internal", "alias") for st in loc.statements)
 
 
-def _last_wins(statements: list[Stmt]) -> list[Stmt]:
-    statements = _last_fallback_wins(statements)
+def _last_wins(statements: list[Stmt], index_names: dict | None = None) -> list[Stmt]:
+    """STATEMENTS of merged sections, of which the last of each single-valued directive stays; INDEX_NAMES:
+    the index lists finish_server joined with a fallback, and their own names (passes.fallback)."""
+    statements = merged_index(_last_fallback_wins(statements), index_names)
     last = {st.name: i for i, st in enumerate(statements) if st.name in _SINGLE_VALUED}
     if not last:
         return statements

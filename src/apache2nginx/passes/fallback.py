@@ -22,6 +22,9 @@ PATH_INFO_TEST = "a file with path info: httpd does not fall back (404)"
 FALLBACK = "FallbackResource"
 FALLBACK_DISABLED = "FallbackResource disabled"
 FALLBACK_COMMENTS = frozenset({PATH_INFO_TEST, FALLBACK})   # the statements it makes (the layout drops them)
+# the index lists finish_server makes for a block that sets no DirectoryIndex of its own
+UNDER_FALLBACK = "DirectoryIndex under FallbackResource"
+WITHOUT_FALLBACK = "DirectoryIndex without FallbackResource"
 
 
 def fallback_resource(ctx: Context, d: Directive) -> Disposition:
@@ -83,8 +86,9 @@ def finish_server(ctx: Context, server) -> None:
                 + chain[::-1])
                for scope in scopes]
     # an index list joined with a fallback -> its own names (kept across servers: the main server's blocks are
-    # seen again with each virtual host)
+    # seen again with each virtual host; the layout reads them too, see merged_index)
     originals: dict[int, list[str]] = ctx.options.setdefault("fallback_index_names", {})
+    server.settings["fallback_index_names"] = originals
     for holder, settings, statements, enclosing in blocks:
         own_target = settings.get(FALLBACK)     # "" where FallbackResource is disabled
         own_index = next((st for st in statements if st.name == "index"), None)
@@ -101,7 +105,7 @@ def finish_server(ctx: Context, server) -> None:
         if not target:
             # no fallback here: an enclosing list that was joined with one is restored
             if own_index is None and index is not None and id(index) in originals:
-                statements.append(Stmt("index", list(names), index.span, comment="DirectoryIndex without FallbackResource"))
+                statements.append(Stmt("index", list(names), index.span, comment=WITHOUT_FALLBACK))
             continue
         span = index.span if index is not None else next(
             (st.span for b in [holder] + enclosing for st in b.statements
@@ -110,9 +114,39 @@ def finish_server(ctx: Context, server) -> None:
             originals[id(own_index)] = list(names)
             own_index.args[:] = [names[0], target]
         else:
-            joined = Stmt("index", [names[0], target], span, comment="DirectoryIndex under FallbackResource")
+            joined = Stmt("index", [names[0], target], span, comment=UNDER_FALLBACK)
             originals[id(joined)] = list(names)
             statements.append(joined)
+
+
+def merged_index(statements: list[Stmt], originals: dict[int, list[str]] | None) -> list[Stmt]:
+    """STATEMENTS of the sections httpd merges for one region, in its order, with each `index` finish_server
+    made for a section setting FallbackResource (or disabling it) but no DirectoryIndex made again from the
+    list in force before it. A <Location>'s was made from the DirectoryIndex over its own URL, but mod_dir
+    merges the two settings one by one (src: mod_dir.c, merge_dir_configs: `index_names` and `dflt`), so
+    below that URL a <Directory> setting its own DirectoryIndex keeps its list under the <Location>'s
+    FallbackResource. It is made as finish_server makes it: the first name and the fallback URL (or the names
+    alone where the fallback is disabled); a list that is `disabled` or starts with a URL stays as it is
+    (fixup_dir then looks no missing name up, so the fallback never serves the directory: `DirectoryIndex
+    disabled` still refuses it). ORIGINALS: the lists finish_server joined with a fallback -> their names."""
+    out = list(statements)
+    names: dict[int, list[str]] = {}    # a list in force -> its own names, where it was joined with a fallback
+    current = None      # the list in force so far
+    for i, st in enumerate(out):
+        if st.name != "index":
+            continue
+        if current is not None and st.comment in (UNDER_FALLBACK, WITHOUT_FALLBACK):
+            own = names.get(id(current)) or list((originals or {}).get(id(current), current.args))
+            if not own or own[0].startswith("/"):
+                st = current
+            else:
+                args = [own[0], st.args[-1]] if st.comment == UNDER_FALLBACK else own
+                if args != st.args:
+                    st = Stmt("index", args, current.span, comment=st.comment)
+                names[id(st)] = own
+            out[i] = st
+        current = st
+    return out
 
 
 def _directories_around(scope, scopes: list) -> list:
