@@ -2075,6 +2075,16 @@ _short("A2N871", "rewrite-perdir-into-refused-alias", "error",
        "requests the rule rewrites under that Alias get 403 from nginx where httpd may serve them.",
        "rewrite to the directory's document-root URL instead of the Alias, or repeat the directory's rules in a "
        "<Location> of the alias by hand, then drop the refusal.")
+_short("A2N893", "index-refusal-file-headers", "warning",
+       "A refusal of a directory's index file carries a file section's headers in nginx.",
+       "mod_dir looks a directory URL's index file up with a subrequest that runs the access checks of the "
+       "sections matching the index file; when they refuse it (a login, a Require, a deny), httpd sends that "
+       "refusal for the directory request, whose headers no <Files> section matching the index file's name "
+       "adds: the subrequest stops before its Header lines apply. nginx redirects to the index file "
+       "internally, into that section's location, and refuses there with its `Header always` lines.",
+       "the refusal of a directory URL carries the file section's headers in nginx only.",
+       "keep the index file's name out of the file section holding the Header lines, or set the headers in "
+       "the directory's own section.")
 _short("A2N895", "rewrite-into-failing-htaccess", "error",
        "A rewrite into a directory whose .htaccess httpd refuses meets the translation's refusal.",
        "A .htaccess holding a directive its AllowOverride forbids makes httpd answer 500 Internal Server Error "

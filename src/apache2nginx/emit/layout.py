@@ -2217,6 +2217,45 @@ def _index_error_headers(inner: Location, rules: list[Stmt], diags: Diagnostics,
                   related=[headers[0].span] if headers[0].span else ())
 
 
+def _index_refusal_headers(inner: Location, parent: Location, directory: Location, server: Server | None,
+                           diags: Diagnostics, index: list[str]) -> None:
+    """mod_dir looks a directory URL's index file up with a subrequest, which runs the file's own access
+    checks: where the sections matching the index file's name refuse (a login, a Require, a deny), mod_dir
+    answers the directory request with the subrequest's error (mod_dir.c, fixup_dir: `error_notfound =
+    rr->status`, a lone index's 401 returned at once), but the subrequest stopped before mod_headers' filters
+    were set and the answer goes out with the headers of the directory request, which no <Files> section
+    matching the index file's name adds. nginx redirects to the index file internally, into that section's
+    location (INNER, nested in PARENT), refuses there and sends its `add_header ... always` lines the
+    directory's location (DIRECTORY, or the SERVER it inherits them from) does not have: A2N893 says so, once
+    for each such line."""
+    own = _rules(inner.statements)
+    if inner.modifier not in ("~", "~*") or not own or \
+            [_shape(st) for st in own] == [_shape(st) for st in _rules(parent.statements)]:
+        return
+    if not any(st.name == "deny" or st.name == "if" or (st.name == "auth_basic" and st.args != ["off"])
+               for st in own):
+        return
+    theirs = {_shape(st) for st in directory.statements if st.name == "add_header"} or \
+        {_shape(st) for st in (server.statements if server is not None else []) if st.name == "add_header"}
+    headers = [st for st in inner.statements
+               if st.name == "add_header" and "always" in st.args and _shape(st) not in theirs]
+    if not headers:
+        return
+    flags = re.IGNORECASE if inner.modifier == "~*" else 0
+    try:
+        named = [n for n in index if re.search(inner.path, "/" + n, flags)]
+    except re.error:
+        named = index
+    if not named:
+        return
+    for st in headers:
+        message = (f"the access rules of the file section matching {named[0]}, the index file mod_dir looks up "
+                   "for a directory URL, may refuse it: httpd sends that refusal for the directory, without the "
+                   f"file section's headers; nginx refuses in that section's location, with {st.args[0]}")
+        if not any(d.code == "A2N893" and d.span == st.span for d in diags):
+            diags.add("A2N893", message, st.span, directive="Header", related=[own[0].span] if own[0].span else ())
+
+
 def _index_names(server: Server | None, loc: Location) -> list[str]:
     """The index file names nginx looks up in LOC (the location's or server's `index`, else index.html)."""
     for holder in (loc.statements, server.statements if server is not None else []):
@@ -2235,12 +2274,14 @@ def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | Non
     emitted at all (A2N745). A nested location that refuses every request (`Require all denied` in a <Files>
     section) gets none: httpd refuses before the per-directory rules run, where nginx's rewrite phase would
     answer (a redirect) before its `deny all`."""
-    def carry(loc: Location, rules: list[Stmt]) -> None:
+    def carry(loc: Location, rules: list[Stmt], directory: Location) -> None:
         for inner in loc.locations:
             if inner.modifier == "@" or any(st.name == "internal" for st in inner.statements):
                 continue
+            if diags is not None:
+                _index_refusal_headers(inner, loc, directory, server, diags, _index_names(server, loc))
             if not inner.directory_rules and _refuses(_rules(inner.statements)):
-                carry(inner, rules)
+                carry(inner, rules, directory)
                 continue
             if rules and not inner.directory_rules and not any(st.name in _CONTENT for st in inner.statements):
                 # (not a location mapped elsewhere or passed to a backend)
@@ -2249,10 +2290,10 @@ def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | Non
                 inner.directory_rules.extend(copies)
                 if diags is not None:
                     _index_error_headers(inner, copies, diags, _index_names(server, loc))
-            carry(inner, inner.directory_rules)
+            carry(inner, inner.directory_rules, directory)
 
     for loc in locations:
-        carry(loc, loc.directory_rules)
+        carry(loc, loc.directory_rules, loc)
 
 
 def _redirects(stmts: list[Stmt]) -> bool:
