@@ -86,6 +86,7 @@ class Diagnostics:
 
     def __init__(self) -> None:
         self._items: list[Diagnostic] = []
+        self._once: set[tuple[str, Span | None]] = set()
 
     def add(self, code: str, message: str, span: Span | None = None, *, hint: str | None = None,
             directive: str | None = None, severity: Severity | None = None,
@@ -94,6 +95,13 @@ class Diagnostics:
                           tuple(urls))
         self._items.append(diag)
         return diag
+
+    def add_once(self, code: str, message: str, span: Span | None = None, **kwargs) -> Diagnostic | None:
+        """add(), unless add_once() already reported CODE at SPAN (a source line reached from several places)."""
+        if (code, span) in self._once:
+            return None
+        self._once.add((code, span))
+        return self.add(code, message, span, **kwargs)
 
     def extend(self, other: Iterable[Diagnostic]) -> None:
         self._items.extend(other)

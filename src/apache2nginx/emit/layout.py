@@ -2192,6 +2192,16 @@ def _rule_errors(stmts: list[Stmt]) -> list[Stmt]:
     return out
 
 
+def _index_files_matched(inner: Location, index: list[str]) -> list[str]:
+    """The INDEX names whose file the regex location INNER (a file section's) matches (all of them where the
+    pattern does not compile here)."""
+    flags = re.IGNORECASE if inner.modifier == "~*" else 0
+    try:
+        return [n for n in index if re.search(inner.path, "/" + n, flags)]
+    except re.error:
+        return index
+
+
 def _index_error_headers(inner: Location, rules: list[Stmt], diags: Diagnostics, index: list[str]) -> None:
     """mod_dir looks a directory URL's index file up with a subrequest, which runs the per-directory rules: an
     error they answer for the index file becomes the directory's answer (mod_dir.c, fixup_dir: `error_notfound
@@ -2202,11 +2212,7 @@ def _index_error_headers(inner: Location, rules: list[Stmt], diags: Diagnostics,
     errors = _rule_errors(rules)
     if not headers or not errors or inner.modifier not in ("~", "~*"):
         return
-    flags = re.IGNORECASE if inner.modifier == "~*" else 0
-    try:
-        named = [n for n in index if re.search(inner.path, "/" + n, flags)]
-    except re.error:
-        named = index
+    named = _index_files_matched(inner, index)
     if not named:
         return
     for st in errors:
@@ -2241,19 +2247,14 @@ def _index_refusal_headers(inner: Location, parent: Location, directory: Locatio
                if st.name == "add_header" and "always" in st.args and _shape(st) not in theirs]
     if not headers:
         return
-    flags = re.IGNORECASE if inner.modifier == "~*" else 0
-    try:
-        named = [n for n in index if re.search(inner.path, "/" + n, flags)]
-    except re.error:
-        named = index
+    named = _index_files_matched(inner, index)
     if not named:
         return
     for st in headers:
         message = (f"the access rules of the file section matching {named[0]}, the index file mod_dir looks up "
                    "for a directory URL, may refuse it: httpd sends that refusal for the directory, without the "
                    f"file section's headers; nginx refuses in that section's location, with {st.args[0]}")
-        if not any(d.code == "A2N893" and d.span == st.span for d in diags):
-            diags.add("A2N893", message, st.span, directive="Header", related=[own[0].span] if own[0].span else ())
+        diags.add_once("A2N893", message, st.span, directive="Header", related=[own[0].span] if own[0].span else ())
 
 
 def _index_names(server: Server | None, loc: Location) -> list[str]:
