@@ -322,6 +322,11 @@ def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=(
     flags["F"] = ""
     copy = RRule(rule.pattern, "-", flags, list(rule.conds), rule.span, rule.directive, rule.index)
     sections = compiler.result_sections(rule)
+    # a server-context result ending with a slash is a directory (or no file) mapped for the request's own path,
+    # which httpd's handler never serves as the result's file: mod_dir answers it (carry_refusal_headers)
+    path = rule.substitution.split("?", 1)[0]
+    directory = compiler.per_dir is None and path.startswith("/") and path.endswith("/") \
+        and not {"R", "P", "PT"} & set(rule.flags)
     try:
         stmts = compiler.rule_statements(copy, list(guards))
     except Unsupported:
@@ -331,7 +336,7 @@ def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=(
         for st in block:
             if st.name == "return" and st.args == ["403"] and st.comment is None:
                 st.comment = REFUSED_RULE       # its answer carries the headers httpd's may (carry_refusal_headers)
-                compiler.refusal_sections[id(st)] = sections
+                compiler.refusal_sections[id(st)] = (sections, directory)
             if st.block:
                 mark(st.block)
     mark(stmts)

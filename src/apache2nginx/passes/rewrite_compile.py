@@ -52,8 +52,9 @@ class Compiler:
         # the server-context rewrites without [PT]: httpd's r->uri stays the request's own path
         self.uri_kept_rewrites: list[Stmt] = []
         # id of the 403 standing for a rule left out -> the <Directory>/<Files> sections with Header lines its
-        # result may fall under (rewrite._refused_instead, carry_refusal_headers)
-        self.refusal_sections: dict[int, list] = {}
+        # result may fall under, and whether that result is a directory (rewrite._refused_instead,
+        # carry_refusal_headers)
+        self.refusal_sections: dict[int, tuple[list, bool]] = {}
         self.per_dir_proxies: list[Location] = []   # the internal locations of per-directory [P] rules
 
     # -- values --------------------------------------------------------------

@@ -288,14 +288,22 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
     statements[:] = before + place(statements, True)
 
 
-def carry_refusal_headers(ctx, server: Server, statements: list[Stmt], results: dict[int, list]) -> None:
+def carry_refusal_headers(ctx, server: Server, statements: list[Stmt], results: dict[int, tuple[list, bool]]) -> None:
     """The 403 a server-context rule left out answers with (REFUSED_RULE) stands for an answer httpd may
     serve, with the headers of the server, of the <Location> sections matching the original URL and of the
     <Directory>/<Files> sections of the result (RESULTS: id of the refusal -> those sections, every one that
-    may hold the result). nginx sends the server's onsuccess ones on no 403 and the sections' not at all (the
-    <Location> `Header always` lines are carried already, carry_location_headers): the refusal sends their
-    values, as a refused location's 403 does (emit.inherit.refused_headers); a security header is never to be
-    lost."""
+    may hold the result, and whether the result is a directory). nginx sends the server's onsuccess ones on no
+    403 and the sections' not at all (the <Location> `Header always` lines are carried already,
+    carry_location_headers): the refusal sends their values, as a refused location's 403 does (emit.inherit.
+    refused_headers); a security header is never to be lost. httpd keeps a header's `Header always` lines
+    (err_headers_out) and its onsuccess ones (headers_out) apart: a line acts on the earlier lines of its own
+    table only, so each table's values are carried apart (an onsuccess `Header append X-Frame-Options
+    SAMEORIGIN` leaves a `Header always set X-Frame-Options DENY` as it is). A directory result (a path ending
+    with a slash, mapped for the request's own path) is never served as the result's file: mod_dir answers
+    it, with its redirect (to the request's path with a slash, or the one its index lookup of that path
+    through the rules again ends in) or with the index file of the request's own path, so the result
+    sections' onsuccess lines are not on httpd's answer (its redirect drops that table) unless it lists the
+    directory (Options Indexes)."""
     points = []
 
     def walk(stmts: list[Stmt]) -> None:
@@ -311,31 +319,52 @@ def carry_refusal_headers(ctx, server: Server, statements: list[Stmt], results: 
     def ungated(value: str) -> str:
         return ctx.model.onsuccess_ungated[value] if _gated(ctx, value) else value
 
-    common: list[tuple] = []        # (lower name, name, section or None, value) in httpd's merge order
+    def table(st: Stmt) -> str:
+        return "onsuccess" if _gated(ctx, st.args[1]) or len(st.args) < 3 or st.args[-1] != "always" else "always"
+
+    # (lower name, name, section or None, value, statement) in httpd's merge order
+    common: list[tuple] = []
     parents = list(ctx.model.http_statements) + list(ctx.main.statements) + \
         (list(server.statements) if server is not ctx.main else [])
     for st in parents:
         if st.name == "add_header" and len(st.args) >= 2 and _gated(ctx, st.args[1]):
-            common.append((st.args[0].lower(), st.args[0], None, ungated(st.args[1])))
+            common.append((st.args[0].lower(), st.args[0], None, ungated(st.args[1]), st))
     located = []
     for scope in header_scopes(ctx, server):
         for st in scope.statements:
             if st.name == "add_header" and len(st.args) >= 2 and _gated(ctx, st.args[1]):
-                located.append((st.args[0].lower(), st.args[0], scope, ungated(st.args[1])))
+                located.append((st.args[0].lower(), st.args[0], scope, ungated(st.args[1]), st))
+    listed = _may_list(ctx, server)
     groups: dict[tuple, list[Stmt]] = {}
-    sections: dict[tuple, list] = {}
+    sections: dict[tuple, tuple[list, bool]] = {}
     for point in points:
-        found = results.get(id(point), [])
-        key = tuple(id(s) for s in found)
+        found, directory = results.get(id(point), ([], False))
+        key = (tuple(id(s) for s in found), directory)
         groups.setdefault(key, []).append(point)
-        sections[key] = found
+        sections[key] = (found, directory)
     for key, group in groups.items():
+        found, directory = sections[key]
+        own = [(st.args[0].lower(), st.args[0], None, ungated(st.args[1]), st) for scope in found
+               for st in scope.statements if st.name == "add_header" and len(st.args) >= 2
+               and not (directory and not listed and table(st) == "onsuccess")]
         entries: dict = {}
-        own = [(st.args[0].lower(), st.args[0], None, ungated(st.args[1])) for scope in sections[key]
-               for st in scope.statements if st.name == "add_header" and len(st.args) >= 2]
-        for lower, name, scope, value in common + own + located:
-            entries.setdefault(lower, (name, []))[1].append((scope, value))
+        # the always table first, as httpd sends it (ap_http_header_filter overlays err_headers_out on headers_out)
+        for kind in ("always", "onsuccess"):
+            for lower, name, scope, value, st in common + own + located:
+                if table(st) == kind:
+                    entries.setdefault((lower, kind), (name, []))[1].append((scope, value, st))
         _carry(ctx, server, statements, group, entries, "on the refusal standing for a server rewrite rule")
+
+
+def _may_list(ctx, server: Server) -> bool:
+    """Whether a <Directory> section (or the server's own Options) of SERVER or the main server turns Options
+    Indexes on: mod_autoindex may then answer a directory result with a listing, a success."""
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    for scope in (d for h in holders for d in h.settings.get("directories", [])):
+        access = scope.settings.get("access")
+        if any(arg.lower().lstrip("+") in ("indexes", "all") for arg, _ in getattr(access, "options", None) or []):
+            return True
+    return False
 
 
 def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: list[Stmt]) -> set[str]:
