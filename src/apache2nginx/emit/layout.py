@@ -2383,8 +2383,11 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
     tested before the rules), and a Header unset takes the lines before it away only there. So too where a
     line of the section names a header an enclosing block adds: on a miss (the 404 under a missing
     directory) httpd sends the enclosing line alone, where the section's set or unset would replace it or
-    its add would join it. (An append or merge that the render joins to an enclosing set's line is sent
-    joined, as before; a header only the section adds is sent on such a miss, A2N512.)"""
+    its add would join it. So too where an error page in force there is a URL elsewhere (ErrorDocument 404
+    http://...): httpd answers the miss with a redirect (302) carrying none of the section's lines, as it
+    does a rule's redirect. (An append or merge that the render joins to an enclosing set's line is sent
+    joined, as before; a header only the section adds is sent on such a miss's error answer, A2N512.)"""
+    from .refusal_pages import _in_force
     unless = _unless(model)
     lines = {id(st) for f in files for st in f.statements
              if st.name == "add_header" or st.name == "proxy_hide_header" and st.resets}
@@ -2414,12 +2417,21 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
         return any(id(st) in lines and st.args and enclosing.get(st.args[0].lower(), set()) - {_line_key(st)}
                    for st in inner.statements)
 
-    def gate(loc: Location, enclosing: dict[str, set]) -> None:
+    def error_pages(stmts: list[Stmt], enclosing: list[Stmt]) -> list[Stmt]:
+        return _in_force([st for st in stmts if st.name == "error_page"], enclosing)
+
+    def redirects_errors(pages: list[Stmt]) -> bool:
+        # nginx answers an error sent to a URL with a 302 to it, from the location the error arose in
+        return any(st.args and st.args[-1].lower().startswith(("http://", "https://")) for st in pages)
+
+    def gate(loc: Location, enclosing: dict[str, set], pages: list[Stmt]) -> None:
         enclosing = _header_lines(loc.statements, enclosing)
+        pages = error_pages(loc.statements, pages)
         for inner in loc.locations:
-            gate(inner, enclosing)
+            gate(inner, enclosing, pages)
             if inner.modifier not in ("~", "~*") or not inner.path.startswith(_SEGMENT) \
-                    or not (_redirects(inner.directory_rules) or replaces_enclosing(inner, enclosing)):
+                    or not (_redirects(inner.directory_rules) or replaces_enclosing(inner, enclosing)
+                            or redirects_errors(error_pages(inner.statements, pages))):
                 continue
             out, changed = [], False
             for st in inner.statements:
@@ -2430,8 +2442,11 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
                 inner.statements[:] = _walk_test(inner) + out
 
     outer = _header_lines(model.http_statements + server.statements, {})
+    main = model.main_server
+    outer_pages = error_pages(server.statements, error_pages(main.statements, []) if main is not None
+                              and main is not server else [])
     for loc in server.locations:
-        gate(loc, outer)
+        gate(loc, outer, outer_pages)
 
 
 def _refuse_directory_names(locations: list[Location]) -> None:
