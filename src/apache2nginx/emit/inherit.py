@@ -470,7 +470,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
     """The add_header list of a refusal in STMTS (see refused_headers), or None when it is the location's.
     STATUSES: the refusal's answers."""
     if any(_refusal(s) and s.shut_region for s in stmts):
-        return None     # the region's own rules refuse everyone: httpd's 403 carries no onsuccess line either
+        return None     # the region's own rules refuse everyone: httpd's 403 (or 500) carries no onsuccess line either
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
     # (a header a server rewrite rule's answer carries is empty everywhere else: the refusal does not send it)
     named = {s.args[0].lower() for s in headers if s.args and not _carried(s)}

@@ -270,6 +270,9 @@ class Layout:
             statuses = _refusal_statuses([st])
             if statuses:
                 st.lifted = statuses
+                # (nor is a refusal in place of an AuthType without Require an error for everyone any more:
+                # the section's Require lines lift httpd's 500, Stmt.shut_region)
+                st.shut_region = False
         return own
 
     def refusal_after_rules(self, configs: list, region: str, span, quiet: bool = False) -> list[Stmt] | None:

@@ -67,7 +67,8 @@ class Stmt:
     # (a file it serves: a success), not an error (emit.inherit.refused_headers)
     open_region: bool = False
     # ... and where the region's own access rules refuse everyone: httpd's answer there is its own 403, which
-    # carries no onsuccess header
+    # carries no onsuccess header; so is its 403 or 500 where they hold an AuthType without Require (passes.
+    # access._errs_for_everyone)
     shut_region: bool = False
     # on an access statement of httpd's own rules (a deny, a login) that a section the translation leaves out
     # may lift (a <DirectoryMatch> that only grants, merged after every <Directory>): the statuses nginx's

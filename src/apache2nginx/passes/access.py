@@ -1161,7 +1161,29 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
             # refusal in place of a possible success sends, see emit.inherit.refused_headers)
             return [Stmt("deny", ["all"], exc.span, comment="httpd answers 500: a .htaccess directive its "
                          "AllowOverride forbids")]
-        return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused")]
+        return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused",
+                     shut_region=_errs_for_everyone(configs))]
+
+
+def _errs_for_everyone(configs: list[AccessConfig]) -> bool:
+    """Whether httpd answers every request of the region with an error of its own, whatever its address and
+    method: an AuthType with no Require line under Satisfy All, for each class of methods a method section
+    makes (_project). mod_access_compat refuses some addresses (403) and mod_authz_core's access_checker_ex
+    ends the others with 500 (AH01627), both before mod_headers' fixup fills the onsuccess table; the error
+    response carries the `Header always` lines alone (src: request.c, ap_process_request_internal;
+    mod_authz_core.c, authorize_user_core; observed on httpd 2.4). A refusal in its place (Stmt.shut_region)
+    sends no onsuccess header."""
+    limited = {(c.limits[0][0], frozenset(c.limits[0][1])) for c in configs if c.limits}
+    if not configs or len(limited) > 1:
+        return False
+    try:
+        eff = merge(configs)
+        views = [merge([_project(c, inside) for c in configs]) for inside in (True, False)] if limited else [eff]
+    except Refused:
+        return False
+    if eff.refuse is not None or eff.conditionals:
+        return False
+    return all(v.satisfy != "any" and auth_type_without_authz(v) is not None for v in views)
 
 
 def server_conditionals(model, server) -> list[AccessConfig]:
@@ -1474,7 +1496,9 @@ def _authz_missing(eff: Effective) -> list[Stmt]:
         if [(st.name, st.args) for st in hosts] == [("deny", ["all"])]:
             return hosts        # refused to everyone before authorization is asked
     if eff.compat:
-        raise Refused("AuthType without Require beside Order/Allow/Deny (httpd answers 403 or 500 by address)",
+        # (under Satisfy Any an address the host check admits is served, request.c: the others get the 500)
+        answers = "serves or answers 500" if eff.satisfy == "any" else "answers 403 or 500"
+        raise Refused(f"AuthType without Require beside Order/Allow/Deny (httpd {answers} by address)",
                       eff.compat_span or where)
     return [Stmt("return", ["500"], where, comment=AUTHZ_MISSING)]
 
