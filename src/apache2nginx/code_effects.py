@@ -106,6 +106,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N881": effects("body@error-status", "header www-authenticate:added@error-status,credentials"),  # nginx's
     # own error page where httpd sends its message or the page; the page's challenge also to the clients whose
     # credentials httpd took
+    "A2N876": effects("body@error-status", "header www-authenticate:missing@error-status"),  # nginx's own
+    # error page where httpd sends the page or its message, without the challenge of a login refusing the page
     "A2N290": effects("status", "location", "backend"),  # rewrite conditions on %{REMOTE_HOST} see an address
 
     # ------------------------------------------------------------ A2N3xx mod_proxy and routes

@@ -703,6 +703,18 @@ _short("A2N881", "error-document-guarded", "warning",
        "the error answer's body is nginx's page rather than httpd's message, or rather than the page for the "
        "clients httpd lets see it, and those clients also get the challenge.",
        "grant access to the error page (e.g. `<Files 404.html> Require all granted`), or drop the ErrorDocument.")
+_short("A2N876", "error-document-translation-refused", "warning",
+       "An ErrorDocument page lies where the translation refuses access.",
+       "httpd serves a local ErrorDocument through an internal redirect that passes the page's own access "
+       "checks, and answers the original status either way: with the page where they grant it, with its built-in "
+       "message (and a login's challenge) where they refuse it. The translation refuses the page's location to "
+       "everyone instead (an access rule nginx cannot check exactly, a rewrite rule it does not translate), and "
+       "nginx's error_page would answer that 403 for every status sent there, so the translation answers the "
+       "original status with nginx's own page.",
+       "the error answer's body is nginx's page rather than the page or httpd's message, and it carries no "
+       "challenge where httpd's login refuses the page.",
+       "make the page's access rules ones nginx can check (e.g. `<Files 404.html> Require all granted`), or "
+       "move the page out of the refused region.")
 _short("A2N290", "hostname-lookups", "warning", "HostnameLookups On: nginx never resolves client addresses.",
        "with HostnameLookups On (or Double) httpd looks up every client's host name: %h in access logs and "
        "%{REMOTE_HOST} in mod_rewrite hold the name. nginx never does reverse DNS, so they hold the address.",

@@ -14,6 +14,13 @@ its message (and the challenge), nginx answered the page location's 401. nginx c
 clients that pass and keep the status for the others (the redirected request takes no second error_page), so
 those statuses answer from the same named location, to every client (A2N881); a status the refusal itself
 answers with (401 for a login, 403 for an address rule) is left as it is.
+
+Where the page's location is refused by the translation itself (an access rule nginx cannot check, a
+construct it cannot express: a `deny all` or a `return 403` it adds in place of the input's rules), nginx's
+error_page answered that 403 for every status sent there. httpd answers the original status whichever way
+its own rules decide: with the page where they grant it, with its built-in message (and the challenge of a
+login) where they refuse it. Those statuses answer from the same named location too, to every client
+(A2N876).
 """
 from __future__ import annotations
 
@@ -83,6 +90,14 @@ def _refuses_everybody(levels: list[list[Stmt]]) -> bool:
             and not is_refusal(access[0]))   # the translation's own refusal: httpd may serve the page
 
 
+def _refused_by_translation(levels: list[list[Stmt]]) -> bool:
+    """Whether a refusal the translation adds refuses everybody there, LEVELS from the innermost out: the
+    `deny all` in force (no `satisfy any`), or a `return 403` standing for rewrite rules in the location."""
+    access = _access_rules(levels)
+    return ((bool(access) and is_refusal(access[0]) and _satisfy(levels) != ["any"])
+            or any(st.name == "return" and is_refusal(st) for st in levels[0]))
+
+
 def _access_rules(levels: list[list[Stmt]]) -> list[Stmt]:
     rules = next((level for level in levels if any(st.name in _ACCESS for st in level)), [])
     return [st for st in rules if st.name in _ACCESS]
@@ -124,13 +139,15 @@ def serving_levels(server: Server, main: Server | None, uri: str) -> tuple[list[
     return chain, levels
 
 
-def _refusals(server: Server, main: Server | None, uri: str) -> tuple[set[str], str, bool]:
-    """The statuses URI's location refuses some clients with, the login's challenge, and whether it refuses
-    everybody."""
+def _refusals(server: Server, main: Server | None, uri: str) -> tuple[set[str], str, str]:
+    """The statuses URI's location refuses some clients with, the login's challenge, and who it refuses:
+    "everybody" by the input's rules, everybody by the "translation"'s own refusal, or "some"."""
     levels = serving_levels(server, main, uri)[1]
     if _refuses_everybody(levels):
-        return {"403"}, "", True
-    return *_refuses_some(levels), False
+        return {"403"}, "", "everybody"
+    if _refused_by_translation(levels):
+        return {"403"}, "", "translation"
+    return *_refuses_some(levels), "some"
 
 
 def _replace(pages: list[Stmt], refused: dict[str, str]) -> list[Stmt]:
@@ -157,7 +174,7 @@ def _refused_codes(server: Server, main: Server | None, pages: list[Stmt], diags
         target = st.args[-1]
         if not target.startswith("/"):
             continue
-        statuses, challenge, everybody = _refusals(server, main, target)
+        statuses, challenge, refused_to = _refusals(server, main, target)
         # (`error_page 502 =500 /page`: the status the page is sent with, httpd's)
         answer = next((a[1:] for a in st.args[:-1] if a.startswith("=") and a[1:].isdigit()), None)
         for code in st.args[:-1]:
@@ -168,7 +185,12 @@ def _refused_codes(server: Server, main: Server | None, pages: list[Stmt], diags
             if answer is not None or (id(st), code) in reported:
                 continue   # (the page's own error_page for that status says it)
             reported.add((id(st), code))
-            if everybody:
+            if refused_to == "translation":
+                diags.add("A2N876", f"ErrorDocument {code} {target}: the translation refuses the page (a rule there "
+                          f"nginx cannot reproduce), where httpd answers {code} with the page or, when its own rules "
+                          f"refuse it, with its built-in message; nginx answers {code} with its own page (its "
+                          "error_page would have answered the refusal's 403)", st.span)
+            elif refused_to == "everybody":
                 diags.add("A2N239", f"ErrorDocument {code} {target}: the page's own access rules refuse it, so "
                           f"httpd answers {code} with its built-in message; nginx answers {code} with its own page "
                           "(its error_page would have answered the refusal's 403)", st.span)
