@@ -1115,6 +1115,11 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # the rules before answer (or leave the URL alone): where none applied, the ones from here on rewrite
         # internally, and mod_dir's fixup answers a directory requested without its slash first
         location_statements[slash_at:slash_at] = [_slash_check(state.rules[0].span)]
+    if state.per_dir is not None and not slash_at and not flow and fc is None and location_statements and \
+            _directory_slash_on(ctx, server) and not _only_internal(reached, _before(location_statements, unreached)):
+        # answering rules and rules that rewrite internally mixed: mod_dir's 301 where one of the latter ends
+        # the rules
+        _slash_before_ending(ctx, compiler, reached, starts, location_statements, state.rules[0].span)
     if index_pass and location_statements:
         location_statements[:0] = _index_pass_test(state.rules[0].span)
         location_statements.append(Stmt("set", [_INDEX_FROM, "$uri"], None,
@@ -1311,6 +1316,59 @@ def _slash_check(span) -> Stmt:
     return Stmt("if", ["(-d $request_filename)"], span,
                 block=[Stmt("rewrite", ["^(.*[^/])$", "$1/", "permanent"], span)],
                 comment="mod_dir: a directory without its slash is redirected before the rules' result is served")
+
+
+_SLASH_FROM = "$a2n_slash_from"
+
+
+def _slash_before_ending(ctx: Context, compiler: Compiler, rules: list[RRule], starts: list[int],
+                         statements: list[Stmt], span) -> None:
+    """mod_dir's 301 where a rule that rewrites internally ends the ruleset ([L], [END], or the last rule) among
+    rules that answer (neither check before the rules holds): mod_rewrite's fixup returns OK for such a rule
+    (the internal redirect waits for redirect-handler), and mod_dir's fixup, which runs after it, still sees the
+    directory the request maps to (r->finfo) and the request's path (r->uri) without its slash (mod_dir.c,
+    fixup_dir); a rule that answers returns its status first. Before each such rule, a copy of its tests that
+    also requires the request's path, read before any rule ran, to name a directory without the slash applies
+    the rule's rewrite (mod_dir's redirect carries the query the rule leaves) and answers 301 there. (A rule
+    that rewrites and goes on leaves the answer to the rules after it, which nginx tests on the rewritten
+    path: no 301 is added after them.)"""
+    from ..diagnostics import Diagnostics
+    ending = [i for i, r in enumerate(rules) if r is not None and r.substitution != "-" and not _answering(r)
+              and "H" not in r.flags and ({"L", "END"} & set(r.flags) or i == len(rules) - 1)]
+    if len(starts) < len(rules) or not ending:
+        return
+    placed = False
+    saved, ctx.diags = ctx.diags, Diagnostics()     # the rule said what it had to say when it was compiled
+    try:
+        for i in reversed(ending):
+            guards = [f'{_SLASH_FROM} ~ "[^/]$"']
+            if _skipped_in_subrequest(rules[i]):
+                guards.append(f'{_INDEX_PASS} = ""')
+            pattern, negate = compiler.rule_regex(rules[i])
+            if negate or rules[i].pattern not in _MATCH_ALL:
+                # the `return` after the rewrite holds whether or not the rewrite's own pattern matches
+                guards.append(f"$uri {'!~' if negate else '~'} {_quote_regex(pattern)}")
+            try:
+                copy = compiler.rule_statements(rules[i], guards)
+            except Unsupported:
+                continue
+            test = copy[-1] if copy else None
+            if test is None or test.name != "if" or not test.block or test.block[-1].name != "rewrite":
+                continue
+            rewrite = test.block[-1]
+            test.block[-1] = Stmt("rewrite", rewrite.args[:2], rewrite.span)
+            test.block.append(Stmt("return", ["301", f"{_SLASH_FROM}/$is_args$args"], rewrite.span,
+                                   comment="mod_dir: a directory without its slash is redirected before the "
+                                           "rule's result is served"))
+            statements[starts[i]:starts[i]] = copy
+            placed = True
+    finally:
+        ctx.diags = saved
+    if placed:
+        statements[:0] = [Stmt("set", [_SLASH_FROM, ""], span),
+                          Stmt("if", ["(-d $request_filename)"], span,
+                               block=[Stmt("set", [_SLASH_FROM, "$uri"], span)],
+                               comment="the request's path, where it names a directory (mod_dir's test)")]
 
 
 def _answers(stmts: list[Stmt]) -> bool:
