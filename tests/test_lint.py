@@ -129,6 +129,8 @@ def test_boundary_needs_the_apache_section(tmp_path):
     ("server { location ^~ /a { alias /d/; } }", ["A2N961"]),
     # if in location
     ("server { location / { if ($x) { rewrite ^ /y; } } }", ["A2N962"]),
+    # a flagless rewrite that only sets the query a `return` beside it sends never leaves the if's configuration
+    ("server { location / { if ($x) { rewrite ^ /y?a=1; return 301 /z$is_args$args; } } }", []),
     ("server { location / { if ($x) { rewrite ^ /y break; set $a 1; return 404; } } }", []),
     ("server { if ($x) { proxy_pass http://a; } }", []),          # an if in server is not an if in location
     # keepalive: the headers may come from the server level unless the location has proxy_set_header of its own

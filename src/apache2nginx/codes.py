@@ -560,8 +560,9 @@ return 301 /files/; }`), or drop the slash from both.
 
 _code("A2N962", "if-in-location", "warning", "An `if` inside a location does more than return, rewrite or set.", """
 What it means: an `if` block inside a location holds directives other than
-`return`, `rewrite ... last|break|redirect|permanent` and `set`. nginx turns
-such an `if` into a nested location configuration that replaces the enclosing
+`return`, `rewrite ... last|break|redirect|permanent` and `set` (a `rewrite`
+without a flag is fine beside a `return`, which answers before the request
+goes on). nginx turns such an `if` into a nested location configuration that replaces the enclosing
 one when the condition is true ("if is evil"): directives such as `try_files`,
 `proxy_pass` with a URI, `add_header` of the enclosing location, or a second
 `if` behave in surprising ways.

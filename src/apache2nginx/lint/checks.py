@@ -317,7 +317,7 @@ _WITH_RETURN = {"add_header", "add_trailer", "error_page"}
 
 
 def check_if_in_location(cfg: Config) -> Iterator[Finding]:
-    """A2N962: `if` in a location holding more than return, rewrite with a flag, or set."""
+    """A2N962: `if` in a location holding more than return, rewrite with a flag (or before a return), or set."""
     for node in cfg.walk():
         if node.name != "if" or node.context != "location":
             continue
@@ -326,7 +326,9 @@ def check_if_in_location(cfg: Config) -> Iterator[Finding]:
         for inner in node.block or ():
             if inner.name in _SAFE_IN_IF or (returns and inner.name in _WITH_RETURN):
                 continue
-            if inner.name == "rewrite" and len(inner.args) >= 3 and inner.args[-1] in _REWRITE_FLAGS:
+            if inner.name == "rewrite" and (returns or len(inner.args) >= 3 and inner.args[-1] in _REWRITE_FLAGS):
+                # a rewrite without a flag before the block's `return` only changes $uri/$args for it: the
+                # request never goes on in the if's own configuration
                 continue
             unsafe.append(inner)
         if unsafe:
