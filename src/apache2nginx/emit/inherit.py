@@ -59,8 +59,11 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         if key is not None:
             earlier.setdefault(key, []).append(i)
     for s in stmts[start:]:
-        if s.joins and _join(out, earlier.get(_operand(s), []), s, unless):
-            continue
+        if s.joins:
+            joined = _join(out, earlier.get(_operand(s), []), s, unless)
+            if joined is True:
+                continue
+            s = joined or s
         if s.name == UNSET_WHEN:
             # a conditional `Header unset`: the lines before it send nothing where its variable is set
             if unless is None:
@@ -92,29 +95,38 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
     return _always_first([s for s in out if s is not None])
 
 
-def _join(out: list[Stmt | None], places: list[int], s: Stmt, unless: Unless | None) -> bool:
+def _join(out: list[Stmt | None], places: list[int], s: Stmt, unless: Unless | None) -> bool | Stmt:
     """`Header append|merge` S after the lines OUT[PLACES] of the same header and table, an enclosing block's
-    plain `set` first (a <Directory>'s, where S is of a <FilesMatch> merged after it): httpd joins S's value
-    to that set's with ", " (apr_table_mergen; merge: unless one of its comma-separated members is the
-    value already), one header line where nginx would send two. The set's line takes the joined value. False
-    (S stays a line of its own) where a line before it is not a plain one (its value is not known here) or
-    no set starts them (a backend's own copy may come first)."""
+    `set` first (a <Directory>'s, where S is of a <FilesMatch> merged after it; the server's, where S is of a
+    section): httpd joins S's value to that set's with ", " (apr_table_mergen; merge: unless one of its
+    comma-separated members is the value already), one header line where nginx would send two. The set's
+    line takes the joined value. Where the set is a conditional one alone (env= or expr=), it takes the joined
+    value where its condition holds, and S is sent only where it does not (httpd's append adds a header of
+    its own where there is none): that line of S is returned. False (S stays a line of its own) where a line
+    before it is not a plain one (its value is not known here) or no set starts them (a backend's own copy
+    may come first)."""
     lines = [i for i in places if out[i] is not None]
     join = getattr(unless, "join", None)
     if not lines or join is None or s.plain is None:
         return False
     first = out[lines[0]]
-    if first.resets is None or any(out[i].plain is None or out[i].conditional for i in lines):
+    alone = len(lines) == 1 and first.conditional and first.plain is not None
+    if first.resets is None or (not alone and any(out[i].plain is None or out[i].conditional for i in lines)):
         return False
     old = first.plain
     joined = old if s.joins == "merge" and s.plain in [t.strip() for t in old.split(",")] else f"{old}, {s.plain}"
-    value = join(first.args[1], old, joined)
+    value = first.args[1] if alone and joined == old else join(first.args[1], old, joined, alone)
     if value is None:
         return False
-    out[lines[0]] = Stmt("add_header", [first.args[0], value, *first.args[2:]], first.span,
-                         comment=f"joined with a later Header {s.joins}",
-                         resets=first.resets, plain=joined)
-    return True
+    if not (alone and joined == old):
+        out[lines[0]] = Stmt("add_header", [first.args[0], value, *first.args[2:]], first.span,
+                             comment=f"joined with a later Header {s.joins}" + (" where its condition holds"
+                                                                                   if alone else ""),
+                             resets=first.resets, conditional=first.conditional, plain=joined)
+    if not alone:
+        return True
+    return Stmt("add_header", [s.args[0], unless(first.args[1], s.args[1]), *s.args[2:]], s.span,
+                comment="where the earlier Header set's condition does not hold")
 
 
 def _always_first(stmts: list[Stmt]) -> list[Stmt]:

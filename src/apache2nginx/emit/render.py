@@ -320,16 +320,20 @@ def _unless(model: NginxModel):
         condition, value = found
         return model.shared_map("a2n_hdr_", ungate(condition) if condition in ungated else condition,
                                 [('""', ungate(value))], '""')
-    def join(value: str, old: str, new: str) -> str | None:
-        """An add_header's VALUE (OLD itself, or an onsuccess gate sending OLD) sending NEW instead, on the
-        same answers; None where VALUE is neither."""
+    def join(value: str, old: str, new: str, conditional: bool = False) -> str | None:
+        """An add_header's VALUE (OLD itself, or an onsuccess gate sending OLD; with CONDITIONAL, a map
+        sending OLD where a condition holds, or an onsuccess gate sending one) sending NEW instead, on the
+        same answers; None where VALUE is none of those."""
         if value == old:
             return new
-        if ungated.get(value) != old:
+        found = ungated.get(value)
+        if found != old and not (conditional and (found is None or isinstance(found, str))):
             return None
         out = _swapped(model, value, old, new)
-        if out is not None:
-            ungated.setdefault(out, new)
+        if conditional and found != old and out == value:
+            return None     # no entry of the map sends OLD
+        if out is not None and found is not None:
+            ungated.setdefault(out, new if found == old else _swapped(model, found, old, new) or found)
         return out
     def from_gate(variable: str) -> bool:
         """Whether an add_header VARIABLE is an onsuccess gate's (or is made from one), rather than a

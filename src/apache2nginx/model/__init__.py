@@ -57,7 +57,8 @@ class Stmt:
     # append, merge, setifempty, edit), which replaces nothing
     conditional: bool = False
     # on an add_header of an unconditional Header set/add/append/merge line: the value httpd gives (the
-    # argument may be a map sending it on some answers only, see passes.headers.onsuccess)
+    # argument may be a map sending it on some answers only, see passes.headers.onsuccess); with
+    # `conditional`, on a conditional Header set's: the value it gives where its condition holds
     plain: str | None = None
     # with `plain`: "append" or "merge", a line httpd joins to the first same header of its table with ", "
     # (apr_table_mergen), which an enclosing block's `Header set` may have given (see emit.inherit)

@@ -173,7 +173,9 @@ def mark_plain(ctx: Context) -> None:
     """Each add_header still standing for a plain Header line gets its value (Stmt.plain): where an
     append/merge line of a section meets an enclosing section's plain `set` in one nginx block (a
     <FilesMatch> inside a <Directory>), the emitter joins the two as httpd does (emit.inherit.header_order).
-    A line whose value a later `Header unset ... env=` made conditional is no longer plain."""
+    A line whose value a later `Header unset ... env=` made conditional is no longer plain. A conditional
+    `Header set` line (env= or expr=) gets the value it sends where its condition holds: an append/merge line
+    of a section meeting it is joined to it there (emit.inherit._join)."""
     from .headers import _plain
     ungated = ctx.model.onsuccess_ungated
     for stmt, value in _plain(ctx).values():
@@ -183,6 +185,9 @@ def mark_plain(ctx: Context) -> None:
             if stmt.joins is not None:
                 # the joined line may need a map of its own, made before any output is (emit.render)
                 ctx.model.conditional_header_sets = True
+    for stmt, value in known_lines(ctx).values():
+        if stmt.resets and stmt.conditional and value and _variable(ctx, stmt, stmt.resets[1]) is not None:
+            stmt.plain = value
 
 
 # ---------------------------------------------------------------- append/merge among conditional lines
