@@ -564,19 +564,27 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
             continue
         target = route.target.rstrip("/")
         url = route.path.rstrip("/")
-        if directory == target or directory.startswith(target + "/"):
+        exact = None
+        if directory and (directory == target or directory.startswith(target + "/")):
             prefix = url + directory[len(target):] + "/"
         elif target.startswith(directory + "/") or not directory:
             prefix = url + "/"
+            # the Alias's own URL maps to its target, a file below the directory (or the root's own "/"):
+            # hook_fixup runs the rules there as well, before mod_dir's redirect of a directory
+            exact = url if url and not route.path.endswith("/") else None
         else:
             continue
         span = state.rules[0].span
         # the directory's own name without its slash is left to mod_dir's redirect, which mod_rewrite declines
-        # to touch (observed: httpd answers 301 there)
+        # to touch (hook_fixup: a file name that is the context's directory without its slash; observed: httpd
+        # answers 301 there)
         _refuse_prefix(server, prefix, span, ALIAS_REFUSAL, ("^~",))
+        if exact is not None:
+            _refuse_prefix(server, exact, span, ALIAS_REFUSAL, ("=",))
+        refused = prefix if exact is None else f"{exact} and {prefix}"
         ctx.diags.add("A2N785", f"RewriteRule in <Directory {state.directory}>: {route.params.get('directive', 'Alias')} "
                       f"{route.path} maps URLs into the directory, where httpd runs its {len(state.rules)} rule(s) "
-                      f"too; the translation places them under the document root only, so it refuses {prefix} (403)",
+                      f"too; the translation places them under the document root only, so it refuses {refused} (403)",
                       span, directive="RewriteRule", related=[route.span], urls=[(prefix, False)])
 
 
@@ -606,10 +614,11 @@ def _refuse_alias_match(ctx: Context, state: RewriteContext, route) -> None:
 
 def _refuse_prefix(server: Server, prefix: str, span, comment: str, modifiers: tuple[str, ...]) -> None:
     """A `return 403` (COMMENT saying why) first in the server's prefix location of PREFIX (one of MODIFIERS,
-    made `^~` if there is none), kept as one of its per-directory rules."""
+    made `^~` if there is none, exact where MODIFIERS are `=` alone), kept as one of its per-directory rules."""
     loc = next((l for l in server.locations if l.path == prefix and l.modifier in modifiers), None)
     if loc is None:
-        loc = Location("^~" if prefix != "/" else "", prefix, [], span)
+        modifier = "=" if modifiers == ("=",) else "^~" if prefix != "/" else ""
+        loc = Location(modifier, prefix, [], span)
         server.locations.append(loc)
     refusal = Stmt("return", ["403"], span, comment=comment)
     loc.statements.insert(0, refusal)
