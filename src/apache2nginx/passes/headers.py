@@ -785,10 +785,19 @@ def _edit_map(ctx: Context, d: Directive, original: str, regex: str, replacement
     return ctx.model.shared_map("a2n_reqhdr_", original, [(f"~^(.*?)({regex})(.*)$", value)], original)
 
 
+def finish_server(ctx: Context, server) -> None:
+    """A server's <If>/<ElseIf>/<Else> headers are settled once the whole input is read (every member of
+    their chain is), before the later passes finish the server: the rewrite pass carries the Header lines of
+    the <Location> sections of a request's own URL to the answers of its rewritten request
+    (rewrite_location_headers), which reads each line's value and how it replaces the lines before it (the
+    main server, whose sections every virtual host merges, is finished first)."""
+    _finish_if_chains(ctx, server)
+
+
 def finish_model(ctx: Context) -> None:
     """Env conditions are settled once every SetEnvIf line is read (httpd's order does not follow the file's);
     RequestHeader chains once every server's lines are; <If>/<ElseIf>/<Else> headers once every member of
-    their chain is."""
+    their chain is (with their server, finish_server: those of no server finished are settled here)."""
     setenvif.finish(ctx)
     _report_chained_request_headers(ctx)
     _finish_if_chains(ctx)
@@ -831,6 +840,8 @@ class _Chain:
     has_else: bool = False
     span: object = None
     headers: dict = None             # (name, table) -> _ChainHeader
+    server: object = None            # the server whose configuration holds the chain
+    settled: bool = False
 
 
 def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
@@ -868,7 +879,8 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             ctx.count(d, Disposition.UNSUPPORTED)
         return Disposition.UNSUPPORTED
     chains = ctx.main.settings.setdefault("header_if_chains", {})
-    chain = chains.setdefault(id(members[0]), _Chain(texts, span=members[0].span, headers={}))
+    chain = chains.setdefault(id(members[0]), _Chain(texts, span=members[0].span, headers={},
+                                                         server=ctx.server))
     if len(texts) > len(chain.texts):
         chain.texts = texts
     index = 0 if section.key == "else" else len(texts)
@@ -1044,11 +1056,15 @@ def _selected(ctx: Context, texts: list[str], index: int) -> str:
     return compiler.all_of([compiler.negate(c) for c in conditions[:index - 1]] + [conditions[index - 1]])
 
 
-def _finish_if_chains(ctx: Context) -> None:
+def _finish_if_chains(ctx: Context, server=None) -> None:
+    """The maps and add_header lines of the <If> chains of SERVER (None: every chain not settled yet)."""
     from ..emit.render import quote
     from ..model import MapBlock
     from .header_expr import simple_match
     for chain in ctx.main.settings.get("header_if_chains", {}).values():
+        if chain.settled or server is not None and chain.server is not server:
+            continue
+        chain.settled = True
         positions = set(range(1, len(chain.texts) + 1)) | ({0} if chain.has_else else set())
         for record in chain.headers.values():
             hide, add = record.statements
