@@ -328,12 +328,12 @@ class NginxModel:
         return f"${prefix}{n}{suffix}"
 
     def shared_map(self, prefix: str, source: str, entries: list[tuple[str, str]], default: str,
-                   span: Span | None = None) -> str:
+                   span: Span | None = None, volatile: bool = False) -> str:
         """The variable of a map with this content, added once (numbered with PREFIX; `span`: where the
-        first one asking for it stands)."""
-        key = (prefix, source, tuple(entries), default)
+        first one asking for it stands; VOLATILE: re-evaluated at every use)."""
+        key = (prefix, source, tuple(entries), default, volatile)
         variable = self._maps_by_content.get(key)
         if variable is None:
             variable = self._maps_by_content[key] = self.new_variable(prefix)
-            self.maps.append(MapBlock(source, variable, entries, default, span=span))
+            self.maps.append(MapBlock(source, variable, entries, default, span=span, volatile=volatile))
         return variable

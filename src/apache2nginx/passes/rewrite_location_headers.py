@@ -19,7 +19,10 @@ internal location per combination of matching sections, holding their header sta
 The same holds for the file a rule rewrites to (no [PT]): httpd's answer carries the Header lines of the
 <Location> sections of the original URL, which nginx's location of the rewritten URI does not hold; they are
 carried through server-level add_header lines (carry_rewrite_headers; the compiler refuses a rule whose result
-nginx would serve from a location with add_header lines of its own, A2N842). A rule left out and refused in
+nginx would serve from a location with add_header lines of its own, A2N842). A directory result's index file is
+served, in httpd, through mod_dir's subrequest for the request's own URL plus the index name, which walks the
+same sections; nginx's index module makes an internal redirect that runs the server's rewrite phase again,
+where the carried values stay as the first pass chose them (_again). A rule left out and refused in
 its place (A2N327, A2N780, A2N842) answers 403 where httpd may serve: that 403 carries the headers httpd's
 answer could (carry_refusal_headers). mod_dir's redirect of a directory result carries that directory's
 `Header always` lines (carry_dirslash_headers).
@@ -198,6 +201,15 @@ def _carried_variables(ctx) -> tuple[str, str]:
     return f"$a2n_rwhdr{counter[0]}_in", f"$a2n_rwhdr{counter[0]}"
 
 
+def _again(ctx) -> str:
+    """A variable empty in the request's first pass through the server's rewrite phase and "1" when an
+    internal redirect (the index module's, error_page's) runs it again: a map is evaluated once per request
+    and keeps its value across internal redirects, so the first $uri it saw tells the later passes apart
+    (read first at the top of the first pass, before any rewrite)."""
+    first = ctx.model.shared_map("a2n_rwfirst_", "$uri", [], "$uri")
+    return ctx.model.shared_map("a2n_rwagain_", f"$uri|{first}", [(r"~^(.*)\|\1$", '""')], "1", volatile=True)
+
+
 def _acts(st: Stmt | None, value: str) -> str:
     """How a carried line acts on the earlier lines of its header and table, as mod_headers runs them (see
     emit.inherit.header_order): "set" (an unconditional `Header set`, or one not known: replaces them), "when"
@@ -223,6 +235,7 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
     if not entries or not points:
         return
     before: list[Stmt] = []
+    resets: list[Stmt] = []
     copies: list[Stmt] = []
     for name, values in entries.values():
         values = [entry if len(entry) == 3 else (*entry, None) for entry in values]
@@ -250,10 +263,10 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
                 before.append(Stmt("if", [f"($uri {op} {_quote_regex(_region(scope))})"], scope.span,
                                    block=sets, comment=f"{name}: {what}"))
         if plain:
-            before.append(Stmt("set", [sent, ""], None))
+            resets.append(Stmt("set", [sent, ""], None))
             copies.append(Stmt("set", [sent, region], None))
         for flag, carried in flags.values():
-            before.append(Stmt("set", [carried, ""], None))
+            resets.append(Stmt("set", [carried, ""], None))
             copies.append(Stmt("set", [carried, flag], None))
         own = {i: ctx.model.shared_map("a2n_rwhdr_", flags[i][1], [("1", values[i - 1][1])], '""',
                                        span=values[i - 1][0].span if values[i - 1][0] is not None else None)
@@ -269,6 +282,11 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
             for j in (j for j in flags if j > at and acts[j - 1] == "when"):
                 line = ctx.model.shared_map("a2n_rwhdr_", own[j], [('""', line)], '""')
             server.own_statements.append(Stmt("add_header", [name, line, "always"], None, comment=what))
+    # the index module's internal redirect of a directory result (mod_dir's index subrequest in httpd, whose
+    # <Location> walk sees the request's own URL plus the index name) runs these statements again on the
+    # index file's URI: the values the first pass chose are kept, not cleared
+    before.append(Stmt("if", [f"({_again(ctx)} = \"\")"], None, block=resets,
+                       comment="not on an internal redirect: the first pass's values stay"))
     wanted = {id(p) for p in points}
 
     def place(stmts: list[Stmt], top: bool) -> list[Stmt]:
