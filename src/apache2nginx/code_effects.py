@@ -346,6 +346,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "backend@status-403"),  # the directory is refused (403)
     "A2N780": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the rule's requests are refused (403)
+    "A2N890": effects("status@status-403", "header@status-403", "location@status-403",
+                      "backend@status-403"),  # the regex location is refused (403)
     "A2N839": effects("status@status-403", "header@status-403"),  # 403 before nginx's access checks
     "A2N837": effects(),                # httpd does not run them either
     "A2N836": effects("status@path-info", "body@path-info", "header@path-info", "location@path-info"),

@@ -1918,6 +1918,14 @@ _short("A2N838", "rewrite-directory-refused", "error", "Per-directory rules that
        "requests httpd serves under the directory get 403 from nginx.",
        "rewrite the rules so that they translate (see the error beside each rule), or refuse the URLs with an "
        "access rule of the directory.")
+_short("A2N890", "rewrite-directory-regex-refused", "error", "A regex location over directories with different per-directory rules is refused.",
+       "httpd runs a directory's per-directory rewrite rules (in <Directory> or .htaccess) for every file of the "
+       "directory, whatever <LocationMatch> section its URL also matches. nginx chooses the section's regex "
+       "location over the directories' prefix locations and runs only its rewrite statements, so the translation "
+       "repeats the directory's rules there; where the location's URLs may lie under directories with different "
+       "rules, one location cannot hold the right set for each URL, and it answers 403 instead.",
+       "requests the regular-expression location matches get 403 from nginx.",
+       "anchor the <LocationMatch> pattern under one directory, or give the directories the same rules.")
 _short("A2N839", "rewrite-directory-symlinks", "warning", "Per-directory RewriteEngine without FollowSymLinks: the directory answers 403.",
        "a <Directory> turns RewriteEngine on while its Options allow neither FollowSymLinks nor "
        "SymLinksIfOwnerMatch. httpd then answers 403 to every request for a file of the directory, whether or not "

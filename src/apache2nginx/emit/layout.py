@@ -646,6 +646,7 @@ class Layout:
         _nest_script_handlers(server)
         _carry_script_passes(server.locations)
         _carry_directory_rules(server, redirected)
+        _carry_directory_rules_into_regex(server, self.diags)
         _carry_rules_into_nested(server.locations, self.diags, server)
         _gate_file_headers_on_walk(server, self.files, self.model)
         _carry_rewrite_refusals(server.locations)
@@ -2120,6 +2121,60 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
         if _refuses(_rules(loc.statements)):
             continue    # httpd refuses in its access check, before the inherited rules run in the fixups
         copies = _carried_rules(parent.directory_rules or parent.proxied_rules, loc, nested=False)
+        loc.statements[:0] = copies
+        loc.directory_rules.extend(copies)
+
+
+# the comment of the refusal a regex location gets where the per-directory rules of its URLs are not one set
+REGEX_RULES_REFUSAL = "the per-directory rules of its URLs differ: refused"
+
+
+def _carry_directory_rules_into_regex(server: Server, diags: Diagnostics) -> None:
+    """httpd runs a directory's per-directory rules for every file of the directory, whatever <LocationMatch>
+    (or `<Location ~>`) section its URL also matches. nginx chooses a server-level regex location over any
+    prefix location but a `^~` one, and runs only the chosen location's rewrite phase: each such location
+    whose URLs may lie under a location with per-directory statements gets those statements first, as a
+    prefix location below the directory does (_carry_directory_rules). Its URLs never reach it under a `^~`
+    location, nor past the deepest directory location holding them all. Where they may lie under locations
+    with different rules, nginx cannot tell which set is the URL's: the location refuses (403, A2N890). Not
+    a location mapped elsewhere, passed to a backend or answering itself (mod_alias answers before the
+    directory walk), nor one that refuses every request (httpd's access check refuses before the rules)."""
+    ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~")
+                    and loc.directory_rules and loc.path.endswith("/")), key=lambda l: len(l.path), reverse=True)
+    if not ruled:
+        return
+    for loc in server.locations:
+        if loc.modifier not in ("~", "~*") or loc.directory_rules or \
+                any(st.name in _CONTENT for st in loc.statements) or _refuses(_rules(loc.statements)):
+            continue
+        start = _literal_start(loc.path, loc.modifier == "~*")
+        reached: list[Location] = []
+        enclosed = False
+        for r in ruled:     # deepest first
+            if start is None:
+                if r.modifier != "^~":
+                    reached.append(r)
+                continue
+            fixed, nocase = start
+            path, fixed = (r.path.lower(), fixed.lower()) if nocase else (r.path, fixed)
+            if fixed.startswith(path):
+                if not enclosed and r.modifier != "^~":
+                    reached.append(r)     # every URL of the location lies under it: the deepest such counts
+                enclosed = True
+            elif path.startswith(fixed) and r.modifier != "^~":
+                reached.append(r)
+        sets = {tuple(_shape(st) for st in _carried_rules(r.directory_rules, loc, nested=False)) for r in reached}
+        if not reached:
+            continue
+        if len(sets) == 1:
+            copies = _carried_rules(reached[0].directory_rules, loc, nested=False)
+        else:
+            span = next((st.span for r in reached for st in r.directory_rules if st.span), loc.span)
+            copies = [Stmt("return", ["403"], span, comment=REGEX_RULES_REFUSAL)]
+            diags.add("A2N890", f"location {loc.path}: its URLs may lie under directories with different "
+                      f"per-directory rules ({', '.join(sorted(r.path for r in reached))}); nginx runs one "
+                      "location's rewrite statements and cannot tell which set is the URL's, so the translation "
+                      "refuses the location (403)", loc.span or span, directive="RewriteRule")
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)
 
