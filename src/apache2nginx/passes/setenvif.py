@@ -6,7 +6,9 @@ match. nginx has no request environment, but a `map` per line whose default
 is the previous line's variable reproduces the same last-match-wins value,
 evaluated lazily when something reads it. The variables serve the
 directives that test them: `Header ... env=[!]NAME` and
-`CustomLog ... env=[!]NAME` (see `condition_variable`).
+`CustomLog ... env=[!]NAME` (see `condition_variable`). They read the
+server-level lines through a map that leaves them unset on a request line
+httpd refuses before running them (`read_after_request_line`).
 
 The old-browser workarounds (nokeepalive, downgrade-1.0 ...) stay
 not-applicable (mime pass); variables no translated directive reads are
@@ -348,6 +350,19 @@ def input_words(options: dict, server) -> set[str] | None:
     return options.get("input_words_shared", set()) | by_host[server.span]
 
 
+def read_after_request_line(model, variable: str | None) -> str | None:
+    """VARIABLE (a server-level chain) as readers see it: empty for a request whose request line was refused.
+    httpd answers a request line it cannot use (a target that is neither a path nor an absolute URL, `GET ~`,
+    a line too long) from ap_read_request, before the post_read_request hooks where the server-level lines
+    run: no variable is set, yet mod_headers' `always` table still applies to the 400 (an `env=!NAME` header
+    is sent, an `env=NAME` one is not). nginx answers the same line from the server's level, its maps still
+    matching $remote_addr and the like; it leaves $request_method empty exactly when it could not parse the
+    request line."""
+    if variable is None:
+        return None
+    return model.shared_map("a2n_setenv_read_", "$request_method", [('""', '""')], variable)
+
+
 def resolve(model, server, scope: Scope | None, name: str, words: set[str] | None = None
             ) -> tuple[str | None, str | None]:
     """The variable holding NAME as httpd has it for a reader in SCOPE of SERVER (after the server-level and
@@ -356,7 +371,7 @@ def resolve(model, server, scope: Scope | None, name: str, words: set[str] | Non
     name = name.lower()
     registry = _registry(model)
     main = model.main_server
-    start = server_variable(model, server, name)
+    start = read_after_request_line(model, server_variable(model, server, name))
     chain: list[_Line] = []
     for line in registry.lines:
         if line.name != name:
