@@ -357,3 +357,30 @@ def test_echo_backend_answers_uwsgi():
     seen = json.loads(body)
     assert (seen["method"], seen["path"], seen["body"]) == ("POST", "/app/x?y=1", "a=1")
     assert ["Host", "wsgi.example.com"] in seen["headers"]
+
+
+@pytest.mark.parametrize("line, says", [
+    ("GET http://v.example.test:8081~", "Port could not be cast"),
+    ('GET "http://v.example.test/', "No closing quotation"),
+    ("GET ftp://v.example.test/", "needs http:// or https:// and a host"),
+    ("GET http:///x", "needs http:// or https:// and a host"),
+])
+def test_a_request_line_that_names_no_request_is_refused_with_its_line(tmp_path, line, says):
+    """A --requests file is input like a configuration: a bad line is an error naming the file and line,
+    exit 2, before any server is started (no traceback, no 'internal error')."""
+    (tmp_path / "site.conf").write_text("Listen 8081\n<VirtualHost *:8081>\n    ServerName v.example.test\n"
+                                        f"    DocumentRoot {tmp_path}\n</VirtualHost>\n")
+    (tmp_path / "requests.txt").write_text(f"GET /\n{line}\n")
+    proc = run_cli("verify", "site.conf", "--requests", "requests.txt", cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "requests.txt: line 2:" in proc.stderr and says in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+@pytest.mark.parametrize("option", ["--requests", "--access-log"])
+def test_a_device_given_as_requests_or_log_is_not_read(tmp_path, option):
+    (tmp_path / "site.conf").write_text("Listen 8081\n<VirtualHost *:8081>\n    ServerName v.example.test\n"
+                                        f"    DocumentRoot {tmp_path}\n</VirtualHost>\n")
+    proc = run_cli("verify", "site.conf", option, "/dev/zero", cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "/dev/zero: is a character device" in proc.stderr, proc.stderr

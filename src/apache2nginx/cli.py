@@ -24,7 +24,7 @@ from .fileio import Link, OutputError, write_all, write_atomic
 from .sites import file_rows, site_table
 from .syntax.loader import LoadOptions
 from .syntax.span import Span
-from .syntax.parser import DEFAULT_MAX_INPUT
+from .syntax.parser import DEFAULT_MAX_INPUT, read_text
 
 FORMATS = click.Choice(["text", "json", "sarif"])
 
@@ -384,15 +384,22 @@ def verify(apache_input, nginx_file, requests_file, access_log, replay_all, conc
     default_port = vhosts[0].ports[0] if vhosts and vhosts[0].ports else 80
     default_host = vhosts[0].names[0] if vhosts else "localhost"
     if requests_file:
-        probes += probe_mod.parse_request_file(Path(requests_file).read_text(), default_port)
+        try:
+            probes += probe_mod.parse_request_file(read_text(requests_file), default_port)
+        except (OSError, probe_mod.RequestLineError) as exc:
+            raise click.BadParameter(f"{requests_file}: {exc}", param_hint="--requests") from None
     log_report = None
     if access_log:
         schemes = {}
         for vh in vhosts:
             for port in vh.ports:
                 schemes[port] = "https" if vh.ssl or schemes.get(port) == "https" else "http"
-        log = probe_mod.read_access_log(Path(access_log).read_text("utf-8", "replace"), default_host,
-                                        default_port, schemes.get(default_port, "http"), schemes)
+        try:
+            log_text = read_text(access_log)
+        except OSError as exc:
+            raise click.BadParameter(f"{access_log}: {exc}", param_hint="--access-log") from None
+        log = probe_mod.read_access_log(log_text, default_host, default_port, schemes.get(default_port, "http"),
+                                        schemes)
         cap = None if replay_all else probe_mod.DEFAULT_REPLAY_CAP
         chosen = log.select(cap)
         probes += chosen

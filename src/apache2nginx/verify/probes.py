@@ -65,7 +65,8 @@ def vhosts_of(config: LoadedConfig) -> list[VHostInfo]:
             ports += [int(port)] if port.isdigit() else (listen_ports or [80])
         for child in node.walk():
             key = child.key
-            if child.is_section and key == "location" and child.args and not any(c in child.args[0] for c in "*?["):
+            if child.is_section and key == "location" and child.args and child.args[0].startswith("/") \
+                    and not any(c in child.args[0] for c in "*?["):     # not `<Location ~ regex>`
                 prefixes.append(child.args[0])
             elif not child.is_section:
                 if key == "servername" and child.args:
@@ -93,7 +94,7 @@ def _main_server(config: LoadedConfig) -> VHostInfo:
     """A configuration without virtual hosts (a server config, a fragment, a .htaccess): the main server."""
     names, prefixes, ports = [], ["/"], []
     for node in config.walk():
-        if node.is_section and node.key == "location" and node.args:
+        if node.is_section and node.key == "location" and node.args and node.args[0].startswith("/"):
             prefixes.append(node.args[0])
         elif not node.is_section and node.args:
             if node.key == "servername":
@@ -220,15 +221,29 @@ def security_paths(config: LoadedConfig, vh: VHostInfo) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+class RequestLineError(ValueError):
+    """A line of a requests file that names no request a client could send (`line`: 1-based)."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
 def parse_request_file(text: str, default_port: int, default_scheme: str = "http") -> list[Probe]:
     """One request a line: `METHOD URL [Header: value]...` (shell quoting; `Name:value`, `Name: value` or
-    `"Name: value with spaces"`); URL absolute (sets Host) or a path."""
+    `"Name: value with spaces"`); URL absolute (sets Host) or a path. A line that names no request (an
+    unclosed quote, a URL without a host or with a port that is no number) raises RequestLineError."""
     probes = []
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        words = shlex.split(line)
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise RequestLineError(number, f"{exc} (shell quoting)") from None
+        if not words:
+            continue
         method, target = (words[0].upper(), words[1]) if len(words) > 1 else ("GET", words[0])
         headers = {}
         rest = words[2:]
@@ -238,9 +253,15 @@ def parse_request_file(text: str, default_port: int, default_scheme: str = "http
                 v = rest.pop(0)      # `Name: value` written with a space
             headers[k.strip()] = v.strip()
         if "://" in target:
-            u = urlsplit(target)
+            try:
+                u = urlsplit(target)
+                port = u.port
+            except ValueError as exc:
+                raise RequestLineError(number, f"{target!r}: {exc}") from None
+            if u.scheme not in ("http", "https") or not u.hostname:
+                raise RequestLineError(number, f"{target!r}: an absolute URL needs http:// or https:// and a host")
             path = (u.path or "/") + (f"?{u.query}" if u.query else "")
-            probes.append(Probe(method, u.scheme, u.hostname or "", u.port or (443 if u.scheme == "https" else 80),
+            probes.append(Probe(method, u.scheme, u.hostname, port or (443 if u.scheme == "https" else 80),
                                 path, headers, "requests"))
         else:
             probes.append(Probe(method, default_scheme, headers.pop("Host", "localhost"), default_port, target,
