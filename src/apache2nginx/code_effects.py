@@ -388,6 +388,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "backend@status-403"),  # the [P] rule's requests are refused (403)
     "A2N862": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the [END] rule's requests are refused (403)
+    "A2N877": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),  # the [END] rule's requests are refused (403)
 
     # ------------------------------------------------------------ A2N9xx self-checks and lint: they judge nginx
     # files, not the translation's behaviour, and explain nothing in verify

@@ -2070,6 +2070,16 @@ _short("A2N862", "rewrite-end-past-route", "error", "A per-directory [END] rewri
        "and the requests it applies to are refused (403).",
        "requests the rule rewrites get 403 from nginx where httpd redirects, serves or proxies the result.",
        "rewrite to a URL outside the directories that have rewrite rules, or map the URL on the Apache side.")
+_short("A2N877", "rewrite-end-past-settings", "error", "A per-directory [END] rewrite into a section with its own settings is refused.",
+       "httpd serves the result of a per-directory rewrite through an internal redirect, which merges the "
+       "configuration of the new URL's <Location>/<Directory> sections (their DirectoryIndex, Header, "
+       "FallbackResource...), while with [END] no rewrite rule runs again. nginx's `break` would serve the result "
+       "in the rule's own location, with that location's settings; `last` would select the result's location but "
+       "run its per-directory rules again. Where the result may fall under such rules, the rule is not translated "
+       "and the requests it applies to are refused (403).",
+       "requests the rule rewrites get 403 from nginx where httpd serves the result.",
+       "rewrite to a URL outside the directories that have rewrite rules, or give the result's URL the rule "
+       "directory's settings.")
 _short("A2N866", "rewrite-into-refused-location", "warning", "A [PT] rewrite into a <Location> the translation refuses is refused too.",
        "a server-context RewriteRule with [PT] hands its result to the translate hooks, and httpd walks the <Location> "
        "sections of the new URL, as nginx searches the locations of the rewritten URI. Where the result falls under "

@@ -305,10 +305,11 @@ def _not_translated(ctx: Context, rule: RRule, code: str, why: str, refused: boo
 # serve under other <Location> Header lines or FallbackResource): left out, the request would be served under
 # the rules of its original URL alone.
 _REFUSED_INSTEAD = {"A2N327", "A2N780", "A2N842", "A2N861", "A2N879", "A2N880"}
-# Untranslated per-directory rules whose result httpd checks against the access rules of its own URL, or maps
-# through another entry (a Redirect, an Alias, a ProxyPass); and [P] rules whose proxying would pass access
-# rules httpd applies to the original URL (left out, nginx would serve the URL's local file where httpd proxies).
-_DIRECTORY_REFUSED_INSTEAD = {"A2N860", "A2N862", "A2N880"}
+# Untranslated per-directory rules whose result httpd checks against the access rules of its own URL, maps
+# through another entry (a Redirect, an Alias, a ProxyPass) or serves with another section's settings; and [P]
+# rules whose proxying would pass access rules httpd applies to the original URL (left out, nginx would serve the
+# URL's local file where httpd proxies).
+_DIRECTORY_REFUSED_INSTEAD = {"A2N860", "A2N862", "A2N877", "A2N880"}
 
 
 def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=()) -> list[Stmt]:

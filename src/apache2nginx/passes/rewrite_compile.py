@@ -996,7 +996,10 @@ class Compiler:
         refuses its requests (rewrite._refused_instead). The internal redirect also maps the result through
         mod_alias and mod_proxy again (their translate_name hooks: a Redirect, an Alias, a ProxyPass of the new
         URL): where one may take the result, `last` too, so that nginx selects that entry's location, or the
-        rule is refused (A2N862) where the result may fall under per-directory rules."""
+        rule is refused (A2N862) where the result may fall under per-directory rules. The rest of the new URL's
+        configuration (its <Location>/<Directory> DirectoryIndex, Header, FallbackResource...) is merged for it
+        too: where a section that does not govern the rule's own directory may hold the result, `last` as well,
+        or the rule is refused (A2N877)."""
         fixed = re.match(r"[^$?]*", target).group()
         made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
         root = document_root(self.ctx, self.server).rstrip("/")
@@ -1004,12 +1007,21 @@ class Compiler:
                       if made is None or self._may_serve(scope, made, root)]
         routed = [route for h in {id(h): h for h in (self.server, self.ctx.main)}.values() for route in h.routes
                   if _route_may_take(route, made)]
-        if not restricted and not routed:
+        configured = self._result_settings(made, root)
+        if not restricted and not routed and not configured:
             return "break"
         prefixes = self.server.settings.get("rewrite_prefixes", []) + [self.per_dir.rstrip("/") + "/"]
         if made is not None and fixed != "/" and \
                 not any(fixed.startswith(p) or p.startswith(fixed) for p in prefixes):
             return "last"
+        if not restricted and not routed:
+            scope = configured[0]
+            where = f" at {scope.span.file}:{scope.span.line}" if scope.span else ""
+            raise Unsupported("A2N877", f"httpd serves the result of this [END] rewrite (an internal redirect) "
+                              f"with the configuration of the section{where}, which does not govern the rule's "
+                              "own directory, and runs no rewrite rules there; the result may fall under "
+                              "per-directory rules that nginx would run again, and `break` would serve it with "
+                              "the rule's own location's settings instead")
         if not restricted:
             route = routed[0]
             where = f" at {route.span.file}:{route.span.line}" if route.span else ""
@@ -1101,6 +1113,32 @@ class Compiler:
         made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
         return [scope for scope in header_scopes(self.ctx, self.server, ("directory", "files"))
                 if made is None or self._may_serve(scope, made, root)]
+
+    def _result_settings(self, made: list[tuple[str, bool]] | None, root: str) -> list:
+        """The <Location> and <Directory> sections of this server (and the main server) with settings of their
+        own (directives, a ProxyPass, a FallbackResource) that may hold a per-directory result starting with one
+        of the literal prefixes MADE (None: any) but do not govern the whole of the rule's own directory (a
+        <LocationMatch> may not): httpd merges their settings for the result's internal redirect, nginx's
+        `break` serves it with the rule's own location's."""
+        directory = root + self.per_dir.rstrip("/")
+        url = self.per_dir.rstrip("/") + "/"
+        out = []
+        for h in {id(h): h for h in (self.server, self.ctx.main)}.values():
+            for scope in h.settings.get("directories", []) + h.scopes:
+                if not (scope.statements or scope.proxy is not None or FALLBACK in scope.settings):
+                    continue
+                if scope.kind == "location" and not scope.regex:
+                    own = url.lower().startswith(scope.path.lower()) if scope.nocase else url.startswith(scope.path)
+                elif scope.kind == "directory" and not scope.regex and scope.fs_path is not None:
+                    path = scope.fs_path.rstrip("/")
+                    own = directory == path or directory.startswith(path + "/")
+                elif scope.kind == "location":
+                    own = False         # a <LocationMatch>: which of the rule's URLs it holds is not known
+                else:
+                    continue
+                if not own and (made is None or self._may_serve(scope, made, root)):
+                    out.append(scope)
+        return out
 
     def _may_serve(self, scope, made: list[tuple[str, bool]], root: str) -> bool:
         """Whether nginx's location of a server-context result starting with one of the literal prefixes MADE
