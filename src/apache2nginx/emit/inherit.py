@@ -60,7 +60,8 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
             earlier.setdefault(key, []).append(i)
     for s in stmts[start:]:
         if s.joins:
-            joined = _join(out, earlier.get(_operand(s), []), s, unless)
+            joined = _join(out, earlier.get(_operand(s), []), s, unless) \
+                or _combine(out, earlier.get(_operand(s), []), s, unless)
             if joined is True:
                 continue
             s = joined or s
@@ -127,6 +128,52 @@ def _join(out: list[Stmt | None], places: list[int], s: Stmt, unless: Unless | N
         return True
     return Stmt("add_header", [s.args[0], unless(first.args[1], s.args[1]), *s.args[2:]], s.span,
                 comment="where the earlier Header set's condition does not hold")
+
+
+def _combine(out: list[Stmt | None], places: list[int], s: Stmt, unless: Unless | None) -> bool | Stmt:
+    """`Header append|merge` S after the lines OUT[PLACES] of the same header and table that _join leaves (no
+    set starts them, or one is conditional), where each is a line of a known value, sent always or where its
+    variable is not empty (a conditional line, or an onsuccess gate: NginxModel.header_values): a <Location>'s
+    line after a <FilesMatch>'s, both conditional. httpd joins S's value to the first of them that is there
+    with ", " (apr_table_mergen; merge: unless one of its comma-separated members is the value already), one
+    header line, and adds a header of its own where none is; nginx would send each line. So each line takes
+    a map over which of them are there: the joined value where it is the first one there and S is too, its
+    own value elsewhere; S's own line is sent only where none of them is (none: a line sent always takes
+    every join). False (S stays a line of its own) where a line is not known so."""
+    from .render import quote
+    values, value_map = getattr(unless, "values", None), getattr(unless, "map", None)
+    lines = [i for i in places if out[i] is not None]
+    if not lines or value_map is None or len(s.args) < 2:
+        return False
+
+    def known(st: Stmt) -> tuple[str, str | None] | None:
+        """ST's value where sent, and the variable that is that value or empty (None: sent always)."""
+        if st.args[1] in values:
+            return values[st.args[1]], st.args[1]
+        if st.plain is not None and not st.conditional and st.args[1] == st.plain:
+            return st.plain, None
+        return None
+    own = known(s)
+    found = [known(out[i]) for i in lines]
+    if own is None or None in found:
+        return False
+    # a line sent always is always the first one there for the lines after it: they never take the join
+    cut = next((k for k, (_, var) in enumerate(found) if var is None), len(found) - 1)
+    lines, found = lines[:cut + 1], found[:cut + 1]
+    variables = [var for _, var in found + [own]]
+    for k, (i, (old, var)) in enumerate(zip(lines, found)):
+        if s.joins == "merge" and own[0] in [t.strip() for t in old.split(",")]:
+            continue
+        where = "~^" + "0:" * k + "1:" + "[01]:" * (len(lines) - 1 - k) + "1$"
+        first = out[i]
+        out[i] = Stmt("add_header", [first.args[0], value_map(variables, [(where, f"{old}, {own[0]}")],
+                                                              var or quote(old)), *first.args[2:]],
+                      first.span, comment=f"joined with a later Header {s.joins} where both are sent",
+                      resets=first.resets, conditional=first.conditional)
+    if found[-1][1] is None:
+        return True
+    return Stmt("add_header", [s.args[0], value_map(variables, [("0:" * len(lines) + "1", own[0])], '""'),
+                               *s.args[2:]], s.span, comment="where no earlier line of the header is sent")
 
 
 def _always_first(stmts: list[Stmt]) -> list[Stmt]:

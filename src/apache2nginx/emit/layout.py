@@ -2903,5 +2903,5 @@ def _after_files(files_statements: list[Stmt], loc_headers: list[Stmt]) -> list[
     names = {st.args[0].lower() for st in files_statements if st.name in _HEADER_LINES and st.args}
     if not names or not any(st.args and st.args[0].lower() in names for st in loc_headers):
         return []
-    return [Stmt(st.name, list(st.args), st.span, st.comment, None, st.resets, st.conditional)
-            for st in loc_headers]
+    return [Stmt(st.name, list(st.args), st.span, st.comment, None, st.resets, st.conditional, plain=st.plain,
+                 joins=st.joins) for st in loc_headers]

@@ -302,10 +302,13 @@ def _indent(text: str) -> str:
 def _unless(model: NginxModel):
     """The `unless` of inherit.merge: a map in MODEL giving VALUE where a conditional header's variable is
     empty (its condition does not hold), and nothing where it holds."""
-    ungated = model.onsuccess_ungated
+    ungated, values = model.onsuccess_ungated, model.header_values
 
     def unless(variable: str, value: str) -> str:
         out = model.shared_map("a2n_hdr_", variable, [('""', value)], '""')
+        if value in values or (value and "$" not in value and value != '""'):
+            # a header line's value where sent, now where VARIABLE is empty too (inherit._combine)
+            values.setdefault(out, values.get(value, value))
         if value in ungated and out not in ungated:
             # an onsuccess header kept where a later conditional one is empty: onsuccess too (its value
             # wherever httpd sends the table is made when a refused location needs it: `ungate`)
@@ -342,6 +345,8 @@ def _unless(model: NginxModel):
         found = ungated.get(variable)
         if isinstance(found, tuple):
             return any(from_gate(v) for v in found)
+        if variable in gates:
+            return True
         block = next((b for b in model.maps if b.variable == variable), None)
         return block is not None and block.source == GATE_SOURCE
     refused: dict[str, str] = {}
@@ -372,6 +377,25 @@ def _unless(model: NginxModel):
     ungate.refused = refused        # such a variable -> its value on the 403
     unless.ungate = ungate
     unless.join = join
+
+    def value_map(lines: list[str | None], entries: list[tuple[str, str]], default: str) -> str:
+        """A map over which of the header lines' variables LINES are not empty (digits joined with `:`; None: a
+        line sent always) giving a line's value (inherit._combine). Over onsuccess lines (their gates) the
+        line is an onsuccess one too, whose value wherever httpd sends that table is the same map over the
+        variables ungated (`ungate`)."""
+        def over(variables: list[str | None]) -> str:
+            return ":".join(model.shared_map("a2n_hdr_", v, [('""', "0")], "1") if v else "1" for v in variables)
+        out = model.shared_map("a2n_hdr_", over(lines), entries, default)
+        if any(lines) and all(v in ungated for v in lines if v) and out not in ungated:
+            bare = [ungate(v) if v else None for v in lines]
+            otherwise = ungate(default) if default in ungated else default
+            ungated[out] = model.shared_map("a2n_hdr_", over([v if v and v.startswith("$") else None for v in bare]),
+                                            entries, otherwise if otherwise.startswith(("$", '"')) else quote(otherwise))
+            gates.add(out)
+        return out
+    gates: set[str] = set()     # value_map's onsuccess lines
+    unless.map = value_map
+    unless.values = values
     unless.from_gate = from_gate
     return unless
 

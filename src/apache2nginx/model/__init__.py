@@ -61,7 +61,9 @@ class Stmt:
     # `conditional`, on a conditional Header set's: the value it gives where its condition holds
     plain: str | None = None
     # with `plain`: "append" or "merge", a line httpd joins to the first same header of its table with ", "
-    # (apr_table_mergen), which an enclosing block's `Header set` may have given (see emit.inherit)
+    # (apr_table_mergen), which an enclosing block's `Header set` may have given (see emit.inherit); on a
+    # conditional line's (env= or expr=), whose variable NginxModel.header_values knows, too: one a line of an
+    # earlier section may have given
     joins: str | None = None
     # on the `deny all` of a server refused for a section the translation cannot place: the region has no
     # access rules of its own, so httpd's answer there is its handler's wherever that section does not apply
@@ -299,6 +301,10 @@ class NginxModel:
     # an onsuccess header's variable (empty on the answers httpd sends without its onsuccess table: the
     # renderer writes its add_header with `always`) -> the value it has where that table is sent
     onsuccess_ungated: dict = field(default_factory=dict)
+    # a conditional Header line's variable (env= or expr=, or a section's line sent only where httpd's walk
+    # merges the section) -> the value it is where not empty: emit.inherit joins a later section's append or
+    # merge to it where both are sent
+    header_values: dict = field(default_factory=dict)
     inherited_maps_made: bool = False   # the maps that merging inherited statements needs are in `maps`
     # the maps over $uri of `Header ... expr=%{REQUEST_URI}...` conditions (passes.header_expr): httpd reads
     # r->uri, which a server rewrite without [PT] leaves as it was (passes.rewrite pins them before one)

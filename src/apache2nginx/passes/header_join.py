@@ -175,19 +175,30 @@ def mark_plain(ctx: Context) -> None:
     <FilesMatch> inside a <Directory>), the emitter joins the two as httpd does (emit.inherit.header_order).
     A line whose value a later `Header unset ... env=` made conditional is no longer plain. A conditional
     `Header set` line (env= or expr=) gets the value it sends where its condition holds: an append/merge line
-    of a section meeting it is joined to it there (emit.inherit._join)."""
+    of a section meeting it is joined to it there (emit.inherit._join). The variable of every conditional line
+    still standing is recorded with that value (NginxModel.header_values): a later section's append/merge
+    line meeting it is joined to it where both are sent (emit.inherit._combine)."""
     from .headers import _plain
     ungated = ctx.model.onsuccess_ungated
     for stmt, value in _plain(ctx).values():
         if stmt.name == "add_header" and len(stmt.args) > 1 and value \
                 and (stmt.args[1] == value or ungated.get(stmt.args[1]) == value):
             stmt.plain = value
+            if stmt.args[1] != value:
+                ctx.model.header_values[stmt.args[1]] = value     # its onsuccess gate
             if stmt.joins is not None:
                 # the joined line may need a map of its own, made before any output is (emit.render)
                 ctx.model.conditional_header_sets = True
     for stmt, value in known_lines(ctx).values():
-        if stmt.resets and stmt.conditional and value and _variable(ctx, stmt, stmt.resets[1]) is not None:
+        table = "always" if stmt.args[-1] == "always" else "onsuccess"
+        variable = _variable(ctx, stmt, table) if value and len(stmt.args) > 1 else None
+        if variable is None:
+            continue
+        ctx.model.header_values[variable] = ctx.model.header_values[stmt.args[1]] = value
+        if stmt.resets and stmt.conditional:
             stmt.plain = value
+        if stmt.joins is not None:
+            ctx.model.conditional_header_sets = True
 
 
 # ---------------------------------------------------------------- append/merge among conditional lines

@@ -553,6 +553,7 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
             if header_join.conditional_join(ctx, d, stmt, action, name, value,
                                             "always" if condition == "always" else "onsuccess"):
                 return Disposition.EXACT
+            stmt.joins = action     # joined to an earlier section's line where the two meet (emit.inherit)
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
     if condition == "always":
