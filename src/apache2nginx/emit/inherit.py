@@ -345,11 +345,20 @@ def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], name
     ones httpd's answer there may carry, a security header among them), but nginx answers its `return 403`
     from the named page, with that page's add_header list (a Content-Security-Policy was lost on it). The
     page is a copy sending the block's `Header always` lines. INSIDE: the location's effective statements,
-    the guards' blocks holding the refusal's headers, in the same order as in STMTS."""
-    page = next((p for p in reversed(_last_error_pages([s for s in inside if s.name == "error_page"]))
-                 if "403" in p.args[:-1]), None)
+    the guards' blocks holding the refusal's headers, in the same order as in STMTS. A guard sending its 403
+    to a named page of its own (the plain refusal, where the location's is a local page: refusal_pages) names
+    such a copy in place of it."""
+    def page_for_403(block: list[Stmt]) -> Stmt | None:
+        return next((p for p in reversed(_last_error_pages([s for s in block if s.name == "error_page"]))
+                     if "403" in p.args[:-1]), None)
+
+    def named_page(block: list[Stmt]) -> bool:
+        own = page_for_403(block)
+        return own is not None and own.args[-1] in named
+    page = page_for_403(inside)
     target = named.get(page.args[-1]) if page is not None else None
-    if target is None or not any(_guard(s) for s in stmts):
+    guards = [s for s in stmts if _guard(s)]
+    if not guards or (target is None and not any(named_page(s.block) for s in guards)):
         return stmts
     blocks = [s.block for s in if_blocks(inside, parent, unless) if _guard(s)]
     out, k = [], 0
@@ -357,12 +366,20 @@ def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], name
         if _guard(s) and k < len(blocks):
             block, k = blocks[k], k + 1
             headers = [b for b in block if b.name == "add_header" and b.args and b.args[-1] == "always"]
-            path = _page_copy(target, headers, server, copies, unless)
-            if path != target.path and not any(b.name == "error_page" for b in s.block):
-                at = next(i for i, b in enumerate(s.block) if _refusal(b))
-                s = Stmt("if", s.args, s.span, s.comment, s.block[:at] + [
-                    Stmt("error_page", ["403", path], page.span,
-                         comment="the refusal's page sends the refusal's Header always lines")] + s.block[at:])
+            own = page_for_403(s.block)
+            if named_page(s.block):
+                path = _page_copy(named[own.args[-1]], headers, server, copies, unless)
+                if path != own.args[-1]:
+                    s = Stmt("if", s.args, s.span, s.comment, [
+                        Stmt("error_page", own.args[:-1] + [path], own.span, comment=own.comment)
+                        if b is own else b for b in s.block])
+            elif target is not None and not any(b.name == "error_page" for b in s.block):
+                path = _page_copy(target, headers, server, copies, unless)
+                if path != target.path:
+                    at = next(i for i, b in enumerate(s.block) if _refusal(b))
+                    s = Stmt("if", s.args, s.span, s.comment, s.block[:at] + [
+                        Stmt("error_page", ["403", path], page.span,
+                             comment="the refusal's page sends the refusal's Header always lines")] + s.block[at:])
         out.append(s)
     return out
 

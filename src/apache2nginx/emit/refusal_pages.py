@@ -10,7 +10,9 @@ page's own location, whose add_header list is not the refused location's: the he
 Each location holding such a refusal under such a 403 page gets its own error pages (nginx inherits
 error_page only where a level sets none): the same ones but 403, which a named location answers with
 nginx's own 403 page (recursive_error_pages is off, so its `return 403` is not redirected again); a copy
-of it carries the refused location's headers (emit.inherit.error_pages_with_headers).
+of it carries the refused location's headers (emit.inherit.error_pages_with_headers). So does the `if` guard
+refusing some URLs of a prefix location for a <LocationMatch> nginx cannot check there: its block sends its
+403 to the named location (the block's own error page), the rest of the location keeps the ErrorDocument.
 
 One refusal stands for a certain 500: a .htaccess httpd refuses (AllowOverride) fails its directory walk
 before any section applies, so httpd answers with the server's ErrorDocument 500. Where that is a URL, httpd
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from ..model import Location, NginxModel, Server, Stmt
 from ..passes.rewrite_model import ALIAS_REFUSAL, DIRECTORY_REFUSAL, LOCATION_REFUSAL
-from .inherit import _FAILS_EARLY as FAILS_EARLY, _last_error_pages
+from .inherit import _FAILS_EARLY as FAILS_EARLY, _guard, _last_error_pages
 
 REFUSED_PAGE = "@a2n_refused"
 # the comments the translation's own refusals carry (access.py, layout.py)
@@ -106,9 +108,26 @@ def _walk(loc: Location, inherited: list[Stmt], failure_page: Stmt | None, faili
         replaced = _without_403(pages)
         loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
         pages, used = replaced, True
+    guarded = any(_guard(st) for st in loc.statements)
+    if guarded and _replaces_403(pages) and not (failing and failure_page is not None):
+        loc.statements = [_plain_guard(st, pages) if _guard(st) else st for st in loc.statements]
+        used = True
     for child in loc.locations:
         used = _walk(child, pages, failure_page, failing) or used
     return used
+
+
+def _plain_guard(guard: Stmt, pages: list[Stmt]) -> Stmt:
+    """GUARD, an `if` whose block refuses some URLs of a location (a <LocationMatch>'s rules nginx cannot check
+    under a prefix location, emit.layout.guard_prefixes), with its 403 sent to the named refusal: the block
+    inherits the location's error pages (nginx), and PAGES' 403 page answered its `return 403` from the page's
+    own location, with none of the headers the block sends (the refusal's, emit.inherit.refused_headers: an
+    X-Frame-Options httpd sends on the answer it serves there was lost)."""
+    if any(st.name == "error_page" for st in guard.block):
+        return guard
+    at = next(i for i, st in enumerate(guard.block) if st.name == "return")
+    page = _without_403(pages)[-1]
+    return Stmt("if", guard.args, guard.span, guard.comment, guard.block[:at] + [page] + guard.block[at:])
 
 
 def _failure_page(pages: list[Stmt], server: Server, main: Server | None) -> Stmt | None:
