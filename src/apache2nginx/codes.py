@@ -716,6 +716,27 @@ _short("A2N876", "error-document-translation-refused", "warning",
        "challenge where httpd's login refuses the page.",
        "make the page's access rules ones nginx can check (e.g. `<Files 404.html> Require all granted`), or "
        "move the page out of the refused region.")
+_short("A2N885", "error-document-translation-refused-headers", "warning",
+       "The headers of an ErrorDocument page the translation refuses are sent on every answer it stood for.",
+       "where httpd serves a local ErrorDocument, the answer carries the page's own headers (the Header lines "
+       "of its sections, onsuccess and always alike), with the original status; where its own access rules "
+       "refuse the page, it answers with its built-in message and none of them. The translation refuses the "
+       "page's location (a rule nginx cannot reproduce) and answers the status with nginx's own page, which "
+       "cannot tell the two cases apart: it sends the page's headers on every such answer.",
+       "where httpd's rules refuse the page, or the page is missing, nginx's error answer carries headers httpd's "
+       "does not.",
+       "make the page's access rules ones nginx can check (e.g. `<Files 404.html> Require all granted`), or "
+       "move the page out of the refused region.")
+_short("A2N886", "error-document-translation-refused-headers-lost", "error",
+       "A header of an ErrorDocument page the translation refuses cannot be sent.",
+       "where httpd serves a local ErrorDocument, the answer carries the page's own headers. The translation "
+       "refuses the page's location and answers the status with nginx's own page; a header whose value depends "
+       "on the answer at the page's URL (its status, the URL, a file found there) has no such answer to read "
+       "there, so nginx does not send it.",
+       "nginx's error answer lacks a header httpd sends with the page; a security header among them is a lost "
+       "protection.",
+       "give the header an unconditional value, or make the page's access rules ones nginx can check (e.g. "
+       "`<Files 404.html> Require all granted`).")
 _short("A2N290", "hostname-lookups", "warning", "HostnameLookups On: nginx never resolves client addresses.",
        "with HostnameLookups On (or Double) httpd looks up every client's host name: %h in access logs and "
        "%{REMOTE_HOST} in mod_rewrite hold the name. nginx never does reverse DNS, so they hold the address.",

@@ -20,33 +20,104 @@ construct it cannot express: a `deny all` or a `return 403` it adds in place of 
 error_page answered that 403 for every status sent there. httpd answers the original status whichever way
 its own rules decide: with the page where they grant it, with its built-in message (and the challenge of a
 login) where they refuse it. Those statuses answer from the same named location too, to every client
-(A2N876).
+(A2N876). Where httpd serves the page, its answer carries the page's own headers (its Header lines, onsuccess
+and always alike: the redirected request runs the page's handler and output filters); where its rules refuse
+the page, none of them (observed with httpd 2.4). nginx cannot tell the two apart, so the named location
+sends the page's headers with the original status, as for a page httpd serves (A2N885); a header whose value
+depends on the answer itself (its status or URL, a file found) is not sent (A2N886).
 """
 from __future__ import annotations
 
 import re
 import zlib
+from dataclasses import replace
 
 from ..diagnostics import Diagnostics
-from ..model import Location, NginxModel, Server, Stmt
-from .refusal_pages import is_refusal
+from ..model import UNSET_WHEN, Location, NginxModel, Server, Stmt
+from .refusal_pages import FAILS_EARLY, is_refusal
 
 _ACCESS = ("allow", "deny")
+# the statements standing for the page's Header lines (emit.inherit merges them as it does a location's)
+_HEADERS = ("add_header", UNSET_WHEN)
+# nginx variables whose value is the answer's or the location's, not the request's: in the named location
+# they are not what they are at the page's URL
+_ANSWER_VARIABLES = re.compile(r"(?:status|uri|document_uri|upstream_\w+|sent_http_\w+|request_filename|"
+                               r"document_root|realpath_root|fastcgi_\w+|a2n_\w+)$")
+_VARIABLE = re.compile(r"\$\{?(\w+)")
 
 
-def _plain_page(code: str, challenge: str = "") -> str:
-    """The named location answering CODE plainly; with CHALLENGE, one that also sends it (one per realm)."""
-    if not challenge:
-        return f"@a2n_status_{code}"
-    return f"@a2n_status_{code}_challenge_{zlib.crc32(challenge.encode()):08x}"
+def _plain_page(code: str, challenge: str = "", target: str = "") -> str:
+    """The named location answering CODE plainly; with CHALLENGE, one that also sends it (one per realm);
+    with TARGET, one that sends that page's headers (one per page)."""
+    name = f"@a2n_status_{code}"
+    if challenge:
+        name += f"_challenge_{zlib.crc32(challenge.encode()):08x}"
+    if target:
+        name += f"_page_{zlib.crc32(target.encode()):08x}"
+    return name
 
 
-def _plain_location(name: str, code: str, challenge: str) -> Location:
-    body = [Stmt("return", [code], None)]
+def _plain_location(name: str, code: str, challenge: str, headers: list[Stmt]) -> Location:
+    body = [replace(st) for st in headers] + [Stmt("return", [code], None)]
     if challenge:
         body.insert(0, Stmt("add_header", ["WWW-Authenticate", challenge, "always"], None,
                             comment="httpd keeps the challenge of the page's refused login"))
     return Location("", name, body)
+
+
+def _request_only(model: NginxModel, value: str, seen: frozenset = frozenset()) -> bool:
+    """Whether VALUE reads only what the request holds (its headers, arguments, method...), through the maps
+    it names: what it gives in the named location is what it gives at the page's URL."""
+    for name in _VARIABLE.findall(value):
+        block = next((b for b in model.maps if b.variable == "$" + name), None)
+        if block is None:
+            if _ANSWER_VARIABLES.match(name):
+                return False
+            continue
+        if name in seen:
+            continue
+        if block.volatile or not block.source or not all(
+                _request_only(model, v, seen | {name})
+                for v in [block.source, block.default or "", *(v for _, v in block.entries)]):
+            return False
+    return True
+
+
+def _page_headers(model: NginxModel, server: Server, main: Server | None,
+                  target: str) -> tuple[list[Stmt], list[str]]:
+    """The statements of the page's Header lines, from its location chain (outermost first), as httpd sends
+    them on the page it serves: an onsuccess header's gate opened (the named location is not at the page's
+    URL, where the gate sends it on any status), always. And the names of the headers whose value the named
+    location cannot give (one read from the answer). None where the refusal stands for an error httpd answers
+    the page with for certain (a .htaccess that fails, rules that refuse everyone: shut_region)."""
+    chain, levels = serving_levels(server, main, target)
+    access = _access_rules(levels)
+    if access and (access[0].shut_region or (access[0].comment or "").startswith(FAILS_EARLY)):
+        return [], []
+    ungated = model.onsuccess_ungated
+    out: list[Stmt] = []
+    lost: list[str] = []
+    for loc in chain:
+        for st in loc.statements:
+            if st.name not in _HEADERS:
+                continue
+            args = list(st.args)
+            if st.name == "add_header" and len(args) > 1:
+                if isinstance(ungated.get(args[1]), str):
+                    args[1] = ungated[args[1]]
+                if not _request_only(model, args[1]):
+                    lost.append(args[0])
+                    continue
+                if "always" not in args[2:]:
+                    args.append("always")
+            elif st.name == UNSET_WHEN and not _request_only(model, args[1]):
+                lost.append(args[0])
+                continue
+            out.append(Stmt(st.name, args, st.span, st.comment, st.block, st.resets, st.conditional, st.plain,
+                            st.joins))
+    if not any(st.name == "add_header" for st in out):
+        out = []
+    return out, lost
 
 
 def _regex_matches(loc: Location, uri: str) -> bool:
@@ -165,23 +236,24 @@ def _replace(pages: list[Stmt], refused: dict[str, str]) -> list[Stmt]:
     return out
 
 
-def _refused_codes(server: Server, main: Server | None, pages: list[Stmt], diags: Diagnostics,
-                   reported: set, needed: dict[str, tuple[str, str]]) -> dict[str, str]:
+def _refused_codes(model: NginxModel, server: Server, main: Server | None, pages: list[Stmt], diags: Diagnostics,
+                   reported: set, needed: dict[str, tuple[str, str, list[Stmt]]]) -> dict[str, str]:
     """The codes of PAGES whose page is refused -> the named location answering them, each added to NEEDED
-    (name -> code and challenge)."""
+    (name -> code, challenge and the page's headers)."""
     refused = {}
     for st in pages:
         target = st.args[-1]
         if not target.startswith("/"):
             continue
         statuses, challenge, refused_to = _refusals(server, main, target)
+        headers, lost = _page_headers(model, server, main, target) if refused_to == "translation" else ([], [])
         # (`error_page 502 =500 /page`: the status the page is sent with, httpd's)
         answer = next((a[1:] for a in st.args[:-1] if a.startswith("=") and a[1:].isdigit()), None)
         for code in st.args[:-1]:
             if not code.isdigit() or code in statuses or not statuses:
                 continue   # a page refused with its own status: httpd answers that status, and so does nginx
-            refused[code] = _plain_page(answer or code, challenge)
-            needed[refused[code]] = (answer or code, challenge)
+            refused[code] = _plain_page(answer or code, challenge, target if headers else "")
+            needed[refused[code]] = (answer or code, challenge, headers)
             if answer is not None or (id(st), code) in reported:
                 continue   # (the page's own error_page for that status says it)
             reported.add((id(st), code))
@@ -200,19 +272,29 @@ def _refused_codes(server: Server, main: Server | None, pages: list[Stmt], diags
                           f"clients ({refusal}), and httpd answers them {code} with its built-in message; nginx "
                           f"answers {code} with its own page to every client (its error_page would have answered "
                           f"the refusal's {refusal}), also to those httpd serves the page", st.span)
+            if headers:
+                names = ", ".join(dict.fromkeys(h.args[0] for h in headers if h.name == "add_header"))
+                diags.add("A2N885", f"ErrorDocument {code} {target}: nginx answers {code} with the page's headers "
+                          f"({names}), which httpd sends where it serves the page; where its own rules refuse the "
+                          "page, httpd sends none of them", st.span)
+            if lost:
+                names = ", ".join(dict.fromkeys(lost))
+                diags.add("A2N886", f"ErrorDocument {code} {target}: the page's headers {names} depend on the answer "
+                          f"(its status, URL or file), which nginx's plain {code} in place of the refused page does "
+                          "not have: nginx does not send them, where httpd sends them with the page", st.span)
     return refused
 
 
-def _fix_locations(locations: list[Location], server: Server, main: Server | None, diags: Diagnostics,
-                   reported: set, needed: dict[str, tuple[str, str]]) -> None:
+def _fix_locations(model: NginxModel, locations: list[Location], server: Server, main: Server | None,
+                   diags: Diagnostics, reported: set, needed: dict[str, tuple[str, str, list[Stmt]]]) -> None:
     for loc in locations:
         pages = [st for st in loc.statements if st.name == "error_page"]
-        refused = _refused_codes(server, main, pages, diags, reported, needed) if pages else {}
+        refused = _refused_codes(model, server, main, pages, diags, reported, needed) if pages else {}
         if refused:
             position = next(i for i, st in enumerate(loc.statements) if st.name == "error_page")
             rest = [st for st in loc.statements if st.name != "error_page"]
             loc.statements = rest[:position] + _replace(pages, refused) + rest[position:]
-        _fix_locations(loc.locations, server, main, diags, reported, needed)
+        _fix_locations(model, loc.locations, server, main, diags, reported, needed)
 
 
 def keep_statuses_of_refused_pages(model: NginxModel, diags: Diagnostics) -> None:
@@ -220,15 +302,15 @@ def keep_statuses_of_refused_pages(model: NginxModel, diags: Diagnostics) -> Non
     main_pages = [st for st in main.statements if st.name == "error_page"] if main is not None else []
     reported: set = set()
     replaced: dict[int, list[Stmt]] = {}
-    needed: dict[int, dict[str, tuple[str, str]]] = {}
+    needed: dict[int, dict[str, tuple[str, str, list[Stmt]]]] = {}
     for server in model.servers:
         own = [st for st in server.statements if st.name == "error_page"]
         pages = own or (main_pages if server is not main else [])
         needed[id(server)] = {}
-        refused = _refused_codes(server, main, pages, diags, reported, needed[id(server)])
+        refused = _refused_codes(model, server, main, pages, diags, reported, needed[id(server)])
         if refused or (not own and server is not main and main is not None):
             replaced[id(server)] = _replace(pages, refused)
-        _fix_locations(server.locations, server, main, diags, reported, needed[id(server)])
+        _fix_locations(model, server.locations, server, main, diags, reported, needed[id(server)])
     main_changed = main is not None and replaced.get(id(main)) not in (None, main_pages)
     for server in model.servers:
         pages = replaced.get(id(server))
@@ -240,6 +322,6 @@ def keep_statuses_of_refused_pages(model: NginxModel, diags: Diagnostics) -> Non
         rest = [st for st in server.statements if st.name != "error_page"]
         server.statements = rest + pages
     for server in model.servers:
-        for name, (code, challenge) in sorted(needed[id(server)].items()):
+        for name, (code, challenge, headers) in sorted(needed[id(server)].items()):
             if not any(loc.path == name for loc in server.locations):
-                server.locations.append(_plain_location(name, code, challenge))
+                server.locations.append(_plain_location(name, code, challenge, headers))
