@@ -956,8 +956,10 @@ _short("A2N515", "header-both-tables", "warning", "A header named both by `Heade
        "on its own errors (403, 404, its own redirects). A header named in both comes twice on a success and once "
        "on an error. Where the translation refuses a region it cannot translate (403 where httpd may answer), "
        "nginx's refusal is an error and sends the always line alone, as httpd's errors do; where it refuses "
-       "the whole server for a section it cannot place, in a region without access rules of its own (where httpd "
-       "serves), it sends the onsuccess line too for a request naming a file (or a directory's index file); in a "
+       "the whole server for a section it cannot place, in a region without access rules of its own or whose "
+       "rules let everyone in (`Require all granted`: where httpd serves), it sends the onsuccess line too for a "
+       "GET, HEAD, POST or OPTIONS naming a file (or a directory's index file; any other method gets httpd's 405, "
+       "an error), and on a proxied URL (httpd relays the backend's answer, a success as a rule); in a "
        "region with access rules of its own, nginx runs them first (a login is asked with 401, as in httpd) and "
        "refuses after them, with the onsuccess line too where they let the request in to a file.",
        "a request httpd answers with success in a region nginx refuses carries the header once in nginx, twice "

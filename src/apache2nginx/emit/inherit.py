@@ -486,12 +486,19 @@ _NOT_STATIC = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pa
 
 def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
     """Whether STMTS are those of a location refused for a section the translation cannot place, over a
-    region of static files without access rules of its own (Stmt.open_region): there httpd serves the file
-    a URL names with its handler (a success, both header tables), and answers any other URL with an error
-    (404, or mod_dir's 301: the always table alone). Said by the tests SERVED reads (_served_tests)."""
+    region of static files without access rules of its own, or whose rules let everyone in (Stmt.open_region):
+    there httpd serves the file a URL names with its handler (a success, both header tables), and answers any
+    other URL with an error (404, or mod_dir's 301: the always table alone). Said by the tests SERVED reads (_served_tests)."""
     return getattr(ungate, "served", None) is not None and \
         any(_refusal(s) and s.open_region for s in stmts) and \
         not any(s.name in _NOT_STATIC and not _refusal(s) for s in stmts)
+
+
+def _relaying(stmts: list[Stmt]) -> bool:
+    """Whether STMTS are those of a proxied location refused for a section the translation cannot place, over
+    a region without access rules of its own (Stmt.open_region): there httpd answers with the backend's
+    answer, as its proxy handler relays it."""
+    return any(_refusal(s) and s.open_region for s in stmts) and any(s.name == "proxy_pass" for s in stmts)
 
 
 def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str]) -> list[Stmt]:
@@ -538,6 +545,10 @@ def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str],
     for name in names:
         out.append(Stmt("if", [f"(-f $request_filename{ungate.index_of(name)})"], span,
                         block=[Stmt("set", [variable, "1"], span)]))
+    # httpd's handler (default_handler, server/core.c) answers a file with a success for GET, HEAD, POST and
+    # OPTIONS only: any other method (PUT, DELETE) gets its own 405, an error with the always table alone
+    out.append(Stmt("if", ["($request_method !~ ^(?:GET|HEAD|POST|OPTIONS)$)"], span,
+                    block=[Stmt("set", [variable, ""], span)]))
     return out
 
 
@@ -555,6 +566,11 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
     # table is dropped on them), its successes the onsuccess line too (A2N515); the refusal is an error
     always = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
               and s.args[-1] == "always" and "$" not in s.args[1]}
+    if _relaying(stmts):
+        # ... but in a proxied region, where httpd relays the backend's answer (a success carries the onsuccess
+        # line too) and nginx cannot tell its status without asking it: both lines go on the refusal there,
+        # as the onsuccess line of a header no `Header always` line names
+        always = set()
     serving = _serving(stmts, ungate)
     if serving:
         # ... except in an open region, where httpd serves the files the URLs name: there the onsuccess line

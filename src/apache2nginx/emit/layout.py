@@ -23,7 +23,7 @@ from itertools import combinations
 from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, all_nested, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
-    access_statements, directory_slash_statements, merge, options_statements, server_conditionals
+    _grants, access_statements, directory_slash_statements, merge, options_statements, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
@@ -58,6 +58,19 @@ def _no_access_rules(configs: list) -> bool:
                              and c.satisfy is None and not c.auth and c.refuse is None and c.ssl_only is None
                              and not c.ssl_requires and not c.conditionals and not c.limits and not c.stack)
                for c in configs)
+
+
+def _grants_everyone(configs: list) -> bool:
+    """Whether the access rules of the sections covering a region let every request in by themselves
+    (`Require all granted`, or Require lines that reduce to it), with no host, method, TLS or expression rule
+    beside them: httpd serves there with its handler (a login it asks for nowhere: no Require line needs a
+    user), as in a region without access rules of its own."""
+    configs = [c for c in configs if c is not None]
+    if not configs or any(not isinstance(c, AccessConfig) or c.conditionals or c.limits or c.stack
+                          or c.refuse is not None or c.ssl_only is not None or c.ssl_requires for c in configs):
+        return False
+    eff = merge(configs)
+    return eff.authz is not None and not eff.compat and _grants(eff.authz)
 
 
 def _refuses_all(configs: list) -> bool:
@@ -244,7 +257,8 @@ class Layout:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
             refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
-                           open_region=_no_access_rules(configs), shut_region=_refuses_all(configs))
+                           open_region=_no_access_rules(configs) or _grants_everyone(configs),
+                           shut_region=_refuses_all(configs))
             if refusal.open_region or refusal.shut_region:
                 return [refusal]
             return self.refusal_after_rules(configs, region, span, quiet) or [refusal]

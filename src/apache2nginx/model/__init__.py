@@ -66,7 +66,7 @@ class Stmt:
     # earlier section may have given
     joins: str | None = None
     # on the `deny all` of a server refused for a section the translation cannot place: the region has no
-    # access rules of its own, so httpd's answer there is its handler's wherever that section does not apply
+    # access rules of its own (or rules that let everyone in), so httpd's answer there is its handler's wherever that section does not apply
     # (a file it serves: a success), not an error (emit.inherit.refused_headers)
     open_region: bool = False
     # ... and where the region's own access rules refuse everyone: httpd's answer there is its own 403, which

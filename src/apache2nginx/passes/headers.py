@@ -111,8 +111,9 @@ def _both_tables(ctx: Context, d: Directive, condition: str, name: str) -> None:
                   "sends both lines on the answers its handler makes and the always line alone on its own errors; "
                   "where the translation refuses a region (403 where httpd may answer), the refusal sends the "
                   "always line alone (and the onsuccess line too for a file httpd serves, where the whole server "
-                  "is refused over a region without access rules of its own or after the rules of its own let the "
-                  "request in)", d.span, directive=d.name, related=[found.span] if found.span else [],
+                  "is refused over a region without access rules of its own, or whose rules let everyone in, or "
+                  "after the rules of its own let the request in; and on a proxied URL, for the backend's answer)",
+                  d.span, directive=d.name, related=[found.span] if found.span else [],
                   hint="give the header to one table only (`Header always set` where it belongs on every answer)")
 
 
