@@ -130,8 +130,9 @@ def _regex_matches(loc: Location, uri: str) -> bool:
 
 def _find(locations: list[Location], uri: str, chain: list[Location]) -> tuple[list[Location], bool]:
     """nginx's location lookup (ngx_http_core_find_location): an exact match; else the longest prefix, whose
-    nested locations are searched next; then, unless that prefix is `^~`, this level's regexes in order.
-    Returns the chain of locations from the outermost to the one chosen, and whether the search ended."""
+    nested locations are searched next; then, unless that prefix is `^~`, this level's regexes in order, the
+    first that matches searched in turn for its own nested locations (a `\.html` location inside a `<FilesMatch>`
+    one). Returns the chain of locations from the outermost to the one chosen, and whether the search ended."""
     for loc in locations:
         if loc.modifier == "=" and loc.path == uri:
             return chain + [loc], True
@@ -150,7 +151,7 @@ def _find(locations: list[Location], uri: str, chain: list[Location]) -> tuple[l
             return found, False
     for loc in locations:
         if loc.modifier in ("~", "~*") and _regex_matches(loc, uri):
-            return chain + [loc], True
+            return _find(loc.locations, uri, chain + [loc])[0], True
     return found, False
 
 
