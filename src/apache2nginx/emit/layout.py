@@ -665,6 +665,7 @@ class Layout:
         _gate_file_headers_on_walk(server, self.files, self.model)
         _carry_rewrite_refusals(server.locations)
         _carry_fallback(server, self.model.main_server)
+        _fallback_error_headers(server, self.model)
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
@@ -1685,6 +1686,61 @@ def _carry_fallback(server, main) -> None:
     carry(server.locations, top, [])
 
 
+# what the statements _fallback_error_headers makes say
+_FALLBACK_FROM = "the request falls back from here: a failed fallback keeps this location's always headers"
+_FALLBACK_ERROR = "the always header of a location falling back here, on a failed fallback"
+
+
+def _fallback_error_headers(server: Server, model: NginxModel) -> None:
+    """A FallbackResource whose URL fails (a missing file: 404, or httpd's recursion limit, 500, where the URL
+    falls back again): mod_dir looks the URL up with a subrequest and serves it with
+    ap_internal_fast_redirect only where that succeeds (mod_dir.c, fixup_dflt); otherwise the original request
+    answers the error, and mod_headers' error filter, inserted with that request's configuration, sends the
+    always lines of the URL that fell back (observed with httpd 2.4; a fallback that succeeds carries the
+    fallback URL's own headers, as nginx's). nginx's try_files redirects internally, and the location the
+    fallback URL lands in answers the error with its own add_header lines only. So each location falling back
+    sets a flag, and the landing location adds each always line it lacks on an error (4xx/5xx) where the
+    flag is set: a map over $status and the flag (variables survive nginx's internal redirect)."""
+    def always(stmts: list[Stmt]) -> list[Stmt]:
+        return [st for st in stmts if st.name == "add_header" and len(st.args) >= 3 and "always" in st.args[2:]]
+
+    flags: dict[tuple, str] = {}    # (landing location, header line) -> the flag the locations falling back set
+    todo = [(loc, []) for loc in server.locations]
+    while todo:
+        loc, above = todo.pop()
+        todo.extend((inner, above + [loc]) for inner in loc.locations)
+        fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment == FALLBACK
+                         and st.args), None)
+        if fallback is None or loc.path.startswith("@"):
+            continue
+        url = fallback.args[-1]
+        if url.startswith("@"):
+            # a virtual host's fallback goes through a named location (fallback.py): its try_files names the URL
+            named = next((l for l in server.locations if l.path == url), None)
+            inner = next((st for st in named.statements if st.name == "try_files" and st.args), None) \
+                if named is not None else None
+            url = inner.args[-1] if inner is not None else url
+        target = _landing(server, url) or _no_location(server, url)
+        if target is None or target is loc:
+            continue
+        theirs = {tuple(st.args) for st in always(target.statements)}
+        for st in [st for holder in above + [loc] for st in always(holder.statements)]:
+            if tuple(st.args) in theirs:
+                continue
+            key = (id(target), tuple(st.args))
+            flag = flags.get(key)
+            if flag is None:
+                flag = flags[key] = model.new_variable("a2n_fallback_from_")
+                value = model.new_variable("a2n_fallback_header_")
+                model.add_map(MapBlock(f"$status|{flag}", value, [(r"~^[45]\d\d\|1$", st.args[1])], '""',
+                                       volatile=True))
+                target.statements.append(Stmt("add_header", [st.args[0], value, "always"], st.span,
+                                              comment=_FALLBACK_ERROR))
+            if not any(s.name == "set" and s.args[:1] == [flag] for s in loc.statements):
+                at = next(i for i, s in enumerate(loc.statements) if s.comment != _FALLBACK_FROM)
+                loc.statements.insert(at, Stmt("set", [flag, "1"], fallback.span, comment=_FALLBACK_FROM))
+
+
 def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics) -> None:
     """A FallbackResource (try_files) in a location whose per-directory rules hold an `if` that may leave the
     request in it: nginx serves such a request with the `if` block's configuration, where try_files is not
@@ -1728,6 +1784,20 @@ def _landing(server: Server, target: str, found: dict | None = None) -> Location
     if fixed != uri and any(l.path.startswith(fixed) and l.path != fixed for l in tops):
         return None     # (a fixed URL is no longer than itself: a longer prefix cannot match it)
     return found
+
+
+def _no_location(server: Server, target: str) -> Server | None:
+    """SERVER, where no location of it can take TARGET (a fixed URL no prefix or exact location matches, in a
+    server without regex locations): nginx answers it with the server's configuration. Else None."""
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    uri = target.split("?", 1)[0]
+    uri = uri[:-len("$is_args$args")] if uri.endswith("$is_args$args") else uri
+    if "$" in uri or any(l.modifier in ("~", "~*") for l in server.locations) or \
+            any(l.modifier in ("", "^~", "=") and (uri == l.path or (l.modifier != "=" and uri.startswith(l.path)))
+                for l in server.locations):
+        return None
+    return server
 
 
 REFUSED_HERE = "an access rule nginx cannot check: refused"
