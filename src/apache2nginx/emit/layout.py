@@ -2182,7 +2182,10 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
     proxied: the URLs a `ProxyPass ... !` hands back to the document root, which walk the directory. A
     location that refuses every request (`Require all denied` in a <Directory> below) gets none: httpd's
     access check refuses before the rules run in the fixups, where nginx's rewrite phase would answer (a
-    redirect) before its `deny all`."""
+    redirect) before its `deny all`. Nor does one refused for a <Location>'s rules (LOCATION_REFUSAL): httpd
+    merges the <Location> sections after every <Directory>, and config_perdir_merge keeps the later section's
+    rules, so the directory's never run there; ahead of the refusal they would answer (proxy, redirect) what
+    httpd answers without them."""
     own = server.settings.get("rewrite_directories", set())
     ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~")
                     and (loc.directory_rules or loc.proxied_rules) and loc.path.endswith("/")),
@@ -2204,6 +2207,8 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
             continue
         if _refuses(_rules(loc.statements)):
             continue    # httpd refuses in its access check, before the inherited rules run in the fixups
+        if any(st.name == "return" and st.comment == LOCATION_REFUSAL for st in loc.statements):
+            continue    # a <Location>'s own rules replace the directory's
         copies = _carried_rules(parent.directory_rules or parent.proxied_rules, loc, nested=False)
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)
