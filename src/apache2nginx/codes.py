@@ -1354,9 +1354,9 @@ _short("A2N768", "setenvif-uri-after-rewrite", "warning", "A per-directory rewri
        "a per-directory RewriteRule's result is an internal redirect in httpd: the new request runs the server's "
        "SetEnvIf lines again on the rewritten URL (the old values are renamed REDIRECT_*), so a `SetEnvIf "
        "Request_URI` variable follows the new path. The translation reads those variables on the request's own "
-       "path (as httpd does before its rewrites and index lookups) and sets them again from a plain rule's "
-       "result; after a rule under conditions, or for a variable not read from the path alone, nginx keeps the "
-       "value read before the rewrite.",
+       "path (as httpd does before its rewrites and index lookups) and sets them again from a rule's result, "
+       "under its conditions too; for a variable not read from the path alone, nginx keeps the value read "
+       "before the rewrite.",
        "a Header line with env= on such a variable may be sent (or not) for a rewritten request where httpd "
        "does otherwise.",
        "test the rewritten path in the Header line's own condition (expr=%{REQUEST_URI} ...), or set the variable "

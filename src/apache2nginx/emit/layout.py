@@ -2000,9 +2000,12 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
     lines again, on the rewritten path. Where the rule is a plain `rewrite` of the location (no condition
     around it) and a variable is a map of $uri alone, the variable is set again, right before the rewrite and
     only where its regex matches, from a copy of its map over the rule's result (its path: SetEnvIf reads no
-    query). So too before the refusal that stands for a directory's rules left out, from their results. The
-    rest stays as A2N768 says. Returns the ids of the rewrites so followed (in every location holding them)
-    and of the rules left out so followed."""
+    query). A rule under conditions (RewriteCond: an `if` around the rewrite) cannot hold a second `if`: there
+    the variable is set, right before the rewrite, from a map of $uri that gives the copy where the rule's
+    regex matches (its captures fill the result) and the variable's own value elsewhere. So too before the
+    refusal that stands for a directory's rules left out, from their results. The rest stays as A2N768 says.
+    Returns the ids of the rewrites so followed (in every location holding them) and of the rules left out so
+    followed."""
     pin = next((st for st in server.own_statements if st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"]),
                None)
     if pin is None:
@@ -2024,6 +2027,17 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
                     block=[Stmt("set", [m.variable, model.shared_map(
                         m.variable.lstrip("$") + "_after_", result, list(m.entries), m.default, m.span)], st.span)
                         for m in maps])
+
+    def reread_within(st: Stmt) -> list[Stmt]:
+        result = st.args[1].split("?", 1)[0]
+        return [Stmt("set", [m.variable, model.shared_map(
+            m.variable.lstrip("$") + "_if_", "$uri",
+            [("~" + st.args[0], model.shared_map(m.variable.lstrip("$") + "_after_", result, list(m.entries),
+                                                 m.default, m.span, volatile="$" in result))],
+            m.variable, m.span, volatile=True)], st.span,
+            comment="SetEnvIf Request_URI again on the rule's result, as httpd's redirect runs it")
+            for m in maps]
+
     todo = list(server.locations)
     while todo:
         loc = todo.pop()
@@ -2035,6 +2049,14 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
                 out.append(reread(st))
                 changed = True
                 followed.add(id(st))
+            elif id(st) in rules and st.name == "if" and st.block:
+                block = []
+                for inner in st.block:
+                    if followable(inner):
+                        block.extend(reread_within(inner))
+                        followed.add(id(inner))
+                    block.append(inner)
+                st.block = block
             out.append(st)
         if changed:
             loc.statements = out
