@@ -587,6 +587,13 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1]),
                                             "always"], s.span, comment=_FOR_SERVED))
             changed = True
+        elif _carried(s) and getattr(ungate, "carried", lambda _: None)(s.args[1]):
+            # a header a server rewrite rule carries from the original URL's sections to the file it rewrites
+            # to: httpd serves that file with its onsuccess values, which the refusal standing there sends
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.carried(s.args[1]), s.args[1],
+                                                                  statuses), "always"], s.span,
+                             comment="also on the refusal, as httpd serves the rewritten file"))
+            changed = True
         elif value is None or s.args[0].lower() in always:
             sent.append(s)
         else:

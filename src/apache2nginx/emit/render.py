@@ -370,11 +370,21 @@ def _unless(model: NginxModel):
     def index_of(name: str) -> str:
         """NAME where the URL ends in a slash (a directory's index file), else `/.`, which names no file."""
         return model.shared_map("a2n_index_", "$uri", [("~/$", name)], '"/."')
+    def carried(variable: str) -> str | None:
+        """The map a server rewrite rule's carried header VARIABLE is over its onsuccess values ungated
+        (model.carried_ungated), or None where it has none."""
+        found = model.carried_ungated.get(variable)
+        if found is None:
+            return None
+        source, entries, span = found
+        return model.shared_map("a2n_rwhdr_", source, [(key, carried(value) or value) for key, value in entries],
+                                '""', span=span)
     ungate.refusal = refusal
     ungate.served = served
     ungate.served_variables = served_variables
     ungate.index_of = index_of
     ungate.refused = refused        # such a variable -> its value on the 403
+    ungate.carried = carried
     unless.ungate = ungate
     unless.join = join
 

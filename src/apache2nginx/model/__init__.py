@@ -301,6 +301,10 @@ class NginxModel:
     # an onsuccess header's variable (empty on the answers httpd sends without its onsuccess table: the
     # renderer writes its add_header with `always`) -> the value it has where that table is sent
     onsuccess_ungated: dict = field(default_factory=dict)
+    # a header's variable a server rewrite rule carries from the original URL's <Location> sections (passes.
+    # rewrite_location_headers), whose values are onsuccess ones -> (source, entries ungated, span) of the
+    # map a refusal standing where httpd serves the rewritten file sends (emit.render makes it when asked)
+    carried_ungated: dict = field(default_factory=dict)
     # a conditional Header line's variable (env= or expr=, or a section's line sent only where httpd's walk
     # merges the section) -> the value it is where not empty: emit.inherit joins a later section's append or
     # merge to it where both are sent

@@ -24,7 +24,9 @@ served, in httpd, through mod_dir's subrequest for the request's own URL plus th
 same sections; nginx's index module makes an internal redirect that runs the server's rewrite phase again,
 where the carried values stay as the first pass chose them (_again). A rule left out and refused in
 its place (A2N327, A2N780, A2N842) answers 403 where httpd may serve: that 403 carries the headers httpd's
-answer could (carry_refusal_headers). mod_dir's redirect of a directory result carries that directory's
+answer could (carry_refusal_headers); so does the 403 of a location refused for a section the translation
+cannot place, where the rewritten file lands and httpd serves it: the carried onsuccess values there are
+the success's (_carried_map, emit.inherit). mod_dir's redirect of a directory result carries that directory's
 `Header always` lines (carry_dirslash_headers).
 """
 from __future__ import annotations
@@ -210,6 +212,21 @@ def _again(ctx) -> str:
     return ctx.model.shared_map("a2n_rwagain_", f"$uri|{first}", [(r"~^(.*)\|\1$", '""')], "1", volatile=True)
 
 
+def _carried_map(ctx, source: str, entries: list[tuple[str, str]], span=None) -> str:
+    """The map over SOURCE giving a carried header's value (ENTRIES, empty by default). Where an entry is an
+    onsuccess value (empty on an error), the same map over the values ungated is kept for it
+    (model.carried_ungated; the renderer makes it where a refusal sends it): a 403 refusing the rewritten
+    request where httpd serves the file it names (a section whose access rules are not translated) carries
+    the success's headers, as the refusal of a location does (emit.inherit), for a security header is never
+    to be lost there."""
+    variable = ctx.model.shared_map("a2n_rwhdr_", source, entries, '""', span=span)
+    carried = ctx.model.carried_ungated
+    if any(_gated(ctx, value) or value in carried for _, value in entries):
+        carried.setdefault(variable, (source, [(key, ctx.model.onsuccess_ungated[value] if _gated(ctx, value)
+                                                else value) for key, value in entries], span))
+    return variable
+
+
 def _acts(st: Stmt | None, value: str) -> str:
     """How a carried line acts on the earlier lines of its header and table, as mod_headers runs them (see
     emit.inherit.header_order): "set" (an unconditional `Header set`, or one not known: replaces them), "when"
@@ -268,19 +285,19 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
         for flag, carried in flags.values():
             resets.append(Stmt("set", [carried, ""], None))
             copies.append(Stmt("set", [carried, flag], None))
-        own = {i: ctx.model.shared_map("a2n_rwhdr_", flags[i][1], [("1", values[i - 1][1])], '""',
-                                       span=values[i - 1][0].span if values[i - 1][0] is not None else None)
+        own = {i: _carried_map(ctx, flags[i][1], [("1", values[i - 1][1])],
+                               span=values[i - 1][0].span if values[i - 1][0] is not None else None)
                for i in flags}
         lines = []
         if plain:
-            lines.append((0, ctx.model.shared_map("a2n_rwhdr_", sent, choices, '""', span=values[-1][0].span
-                                                  if values[-1][0] is not None else None)))
+            lines.append((0, _carried_map(ctx, sent, choices, span=values[-1][0].span
+                                          if values[-1][0] is not None else None)))
         lines += list(own.items())
         for at, line in lines:
             # (a flag is set only where no later `set` applies: a conditional line after the one that
             # applies replaces it where it holds)
             for j in (j for j in flags if j > at and acts[j - 1] == "when"):
-                line = ctx.model.shared_map("a2n_rwhdr_", own[j], [('""', line)], '""')
+                line = _carried_map(ctx, own[j], [('""', line)])
             server.own_statements.append(Stmt("add_header", [name, line, "always"], None, comment=what))
     # the index module's internal redirect of a directory result (mod_dir's index subrequest in httpd, whose
     # <Location> walk sees the request's own URL plus the index name) runs these statements again on the
