@@ -1691,6 +1691,18 @@ _FALLBACK_FROM = "the request falls back from here: a failed fallback keeps this
 _FALLBACK_ERROR = "the always header of a location falling back here, on a failed fallback"
 
 
+def _fallback_url(server: Server, fallback: Stmt) -> str:
+    """The URL a FallbackResource's try_files falls back to: a virtual host's fallback goes through a named
+    location (fallback.py), whose own try_files names the URL."""
+    url = fallback.args[-1]
+    if url.startswith("@"):
+        named = next((l for l in server.locations if l.path == url), None)
+        inner = next((st for st in named.statements if st.name == "try_files" and st.args), None) \
+            if named is not None else None
+        url = inner.args[-1] if inner is not None else url
+    return url
+
+
 def _fallback_error_headers(server: Server, model: NginxModel) -> None:
     """A FallbackResource whose URL fails (a missing file: 404, or httpd's recursion limit, 500, where the URL
     falls back again): mod_dir looks the URL up with a subrequest and serves it with
@@ -1713,13 +1725,7 @@ def _fallback_error_headers(server: Server, model: NginxModel) -> None:
                          and st.args), None)
         if fallback is None or loc.path.startswith("@"):
             continue
-        url = fallback.args[-1]
-        if url.startswith("@"):
-            # a virtual host's fallback goes through a named location (fallback.py): its try_files names the URL
-            named = next((l for l in server.locations if l.path == url), None)
-            inner = next((st for st in named.statements if st.name == "try_files" and st.args), None) \
-                if named is not None else None
-            url = inner.args[-1] if inner is not None else url
+        url = _fallback_url(server, fallback)
         target = _landing(server, url) or _no_location(server, url)
         if target is None or target is loc:
             continue
@@ -1971,13 +1977,7 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
         if fallback is None or own is not None or loc.modifier not in ("", "^~", "=") or fallback.span is None \
                 or loc.path.startswith("@"):
             continue
-        url = fallback.args[-1]
-        if url.startswith("@"):
-            # a virtual host's fallback goes through a named location (fallback.py): its try_files names the URL
-            named = next((l for l in server.locations if l.path == url), None)
-            inner = next((st for st in named.statements if st.name == "try_files" and st.args), None) \
-                if named is not None else None
-            url = inner.args[-1] if inner is not None else url
+        url = _fallback_url(server, fallback)
         target = _landing(server, url)
         realm = _login(target.statements, top) if target is not None and target is not loc else None
         if realm is None:
