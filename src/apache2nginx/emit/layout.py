@@ -675,6 +675,7 @@ class Layout:
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
         _fallback_under_regex_alias(server.locations)
+        _fallback_under_prefix_alias(server)
         # (a conditional `Header set` over an earlier one merges through the model's maps, as when rendered)
         carry_directory_proxy_headers(server, _unless(self.model), self.diags)
         todo = list(server.locations)
@@ -1636,6 +1637,45 @@ def _fallback_under_regex_alias(locations: list[Location], aliased: bool = False
                 if st.name == "try_files" and st.comment in FALLBACK_COMMENTS else st
                 for st in loc.statements]
         _fallback_under_regex_alias(loc.locations, here)
+
+
+# what the named location _fallback_under_prefix_alias makes says
+_ALIAS_FALLBACK = "FallbackResource under an alias: the fallback URL whole"
+
+
+def _fallback_under_prefix_alias(server: Server) -> None:
+    """A FallbackResource's try_files under a prefix or exact location's alias (an Alias into the directory
+    that sets it), where the fallback URL starts with that location's path (FallbackResource /app/index.html
+    for Alias /app): httpd hands the request that URL. nginx cuts the location's path off a try_files name
+    made with variables (ngx_http_core_try_files_phase: `ngx_strncmp(name, r->uri.data, alias)`, then
+    `ngx_memmove(name, name + alias, ...)`), the last one, the fallback URL with its $is_args$args, too, so
+    it redirected to "index.html" (no location: a 404), or with an exact location to another URL. The
+    fallback goes through a named location instead (a name nginx never cuts), outside the alias, whose own
+    try_files redirects to the whole URL as the location's did (its internal redirect runs the server's
+    rewrite phase again, as a rewrite's `last` would not): `try_files ""` tests the root itself, which is never
+    a file. Nested locations inherit the alias (and its length)."""
+    named: dict[str, str] = {}      # fallback URL -> the named location going there
+
+    def walk(locations: list[Location], holder: Location | None) -> None:
+        for loc in locations:
+            here = holder
+            if any(st.name == "alias" for st in loc.statements):
+                here = loc if loc.modifier in ("", "^~", "=") else None     # a regex location's is not cut
+            elif any(st.name == "root" for st in loc.statements):
+                here = None
+            if here is not None and not loc.path.startswith("@"):
+                for i, st in enumerate(loc.statements):
+                    url = st.args[-1] if st.name == "try_files" and st.comment == FALLBACK and st.args else ""
+                    if "$" not in url or url.startswith("@") or not url.startswith(here.path):
+                        continue
+                    if url not in named:
+                        named[url] = f"@a2n_alias_fallback_{len(named) + 1}"
+                        server.locations.append(Location("", named[url], [
+                            Stmt("try_files", ["", url], st.span, comment=_ALIAS_FALLBACK)], st.span))
+                    loc.statements[i] = Stmt(st.name, st.args[:-1] + [named[url]], st.span, comment=st.comment)
+            walk(loc.locations, here)
+
+    walk(list(server.locations), None)
 
 
 # a location holding one of these answers its requests itself (or serves an alias, where try_files tests the
