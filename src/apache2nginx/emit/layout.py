@@ -2274,6 +2274,21 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
         copies = _carried_rules(parent.directory_rules or parent.proxied_rules, loc, nested=False)
         loc.statements[:0] = copies
         loc.directory_rules.extend(copies)
+        loc.statements.extend(_refusal_headers(server, copies))
+
+
+def _refusal_headers(server: Server, copies: list[Stmt]) -> list[Stmt]:
+    """The headers the refusal standing for a directory's left-out rules carries (rewrite._refuse_region:
+    those of the sections the rules may rewrite to), for a location below the directory that COPIES (its
+    carried per-directory statements) give that refusal: httpd runs the directory's rules for every URL
+    under it, a deeper <Directory> without mod_rewrite directives of its own keeping them, and the internal
+    redirect to their result sends the Header lines of the result's sections there too."""
+    out: list[Stmt] = []
+    for refusal, carried in server.settings.get("refusal_headers", []):
+        if any(st is refusal for st in copies):
+            out.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment, resets=h.resets,
+                            conditional=h.conditional) for h in carried)
+    return out
 
 
 # the comment of the refusal a regex location gets where the per-directory rules of its URLs are not one set
@@ -2319,6 +2334,7 @@ def _carry_directory_rules_into_regex(server: Server, diags: Diagnostics) -> Non
             continue
         if len(sets) == 1:
             copies = _carried_rules(reached[0].directory_rules, loc, nested=False)
+            loc.statements.extend(_refusal_headers(server, copies))
         else:
             span = next((st.span for r in reached for st in r.directory_rules if st.span), loc.span)
             copies = [Stmt("return", ["403"], span, comment=REGEX_RULES_REFUSAL)]

@@ -825,13 +825,16 @@ def _may_refuse(rule: RRule) -> bool:
 def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rules: list[RRule]) -> None:
     """The URLs of a per-directory context whose rules (RULES) are left out answer 403: where a left-out rule
     would refuse a request, serving it would widen access. The 403 carries the headers of the sections the
-    rules may rewrite to, which httpd's answer may (refused_directory_headers), and the layout sets the
+    rules may rewrite to, which httpd's answer may (refused_directory_headers), here and in the locations
+    below the directory the layout repeats the refusal in (`refusal_headers`), and the layout sets the
     SetEnvIf variables its Header lines test again from the rules' results (refused_rule_results)."""
     prefix = per_dir.rstrip("/") + "/"
     refusal = Stmt("return", ["403"], rule.span, comment=DIRECTORY_REFUSAL)
     carried = refused_directory_headers(ctx, server, rules, prefix)
     server.settings.setdefault("refused_rule_results", []).append(
         (refusal, prefix, _directory_slash_on(ctx, server), *refused_rule_results(rules, prefix)))
+    if carried:
+        server.settings.setdefault("refusal_headers", []).append((refusal, carried))
     for url in [prefix] + _alias_urls(ctx, server, prefix):
         loc = next((l for l in server.locations if l.path == url and l.modifier in ("", "^~")), None)
         if loc is None:
