@@ -21,7 +21,8 @@ import re
 from itertools import combinations
 
 from ..diagnostics import Diagnostics
-from ..model import UNSET_WHEN, Location, all_nested, MapBlock, NginxModel, ProxyTarget, Route, Scope, Server, Stmt
+from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, Route, \
+    Scope, Server, Stmt
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
     _grants, access_statements, directory_slash_statements, merge, options_statements, server_conditionals
 from ..passes.access_cond import Conditions
@@ -671,6 +672,7 @@ class Layout:
         _report_fallback_logins(server, self.diags)
         reread = _reread_env_after_rewrites(self.model, server)
         _report_env_after_rewrites(server, self.diags, reread)
+        _reread_env_on_error_pages(self.model, server)
         _carry_alias_refusals(server.locations)
         _refuse_directory_names(server.locations)
         _drop_fallback_where_proxied(server.locations)
@@ -2157,6 +2159,40 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
             if at is not None:
                 loc.statements[at:at] = tests
     return followed
+
+
+def _reread_env_on_error_pages(model: NginxModel, server: Server) -> None:
+    """An ErrorDocument's local URL in a server whose `SetEnvIf Request_URI` variables are read on the request's
+    own path (setenvif._pin_request_uri): httpd answers the error by an internal redirect to the document, whose
+    header_parser runs the server's SetEnvIf lines again on the document's path (the old values are renamed
+    REDIRECT_*), so the Header lines of the answer test the variables as that path sets them (observed with httpd
+    2.4: `SetEnvIf Request_URI "\\.txt$"` sets nothing on the 401 for /api/a.txt answered by /errors/401.html).
+    nginx's error_page redirect runs the server's rewrite phase again but keeps the values read on the request's
+    own path: where $uri is the document's path, each variable (a map of $uri alone) is set again from a copy of
+    its map over that path. A request for the document's own URL gets the value it had."""
+    pin = next((st for st in server.own_statements if st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"]),
+               None)
+    if pin is None:
+        return
+    names = ["$" + n for n in re.findall(r"\$\{(\w+)\}", pin.args[1])]
+    maps = [m for m in model.maps if m.variable in names and m.source == "$uri" and not m.hostnames]
+    if not maps or len(maps) != len(names):
+        return
+    holders = [server] if server.is_main else [model.main_server, server]
+    targets: dict[str, None] = {}
+    for st in every_statement([h for h in holders if h is not None]):
+        if st.name == "error_page" and st.args and st.args[-1].startswith("/"):
+            path = st.args[-1].split("?", 1)[0]
+            if not re.search(r"[\s'\"{};$\\]", path):
+                targets[path] = None
+    at = server.own_statements.index(pin) + 1
+    server.own_statements[at:at] = [
+        Stmt("if", [f"($uri = {path})"], pin.span,
+             comment="ErrorDocument: httpd's redirect to the page runs SetEnvIf again on its path",
+             block=[Stmt("set", [m.variable, model.shared_map(
+                 m.variable.lstrip("$") + "_after_", path, list(m.entries), m.default, m.span)], pin.span)
+                 for m in maps])
+        for path in targets]
 
 
 def _report_env_after_rewrites(server: Server, diags: Diagnostics, followed: set[int] = frozenset()) -> None:
