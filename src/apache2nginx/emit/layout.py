@@ -1755,10 +1755,10 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
     <FilesMatch> of its name, say) are not sent where the URL that fell back lacks them (observed with httpd
     2.4: a 500 at the recursion limit, or the subrequest's 404). nginx's try_files lands in the location nginx
     picks for the fallback URL, whose add_header lines answer the error. So each location falling back where
-    that location sends an always line it lacks sets a flag, and the line's value there becomes a map over
-    $status and the flag, empty on an error (4xx/5xx) where the flag is set. Only a fixed fallback URL is
-    followed, into the location (nested ones too) that nginx picks for it, holding the add_header list it
-    sends."""
+    that location sends an always line it lacks sets a flag to the fallback URL, and the line's value there
+    becomes a map over $status, the flag and $uri, empty on an error (4xx/5xx) of that very URL. Only a fixed
+    fallback URL is followed, into the location (nested ones too) that nginx picks for it, holding the
+    add_header list it sends."""
     from .refused_error_pages import serving_levels
 
     def always(stmts: list[Stmt]) -> list[Stmt]:
@@ -1782,7 +1782,7 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
             continue
         url = _fallback_url(server, fallback)
         url = url[:-len("$is_args$args")] if url.endswith("$is_args$args") else url
-        if not url.startswith("/") or url.startswith("//") or "$" in url or "?" in url:
+        if not url.startswith("/") or url.startswith("//") or any(c in url for c in "$?|%"):
             continue
         chain = serving_levels(server, None, url)[0]
         target = next((l for l in reversed(chain) if any(st.name == "add_header" for st in l.statements)), None)
@@ -1801,14 +1801,15 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
             if flag is None:
                 flag = model.new_variable("a2n_fallback_without_")
                 value = model.new_variable("a2n_fallback_kept_")
-                model.add_map(MapBlock(f"$status|{flag}", value, [(r"~^[45]\d\d\|1$", '""')], st.args[1],
-                                       volatile=True))
+                # the flag holds the URL that fell back: a request a rule sent here elsewhere keeps the line
+                model.add_map(MapBlock(f"$status|{flag}|$uri", value, [(r"~^[45]\d\d\|([^|]+)\|\1$", '""')],
+                                       st.args[1], volatile=True))
                 target.statements[i] = dataclasses.replace(st, args=[st.args[0], value, *st.args[2:]])
                 wrapped[id(target.statements[i])] = (flag, line)
             if not any(s.name == "set" and s.args[:1] == [flag] for s in loc.statements):
                 at = next(j for j, s in enumerate(loc.statements) if s.comment not in (_FALLBACK_FROM,
                                                                                        _FALLBACK_WITHOUT))
-                loc.statements.insert(at, Stmt("set", [flag, "1"], fallback.span, comment=_FALLBACK_WITHOUT))
+                loc.statements.insert(at, Stmt("set", [flag, url], fallback.span, comment=_FALLBACK_WITHOUT))
 
 
 def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics) -> None:
