@@ -667,6 +667,7 @@ class Layout:
         _carry_rewrite_refusals(server.locations)
         _carry_fallback(server, self.model.main_server)
         _fallback_error_headers(server, self.model)
+        _fallback_landing_headers(server, self.model)
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
@@ -1731,6 +1732,7 @@ def _carry_fallback(server, main) -> None:
 # what the statements _fallback_error_headers makes say
 _FALLBACK_FROM = "the request falls back from here: a failed fallback keeps this location's always headers"
 _FALLBACK_ERROR = "the always header of a location falling back here, on a failed fallback"
+_FALLBACK_WITHOUT = "the request falls back from here: a failed fallback drops the always headers it lacks"
 
 
 def _fallback_url(server: Server, fallback: Stmt) -> str:
@@ -1787,6 +1789,69 @@ def _fallback_error_headers(server: Server, model: NginxModel) -> None:
             if not any(s.name == "set" and s.args[:1] == [flag] for s in loc.statements):
                 at = next(i for i, s in enumerate(loc.statements) if s.comment != _FALLBACK_FROM)
                 loc.statements.insert(at, Stmt("set", [flag, "1"], fallback.span, comment=_FALLBACK_FROM))
+
+
+def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
+    """The other half of a failed FallbackResource (see _fallback_error_headers): httpd answers the error with
+    the original request's configuration, so the always lines of the fallback URL's own section (a
+    <FilesMatch> of its name, say) are not sent where the URL that fell back lacks them (observed with httpd
+    2.4: a 500 at the recursion limit, or the subrequest's 404). nginx's try_files lands in the location nginx
+    picks for the fallback URL, whose add_header lines answer the error. So each location falling back where
+    that location sends an always line it lacks sets a flag to the fallback URL, and the line's value there
+    becomes a map over $status, the flag and $uri, empty on an error (4xx/5xx) of that very URL. Only a fixed
+    fallback URL is followed, into the location (nested ones too) that nginx picks for it, holding the
+    add_header list it sends."""
+    from .refused_error_pages import serving_levels
+
+    def always(stmts: list[Stmt]) -> list[Stmt]:
+        return [st for st in stmts if st.name == "add_header" and len(st.args) >= 3 and "always" in st.args[2:]]
+
+    def sent(levels: list[list[Stmt]]) -> list[Stmt]:
+        # nginx inherits add_header from the enclosing level only where a level has none of its own
+        return always(next((level for level in levels if any(st.name == "add_header" for st in level)), []))
+
+    outer = [server.own_statements, server.statements]
+    if model.main_server is not None and model.main_server is not server:
+        outer.append(model.main_server.statements)
+    wrapped: dict[int, tuple] = {}      # a landing's line made conditional -> (the flag, the line as it was)
+    todo = [(loc, []) for loc in server.locations]
+    while todo:
+        loc, above = todo.pop()
+        todo.extend((inner, above + [loc]) for inner in loc.locations)
+        fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment == FALLBACK
+                         and st.args), None)
+        if fallback is None or loc.path.startswith("@"):
+            continue
+        url = _fallback_url(server, fallback)
+        url = url[:-len("$is_args$args")] if url.endswith("$is_args$args") else url
+        if not url.startswith("/") or url.startswith("//") or any(c in url for c in "$?|%"):
+            continue
+        chain = serving_levels(server, None, url)[0]
+        target = next((l for l in reversed(chain) if any(st.name == "add_header" for st in l.statements)), None)
+        if target is None or target is loc:
+            continue
+        ours = {tuple(st.args) for st in sent([l.statements for l in reversed(above + [loc])] + outer)}
+        for i, st in enumerate(target.statements):
+            # (a line _fallback_error_headers added is gated already; a value opening with `"` cannot be a
+            # map's default, which the template writes as it stands)
+            if st.name != "add_header" or len(st.args) < 3 or "always" not in st.args[2:] \
+                    or st.comment == _FALLBACK_ERROR or st.args[1].startswith('"'):
+                continue
+            flag, line = wrapped.get(id(st), (None, tuple(st.args)))
+            if line in ours:
+                continue
+            if flag is None:
+                flag = model.new_variable("a2n_fallback_without_")
+                value = model.new_variable("a2n_fallback_kept_")
+                # the flag holds the URL that fell back: a request a rule sent here elsewhere keeps the line
+                model.add_map(MapBlock(f"$status|{flag}|$uri", value, [(r"~^[45]\d\d\|([^|]+)\|\1$", '""')],
+                                       st.args[1], volatile=True))
+                target.statements[i] = dataclasses.replace(st, args=[st.args[0], value, *st.args[2:]])
+                wrapped[id(target.statements[i])] = (flag, line)
+            if not any(s.name == "set" and s.args[:1] == [flag] for s in loc.statements):
+                at = next(j for j, s in enumerate(loc.statements) if s.comment not in (_FALLBACK_FROM,
+                                                                                       _FALLBACK_WITHOUT))
+                loc.statements.insert(at, Stmt("set", [flag, url], fallback.span, comment=_FALLBACK_WITHOUT))
 
 
 def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics) -> None:
