@@ -24,7 +24,7 @@ from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, Route, \
     Scope, Server, Stmt
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
-    _grants, access_statements, directory_slash_statements, merge, options_statements, server_conditionals
+    _grants, access_statements, asks_login, directory_slash_statements, merge, options_statements, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
@@ -259,7 +259,7 @@ class Layout:
             # rules of their own would replace the parent's deny
             refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                            open_region=_no_access_rules(configs) or _grants_everyone(configs),
-                           shut_region=_refuses_all(configs))
+                           shut_region=_refuses_all(configs), login=asks_login(configs))
             if refusal.open_region or refusal.shut_region:
                 return [refusal]
             return self.refusal_after_rules(configs, region, span, quiet) or [refusal]
@@ -506,7 +506,8 @@ class Layout:
                 # (a Redirect's region is no open one: httpd answers it with its error response)
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                                open_region=bool(access) and access[0].open_region,
-                               shut_region=bool(access) and access[0].shut_region)]
+                               shut_region=bool(access) and access[0].shut_region,
+                               login=bool(access) and access[0].login)]
             if path == "/":
                 root_access = access
                 root_region_configs = dir_configs + loc_configs
@@ -3021,11 +3022,12 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     from .challenge_pages import keep_challenges
     from .guarded_401_pages import serve_guarded_401_pages
     from .refusal_pages import keep_refusals_plain
-    from .refused_error_pages import keep_statuses_of_refused_pages
+    from .refused_error_pages import keep_statuses_of_refused_pages, send_login_page_headers
     from .rerun import route_reruns
     for server in model.servers:
         Layout(model, server, diags, proxy_emitter).run()
     keep_statuses_of_refused_pages(model, diags)
+    send_login_page_headers(model, diags)
     for server in model.servers:
         keep_refusals_plain(model, server)
     keep_challenges(model)

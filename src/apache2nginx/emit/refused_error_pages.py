@@ -286,6 +286,66 @@ def _refused_codes(model: NginxModel, server: Server, main: Server | None, pages
     return refused
 
 
+def _login_page_headers(model: NginxModel, server: Server, main: Server | None,
+                        levels: list[list[Stmt]]) -> tuple[Stmt | None, list[Stmt], list[str]]:
+    """The ErrorDocument 401 in force at LEVELS (innermost first), the headers httpd sends with its page, and
+    the names of those nginx cannot give there (one read from the page's own answer, see _page_headers): a
+    local page it serves, or the named location already standing for one the translation refuses
+    (_plain_location, which reports its own). No headers where no such page answers, or its own rules refuse
+    it."""
+    page = next((st for level in levels for st in level if st.name == "error_page" and "401" in st.args[:-1]),
+                None)
+    if page is None or any(a.startswith("=") for a in page.args[:-1]):
+        return page, [], []
+    target = page.args[-1]
+    if target.startswith("@"):
+        named = next((loc for loc in server.locations if loc.path == target), None)
+        return page, [replace(st) for st in (named.statements if named is not None else [])
+                      if st.name in _HEADERS and st.args[:1] != ["WWW-Authenticate"]], []
+    if not target.startswith("/") or _refusals(server, main, target)[2] == "everybody":
+        return page, [], []
+    return page, *_page_headers(model, server, main, target)
+
+
+def _send_on_login_refusals(model: NginxModel, server: Server, main: Server | None, locations: list[Location],
+                            outer: list[list[Stmt]], diags: Diagnostics, reported: set) -> None:
+    """OUTER: the levels enclosing LOCATIONS, innermost first, down to the http level."""
+    for loc in locations:
+        levels = [loc.statements] + outer
+        if any(is_refusal(st) and st.login for st in loc.statements):
+            named = {st.args[0].lower() for level in levels for st in level if st.name == "add_header" and st.args}
+            page, headers, lost = _login_page_headers(model, server, main, levels)
+            sent = [st for st in headers if st.args[0].lower() not in named]
+            loc.statements.extend(replace(st, comment="httpd answers its login's 401 here with the ErrorDocument "
+                                                      "page, which carries this header") for st in sent)
+            lost = [name for name in dict.fromkeys(lost) if name.lower() not in named]
+            if lost and (id(page), tuple(lost)) not in reported:
+                reported.add((id(page), tuple(lost)))
+                diags.add("A2N887", f"ErrorDocument 401 {page.args[-1]}: the translation refuses a region whose "
+                          f"login httpd answers with the page, and the page's headers {', '.join(lost)} depend "
+                          "on its own answer (its status, URL or file), which nginx's 403 in its place does not "
+                          "have: nginx does not send them, where httpd sends them with the page", page.span)
+        _send_on_login_refusals(model, server, main, loc.locations, levels, diags, reported)
+
+
+def send_login_page_headers(model: NginxModel, diags: Diagnostics) -> None:
+    """A refusal the translation adds where the region's own rules may ask for a login (Stmt.login) stands for
+    httpd's 401 too, which httpd answers with the ErrorDocument 401 page in force: a local page is an internal
+    redirect (http_request.c internal_internal_redirect: the new request keeps the status and the error
+    headers, and gets a headers_out table of its own) whose answer carries the page's own headers (its
+    sections' Header lines, onsuccess and always alike: the redirected request runs the page's fixups and
+    handler; observed with httpd 2.4). nginx's refusal answers 403, which no error_page for 401 answers: the
+    page's headers go on that 403 (always), but for a header the refused location sends itself there (emit.
+    inherit.refused_headers); one whose value nginx cannot give there is reported (A2N887)."""
+    main = model.main_server
+    reported: set = set()
+    for server in model.servers:
+        levels = [server.own_statements, server.statements]
+        if main is not None and main is not server:
+            levels.append(main.statements)
+        _send_on_login_refusals(model, server, main, server.locations, levels, diags, reported)
+
+
 def _fix_locations(model: NginxModel, locations: list[Location], server: Server, main: Server | None,
                    diags: Diagnostics, reported: set, needed: dict[str, tuple[str, str, list[Stmt]]]) -> None:
     for loc in locations:

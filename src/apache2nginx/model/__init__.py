@@ -78,6 +78,10 @@ class Stmt:
     # refusal by it answers (401, 403), where httpd may serve with its onsuccess headers (emit.inherit.
     # refused_headers)
     lifted: tuple[str, ...] = ()
+    # on the translation's refusal of a region whose own rules may ask for a login (AuthType Basic and a Require
+    # line that needs a user, passes.access.asks_login): httpd's 401 there is answered with the ErrorDocument
+    # 401 page, whose headers the refusal sends (emit.refused_error_pages.send_login_page_headers)
+    login: bool = False
 
 
 # Not an nginx directive: a conditional `Header unset NAME` (args: NAME, a variable non-empty where the

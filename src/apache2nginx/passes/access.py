@@ -1162,7 +1162,7 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
             return [Stmt("deny", ["all"], exc.span, comment="httpd answers 500: a .htaccess directive its "
                          "AllowOverride forbids")]
         return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused",
-                     shut_region=_errs_for_everyone(configs))]
+                     shut_region=_errs_for_everyone(configs), login=asks_login(configs))]
 
 
 def _errs_for_everyone(configs: list[AccessConfig]) -> bool:
@@ -1554,6 +1554,19 @@ def _has_user(node: Authz) -> bool:
     if node.op == "leaf":
         return node.kind in ("valid-user", "user", "group")
     return any(_has_user(c) for c in node.children)
+
+
+def asks_login(configs: list) -> bool:
+    """Whether httpd may answer a region merged from CONFIGS with a login's 401: AuthType Basic in force (each
+    Auth* setting is inherited on its own, see merge) and a Require line that needs a user, in a section or in
+    a method section of one. mod_auth_basic's challenge ends the request with 401, which httpd answers with
+    the ErrorDocument 401 in force (http_request.c ap_die)."""
+    configs = [c for c in configs if isinstance(c, AccessConfig)]
+    kind = next((c.auth["type"][0] for c in reversed(configs) if "type" in c.auth), None)
+    if kind is None or kind.lower() != "basic":
+        return False
+    trees = [c.authz for c in configs] + [inner.authz for c in configs for _, _, inner, _ in c.limits]
+    return any(t is not None and _has_user(t) for t in trees)
 
 
 def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], span: Span | None,
