@@ -147,6 +147,7 @@ class Layout:
         self.region_access: dict[int, list[Stmt]] = {}     # ... and the access statements laid out there
         self.scope_order: dict[int, int] = {}
         self.nested_regex: dict[int, Scope] = {}    # a <LocationMatch>'s location nested in a prefix one
+        self.regex_scopes: list[Scope] = []     # the <LocationMatch> sections, in configuration order
         self._access_memo: dict[tuple, tuple] = {}  # see `access`
         self._quiet_memo: dict[tuple, tuple] = {}   # ... its questions asked quietly (nothing reported)
         self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
@@ -427,6 +428,7 @@ class Layout:
         self.reported: set = self.model.access_reported
         prefix_scopes = [s for s in scopes if not s.regex]
         regex_scopes = [s for s in scopes if s.regex]
+        self.regex_scopes = regex_scopes
         routes = sorted((r for r in all_routes if not r.regex), key=lambda r: KIND_ORDER[r.kind])
         regions: list[str] = []
         seen_regions: set[str] = set()
@@ -1059,9 +1061,10 @@ class Layout:
         <Location> sections and SCOPE merged in configuration order, and their statements. False (nothing
         done) where that would not be what httpd does: LOC is not a plain region serving files (an exact
         location, a handler or rewrite-phase statements nginx does not inherit into a nested location), or
-        holds a nested location the URLs may also match (which nginx would try first or instead). A region a
-        ProxyPass serves is one too: httpd merges the <Location> sections after its <Proxy> sections, and the
-        nested location passes the same backend URL (`_nested_proxy_pass`)."""
+        holds a nested location the URLs may also match (which nginx would try first or instead), or an earlier
+        <LocationMatch> not nested there changes what httpd decides for URLs both match (`_merged_with_earlier`).
+        A region a ProxyPass serves is one too: httpd merges the <Location> sections after its <Proxy> sections,
+        and the nested location passes the same backend URL (`_nested_proxy_pass`)."""
         if loc.modifier == "" and not loc.locations:
             return True     # nginx goes on to the server's regex locations from there
         region = self.prefix_regions.get(id(loc))
@@ -1085,6 +1088,8 @@ class Layout:
         if any(_reads_captures(st) for st in scope.statements):
             return False
         sections = sorted(list(covering) + [scope], key=lambda s: self.scope_order.get(id(s), 0))
+        if self._merged_with_earlier(scope, loc, dir_configs, sections):
+            return False
         access = self.access(dir_configs + [s.settings.get("access") for s in sections],
                              f"{_describe(loc.path)} matching {scope.path}", scope.span)
         statements = _last_wins([st for d in dirs for st in d.statements] +
@@ -1094,6 +1099,25 @@ class Layout:
         loc.locations.append(inner)
         self.nested_regex[id(inner)] = scope
         return True
+
+    def _merged_with_earlier(self, scope: Scope, loc: Location, dir_configs: list, sections: list[Scope]) -> bool:
+        """Whether an earlier <LocationMatch> with access settings, not nested in LOC (it decided there as the
+        region does; a nested one it may overlap was ruled out before), may match URLs of SCOPE under LOC and
+        change what httpd decides for them: httpd merges it before SCOPE, and what SCOPE does not set stays that
+        section's (mod_access_compat has no merger, so its Order/Allow/Deny hold under a later section without
+        them). The location nested for SCOPE alone would drop them (SECTIONS: the region's <Location> sections
+        and SCOPE)."""
+        order = lambda s: self.scope_order.get(id(s), 0)
+        earlier = [s for s in self.regex_scopes if order(s) < order(scope) and s.settings.get("access") is not None
+                   and _may_match_under(s.path, loc.path, bool(s.nocase))
+                   and _regexes_may_overlap(s.path, bool(s.nocase), scope.path, bool(scope.nocase))]
+        if not earlier:
+            return False
+        alone = self.access(dir_configs + [s.settings.get("access") for s in sections], _describe(loc.path),
+                            scope.span, quiet=True)
+        merged = self.access(dir_configs + [s.settings.get("access") for s in sorted(sections + earlier, key=order)],
+                             _describe(loc.path), scope.span, quiet=True)
+        return [_shape(st) for st in merged] != [_shape(st) for st in alone]
 
     def carry_regex_headers(self, scope: Scope, locations: list[Location]) -> None:
         """A <LocationMatch>'s Header lines also apply to its URLs under ^~ and = locations (and under nested
