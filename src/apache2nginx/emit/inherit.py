@@ -9,9 +9,11 @@ security header set at server level.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt, all_nested
+from ..passes.alias import CGI_REFUSAL
 
 _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
 _ADD_HEADER = _FAMILY_OF["add_header"]
@@ -566,11 +568,24 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
     # table is dropped on them), its successes the onsuccess line too (A2N515); the refusal is an error
     always = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
               and s.args[-1] == "always" and "$" not in s.args[1]}
+    # ... and, in place of CGI programs (httpd runs one, or answers 404 where none is), one a `Header always`
+    # line sends under a condition: httpd's errors carry that line alone where it holds, and no line of the
+    # header where it does not (its successes the onsuccess lines after it: ap_http_header_filter overlays
+    # headers_out on err_headers_out); so the refusal sends the onsuccess lines only where the always lines
+    # of the header send nothing, as it sends a plain always line alone
+    held: dict[str, str] = {}
+    from_gate = getattr(unless, "from_gate", None)
+    cgi = from_gate is not None and any(_refusal(s) and s.comment == CGI_REFUSAL for s in stmts)
+    for s in headers if cgi else ():
+        if ungated[id(s)] is None and len(s.args) >= 3 and s.args[-1] == "always" and not _carried(s) \
+                and _VARIABLES.fullmatch(s.args[1]) \
+                and not any(from_gate(v) or v in getattr(ungate, "refused", {}) for v in _VARIABLE.findall(s.args[1])):
+            held[s.args[0].lower()] = held.get(s.args[0].lower(), "") + s.args[1]
     if _relaying(stmts):
         # ... but in a proxied region, where httpd relays the backend's answer (a success carries the onsuccess
         # line too) and nginx cannot tell its status without asking it: both lines go on the refusal there,
         # as the onsuccess line of a header no `Header always` line names
-        always = set()
+        always, held = set(), {}
     serving = _serving(stmts, ungate)
     if serving:
         # ... except in an open region, where httpd serves the files the URLs name: there the onsuccess line
@@ -597,6 +612,8 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         elif value is None or s.args[0].lower() in always:
             sent.append(s)
         else:
+            if s.args[0].lower() in held and unless is not None:
+                value = unless(held[s.args[0].lower()], value)
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1], statuses), "always"],
                              s.span, comment="also on the refusal"))
             changed = True
@@ -626,6 +643,11 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
 # the variables of the headers a server-context rewrite rule's own answer carries (passes/
 # rewrite_location_headers): set right before the rule answers, empty on every other answer
 _CARRIERS = ("$a2n_rwhdr", "$a2n_rwloc")
+
+
+# an add_header value made of variables alone (a conditional line's map): empty where none of them sends one
+_VARIABLES = re.compile(r"(?:\$\w+|\$\{\w+\})+")
+_VARIABLE = re.compile(r"\$\w+|\$\{\w+\}")
 
 
 def _carried(s: Stmt) -> bool:
