@@ -16,6 +16,9 @@ from ..model import Location, NginxModel, Stmt
 
 RERUN = "httpd runs the server's rules again on the result (an internal redirect)"
 PREFIX = "/a2n_rerun"
+# "1" on the pass through the server's rewrite phase that a rerun starts, where the server's rules read
+# %{REQUEST_METHOD} (passes.rewrite._method_pass): httpd's internal redirect keeps the request's method
+RERUN_PASS = "$a2n_rerun_pass"
 
 
 def route_reruns(model: NginxModel) -> None:
@@ -25,8 +28,9 @@ def route_reruns(model: NginxModel) -> None:
             _reroute(loc, done)
         if done:
             span = next(iter(done.values())).span
+            marks = [Stmt("set", [RERUN_PASS, "1"], span)] if server.settings.get("rewrite_method_pass") else []
             server.locations.append(Location("^~", PREFIX + "/", [
-                Stmt("internal", [], span),
+                Stmt("internal", [], span), *marks,
                 Stmt("rewrite", [f"(?s)^{PREFIX}(/.*)$", "$1", "break"], span),
                 Stmt("try_files", ["", "$uri$is_args$args"], span,
                      comment="an internal redirect: the server's rewrite phase runs again on the result"),

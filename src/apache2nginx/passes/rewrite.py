@@ -1165,6 +1165,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # rule mapped it to a directory of per-directory [P] rules (rewrite_dirindex)
         _mark_moving(statements, server.settings["rewrite_pdir_moving"])
         statements[:0] = [Stmt("set", [dirindex.REQUEST, "$uri"], None), Stmt("set", [dirindex.MOVER, ""], None)]
+    if state.per_dir is None and compiler.needs_method:
+        statements[:0] = _method_pass(server)
     if compiler.needs_request_uri:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
@@ -1270,6 +1272,29 @@ def _mark_moving(statements: list[Stmt], lines: set) -> None:
             out.append(st)
         return out
     statements[:] = place(statements, True)
+
+
+def _method_pass(server: Server) -> list[Stmt]:
+    """%{REQUEST_METHOD} of the server's rules (rewrite_compile.METHOD). mod_dir looks a directory's index file
+    up in a subrequest (ap_sub_req_lookup_uri, whose method is always GET), and the server's rules see that
+    subrequest with GET whatever the request's own method (a POST rewritten to a directory does not meet a
+    POST-only rule again on its index file). nginx's index redirect keeps the request's method ($request_method)
+    as it runs the server's rewrite phase again. Every later pass (a variable set in the first one is still set)
+    reads GET here (a FallbackResource is a GET subrequest too), except an error_page pass (nginx's own GET, or
+    HEAD, as httpd's ErrorDocument) and a per-directory rewrite's result (emit.rerun marks it: httpd's internal
+    redirect keeps the method)."""
+    from ..emit.rerun import RERUN_PASS
+    from .rewrite_compile import METHOD
+    server.settings["rewrite_method_pass"] = True
+    kind, passed = "$a2n_rw_method_pass", "$a2n_rw_passed"
+    return [
+        Stmt("set", [METHOD, "$request_method"], None),
+        Stmt("set", [kind, "${" + passed[1:] + "}:${" + RERUN_PASS[1:] + "}:$status"], None),
+        Stmt("set", [passed, "1"], None),
+        Stmt("set", [RERUN_PASS, ""], None),
+        Stmt("if", [f'({kind} = "1::000")'], None, block=[Stmt("set", [METHOD, "GET"], None)],
+             comment="mod_dir looks the index file up in a GET subrequest"),
+    ]
 
 
 def _pin_request_uri_conditions(ctx: Context, statements: list[Stmt], points: list[Stmt]) -> None:

@@ -22,6 +22,11 @@ from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
 from .vhost_alias import server_name_variable
 
+# %{REQUEST_METHOD} in server context: the request's method, GET on the pass after nginx's index redirect
+# (rewrite._method_pass)
+METHOD = "$a2n_rw_method"
+
+
 class Unsupported(Exception):
     def __init__(self, code: str, message: str):
         super().__init__(message)
@@ -36,6 +41,7 @@ class Compiler:
         self.per_dir = state.per_dir
         self.out: list[Stmt] = []
         self.needs_request_uri = False
+        self.needs_method = False           # a server-context condition reads %{REQUEST_METHOD} (METHOD)
         self.counter = 0
         self.tests_built: list[Stmt] = []   # `set` statements that build a composite test string
         self.lookups: list[Stmt] = []       # statements that look RewriteMap values up
@@ -90,6 +96,9 @@ class Compiler:
             return PER_DIR_VARIABLES[upper]
         if upper == "SERVER_NAME":
             return server_name_variable(self.ctx, self.server)
+        if upper == "REQUEST_METHOD" and self.per_dir is None:
+            self.needs_method = True
+            return METHOD
         if upper in VARIABLES:
             value = VARIABLES[upper]
             if value == "$a2n_request_uri":
