@@ -347,6 +347,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N835": effects(),                # no URL reaches the directory
     "A2N838": effects("status@status-403", "header@status-403", "location@status-403",
                       "backend@status-403"),  # the directory is refused (403)
+    "A2N882": effects("status@status-403", "header@status-403", "location@status-403",
+                      "backend@status-403"),  # the directory of the [P] rule is refused (403)
     "A2N780": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the rule's requests are refused (403)
     "A2N890": effects("status@status-403", "header@status-403", "location@status-403",

@@ -1953,6 +1953,16 @@ _short("A2N838", "rewrite-directory-refused", "error", "Per-directory rules that
        "requests httpd serves under the directory get 403 from nginx.",
        "rewrite the rules so that they translate (see the error beside each rule), or refuse the URLs with an "
        "access rule of the directory.")
+_short("A2N882", "rewrite-directory-proxy-refused", "error", "Per-directory rules that proxy are left out: the directory is refused.",
+       "the per-directory rewrite rules of a directory could not be translated (see the error beside each), and "
+       "one of them proxies ([P]). httpd answers those requests from the backend, and its answer of any status "
+       "carries the onsuccess Header lines (`Header` without always) of the server and of the URL's sections, "
+       "a security header such as Strict-Transport-Security among them; left out, nginx would serve the URL's "
+       "local file or answer its own 404 without them. Where the server has such lines, the translation "
+       "answers 403 for every URL of the directory instead, with the headers httpd's answer could carry.",
+       "requests httpd proxies or serves under the directory get 403 from nginx.",
+       "rewrite the rules so that they translate (see the error beside each rule), or proxy with ProxyPass in "
+       "a <Location>.")
 _short("A2N890", "rewrite-directory-regex-refused", "error", "A regex location over directories with different per-directory rules is refused.",
        "httpd runs a directory's per-directory rewrite rules (in <Directory> or .htaccess) for every file of the "
        "directory, whatever <LocationMatch> section its URL also matches. nginx chooses the section's regex "

@@ -37,7 +37,7 @@ from . import rewrite_merge
 from .rewrite_compile import _quote_regex
 from .rewrite_location_headers import (REFUSED_RULE, carry_location_headers, carry_proxy_headers,
                                        carry_dirslash_headers, carry_refusal_headers, carry_rewrite_headers,
-                                       refused_directory_headers, refused_rule_results)
+                                       header_scopes, refused_directory_headers, refused_rule_results)
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
@@ -822,12 +822,26 @@ def _may_refuse(rule: RRule) -> bool:
     return not (rule.substitution == "-" or any(f in rule.flags for f in ("R", "P")))
 
 
-def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rules: list[RRule]) -> None:
-    """The URLs of a per-directory context whose rules (RULES) are left out answer 403: where a left-out rule
-    would refuse a request, serving it would widen access. The 403 carries the headers of the sections the
-    rules may rewrite to, which httpd's answer may (refused_directory_headers), here and in the locations
-    below the directory the layout repeats the refusal in (`refusal_headers`), and the layout sets the
-    SetEnvIf variables its Header lines test again from the rules' results (refused_rule_results)."""
+def _onsuccess_headers(ctx: Context, server: Server) -> bool:
+    """Whether an onsuccess `Header` line (one nginx sends through a status gate: onsuccess) holds anywhere in
+    SERVER or the main server: at server level or in a <Location>, <Directory> or <Files> section."""
+    gated = ctx.model.onsuccess_ungated
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    statements = list(ctx.model.http_statements) + [st for h in holders for st in h.statements] + \
+        [st for scope in header_scopes(ctx, server, ("location", "directory", "files")) for st in scope.statements]
+    return any(st.name == "add_header" and len(st.args) >= 2 and st.args[1] in gated for st in statements)
+
+
+def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rules: list[RRule],
+                   proxied: bool = False) -> None:
+    """The URLs of a per-directory context whose rules (RULES) are left out answer 403: where a left-out rule would
+    refuse a request, serving it would widen access; where it proxies (PROXIED, A2N882), httpd answers from the
+    backend, and its answer of any status carries the onsuccess Header lines of the server and the URL's sections
+    (mod_proxy's response fills r->headers_out, which mod_headers' FIXUP_HEADERS_OUT filter reaches), where nginx
+    would serve the local file or answer its own 404 without them. The 403 carries the headers of the sections the
+    rules may rewrite to, which httpd's answer may (refused_directory_headers), here and in the locations below the
+    directory the layout repeats the refusal in (`refusal_headers`), and the layout sets the SetEnvIf variables its
+    Header lines test again from the rules' results (refused_rule_results)."""
     prefix = per_dir.rstrip("/") + "/"
     refusal = Stmt("return", ["403"], rule.span, comment=DIRECTORY_REFUSAL)
     carried = refused_directory_headers(ctx, server, rules, prefix)
@@ -844,6 +858,12 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rule
         loc.directory_rules.append(refusal)
         loc.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment, resets=h.resets,
                                    conditional=h.conditional) for h in carried)
+    if proxied:
+        ctx.diags.add("A2N882", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of "
+                      f"{prefix} are not translated and one proxies requests there, which nginx would serve from "
+                      "the local files without the headers httpd's proxied answer carries; the translation "
+                      "refuses every request of the directory (403)", rule.span, directive="RewriteRule")
+        return
     ctx.diags.add("A2N838", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of {prefix} "
                   "are not translated and may refuse requests there, so the translation refuses every request "
                   "of the directory (403)", rule.span, directive="RewriteRule")
@@ -950,9 +970,15 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                 _not_translated(ctx, rule, "A2N745", f"the access rules of a section{where} that httpd checks "
                                 "before these per-directory rules would run after them in nginx")
             refusing = next((r for r in state.rules if _may_refuse(r)), None)
+            proxying = next((r for r in state.rules if "P" in r.flags), None)
             if refusing is not None:
                 # left out, a rule that answers with an error would let nginx serve what httpd refuses
                 _refuse_region(ctx, server, state.per_dir, refusing, state.rules)
+            elif proxying is not None and _onsuccess_headers(ctx, server):
+                # left out, a [P] rule would let nginx serve the URL's local file (or answer its own 404)
+                # where httpd answers from the backend, with the onsuccess Header lines whatever the status;
+                # without such lines, the backend's answer is the whole difference (A2N745)
+                _refuse_region(ctx, server, state.per_dir, proxying, state.rules, proxied=True)
             return
     compiler = Compiler(ctx, server, state)
     tls = server.ssl
