@@ -35,9 +35,10 @@ from .rewrite_compile import Compiler, Unsupported, _apart, _map_key
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
 from .rewrite_compile import _quote_regex
-from .rewrite_location_headers import (REFUSED_RULE, carry_location_headers, carry_proxy_headers,
-                                       carry_dirslash_headers, carry_refusal_headers, carry_rewrite_headers,
-                                       header_scopes, refused_directory_headers, refused_rule_results)
+from .rewrite_location_headers import (REFUSED_RULE, carry_dirslash_headers, carry_location_error_pages,
+                                       carry_location_headers, carry_proxy_headers, carry_refusal_headers,
+                                       carry_rewrite_headers, header_scopes, refused_directory_headers,
+                                       refused_rule_results)
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
@@ -1228,6 +1229,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         carry_proxy_headers(ctx, server, statements)
         carry_refusal_headers(ctx, server, statements, compiler.refusal_sections)
         carry_dirslash_headers(ctx, server, statements)
+        carry_location_error_pages(ctx, server, statements)
     server.own_statements.extend(statements)
 
 

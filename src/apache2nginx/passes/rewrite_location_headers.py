@@ -28,6 +28,10 @@ answer could (carry_refusal_headers); so does the 403 of a location refused for 
 cannot place, where the rewritten file lands and httpd serves it: the carried onsuccess values there are
 the success's (_carried_map, emit.inherit). mod_dir's redirect of a directory result carries that directory's
 `Header always` lines (carry_dirslash_headers).
+
+The same early walk gives a rule's error answer ([F], [G], [R=4xx]) the ErrorDocument of the matching
+<Location> sections, whose page (with its own headers) httpd sends with the status; nginx's server-level
+answer knew only the server's error_page (carry_location_error_pages).
 """
 from __future__ import annotations
 
@@ -37,7 +41,7 @@ import re
 from ..model import Location, Server, Stmt
 from .rewrite_compile import _quote_regex
 
-__all__ = ["carry_location_headers", "carry_proxy_headers", "refused_directory_headers"]
+__all__ = ["carry_location_error_pages", "carry_location_headers", "carry_proxy_headers", "refused_directory_headers"]
 
 
 def _answers(st: Stmt) -> bool:
@@ -738,3 +742,62 @@ def _result_file_sections(ctx, server: Server, rules, prefix: str, urls: list[tu
                 pass
         files.append(scope)
     return [scope for _, scope in directories] + files
+
+
+# ------------------------------------------------------- the <Location> ErrorDocument of a rule's own answer
+
+# the internal locations a server-context rule's error answer is sent to (one per status and section)
+RULE_ERROR_PREFIX = "/.a2n-rule-error-"
+
+
+def carry_location_error_pages(ctx, server: Server, statements: list[Stmt]) -> None:
+    """Answer the error statuses of the server-context rules among STATEMENTS with the ErrorDocument of the
+    <Location>/<LocationMatch> sections matching the original URL. httpd merges those sections (the first
+    ap_location_walk of ap_process_request_internal, server/request.c) before translate_name, and ap_die
+    answers a rule's [F], [G] or [R=4xx] with the ErrorDocument in force then: the last matching section
+    naming one for the status, else the server's. nginx answers the rule in its server-rewrite phase, before
+    a location is chosen, where only the server's error_page applies (and error_page is not allowed in a
+    server-level `if`). So which section's page applies is worked out from the original URL first (as for
+    the headers, carry_proxy_headers), and each such answer becomes a rewrite to an internal location per
+    section holding its error_page, which answers the status there; one holding the server's pages answers
+    it where no section names a page. The internal location, without headers of its own, sends the server's
+    add_header list, as the server-level answer did."""
+    statuses: dict[str, list[Stmt]] = {}
+
+    def walk(stmts: list[Stmt], top: bool) -> None:
+        for st in stmts:
+            if (st.name == "return" and len(st.args) == 1 and st.args[0].isdigit() and int(st.args[0]) >= 400
+                    and not (st.comment or "").startswith(REFUSED_RULE)):
+                statuses.setdefault(st.args[0], []).append(st)
+            elif st.block and top:
+                walk(st.block, False)
+    walk(statements, True)
+    if not statuses:
+        return
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    scopes = [sc for h in holders for sc in h.scopes if sc.kind == "location"]
+    chooser: list[Stmt] = []
+    for code, answers in sorted(statuses.items()):
+        paging = [(sc, [st for st in sc.statements if st.name == "error_page" and code in st.args[:-1]])
+                  for sc in scopes]
+        paging = [(sc, pages) for sc, pages in paging if pages]
+        if not paging:
+            continue
+        base = f"{RULE_ERROR_PREFIX}{code}"
+        select = f"$a2n_rule_error_{code}"
+        chooser.append(Stmt("set", [select, base], None))
+        for i, (scope, pages) in enumerate(paging, 1):
+            op = "~*" if scope.nocase else "~"
+            chooser.append(Stmt("if", [f"($uri {op} {_quote_regex(_region(scope))})"], scope.span,
+                                block=[Stmt("set", [select, f"{base}-{i}"], scope.span)],
+                                comment="the <Location> ErrorDocument of a rule's own answer"))
+            server.locations.append(Location("=", f"{base}-{i}", [
+                Stmt("internal", [], scope.span),
+                *(Stmt("error_page", list(st.args), st.span, comment=st.comment) for st in pages),
+                Stmt("return", [code], scope.span)], scope.span))
+        server.locations.append(Location("=", base, [Stmt("internal", [], None), Stmt("return", [code], None)]))
+        for st in answers:
+            st.name, st.args = "rewrite", ["^", select, "last"]
+            st.comment = ((st.comment + "; ") if st.comment else "") + \
+                "httpd answers with the ErrorDocument of the <Location> sections of the original URL"
+    statements[:0] = chooser
