@@ -39,7 +39,7 @@ import copy
 import re
 
 from ..model import Location, Server, Stmt
-from .rewrite_compile import _quote_regex
+from .rewrite_compile import _apart, _quote_regex
 
 __all__ = ["carry_location_error_pages", "carry_location_headers", "carry_proxy_headers", "refused_directory_headers"]
 
@@ -57,6 +57,16 @@ def _region(scope) -> str:
         return "^/"
     escaped = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", path)
     return "^" + escaped if path.endswith("/") else "^" + escaped + "(/|$)"
+
+
+def _literal_start(scope) -> str:
+    """The literal text every URL a <Location> (or anchored <LocationMatch>) covers starts with ("" if none)."""
+    if not scope.regex:
+        return scope.path
+    if scope.nocase or not scope.path.startswith("^"):
+        return ""
+    literal = re.match(r"[^\\.^$*+?()\[\]{}|]*", scope.path[1:]).group(0)
+    return literal[:-1] if scope.path[1 + len(literal):][:1] in ("*", "?", "{") else literal
 
 
 def _headers(ctx, server: Server) -> list[tuple[str, list[tuple[object, str, Stmt]]]]:
@@ -761,17 +771,19 @@ def carry_location_error_pages(ctx, server: Server, statements: list[Stmt]) -> N
     the headers, carry_proxy_headers), and each such answer becomes a rewrite to an internal location per
     section holding its error_page, which answers the status there; one holding the server's pages answers
     it where no section names a page. The internal location, without headers of its own, sends the server's
-    add_header list, as the server-level answer did."""
-    statuses: dict[str, list[Stmt]] = {}
+    add_header list, as the server-level answer did. A rule whose pattern cannot reach any such section keeps
+    its own `return`: there $uri stays the request's, which the server's header conditions read."""
+    statuses: dict[str, list[tuple[Stmt, str | None]]] = {}
 
-    def walk(stmts: list[Stmt], top: bool) -> None:
+    def walk(stmts: list[Stmt], pattern: str | None) -> None:
         for st in stmts:
             if (st.name == "return" and len(st.args) == 1 and st.args[0].isdigit() and int(st.args[0]) >= 400
                     and not (st.comment or "").startswith(REFUSED_RULE)):
-                statuses.setdefault(st.args[0], []).append(st)
-            elif st.block and top:
-                walk(st.block, False)
-    walk(statements, True)
+                statuses.setdefault(st.args[0], []).append((st, pattern))
+            elif st.block and st.name == "if" and pattern is None:
+                test = re.fullmatch(r'\(\$uri ~ "?(\^[^"]*)"?\)', " ".join(st.args))
+                walk(st.block, test.group(1) if test else "")
+    walk(statements, None)
     if not statuses:
         return
     holders = [server] if server is ctx.main else [ctx.main, server]
@@ -781,7 +793,9 @@ def carry_location_error_pages(ctx, server: Server, statements: list[Stmt]) -> N
         paging = [(sc, [st for st in sc.statements if st.name == "error_page" and code in st.args[:-1]])
                   for sc in scopes]
         paging = [(sc, pages) for sc, pages in paging if pages]
-        if not paging:
+        answers = [st for st, pattern in answers
+                   if not pattern or not all(_apart(pattern, _literal_start(sc)) for sc, _ in paging)]
+        if not paging or not answers:
             continue
         base = f"{RULE_ERROR_PREFIX}{code}"
         select = f"$a2n_rule_error_{code}"
