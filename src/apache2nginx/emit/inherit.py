@@ -591,14 +591,15 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         # ... except in an open region, where httpd serves the files the URLs name: there the onsuccess line
         # of a header a `Header always` line sends too (with a condition or without) goes on the refusal
         # where the request names such a file, and not on the others (httpd's 404 carries the always line
-        # alone)
+        # alone). A `Header always` line whose condition reads the status is no such onsuccess line: its
+        # status says nothing of httpd's (200 or 404), so it goes on every refusal with its value, as elsewhere
         refused = getattr(ungate, "refused", {})
         twins = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
                  and s.args[-1] == "always" and not _carried(s) and s.args[1] not in refused}
     sent, changed = [], False
     for s in headers:
         value = ungated[id(s)]
-        if value is not None and serving and s.args[0].lower() in twins:
+        if value is not None and serving and s.args[0].lower() in twins and (from_gate is None or from_gate(s.args[1])):
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1]),
                                             "always"], s.span, comment=_FOR_SERVED))
             changed = True
