@@ -2695,6 +2695,33 @@ def _walk_test(loc: Location) -> list[Stmt]:
     ]
 
 
+def _walk_test_without_if(loc: Location, tests: list[Stmt], model: NginxModel) -> list[Stmt]:
+    """_walk_test for a file section's location under a FallbackResource: a request an `if` keeps is served
+    with the `if` block's configuration, which has no try_files (404 where httpd falls back), and the walk's
+    tests hold for every request. The names are tested in maps instead; the directory holding the last
+    segment is missing, for a request that stays in the location, only where a file stands higher up (else
+    the request falls back), which the path-info tests (TESTS, the empty `if`s that keep such a request from
+    falling back) tell."""
+    span = loc.span
+    op = "~*" if loc.modifier == "~*" else "~"
+    up = model.shared_map("a2n_walk_up_", "$uri", [(r"~^(.*)/[^/]*$", "$1")], '""', span, volatile=True)
+    name = model.shared_map("a2n_walk_name_", "$uri", [(r"~(/[^/]*)$", "$1")], "$uri", span, volatile=True)
+    higher = model.shared_map("a2n_walk_higher_", up, [(op + loc.path, "h")], '""', span, volatile=True)
+    last = model.shared_map("a2n_walk_last_", name, [(op + loc.path, "l")], '""', span, volatile=True)
+    applies = model.shared_map("a2n_walk_applies_", "$a2n_walk_at", [(r"~^w(?:h?l|mhl?)$", '""')], "$uri",
+                               span, volatile=True)
+    missing = [Stmt("if", list(st.args), span, comment="a file stands higher up: the directory holding the "
+                    "last segment is missing", block=[Stmt("set", ["$a2n_walk_at", "${a2n_walk_at}m"], span)])
+               for st in tests]
+    return [
+        Stmt("set", ["$a2n_walk_at", "w"], span, comment=_WALK_COMMENT),
+        *missing,
+        Stmt("set", ["$a2n_walk_at", f"${{a2n_walk_at}}{higher}{last}"], span,
+             comment="a segment before the last, and the last, match"),
+        Stmt("set", [WALK, applies], span, comment="empty where the section applies"),
+    ]
+
+
 def _walk_missed(model: NginxModel) -> str:
     """A variable set where the walk misses the name (WALK is the URI tested) and $uri is still that URI: a
     rule's `rewrite ... break` serves another file from the location (whose headers it keeps, as before)."""
@@ -2737,7 +2764,9 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
     its add would join it. So too where an error page in force there is a URL elsewhere (ErrorDocument 404
     http://...): httpd answers the miss with a redirect (302) carrying none of the section's lines, as it
     does a rule's redirect. (An append or merge that the render joins to an enclosing set's line is sent
-    joined, as before; a header only the section adds is sent on such a miss's error answer, A2N512.)"""
+    joined, as before; a header only the section adds is sent on such a miss's error answer, A2N512.) Under a
+    FallbackResource the walk is tested without `if` blocks, which would leave the fallback's try_files
+    behind (_walk_test_without_if)."""
     from .refusal_pages import _in_force
     unless = _unless(model)
     lines = {id(st) for f in files for st in f.statements
@@ -2775,11 +2804,39 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
         # nginx answers an error sent to a URL with a 302 to it, from the location the error arose in
         return any(st.args and st.args[-1].lower().startswith(("http://", "https://")) for st in pages)
 
-    def gate(loc: Location, enclosing: dict[str, set], pages: list[Stmt]) -> None:
+    main = model.main_server
+
+    def tests_of(own: Stmt | None, statements: list[Stmt]) -> list[Stmt] | None:
+        # the path-info tests of the FallbackResource OWN (None: none, or disabled), the ones of its named
+        # location where a virtual host's goes through one
+        if own is None or own.comment == FALLBACK_DISABLED:
+            return None
+        if own.args and own.args[-1].startswith("@"):
+            named = next((l for s in (server, main) if s is not None for l in s.locations
+                          if l.path == own.args[-1]), None)
+            statements = named.statements if named is not None else []
+        return [st for st in statements if st.name == "if" and st.comment == PATH_INFO_TEST]
+
+    def fallback_of(statements: list[Stmt]) -> Stmt | None:
+        return next((st for st in statements if st.name == "try_files"
+                     and st.comment in FALLBACK_COMMENTS | {FALLBACK_DISABLED}), None)
+
+    def fallback_tests(loc: Location, inherited: list[Stmt] | None) -> list[Stmt] | None:
+        # the path-info tests of the FallbackResource _carry_fallback gives LOC (None: it has none)
+        own = fallback_of(loc.statements)
+        if own is not None:
+            return tests_of(own, loc.statements)
+        if inherited is None or loc.path.startswith("@") or any(
+                st.name in _NO_FALLBACK or st.name in _PASSES or st.name == "try_files" for st in loc.statements):
+            return None
+        return inherited
+
+    def gate(loc: Location, enclosing: dict[str, set], pages: list[Stmt], fallback: list[Stmt] | None) -> None:
         enclosing = _header_lines(loc.statements, enclosing)
         pages = error_pages(loc.statements, pages)
+        fallback = fallback_tests(loc, fallback)
         for inner in loc.locations:
-            gate(inner, enclosing, pages)
+            gate(inner, enclosing, pages, fallback)
             if inner.modifier not in ("~", "~*") or not inner.path.startswith(_SEGMENT) \
                     or not (_redirects(inner.directory_rules) or replaces_enclosing(inner, enclosing)
                             or redirects_errors(error_pages(inner.statements, pages))):
@@ -2790,14 +2847,20 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
                 out.extend(made if made is not None else [st])
                 changed = changed or made is not None
             if changed:
-                inner.statements[:] = _walk_test(inner) + out
+                tests = fallback_tests(inner, fallback)
+                inner.statements[:] = (_walk_test(inner) if tests is None else
+                                       _walk_test_without_if(inner, tests, model)) + out
 
     outer = _header_lines(model.http_statements + server.statements, {})
-    main = model.main_server
     outer_pages = error_pages(server.statements, error_pages(main.statements, []) if main is not None
                               and main is not server else [])
+    top, holder = fallback_of(server.statements), server.statements
+    if top is None and main is not None and main is not server and server.settings.get(FALLBACK) != "" and \
+            not any(st.name == "try_files" for st in server.statements):
+        top, holder = fallback_of(main.statements), main.statements
+    top_tests = tests_of(top, holder)
     for loc in server.locations:
-        gate(loc, outer, outer_pages)
+        gate(loc, outer, outer_pages, top_tests)
 
 
 def _refuse_directory_names(locations: list[Location]) -> None:
