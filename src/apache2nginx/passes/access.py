@@ -1162,7 +1162,7 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
             return [Stmt("deny", ["all"], exc.span, comment="httpd answers 500: a .htaccess directive its "
                          "AllowOverride forbids")]
         return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused",
-                     shut_region=_errs_for_everyone(configs), login=asks_login(configs))]
+                     shut_region=_errs_for_everyone(configs) or refuses_all(configs), login=asks_login(configs))]
 
 
 def _errs_for_everyone(configs: list[AccessConfig]) -> bool:
@@ -1184,6 +1184,34 @@ def _errs_for_everyone(configs: list[AccessConfig]) -> bool:
     if eff.refuse is not None or eff.conditionals:
         return False
     return all(v.satisfy != "any" and auth_type_without_authz(v) is not None for v in views)
+
+
+def refuses_all(configs: list) -> bool:
+    """Whether the sections covering a region refuse everyone by themselves (`Deny from all` without Allow or
+    Require, or `Require all denied` alone, or beside any other line of a <RequireAll>): httpd answers there
+    with its own 403, whatever a section the translation could not place adds, or a rule nginx cannot check
+    beside it. mod_authz_core ends a <RequireAll> at its first denied child, and a child before it can only
+    make the answer an error too (AUTHZ_GENERAL_ERROR, a 500: apply_authz_sections); the error response
+    carries the `Header always` lines alone."""
+    configs = [c for c in configs if c is not None]
+    if not configs or any(not isinstance(c, AccessConfig) or c.conditionals or c.limits or c.stack
+                          or c.refuse is not None or c.ssl_only is not None or c.ssl_requires for c in configs):
+        return False
+    try:
+        eff = merge(configs)
+    except Refused:
+        return False
+
+    def denied(authz) -> bool:
+        if authz.op == "leaf":
+            return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
+        if authz.op == "all":
+            return any(denied(c) for c in authz.children)
+        return authz.op == "any" and bool(authz.children) and all(denied(c) for c in authz.children)
+    if eff.authz is None:
+        return eff.compat and eff.satisfy != "any" and not eff.allows \
+            and any(host.lower() == "all" for host, _ in eff.denies)
+    return denied(eff.authz) and not eff.compat
 
 
 def server_conditionals(model, server) -> list[AccessConfig]:
