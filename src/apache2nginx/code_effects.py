@@ -244,6 +244,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N713": effects("header cache-control:changed", "header expires:changed"),  # an old file's expiry
     "A2N774": effects(),                # both servers answer 500 there
     "A2N775": effects(),                # both servers answer 500 there
+    "A2N897": effects("status:changed@server-error,nginx-refused"),  # 403 where httpd answers 500
     "A2N776": effects(),                # both servers answer 500 there
     "A2N773": effects(),                # the section applies to no request in either server
     "A2N730": effects("status@status-403", "header@status-403", "location@status-403",

@@ -1423,6 +1423,15 @@ _short("A2N774", "authtype-without-require", "warning",
        "directives\") with 500 Internal Server Error; the translation answers 500 there too.",
        "nothing differs: both servers answer 500.",
        "add the Require line the login is meant for (usually Require valid-user), or remove the AuthType.")
+_short("A2N897", "authtype-without-require-satisfy-any", "warning",
+       "AuthType with no Require beside Order/Allow/Deny under Satisfy Any: httpd answers 500 where the hosts "
+       "refuse.",
+       "Under Satisfy Any httpd serves a request its host check (Order/Allow/Deny) admits without asking for "
+       "authorization; for any other address mod_authz_core finds an AuthType (other than None) with no "
+       "authorization directive (AH01627) and answers 500 Internal Server Error. The translation keeps the host "
+       "list: the addresses it admits are served, the others refused with nginx's 403.",
+       "addresses the host check refuses get 403 from nginx where httpd answers 500.",
+       "add the Require line the login is meant for (usually Require valid-user), or remove the AuthType.")
 _short("A2N775", "require-user-without-authtype", "warning",
        "A Require that needs a user with no AuthType: httpd answers every request in the region 500.",
        "where the merged Require lines can only be met by a user (Require user, group, valid-user) and no AuthType "

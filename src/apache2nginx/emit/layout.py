@@ -24,7 +24,8 @@ from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, Route, \
     Scope, Server, Stmt
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
-    _grants, access_statements, asks_login, directory_slash_statements, merge, options_statements, server_conditionals
+    _grants, access_statements, asks_login, directory_slash_statements, merge, options_statements, \
+    refuses_all as _refuses_all, server_conditionals
 from ..passes.access_cond import Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
@@ -72,26 +73,6 @@ def _grants_everyone(configs: list) -> bool:
         return False
     eff = merge(configs)
     return eff.authz is not None and not eff.compat and _grants(eff.authz)
-
-
-def _refuses_all(configs: list) -> bool:
-    """Whether the sections covering a region refuse everyone by themselves (`Deny from all` without Allow or
-    Require, or `Require all denied` alone): httpd answers there with its own 403, whatever a section the
-    translation could not place adds."""
-    configs = [c for c in configs if c is not None]
-    if not configs or any(not isinstance(c, AccessConfig) or c.conditionals or c.limits or c.stack
-                          or c.refuse is not None or c.ssl_only is not None or c.ssl_requires for c in configs):
-        return False
-    eff = merge(configs)
-
-    def denied(authz) -> bool:
-        if authz.op == "leaf":
-            return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
-        return authz.op in ("any", "all") and bool(authz.children) and all(denied(c) for c in authz.children)
-    if eff.authz is None:
-        return eff.compat and eff.satisfy != "any" and not eff.allows \
-            and any(host.lower() == "all" for host, _ in eff.denies)
-    return denied(eff.authz) and not eff.compat
 
 
 def segment_prefix(prefix: str, path: str) -> bool:

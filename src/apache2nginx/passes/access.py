@@ -14,6 +14,7 @@ what was refused — nginx then refuses more than httpd, never less.
 """
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import re
 from dataclasses import dataclass, field
@@ -1131,7 +1132,11 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
                  "add AuthType Basic, AuthName and AuthUserFile for the login, or a Require that needs no user"),
                 (BASIC_WITHOUT_NAME, "A2N776", f"AuthType Basic with no AuthName over {region}, where a login is "
                  "required: httpd answers every request there 500 (AH01615, \"need AuthName\"), credentials or "
-                 "not, and so does the translation", "add AuthName \"...\" beside the AuthType")):
+                 "not, and so does the translation", "add AuthName \"...\" beside the AuthType"),
+                (AUTHZ_MISSING_BY_ADDRESS, "A2N897", f"AuthType with no Require beside Order/Allow/Deny under "
+                 f"Satisfy Any over {region}: httpd serves an address the host check admits and answers the "
+                 "others 500 (AH01627); the translation lets the same addresses in and refuses the others 403",
+                 "add the Require line the login is meant for (Require valid-user), or remove the AuthType")):
             missing = next((st for st in stmts if st.comment == marker), None)
             if missing is not None and (code, missing.span) not in reported:
                 reported.add((code, missing.span))
@@ -1162,7 +1167,7 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
             return [Stmt("deny", ["all"], exc.span, comment="httpd answers 500: a .htaccess directive its "
                          "AllowOverride forbids")]
         return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused",
-                     shut_region=_errs_for_everyone(configs), login=asks_login(configs))]
+                     shut_region=_errs_for_everyone(configs) or refuses_all(configs), login=asks_login(configs))]
 
 
 def _errs_for_everyone(configs: list[AccessConfig]) -> bool:
@@ -1184,6 +1189,34 @@ def _errs_for_everyone(configs: list[AccessConfig]) -> bool:
     if eff.refuse is not None or eff.conditionals:
         return False
     return all(v.satisfy != "any" and auth_type_without_authz(v) is not None for v in views)
+
+
+def refuses_all(configs: list) -> bool:
+    """Whether the sections covering a region refuse everyone by themselves (`Deny from all` without Allow or
+    Require, or `Require all denied` alone, or beside any other line of a <RequireAll>): httpd answers there
+    with its own 403, whatever a section the translation could not place adds, or a rule nginx cannot check
+    beside it. mod_authz_core ends a <RequireAll> at its first denied child, and a child before it can only
+    make the answer an error too (AUTHZ_GENERAL_ERROR, a 500: apply_authz_sections); the error response
+    carries the `Header always` lines alone."""
+    configs = [c for c in configs if c is not None]
+    if not configs or any(not isinstance(c, AccessConfig) or c.conditionals or c.limits or c.stack
+                          or c.refuse is not None or c.ssl_only is not None or c.ssl_requires for c in configs):
+        return False
+    try:
+        eff = merge(configs)
+    except Refused:
+        return False
+
+    def denied(authz) -> bool:
+        if authz.op == "leaf":
+            return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
+        if authz.op == "all":
+            return any(denied(c) for c in authz.children)
+        return authz.op == "any" and bool(authz.children) and all(denied(c) for c in authz.children)
+    if eff.authz is None:
+        return eff.compat and eff.satisfy != "any" and not eff.allows \
+            and any(host.lower() == "all" for host, _ in eff.denies)
+    return denied(eff.authz) and not eff.compat
 
 
 def server_conditionals(model, server) -> list[AccessConfig]:
@@ -1466,6 +1499,9 @@ AUTHZ_MISSING = "AuthType without Require: httpd answers 500"
 USER_WITHOUT_AUTH = "Require user without AuthType: httpd answers 500"
 
 
+AUTHZ_MISSING_BY_ADDRESS = "AuthType without Require under Satisfy Any: httpd answers 500 where the hosts refuse"
+
+
 def _no_auth_type(eff: Effective) -> bool:
     """No AuthType (or AuthType None) and no other authentication directive nginx lacks: a Require that needs
     a user makes httpd look for one no module can give; the request then ends 500 whatever it carries (src:
@@ -1495,8 +1531,13 @@ def _authz_missing(eff: Effective) -> list[Stmt]:
         hosts = _compat_list(eff)
         if [(st.name, st.args) for st in hosts] == [("deny", ["all"])]:
             return hosts        # refused to everyone before authorization is asked
+    if eff.compat and eff.satisfy == "any" and not _compat_has_env(eff):
+        # under Satisfy Any an address the host check admits is served, authorization unasked (request.c,
+        # ap_process_request_internal): the host list lets those in; the others get httpd's 500, nginx's 403
+        hosts = _compat_list(eff)
+        hosts[-1] = dataclasses.replace(hosts[-1], comment=AUTHZ_MISSING_BY_ADDRESS)
+        return hosts
     if eff.compat:
-        # (under Satisfy Any an address the host check admits is served, request.c: the others get the 500)
         answers = "serves or answers 500" if eff.satisfy == "any" else "answers 403 or 500"
         raise Refused(f"AuthType without Require beside Order/Allow/Deny (httpd {answers} by address)",
                       eff.compat_span or where)
