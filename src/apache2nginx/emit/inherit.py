@@ -437,16 +437,16 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
 
 def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
                          from_gate: Callable[[str], bool]) -> list[Stmt]:
-    """STMTS of a file section's location that refuses every request by httpd's own rules (a first `deny
-    all`): httpd matches the section against the name its directory walk stops at, so under a missing
-    directory (/missing/a.txt is seen as `missing`) the section does not apply and httpd answers 404, where
-    nginx, matching the URL's last name, refuses (A2N747). A `Header always` whose condition reads the status
-    (`expr=%{REQUEST_STATUS} == 404`) is sent on that 403 with its value, as on the translation's own
-    refusals: httpd's status is not known there, and a security header is never to be lost. The onsuccess
-    lines stay as they are: httpd's answer is an error either way."""
+    """STMTS of a file section's location that refuses requests by httpd's own rules (a `deny`: every client
+    after a first `deny all`, or those its `allow` lines leave out): httpd matches the section against the name
+    its directory walk stops at, so under a missing directory (/missing/a.txt is seen as `missing`) the section
+    does not apply and httpd answers 404, where nginx, matching the URL's last name, refuses (A2N747). A
+    `Header always` whose condition reads the status (`expr=%{REQUEST_STATUS} == 404`) is sent on that 403
+    with its value, as on the translation's own refusals: httpd's status is not known there, and a security
+    header is never to be lost. The onsuccess lines stay as they are: httpd's answer is an error either way."""
     access = [s for s in stmts if s.name in ("allow", "deny")]
-    # (nginx takes the first rule that matches: a first `deny all` refuses everyone)
-    if not access or access[0].name != "deny" or access[0].args != ["all"] or any(_refusal(s) for s in stmts):
+    # (a client an `allow` admits gets nginx's own answer, whose status the header's map reads as before)
+    if not any(s.name == "deny" for s in access) or any(_refusal(s) for s in stmts):
         return stmts
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
     sent, changed = [], False
