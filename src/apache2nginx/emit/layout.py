@@ -678,7 +678,11 @@ class Layout:
                 continue
             # last, after everything carried between locations: mod_dir's fixup runs after every rewrite
             loc.statements.extend(stmts)
-        if self.refused_after_rules is not None:
+        # (only where a location kept its auth_request: that location declares the FILE the refusal reads, and
+        # nginx refuses a configuration reading a variable nothing declares)
+        if self.refused_after_rules is not None and any(
+                st.name == "auth_request" and st.args == [REFUSED_AFTER_RULES]
+                for loc in all_nested(server.locations) for st in loc.statements):
             span = self.refused_after_rules
             server.locations.append(Location("=", REFUSED_AFTER_RULES, [
                 Stmt("internal", [], span),
