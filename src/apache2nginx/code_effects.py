@@ -390,6 +390,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N893": effects("header:added@directory-request,error-status"),  # the index file's refusal with its headers
     "A2N895": effects("status:changed@server-error,nginx-refused"),  # 403 where httpd answers the .htaccess
     # failure's 500, for the requests the rule rewrites into the directory
+    "A2N899": effects("backend header"),  # a server's RequestHeader applied again after the internal redirect
     "A2N880": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the [P] rule's requests are refused (403)
     "A2N862": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",

@@ -2178,6 +2178,16 @@ _short("A2N895", "rewrite-into-failing-htaccess", "error",
        "and nginx's rewritten URI meets the same refusal.",
        "requests the rule rewrites into that directory get 403 from nginx where httpd answers 500.",
        "remove the directive from the .htaccess or widen AllowOverride.")
+_short("A2N899", "request-header-reapplied", "warning",
+       "A RequestHeader append, merge or edit runs twice on a per-directory rewrite's result in httpd.",
+       "mod_rewrite serves a per-directory rewrite to a URL path through an internal redirect; mod_headers "
+       "applied the original request's RequestHeader lines to the request headers in its fixups already, and "
+       "the redirected request shares that table and runs its fixups again: a server's append or edit (and a "
+       "merge of a value holding a comma) changes the header a second time. nginx's rewrite applies the line "
+       "once.",
+       "backends reached through such a rewrite see the appended value once in nginx where httpd sends it "
+       "twice (an edit applied once).",
+       "use RequestHeader set with the final value, or put the line in the section of the rewrite's target.")
 _short("A2N829", "rewrite-cookie-lifetime", "warning", "[CO] cookie lifetime is sent as Max-Age.",
        "httpd computes an `expires=` date from the lifetime in minutes; nginx cannot compute a date, so the "
        "translation sends `Max-Age` with the same number of seconds.",

@@ -733,6 +733,36 @@ def _report_chained_request_headers(ctx: Context) -> None:
                 ctx.redispose(op.directive, Disposition.APPROXIMATE)
 
 
+def _report_reapplied_request_headers(ctx: Context) -> None:
+    """A per-directory rewrite to a URL path is served through an internal redirect whose request shares the
+    original's headers_in (ap_internal_redirect); mod_headers' fixup applied the server's RequestHeader lines
+    to it already and applies them again on the redirected request. An append, an edit, or a merge of a value
+    holding a comma (never found among the list's members) changes the header twice there; nginx's rewrite
+    applies the line once. Reported for a server's own lines (those of the main server reach every virtual
+    host) where the server or the main server holds such a rewrite."""
+    redirects = {id(s): s.settings.get("rewrite_internal_redirects") for s in ctx.model.servers}
+    main_redirects = ctx.main.settings.get("rewrite_internal_redirects") or []
+    for op in ctx.model.request_header_ops:
+        args = op.directive.args
+        action = args[0].lower() if args else ""
+        if op.scope is not None or not (action in ("append", "edit", "edit*")
+                                        or action == "merge" and len(args) > 2 and "," in args[2]):
+            continue
+        if op.server is ctx.main:
+            spans = main_redirects or next((r for r in redirects.values() if r), [])
+        else:
+            spans = (redirects.get(id(op.server)) or []) + main_redirects
+        if not spans:
+            continue
+        ctx.diags.add("A2N899", f"RequestHeader {' '.join(args)}: httpd applies it again to a per-directory "
+                      f"rewrite's result (an internal redirect keeps the request headers), nginx once",
+                      op.directive.span, directive=op.directive.name,
+                      hint="use RequestHeader set with the final value",
+                      related=[sp for sp in spans[:3] if sp is not None])
+        if op.disposition is Disposition.EXACT:
+            ctx.redispose(op.directive, Disposition.APPROXIMATE)
+
+
 def _may_run_before(other: _RequestHeaderOp, op: _RequestHeaderOp, main) -> bool:
     """Whether httpd may apply OTHER to the header before OP: the main server's lines come before a virtual
     host's, a server's before a section's, and within one block the file order holds."""
@@ -802,6 +832,7 @@ def finish_model(ctx: Context) -> None:
     their chain is (with their server, finish_server: those of no server finished are settled here)."""
     setenvif.finish(ctx)
     _report_chained_request_headers(ctx)
+    _report_reapplied_request_headers(ctx)
     _finish_if_chains(ctx)
     span = ctx.main.settings.get("untyped_responses")
     if span is not None:

@@ -1211,6 +1211,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         statements.insert(0, Stmt("set", [END_MARK, ""], None,
                                   comment="no server-context [END] applied yet (again after an internal redirect)"))
     if state.per_dir is not None and location_statements:
+        _note_internal_redirects(server, location_statements)
         location_statements[:] = _rerun_server_rules(server, state, location_statements)
         prefix = state.per_dir.rstrip("/") + "/"
         loc = next((l for l in server.locations if l.path == prefix and l.modifier in ("", "^~")), None)
@@ -1235,6 +1236,19 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
 
 # the rewrite-phase statements: a `rewrite` without a flag that none of them follows searches the locations again
 _REWRITE_PHASE = frozenset({"rewrite", "return", "if", "set", "break"})
+
+
+def _note_internal_redirects(server: Server, statements: list[Stmt]) -> None:
+    """Records on SERVER (rewrite_internal_redirects) the spans of the per-directory rewrites to a URL path:
+    httpd serves their result through an internal redirect (redirect-handler, ap_internal_redirect), whose
+    request shares the original's headers_in and runs the fixups again (passes.headers reports the
+    RequestHeader lines that change the header a second time)."""
+    for st in statements:
+        if st.name == "if" and st.block:
+            _note_internal_redirects(server, st.block)
+        elif st.name == "rewrite" and len(st.args) >= 2 and st.args[2:] in ([], ["last"], ["break"]) \
+                and st.args[1].startswith("/") and not st.args[1].startswith(("//", "/a2n_")):
+            server.settings.setdefault("rewrite_internal_redirects", []).append(st.span)
 
 
 def _rerun_server_rules(server: Server, state: RewriteContext, statements: list[Stmt]) -> list[Stmt]:
