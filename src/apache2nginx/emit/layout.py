@@ -1745,6 +1745,24 @@ _FALLBACK_ERROR = "the always header of a location falling back here, on a faile
 _FALLBACK_WITHOUT = "the request falls back from here: a failed fallback drops the always headers it lacks"
 
 
+def _falling_back(server: Server):
+    """(location, the locations around it, its FallbackResource try_files) for each location of SERVER (nested
+    ones too, named ones not) that falls back."""
+    todo = [(loc, []) for loc in server.locations]
+    while todo:
+        loc, above = todo.pop()
+        todo.extend((inner, above + [loc]) for inner in loc.locations)
+        fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment == FALLBACK
+                         and st.args), None)
+        if fallback is not None and not loc.path.startswith("@"):
+            yield loc, above, fallback
+
+
+def _always_lines(stmts: list[Stmt]) -> list[Stmt]:
+    """The `add_header ... always` lines among STMTS."""
+    return [st for st in stmts if st.name == "add_header" and len(st.args) >= 3 and "always" in st.args[2:]]
+
+
 def _fallback_url(server: Server, fallback: Stmt) -> str:
     """The URL a FallbackResource's try_files falls back to: a virtual host's fallback goes through a named
     location (fallback.py), whose own try_files names the URL."""
@@ -1767,24 +1785,14 @@ def _fallback_error_headers(server: Server, model: NginxModel) -> None:
     fallback URL lands in answers the error with its own add_header lines only. So each location falling back
     sets a flag, and the landing location adds each always line it lacks on an error (4xx/5xx) where the
     flag is set: a map over $status and the flag (variables survive nginx's internal redirect)."""
-    def always(stmts: list[Stmt]) -> list[Stmt]:
-        return [st for st in stmts if st.name == "add_header" and len(st.args) >= 3 and "always" in st.args[2:]]
-
     flags: dict[tuple, str] = {}    # (landing location, header line) -> the flag the locations falling back set
-    todo = [(loc, []) for loc in server.locations]
-    while todo:
-        loc, above = todo.pop()
-        todo.extend((inner, above + [loc]) for inner in loc.locations)
-        fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment == FALLBACK
-                         and st.args), None)
-        if fallback is None or loc.path.startswith("@"):
-            continue
+    for loc, above, fallback in _falling_back(server):
         url = _fallback_url(server, fallback)
         target = _landing(server, url) or _no_location(server, url)
         if target is None or target is loc:
             continue
-        theirs = {tuple(st.args) for st in always(target.statements)}
-        for st in [st for holder in above + [loc] for st in always(holder.statements)]:
+        theirs = {tuple(st.args) for st in _always_lines(target.statements)}
+        for st in [st for holder in above + [loc] for st in _always_lines(holder.statements)]:
             if tuple(st.args) in theirs:
                 continue
             key = (id(target), tuple(st.args))
@@ -1813,25 +1821,15 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
     add_header list it sends."""
     from .refused_error_pages import serving_levels
 
-    def always(stmts: list[Stmt]) -> list[Stmt]:
-        return [st for st in stmts if st.name == "add_header" and len(st.args) >= 3 and "always" in st.args[2:]]
-
     def sent(levels: list[list[Stmt]]) -> list[Stmt]:
         # nginx inherits add_header from the enclosing level only where a level has none of its own
-        return always(next((level for level in levels if any(st.name == "add_header" for st in level)), []))
+        return _always_lines(next((level for level in levels if any(st.name == "add_header" for st in level)), []))
 
     outer = [server.own_statements, server.statements]
     if model.main_server is not None and model.main_server is not server:
         outer.append(model.main_server.statements)
     wrapped: dict[int, tuple] = {}      # a landing's line made conditional -> (the flag, the line as it was)
-    todo = [(loc, []) for loc in server.locations]
-    while todo:
-        loc, above = todo.pop()
-        todo.extend((inner, above + [loc]) for inner in loc.locations)
-        fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment == FALLBACK
-                         and st.args), None)
-        if fallback is None or loc.path.startswith("@"):
-            continue
+    for loc, above, fallback in _falling_back(server):
         url = _fallback_url(server, fallback)
         url = url[:-len("$is_args$args")] if url.endswith("$is_args$args") else url
         if not url.startswith("/") or url.startswith("//") or any(c in url for c in "$?|%"):
