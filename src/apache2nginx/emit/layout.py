@@ -571,9 +571,11 @@ class Layout:
         root_configs = [s.settings.get("access") for s in prefix_scopes if s.path == "/"]
         regex_routes = [r for r in all_routes if r.regex]
         regex_redirects: list[tuple[Route, Location]] = []
+        self.regex_route_locations = []
         for r in regex_routes:
             loc = self.regex_route(r, root_configs, root_access, root_statements, files_by_parent)
             server.locations.append(loc)
+            self.regex_route_locations.append(loc)
             if r.kind == "redirect":
                 regex_redirects.append((r, loc))
         # httpd maps a URL by AliasMatch/ProxyPassMatch/RedirectMatch before any section applies; a ^~ region
@@ -633,6 +635,7 @@ class Layout:
                 # may bring back rules of the region's directories that an earlier section replaced)
                 own_access = self.access([s.settings.get("access")], s.path, s.span)
                 self.guard_prefixes(s, own_access, prefix_locations)
+                self.guard_regex_routes(s, own_access)
             self.carry_regex_headers(s, prefix_locations)
         self.overlap_budget = _REGEX_OVERLAPS
         for i, (s, loc) in enumerate(laid_regex):
@@ -1023,6 +1026,33 @@ class Layout:
             todo.extend((n, merged) for n in loc.locations)
             # httpd's own refusal, or one in place of rules not translated (their headers are sent on it)
             exact = _refuses(merged) and not any(st.comment and "refused" in st.comment for st in merged)
+            refusal = Stmt("return", ["403"], scope.span, comment=None if exact else NOT_TRANSLATED_HERE)
+            loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
+                                          block=[refusal], comment="<LocationMatch> access rule"))
+
+    def guard_regex_routes(self, scope: Scope, access: list[Stmt]) -> None:
+        """A <LocationMatch> (or `<Location ~>`) with access rules also covers URLs an AliasMatch,
+        ProxyPassMatch or RedirectMatch maps: httpd merges it after the directories of the result, but nginx
+        picks the route's regex location, listed first, and never consults the section's. So where their
+        expressions may match the same URLs, the route's location (and those nested in it) refuses the
+        section's URLs in the rewrite phase: exact where the section refuses everyone, else narrower than
+        httpd (A2N742). ACCESS: the section's own rules."""
+        op = "~*" if scope.nocase else "~"
+        guarded = [loc for loc in getattr(self, "regex_route_locations", ())
+                   if _regexes_may_overlap(loc.path, loc.modifier == "~*", scope.path, bool(scope.nocase))]
+        if not guarded:
+            return
+        exact = _refuses(access) and not any(st.comment and "refused" in st.comment for st in access)
+        if not _refuses(access) and scope.span not in self.reported:
+            self.reported.add(scope.span)
+            self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
+                           "regex location; nginx picks the regex location of an AliasMatch, ProxyPassMatch or "
+                           "RedirectMatch listed before it for URLs both match, so its URLs there are refused to "
+                           "everyone (return 403)", scope.span)
+        todo = list(guarded)
+        while todo:
+            loc = todo.pop()
+            todo.extend(loc.locations)
             refusal = Stmt("return", ["403"], scope.span, comment=None if exact else NOT_TRANSLATED_HERE)
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))
