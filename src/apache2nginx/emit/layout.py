@@ -129,6 +129,7 @@ class Layout:
         self.scope_order: dict[int, int] = {}
         self.nested_regex: dict[int, Scope] = {}    # a <LocationMatch>'s location nested in a prefix one
         self.regex_scopes: list[Scope] = []     # the <LocationMatch> sections, in configuration order
+        self.regex_route_locations: list[Location] = []     # the server's AliasMatch-style regex locations
         self._access_memo: dict[tuple, tuple] = {}  # see `access`
         self._quiet_memo: dict[tuple, tuple] = {}   # ... its questions asked quietly (nothing reported)
         self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
@@ -1038,7 +1039,7 @@ class Layout:
         section's URLs in the rewrite phase: exact where the section refuses everyone, else narrower than
         httpd (A2N742). ACCESS: the section's own rules."""
         op = "~*" if scope.nocase else "~"
-        guarded = [loc for loc in getattr(self, "regex_route_locations", ())
+        guarded = [loc for loc in self.regex_route_locations
                    if _regexes_may_overlap(loc.path, loc.modifier == "~*", scope.path, bool(scope.nocase))]
         if not guarded:
             return
