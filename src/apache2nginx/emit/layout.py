@@ -2005,9 +2005,10 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
     region's `deny all`, or a <LocationMatch>'s `return 403` under a prefix location, guard_prefixes): the
     requests it rewrites meet that refusal in nginx (403), where httpd's internal redirect runs the region's own
     rules (a login asked with 401 and its challenge, say). The refusal's diagnostic speaks of the region's URLs;
-    this one, at the rule, of the URLs the rule rewrites there (its regex). A per-directory rule's result in a
-    <Location> refused for a RewriteRule the translation leaves out (LOCATION_REFUSAL) meets that refusal the
-    same way, where httpd runs the section's rules on it (A2N870); so does one under an Alias refused for the
+    this one, at the rule, of the URLs the rule rewrites there (its regex, and a per-directory rule's own
+    directory where it rewrites the index file looked up there, _index_requests). A per-directory rule's result
+    in a <Location> refused for a RewriteRule the translation leaves out (LOCATION_REFUSAL) meets that refusal
+    the same way, where httpd runs the section's rules on it (A2N870); so does one under an Alias refused for the
     rewrite rules of the directory it maps to (ALIAS_REFUSAL), where httpd serves the aliased file (after [END]
     no rule runs there) or runs those rules on it (A2N871). Only a result whose fixed start decides the
     prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
@@ -2039,13 +2040,17 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if key in seen:
                 continue
             seen.add(key)
+            # a per-directory rule rewrites its directory's own URL too where it rewrites the index file (httpd's
+            # mod_dir looks the index up with a subrequest the rule rewrites, and redirects there; nginx's
+            # `index` redirects internally to the index file, which the location's rule rewrites)
+            urls = [url] + (_index_requests(server, where, url) if where is not None else [])
             if (refusal.comment or "").startswith(FAILS_EARLY):
                 # the internal redirect's directory walk reads the .htaccess httpd refuses: a 500, before any
                 # section of the new URL applies, where nginx's refusal answers 403
                 diags.add("A2N895", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, whose "
                           ".htaccess httpd refuses (AllowOverride): httpd answers 500 Internal Server Error for the "
                           "requests the rule rewrites there, the translation refuses them (403)", st.span,
-                          directive="RewriteRule", related=[refusal.span] if refusal.span else [], urls=[url])
+                          directive="RewriteRule", related=[refusal.span] if refusal.span else [], urls=urls)
                 continue
             if refusal.comment == ALIAS_REFUSAL:
                 if where is not None:
@@ -2055,7 +2060,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                               "again after [END]), where nginx refuses the requests this rule rewrites there",
                               st.span, directive="RewriteRule",
                               related=[refusal.span] if refusal.span and refusal.span != st.span else [],
-                              urls=[url] + _index_requests(server, where, url))
+                              urls=urls)
                 continue
             if refusal.comment == LOCATION_REFUSAL:
                 if where is not None:       # (a server-context [PT] rule's is A2N866)
@@ -2063,12 +2068,12 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                               f"{target.path}, which the translation refuses (403) for a RewriteRule there it does "
                               "not translate; httpd's internal redirect runs that section's rules on the result, "
                               "where nginx refuses the requests this rule rewrites there", st.span,
-                              directive="RewriteRule", related=[refusal.span], urls=[url])
+                              directive="RewriteRule", related=[refusal.span], urls=urls)
                 continue
             diags.add("A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
                       "refused to everyone (403) for an access rule nginx cannot check there; the requests the rule "
                       "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
-                      urls=[url])
+                      urls=urls)
 
     walk(server.statements + server.own_statements, None)
     todo = list(server.locations)
