@@ -562,10 +562,10 @@ def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[S
         _result_file_sections(ctx, server, rules, prefix, urls)
     for scope in scopes:
         region = _scope_region(ctx, server, scope) if results else None
-        for st in scope.statements:
+        for st in _section_lines(ctx, scope, ungated):
             if st.name != "add_header" or len(st.args) < 2:
                 continue
-            value = ungated(st.args[1])
+            value = st.args[1]
             if (st.args[0].lower(), value, region) in taken:
                 continue
             taken.add((st.args[0].lower(), value, region))
@@ -582,6 +582,38 @@ def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[S
                             comment="also on the refusal (a section its rules may rewrite to)",
                             resets=st.resets if where is not None else None, conditional=where is not None))
     return out
+
+
+def _section_lines(ctx, scope, ungated) -> list[Stmt]:
+    """The header lines of SCOPE as its answer in httpd carries them, with the values httpd sends on a
+    success (UNGATED): mod_headers runs a section's lines in order on one table, where a later `Header set`
+    or `unset` drops the earlier lines of its header (a conditional one where its condition holds), so
+    `Header set X-Frame-Options SAMEORIGIN env=!debug` then `Header set X-Frame-Options DENY` sends DENY
+    alone; nginx would send each line (emit.inherit.header_order combines them as for a location's own)."""
+    from ..emit.inherit import header_order
+    from ..emit.render import _unless
+    from .header_join import known_lines
+    from .headers import _plain
+    plain, known = _plain(ctx), known_lines(ctx)
+    lines = []
+    for st in scope.statements:
+        if st.name == "add_header" and len(st.args) >= 2:
+            line = copy.copy(st)
+            line.args = [st.args[0], ungated(st.args[1]), *st.args[2:]]
+            # the value a line sends (where its condition holds), which an append/merge after it joins to
+            # (header_join.mark_plain records it for the section's own lines later)
+            if id(st) in plain and plain[id(st)][1] and line.args[1] == plain[id(st)][1]:
+                line.plain = plain[id(st)][1]
+            elif id(st) in known and known[id(st)][1] and line.args[1].startswith("$"):
+                ctx.model.header_values.setdefault(line.args[1], known[id(st)][1])
+                if line.resets and line.conditional:
+                    line.plain = known[id(st)][1]
+            st = line
+        lines.append(st)
+    try:
+        return header_order(lines, 0, _unless(ctx.model))
+    except ValueError:
+        return lines
 
 
 # a substitution whose result a map can compute: literal text and the pattern's back-references
