@@ -31,7 +31,7 @@ from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFU
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
-from .inherit import _FAILS_EARLY as FAILS_EARLY, FILE, SERVED
+from .inherit import _FAILS_EARLY as FAILS_EARLY, FILE, SERVED, _fails_early
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
@@ -1982,10 +1982,13 @@ def _refusal_reached(target: Location, url: str) -> Stmt | None:
     return None
 
 
-def _refused_landing(server: Server, target: str) -> Location | None:
-    """The ^~ location a URL made by a per-directory rewrite lands in, where the locations under its fixed
-    start that a variable's value could reach instead (which `_landing` leaves undecided) are all refused
-    for a RewriteRule the translation leaves out, as that one is: each answers the rewritten request alike."""
+def _refused_landing(server: Server, target: str, per_dir: bool) -> Location | None:
+    """The ^~ location a URL made by a rewrite lands in, where the locations under its fixed start that a
+    variable's value could reach instead (which `_landing` leaves undecided) are all refused as that one is,
+    so that each answers the rewritten request alike: for a RewriteRule the translation leaves out (a
+    per-directory rule's result, PER_DIR), or for a .htaccess httpd refuses (FAILS_EARLY), with every location
+    nested in them (a regex location under a directory's prefix) refused for it too: httpd fails the directory
+    walk of each URL there the same way."""
     if not target.startswith("/") or target.startswith("//"):
         return None
     fixed = target.split("?", 1)[0].split("$", 1)[0]
@@ -1994,8 +1997,13 @@ def _refused_landing(server: Server, target: str) -> Location | None:
     if found is None or found.modifier != "^~":
         return None
     reached = [found] + [l for l in server.locations if l.modifier in ("", "^~", "=") and l.path.startswith(fixed)]
-    if all(any(r.name == "return" and r.args == ["403"] and r.comment == LOCATION_REFUSAL for r in l.statements)
-           for l in reached):
+    if per_dir and all(any(r.name == "return" and r.args == ["403"] and r.comment == LOCATION_REFUSAL
+                           for r in l.statements) for l in reached):
+        return found
+
+    def failing(loc: Location) -> bool:
+        return _fails_early(loc.statements) and all(failing(inner) for inner in loc.locations)
+    if all(failing(l) for l in reached):
         return found
     return None
 
@@ -2011,7 +2019,8 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
     the same way, where httpd runs the section's rules on it (A2N870); so does one under an Alias refused for the
     rewrite rules of the directory it maps to (ALIAS_REFUSAL), where httpd serves the aliased file (after [END]
     no rule runs there) or runs those rules on it (A2N871). Only a result whose fixed start decides the
-    prefix location nginx picks (a ^~ one, or a server without regex locations) is followed."""
+    prefix location nginx picks (a ^~ one, or a server without regex locations) is followed, or one every
+    location of which under that start is refused alike (`_refused_landing`)."""
     seen: set = set()
     landings: dict = {}
 
@@ -2022,8 +2031,8 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if st.name != "rewrite" or len(st.args) < 2 or st.args[-1] in ("redirect", "permanent", "break"):
                 continue
             target = _landing(server, st.args[1], landings)
-            if target is None and where is not None:
-                target = _refused_landing(server, st.args[1])
+            if target is None:
+                target = _refused_landing(server, st.args[1], where is not None)
             refusal = _refusal_reached(target, st.args[1]) if target is not None else None
             if refusal is None or target is where or st.span is None:
                 continue
