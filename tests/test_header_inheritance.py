@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 
 def _locations(tmp_path, text: str) -> dict[str, list[list[str]]]:
@@ -120,3 +120,29 @@ def test_a_request_header_built_on_an_earlier_one_is_reported(tmp_path):
     chained = [d for d in json.loads(proc.stderr) if d["code"] == "A2N508"]
     assert [(d["line"], d["severity"]) for d in chained] == [(8, "warning")]
     assert [r["line"] for r in chained[0]["related"]] == [5]
+
+
+def test_a_refusal_sends_a_rewrite_target_sections_line_once(tmp_path):
+    """The 403 standing for a <Location>'s RewriteRule (A2N805) carries the Header lines of the sections the
+    rule may rewrite to; where that is the location's own section, httpd's answer runs its lines once, so the
+    refusal sends each value on one line, not the carried copy and the location's own line both."""
+    case = ROOT / "fixtures" / "cases" / "class-rewrite-location-refusal-header-once"
+    (tmp_path / "apache.conf").write_text((case / "apache.conf").read_text())
+    proc = run_cli("convert", "apache.conf", "--format", "json", cwd=tmp_path)
+    (tmp_path / "out.conf").write_text("".join(json.loads(proc.stdout)["output"].values()))
+    import crossplane
+    parsed = crossplane.parse(str(tmp_path / "out.conf"), single=True, check_ctx=False, check_args=False)
+    top = parsed["config"][0]["parsed"]
+    # a map over $status gives a line's value on the refusal (its 403 entry), elsewhere the value itself
+    by_status = {d["args"][1]: {x["directive"]: x["args"][0] for x in d["block"]}
+                 for d in top if d["directive"] == "map" and d["args"][0] == "$status"}
+
+    def on_refusal(v: str) -> str:
+        return by_status[v].get("403", by_status[v]["default"]) if v in by_status else v
+    locations = [d for s in top if s["directive"] == "server" for d in s["block"] if d["directive"] == "location"
+                 and d["args"][-1] in ("/old", "/old/")]
+    assert locations
+    for loc in locations:
+        sent = [on_refusal(x["args"][1]) for x in loc["block"]
+                if x["directive"] == "add_header" and x["args"][0] == "X-Frame-Options"]
+        assert len(sent) == len(set(sent)), sent

@@ -14,6 +14,7 @@ from typing import Callable
 
 from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt, all_nested
 from ..passes.alias import CGI_REFUSAL
+from ..passes.rewrite_location_headers import TARGET_HEADER
 
 _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
 _ADD_HEADER = _FAMILY_OF["add_header"]
@@ -596,6 +597,11 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         refused = getattr(ungate, "refused", {})
         twins = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
                  and s.args[-1] == "always" and not _carried(s) and s.args[1] not in refused}
+    # a line carried from a section the refused rules may rewrite to (TARGET_HEADER) that sends the value an
+    # own line sends on the refusal, where the section is the location's own (or one it merges): httpd's answer,
+    # rewritten or not, runs that section's lines once (mod_headers' filter, on the final request), so the
+    # refusal sends the value once, not on two header lines
+    targets = [(s.args[0].lower(), s.args[1]) for s in headers if s.comment == TARGET_HEADER and len(s.args) >= 2]
     sent, changed = [], False
     for s in headers:
         value = ungated[id(s)]
@@ -615,6 +621,10 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         else:
             if s.args[0].lower() in held and unless is not None:
                 value = unless(held[s.args[0].lower()], value)
+            if (s.args[0].lower(), value) in targets:
+                targets.remove((s.args[0].lower(), value))
+                sent.append(s)
+                continue
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1], statuses), "always"],
                              s.span, comment="also on the refusal"))
             changed = True

@@ -41,7 +41,8 @@ import re
 from ..model import Location, Server, Stmt
 from .rewrite_compile import _apart, _quote_regex
 
-__all__ = ["carry_location_error_pages", "carry_location_headers", "carry_proxy_headers", "refused_directory_headers"]
+__all__ = ["TARGET_HEADER", "carry_location_error_pages", "carry_location_headers", "carry_proxy_headers",
+           "refused_directory_headers"]
 
 
 def _answers(st: Stmt) -> bool:
@@ -536,6 +537,11 @@ def _result_prefixes(rules, prefix: str) -> list[tuple[str, bool]] | None:
     return out
 
 
+# the comment on a header line the refusal standing for per-directory rules carries from a section they may
+# rewrite to (refused_directory_headers; emit.inherit sends it once beside the refused location's own line)
+TARGET_HEADER = "also on the refusal (a section its rules may rewrite to)"
+
+
 def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[Stmt]:
     """The headers of the <Location> sections the per-directory RULES of the URL PREFIX may rewrite a
     request to, sent on the 403 that stands for those rules where they are left out (A2N838). httpd's
@@ -579,7 +585,7 @@ def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[S
             # (there it replaces an enclosing line of the header as the section's `Header set` does:
             # emit.inherit.header_order)
             out.append(Stmt("add_header", [st.args[0], value, "always"], st.span,
-                            comment="also on the refusal (a section its rules may rewrite to)",
+                            comment=TARGET_HEADER,
                             resets=st.resets if where is not None else None, conditional=where is not None))
     return out
 
