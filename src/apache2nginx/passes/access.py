@@ -45,6 +45,7 @@ class Authz:
     negated: bool = False
     children: list["Authz"] = field(default_factory=list)
     span: Span | None = None
+    elsewhere: bool = False     # stands for a section whose lines are all for other methods (_project)
 
 
 @dataclass
@@ -1009,13 +1010,18 @@ def _merged_authz(configs: list[AccessConfig]) -> Authz | None:
 def _authz_merge(base: tuple, new: tuple) -> tuple:
     """mod_authz_core's merge_authz_core_dir_config on (Require lines, AuthMerging) pairs: a config without
     lines or AuthMerging keeps the base; `AuthMerging Off` or none replaces it (lines or no lines); And/Or
-    joins the two sets of lines and takes the new config's AuthMerging."""
+    joins the two sets of lines and takes the new config's AuthMerging (a side whose lines are all for other
+    methods, see _project, counts for nothing there)."""
     (base_authz, _), (new_authz, op) = base, new
     if op is None and new_authz is None and base_authz is not None:
         return base
     if op in (None, "off") or (base_authz is None and new_authz is None):
         return new
     if base_authz is not None and new_authz is not None:
+        if base_authz.elsewhere or new_authz.elsewhere:
+            # lines all limited to other methods: apply_authz_sections finds them NEUTRAL under Or and
+            # GRANTED under And ("directive limited to other methods"), so the other side decides alone
+            return (new_authz if base_authz.elsewhere else base_authz, op)
         return (Authz("all" if op == "and" else "any", children=[base_authz, new_authz], span=new_authz.span), op)
     return (base_authz or new_authz, op)
 
@@ -1613,10 +1619,10 @@ def asks_login(configs: list) -> bool:
 def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], span: Span | None,
                     conditions: Conditions | None = None) -> list[Stmt]:
     """<Limit>/<LimitExcept> (observed on httpd 2.4): a section's Require lines, limited or not, replace the
-    earlier sections' for every method, and a method none of them applies to is granted; its Order/Allow/Deny
-    likewise replace the earlier ones. So there are two classes of methods, those the method section covers
-    and the others, each with its own merged rules; nginx's limit_except names the methods that keep the
-    location's own statements and holds the others'."""
+    earlier sections' for every method (unless AuthMerging), and a method none of them applies to is granted;
+    its Order/Allow/Deny likewise replace the earlier ones. So there are two classes of methods, those the
+    method section covers and the others, each with its own merged rules; nginx's limit_except names the
+    methods that keep the location's own statements and holds the others'."""
     sets = {(c.limits[0][0], frozenset(c.limits[0][1])) for c in limited}
     kind, methods = next(iter(sets))
     where = limited[-1].limits[0][3]
@@ -1630,6 +1636,10 @@ def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], sp
     if any(st.name in ("if", "limit_except") for st in inside + outside):
         # limit_except holds access-phase directives only
         raise Refused("Require env/expr, Require user or Require method inside a method section", where)
+    if _same_statements(inside, outside):
+        # both classes end with the same rules (an AuthMerging can join the method section's lines to a
+        # section's for every method): no method block, every method nginx does not know included
+        return outside
     inside, outside, satisfy = _settle_satisfy(_self_contained(inside, outside, where), outside, where)
     if kind == "limitexcept":
         # the listed methods keep the location's statements; every other method (nginx: not listed) is inside
@@ -1642,6 +1652,13 @@ def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], sp
         location_level, block = outside, inside
     return satisfy + location_level + [Stmt("limit_except", keep, where, block=block or [Stmt("allow", ["all"],
                                                                                                where)])]
+
+
+def _same_statements(one: list[Stmt], other: list[Stmt]) -> bool:
+    """Whether two lists of statements say the same, wherever they come from."""
+    def key(stmts):
+        return [(st.name, list(st.args), key(st.block) if st.block is not None else None) for st in stmts]
+    return key(one) == key(other)
 
 
 def _self_contained(inside: list[Stmt], outside: list[Stmt], where: Span | None) -> list[Stmt]:
@@ -1691,8 +1708,10 @@ def _project(config: AccessConfig, inside: bool) -> AccessConfig:
     lines = (config.authz.children if config.authz else []) + \
         (inner.authz.children if inside and inner.authz else [])
     if config.authz is not None or inner.authz is not None:
-        # no line applies to this class: httpd grants it (and the earlier sections' rules no longer count)
-        view.authz = Authz("any", children=lines or [Authz("leaf", "all", ["granted"], span=where)], span=where)
+        # no line applies to this class: httpd grants it (and the earlier sections' rules no longer count),
+        # unless an AuthMerging joins other lines to these (_authz_merge)
+        view.authz = Authz("any", children=lines or [Authz("leaf", "all", ["granted"], span=where)], span=where,
+                           elsewhere=not lines)
         view.authz_span = where
     if config.has_compat or inner.has_compat:
         view.order = (inner.order if inside and inner.order else None) or config.order or "deny,allow"
