@@ -705,6 +705,17 @@ def _fails_early(stmts: list[Stmt]) -> bool:
     return any(s.name == "deny" and s.args == ["all"] and (s.comment or "").startswith(_FAILS_EARLY) for s in stmts)
 
 
+def _redirects_first(stmts: list[Stmt]) -> bool:
+    """A location answering every request it takes with a redirect (`return 3xx`: a server's Redirect or
+    RedirectMatch, placed as a location of its own). mod_alias redirects in translate_name, before the
+    directory walk where a .htaccess fails (ap_process_request_internal, server/request.c): the failure never
+    happens there, and ap_die answers the redirect with the configuration the first location walk merged, so
+    the <Location> sections' `Header always` lines apply. nginx's return runs in the rewrite phase, before the
+    refusal's access phase, and sends the location's add_header list."""
+    return any(s.name == "return" and s.args and s.args[0].isdigit() and 300 <= int(s.args[0]) < 400
+               for s in stmts)
+
+
 def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = ()) -> list:
     """LOCATIONS, where one httpd answers 500 before its sections apply (see _fails_early), and every location
     nested in it, sends none of its own headers: httpd's error response carries the server's `Header always`
@@ -713,7 +724,9 @@ def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = 
     not the server's lines carrying the <Location> headers of a request a server-context rule rewrites
     (_CARRIERS, set by the rule): ap_process_request_internal (server/request.c) resets r->per_dir_config to
     the server's defaults after translate_name, so the <Location> sections the first walk merged for the
-    original URL are gone when the directory walk fails. PARENT: the add_header list the locations inherit."""
+    original URL are gone when the directory walk fails. A Redirect's or RedirectMatch's location keeps its
+    headers (_redirects_first): httpd answers it before the walk. PARENT: the add_header list the locations
+    inherit."""
     from ..model import Location
     blank = [Stmt("add_header", [s.args[0], "", "always"], None, resets=(s.args[0].lower(), "always"),
                   comment="httpd's 500 for a failing .htaccess drops the <Location> headers of a rewritten URL")
@@ -725,6 +738,7 @@ def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = 
     for loc in locations:
         fails = failing or _fails_early(loc.statements)
         inner = early_failures(loc.locations, fails, parent) if loc.locations else loc.locations
+        fails = fails and not _redirects_first(loc.statements)
         if not fails and inner is loc.locations:
             out.append(loc)
             continue
