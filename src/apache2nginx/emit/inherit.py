@@ -34,9 +34,13 @@ def merge(parent: list[Stmt], child: list[Stmt], unless: Unless | None = None) -
             used.add(_ADD_HEADER)
     if not used:
         return _last_error_pages([s for s in child if s.name != UNSET_WHEN])
-    # The parent's copies go first (Apache order: outer, then inner); exact duplicates are dropped.
-    seen = {(s.name, tuple(s.args)) for s in child}
-    inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used and (s.name, tuple(s.args)) not in seen]
+    # The parent's copies go first (Apache order: outer, then inner); exact duplicates are dropped. An
+    # append/merge line is a duplicate only of a copy of its own Apache line: a parent's line with the same
+    # arguments from another one (a `Header set X v` with a section's `Header append X v`) runs before it in
+    # httpd, which joins the two ("v, v"; header_order writes that).
+    seen = {(s.name, tuple(s.args), s.span if s.joins else None) for s in child}
+    inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used and (s.name, tuple(s.args), None) not in seen
+                 and (s.name, tuple(s.args), s.span) not in seen]
     merged = header_order(inherited + child, len(inherited), unless)
     if _ADD_HEADER in used and not any(s.name == "add_header" for s in merged) \
             and any(s.name == "add_header" for s in parent):
