@@ -414,4 +414,5 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N966": effects(),
     "A2N967": effects(),
     "A2N968": effects(),
+    "A2N969": effects(),
 }

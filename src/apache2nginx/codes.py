@@ -673,6 +673,24 @@ current gixy-ng in its own environment (`pipx install gixy-ng`) and point
 `--gixy` or A2N_GIXY at it, or pass `--no-gixy`.
 """, "run gixy on the file to see why; or pass --no-gixy")
 
+_code("A2N969", "unknown-variable", "error", "A directive reads a variable nginx does not know.", """
+What it means: a directive reads an nginx variable (`$name` or `${name}`)
+that no module of nginx 1.22 (as Debian builds it) provides and nothing in
+the configuration declares: no `set`, `map`, `geo`, `split_clients`,
+`auth_request_set`, `perl_set`/`js_set` and no named capture of a regex
+(`(?<name>...)`). Declarations count wherever they stand in the http block.
+Found without running nginx; not checked when the configuration loads a
+dynamic module whose variables are not modelled, nor in the stream and mail
+contexts.
+
+Why it matters: nginx refuses the whole configuration (`unknown "name"
+variable`, with no line number), so none of its sites start.
+
+How to fix it: correct the variable's name (a typo, or a module's variable
+such as `$geoip_country_code` without its `load_module`), or declare it
+(`set $name value;`, or a `map`).
+""", "correct or declare the variable")
+
 
 def _short(code: str, name: str, severity: str, summary: str, meaning: str, matters: str, fix: str,
            hint: str | None = None) -> None:
