@@ -1,4 +1,4 @@
-"""The static "unknown nginx variable" check (nginx_variables.py): lint's A2N969.
+"""The static "unknown nginx variable" check (nginx_variables.py): lint's A2N969 and convert's A2N905.
 
 nginx refuses a whole configuration that reads a variable nothing declares (`unknown "x" variable`, with no
 line). The check must agree with real nginx 1.22 -t: the last test runs every case through it.
@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from apache2nginx.convert import ConvertOptions, InputSpec, _unknown_in_outputs, convert
 from apache2nginx.diagnostics import Diagnostics
+from apache2nginx.emit.render import Renderer, self_check_scan
 from apache2nginx.lint import checks
 from apache2nginx.lint.run import LintOptions, lint_file
 from conftest import ROOT
@@ -164,6 +166,43 @@ def test_generated_configurations_read_only_known_variables():
     for conf in sorted((ROOT / "fixtures").glob("*/*/expected*.conf")):
         _, found = checks.run_checks(str(conf))
         assert [(f.node.line, f.message) for f in found if f.code == "A2N969"] == [], conf
+
+
+# ------------------------------------------------------------------ convert: the self-check's guard
+
+def test_the_self_check_scans_what_it_parses():
+    errors, scan = self_check_scan("server {\n    listen 80;\n    return 200 $nope$uri;\n}\n", False)
+    assert errors == [] and [v for v, _ in scan.unknown()] == ["nope"]
+
+
+def test_outputs_are_one_configuration_for_declarations():
+    outputs = {"shared.conf": "map $uri $m { default 1; }\n",
+               "a.conf": "server {\n    listen 80;\n\n    return 200 $m;\n}\n",
+               "b.conf": "server {\n    listen 81;\n\n    add_header X ${Typo};\n}\n"}
+    scans = [self_check_scan(text, False)[1] for text in outputs.values()]
+    diags = Diagnostics()
+    assert _unknown_in_outputs(outputs, scans, diags)
+    (found,) = list(diags)
+    assert found.code == "A2N905" and "generated b.conf reads $typo (line 4)" in found.message
+    assert not _unknown_in_outputs(dict(list(outputs.items())[:2]), scans[:2], Diagnostics())
+
+
+def test_convert_refuses_an_output_reading_an_unknown_variable(tmp_path, monkeypatch):
+    source = tmp_path / "apache.conf"
+    source.write_text("<VirtualHost *:80>\n    ServerName a.example\n    DocumentRoot /srv/a\n</VirtualHost>\n")
+    result = convert([InputSpec(str(source), source)], ConvertOptions(jobs=1), Diagnostics())
+    assert not result.fatal and not any(d.code == "A2N905" for d in result.diagnostics)
+
+    render = Renderer.render
+
+    def buggy(self, *args, **kwargs):
+        return render(self, *args, **kwargs).replace("server_name a.example;",
+                                                     "server_name a.example;\n    add_header X $a2n_never_set;")
+    monkeypatch.setattr(Renderer, "render", buggy)
+    result = convert([InputSpec(str(source), source)], ConvertOptions(jobs=1), Diagnostics())
+    assert result.fatal
+    (found,) = [d for d in result.diagnostics if d.code == "A2N905"]
+    assert "reads $a2n_never_set (line " in found.message
 
 
 # ------------------------------------------------------------------ agreement with real nginx -t

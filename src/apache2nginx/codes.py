@@ -528,6 +528,19 @@ NAME=VALUE`) and report the bug with the input that caused it; the output was
 not written.
 """, "define the variable, and report this as a bug with the input")
 
+_code("A2N905", "unknown-variable-in-output", "error", "The generated configuration reads a variable nginx does not know.", """
+What it means: a directive of the generated configuration reads an nginx
+variable (`$name`) that no nginx module provides and nothing in the
+configuration declares (`set`, `map`, `geo`, a named regex capture ...).
+It is a bug in the translator, never in your input.
+
+Why it matters: nginx refuses the whole configuration (`unknown "name"
+variable`), so no site would start.
+
+How to fix it: report the bug with the input that caused it; the output was
+not written.
+""", "report this as a bug with the input")
+
 _code("A2N960", "add-header-dropped", "warning", "A block's own add_header drops the headers it would inherit.", """
 What it means: a server, location or `if` block has `add_header` directives
 of its own while an enclosing level (http, server or an outer location) has
