@@ -90,6 +90,7 @@ DECLARES = {"set": 0, "map": 1, "geo": -1, "split_clients": 1, "auth_request_set
 _FILE_TESTS = frozenset({"-f", "!-f", "-d", "!-d", "-e", "!-e", "-x", "!-x"})
 _MAP_SPECIAL = frozenset({"hostnames", "volatile", "include"})
 _OTHER_CONTEXTS = frozenset({"stream", "mail"})
+_DECLARING_OR_CONTEXT = frozenset({*DECLARES, *_OTHER_CONTEXTS, "load_module"})
 
 # the script compiler: a capture $1-$9 (group-less), ${name} or $name
 _SCRIPT_VAR = re.compile(r"\$(?:[1-9]|\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))")
@@ -115,33 +116,66 @@ class Scan:
     reads: list[tuple[str, object]] = field(default_factory=list)
     prefixes: tuple[str, ...] = PREFIXES
     lenient: bool = False          # a module that may provide anything is loaded
+    _seen: dict[tuple, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     def statement(self, name: str, args: list[str], ctx: tuple[str, ...], where: object = None) -> None:
-        if ctx and (ctx[0] in _OTHER_CONTEXTS or name in _OTHER_CONTEXTS):
+        if ctx and ctx[0] in _OTHER_CONTEXTS:
             return
-        if name == "load_module" and args:
-            module = args[0].rsplit("/", 1)[-1].removesuffix(".so")
+        if name in _DECLARING_OR_CONTEXT and self._declaration(name, args, ctx):
+            return
+        for arg in args:
+            if "$" in arg or "(?" in arg:
+                break
+        else:
+            if "(?" in name:
+                self._captures(name)
+            return        # most statements: nothing read, nothing declared
+        # the same statement in the same kind of block reads and declares the same (generated files repeat
+        # their statements a lot)
+        key = (name, ctx[-1] if ctx else "", *args)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = self._reads(name, args, ctx)
+        for var in found:
+            self.reads.append((var, where))
+
+    def _reads(self, name: str, args: list[str], ctx: tuple[str, ...]) -> tuple[str, ...]:
+        """Note the named captures of a statement; the names it reads that are not built in."""
+        if "(?" in name:
+            self._captures(name)
+        for arg in args:
+            if "(?" in arg:
+                self._captures(arg)
+        pattern = _LOG_VAR if name == "log_format" else _SCRIPT_VAR
+        return tuple(var for arg in _compiled_args(name, args, ctx) if "$" in arg
+                     for var in ((braced or bare).lower() for braced, bare in pattern.findall(arg))
+                     if var and var not in BUILTIN and not var.startswith(PREFIXES))
+
+    def _declaration(self, name: str, args: list[str], ctx: tuple[str, ...]) -> bool:
+        """Note what a declaring statement declares; True when the statement is done with (load_module, a
+        stream or mail block)."""
+        if name in _OTHER_CONTEXTS:
+            return True
+        if name == "load_module":
+            module = args[0].rsplit("/", 1)[-1].removesuffix(".so") if args else ""
             if module in MODULES:
                 self.prefixes = self.prefixes + MODULES[module]
             else:
                 self.lenient = True
-            return
-        for arg in args:
-            if "(?" in arg:
-                self.declared.update(m.lower() for m in _NAMED_CAPTURE.findall(arg))
-        if "(?" in name:
-            self.declared.update(m.lower() for m in _NAMED_CAPTURE.findall(name))
-        at = DECLARES.get(name)
-        if at is not None and ctx[-1:] not in (("map",), ("geo",), ("split_clients",)) and len(args) > max(at, 0):
+            return True
+        at = DECLARES[name]
+        if ctx[-1:] not in (("map",), ("geo",), ("split_clients",)) and len(args) > max(at, 0):
             self.declared.add(args[at].lstrip("$").lower())
-        pattern = _LOG_VAR if name == "log_format" else _SCRIPT_VAR
-        for arg in _compiled_args(name, args, ctx):
-            if "$" not in arg:
-                continue
-            for braced, bare in pattern.findall(arg):
-                var = (braced or bare).lower()
-                if var and var not in BUILTIN and not var.startswith(self.prefixes):
-                    self.reads.append((var, where))
+        return False
+
+    def _captures(self, regex: str) -> None:
+        self.declared.update(m.lower() for m in _NAMED_CAPTURE.findall(regex))
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_seen"}     # (sent back from worker processes)
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _seen={})
 
     def merge(self, other: "Scan") -> None:
         self.declared |= other.declared
