@@ -62,6 +62,38 @@ CASES = [
     (L % "proxy_cache_key $nope;", ["nope"]),
     (L % "sub_filter a$nope b;", ["nope"]),
     (L % "secure_link $nope;", ["nope"]),
+    (L % "proxy_ssl_certificate /c/$nope.pem; proxy_ssl_certificate_key /c/k.pem; proxy_pass https://127.0.0.1;",
+     ["nope"]),
+    (L % "proxy_ssl_certificate /c/c.pem; proxy_ssl_certificate_key /c/$nope.pem; proxy_pass https://127.0.0.1;",
+     ["nope"]),
+    (L % "proxy_ssl_name $nope; proxy_pass https://127.0.0.1;", ["nope"]),
+    (L % "proxy_bind $nope; proxy_pass http://127.0.0.1;", ["nope"]),
+    (L % "proxy_set_body $nope; proxy_pass http://127.0.0.1;", ["nope"]),
+    (L % "proxy_store /s/$nope; proxy_pass http://127.0.0.1;", ["nope"]),
+    (L % "proxy_cookie_path /a /b$nope; proxy_pass http://127.0.0.1;", ["nope"]),
+    (L % "proxy_cookie_path ~^/a$nope /b; proxy_pass http://127.0.0.1;", []),
+    (L % "proxy_cookie_domain a$nope b; proxy_pass http://127.0.0.1;", ["nope"]),
+    (L % "proxy_cookie_domain ~^a$nope b; proxy_pass http://127.0.0.1;", []),
+    (L % "proxy_cache_bypass $nope; proxy_no_cache $nope2;", ["nope", "nope2"]),
+    (L % "fastcgi_cache_bypass $nope; fastcgi_no_cache $nope2; fastcgi_cache_key $nope3;",
+     ["nope", "nope2", "nope3"]),
+    (L % "uwsgi_cache_bypass $nope; uwsgi_no_cache $nope2; uwsgi_cache_key $nope3;", ["nope", "nope2", "nope3"]),
+    (L % "scgi_cache_bypass $nope; scgi_no_cache $nope2; scgi_cache_key $nope3;", ["nope", "nope2", "nope3"]),
+    (L % "uwsgi_param A $nope; uwsgi_pass 127.0.0.1:9000;", ["nope"]),
+    (L % "scgi_param A $nope; scgi_pass 127.0.0.1:9000;", ["nope"]),
+    (L % "grpc_set_header A $nope; grpc_pass 127.0.0.1:9000;", ["nope"]),
+    (L % "fastcgi_pass $nope;", ["nope"]),
+    (L % "uwsgi_pass $nope;", ["nope"]),
+    (L % "scgi_pass $nope;", ["nope"]),
+    (L % "grpc_pass $nope;", ["nope"]),
+    (L % "secure_link_md5 $nope;", ["nope"]),
+    (L % "auth_request /auth; auth_request_set $a $nope;", ["nope"]),
+    (S % "auth_basic_user_file /p/$nope;", ["nope"]),
+    (S % "limit_rate_after $nope;", ["nope"]),
+    (S % "add_trailer X $nope;", ["nope"]),
+    (S % "http2_push /p$nope;", ["nope"]),
+    (S % "return 301 https://example.com/$nope;", ["nope"]),
+    ("limit_conn_zone $nope zone=c:1m;", ["nope"]),
     ("log_format f '$nope';", ["nope"]),
     ("log_format f '$1';", ["1"]),                      # log_format's own parser: `$1` is a name
     ("map $nope $m { default 1; }", ["nope"]),
@@ -219,14 +251,18 @@ def nginx_t(nginx: str, directory: Path, text: str) -> str:
 
 def test_the_check_agrees_with_nginx(tmp_path, nginx_bin):
     """Each case: nginx -t refuses it for an unknown variable exactly when the check reports one (nginx
-    names the first it meets; the check finds them all), and accepts the cases the check passes (but the
-    one whose `$` has no name, which is another error)."""
+    names the first it meets; the check finds them all, and nginx accepts the case once they are declared),
+    and accepts the cases the check passes (but the one whose `$` has no name, which is another error)."""
     for n, (text, names) in enumerate(CASES):
         err = nginx_t(nginx_bin, tmp_path / f"c{n}", text)
         ours = [name for name, _ in unknown(tmp_path, text)]
         assert ours == names, text
         if names:
             assert any(f'unknown "{name}" variable' in err for name in names), (text, err)
+            if not any(name.isdigit() for name in names):
+                # and declaring them is all nginx asks for
+                declared = "".join(f"map $uri ${name} {{ default 1; }}\n" for name in dict.fromkeys(names))
+                assert nginx_t(nginx_bin, tmp_path / f"d{n}", declared + text) == "", text
         elif 'a$"' in text:
             assert "invalid variable name" in err, (text, err)
         else:
