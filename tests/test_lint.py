@@ -153,7 +153,9 @@ def test_boundary_needs_the_apache_section(tmp_path):
 ])
 def test_check_rules(tmp_path, text, codes):
     conf = tmp_path / "t.conf"
-    conf.write_text(text + "\n")
+    # the variables the cases read are declared, as nginx requires (A2N969)
+    conf.write_text("".join(f"map $uri ${name} {{ default \"\"; }}\n" for name in ("x", "backend", "connection_upgrade"))
+                    + text + "\n")
     _, found = checks.run_checks(str(conf))
     assert [f.code for f in found] == codes
 

@@ -405,6 +405,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N902": effects(),
     "A2N903": effects(),
     "A2N904": effects(),
+    "A2N905": effects(),
     "A2N960": effects(),
     "A2N961": effects(),
     "A2N962": effects(),
@@ -414,4 +415,5 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N966": effects(),
     "A2N967": effects(),
     "A2N968": effects(),
+    "A2N969": effects(),
 }

@@ -528,6 +528,19 @@ NAME=VALUE`) and report the bug with the input that caused it; the output was
 not written.
 """, "define the variable, and report this as a bug with the input")
 
+_code("A2N905", "unknown-variable-in-output", "error", "The generated configuration reads a variable nginx does not know.", """
+What it means: a directive of the generated configuration reads an nginx
+variable (`$name`) that no nginx module provides and nothing in the
+configuration declares (`set`, `map`, `geo`, a named regex capture ...).
+It is a bug in the translator, never in your input.
+
+Why it matters: nginx refuses the whole configuration (`unknown "name"
+variable`), so no site would start.
+
+How to fix it: report the bug with the input that caused it; the output was
+not written.
+""", "report this as a bug with the input")
+
 _code("A2N960", "add-header-dropped", "warning", "A block's own add_header drops the headers it would inherit.", """
 What it means: a server, location or `if` block has `add_header` directives
 of its own while an enclosing level (http, server or an outer location) has
@@ -672,6 +685,24 @@ How to fix it: run gixy yourself on the file to see its message; install a
 current gixy-ng in its own environment (`pipx install gixy-ng`) and point
 `--gixy` or A2N_GIXY at it, or pass `--no-gixy`.
 """, "run gixy on the file to see why; or pass --no-gixy")
+
+_code("A2N969", "unknown-variable", "error", "A directive reads a variable nginx does not know.", """
+What it means: a directive reads an nginx variable (`$name` or `${name}`)
+that no module of nginx 1.22 (as Debian builds it) provides and nothing in
+the configuration declares: no `set`, `map`, `geo`, `split_clients`,
+`auth_request_set`, `perl_set`/`js_set` and no named capture of a regex
+(`(?<name>...)`). Declarations count wherever they stand in the http block.
+Found without running nginx; not checked when the configuration loads a
+dynamic module whose variables are not modelled, nor in the stream and mail
+contexts.
+
+Why it matters: nginx refuses the whole configuration (`unknown "name"
+variable`, with no line number), so none of its sites start.
+
+How to fix it: correct the variable's name (a typo, or a module's variable
+such as `$geoip_country_code` without its `load_module`), or declare it
+(`set $name value;`, or a `map`).
+""", "correct or declare the variable")
 
 
 def _short(code: str, name: str, severity: str, summary: str, meaning: str, matters: str, fix: str,

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostics, Severity
-from .emit.render import Renderer, self_check
+from .emit.render import Renderer, self_check_scan
 from .emit.tree import LAYOUTS, PARAMETER_FILES, Tree, build as build_tree, detect_layout
 from .model import NginxModel
+from .nginx_variables import Scan
 from .passes.base import Tally
 from .passes.translate import translate
 from .syntax.loader import LoadedConfig, LoadOptions, load
@@ -205,11 +207,11 @@ def _load_inputs(specs: list[InputSpec], options: ConvertOptions, diags: Diagnos
     return loaded
 
 
-def _check_one(text: str) -> list[str]:
-    return self_check(text, full="\nhttp {" in text or text.startswith("events"))
+def _check_one(text: str) -> tuple[list[str], Scan]:
+    return self_check_scan(text, full="\nhttp {" in text or text.startswith("events"))
 
 
-def _check_outputs(texts: list[str], options: ConvertOptions) -> list[list[str]]:
+def _check_outputs(texts: list[str], options: ConvertOptions) -> list[tuple[list[str], Scan]]:
     """The self-check of every output (in worker processes when there are many), in output order."""
     workers = _workers(options, len(texts))
     if workers == 1:
@@ -239,6 +241,27 @@ def _undefined_in_outputs(outputs: dict[str, str], names: set[str], diags: Diagn
                           "an Apache variable left undefined", None)
                 leaked = True
     return leaked
+
+
+def _unknown_in_outputs(outputs: dict[str, str], scans: list[Scan], diags: Diagnostics) -> bool:
+    """A directive reading a variable nginx does not know makes nginx refuse the whole configuration: the
+    translator wrote it, so it is a bug and nothing is written. The outputs are one configuration (nginx
+    declares variables for the whole http block), so a declaration in any of them counts."""
+    every = Scan()
+    for scan in scans:
+        every.merge(scan)
+    if every.lenient:
+        return False
+    unknown = {var for var, _ in every.unknown()}
+    if not unknown:
+        return False
+    for (output, text), scan in zip(outputs.items(), scans):
+        for var in dict.fromkeys(var for var, _ in scan.reads if var in unknown):
+            m = re.search(r"\$(?:\{" + re.escape(var) + r"\}|" + re.escape(var) + r"(?![A-Za-z0-9_]))", text, re.I)
+            line = text.count("\n", 0, m.start()) + 1 if m else 0
+            diags.add("A2N905", f"generated {output} reads ${var}" + (f" (line {line})" if line else "")
+                      + ", a variable nginx does not know (nginx -t would refuse the configuration)", None)
+    return True
 
 
 def is_htaccess_name(name: str) -> bool:
@@ -327,10 +350,12 @@ def _convert(specs: list[InputSpec], options: ConvertOptions, diags: Diagnostics
             else "sites.conf"
         outputs[name] = renderer.render(model, inputs=[s.display for s in specs])
     fatal = renderer.refused
-    for name, errors in zip(outputs, _check_outputs(list(outputs.values()), options)):
+    checked = _check_outputs(list(outputs.values()), options)
+    for name, (errors, _) in zip(outputs, checked):
         for err in errors:
             diags.add("A2N900", f"generated {name} does not re-parse: {err}", None, severity=Severity.ERROR)
             fatal = True
+    fatal = _unknown_in_outputs(outputs, [scan for _, scan in checked], diags) or fatal
     if tree is not None:
         outputs = tree.texts()
     fatal = _undefined_in_outputs(outputs, undefined, diags) or fatal

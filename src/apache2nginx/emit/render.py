@@ -10,11 +10,13 @@ from dataclasses import replace
 from functools import lru_cache
 
 import crossplane
+from crossplane.analyzer import enter_block_ctx as crossplane_block_ctx
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from jinja2.filters import do_indent
 
 from .. import __version__
 from ..model import ARRAY_FAMILIES, Location, NginxModel, Server, Stmt
+from ..nginx_variables import Scan
 from .hashes import server_names_hash, variables_hash
 from . import dirindex
 from .refusal_alternatives import Alternatives
@@ -567,8 +569,30 @@ def crossplane_parse_text(text: str, *, check: bool) -> dict:
 
 def self_check(text: str, full: bool) -> list[str]:
     """Re-parse generated nginx with crossplane; returns the errors (empty when fine)."""
+    return self_check_scan(text, full)[0]
+
+
+def self_check_scan(text: str, full: bool) -> tuple[list[str], Scan]:
+    """self_check's errors, and the variables the text reads and declares (nginx_variables.Scan, read in
+    the same pass; empty when the text does not parse)."""
     body = text if full else "events {}\nhttp {\n" + text + "\n}\n"
-    if fast_clean(body):
-        return []
+    scan = Scan()
+    if fast_clean(body, scan.statement):
+        return [], scan
     payload = crossplane_parse_text(body, check=True)
-    return [f"line {e.get('line')}: {e.get('error')}" for e in payload.get("errors", [])]
+    errors = [f"line {e.get('line')}: {e.get('error')}" for e in payload.get("errors", [])]
+    scan = Scan()
+    if not errors:
+        for config in payload.get("config", []):
+            _scan_payload(config.get("parsed", []), (), scan)
+    return errors, scan
+
+
+def _scan_payload(items: list[dict], ctx: tuple[str, ...], scan: Scan) -> None:
+    stack = [(d, ctx) for d in reversed(items)]
+    while stack:
+        d, where = stack.pop()
+        scan.statement(d["directive"], d.get("args", []), where)
+        if "block" in d:
+            inner = crossplane_block_ctx(d, where)
+            stack.extend((c, inner) for c in reversed(d["block"]))

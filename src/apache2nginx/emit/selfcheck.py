@@ -79,9 +79,10 @@ def _tokens(text: str):
 _ANALYZED: set[tuple] = set()
 
 
-def _parse(tokens, ctx: tuple, fname: str) -> None:
+def _parse(tokens, ctx: tuple, fname: str, visit=None) -> None:
     """crossplane.parser.parse's `_parse` for a text without errors, pulling from one token iterator;
-    returns at the `}` closing the block (raises _Unsure on anything crossplane would report)."""
+    returns at the `}` closing the block (raises _Unsure on anything crossplane would report). `visit`
+    is called with each statement's name, arguments and context, as crossplane's payload gives them."""
     for token, quoted in tokens:
         if token == "}" and not quoted:
             if not ctx:
@@ -106,6 +107,8 @@ def _parse(tokens, ctx: tuple, fname: str) -> None:
                 start = int(not args[0])
                 end = len(args) - int(not args[-1])
                 args[:] = args[start:end]
+        if visit is not None:
+            visit(stmt["directive"], args, ctx)
         # analyze() only looks at the name, the context, the terminator, the number of arguments and
         # (for on/off flags) whether the only argument is on or off
         key = (stmt["directive"], ctx, token, len(args),
@@ -118,7 +121,7 @@ def _parse(tokens, ctx: tuple, fname: str) -> None:
                 raise _Unsure from None
             _ANALYZED.add(key)
         if token == "{" and not quoted:
-            _parse(tokens, enter_block_ctx(stmt, ctx), fname)
+            _parse(tokens, enter_block_ctx(stmt, ctx), fname, visit)
         elif token == "}":
             raise _Unsure          # a statement closed by `}`: crossplane says it is not terminated by ";"
     if ctx:
@@ -128,12 +131,13 @@ def _parse(tokens, ctx: tuple, fname: str) -> None:
 _END = ("", None)
 
 
-def fast_clean(text: str) -> bool | None:
-    """True when crossplane would find no error in `text`; None when crossplane has to decide."""
+def fast_clean(text: str, visit=None) -> bool | None:
+    """True when crossplane would find no error in `text`; None when crossplane has to decide. `visit`
+    (name, args, ctx) sees every statement of a clean text (and some of the others)."""
     if any(name in text for name in EXTERNAL_LEXERS):
         return None
     try:
-        _parse(chain.from_iterable(_tokens(text)), (), "<self-check>")
+        _parse(chain.from_iterable(_tokens(text)), (), "<self-check>", visit)
     except (_Unsure, RecursionError):
         return None
     return True

@@ -1,4 +1,4 @@
-"""Our own structural checks of nginx configurations (A2N960-A2N966).
+"""Our own structural checks of nginx configurations (A2N960-A2N966, A2N969).
 
 This module owns the configuration tree the checks walk (crossplane's parse
 with includes followed and comments kept, each directive knowing its parent
@@ -16,6 +16,7 @@ migration from httpd tends to make and nginx -t does not catch:
   A2N964  proxy_pass to an upstream without HTTP/1.1 and `Connection ""`
   A2N965  a *_pass with variables and no resolver in effect
   A2N966  a bare prefix location that widens an Apache <Location>/ProxyPass/Alias boundary
+  A2N969  a variable nginx does not know (nginx -t refuses the configuration; found even without nginx)
 
 `nginx -t` (sandbox.py) stays the syntax gate; these checks run on whatever
 crossplane can parse, and skip what they cannot.
@@ -31,6 +32,7 @@ from typing import Callable, Iterator
 
 import crossplane
 
+from ..nginx_variables import Scan
 from ..syntax.span import Span
 
 # Blocks that hold an http configuration level (nginx merges each into the one around it).
@@ -447,9 +449,30 @@ def check_apache_boundary(cfg: Config) -> Iterator[Finding]:
                       [Span.point(_display(path), line)])
 
 
+def check_unknown_variables(cfg: Config) -> Iterator[Finding]:
+    """A2N969: a directive of the http context reads a variable that nginx has no module for and nothing in
+    the configuration declares (nginx_variables.py). Skipped when crossplane could not read part of the
+    configuration (an include it could not follow may hold the declaration)."""
+    if cfg.errors:
+        return
+    scan = Scan()
+    stack: list[tuple[Node, tuple[str, ...]]] = [(n, ()) for n in reversed(cfg.root.block or [])]
+    while stack:
+        node, ctx = stack.pop()
+        scan.statement(node.name, node.args, ctx, node)
+        if node.block:
+            inner = ctx + (node.name,)
+            stack.extend((child, inner) for child in reversed(node.block))
+    for var, where in scan.unknown():
+        node = where if isinstance(where, Node) else cfg.root
+        yield Finding("A2N969", node, f"{node.name} reads ${var}, which no nginx module provides and nothing in "
+                      f"the configuration declares (set, map, geo, a named capture ...): nginx -t refuses the whole "
+                      f"configuration")
+
+
 CHECKS: tuple[Callable[[Config], Iterator[Finding]], ...] = (
     check_add_header_dropped, check_alias_traversal, check_if_in_location, check_upstream_keepalive,
-    check_proxy_keepalive_headers, check_pass_resolver, check_apache_boundary)
+    check_proxy_keepalive_headers, check_pass_resolver, check_apache_boundary, check_unknown_variables)
 
 
 def run_checks(path: str, source_root: str | None = None, rename: Callable[[str], str] | None = None,
