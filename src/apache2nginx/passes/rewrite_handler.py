@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from ..model import Location, Stmt
+from .access_proxy import literal_prefix
 from .alias import FCGIWRAP_SOCKET
 from .fastcgi import FASTCGI_SOCKET, fcgi_target, script_handler
 from .rewrite_model import RRule
@@ -282,10 +283,11 @@ class _DirectoryIndex:
         self.by_path: dict[str, list] = {}
         self.below: dict[str, tuple[int, object]] = {}
         self.first_regex: tuple[int, object] | None = None    # regex sections may match anywhere
-        # <Files> sections (and regex ones) apply wherever the file is; <Location>s depend on the prefix
+        # <Files> sections (and regex ones) apply wherever the file is; <Location>s (and <LocationMatch>es
+        # anchored at a literal start) depend on the prefix
         self.first_file, self.located = None, []
         for scope in holder.settings.get("files", []) + holder.scopes:
-            if scope.kind in ("directory", "files") or scope.regex:
+            if scope.kind in ("directory", "files") or scope.regex and _location_start(scope) is None:
                 if self.first_file is None and problem(scope, deny_ok):
                     self.first_file = scope
             else:
@@ -302,6 +304,23 @@ class _DirectoryIndex:
             if problem(s, deny_ok):
                 for ancestor in _ancestors(path)[:-1]:
                     self.below.setdefault(ancestor, (index, s))
+
+
+def _location_start(scope) -> tuple[str, bool] | None:
+    """The literal text every URL a <Location> covers starts with, and whether it compares without case (the
+    start lower-cased then): its path, or for a <LocationMatch> anchored at `^` without alternatives (httpd
+    matches it against the whole URL path) the text before its first special character; None otherwise."""
+    if not scope.regex:
+        return (scope.path.lower(), True) if scope.nocase else (scope.path, False)
+    if scope.kind != "location":
+        return None
+    pattern, nocase = scope.path, bool(scope.nocase)
+    if pattern.startswith("(?i)"):
+        pattern, nocase = pattern[4:], True
+    if not pattern.startswith("^") or "|" in pattern:
+        return None
+    start = literal_prefix(pattern, True)[0]
+    return (start.lower(), True) if nocase else (start, False)
 
 
 def per_directory_access(ctx, server, directory: str | None, prefix: str, deny_ok: bool = True) -> object | None:
@@ -342,8 +361,9 @@ def per_directory_access(ctx, server, directory: str | None, prefix: str, deny_o
         if index.first_file is not None:
             return index.first_file
         for scope in index.located:
-            if (scope.path.startswith(prefix.rstrip("/")) or prefix.startswith(scope.path.rstrip("/"))) \
-                    and problem(scope, deny_ok):
+            start, nocase = _location_start(scope)
+            url = prefix.lower() if nocase else prefix
+            if (start.startswith(url.rstrip("/")) or url.startswith(start.rstrip("/"))) and problem(scope, deny_ok):
                 return scope
         # then the directory sections in config order: regex ones, and plain ones strictly below `directory`
         candidates = [index.first_regex] if index.first_regex else []
