@@ -2158,9 +2158,9 @@ _short("A2N862", "rewrite-end-past-route", "error", "A per-directory [END] rewri
 _short("A2N877", "rewrite-end-past-settings", "error", "A per-directory [END] rewrite into a section with its own settings is refused.",
        "httpd serves the result of a per-directory rewrite through an internal redirect, which merges the "
        "configuration of the new URL's <Location>/<Directory> sections (their DirectoryIndex, Header, "
-       "FallbackResource...), while with [END] no rewrite rule runs again. nginx's `break` would serve the result "
-       "in the rule's own location, with that location's settings; `last` would select the result's location but "
-       "run its per-directory rules again. Where the result may fall under such rules, the rule is not translated "
+       "FallbackResource...) and only theirs, while with [END] no rewrite rule runs again. nginx's `break` would "
+       "serve the result in the rule's own location, with that location's settings; `last` would select the "
+       "result's location but run its per-directory rules again. Where the result may fall under such rules, the rule is not translated "
        "and the requests it applies to are refused (403).",
        "requests the rule rewrites get 403 from nginx where httpd serves the result.",
        "rewrite to a URL outside the directories that have rewrite rules, or give the result's URL the rule "

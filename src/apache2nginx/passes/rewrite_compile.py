@@ -1007,8 +1007,9 @@ class Compiler:
         URL): where one may take the result, `last` too, so that nginx selects that entry's location, or the
         rule is refused (A2N862) where the result may fall under per-directory rules. The rest of the new URL's
         configuration (its <Location>/<Directory> DirectoryIndex, Header, FallbackResource...) is merged for it
-        too: where a section that does not govern the rule's own directory may hold the result, `last` as well,
-        or the rule is refused (A2N877)."""
+        too, and only it: where a section that does not govern the rule's own directory may hold the result, or
+        one with settings that governs it may not hold the result (a <Location> Header line nginx's `break` would
+        still send), `last` as well, or the rule is refused (A2N877)."""
         fixed = re.match(r"[^$?]*", target).group()
         made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
         root = document_root(self.ctx, self.server).rstrip("/")
@@ -1017,12 +1018,21 @@ class Compiler:
         routed = [route for h in {id(h): h for h in (self.server, self.ctx.main)}.values() for route in h.routes
                   if _route_may_take(route, made)]
         configured = self._result_settings(made, root)
-        if not restricted and not routed and not configured:
+        left = self._settings_left(made, root)
+        if not restricted and not routed and not configured and not left:
             return "break"
         prefixes = self.server.settings.get("rewrite_prefixes", []) + [self.per_dir.rstrip("/") + "/"]
         if made is not None and fixed != "/" and \
                 not any(fixed.startswith(p) or p.startswith(fixed) for p in prefixes):
             return "last"
+        if not restricted and not routed and not configured:
+            scope = left[0]
+            where = f" at {scope.span.file}:{scope.span.line}" if scope.span else ""
+            raise Unsupported("A2N877", f"httpd serves the result of this [END] rewrite (an internal redirect) "
+                              f"without the configuration of the section{where}, which governs the rule's own "
+                              "directory but may not govern the result, and runs no rewrite rules there; the "
+                              "result may fall under per-directory rules that nginx would run again, and `break` "
+                              "would serve it with that section's settings")
         if not restricted and not routed:
             scope = configured[0]
             where = f" at {scope.span.file}:{scope.span.line}" if scope.span else ""
@@ -1146,6 +1156,34 @@ class Compiler:
                 else:
                     continue
                 if not own and (made is None or self._may_serve(scope, made, root)):
+                    out.append(scope)
+        return out
+
+    def _settings_left(self, made: list[tuple[str, bool]] | None, root: str) -> list:
+        """The <Location> and <Directory> sections of this server (and the main server) with settings of their
+        own that govern the rule's own directory but may not govern a per-directory result starting with one of
+        the literal prefixes MADE (None: any): httpd's internal redirect to the result merges the new URL's
+        sections only, so their settings (a Header line...) are not the result's; nginx's `break` serves it
+        with the rule's own location's, theirs among them."""
+        directory = root + self.per_dir.rstrip("/")
+        url = self.per_dir.rstrip("/") + "/"
+        out = []
+        for h in {id(h): h for h in (self.server, self.ctx.main)}.values():
+            for scope in h.settings.get("directories", []) + h.scopes:
+                if not (scope.statements or scope.proxy is not None or FALLBACK in scope.settings) or scope.regex:
+                    continue
+                if scope.kind == "location":
+                    own = url.lower().startswith(scope.path.lower()) if scope.nocase else url.startswith(scope.path)
+                    holds = made is not None and all(_inside(scope, result, nocase) for result, nocase in made)
+                elif scope.kind == "directory" and scope.fs_path is not None:
+                    path = scope.fs_path.rstrip("/")
+                    own = directory == path or directory.startswith(path + "/")
+                    # an ancestor of the document root governs every result mapped under it
+                    holds = path == "" or root == path or root.startswith(path + "/") or made is not None and \
+                        all((root + result).startswith(path + "/") for result, _ in made)
+                else:
+                    continue
+                if own and not holds:
                     out.append(scope)
         return out
 
