@@ -2820,9 +2820,16 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
                      None, st.resets, True, plain=st.plain, joins=st.joins)]
 
     def replaces_enclosing(inner: Location, enclosing: dict[str, set]) -> bool:
-        # (the enclosing block's copy of the very same line, a section nested in the location of another
-        # section whose lines it carries, is not replaced: httpd merges that line once, walk or not)
-        return any(id(st) in lines and st.args and enclosing.get(st.args[0].lower(), set()) - {_line_key(st)}
+        # (the enclosing block's copies of the very same lines, a section nested in the location of another
+        # section whose lines it carries, replace none of them: httpd merges each of those lines once, walk
+        # or not; such a copy is taken for a replacement only of a line of the header it does not carry)
+        carried = _header_lines(inner.statements, {})
+
+        def replaces(st: Stmt) -> bool:
+            there = enclosing.get(st.args[0].lower(), set())
+            key = _line_key(st)
+            return bool(there - carried.get(st.args[0].lower(), set()) if key in there else there)
+        return any(id(st) in lines and st.args and replaces(st)
                    for st in inner.statements)
 
     def error_pages(stmts: list[Stmt], enclosing: list[Stmt]) -> list[Stmt]:
