@@ -1000,7 +1000,28 @@ class Layout:
             return any(o is not loc and o.modifier == "^~" and len(o.path) > len(loc.path)
                        and o.path.startswith(loc.path) and start[0].startswith(o.path) for o in locations)
 
-        guarded: list[tuple[Location, list[Stmt]]] = []
+        others = [s for s in self.regex_scopes if s is not scope and s.settings.get("access") is not None
+                  and _regexes_may_overlap(s.path, bool(s.nocase), scope.path, bool(scope.nocase))]
+
+        def exact(loc: Location, merged: list[Stmt]) -> bool:
+            """Whether MERGED is httpd's own refusal of every URL the section matches under LOC: also where
+            another <LocationMatch> with access rules matches the URL, which httpd merges before or after it
+            (a `Satisfy Any` whose host rules pass lifts a later section's `Require`, a later section's rules
+            replace its). Worked out for each set of them a URL may match (more than four: taken as not so).
+            Under a plain prefix location without nested ones, nginx answers those URLs from the regex
+            locations, which merge the sections there (`nest_regex_overlaps`): the refusal is never reached."""
+            if not _plain_refusal(merged) or len(others) > 4:
+                return False
+            if loc.modifier == "" and not loc.locations:
+                return True
+            region = self.prefix_regions.get(id(loc))
+            dir_configs, covering = (region[0], list(region[1])) if region is not None else ([], [])
+            return all(_plain_refusal(self.access(dir_configs + [s.settings.get("access") for s in
+                                                      sorted(covering + [scope] + list(more), key=order)],
+                                       _describe(loc.path), scope.span, quiet=True))
+                       for n in range(1, len(others) + 1) for more in combinations(others, n))
+
+        guarded: list[tuple[Location, list[Stmt], bool]] = []
         for loc in locations:
             if loc.modifier != "=" and shadowed(loc):
                 continue
@@ -1012,8 +1033,10 @@ class Layout:
             if configs and reached(loc):
                 # the refusal stands for the merge: what it refuses in place of rules not translated is said
                 self.access(configs, f"{_describe(loc.path)} matching {scope.path}", scope.span)
-            guarded.append((loc, merged))
-        if scope.span not in self.reported and any(not _refuses(merged) and reached(loc) for loc, merged in guarded):
+            guarded.append((loc, merged, exact(loc, merged)))
+        # (a refusal of the translation's own in the merge is reported where it is made)
+        if scope.span not in self.reported and any(reached(loc) and (not _refuses(merged) or _plain_refusal(merged)
+                                                                     and not alike) for loc, merged, alike in guarded):
             self.reported.add(scope.span)
             self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
                            "regex location; under prefix locations nginx never consults it, so its URLs there "
@@ -1023,11 +1046,10 @@ class Layout:
         # server-level regex location, and rewrite-phase statements are not inherited into it
         todo = list(guarded)
         while todo:
-            loc, merged = todo.pop()
-            todo.extend((n, merged) for n in loc.locations)
+            loc, merged, alike = todo.pop()
+            todo.extend((n, merged, alike) for n in loc.locations)
             # httpd's own refusal, or one in place of rules not translated (their headers are sent on it)
-            exact = _refuses(merged) and not any(st.comment and "refused" in st.comment for st in merged)
-            refusal = Stmt("return", ["403"], scope.span, comment=None if exact else NOT_TRANSLATED_HERE)
+            refusal = Stmt("return", ["403"], scope.span, comment=None if alike else NOT_TRANSLATED_HERE)
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
                                           block=[refusal], comment="<LocationMatch> access rule"))
 
@@ -3101,6 +3123,11 @@ _AUTH_FAILURES = (AUTHZ_MISSING, USER_WITHOUT_AUTH, BASIC_WITHOUT_NAME)
 def _refuses(stmts: list[Stmt]) -> bool:
     """The statements refuse every request (a plain `deny all`)."""
     return bool(stmts) and all(st.name == "deny" and st.args == ["all"] for st in stmts)
+
+
+def _plain_refusal(stmts: list[Stmt]) -> bool:
+    """The statements refuse every request as httpd does, not in place of rules the translation cannot check."""
+    return _refuses(stmts) and not any(st.comment and "refused" in st.comment for st in stmts)
 
 
 def _refuses_everyone(rules: list[Stmt]) -> bool:
