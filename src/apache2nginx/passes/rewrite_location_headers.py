@@ -2,7 +2,9 @@
 
 httpd merges the <Location> sections (ap_location_walk) before translate_name runs, so a redirect, [F], [G]
 or [R=4xx] answered by a server-context rule is sent with the `Header always` headers (err_headers_out) of the
-<Location>/<LocationMatch> sections matching the request's URL. nginx answers these rules in its
+<Location>/<LocationMatch> sections matching the request's URL; not through a local ErrorDocument, whose
+internal redirect sends the page with its own sections' headers (the rule answered before mod_headers' fixup
+could fill err_headers_out, which the redirect keeps). nginx answers these rules in its
 server-rewrite phase, before a location is chosen, with the server's add_header list only.
 
 The rules' answers get those headers through server-level `add_header NAME $var always`, whose variable is
@@ -105,8 +107,10 @@ def carry_location_headers(ctx, server: Server, statements: list[Stmt], skip: se
             elif st.block and top:
                 walk(st.block, False)
     walk(statements, True)
+    # (an ErrorDocument page of the answer is an internal redirect whose own sections give its headers: the
+    # rule answered in translate_name, before mod_headers' fixup put these in err_headers_out)
     _carry(ctx, server, statements, points, {name.lower(): (name, values) for name, values in headers},
-           "on the rewrite rules' own answers: httpd merges <Location> before the rules run")
+           "on the rewrite rules' own answers: httpd merges <Location> before the rules run", paged=False)
 
 
 # more combinations of sections than this for one proxied rule: refused (each is a location)
@@ -227,6 +231,13 @@ def _again(ctx) -> str:
     return ctx.model.shared_map("a2n_rwagain_", f"$uri|{first}", [(r"~^(.*)\|\1$", '""')], "1", volatile=True)
 
 
+def _again_unanswered(ctx) -> str:
+    """Like _again, but empty also where error_page's internal redirect runs the server's rewrite phase
+    again (an error status set, $status): "1" only on an internal redirect made before any answer (the
+    index module's)."""
+    return ctx.model.shared_map("a2n_rwkept_", f"{_again(ctx)}:$status", [("1:000", "1")], '""', volatile=True)
+
+
 def _carried_map(ctx, source: str, entries: list[tuple[str, str]], span=None) -> str:
     """The map over SOURCE giving a carried header's value (ENTRIES, empty by default). Where an entry is an
     onsuccess value (empty on an error), the same map over the values ungated is kept for it
@@ -252,7 +263,8 @@ def _acts(st: Stmt | None, value: str) -> str:
     return "when" if st.resets is not None else "add"
 
 
-def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, what: str) -> None:
+def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, what: str,
+           paged: bool = True) -> None:
     """Send, on the answers that follow each of POINTS (statements among STATEMENTS, or in their blocks),
     the header values ENTRIES name: {lower name: (name, [(section or None for the server, value[, statement])])}
     in httpd's merge order, for the entries whose section matches the original URL. Which entries apply is
@@ -263,7 +275,10 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
     one line (an index in the first variable); each add and conditional set that applies after it is a line
     of its own (a flag in a variable of its own, cleared by a later `set`), and a conditional set's line
     replaces the lines before it where its value is not empty, as httpd's `set` under a condition does (a
-    value merged before a `set` whose expr= does not hold is still sent)."""
+    value merged before a `set` whose expr= does not hold is still sent).
+
+    PAGED false: the values are cleared on error_page's internal redirect of an answer, where httpd's
+    ErrorDocument page does not carry them (they never reached err_headers_out, which the redirect keeps)."""
     if not entries or not points:
         return
     before: list[Stmt] = []
@@ -317,8 +332,13 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
     # the index module's internal redirect of a directory result (mod_dir's index subrequest in httpd, whose
     # <Location> walk sees the request's own URL plus the index name) runs these statements again on the
     # index file's URI: the values the first pass chose are kept, not cleared
-    before.append(Stmt("if", [f"({_again(ctx)} = \"\")"], None, block=resets,
-                       comment="not on an internal redirect: the first pass's values stay"))
+    if paged:
+        before.append(Stmt("if", [f"({_again(ctx)} = \"\")"], None, block=resets,
+                           comment="not on an internal redirect: the first pass's values stay"))
+    else:
+        before.append(Stmt("if", [f"({_again_unanswered(ctx)} = \"\")"], None, block=resets,
+                           comment="not on the index module's internal redirect: the first pass's values stay; "
+                                   "an ErrorDocument page does not carry them"))
     wanted = {id(p) for p in points}
 
     def place(stmts: list[Stmt], top: bool) -> list[Stmt]:
