@@ -2825,9 +2825,9 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
         return
     missed = None
 
-    def gated(st: Stmt) -> list[Stmt] | None:
+    def gated(st: Stmt, enclosing: dict[str, set]) -> list[Stmt] | None:
         nonlocal missed
-        if st.name == "add_header" and (len(st.args) < 2 or not st.args[1]):
+        if st.name == "add_header" and (len(st.args) < 2 or not st.args[1]) or copied(st, enclosing):
             return None
         missed = missed or _walk_missed(model)
         if st.name == "proxy_hide_header":
@@ -2841,18 +2841,15 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
         return [Stmt("add_header", [st.args[0], unless(missed, st.args[1]), *st.args[2:]], st.span, st.comment,
                      None, st.resets, True, plain=st.plain, joins=st.joins)]
 
-    def replaces_enclosing(inner: Location, enclosing: dict[str, set]) -> bool:
-        # (the enclosing block's copies of the very same lines, a section nested in the location of another
-        # section whose lines it carries, replace none of them: httpd merges each of those lines once, walk
-        # or not; such a copy is taken for a replacement only of a line of the header it does not carry)
-        carried = _header_lines(inner.statements, {})
+    def copied(st: Stmt, enclosing: dict[str, set]) -> bool:
+        # the enclosing block's copy of the very same line (a section nested in the location of another
+        # section whose lines it carries): httpd merges that line once, walk or not, and nginx inherits the
+        # enclosing copy; a gated copy beside it would be a second line (an append joined to itself)
+        return bool(st.args) and _line_key(st) in enclosing.get(st.args[0].lower(), set())
 
-        def replaces(st: Stmt) -> bool:
-            there = enclosing.get(st.args[0].lower(), set())
-            key = _line_key(st)
-            return bool(there - carried.get(st.args[0].lower(), set()) if key in there else there)
-        return any(id(st) in lines and st.args and replaces(st)
-                   for st in inner.statements)
+    def replaces_enclosing(inner: Location, enclosing: dict[str, set]) -> bool:
+        return any(id(st) in lines and st.args and not copied(st, enclosing)
+                   and enclosing.get(st.args[0].lower()) for st in inner.statements)
 
     def error_pages(stmts: list[Stmt], enclosing: list[Stmt]) -> list[Stmt]:
         return _in_force([st for st in stmts if st.name == "error_page"], enclosing)
@@ -2893,20 +2890,21 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
         pages = error_pages(loc.statements, pages)
         fallback = fallback_tests(loc, fallback)
         for inner in loc.locations:
+            # INNER is gated before the locations nested in it are looked at: a copy they carry of a line it
+            # gates is no copy of a line sent walk or not, and is gated too
+            if inner.modifier in ("~", "~*") and inner.path.startswith(_SEGMENT) \
+                    and (_redirects(inner.directory_rules) or replaces_enclosing(inner, enclosing)
+                         or redirects_errors(error_pages(inner.statements, pages))):
+                out, changed = [], False
+                for st in inner.statements:
+                    made = gated(st, enclosing) if id(st) in lines else None
+                    out.extend(made if made is not None else [st])
+                    changed = changed or made is not None
+                if changed:
+                    tests = fallback_tests(inner, fallback)
+                    inner.statements[:] = (_walk_test(inner) if tests is None else
+                                           _walk_test_without_if(inner, tests, model)) + out
             gate(inner, enclosing, pages, fallback)
-            if inner.modifier not in ("~", "~*") or not inner.path.startswith(_SEGMENT) \
-                    or not (_redirects(inner.directory_rules) or replaces_enclosing(inner, enclosing)
-                            or redirects_errors(error_pages(inner.statements, pages))):
-                continue
-            out, changed = [], False
-            for st in inner.statements:
-                made = gated(st) if id(st) in lines else None
-                out.extend(made if made is not None else [st])
-                changed = changed or made is not None
-            if changed:
-                tests = fallback_tests(inner, fallback)
-                inner.statements[:] = (_walk_test(inner) if tests is None else
-                                       _walk_test_without_if(inner, tests, model)) + out
 
     outer = _header_lines(model.http_statements + server.statements, {})
     outer_pages = error_pages(server.statements, error_pages(main.statements, []) if main is not None
