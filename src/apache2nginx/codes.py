@@ -2041,8 +2041,11 @@ _short("A2N841", "rewrite-directory-index-rules", "warning", "A directory result
        "where a server-context rule (without [PT]) maps a request whose path ends with a slash to a directory, "
        "mod_dir looks the index file up with a subrequest for the request's own path plus the index name "
        "(/path/index.html), which the server's rewrite rules see again; their answer for it (a redirect of its "
-       "own, another file) becomes the answer. nginx looks the index up under the rewritten path.",
-       "for such directory requests httpd may redirect to /path/index.html/ or serve another file than nginx.",
+       "own, another file) becomes the answer. nginx looks the index up under the rewritten path, except where "
+       "the translation follows the lookup (GET and HEAD, every DirectoryIndex list of the server the same single "
+       "name, no listing allowed): an internal redirect to /path/index.html runs the server's rules again.",
+       "for such directory requests httpd may redirect to /path/index.html/ or serve another file than nginx; "
+       "where the lookup is followed, nginx answers 404 where it finds no file and httpd refuses the listing (403).",
        "add [PT], or keep the rules from matching the index file's path (a RewriteCond on %{REQUEST_URI}).")
 _short("A2N883", "rewrite-proxy-directory-index-moved", "error", "A [P] rule's directory index lookup after a server-context rewrite is refused.",
        "a per-directory RewriteRule [P] on a directory URL leaves mod_dir's fixup to run, which looks each "

@@ -52,7 +52,8 @@ class Compiler:
         self.noted: set[tuple[str, int]] = set()   # (code, rule) reported once, however often it is compiled
         self.mapped_root: str | None = None   # the document root a server-context result maps under
         self.mapped_alias = False             # the result is a file under an Alias target
-        self.dirslash: tuple[str | None] | None = None   # (the rule's flag,) where mod_dir's check follows it
+        # (the rule's flag, the index name mod_dir's lookup is followed with) where mod_dir's check follows it
+        self.dirslash: tuple[str | None, str | None] | None = None
         # server-context rewrites whose answer carries the original URL's <Location> headers (finish_server)
         self.carried_rewrites: list[Stmt] = []
         # the server-context rewrites without [PT]: httpd's r->uri stays the request's own path
@@ -345,7 +346,7 @@ class Compiler:
         stmts = self._rule_statements(rule, guards, marks)
         if self.dirslash is None or not _holds(stmts, dirslash.DIRSLASH):
             return stmts
-        return [dirslash.reset(rule)] + stmts + dirslash.after(rule, self.dirslash[0])
+        return [dirslash.reset(rule)] + stmts + dirslash.after(rule, *self.dirslash)
 
     def _rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
         flags = rule.flags
@@ -662,7 +663,7 @@ class Compiler:
             return out + self.handler(rule, pattern, negate, target, flag)
         if self.per_dir is None and "PT" not in flags and dirslash.plan(self, rule, negate, target):
             # mod_dir's redirect of a directory result comes after the rewrite, before the rule stops the rules
-            self.dirslash = (flag,)
+            self.dirslash = (flag, dirslash.index_lookup(self, target))
             stmt = Stmt("rewrite", ["^" if negate else pattern, target], span)
             self.uri_kept_rewrites.append(stmt)
             if carried:

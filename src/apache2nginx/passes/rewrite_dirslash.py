@@ -13,6 +13,18 @@ with `-d` and answer 301 to the request's path (`$a2n_request_uri`) with the sla
 [L]/[END] would. Where the translation cannot tell the redirect from what the rules do next (a later rule
 may rewrite the result again), or access rules or per-directory rewrite rules of the target would answer
 first in httpd (mod_rewrite's fixup runs before mod_dir's), A2N840 says so.
+
+A request whose path ends with the slash gets no redirect: mod_dir looks each DirectoryIndex name up in a
+subrequest for the request's own path plus the name (the query string kept), which the server's rules see
+again (fixup_dir). A subrequest that maps to a regular file replaces the request (an internal redirect to that
+URL, through the rules again); one that answers a redirect, as this very check does where the rules map the
+index file's URL to a directory too, is the answer, an error answer that carries only the `Header always`
+lines; where none finds a file the directory itself stands (a listing, or 403). nginx's index module would
+look the index up under the rewritten path. Where every DirectoryIndex list of the server is the same single
+name and no directory the rule maps to allows a listing, the translation follows httpd for GET and HEAD: the
+rule answers a status of its own that the server's error_page turns into an internal redirect to the request's
+path plus the name, which runs the server's rewrite phase again, as the subrequest does (A2N841 for what
+stays apart: 404 where nothing is found, other methods).
 """
 from __future__ import annotations
 
@@ -23,66 +35,137 @@ from .rewrite_handler import access_restricted, document_root
 from .rewrite_model import RRule, ends_rewriting
 
 DIRSLASH = "$a2n_dirslash"
+DIRINDEX = "$a2n_dirindex"      # the index file's URL mod_dir's subrequest is for
+INDEX_STATUS = "599"            # the status the server's error_page redirects to DIRINDEX
 
 
 def plan(compiler, rule: RRule, negate: bool, target: str) -> bool:
     """Whether the rule's internal rewrite gets the slash check (the compiler then emits it); reports A2N840
-    where httpd's redirect may happen and the translation cannot reproduce it."""
+    where httpd's redirect may happen and the translation cannot reproduce it, A2N841 where httpd's index
+    lookup through the rules may differ from nginx's."""
+    reports: list[str] = []
+    checked = _plan(compiler, rule, negate, target, reports)
+    if (compiler.mapped_root is not None or compiler.mapped_alias) and _may_end_with_slash(rule, negate):
+        followed = checked and _index_name(compiler, target) is not None
+        nginx = ("nginx does the same for GET and HEAD (an internal redirect to that path), but answers 404 where "
+                 "no file is found that way (httpd: 403) and looks other methods' index up under the rewritten "
+                 "path") if followed else "nginx looks it up under the rewritten path"
+        compiler.note_once(rule, "A2N841", f"RewriteRule {rule.pattern} {rule.substitution}: where a request's "
+                           "path ends with a slash and the result is a directory, httpd looks its index file up as "
+                           "that path plus the index name, through the rules again; " + nginx, rule.span,
+                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path")
+    for why in reports:
+        _report(compiler, rule, why)
+    return checked
+
+
+def _plan(compiler, rule: RRule, negate: bool, target: str, reports: list[str]) -> bool:
+    """Whether the slash check follows the rule; what keeps it from following goes to REPORTS (A2N840)."""
+    if not negate and re.search(r"/\$$", rule.pattern) and "|" not in rule.pattern:
+        # the request's path always ends with a slash: mod_dir never redirects, only its index lookup may follow
+        return _index_name(compiler, target) is not None and _plan_checks(compiler, rule, target, [])
+    return _plan_checks(compiler, rule, target, reports)
+
+
+def _plan_checks(compiler, rule: RRule, target: str, reports: list[str]) -> bool:
+    """Whether the file the result maps to is the one mod_dir's fixup sees (nothing else answers first)."""
     path = target.split("?", 1)[0]
     static = re.split(r"[$]", path, maxsplit=1)[0]
     dynamic = static != path
     mapped = compiler.mapped_root
-    if (mapped is not None or compiler.mapped_alias) and _may_end_with_slash(rule, negate):
-        compiler.note_once(rule, "A2N841", f"RewriteRule {rule.pattern} {rule.substitution}: where a request's "
-                           "path ends with a slash and the result is a directory, httpd looks its index file up as "
-                           "that path plus the index name, through the rules again; nginx looks it up under the "
-                           "rewritten path", rule.span, directive="RewriteRule",
-                           hint="add [PT] if the substitution is meant as a URL path")
-    if not negate and re.search(r"/\$$", rule.pattern) and "|" not in rule.pattern:
-        return False            # the request's path always ends with a slash: mod_dir never redirects
     if mapped is None:
         if compiler.mapped_alias:
-            _report(compiler, rule, "its result is a file under an Alias target, which the check does not map")
+            reports.append("its result is a file under an Alias target, which the check does not map")
         return False
     later = _later_rules(compiler, rule)
     if "N" in rule.flags:
-        _report(compiler, rule, "the rule may apply again to its own result ([N]), and only the final file decides")
+        reports.append("the rule may apply again to its own result ([N]), and only the final file decides")
         return False
     if not ({"L", "END"} & set(rule.flags)) and later is not None and \
             any(_may_see(r, static, dynamic) for r in later):
-        _report(compiler, rule, "a later rule may rewrite its result again, and only the final file decides")
+        reports.append("a later rule may rewrite its result again, and only the final file decides")
         return False
     refused = _server_refused(compiler)
     if refused is not None:
-        _report(compiler, rule, f"the whole server is refused for {refused}, which httpd checks before its "
-                                "redirect and nginx only after its server rewrite phase")
+        reports.append(f"the whole server is refused for {refused}, which httpd checks before its "
+                       "redirect and nginx only after its server rewrite phase")
         return False
     scope = _governed(compiler, mapped + static, dynamic, path)
     if scope is not None:
         where = f" ({scope.span.file}:{scope.span.line})" if scope.span else ""
-        _report(compiler, rule, f"httpd checks the access rules of the section{where} over the directory before "
-                                "its redirect, nginx's server rewrite phase would answer first")
+        reports.append(f"httpd checks the access rules of the section{where} over the directory before "
+                       "its redirect, nginx's server rewrite phase would answer first")
         return False
     # (where the rule ends with [END], mod_rewrite's fixup runs no per-directory rule of the request)
     answering = None if ends_rewriting(rule) else _directory_rules(compiler, mapped + static, dynamic)
     if answering is not None:
         span = answering.rules[0].span if answering.rules else answering.engine_span
         where = f" ({span.file}:{span.line})" if span else ""
-        _report(compiler, rule, f"httpd runs the per-directory rewrite rules of <Directory {answering.directory}>"
-                                f"{where} over the directory before its redirect and they may refuse or redirect "
-                                "the request first, nginx's server rewrite phase would answer before them")
+        reports.append(f"httpd runs the per-directory rewrite rules of <Directory {answering.directory}>"
+                       f"{where} over the directory before its redirect and they may refuse or redirect "
+                       "the request first, nginx's server rewrite phase would answer before them")
         return False
     compiler.needs_request_uri = True
     return True
 
 
-def after(rule: RRule, flag: str | None) -> list[Stmt]:
+def index_lookup(compiler, target: str) -> str | None:
+    """The index name whose lookup the rule's statements follow as httpd's subrequest does (see the module's
+    docstring), with the server's error_page that makes the internal redirect; None where they do not."""
+    name = _index_name(compiler, target)
+    if name is None:
+        return None
+    statements = compiler.server.own_statements
+    if not any(st.name == "error_page" and st.args[:1] == [INDEX_STATUS] for st in statements):
+        statements.append(Stmt("error_page", [INDEX_STATUS, "=", DIRINDEX], None,
+                               comment="mod_dir's index subrequest, through the server's rules again"))
+    return name
+
+
+def _index_name(compiler, target: str) -> str | None:
+    """The one DirectoryIndex name of the server (every list the same single name, index.html by default),
+    where no directory the result may map to allows a listing (httpd's answer where no index file is found);
+    else None."""
+    from .rewrite_dirindex import index_names
+    from .rewrite_handler import directory_options, option_directories
+    ctx, server, mapped = compiler.ctx, compiler.server, compiler.mapped_root
+    if mapped is None:
+        return None
+    path = target.split("?", 1)[0]
+    static = re.split(r"[$%]", path, maxsplit=1)[0]
+    dynamic = static != path
+    directory = (mapped + static).rstrip("/")
+    if dynamic:
+        directory = directory[:directory.rfind("/")] if "/" in directory else ""
+    names = index_names(ctx, server, directory)
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    lists = [st.args for h in holders for st in h.statements if st.name == "index"]
+    lists += [st.args for h in holders for sc in h.settings.get("directories", []) + list(h.scopes)
+              for st in sc.statements if st.name == "index"]
+    if len(names) != 1 or not re.fullmatch(r"[\w.~-]+", names[0]) or any(args != names for args in lists):
+        return None
+    places = [directory] + (option_directories(ctx, server, directory) if dynamic else [])
+    for place in places:
+        options = directory_options(ctx, server, place)
+        if options is None or "indexes" in options:
+            return None
+    return names[0]
+
+
+def after(rule: RRule, flag: str | None, index: str | None = None) -> list[Stmt]:
     """The statements after the rule: mod_dir's redirect where the mapped file is a directory and the request's
-    path has no trailing slash, then the stop of [L]/[END] where the rule applied."""
+    path has no trailing slash, then the stop of [L]/[END] where the rule applied. With INDEX, mod_dir's index
+    lookup where the path has the slash: the status the server's error_page redirects to the path plus INDEX."""
     span = rule.span
     out = [Stmt("if", [f"(-d {DIRSLASH})"], span, block=[Stmt("set", [DIRSLASH, "d"], span)]),
-           Stmt("set", [DIRSLASH, f"{DIRSLASH}:$a2n_request_uri"], span),
-           Stmt("if", [f'({DIRSLASH} ~ "^d:.*[^/]$")'], span,
+           Stmt("set", [DIRSLASH, f"{DIRSLASH}:$a2n_request_uri"], span)]
+    if index is not None:
+        out += [Stmt("set", [DIRINDEX, f"{DIRSLASH}:$request_method"], span),
+                Stmt("if", [f'({DIRINDEX} ~ "^d:[^?]*/:(?:GET|HEAD)$")'], span,
+                     block=[Stmt("set", [DIRINDEX, f"${{a2n_request_uri}}{index}$is_args$args"], span),
+                            Stmt("return", [INDEX_STATUS], span)],
+                     comment="mod_dir: the result is a directory, its index file is looked up through the rules")]
+    out += [Stmt("if", [f'({DIRSLASH} ~ "^d:.*[^/]$")'], span,
                 block=[Stmt("return", ["301", "$a2n_request_uri/$is_args$args"], span)],
                 comment="mod_dir: the result is a directory, the request's path lacks the slash")]
     if flag:
