@@ -26,7 +26,7 @@ from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock,
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
     _grants, access_statements, asks_login, directory_slash_statements, merge, options_statements, \
     refuses_all as _refuses_all, server_conditionals
-from ..passes.access_cond import Conditions
+from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
@@ -3181,8 +3181,67 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     serve_guarded_401_pages(model)
     route_reruns(model)
     for server in model.servers:
+        keep_request_uri(model, server)
         _drop_unreached_rule_proxies(server)
         _refuse_limited_methods_past_rewrite_refusals(server.locations, diags)
+
+
+def keep_request_uri(model: NginxModel, server: Server) -> None:
+    """Where an access condition of SERVER reads %{REQUEST_URI} through access_cond.kept_request_uri: sets
+    KEPT_URI to the path the request had before the server's rules (KEPT_FROM, first in the server) right
+    before each server rewrite without [PT] (where its regex matches), which leaves httpd's r->uri as it was,
+    and empties it before a server rewrite with [PT] (hook_uri2file makes its result r->uri) and before a
+    per-directory rewrite to a URL path (httpd's internal redirect to the result, whose r->uri is the new
+    path). An internal redirect of nginx's own (a directory's index, a rerun of the server's rules) starts
+    again at the server's rewrite phase, which empties it first."""
+    kept = server.settings.get("uri_kept_rewrites") or []
+    if not kept or not server.settings.get("kept_uri_read"):
+        return
+
+    def key(st: Stmt):
+        return (st.span.file, st.span.line, tuple(st.args)) if st.span is not None else id(st)
+
+    kept_keys = {key(st) for st in kept}
+    per_dir = set()
+    for loc in all_nested(server.locations):
+        stack = list(loc.directory_rules)
+        while stack:
+            st = stack.pop()
+            stack.extend(st.block or [])
+            if st.name == "rewrite" and st.span is not None:
+                per_dir.add((st.span.file, st.span.line))
+
+    def internal(st: Stmt) -> bool:
+        return st.name == "rewrite" and len(st.args) >= 2 and st.args[-1] not in ("redirect", "permanent") \
+            and st.args[1].startswith("/")
+
+    def track(st: Stmt, value: str) -> Stmt:
+        source = model.shared_map("a2n_kept_set_", "$uri", [("~" + st.args[0], value)], KEPT_URI, st.span,
+                                  volatile=True)
+        return Stmt("set", [KEPT_URI, source], st.span,
+                    comment="httpd's r->uri: the request's own path" if value == KEPT_FROM else
+                    "httpd's r->uri: the rewritten path")
+
+    done: set[int] = set()      # blocks some locations share
+
+    def place(stmts: list[Stmt], server_level: bool) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in stmts:
+            if st.block and id(st) not in done:
+                done.add(id(st))
+                st.block[:] = place(st.block, server_level)
+            if server_level and key(st) in kept_keys:
+                out.append(track(st, KEPT_FROM))
+            elif internal(st) and (server_level and not st.args[1].startswith("/a2n_") or not server_level
+                                   and st.span is not None and (st.span.file, st.span.line) in per_dir):
+                out.append(track(st, '""'))
+            out.append(st)
+        return out
+
+    server.own_statements[:] = [Stmt("set", [KEPT_FROM, "$uri"], None), Stmt("set", [KEPT_URI, ""], None)] + \
+        place(server.own_statements, True)
+    for loc in all_nested(server.locations):
+        loc.statements[:] = place(loc.statements, False)
 
 
 def _rewrite_refusal(stmts: list[Stmt]) -> Stmt | None:

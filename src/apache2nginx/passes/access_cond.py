@@ -190,9 +190,15 @@ class Conditions:
     def expression(self, text: str, ssl_compat: bool, span: Span | None) -> str:
         """A variable that is 1 when the ap_expr holds, empty otherwise."""
         try:
+            kept = self.server.settings.get("uri_kept_rewrites")
             compiler = HeaderCondition(self.model, request_only=True, prefix=PREFIX, ssl_compat=ssl_compat,
-                                       exact_case=True)
+                                       exact_case=True,
+                                       uri_source=(lambda: kept_request_uri(self.model, self.server)) if kept
+                                       else None)
             variable = compiler.compile(text)
+            if kept and compiler.reads_uri:
+                self.server.settings["kept_uri_read"] = True
+                self.read.add("uri")
             self.vary.extend(compiler.vary_values())
             self.boolean.add(variable)
             self._note_headers(variable)
@@ -340,6 +346,25 @@ class Conditions:
         else:
             test = f"({value} = {DENIED})"
         return [Stmt("if", [test], span, comment=what, block=[Stmt("return", ["403"], span)])]
+
+
+# httpd's r->uri where a server rewrite without [PT] applied (see kept_request_uri)
+KEPT_URI, KEPT_FROM = "$a2n_kept_uri", "$a2n_kept_from"
+
+
+def kept_request_uri(model, server) -> str | None:
+    """The variable an access condition reads for %{REQUEST_URI} in a server with RewriteRules that keep the
+    URL (server context, no [PT]: rewrite_compile's uri_kept_rewrites), None in other servers. Such a rule
+    changes r->filename only (mod_rewrite's hook_uri2file): r->uri, which <If> and `Require expr` read in the
+    sections of the file reached, is still the request's own path (observed with httpd 2.4: /app/inner/a.txt
+    rewritten to /app/ is refused by `<If "%{REQUEST_URI} =~ m#\\.txt$#"> Require all denied` in the
+    <Directory> of /app/). nginx's rewrite changes $uri. KEPT_URI holds the path the request had before such a
+    rule applied, empty where none did or where later a rule with [PT] or a per-directory rule (httpd's
+    internal redirect) made the rewritten path the request's own (emit.layout.keep_request_uri sets it):
+    the map gives $uri where it is empty."""
+    if not server.settings.get("uri_kept_rewrites"):
+        return None
+    return model.shared_map("a2n_kept_uri_", KEPT_URI, [('""', "$uri")], KEPT_URI, volatile=True)
 
 
 # nginx variables an internal redirect changes

@@ -123,8 +123,11 @@ class HeaderCondition:
     """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
 
     def __init__(self, model, request_only: bool = False, prefix: str = "a2n_hdr_", ssl_compat: bool = False,
-                 exact_case: bool = True):
+                 exact_case: bool = True, uri_source=None):
         self.model = model
+        # gives the nginx variable holding httpd's r->uri where it is not $uri (access_cond.kept_request_uri)
+        self.uri_source = uri_source
+        self.reads_uri = False
         # nginx compares a map's plain strings ignoring case; ap_expr's == does not, so literals become
         # case-sensitive regexes (exact_case=False only where the compared value has no case)
         self.exact_case = exact_case
@@ -221,7 +224,11 @@ class HeaderCondition:
         header = _vary_name(name)
         if header is not None:
             self.vary.append((header, self._guard))
-        return _variable(name)
+        variable = _variable(name)
+        if variable == "$uri":
+            self.reads_uri = True
+            return self.uri_source() if self.uri_source is not None else variable
+        return variable
 
     def vary_values(self) -> list[str]:
         """The values of `add_header Vary` that name what httpd varies on: a header's name, or a map that is

@@ -1225,6 +1225,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                       directive="RewriteRule")
     if state.per_dir is None:
         _pin_request_uri_conditions(ctx, statements, compiler.uri_kept_rewrites)
+        # (the access conditions reading %{REQUEST_URI} follow them: access_cond.kept_request_uri)
+        server.settings.setdefault("uri_kept_rewrites", []).extend(compiler.uri_kept_rewrites)
         carried = carry_rewrite_headers(ctx, server, statements, compiler.carried_rewrites)
         carry_location_headers(ctx, server, statements, carried)
         carry_proxy_headers(ctx, server, statements)
