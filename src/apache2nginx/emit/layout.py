@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from fnmatch import fnmatchcase
 from itertools import combinations
 
 from ..diagnostics import Diagnostics
@@ -134,6 +135,7 @@ class Layout:
         self._quiet_memo: dict[tuple, tuple] = {}   # ... its questions asked quietly (nothing reported)
         self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
         self.granting: list = []    # the rules of the <DirectoryMatch> sections left out that only grant (`lifted`)
+        self.refusing_globs: list[str] = []     # the wildcards of the <Directory> sections the server is refused for
         # the index lists joined with a FallbackResource -> their own names (passes.fallback.finish_server)
         self.index_names: dict | None = server.settings.get("fallback_index_names")
 
@@ -180,6 +182,7 @@ class Layout:
             reached = [t for t in served if not t or not t.startswith("/") or t.startswith(fixed)
                        or fixed.startswith(t.rstrip("/") + "/")]
             if reached:
+                self.refusing_globs = [g for g, _, _ in pending]
                 if span not in self.model.access_reported:
                     self.model.access_reported.add(span)
                     self.diags.add("A2N740", f"{label}: a wildcard is not translated; nothing inside it was emitted, "
@@ -196,6 +199,21 @@ class Layout:
                                "match it, so it applies to no request, in httpd as in nginx; nothing was emitted",
                                span, directive=label.split(" ", 1)[0])
         return None
+
+    def wildcard_reaches(self, fs: str) -> bool:
+        """Whether a wildcard <Directory> with access rules the server is refused for may apply to the
+        directory FS or to one below it: httpd merges its rules with the region's own (the <Directory>
+        sections go shortest path first, in configuration order among equals; the directory walk matches a
+        wildcard against the path's leading components), and they may let in what
+        the region's rules alone refuse, to be served with the onsuccess headers. The region's own rules
+        then tell nothing for certain: its refusal stands as an open region's (Stmt.open_region), never as
+        one httpd refuses for everyone."""
+        parts = [p for p in fs.split("/") if p]
+        for glob in self.refusing_globs:
+            pattern = [p for p in glob.split("/") if p]
+            if all(fnmatchcase(have, want) for have, want in zip(parts, pattern)):
+                return True
+        return False
 
     # -- filesystem ----------------------------------------------------------
     def fs_routes(self, routes: list[Route]) -> list[tuple[str, str]]:
@@ -236,13 +254,16 @@ class Layout:
         return access_proxy.configs_for(self.model, self.server, access_proxy.backend_base(route.target),
                                         route.span, what)
 
-    def access(self, configs: list, region: str, span, quiet: bool = False) -> list[Stmt]:
+    def access(self, configs: list, region: str, span, quiet: bool = False, fs: str | None = None) -> list[Stmt]:
+        """The access statements of a region merged from CONFIGS; FS: the directory httpd's directory walk
+        reaches for it, where one does."""
         if getattr(self, "refuse_all", None) is not None:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
+            unknown = fs is not None and self.wildcard_reaches(fs)
             refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
-                           open_region=_no_access_rules(configs) or _grants_everyone(configs),
-                           shut_region=_refuses_all(configs), login=asks_login(configs))
+                           open_region=unknown or _no_access_rules(configs) or _grants_everyone(configs),
+                           shut_region=not unknown and _refuses_all(configs), login=asks_login(configs))
             if refusal.open_region or refusal.shut_region:
                 return [refusal]
             return self.refusal_after_rules(configs, region, span, quiet) or [refusal]
@@ -485,7 +506,8 @@ class Layout:
             span = covering[-1].span if covering else (handler.span if handler else exact_spans.get(path) or
                                                        (dirs[-1].span if dirs else None))
             access = [] if handler is not None and handler.kind == "redirect" else \
-                self.access(dir_configs + loc_configs, _describe(path), span)
+                self.access(dir_configs + loc_configs, _describe(path), span,
+                            fs=fs if handler is None or handler.kind != "proxy" else None)
             if self.refuse_all is not None and not (access and access[-1].name == "auth_request"):
                 # (a Redirect's region is no open one: httpd answers it with its error response)
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
@@ -757,7 +779,7 @@ class Layout:
             dirs = self.covering_directories(fs)
             dir_configs = [d.settings.get("access") for d in dirs]
             span = dirs[-1].span if dirs else loc.span
-            access = self.access(dir_configs, _describe(fs), span)
+            access = self.access(dir_configs, _describe(fs), span, fs=fs)
             statements = _last_wins(access + [st for d in dirs for st in d.statements], self.index_names)
             if target is loc:
                 loc.statements[:0] = statements
@@ -876,7 +898,7 @@ class Layout:
                 return refused(route, d, "its <Files> sections hold access rules"), own, {}
             self._not_applied(route, d, bool(d.statements))
             stmts = self.access([c.settings.get("access") for c in self.covering_directories(d.fs_path)] +
-                                loc_configs, what, d.span)
+                                loc_configs, what, d.span, fs=d.fs_path)
             sub = d.fs_path.rstrip("/")[len(static.rstrip("/")) + 1:]
             if stmts == base or not sub.startswith(rel):
                 continue     # the same rules, or a directory no capture reaches
