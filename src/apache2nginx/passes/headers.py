@@ -1082,11 +1082,14 @@ def _onsuccess_warning(ctx: Context, d: Directive, action: str, name: str) -> No
 def _selected(ctx: Context, texts: list[str], index: int) -> str:
     """1 where member INDEX of the chain (0: the Else) is the one httpd merges: its expression holds and
     none before it does."""
-    compiler = HeaderCondition(ctx.model, request_only=True)
+    compiler = HeaderCondition(ctx.model, request_only=True, prefix=IF_PREFIX)
     conditions = [compiler.compile(t) for t in texts]
     if index == 0:
-        return compiler.all_of([compiler.negate(c) for c in conditions])
-    return compiler.all_of([compiler.negate(c) for c in conditions[:index - 1]] + [conditions[index - 1]])
+        selected = compiler.all_of([compiler.negate(c) for c in conditions])
+    else:
+        selected = compiler.all_of([compiler.negate(c) for c in conditions[:index - 1]] + [conditions[index - 1]])
+    _chosen(ctx, ctx.server, selected)
+    return selected
 
 
 def _finish_if_chains(ctx: Context, server=None) -> None:
@@ -1121,6 +1124,7 @@ def _finish_if_chains(ctx: Context, server=None) -> None:
                 if record.table == "onsuccess" and everywhere:
                     keep.append(hide)        # httpd's set replaces a backend's copy on every request
                 record.variable = add.args[1] = ctx.model.new_variable("a2n_hdr_")
+                _chosen(ctx, chain.server, record.variable)
                 try:
                     _chain_map(ctx, chain, record, quote, MapBlock, simple_match)
                 except Untranslatable as e:
@@ -1143,6 +1147,25 @@ def _finish_if_chains(ctx: Context, server=None) -> None:
             record.holder.extend(keep)
 
 
+# the maps of an <If> chain's expressions: never shared with an expr= condition's, which httpd evaluates as the
+# answer leaves (a rewrite may have changed the query by then), while the chain's member was chosen before
+IF_PREFIX = "a2n_ifc_"
+
+
+def _chosen(ctx: Context, server, variable: str) -> None:
+    """VARIABLE tells (or gives the value of a Header line by) which member of an <If> chain httpd merged
+    (ap_if_walk, before translate_name): a rewrite that changes the request's query before answering reads it first
+    (rewrite_compile._dropped_query)."""
+    chosen = ctx.main.settings.setdefault("header_if_chosen", [])
+    if variable.startswith("$") and (server, variable) not in chosen:
+        chosen.append((server, variable))
+
+
+def chosen_variables(ctx: Context, server) -> list[str]:
+    """The variables of the <If> chains' Header lines SERVER merges (its own and the main server's)."""
+    return [v for holder, v in ctx.main.settings.get("header_if_chosen", []) if holder in (ctx.main, server)]
+
+
 def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple_match) -> None:
     """The map that gives record.variable the value of the member httpd merges: one map over the variable all
     the expressions read, tried in order, when each is a plain match; else a map over their results."""
@@ -1158,7 +1181,7 @@ def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple
             entries.pop()
         ctx.model.maps.append(MapBlock(matches[0][0], record.variable, entries, default))
         return
-    compiler = HeaderCondition(ctx.model, request_only=True)
+    compiler = HeaderCondition(ctx.model, request_only=True, prefix=IF_PREFIX)
     digits = [compiler.digit(compiler.compile(t)) for t in chain.texts]
     # one digit per expression, so the first that holds is the first 1: every entry excludes the others
     entries = [("~^" + "0" * i + "1", v or '""') for i, v in enumerate(values) if (v or "") != raw_default]

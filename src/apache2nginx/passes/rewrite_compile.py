@@ -372,8 +372,10 @@ class Compiler:
             groups += 1
         rule_names: dict[int, str] | None = None
         if any(_uses_rule_capture(text) for text in [c.test for c in rule.conds] + _flag_values(rule)) or \
-                self.dynamic_prefix(rule) and re.search(r"(?<!\\)\$\d", rule.substitution):
-            # (the regex of a map that picks a per-directory prefix resets $1..$9 too)
+                (self.dynamic_prefix(rule) or _if_chosen(self.ctx, self.server, rule)) and \
+                re.search(r"(?<!\\)\$\d", rule.substitution):
+            # (the regex of a map that picks a per-directory prefix, or an <If> chain's read before a [QSD]
+            # redirect (_dropped_query), resets $1..$9 too)
             # httpd matches the pattern before it looks at the conditions: save its captures by name, since
             # every regex a condition runs resets $1..$9.
             named, rule_names = ("", {}) if negate else _name_groups(pattern, f"{tag}_r")
@@ -633,11 +635,11 @@ class Compiler:
                     target = self.with_prefix(rule, subst, target, True) if self.per_dir is not None else \
                         _server_relative(subst, target)
                     target = _query_flags(target, qsa, qsd)
-                return out + _dropped_query(rule, target) + [
+                return out + _dropped_query(self.ctx, self.server, rule, target) + [
                     Stmt("rewrite", [regex, target, "permanent" if code == "301" else "redirect"], span)]
             keep = not target.endswith("?") and "?" not in target
             target = target.rstrip("?") + ("$is_args$args" if keep else "")
-            return out + _dropped_query(rule, target) + [Stmt("return", [code, target], span)]
+            return out + _dropped_query(self.ctx, self.server, rule, target) + [Stmt("return", [code, target], span)]
         # per-directory [PT] leaves the ruleset before [END] is noted (mod_rewrite's apply_rewrite_list): the
         # internal redirect runs the rules again, as nginx's `last` does (a rule that matches its own result ends
         # in both servers' redirect limit, 500)
@@ -1411,13 +1413,30 @@ def _server_relative(subst: str, target: str) -> str:
     return target
 
 
-def _dropped_query(rule: RRule, target: str) -> list[Stmt]:
+def _if_chosen(ctx: Context, server: Server, rule: RRule) -> str:
+    """The variables of the <If> chains' Header lines a [QSD] redirect by RULE reads before it empties $args
+    (_dropped_query), joined; empty where there are none."""
+    if "QSD" not in rule.flags or "?" in rule.substitution or \
+            "R" not in rule.flags and not re.match(r"^https?://", rule.substitution):
+        return ""
+    from .headers import chosen_variables
+    return "".join(chosen_variables(ctx, server))
+
+
+def _dropped_query(ctx: Context, server: Server, rule: RRule, target: str) -> list[Stmt]:
     """A redirect by a [QSD] rule whose substitution has no query of its own: httpd drops the request's query
     before it answers (splitout_queryargs: r->args = NULL), so a `Header expr=` reading QUERY_STRING sees none
-    on the redirect. nginx's redirect keeps $args: it is emptied first (where the target does not read it)."""
+    on the redirect. nginx's redirect keeps $args: it is emptied first (where the target does not read it).
+    An <If> chain's Header lines were chosen before the rules ran (ap_if_walk follows the first location walk,
+    before translate_name; for per-directory rules, the walk after map_to_storage), with the request's query:
+    the maps choosing their values (evaluated once a request, then kept) are read before $args is emptied."""
     if "QSD" not in rule.flags or "?" in rule.substitution or re.search(r"\$(?:args|query_string|arg_)", target):
         return []
-    return [Stmt("set", ["$args", ""], rule.span, comment="[QSD]: httpd answers the redirect with no query string")]
+    chosen = _if_chosen(ctx, server, rule)
+    pin = [Stmt("set", ["$a2n_if_chosen", chosen], rule.span, comment="the <If> Header lines httpd chose "
+                "before the rules, with the request's query")] if chosen else []
+    return pin + [Stmt("set", ["$args", ""], rule.span,
+                       comment="[QSD]: httpd answers the redirect with no query string")]
 
 
 def _query_flags(target: str, qsa: bool, qsd: bool) -> str:
