@@ -97,8 +97,12 @@ def _page_headers(model: NginxModel, server: Server, main: Server | None,
     ungated = model.onsuccess_ungated
     out: list[Stmt] = []
     lost: list[str] = []
-    for loc in chain:
-        for st in loc.statements:
+    # the server's and the http level's onsuccess headers too: the named location inherits them, but their
+    # gate is shut there (a 404 at a URL not the page's), where httpd sends them on the page it serves
+    outer = [st for level in reversed(levels[len(chain):]) for st in level
+             if st.name == "add_header" and len(st.args) > 1 and isinstance(ungated.get(st.args[1]), str)]
+    for statements in [outer] + [loc.statements for loc in chain]:
+        for st in statements:
             if st.name not in _HEADERS:
                 continue
             args = list(st.args)
