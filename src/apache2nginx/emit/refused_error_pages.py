@@ -85,7 +85,8 @@ def _request_only(model: NginxModel, value: str, seen: frozenset = frozenset()) 
 
 def _page_headers(model: NginxModel, server: Server, main: Server | None,
                   target: str) -> tuple[list[Stmt], list[str]]:
-    """The statements of the page's Header lines, from its location chain (outermost first), as httpd sends
+    """The statements of the page's Header lines, from its location chain (outermost first, after the server's
+    and the http level's onsuccess ones, whose gate the named location inherits shut), as httpd sends
     them on the page it serves: an onsuccess header's gate opened (the named location is not at the page's
     URL, where the gate sends it on any status), always. And the names of the headers whose value the named
     location cannot give (one read from the answer). None where the refusal stands for an error httpd answers
@@ -97,8 +98,12 @@ def _page_headers(model: NginxModel, server: Server, main: Server | None,
     ungated = model.onsuccess_ungated
     out: list[Stmt] = []
     lost: list[str] = []
-    for loc in chain:
-        for st in loc.statements:
+    # the server's and the http level's onsuccess headers too: the named location inherits them, but their
+    # gate is shut there (a 404 at a URL not the page's), where httpd sends them on the page it serves
+    outer = [st for level in reversed(levels[len(chain):]) for st in level
+             if st.name == "add_header" and len(st.args) > 1 and isinstance(ungated.get(st.args[1]), str)]
+    for statements in [outer] + [loc.statements for loc in chain]:
+        for st in statements:
             if st.name not in _HEADERS:
                 continue
             args = list(st.args)
