@@ -173,7 +173,7 @@ def render_text(diags: Iterable[Diagnostic], sources: SourceCache | None = None,
     for d in diags:
         sev = d.severity.value
         label = f"{_COLOURS[d.severity]}{sev}[{d.code}]{_RESET}" if colour else f"{sev}[{d.code}]"
-        where = f"{d.span.file}:{d.span.line}:{d.span.column}: " if d.span else "apache2nginx: "
+        where = f"{d.span}: " if d.span else "apache2nginx: "
         msg = f"{_BOLD}{d.message}{_RESET}" if colour else d.message
         out.append(f"{where}{label}: {msg}")
         if d.span:

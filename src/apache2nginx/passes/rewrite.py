@@ -534,7 +534,7 @@ def _replaced(ctx: Context, state: RewriteContext, later: RewriteContext) -> Non
     httpd merges that section's rules in place of these (config_perdir_merge, without RewriteOptions
     Inherit), so they never run; nothing is emitted for them."""
     state.mapped = True
-    where = f" ({later.directives[0].span.file}:{later.directives[0].span.line})" \
+    where = f" ({later.directives[0].span.file_line})" \
         if later.directives and later.directives[0].span else ""
     said = ctx.options.setdefault("rewrite_replaced", set())
     for rule in state.rules:
@@ -966,7 +966,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         if blocking is not None:
             # httpd checks access before per-directory rules run; nginx runs a location's rewrites first, and
             # a rewrite (or redirect) would answer for requests httpd refuses
-            where = f" ({blocking.span.file}:{blocking.span.line})" if blocking.span else ""
+            where = f" ({blocking.span.file_line})" if blocking.span else ""
             for rule in state.rules:
                 _not_translated(ctx, rule, "A2N745", f"the access rules of a section{where} that httpd checks "
                                 "before these per-directory rules would run after them in nginx")

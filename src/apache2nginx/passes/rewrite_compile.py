@@ -872,7 +872,7 @@ class Compiler:
                                    f"the file {fs}/...; the translation rewrites to {url}, the URL that serves it",
                                    rule.span, directive="RewriteRule")
                 return url
-            where = f" ({claimed.span.file}:{claimed.span.line})" if claimed.span else ""
+            where = f" ({claimed.span.file_line})" if claimed.span else ""
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
                                f"file path under {fs}, but the URL that would serve that file is also claimed by a "
                                f"{claimed.kind} route{where}; the translation rewrites to the path as a URL",
@@ -921,7 +921,7 @@ class Compiler:
         if claimed is None or not target.startswith("/"):
             self.mapped_root = root
             return target
-        where = f" ({claimed.span.file}:{claimed.span.line})" if claimed.span else ""
+        where = f" ({claimed.span.file_line})" if claimed.span else ""
         at = next((i for i, r in enumerate(self.state.rules) if r.directive is rule.directive), None)
         later = self.state.rules[at + 1:] if at is not None else None
         made = self.ctx.options.setdefault("rewrite_docroot_locations", {})    # (server, root) -> its prefix
@@ -936,7 +936,7 @@ class Compiler:
         if blocking is not None:
             # the file's directory has access rules httpd checks on the result (a refusal for its .htaccess, a
             # Require): the route of the URL would serve it past them, and the internal location skips them too
-            held = f" ({blocking.span.file}:{blocking.span.line})" if getattr(blocking, "span", None) else ""
+            held = f" ({blocking.span.file_line})" if getattr(blocking, "span", None) else ""
             raise Unsupported("A2N861", f"httpd reads the substitution as the file {root}{static} (no Alias or "
                               f"ProxyPass applies to it) and checks the access rules of its directory{held} on "
                               f"it; nginx would hand the URL to the {claimed.kind} route{where}, past those rules")
@@ -991,7 +991,7 @@ class Compiler:
         refused = next((scope for h in holders for scope in h.scopes if scope.kind == "location"
                         and scope.settings.get("rewrite_refused") and (urls is None or _may_hold(scope, urls))), None)
         if refused is not None:
-            where = f"the <Location> at {refused.span.file}:{refused.span.line}" if refused.span else unlocated
+            where = f"the <Location> at {refused.span.file_line}" if refused.span else unlocated
             raise Unsupported(code, f"httpd applies {where}, which the translation refuses (403) for its "
                               "RewriteRule, to the original URL only; nginx would search locations again with the "
                               "rewritten one and refuse it there")
@@ -1028,30 +1028,27 @@ class Compiler:
         if made is not None and fixed != "/" and \
                 not any(fixed.startswith(p) or p.startswith(fixed) for p in prefixes):
             return "last"
-        if not restricted and not routed and not configured:
-            scope = left[0]
-            where = f" at {scope.span.file}:{scope.span.line}" if scope.span else ""
-            raise Unsupported("A2N877", f"httpd serves the result of this [END] rewrite (an internal redirect) "
-                              f"without the configuration of the section{where}, which governs the rule's own "
-                              "directory but may not govern the result, and runs no rewrite rules there; the "
-                              "result may fall under per-directory rules that nginx would run again, and `break` "
-                              "would serve it with that section's settings")
         if not restricted and not routed:
-            scope = configured[0]
-            where = f" at {scope.span.file}:{scope.span.line}" if scope.span else ""
-            raise Unsupported("A2N877", f"httpd serves the result of this [END] rewrite (an internal redirect) "
-                              f"with the configuration of the section{where}, which does not govern the rule's "
-                              "own directory, and runs no rewrite rules there; the result may fall under "
-                              "per-directory rules that nginx would run again, and `break` would serve it with "
-                              "the rule's own location's settings instead")
+            # a section of settings the result may fall under though the rule's directory does not, or one
+            # that governs the rule's directory though the result may fall outside it
+            scope = (configured or left)[0]
+            where = f" at {scope.span.file_line}" if scope.span else ""
+            how = (f"with the configuration of the section{where}, which does not govern the rule's own directory,"
+                   if configured else f"without the configuration of the section{where}, which governs the rule's "
+                   "own directory but may not govern the result,")
+            raise Unsupported("A2N877", f"httpd serves the result of this [END] rewrite (an internal redirect) {how} "
+                              "and runs no rewrite rules there; the result may fall under per-directory rules that "
+                              "nginx would run again, and `break` would serve it with "
+                              + ("the rule's own location's settings instead" if configured else
+                                 "that section's settings"))
         if not restricted:
             route = routed[0]
-            where = f" at {route.span.file}:{route.span.line}" if route.span else ""
+            where = f" at {route.span.file_line}" if route.span else ""
             raise Unsupported("A2N862", f"httpd maps the result of this [END] rewrite (an internal redirect) "
                               f"through the {route.params.get('directive', route.kind)}{where} and runs no rewrite "
                               "rules there; the result may fall under per-directory rules that nginx would run "
                               "again, so the translation cannot send it through that entry's location")
-        where = f"{restricted[0].span.file}:{restricted[0].span.line}" if restricted[0].span else "a section"
+        where = f"{restricted[0].span.file_line}" if restricted[0].span else "a section"
         raise Unsupported("A2N860", f"httpd checks the access rules of the section at {where} on the result "
                           "of this [END] rewrite (an internal redirect) and runs no rewrite rules there; the "
                           "result may fall under per-directory rules that nginx would run again, so the "
@@ -1075,7 +1072,7 @@ class Compiler:
             if urls is not None and (not _may_hold(scope, urls)
                                      or all(_inside(scope, url, nocase) for url, nocase in urls)):
                 continue
-            where = f" at {scope.span.file}:{scope.span.line}" if scope.span else ""
+            where = f" at {scope.span.file_line}" if scope.span else ""
             raise Unsupported("A2N879", f"httpd keeps the original URL for <Location> sections, so the "
                               f"FallbackResource of the <Location {scope.path}>{where} applies where the original "
                               "URL is in it and the rewritten file is missing (its subrequest rewritten again); "
@@ -1105,7 +1102,7 @@ class Compiler:
                          if id(scope) not in both and (made is None or _may_hold(scope, made))), None)
             if into is None:
                 return False
-            where = f" at {into.span.file}:{into.span.line}" if into.span else ""
+            where = f" at {into.span.file_line}" if into.span else ""
             raise Unsupported("A2N842", f"httpd keeps the original URL for <Location> sections, so the Header lines "
                               f"of the <Location {into.path}>{where}, which the result falls under, are not sent "
                               "with it; nginx's location of the result sends them")
@@ -1113,9 +1110,9 @@ class Compiler:
         for scope in header_scopes(self.ctx, self.server, ("location", "directory", "files")):
             if made is not None and not self._may_serve(scope, made, root):
                 continue
-            where = f"{scope.span.file}:{scope.span.line}" if scope.span else scope.path
+            where = f"{scope.span.file_line}" if scope.span else scope.path
             raise Unsupported("A2N842", f"httpd sends the Header lines of the <Location> sections matching the "
-                              f"original URL (the one at {origin[0].span.file}:{origin[0].span.line}) with the "
+                              f"original URL (the one at {origin[0].span.file_line}) with the "
                               f"result, and those of the result's own sections; in nginx the location of the "
                               f"result, which has Header lines of its own ({where}), keeps only its own"
                               if origin[0].span else "httpd sends the Header lines of the <Location> sections "
@@ -1218,7 +1215,7 @@ class Compiler:
                 continue
             if _segment_prefix(scope.path, static) or (dynamic and scope.path.startswith(static)) or \
                     (not static.startswith("/")):
-                where = f"{scope.span.file}:{scope.span.line}" if scope.span else scope.path
+                where = f"{scope.span.file_line}" if scope.span else scope.path
                 raise Unsupported("A2N780", f"the result may fall under the <Location {scope.path}> that proxies "
                                   f"({where}): httpd's mod_proxy looks that ProxyPass up for the request's original "
                                   "URL only, so it serves the file under the document root where nginx would proxy")
@@ -1243,7 +1240,7 @@ class Compiler:
             urls = [("/", False)]
         else:
             urls = [(("(?i)" if "NC" in r.flags else "") + r.pattern, True) for r in seen]
-        where = f" ({refused.span.file}:{refused.span.line})" if refused.span else ""
+        where = f" ({refused.span.file_line})" if refused.span else ""
         self.note_once(rule, "A2N866", f"RewriteRule {rule.pattern} {rule.substitution} [PT]: the result may fall "
                        f"under <Location {refused.path}>{where}, which the translation refuses (403) for its "
                        "RewriteRule; httpd walks that section for the result too, and may serve it, where nginx "

@@ -92,7 +92,7 @@ def _plan_checks(compiler, rule: RRule, target: str, reports: list[str]) -> bool
         return False
     scope = _governed(compiler, mapped + static, dynamic, path)
     if scope is not None:
-        where = f" ({scope.span.file}:{scope.span.line})" if scope.span else ""
+        where = f" ({scope.span.file_line})" if scope.span else ""
         reports.append(f"httpd checks the access rules of the section{where} over the directory before "
                        "its redirect, nginx's server rewrite phase would answer first")
         return False
@@ -100,7 +100,7 @@ def _plan_checks(compiler, rule: RRule, target: str, reports: list[str]) -> bool
     answering = None if ends_rewriting(rule) else _directory_rules(compiler, mapped + static, dynamic)
     if answering is not None:
         span = answering.rules[0].span if answering.rules else answering.engine_span
-        where = f" ({span.file}:{span.line})" if span else ""
+        where = f" ({span.file_line})" if span else ""
         reports.append(f"httpd runs the per-directory rewrite rules of <Directory {answering.directory}>"
                        f"{where} over the directory before its redirect and they may refuse or redirect "
                        "the request first, nginx's server rewrite phase would answer before them")
@@ -239,7 +239,7 @@ def _server_refused(compiler) -> str | None:
         pending = [holder.settings["refuse_all"]] if holder.settings.get("refuse_all") else []
         pending += [(label, span) for _, label, span in holder.settings.get("wildcard_refusals", [])]
         for label, span in pending:
-            return label + (f" ({span.file}:{span.line})" if span else "")
+            return label + (f" ({span.file_line})" if span else "")
     return None
 
 

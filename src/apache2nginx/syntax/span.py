@@ -17,6 +17,11 @@ class Span:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
 
+    @property
+    def file_line(self) -> str:
+        """`file:line`, as messages name the place of another directive or section."""
+        return f"{self.file}:{self.line}"
+
     @classmethod
     def point(cls, file: str, line: int = 1, column: int = 1) -> "Span":
         return cls(file, line, column, line, column + 1)
