@@ -875,9 +875,11 @@ class Layout:
         differ from the target's by refusing (or granting what the target refuses), a map over the capture
         or the file name answers 403 in the rewrite phase. A map's regular expression replaces the location's
         captures, so the captures the alias reads are kept first (the third value: capture -> variable).
-        Rules that differ otherwise cannot be chosen per capture or name: the location is refused."""
-        if self.refuse_all is not None:
-            return [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0])], [], {}
+        Rules that differ otherwise cannot be chosen per capture or name: the location is refused. In a server
+        refused as a whole (refuse_all) the location is refused as the target's region is, and keeps that
+        region's other statements (its headers): httpd's answer there carries them, a 404 for a missing file
+        too (its directory walk merges the target directory's sections and .htaccess before it stops at a
+        missing one), so the refusal sends them (emit.inherit.refused_headers)."""
         what = f"the AliasMatch {route.path}"
         target = route.target
         ref = re.search(r"\$(\d)", target)
@@ -885,8 +887,10 @@ class Layout:
         static = (fixed if ref is None else fixed[:fixed.rfind("/") + 1]).rstrip("/") or "/"
         dirs = self.covering_directories(static)
         configs = [d.settings.get("access") for d in dirs]
-        base = self.access(configs + loc_configs, what, route.span)
         own = [st for d in dirs for st in d.statements]
+        if self.refuse_all is not None:
+            return self.access(configs + loc_configs, what, route.span, fs=static), own, {}
+        base = self.access(configs + loc_configs, what, route.span)
         deeper = [] if ref is None else [d for d in self.directories if fs_within(static, d.fs_path)
                                          and (d.fs_path.rstrip("/") or "/") != static]
         refused = self._refuse_alias   # (route, section, why) -> a refusal of the whole location
