@@ -1219,7 +1219,9 @@ class Layout:
         holds an `if` or `set` (an access rule put first, a map it reads): their regular expressions reset
         $1..$9 before the directive reads them (a redirect to /old/.html for /old/a.txt), so the location's
         captures are read by name instead. Per-directory rewrite rules carried into the location (a <Files>
-        section's, nested in a directory with rules) read their own regex's captures, never the location's."""
+        section's, nested in a directory with rules) read their own regex's captures, never the location's.
+        The statements renamed are copies: a location copied elsewhere (a RedirectMatch's, nested in a `^~`
+        location) holds the same statements, and names its own regex's captures, or keeps $1..$9, there."""
         if loc.modifier not in ("~", "~*"):
             return
         numbered = re.compile(r"\$(?:\{(\d)\}|(\d))")
@@ -1245,6 +1247,7 @@ class Layout:
         self.named_locations += 1
         pattern, names = _name_groups(loc.path, f"a2n_lm{self.named_locations}_")
         loc.path = pattern
+        loc.statements[:] = [_clone(st) if own([st]) else st for st in loc.statements]
         for st in own(loc.statements):
             if st.name != "if":
                 st.args = [numbered.sub(lambda m: "${" + names[int(m.group(1) or m.group(2))] + "}"
