@@ -1328,9 +1328,7 @@ class Layout:
                 continue
             regex = f.files_regex
             rules, region = _rules(access), _rules(loc.statements)
-            restricts = [_shape(st) for st in rules[:len(region)]] == [_shape(st) for st in region] and all(
-                st.name == "if" and st.comment in ACCESS_IF_COMMENTS for st in rules[len(region):])
-            if region and not restricts and not _refuses(rules) and regex.endswith(_PATH_INFO):
+            if _admits_more(rules, region) and regex.endswith(_PATH_INFO):
                 # rules that may admit what the region refuses hold for the file itself only: a directory of that
                 # name (and the paths below it) keeps the region's rules, and so does path info after the file
                 regex = regex[:-len(_PATH_INFO)] + "$"
@@ -1378,7 +1376,9 @@ class Layout:
         location matching the URL. So the location OUTER of the sections MATCHED holds, for each later section
         whose access rules change what those sections decide (HEADERS_TOO: or that has header lines), a nested
         location of its pattern with the rules of them all merged (and their statements): a name matching both
-        is judged, and answered with the headers, as httpd does."""
+        is judged, and answered with the headers, as httpd does. Merged rules that may admit what the sections
+        matched refuse hold where the URL's last name matches them all (httpd matches every section against the
+        one name its walk stops at): a URL going on after a name only some of them match keeps the outer rules."""
         configs = [f.settings.get("access") for f in matched]
         current = self.access(dir_configs + configs + loc_configs, f"files matching {matched[-1].path}",
                               matched[-1].span)
@@ -1391,9 +1391,16 @@ class Layout:
                 self.access(dir_configs + configs + [config] + loc_configs, f"files matching {f.path}", f.span)
             if not headers and [_shape(st) for st in access] == [_shape(st) for st in current]:
                 continue
-            if depth >= 4:
+            path = loc.path
+            if _admits_more(_rules(access), _rules(current)):
+                # rules that may admit what the sections matched refuse hold where one name matches them all, the
+                # URL's last: httpd judges the one name its walk stops at, so a URL going on after a name only
+                # the sections matched accept (a file and its path info, /.htaccess/a.txt) keeps their rules
+                path = _last_name([s.files_regex for s in matched + [f]])
+            if depth >= 4 or path is None:
                 # more sections overlapping than are laid out: their names are refused rather than opened
                 access = [Stmt("deny", ["all"], f.span, comment="overlapping file sections: refused")]
+                path = loc.path
             shapes = set()
             statements = []
             for st in [st for s in matched + [f] for st in s.statements]:
@@ -1401,7 +1408,7 @@ class Layout:
                     shapes.add(_shape(st))
                     statements.append(st)
             # (nginx inherits allow/deny and auth_basic through every enclosing level)
-            inner = Location("~", loc.path, _detached(access, parent + outer.statements, f.span) + statements,
+            inner = Location("~", path, _detached(access, parent + outer.statements, f.span) + statements,
                              f.span, static_only=outer.static_only or loc.static_only)
             outer.locations.append(inner)
             if depth < 4:
@@ -2567,6 +2574,27 @@ def _exact_name(regex: str) -> str | None:
     """The one file name a file section's pattern matches (`<Files "data.json">`), or None."""
     m = re.fullmatch(r"\(\?:\^\|/\)((?:[A-Za-z0-9_~-]|\\\.)+)(?:\(\?:/\|\$\)|\$)", regex)
     return m.group(1).replace("\\.", ".") if m else None
+
+
+def _admits_more(rules: list[Stmt], region: list[Stmt]) -> bool:
+    """Whether a file section's access RULES may admit a request the enclosing rules REGION refuse: not
+    where the region admits everyone, nor where RULES are the region's with only access tests after them, nor
+    a plain refusal."""
+    restricts = [_shape(st) for st in rules[:len(region)]] == [_shape(st) for st in region] and all(
+        st.name == "if" and st.comment in ACCESS_IF_COMMENTS for st in rules[len(region):])
+    return bool(region) and not restricts and not _refuses(rules)
+
+
+def _last_name(regexes: list[str]) -> str | None:
+    """A URL regex matching where the last segment is a name every one of the file sections' REGEXES
+    (access.basename_regex: a segment, last or followed by path info) accepts; None where one is not of
+    that form."""
+    tests = []
+    for regex in dict.fromkeys(regexes):
+        if not regex.startswith("(?:^|/)") or not regex.endswith(_PATH_INFO):
+            return None
+        tests.append("(?=" + regex[len("(?:^|/)"):-len(_PATH_INFO)] + "$)")
+    return "(?:^|/)" + "".join(tests) + "[^/]*$"
 
 
 def _may_overlap(a: str, b: str) -> bool:
