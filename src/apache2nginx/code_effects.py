@@ -381,6 +381,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "backend@status-403"),  # the [END] rule's requests are refused (403)
     "A2N861": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the rule's requests are refused (403)
+    "A2N863": effects("header:changed@nginx-refused"),  # the refusal sends a header's always line alone where
+    # httpd's success sends its onsuccess line too
     "A2N866": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the requests rewritten into the refused section are refused (403)
     "A2N870": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",

@@ -2168,6 +2168,17 @@ _short("A2N877", "rewrite-end-past-settings", "error", "A per-directory [END] re
        "requests the rule rewrites get 403 from nginx where httpd serves the result.",
        "rewrite to a URL outside the directories that have rewrite rules, or give the result's URL the rule "
        "directory's settings.")
+_short("A2N863", "rewrite-location-headers-unknown", "error",
+       "The refusal of a <Location> with a RewriteRule cannot send the headers of httpd's answer.",
+       "httpd runs the RewriteRules of a <Location> in its fixup against the mapped file path; where none applies "
+       "it serves the file, and that success carries the onsuccess Header lines as well as the `Header always` "
+       "ones, where a rule's redirect or error carries the always lines alone. The translation refuses the "
+       "section (403, A2N805) and sends the onsuccess line of a header both tables name where nginx's tests of "
+       "the rules' patterns and conditions say httpd serves the file. Here a rule cannot be so tested (it "
+       "rewrites to a URL, chains or skips rules, or has a condition nginx cannot test), so the refusal sends the "
+       "always line alone.",
+       "requests httpd serves under the section lack the onsuccess value of that header in nginx's 403.",
+       "translate the <Location>'s RewriteRule by hand, or give the header to one table only.")
 _short("A2N866", "rewrite-into-refused-location", "warning", "A [PT] rewrite into a <Location> the translation refuses is refused too.",
        "a server-context RewriteRule with [PT] hands its result to the translate hooks, and httpd walks the <Location> "
        "sections of the new URL, as nginx searches the locations of the rewritten URI. Where the result falls under "

@@ -15,6 +15,7 @@ from typing import Callable
 from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt, all_nested
 from ..passes.alias import CGI_REFUSAL
 from ..passes.rewrite_location_headers import TARGET_HEADER
+from ..passes.rewrite_model import REWRITE_FILE, REWRITE_URI
 
 _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
 _ADD_HEADER = _FAMILY_OF["add_header"]
@@ -497,8 +498,18 @@ def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
     there httpd serves the file a URL names with its handler (a success, both header tables), and answers any
     other URL with an error (404, or mod_dir's 301: the always table alone). Said by the tests SERVED reads (_served_tests)."""
     return getattr(ungate, "served", None) is not None and \
-        any(_refusal(s) and s.open_region for s in stmts) and \
-        not any(s.name in _NOT_STATIC and not _refusal(s) for s in stmts)
+        any(_refusal(s) and (s.open_region or (s.rule_tests is not None and not _guarded(stmts))) for s in stmts) \
+        and not any(s.name in _NOT_STATIC and not _refusal(s) for s in stmts)
+
+
+def _guarded(stmts: list[Stmt]) -> bool:
+    """Whether STMTS hold access rules that may refuse (a deny, a login, an `if` answering 401 or 403): a
+    <Location> refused for its rewrite rules (Stmt.rule_tests) is an open region without them."""
+    return any(s.name in ("deny", "auth_request", "limit_except") and not _refusal(s)
+               or (s.name == "auth_basic" and s.args != ["off"])
+               or (s.name == "if" and any(b.name == "return" and b.args[:1] in (["401"], ["403"])
+                                          for b in s.block or ()))
+               for s in stmts)
 
 
 def _relaying(stmts: list[Stmt]) -> bool:
@@ -556,6 +567,38 @@ def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str],
     # OPTIONS only: any other method (PUT, DELETE) gets its own 405, an error with the always table alone
     out.append(Stmt("if", ["($request_method !~ ^(?:GET|HEAD|POST|OPTIONS)$)"], span,
                     block=[Stmt("set", [variable, ""], span)]))
+    rules = next((s.rule_tests for s in stmts if _refusal(s) and s.rule_tests), None)
+    if rules:
+        out.extend(_rule_tests(rules, names, ungate, variable, span))
+    return out
+
+
+def _rule_tests(rules: tuple, names: list[str], ungate: Callable[[str], str], variable: str, span) -> list[Stmt]:
+    """The tests of a <Location>'s rewrite rules (Stmt.rule_tests) after those of the file httpd serves:
+    where a rule applies, httpd answers with its error (VARIABLE emptied) or its [P] backend's answer (VARIABLE
+    set). httpd runs the rules against the mapped path, and where none applies to a directory, against the
+    index file mod_dir finds in it (the first of NAMES there), in a subrequest that skips some of them; the
+    first rule that applies answers, so the tests run last to first, the index file's before the
+    directory's."""
+    chosen = "$a2n_rwindex"
+    out = [Stmt("set", [chosen, ""], span, comment="the index file httpd's mod_dir finds, where the URL is "
+                "a directory's")]
+    for name in reversed(names):
+        out.append(Stmt("if", [f"(-f $request_filename{ungate.index_of(name)})"], span,
+                        block=[Stmt("set", [chosen, name], span)]))
+    places = [("$request_filename", "$uri", (), False),
+              (f"$request_filename{chosen}", f"$uri{chosen}", (f"({chosen})",), True)]
+    applies = "$a2n_rwapply"
+    for file, uri, guard, index in reversed(places):
+        for value, conditions, subrequest in reversed(rules):
+            if index and not subrequest:
+                continue
+            tests = list(guard) + [f"({c})" for c in conditions]
+            out += [Stmt("set", [REWRITE_FILE, file], span), Stmt("set", [REWRITE_URI, uri], span),
+                    Stmt("set", [applies, ""], span, comment="where the RewriteRule applies")]
+            out += [Stmt("if", [t], span, block=[Stmt("set", [applies, "${a2n_rwapply}1"], span)]) for t in tests]
+            out.append(Stmt("if", [f"({applies} = {'1' * len(tests)})"], span,
+                            block=[Stmt("set", [variable, value], span)]))
     return out
 
 

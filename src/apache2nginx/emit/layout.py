@@ -1690,7 +1690,8 @@ def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = No
     for loc in locations:
         own = next((st for st in loc.statements if st.name == "return" and st.comment in REWRITE_REFUSALS), None)
         if own is None and refusal is not None:
-            loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
+            loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment,
+                                          rule_tests=refusal.rule_tests))
         _carry_rewrite_refusals(loc.locations, own or refusal)
 
 

@@ -82,6 +82,15 @@ class Stmt:
     # line that needs a user, passes.access.asks_login): httpd's 401 there is answered with the ErrorDocument
     # 401 page, whose headers the refusal sends (emit.refused_error_pages.send_login_page_headers)
     login: bool = False
+    # on the `return 403` of a <Location> refused for its RewriteRules (LOCATION_REFUSAL), where nginx can tell
+    # which requests those rules apply to: (value, conditions, index) per rule, in httpd's order, each
+    # condition an nginx `if` test reading REWRITE_FILE and REWRITE_URI (passes.rewrite._location_rule_tests),
+    # all of which hold where the rule applies; VALUE is "1" where httpd's answer is then the backend's ([P]),
+    # "" where it is an error (a redirect, [F], [G]); INDEX: whether it runs on mod_dir's lookup of a
+    # directory's index file too (a subrequest: not an [R] or [NS] rule). Elsewhere httpd serves the file the
+    # URL names: the refusal sends the onsuccess headers where it does (emit.inherit._served_tests). None: not
+    # known.
+    rule_tests: tuple | None = None
 
 
 # Not an nginx directive: a conditional `Header unset NAME` (args: NAME, a variable non-empty where the

@@ -48,7 +48,7 @@ from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, END_MA
                             RULE_FLAGS, ends_rewriting,
                             SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG, _MATCH_ALL,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
-                            _normalise, read_txt_map)
+                            _normalise, read_txt_map, REWRITE_FILE, REWRITE_URI)
 from ..syntax.parser import read_text
 
 __all__ = ["RULES", "PER_DIRECTORY", "finish_server", "finish_model"]
@@ -256,11 +256,18 @@ def _in_location(ctx: Context, d: Directive) -> Disposition:
     Left out, a rule would let through what httpd refuses: one answering with an error status, one leading
     to a refused URL, and any rule at all where the Options in force allow neither FollowSymLinks nor
     SymLinksIfOwnerMatch (mod_rewrite's fixup answers 403 to every request there, AH00670)."""
+    if d.key == "rewritecond":
+        ctx.scope.settings.setdefault("rewrite_refused_pending", []).append(d)
+    # (the RewriteCond lines before a rule are its conditions: _location_rule_tests)
+    conds = ctx.scope.settings.pop("rewrite_refused_pending", []) if d.key == "rewriterule" else []
     if d.key == "rewriterule" and _state(ctx).engine is not False:
         if not ctx.scope.settings.get("rewrite_refused"):
             ctx.scope.settings["rewrite_refused"] = True
-            ctx.emit("return", ["403"], d.span).comment = LOCATION_REFUSAL
+            refusal = ctx.emit("return", ["403"], d.span)
+            refusal.comment = LOCATION_REFUSAL
+            ctx.scope.settings["rewrite_refusal"] = refusal
         ctx.scope.settings.setdefault("rewrite_refused_rules", []).append(d)
+        ctx.scope.settings.setdefault("rewrite_refused_conds", {})[id(d)] = conds
         why = "the rule refuses requests" if _refuses(d) else \
             "what it does there (an error, a refused target, or 403 without FollowSymLinks) is unknown"
         ctx.diags.add("A2N805", f"{d.name} inside <Location>: httpd applies it to the mapped file path, in a way "
@@ -501,6 +508,7 @@ def finish_server(ctx: Context, server: Server) -> None:
         _finish_state(ctx, server, server_state)
     for scope in server.scopes:
         _location_refusal_headers(ctx, server, scope)
+        _location_rule_tests(ctx, server, scope)
 
 
 class _LocationRule:
@@ -527,6 +535,146 @@ def _location_refusal_headers(ctx: Context, server: Server, scope) -> None:
     prefix = "/" if scope.regex else scope.path.rstrip("/") + "/"
     carried = refused_directory_headers(ctx, server, rules, prefix)
     scope.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment) for h in carried)
+
+
+class _LocationConditions(Compiler):
+    """Compiles the tests of a <Location>'s rules (_location_rule_tests): httpd runs them per directory, where
+    %{REQUEST_FILENAME} is the mapped file path and %{REQUEST_URI} the URL of the request (the index file's
+    where mod_dir looks one up), which REWRITE_FILE and REWRITE_URI hold."""
+
+    def variable(self, name: str, rule=None) -> str:
+        upper = name.upper()
+        if upper in ("REQUEST_FILENAME", "SCRIPT_FILENAME"):
+            return REWRITE_FILE
+        if upper == "REQUEST_URI":
+            return REWRITE_URI
+        if upper.startswith("ENV:") or upper in ("DOCUMENT_ROOT", "REMOTE_USER"):
+            # (an [E=] of the section's own rules, an Alias's root, a user no login of the section asked for)
+            raise Unsupported("A2N863", f"%{{{name}}}")
+        return super().variable(name, rule)
+
+
+def _location_rule_tests(ctx: Context, server: Server, scope) -> None:
+    """The tests saying where the rules of a <Location> refused for them (A2N805) apply, on its `return 403`
+    (Stmt.rule_tests). httpd runs them in its fixup, after the access checks, against the mapped file path
+    (mod_rewrite's hook_fixup and apply_rewrite_rule strip the section's path from it where it starts with
+    it: `<Location />` matches `srv/www/a.txt`), and where none applies its handler serves the file the URL
+    names, or mod_dir the directory's index file (whose path the rules but [R] and [NS] ones are run against
+    again, in mod_dir's subrequest: apply_rewrite_list): a success, carrying the onsuccess headers. Where one
+    applies, its redirect, [F] or [G] is an error, carrying the `Header always` lines alone, and its [P] the
+    backend's answer. The refusal sends the onsuccess line of a
+    header both tables name where httpd serves (emit.inherit._served_tests). Where the tests cannot say which
+    requests a rule applies to (a rewrite to a URL, a chain, a condition nginx cannot test) and such a header
+    is sent, the refusal's headers cannot follow httpd's (A2N863)."""
+    refusal = scope.settings.get("rewrite_refusal")
+    directives = scope.settings.get("rewrite_refused_rules")
+    if refusal is None or not directives or scope.settings.get("rewrite_tested"):
+        return
+    scope.settings["rewrite_tested"] = True
+    why = _rule_tests(ctx, server, scope, refusal, directives)
+    if why is None:
+        return
+    if not (server.settings.get("header_tables_said") or ctx.main.settings.get("header_tables_said")):
+        return      # no header both tables name: the refusal's 403 sends what httpd's errors send
+    ctx.diags.add("A2N863", f"RewriteRule inside <Location {scope.path}>: {why}, so nginx cannot tell which "
+                  "requests httpd serves there (its success carries the onsuccess Header lines too) from those "
+                  "the rule answers (an error carries the `Header always` lines alone); the translation's 403 "
+                  "sends the always line alone where both name a header", directives[0].span,
+                  directive="RewriteRule")
+
+
+def _rule_tests(ctx: Context, server: Server, scope, refusal: Stmt, directives: list) -> str | None:
+    """Sets REFUSAL's rule_tests (see _location_rule_tests); or says why it cannot."""
+    from .rewrite_handler import directory_options, option_directories
+    if scope.regex:
+        return "httpd matches the rules of a <LocationMatch> against the file path with its regex's own prefix"
+    prefix = scope.path.rstrip("/") + "/"
+    # the directories httpd maps the section's URLs to: under the DocumentRoot, or an Alias
+    places = []
+    for route in server.routes + (ctx.main.routes if server is not ctx.main else []):
+        if route.kind in ("alias", "proxy", "redirect") and (route.regex or _overlaps(route.path, scope.path)):
+            if route.kind != "alias" or route.regex:
+                return "an AliasMatch, a ProxyPass or a Redirect maps URLs of the section"
+            places.append(route.target)
+    if server.root and not any(_starts_path(scope.path, r.path) for r in server.routes if r.kind == "alias"):
+        places.append(server.root.rstrip("/") + (scope.path.rstrip("/") or ""))
+    if not places:
+        return "no directory is known to hold the section's files"
+    stripped = {p.rstrip("/") + "/" == prefix or p.startswith(prefix) for p in places}
+    if len(stripped) > 1:
+        return "httpd strips the section's path from some of its file paths and not from others"
+    # without FollowSymLinks (or SymLinksIfOwnerMatch) httpd refuses every request there (AH00670): its 403
+    # carries the always lines alone, as the translation's does
+    links = set()
+    for place in places:
+        for directory in [place] + option_directories(ctx, server, place):
+            options = directory_options(ctx, server, directory)
+            if options is None:
+                return "the Options in force there (FollowSymLinks, without which httpd refuses) are not known"
+            links.add(bool(options & {"followsymlinks", "symlinksifownermatch"}))
+    if links == {False}:
+        return None
+    if len(links) > 1:
+        return "httpd refuses some of its directories for their Options (without FollowSymLinks) and not others"
+    compiler = _LocationConditions(ctx, server, RewriteContext(per_dir=prefix))
+    tests = []
+    for i, d in enumerate(directives):
+        if len(d.args) < 2:
+            return "a RewriteRule lacks its substitution"
+        flags = _normalise(_flags(d.args[2] if len(d.args) > 2 else None))
+        status = flags.get("R", "")
+        if set(flags) & {"C", "N", "S"}:
+            return f"RewriteRule {d.args[0]} [{d.args[2][1:-1]}] chains, repeats or skips rules"
+        if "F" in flags or "G" in flags or "R" in flags:
+            value = ""
+            if "R" in flags and not ("L" in flags or "END" in flags) and i + 1 < len(directives) and \
+                    not (status.isdigit() and int(status) >= 400):
+                return f"RewriteRule {d.args[0]} redirects without [L], where the rules after it still run"
+        elif "P" in flags:
+            value = "1"     # the backend's answer, success or not: its headers as on a proxied URL's refusal
+        elif d.args[1] == "-" and not ({"L", "END", "T", "H", "PT"} & set(flags)):
+            continue        # the rule changes nothing the answer is made of: httpd goes on as if it did not match
+        else:
+            return f"RewriteRule {d.args[0]} {d.args[1]} rewrites the request, whose answer is its result's"
+        pattern, negate = d.args[0], False
+        if pattern.startswith("!"):
+            pattern, negate = pattern[1:], True
+        if next(iter(stripped)):
+            rule = RRule(d.args[0], d.args[1], flags, [], d.span, d)
+            pattern, negate = compiler.rule_regex(rule)
+        elif "NC" in flags:
+            pattern = "(?i)" + pattern
+        conditions = [f"{REWRITE_FILE} {'!~' if negate else '~'} {_quote_regex(pattern)}"]
+        for c in scope.settings.get("rewrite_refused_conds", {}).get(id(d), []):
+            if len(c.args) < 2 or not re.fullmatch(r"%\{[^}]+\}", c.args[0]):
+                return f"RewriteCond {' '.join(c.args[:2])} does not test one variable"
+            cflags = {_LONG.get(f, f) for f in _flags(c.args[2] if len(c.args) > 2 else None)}
+            if "OR" in cflags:
+                return f"RewriteCond {' '.join(c.args[:2])} is one of conditions joined with [OR]"
+            if c.args[1].lstrip("!") == "-U":
+                return f"RewriteCond {' '.join(c.args[:2])} looks the URL up"
+            try:
+                test, _ = compiler.condition(Cond(c.args[0], c.args[1], cflags, c.span, c), None, "a2n_rwc",
+                                             {}, {})
+            except Unsupported as e:
+                return f"RewriteCond {c.args[0]} cannot be tested in nginx ({e.args[-1] if e.args else e})"
+            if compiler.tests_built or compiler.lookups:
+                return f"RewriteCond {c.args[0]} cannot be tested in nginx"
+            conditions.append(test)
+        # (mod_dir looks the index file up with a subrequest, on which httpd skips [R] and [NS] rules)
+        tests.append((value, tuple(conditions), not ({"R", "NS"} & set(flags))))
+    refusal.rule_tests = tuple(tests)
+    return None
+
+
+def _overlaps(path: str, other: str) -> bool:
+    """Whether URL prefixes PATH and OTHER have a URL in common."""
+    return _starts_path(path, other) or _starts_path(other, path)
+
+
+def _starts_path(url: str, prefix: str) -> bool:
+    prefix = prefix.rstrip("/")
+    return url == prefix or url.startswith(prefix + "/") or prefix == ""
 
 
 def _replaced(ctx: Context, state: RewriteContext, later: RewriteContext) -> None:

@@ -106,6 +106,10 @@ DIRECTORY_REFUSAL = "per-directory rules that may refuse are not translated"
 # an Alias onto a directory with per-directory rules: its URLs there are refused
 ALIAS_REFUSAL = "per-directory rewrite rules of an aliased directory are not translated"
 LOCATION_REFUSAL = "a RewriteRule here is not translated: refused"
+# the path and the URL the tests of such a <Location>'s rules read (Stmt.rule_tests): httpd matches a rule
+# against the mapped file path, then against the index file's where mod_dir looks one up
+REWRITE_FILE = "$a2n_rwfile"
+REWRITE_URI = "$a2n_rwuri"
 SYMLINKS_REFUSAL = "RewriteEngine On without FollowSymLinks: httpd refuses the directory (AH00670)"
 # the same below the directory whose rules they are: there the directory's own name (no slash) is refused too
 SYMLINKS_REFUSAL_BELOW = "RewriteEngine On above, without FollowSymLinks here: httpd refuses the directory (AH00670)"
