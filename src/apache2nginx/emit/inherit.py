@@ -425,9 +425,11 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     whose add_header list nginx uses for the 403 it answers. Where the whole server is refused over a region
     of static files without access rules of its own (_serving), the onsuccess line of a header a `Header
     always` line names too is sent where the request names a file httpd would serve (SERVED), as httpd's
-    200 carries both lines and its 404 the always line alone. So are httpd's own refusals (a deny, a login) that
-    a section the translation leaves out may lift (Stmt.lifted): there httpd may serve, so their 401 or 403
-    sends the onsuccess headers too."""
+    200 carries both lines and its 404 the always line alone; a `Header always` line whose condition holds
+    on no answer httpd makes for such a file (`expr=%{REQUEST_STATUS} == 404`) is sent where the request
+    names none, and the onsuccess lines of its header where it names one. So are httpd's own refusals (a
+    deny, a login) that a section the translation leaves out may lift (Stmt.lifted): there httpd may serve,
+    so their 401 or 403 sends the onsuccess headers too."""
     whole = any(_refusal(s) for s in stmts)
     lifted = () if whole else tuple(sorted({c for s in stmts for c in s.lifted}))
     if not whole and not lifted and not any(_guard(s) for s in stmts):
@@ -485,10 +487,12 @@ SERVED = "$a2n_served"
 FILE = "$a2n_file"
 
 _FOR_SERVED = "also on the refusal, for a file httpd serves"
+_FOR_ERRORS = "also on the refusal, where the request names no file httpd serves"
 
-# what makes a location's answer other than the static file its URL names
+# what makes a location's answer other than the static file its URL names (through the root or an alias:
+# $request_filename names it either way)
 _NOT_STATIC = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "rewrite", "try_files",
-               "alias", "autoindex"}
+               "autoindex"}
 
 
 def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
@@ -499,6 +503,23 @@ def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
     return getattr(ungate, "served", None) is not None and \
         any(_refusal(s) and s.open_region for s in stmts) and \
         not any(s.name in _NOT_STATIC and not _refusal(s) for s in stmts)
+
+
+# the statuses httpd may answer a request naming a file of an open region with (SERVED): its handler's success
+# (a range's 206, a revalidation's 304), or the error of a refused section that applies there after all (a
+# wildcard <Directory>'s deny or login, a .htaccess that fails)
+_FILE_STATUSES = ("200", "206", "304", "401", "403", "500")
+
+
+def _on_errors_only(s: Stmt, value: str | None, ungate: Callable[[str], str], from_gate) -> bool:
+    """Whether S, an add_header of a refused location whose VALUE is sent on every refusal, is a `Header
+    always` line whose condition reads the response's status alone and holds on none of the answers httpd
+    may make for a file it finds (_FILE_STATUSES: `expr=%{REQUEST_STATUS} == 404`): httpd sends it only
+    where the request names no such file."""
+    at_status = getattr(ungate, "at_status", None)
+    return value is not None and at_status is not None and from_gate is not None and len(s.args) >= 3 \
+        and s.args[-1] == "always" and not _carried(s) and not from_gate(s.args[1]) \
+        and all(at_status(s.args[1], status) == "" for status in _FILE_STATUSES)
 
 
 def _relaying(stmts: list[Stmt]) -> bool:
@@ -592,6 +613,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         # as the onsuccess line of a header no `Header always` line names
         always, held = set(), {}
     serving = _serving(stmts, ungate)
+    errors_only: set[int] = set()
     if serving:
         # ... except in an open region, where httpd serves the files the URLs name: there the onsuccess line
         # of a header a `Header always` line sends too (with a condition or without) goes on the refusal
@@ -601,6 +623,11 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         refused = getattr(ungate, "refused", {})
         twins = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
                  and s.args[-1] == "always" and not _carried(s) and s.args[1] not in refused}
+        # ... but for one whose condition holds on no answer httpd makes for a file it finds (`== 404`,
+        # _on_errors_only): there httpd's answer carries the header's onsuccess lines alone, so the line goes
+        # on the refusal where the request names no such file, and the onsuccess lines where it names one
+        errors_only = {id(s) for s in headers if _on_errors_only(s, ungated[id(s)], ungate, from_gate)}
+        twins |= {s.args[0].lower() for s in headers if id(s) in errors_only}
     # a line carried from a section the refused rules may rewrite to (TARGET_HEADER) that sends the value an
     # own line sends on the refusal, where the section is the location's own (or one it merges): httpd's answer,
     # rewritten or not, runs that section's lines once (mod_headers' filter, on the final request), so the
@@ -609,7 +636,12 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
     sent, changed = [], False
     for s in headers:
         value = ungated[id(s)]
-        if value is not None and serving and s.args[0].lower() in twins and (from_gate is None or from_gate(s.args[1])):
+        if serving and id(s) in errors_only:
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value, absent=True),
+                                                                  s.args[1]), "always"], s.span,
+                             comment=_FOR_ERRORS))
+            changed = True
+        elif value is not None and serving and s.args[0].lower() in twins and (from_gate is None or from_gate(s.args[1])):
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1]),
                                             "always"], s.span, comment=_FOR_SERVED))
             changed = True

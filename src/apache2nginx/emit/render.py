@@ -361,13 +361,58 @@ def _unless(model: NginxModel):
         if value in served_variables:
             served_variables.add(variable)
         return variable
-    def served(value: str) -> str:
-        """VALUE where the refused location found the file httpd serves (inherit.SERVED), else nothing."""
+    def served(value: str, absent: bool = False) -> str:
+        """VALUE where the refused location found the file httpd serves (inherit.SERVED), else nothing; with
+        ABSENT, VALUE where it found none (httpd answers with an error), else nothing."""
         from .inherit import SERVED
-        variable = model.shared_map("a2n_hdr_", SERVED, [("1", value)], '""')
+        variable = model.shared_map("a2n_hdr_", SERVED, [("1", '""')] if absent else [("1", value)],
+                                    value if absent else '""')
         served_variables.add(variable)
         return variable
     served_variables: set[str] = set()      # the variables reading SERVED (a location sending one sets it)
+
+    def at_status(variable: str, status: str) -> str | None:
+        """The value a header's VARIABLE (maps over the response's status, through other maps) takes on an
+        answer with STATUS, or None where it reads anything but the status."""
+        blocks = {b.variable: b for b in model.maps}
+
+        def text(value: str | None, depth: int) -> str | None:
+            value = '""' if value is None else value
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            out = []
+            for part in re.split(r"(\$\w+|\$\{\w+\})", value):
+                if not part.startswith("$"):
+                    out.append(part)
+                    continue
+                name = "$" + part.strip("${}")
+                found = status if name == "$status" else looked(blocks.get(name), depth + 1)
+                if found is None:
+                    return None
+                out.append(found)
+            return "".join(out)
+
+        def looked(block, depth: int) -> str | None:
+            if block is None or not block.source or block.hostnames or depth > 50:
+                return None
+            key = text(block.source, depth)
+            if key is None:
+                return None
+            for k, v in block.entries:
+                # (nginx compares a map's plain strings ignoring case)
+                plain = k[1:-1] if len(k) >= 2 and k[0] == k[-1] == '"' else k.lstrip("\\")
+                if not k.startswith("~") and plain.lower() == key.lower():
+                    return text(v, depth)
+            for k, v in block.entries:
+                if k.startswith("~"):
+                    try:
+                        hit = re.search(k[2:], key, re.I) if k.startswith("~*") else re.search(k[1:], key)
+                    except re.error:
+                        return None
+                    if hit:
+                        return text(v, depth)
+            return text(block.default, depth)
+        return text(variable, 0)
 
     def index_of(name: str) -> str:
         """NAME where the URL ends in a slash (a directory's index file), else `/.`, which names no file."""
@@ -383,6 +428,7 @@ def _unless(model: NginxModel):
                                 '""', span=span)
     ungate.refusal = refusal
     ungate.served = served
+    ungate.at_status = at_status
     ungate.served_variables = served_variables
     ungate.index_of = index_of
     ungate.refused = refused        # such a variable -> its value on the 403
