@@ -522,6 +522,18 @@ def _on_errors_only(s: Stmt, value: str | None, ungate: Callable[[str], str], fr
         and all(at_status(s.args[1], status) == "" for status in _FILE_STATUSES)
 
 
+def _undecided(everywhere: list[Stmt], succeeding: set[str], ungate: Callable[[str], str]) -> None:
+    """Report (UNGATE's `report`, A2N884) the `Header always` lines among EVERYWHERE, whose condition reads the
+    response's status and which a refusal sends on every answer, of a header whose onsuccess lines it sends
+    too (SUCCEEDING): httpd's answer there is a success, carrying the onsuccess lines (and the always line
+    where its condition holds on it), or an error, carrying the always line alone where it holds; the
+    refusal cannot tell which, and the value it sends follows neither."""
+    report = getattr(ungate, "report", None)
+    for s in everywhere if report is not None else ():
+        if s.args[0].lower() in succeeding:
+            report(s.args[0], s.span)
+
+
 def _relaying(stmts: list[Stmt]) -> bool:
     """Whether STMTS are those of a proxied location refused for a section the translation cannot place, over
     a region without access rules of its own (Stmt.open_region): there httpd answers with the backend's
@@ -623,17 +635,23 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         refused = getattr(ungate, "refused", {})
         twins = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
                  and s.args[-1] == "always" and not _carried(s) and s.args[1] not in refused}
-        # ... but for one whose condition holds on no answer httpd makes for a file it finds (`== 404`,
-        # _on_errors_only): there httpd's answer carries the header's onsuccess lines alone, so the line goes
-        # on the refusal where the request names no such file, and the onsuccess lines where it names one
+        # ... but the onsuccess lines of its header go where the request names such a file all the same (httpd's
+        # other answers are errors), and where its condition holds on no answer httpd makes for a file it finds
+        # (`== 404`, _on_errors_only), the line goes on the refusal where the request names no such file only
         errors_only = {id(s) for s in headers if _on_errors_only(s, ungated[id(s)], ungate, from_gate)}
-        twins |= {s.args[0].lower() for s in headers if id(s) in errors_only}
+        twins |= {s.args[0].lower() for s in headers if ungated[id(s)] is not None and len(s.args) >= 3
+                  and s.args[-1] == "always" and not _carried(s) and from_gate is not None
+                  and not from_gate(s.args[1])}
     # a line carried from a section the refused rules may rewrite to (TARGET_HEADER) that sends the value an
     # own line sends on the refusal, where the section is the location's own (or one it merges): httpd's answer,
     # rewritten or not, runs that section's lines once (mod_headers' filter, on the final request), so the
     # refusal sends the value once, not on two header lines
     targets = [(s.args[0].lower(), s.args[1]) for s in headers if s.comment == TARGET_HEADER and len(s.args) >= 2]
     sent, changed = [], False
+    # the headers whose onsuccess lines the refusal sends, and the status-gated always lines it sends on every
+    # answer (see _undecided)
+    succeeding: set[str] = set()
+    everywhere: list[Stmt] = []
     for s in headers:
         value = ungated[id(s)]
         if serving and id(s) in errors_only:
@@ -644,6 +662,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         elif value is not None and serving and s.args[0].lower() in twins and (from_gate is None or from_gate(s.args[1])):
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1]),
                                             "always"], s.span, comment=_FOR_SERVED))
+            succeeding.add(s.args[0].lower())
             changed = True
         elif _carried(s) and getattr(ungate, "carried", lambda _: None)(s.args[1]):
             # a header a server rewrite rule carries from the original URL's sections to the file it rewrites
@@ -663,7 +682,12 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
                 continue
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1], statuses), "always"],
                              s.span, comment="also on the refusal"))
+            if from_gate is not None and not from_gate(s.args[1]):
+                everywhere.append(s)
+            else:
+                succeeding.add(s.args[0].lower())
             changed = True
+    _undecided(everywhere, succeeding, ungate)
     taken: set[tuple[str, str]] = set()
     for inner in all_nested(nested):
         try:

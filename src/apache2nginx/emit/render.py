@@ -96,6 +96,18 @@ class Renderer:
             self._reported.add(span)
             self.diags.add("A2N015", f"the translation would write `{why}`; nginx refuses it", span)
 
+    def _undecided_header(self, name: str, span: Span | None) -> None:
+        """A `Header always NAME` line gated on the status that a refusal sends beside the header's onsuccess
+        lines (inherit._undecided): once per Apache line, however many locations refuse under it."""
+        self.diags.add_once(
+            "A2N884", f"Header always {name}: its condition reads the response's status, in a region the "
+            "translation refuses (403) where an onsuccess line sets the header too; httpd answers there with a "
+            "success (the onsuccess value) or an error (this line's value, where its condition holds), which the "
+            "refusal cannot always tell apart: where it cannot (a file, in a region it serves from), it sends both "
+            "values, which follow neither answer", span,
+            directive="Header", hint="give the line an unconditional value (or none), or make the refused "
+            "section one the translation can place")
+
     def statements(self, stmts: list, depth: int) -> str:
         """Statements at `depth`, with their nested blocks (if, limit_except), one a line."""
         out: list[str] = []
@@ -143,6 +155,8 @@ class Renderer:
         chosen = model.servers if servers is None else servers
         main = model.main_server
         unless = _unless(model)
+        if self.diags is not None:
+            unless.ungate.report = self._undecided_header
         self._gated = model.onsuccess_ungated
         http_level = header_order(list(model.http_statements) + (main.statements if main is not None else []),
                                   0, unless)
