@@ -1008,6 +1008,22 @@ _short("A2N515", "header-both-tables", "warning", "A header named both by `Heade
        "a request httpd answers with success in a region nginx refuses carries the header once in nginx, twice "
        "in httpd.",
        "give the header to one table only: `Header always set` where it belongs on every answer.")
+_short("A2N884", "header-status-gated-refusal-undecided", "error", "A `Header always` line gated on the status "
+       "cannot follow httpd on a refusal that sends the header's onsuccess line too.",
+       "a `Header always` line whose condition reads the response's status (`expr=%{REQUEST_STATUS} != 200`) goes "
+       "to the table httpd sends on every answer, where its condition holds; an onsuccess Header line of the same "
+       "header goes to the one httpd sends on its handler's successes only. Where the translation refuses a region "
+       "(403 where httpd may answer), the refusal sends the always line's value, as its status says nothing of "
+       "httpd's, and the onsuccess line's too. Where the region serves static files and the condition holds on no "
+       "answer httpd makes for a file it finds (`== 404`), the refusal tells the two apart by whether the request "
+       "names such a file; where it may hold there (`!= 200`: a refused section's 403), or reads more than the "
+       "status, it cannot: the onsuccess line goes where the request names a file (everywhere, outside such a "
+       "region) beside the always line, and the header's value there follows neither httpd's success nor its "
+       "error.",
+       "on the refusal, the header carries both values where httpd sends one of them: a security header's value "
+       "differs from httpd's.",
+       "give the always line an unconditional value (or gate it on what the request says, not the status), or "
+       "make the refused section one the translation can place.")
 _short("A2N525", "header-unset-env-earlier-lines", "warning", "A `Header unset` with env= empties the "
        "earlier lines of the header where the condition holds.",
        "httpd runs a block's Header lines in order, after those of the blocks it merges before it (the server, "

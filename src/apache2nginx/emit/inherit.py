@@ -426,9 +426,11 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     whose add_header list nginx uses for the 403 it answers. Where the whole server is refused over a region
     of static files without access rules of its own (_serving), the onsuccess line of a header a `Header
     always` line names too is sent where the request names a file httpd would serve (SERVED), as httpd's
-    200 carries both lines and its 404 the always line alone. So are httpd's own refusals (a deny, a login) that
-    a section the translation leaves out may lift (Stmt.lifted): there httpd may serve, so their 401 or 403
-    sends the onsuccess headers too."""
+    200 carries both lines and its 404 the always line alone; a `Header always` line whose condition holds
+    on no answer httpd makes for such a file (`expr=%{REQUEST_STATUS} == 404`) is sent where the request
+    names none, and the onsuccess lines of its header where it names one. So are httpd's own refusals (a
+    deny, a login) that a section the translation leaves out may lift (Stmt.lifted): there httpd may serve,
+    so their 401 or 403 sends the onsuccess headers too."""
     whole = any(_refusal(s) for s in stmts)
     lifted = () if whole else tuple(sorted({c for s in stmts for c in s.lifted}))
     if not whole and not lifted and not any(_guard(s) for s in stmts):
@@ -486,10 +488,12 @@ SERVED = "$a2n_served"
 FILE = "$a2n_file"
 
 _FOR_SERVED = "also on the refusal, for a file httpd serves"
+_FOR_ERRORS = "also on the refusal, where the request names no file httpd serves"
 
-# what makes a location's answer other than the static file its URL names
+# what makes a location's answer other than the static file its URL names (through the root or an alias:
+# $request_filename names it either way)
 _NOT_STATIC = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "rewrite", "try_files",
-               "alias", "autoindex"}
+               "autoindex"}
 
 
 def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
@@ -510,6 +514,35 @@ def _guarded(stmts: list[Stmt]) -> bool:
                or (s.name == "if" and any(b.name == "return" and b.args[:1] in (["401"], ["403"])
                                           for b in s.block or ()))
                for s in stmts)
+
+
+# the statuses httpd may answer a request naming a file of an open region with (SERVED): its handler's success
+# (a range's 206, a revalidation's 304), or the error of a refused section that applies there after all (a
+# wildcard <Directory>'s deny or login, a .htaccess that fails)
+_FILE_STATUSES = ("200", "206", "304", "401", "403", "500")
+
+
+def _on_errors_only(s: Stmt, value: str | None, ungate: Callable[[str], str], from_gate) -> bool:
+    """Whether S, an add_header of a refused location whose VALUE is sent on every refusal, is a `Header
+    always` line whose condition reads the response's status alone and holds on none of the answers httpd
+    may make for a file it finds (_FILE_STATUSES: `expr=%{REQUEST_STATUS} == 404`): httpd sends it only
+    where the request names no such file."""
+    at_status = getattr(ungate, "at_status", None)
+    return value is not None and at_status is not None and from_gate is not None and len(s.args) >= 3 \
+        and s.args[-1] == "always" and not _carried(s) and not from_gate(s.args[1]) \
+        and all(at_status(s.args[1], status) == "" for status in _FILE_STATUSES)
+
+
+def _undecided(everywhere: list[Stmt], succeeding: set[str], ungate: Callable[[str], str]) -> None:
+    """Report (UNGATE's `report`, A2N884) the `Header always` lines among EVERYWHERE, whose condition reads the
+    response's status and which a refusal sends on every answer, of a header whose onsuccess lines it sends
+    too (SUCCEEDING): httpd's answer there is a success, carrying the onsuccess lines (and the always line
+    where its condition holds on it), or an error, carrying the always line alone where it holds; the
+    refusal cannot tell which, and the value it sends follows neither."""
+    report = getattr(ungate, "report", None)
+    for s in everywhere if report is not None else ():
+        if s.args[0].lower() in succeeding:
+            report(s.args[0], s.span)
 
 
 def _relaying(stmts: list[Stmt]) -> bool:
@@ -635,6 +668,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         # as the onsuccess line of a header no `Header always` line names
         always, held = set(), {}
     serving = _serving(stmts, ungate)
+    errors_only: set[int] = set()
     if serving:
         # ... except in an open region, where httpd serves the files the URLs name: there the onsuccess line
         # of a header a `Header always` line sends too (with a condition or without) goes on the refusal
@@ -644,17 +678,34 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         refused = getattr(ungate, "refused", {})
         twins = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
                  and s.args[-1] == "always" and not _carried(s) and s.args[1] not in refused}
+        # ... but the onsuccess lines of its header go where the request names such a file all the same (httpd's
+        # other answers are errors), and where its condition holds on no answer httpd makes for a file it finds
+        # (`== 404`, _on_errors_only), the line goes on the refusal where the request names no such file only
+        errors_only = {id(s) for s in headers if _on_errors_only(s, ungated[id(s)], ungate, from_gate)}
+        twins |= {s.args[0].lower() for s in headers if ungated[id(s)] is not None and len(s.args) >= 3
+                  and s.args[-1] == "always" and not _carried(s) and from_gate is not None
+                  and not from_gate(s.args[1])}
     # a line carried from a section the refused rules may rewrite to (TARGET_HEADER) that sends the value an
     # own line sends on the refusal, where the section is the location's own (or one it merges): httpd's answer,
     # rewritten or not, runs that section's lines once (mod_headers' filter, on the final request), so the
     # refusal sends the value once, not on two header lines
     targets = [(s.args[0].lower(), s.args[1]) for s in headers if s.comment == TARGET_HEADER and len(s.args) >= 2]
     sent, changed = [], False
+    # the headers whose onsuccess lines the refusal sends, and the status-gated always lines it sends on every
+    # answer (see _undecided)
+    succeeding: set[str] = set()
+    everywhere: list[Stmt] = []
     for s in headers:
         value = ungated[id(s)]
-        if value is not None and serving and s.args[0].lower() in twins and (from_gate is None or from_gate(s.args[1])):
+        if serving and id(s) in errors_only:
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value, absent=True),
+                                                                  s.args[1]), "always"], s.span,
+                             comment=_FOR_ERRORS))
+            changed = True
+        elif value is not None and serving and s.args[0].lower() in twins and (from_gate is None or from_gate(s.args[1])):
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1]),
                                             "always"], s.span, comment=_FOR_SERVED))
+            succeeding.add(s.args[0].lower())
             changed = True
         elif _carried(s) and getattr(ungate, "carried", lambda _: None)(s.args[1]):
             # a header a server rewrite rule carries from the original URL's sections to the file it rewrites
@@ -674,7 +725,12 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
                 continue
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1], statuses), "always"],
                              s.span, comment="also on the refusal"))
+            if from_gate is not None and not from_gate(s.args[1]):
+                everywhere.append(s)
+            else:
+                succeeding.add(s.args[0].lower())
             changed = True
+    _undecided(everywhere, succeeding, ungate)
     taken: set[tuple[str, str]] = set()
     for inner in all_nested(nested):
         try:

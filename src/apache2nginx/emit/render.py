@@ -96,6 +96,18 @@ class Renderer:
             self._reported.add(span)
             self.diags.add("A2N015", f"the translation would write `{why}`; nginx refuses it", span)
 
+    def _undecided_header(self, name: str, span: Span | None) -> None:
+        """A `Header always NAME` line gated on the status that a refusal sends beside the header's onsuccess
+        lines (inherit._undecided): once per Apache line, however many locations refuse under it."""
+        self.diags.add_once(
+            "A2N884", f"Header always {name}: its condition reads the response's status, in a region the "
+            "translation refuses (403) where an onsuccess line sets the header too; httpd answers there with a "
+            "success (the onsuccess value) or an error (this line's value, where its condition holds), which the "
+            "refusal cannot always tell apart: where it cannot (a file, in a region it serves from), it sends both "
+            "values, which follow neither answer", span,
+            directive="Header", hint="give the line an unconditional value (or none), or make the refused "
+            "section one the translation can place")
+
     def statements(self, stmts: list, depth: int) -> str:
         """Statements at `depth`, with their nested blocks (if, limit_except), one a line."""
         out: list[str] = []
@@ -143,6 +155,8 @@ class Renderer:
         chosen = model.servers if servers is None else servers
         main = model.main_server
         unless = _unless(model)
+        if self.diags is not None:
+            unless.ungate.report = self._undecided_header
         self._gated = model.onsuccess_ungated
         http_level = header_order(list(model.http_statements) + (main.statements if main is not None else []),
                                   0, unless)
@@ -361,13 +375,58 @@ def _unless(model: NginxModel):
         if value in served_variables:
             served_variables.add(variable)
         return variable
-    def served(value: str) -> str:
-        """VALUE where the refused location found the file httpd serves (inherit.SERVED), else nothing."""
+    def served(value: str, absent: bool = False) -> str:
+        """VALUE where the refused location found the file httpd serves (inherit.SERVED), else nothing; with
+        ABSENT, VALUE where it found none (httpd answers with an error), else nothing."""
         from .inherit import SERVED
-        variable = model.shared_map("a2n_hdr_", SERVED, [("1", value)], '""')
+        variable = model.shared_map("a2n_hdr_", SERVED, [("1", '""')] if absent else [("1", value)],
+                                    value if absent else '""')
         served_variables.add(variable)
         return variable
     served_variables: set[str] = set()      # the variables reading SERVED (a location sending one sets it)
+
+    def at_status(variable: str, status: str) -> str | None:
+        """The value a header's VARIABLE (maps over the response's status, through other maps) takes on an
+        answer with STATUS, or None where it reads anything but the status."""
+        blocks = {b.variable: b for b in model.maps}
+
+        def text(value: str | None, depth: int) -> str | None:
+            value = '""' if value is None else value
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            out = []
+            for part in re.split(r"(\$\w+|\$\{\w+\})", value):
+                if not part.startswith("$"):
+                    out.append(part)
+                    continue
+                name = "$" + part.strip("${}")
+                found = status if name == "$status" else looked(blocks.get(name), depth + 1)
+                if found is None:
+                    return None
+                out.append(found)
+            return "".join(out)
+
+        def looked(block, depth: int) -> str | None:
+            if block is None or not block.source or block.hostnames or depth > 50:
+                return None
+            key = text(block.source, depth)
+            if key is None:
+                return None
+            for k, v in block.entries:
+                # (nginx compares a map's plain strings ignoring case)
+                plain = k[1:-1] if len(k) >= 2 and k[0] == k[-1] == '"' else k.lstrip("\\")
+                if not k.startswith("~") and plain.lower() == key.lower():
+                    return text(v, depth)
+            for k, v in block.entries:
+                if k.startswith("~"):
+                    try:
+                        hit = re.search(k[2:], key, re.I) if k.startswith("~*") else re.search(k[1:], key)
+                    except re.error:
+                        return None
+                    if hit:
+                        return text(v, depth)
+            return text(block.default, depth)
+        return text(variable, 0)
 
     def index_of(name: str) -> str:
         """NAME where the URL ends in a slash (a directory's index file), else `/.`, which names no file."""
@@ -383,6 +442,7 @@ def _unless(model: NginxModel):
                                 '""', span=span)
     ungate.refusal = refusal
     ungate.served = served
+    ungate.at_status = at_status
     ungate.served_variables = served_variables
     ungate.index_of = index_of
     ungate.refused = refused        # such a variable -> its value on the 403
