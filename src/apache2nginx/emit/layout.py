@@ -2079,8 +2079,10 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
     rewrite rules of the directory it maps to (ALIAS_REFUSAL), where httpd serves the aliased file (after [END]
     no rule runs there) or runs those rules on it (A2N871). Only a result whose fixed start decides the
     prefix location nginx picks (a ^~ one, or a server without regex locations) is followed, or one every
-    location of which under that start is refused alike (`_refused_landing`)."""
-    seen: set = set()
+    location of which under that start is refused alike (`_refused_landing`). A rule emitted in several
+    locations (a <Directory>'s rules copied into the locations of its <Location> sections) is reported once,
+    for the URLs every copy rewrites there: the index request one copy's `index` rewrites, another's lacks."""
+    seen: dict = {}         # (file, line, landing) -> the diagnostic reported for it (None: none)
     landings: dict = {}
 
     def walk(statements: list[Stmt], where: Location | None) -> None:
@@ -2105,43 +2107,48 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             else:
                 url = (regex, True)
             key = (st.span.file, st.span.line, target.path)
-            if key in seen:
-                continue
-            seen.add(key)
             # a per-directory rule rewrites its directory's own URL too where it rewrites the index file (httpd's
             # mod_dir looks the index up with a subrequest the rule rewrites, and redirects there; nginx's
             # `index` redirects internally to the index file, which the location's rule rewrites)
             urls = [url] + (_index_requests(server, where, url) if where is not None else [])
+            if key in seen:
+                if seen[key] is not None:
+                    seen[key].urls += tuple(u for u in urls if u not in seen[key].urls)
+                continue
+            seen[key] = None
             if (refusal.comment or "").startswith(FAILS_EARLY):
                 # the internal redirect's directory walk reads the .htaccess httpd refuses: a 500, before any
                 # section of the new URL applies, where nginx's refusal answers 403
-                diags.add("A2N895", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, whose "
-                          ".htaccess httpd refuses (AllowOverride): httpd answers 500 Internal Server Error for the "
-                          "requests the rule rewrites there, the translation refuses them (403)", st.span,
-                          directive="RewriteRule", related=[refusal.span] if refusal.span else [], urls=urls)
+                seen[key] = diags.add(
+                    "A2N895", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, whose "
+                    ".htaccess httpd refuses (AllowOverride): httpd answers 500 Internal Server Error for the "
+                    "requests the rule rewrites there, the translation refuses them (403)", st.span,
+                    directive="RewriteRule", related=[refusal.span] if refusal.span else [], urls=urls)
                 continue
             if refusal.comment == ALIAS_REFUSAL:
                 if where is not None:
-                    diags.add("A2N871", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
-                              f"{target.path}, an Alias into a directory with rewrite rules, which the translation "
-                              "refuses (403); httpd's internal redirect serves the result there (running no rule "
-                              "again after [END]), where nginx refuses the requests this rule rewrites there",
-                              st.span, directive="RewriteRule",
-                              related=[refusal.span] if refusal.span and refusal.span != st.span else [],
-                              urls=urls)
+                    seen[key] = diags.add(
+                        "A2N871", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
+                        f"{target.path}, an Alias into a directory with rewrite rules, which the translation "
+                        "refuses (403); httpd's internal redirect serves the result there (running no rule "
+                        "again after [END]), where nginx refuses the requests this rule rewrites there",
+                        st.span, directive="RewriteRule",
+                        related=[refusal.span] if refusal.span and refusal.span != st.span else [], urls=urls)
                 continue
             if refusal.comment == LOCATION_REFUSAL:
                 if where is not None:       # (a server-context [PT] rule's is A2N866)
-                    diags.add("A2N870", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
-                              f"{target.path}, which the translation refuses (403) for a RewriteRule there it does "
-                              "not translate; httpd's internal redirect runs that section's rules on the result, "
-                              "where nginx refuses the requests this rule rewrites there", st.span,
-                              directive="RewriteRule", related=[refusal.span], urls=urls)
+                    seen[key] = diags.add(
+                        "A2N870", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
+                        f"{target.path}, which the translation refuses (403) for a RewriteRule there it does "
+                        "not translate; httpd's internal redirect runs that section's rules on the result, "
+                        "where nginx refuses the requests this rule rewrites there", st.span,
+                        directive="RewriteRule", related=[refusal.span], urls=urls)
                 continue
-            diags.add("A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
-                      "refused to everyone (403) for an access rule nginx cannot check there; the requests the rule "
-                      "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
-                      urls=urls)
+            seen[key] = diags.add(
+                "A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
+                "refused to everyone (403) for an access rule nginx cannot check there; the requests the rule "
+                "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
+                urls=urls)
 
     walk(server.statements + server.own_statements, None)
     todo = list(server.locations)
