@@ -1056,8 +1056,8 @@ def _directory_url(ctx: Context, server: Server, directory: str, routes: bool = 
             continue
         if r.kind == "alias" and (r.target.rstrip("/") + url[len(prefix):]).rstrip("/") == directory:
             continue    # an Alias onto the same directory
-        if r.kind == "proxy" and _excluded_below(listed, url):
-            continue    # a `ProxyPass ... !` hands part of the directory's URLs back to the document root
+        if r.kind == "proxy" and (_excluded(listed, url) or _excluded_below(listed, url)):
+            continue    # a `ProxyPass ... !` hands the directory's URLs (or part of them) back to the document root
         return None
     return url
 
@@ -1066,6 +1066,16 @@ def _covers(path: str, url: str) -> bool:
     """A route's prefix covers URL, by whole segments (httpd's alias_matches)."""
     prefix = path.rstrip("/")
     return url.rstrip("/") == prefix or url.startswith(prefix + "/")
+
+
+def _excluded(routes: list, url: str) -> bool:
+    """The first of the ProxyPass entries to match URL is a `ProxyPass P !` (P at or above URL): mod_proxy tries
+    them in order and stops at the first match (proxy_trans), here one that declines, so no ProxyPass covering
+    URL takes it: requests for URL walk the document root's directories, unless a Redirect or Alias takes them
+    (mod_alias translates after mod_proxy declines)."""
+    proxies = [r for r in routes if not r.regex and r.kind in ("proxy", "proxy-exclude", "proxy-unreachable")]
+    first = next((p for p in proxies if _covers(p.path, url)), None)
+    return first is not None and first.kind == "proxy-exclude"
 
 
 def _excluded_below(routes: list, url: str) -> bool:
