@@ -78,6 +78,23 @@ Header always set X-Outer kept
     assert codes.count("A2N509") == 1
 
 
+def test_an_unset_in_every_member_without_an_else_is_reported(tmp_path):
+    """Without an <Else>, httpd merges no member where no expression holds, and the header added above stays."""
+    out, codes = _convert(tmp_path, """
+Header add X-Outer on
+<Directory /srv/app>
+    <If "-R '10.0.0.0/8'">
+        Header unset X-Outer
+    </If>
+    <ElseIf "%{QUERY_STRING} =~ /debug/">
+        Header unset X-Outer
+    </ElseIf>
+</Directory>
+""")
+    assert "proxy_hide_header X-Outer;" not in out and 'add_header X-Outer "";' not in out
+    assert codes.count("A2N509") == 2
+
+
 def test_a_response_variable_cannot_choose_a_member(tmp_path):
     _, codes = _convert(tmp_path, """
 <If "%{CONTENT_TYPE} =~ m#html#">

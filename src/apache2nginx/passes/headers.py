@@ -1104,8 +1104,11 @@ def _finish_if_chains(ctx: Context, server=None) -> None:
         positions = set(range(1, len(chain.texts) + 1)) | ({0} if chain.has_else else set())
         for record in chain.headers.values():
             hide, add = record.statements
-            # a member that only unsets: nginx cannot take a header away for some requests only
-            partial = [d for i, d in record.unsets.items() if set(record.unsets) != positions or record.values]
+            # a member that only unsets: nginx cannot take a header away for some requests only. Without an
+            # <Else>, a request no expression matches merges no member and keeps the header, so even an unset
+            # every If/ElseIf makes is one for some requests only
+            partial = [d for i, d in record.unsets.items()
+                       if not chain.has_else or set(record.unsets) != positions or record.values]
             for d in partial:
                 ctx.diags.add("A2N509", f"Header {' '.join(d.args)}: httpd removes {record.name} only where this "
                               "member of the <If> chain applies; nginx cannot hide a header for some requests, so "
