@@ -647,8 +647,9 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
     ungated = {id(s): _ungated(s, ungate) for s in headers}
     # a header a plain `Header always` line sends: httpd's own errors carry that line alone (the onsuccess
     # table is dropped on them), its successes the onsuccess line too (A2N515); the refusal is an error
+    # (not an empty value: nginx sends none, it only stops the inheritance of a header httpd does not apply)
     always = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
-              and s.args[-1] == "always" and "$" not in s.args[1]}
+              and s.args[-1] == "always" and "$" not in s.args[1] and s.args[1] != ""}
     # ... and, in place of CGI programs (httpd runs one, or answers 404 where none is), one a `Header always`
     # line sends under a condition: httpd's errors carry that line alone where it holds, and no line of the
     # header where it does not (its successes the onsuccess lines after it: ap_http_header_filter overlays

@@ -818,10 +818,62 @@ class Layout:
                 handler = [_with_copies(st, kept) if st.name == "alias" else st for st in handler]
                 access = [Stmt("set", [v, "$" + k], r.span, comment=CAPTURE_COPY)
                           for k, v in kept.items()] + access
-        if checked:
-            own += self.file_statements_for_alias(r, files_by_parent)
-        loc.statements.extend(access + own + loc_statements + handler)
+        files = self.file_statements_for_alias(r, files_by_parent) if checked else []
+        loc.statements.extend(access + own + files + loc_statements + handler)
+        if checked and self.refuse_all is None:
+            # a directory further down the target adds its headers to the files the captures reach in it:
+            # deepest first, as nginx takes the first nested regex location that matches
+            seen: set[str] = set()
+            below = [d for d in self.directories if d.fs_path]
+            for d in sorted(below, key=lambda d: -d.fs_path.rstrip("/").count("/")):
+                found = self.deeper_headers(r, d)
+                if found is not None and found[0] not in seen:
+                    seen.add(found[0])
+                    loc.locations.append(Location(loc.modifier, found[0], access + own + found[1] + files
+                                                  + loc_statements + handler, d.span))
         return loc
+
+    def deeper_headers(self, route: Route, d: Scope) -> tuple[str, list[Stmt]] | None:
+        """An AliasMatch location's nested location for the files under the directory D further down its
+        target, where D and the directories between it and the target only set headers: (its regular
+        expression, the headers of those directories). httpd merges D's sections after the target's for the
+        file the capture maps into D, so D's `Header` lines run after theirs there. The nested location's
+        expression is the AliasMatch's with a lookahead at the start of the capture the target reads first,
+        which only a literal text anchored at the URL's start comes before: the capture starts at the same
+        place however the expression matches, so the lookahead holds on every match or on none, and the nested
+        expression matches exactly where the capture leads into D, with the captures the alias reads. None
+        where no capture reaches D, D is the target's own directory, something else than headers is set on the
+        way, the capture may start elsewhere, or where it ends is not known (the target goes on after it with a
+        slash or another capture, the capture is repeated)."""
+        target = route.target or ""
+        ref = re.search(r"\$(\d)", target)
+        if ref is None or not route.path:
+            return None
+        fixed, suffix = target[:ref.start()], target[ref.end():]
+        static = fixed[:fixed.rfind("/") + 1].rstrip("/") or "/"
+        rel = fixed[fixed.rfind("/") + 1:]
+        if not fs_within(static, d.fs_path) or (d.fs_path.rstrip("/") or "/") == static:
+            return None
+        sub = d.fs_path.rstrip("/")[len(static.rstrip("/")) + 1:]
+        if not sub.startswith(rel) or "/" in suffix or "$" in suffix or (suffix and sub.endswith(suffix)):
+            return None
+        above = {id(c) for c in self.covering_directories(static)}
+        chain = [c for c in self.covering_directories(d.fs_path) if id(c) not in above]
+        extra = [st for c in chain for st in c.statements]
+        if not d.statements or any(st.name not in _HEADER_STATEMENTS for st in extra):
+            return None
+        group = _capture_bounds(route.path, int(ref.group(1)))
+        if group is None:
+            return None
+        start, end = group
+        tail = route.path[end + 1:]
+        if not _LITERAL_HEAD.fullmatch(route.path[:start]) or tail[:1] in ("*", "+", "?", "{"):
+            return None
+        lead = _regex_escape(sub[len(rel):])
+        ahead = lead + ("(?:/|$)" if not suffix and tail == "$" else "/")
+        if route.params.get("nocase"):
+            ahead = "(?-i:" + ahead + ")"
+        return route.path[:start] + "(?=" + ahead + ")" + route.path[start:], extra
 
     def file_statements_for_alias(self, r: Route, files_by_parent: dict) -> list[Stmt]:
         """The statements (headers) of the <Files> sections that match every file an AliasMatch serves: its
@@ -900,7 +952,7 @@ class Layout:
         for d in sorted(deeper, key=lambda d: -d.fs_path.rstrip("/").count("/")):
             if any(f.settings.get("access") is not None for f in files_by_parent.get(id(d), ())):
                 return refused(route, d, "its <Files> sections hold access rules"), own, {}
-            self._not_applied(route, d, bool(d.statements))
+            self._not_applied(route, d, bool(d.statements) and self.deeper_headers(route, d) is None)
             stmts = self.access([c.settings.get("access") for c in self.covering_directories(d.fs_path)] +
                                 loc_configs, what, d.span, fs=d.fs_path)
             sub = d.fs_path.rstrip("/")[len(static.rstrip("/")) + 1:]
@@ -3228,6 +3280,47 @@ def _describe(region: str) -> str:
 
 def _regex_escape(text: str) -> str:
     return "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in text)
+
+
+# what a <Directory> translates its `Header` lines to: all an AliasMatch's nested location takes from it
+_HEADER_STATEMENTS = {"add_header", "proxy_hide_header", UNSET_WHEN}
+# an expression's start up to its first capture group: a literal text anchored at the subject's start
+_LITERAL_HEAD = re.compile(r"\^(?:[^\\.^$*+?()\[\]{}|]|\\[^\w])*\((?:\?P?<\w+>|\?'\w+')?")
+
+
+def _capture_bounds(regex: str, n: int) -> tuple[int, int] | None:
+    """Where capture group N of REGEX holds its expression: (just inside its opening parenthesis, after a
+    name; its closing parenthesis). None where it is not found or a branch reset renumbers the groups."""
+    if "(?|" in regex:
+        return None
+    count, opened, depth, in_class, i = 0, None, 0, False, 0
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            if regex.startswith("\\Q", i):
+                return None
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            i += 1 + (regex[i + 1:i + 2] == "^")
+            i += regex[i:i + 1] == "]"
+            continue
+        elif c == "(":
+            depth += 1
+            named = re.match(r"\(\?P?<(?![=!])\w+>|\(\?'\w+'", regex[i:])
+            if named or not regex.startswith(("(?", "(*"), i):
+                count += 1
+                if count == n:
+                    opened, depth = i + (named.end() if named else 1), 1
+        elif c == ")":
+            depth -= 1
+            if opened is not None and depth == 0:
+                return opened, i
+        i += 1
+    return None
 
 
 def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
