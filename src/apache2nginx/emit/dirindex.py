@@ -28,32 +28,44 @@ def _index(statements: list[Stmt]) -> list[str] | None:
 
 def with_headers(parent: list[Stmt], locations: list, unless: Unless | None = None) -> list:
     """LOCATIONS, where a location that inherits or sets `index DISABLED_INDEX` and sends other `Header
-    always` lines than the shared target names a copy of the target holding them."""
+    always` lines than the shared target names a copy of the target holding them. So does a location nested
+    in one: a file section's location under a directory of `DirectoryIndex disabled` matches its name
+    followed by a `/` (httpd's file walk stops at a file or a missing name there, whose 404 carries the
+    section's `Header always` lines), and the index entry answers such a URL from the target."""
     target = next((loc for loc in locations if loc.modifier == "=" and loc.path == DISABLED_INDEX), None)
     if target is None:
         return locations
-    theirs = [tuple(s.args) for s in _always(effective(parent, target.statements, unless))]
-    inherited = _index(parent)
-    copies: dict[tuple, Location] = {}
-    out = []
-    for loc in locations:
-        own = _index(loc.statements)
-        if loc is target or loc.path.startswith("@") or (own if own is not None else inherited) != [DISABLED_INDEX]:
-            out.append(loc)
-            continue
-        headers = _always(effective(parent, loc.statements, unless))
-        if [tuple(s.args) for s in headers] == theirs:
-            out.append(loc)
-            continue
+    theirs = tuple(tuple(s.args) for s in _always(effective(parent, target.statements, unless)))
+    copies: dict[tuple, Location] = {theirs: target}
+    out = [loc if loc is target or loc.path.startswith("@") else
+           _pointed(loc, parent, _index(parent), target, copies, unless) for loc in locations]
+    return out + [copy for copy in copies.values() if copy is not target]
+
+
+def _pointed(loc, parent: list[Stmt], inherited: list[str] | None, target: Location, copies: dict,
+             unless: Unless | None):
+    """LOC (and the locations nested in it) with its own `index` entry for the copy of TARGET sending its
+    `Header always` lines, where the entry it inherits (INHERITED) leads to one sending others. COPIES:
+    headers -> the target or a copy of it sending them."""
+    from dataclasses import replace
+    own = _index(loc.statements)
+    index = own if own is not None else inherited
+    plain = effective(parent, loc.statements, unless)
+    statements = loc.statements
+    if index is not None and len(index) == 1 and index[0] in {copy.path for copy in copies.values()}:
+        headers = _always(plain)
         key = tuple(tuple(s.args) for s in headers)
         copy = copies.get(key)
         if copy is None:
-            copy = Location("=", f"{DISABLED_INDEX}-{len(copies) + 1}", list(target.statements) + headers,
-                            target.span)
+            copy = Location("=", f"{DISABLED_INDEX}-{len(copies)}", list(target.statements) + headers, target.span)
             copies[key] = copy
-        # nginx tries every `index` of a block in turn: the location's own entry for the shared target goes
-        out.append(Location(loc.modifier, loc.path,
-                            [s for s in loc.statements if s.name != "index"] + [Stmt("index", [copy.path], target.span,
-                                                         comment="with this location's Header always lines")],
-                            loc.span, loc.locations, loc.runs_scripts, loc.static_only))
-    return out + list(copies.values())
+        if copy.path != index[0]:
+            # nginx tries every `index` of a block in turn: the location's own entry for the shared target goes
+            statements = [s for s in loc.statements if s.name != "index"] + [
+                Stmt("index", [copy.path], target.span, comment="with this location's Header always lines")]
+            index = [copy.path]
+    nested = [_pointed(i, [s for s in plain if s not in (i.not_inherited or ())], index, target, copies, unless)
+              for i in loc.locations]
+    if statements is loc.statements and all(a is b for a, b in zip(nested, loc.locations)):
+        return loc
+    return replace(loc, statements=list(statements), locations=nested)
