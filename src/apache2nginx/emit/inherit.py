@@ -552,10 +552,12 @@ def _relaying(stmts: list[Stmt]) -> bool:
     return any(_refusal(s) and s.open_region for s in stmts) and any(s.name == "proxy_pass" for s in stmts)
 
 
-def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str]) -> list[Stmt]:
+def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
+                 index: list[str] | None = None) -> list[Stmt]:
     """STMTS of a location, with the tests that set SERVED first where one of its add_header lines (an `if`
     block's too: a directory's index file, refusal_alternatives) reads it. Where the refusal comes after the
-    region's own rules (an auth_request), FILE is set in any case: the refusal's internal location reads it."""
+    region's own rules (an auth_request), FILE is set in any case: the refusal's internal location reads it.
+    INDEX: the `index` names in force in the location (its own, else those it inherits), if any."""
     variables = getattr(ungate, "served_variables", None) or set()
 
     def reads(block: list[Stmt]) -> bool:
@@ -568,7 +570,7 @@ def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], 
         if after and not any(s.name == "set" and s.args[:1] in ([SERVED], [FILE]) for s in stmts):
             return [Stmt("set", [FILE, ""], span, comment="no file httpd serves here carries a header")] + stmts
         return stmts
-    tests = _served_tests(stmts, parent, ungate, span)
+    tests = _served_tests(stmts, parent, ungate, span, index)
     if any(s.args[:1] == [FILE] for s in tests):
         # an `if` block answering before the region's rules (a directory's index file, refusal_alternatives)
         # sends the headers of a file httpd serves, as a refusal in place of the rules did
@@ -578,12 +580,16 @@ def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], 
     return tests + stmts
 
 
-def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str], span) -> list[Stmt]:
+def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str], span,
+                  inherited: list[str] | None = None) -> list[Stmt]:
     """SERVED set where the request names a file, or a directory (with its slash) holding an index file: the
     answers httpd's handler makes with a success in an open region (see _serving). The index names are the
-    location's DirectoryIndex (nginx's `index`), else httpd's default."""
+    DirectoryIndex mod_dir applies to the directory: the innermost section's that sets one (mod_dir merges it
+    per directory), which is the `index` nginx uses there: the location's, else the one it inherits
+    (INHERITED: from the server or the http level too), else httpd's default; none for `DirectoryIndex
+    disabled`, whose entry is an absolute URL."""
     index = next((s.args for s in stmts if s.name == "index"), None) or \
-        next((s.args for s in parent if s.name == "index"), None) or ["index.html"]
+        next((s.args for s in parent if s.name == "index"), None) or inherited or ["index.html"]
     names = [n for n in index if n and not n.startswith("/") and "$" not in n and "/" not in n]
     comment = "a file httpd serves here (its answer carries its onsuccess headers)"
     out = [Stmt("set", [SERVED, ""], span, comment=comment)]

@@ -189,7 +189,11 @@ class Renderer:
             files = _file_sections(located)
             paged = error_pages_with_headers(parent, located, unless)
             others = Alternatives(parent, located, unless, paged)
-            out = [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else (), others=others)
+            # (the main server's `index` is written at http level, which PARENT does not hold)
+            index = next((s.args for s in parent if s.name == "index"), None) or \
+                next((s.args for s in http_level if s.name == "index"), None)
+            out = [_merged(loc, parent, unless, files=files if loc.modifier in ("~", "~*") else (), others=others,
+                           index=index)
                    for loc in paged]
             return out + list(others.copies.values())
 
@@ -522,7 +526,7 @@ def _file_sections(locations: list[Location]) -> list[Location]:
 
 
 def _merged(loc: Location, parent: list, unless, nested: bool = False, files: list | tuple = (),
-            others: Alternatives | None = None, outer: list | tuple = ()) -> Location:
+            others: Alternatives | None = None, outer: list | tuple = (), index: list[str] | None = None) -> Location:
     """`loc` with the enclosing block's members of every array family it defines itself (add_header...),
     and the same for the locations nested in it. A nested location's allow/deny are left as they are: the
     access pass gives each one the complete list of its region, and a parent's allow would widen it.
@@ -530,7 +534,10 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     nests in prefix locations only: where the translation refuses the regex location, httpd may serve a
     file there (a directory's index.html), with a file section's headers (see refused_headers). OTHERS: the
     server's locations, whose headers a refusal sends for the URLs httpd answers from them (a rule's
-    rewritten URL, a directory's index file: see refusal_alternatives)."""
+    rewritten URL, a directory's index file: see refusal_alternatives). INDEX: the `index` names the location
+    inherits (its enclosing block's, the server's, the http level's), which the refusal's tests of the file
+    httpd serves look a directory's index file up with where the location sets none (served_tests)."""
+    index = next((s.args for s in loc.statements if s.name == "index"), None) or index
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
     merged = merge(inherited, loc.statements, unless)
     refused = refused_headers(merged, inherited, unless.ungate, loc.locations or files, unless)
@@ -545,12 +552,12 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     own = if_blocks(refused, inherited, unless)
     if others is not None:
         own = others.answered(own, inherited)
-    own = served_tests(own, inherited, unless.ungate)
+    own = served_tests(own, inherited, unless.ungate, index)
     if not loc.locations:
         return Location(loc.modifier, loc.path, own, loc.span, [], loc.runs_scripts, loc.static_only)
     inner = effective(inherited, loc.statements, unless)
     return Location(loc.modifier, loc.path, own, loc.span,
-                    [_nested(_own_headers(i, refusal, inner), inner, unless, others, loc.statements)
+                    [_nested(_own_headers(i, refusal, inner), inner, unless, others, loc.statements, index)
                      for i in loc.locations],
                     loc.runs_scripts, loc.static_only)
 
@@ -575,14 +582,14 @@ _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
 
 
 def _nested(loc: Location, parent: list[Stmt], unless, others: Alternatives | None = None,
-            outer: list | tuple = ()) -> Location:
+            outer: list | tuple = (), index: list[str] | None = None) -> Location:
     """A location nested in a block whose effective list is PARENT, without the statements httpd does not
     apply to its URLs (`not_inherited`): nginx inherits a family (add_header...) only where the location sets
     none of it, so the family's other members are repeated here; a dropped header is named with an empty value
     (which nginx never sends), and an error_page for a status nginx never answers by itself stops the
     inheritance of the pages where none is left. allow/deny are the layout's (`_detached`)."""
     if not loc.not_inherited:
-        return _merged(loc, parent, unless, True, others=others, outer=outer)
+        return _merged(loc, parent, unless, True, others=others, outer=outer, index=index)
     kept = [s for s in parent if s not in loc.not_inherited]
     dropped = [s for s in parent if s in loc.not_inherited and s.name in _FAMILY_OF
                and s.name not in ("allow", "deny")]
@@ -606,7 +613,8 @@ def _nested(loc: Location, parent: list[Stmt], unless, others: Alternatives | No
             # (nginx never answers 599 by itself: a page for it only stops the inheritance)
             extra.append(Stmt("error_page", ["599", "/"], loc.span,
                               comment="not inherited: httpd does not apply the enclosing location's pages here"))
-    return _merged(replace(loc, statements=extra + loc.statements), kept, unless, True, others=others, outer=outer)
+    return _merged(replace(loc, statements=extra + loc.statements), kept, unless, True, others=others, outer=outer,
+                   index=index)
 
 
 @lru_cache(maxsize=1)
