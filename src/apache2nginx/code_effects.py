@@ -387,6 +387,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # httpd's success sends its onsuccess line too
     "A2N866": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the requests rewritten into the refused section are refused (403)
+    "A2N889": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
+                      "backend@status-403"),  # the requests rewritten into the refused directory are refused (403)
     "A2N870": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the requests rewritten into the refused section are refused (403)
     "A2N871": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",

@@ -998,7 +998,10 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rule
         (refusal, prefix, _directory_slash_on(ctx, server), *refused_rule_results(rules, prefix)))
     if carried:
         server.settings.setdefault("refusal_headers", []).append((refusal, carried))
-    for url in [prefix] + _alias_urls(ctx, server, prefix):
+    urls = [prefix] + _alias_urls(ctx, server, prefix)
+    # the server's rules, compiled after the directories', note a rewrite into these URLs (A2N889)
+    server.settings.setdefault("rewrite_refused_directories", []).append((urls, rule.span))
+    for url in urls:
         loc = next((l for l in server.locations if l.path == url and l.modifier in ("", "^~")), None)
         if loc is None:
             loc = Location("^~" if url != "/" else "", url, [], rule.span)

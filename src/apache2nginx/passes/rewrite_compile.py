@@ -661,6 +661,8 @@ class Compiler:
         if self.per_dir is None and "PT" in flags:
             self._refuse_location_proxy(target)
             self._note_refused_location(rule, target)
+        if self.per_dir is None and "H" not in flags:
+            self._note_refused_directory(rule, target)
         if "H" in flags:
             return out + self.handler(rule, pattern, negate, target, flag)
         if self.per_dir is None and "PT" not in flags and dirslash.plan(self, rule, negate, target):
@@ -1246,6 +1248,32 @@ class Compiler:
                        "RewriteRule; httpd walks that section for the result too, and may serve it, where nginx "
                        "refuses the requests the rule rewrites there", rule.span, directive="RewriteRule",
                        related=[refused.span] if refused.span else [], urls=urls)
+
+    def _note_refused_directory(self, rule: RRule, target: str) -> None:
+        """httpd maps a server-context rewrite's result to a file, [PT] or not, and runs the <Directory> sections
+        and .htaccess files of its directory, as nginx searches the locations of the rewritten URI. Where the
+        result may fall in a directory the translation refuses whole in place of per-directory rules it leaves
+        out (rewrite._refuse_region, A2N838/A2N882), nginx refuses the rule's own URLs too (A2N889, naming them:
+        the URLs the rule, or an earlier rule of the list feeding it, matches), where httpd may serve them."""
+        fixed = re.match(r"[^$%?]*", target).group()
+        refused = next(((url, span) for urls, span in self.server.settings.get("rewrite_refused_directories", [])
+                        for url in urls if not fixed.startswith("/") or fixed.startswith(url)
+                        or url.startswith(fixed) or fixed == url.rstrip("/")), None)
+        if refused is None:
+            return
+        rules = self.state.rules
+        at = next((i for i, r in enumerate(rules) if r is rule), len(rules))
+        seen = rules[:at] + [rule]
+        if any(r.pattern.startswith("!") for r in seen):
+            urls = [("/", False)]
+        else:
+            urls = [(("(?i)" if "NC" in r.flags else "") + r.pattern, True) for r in seen]
+        url, span = refused
+        self.note_once(rule, "A2N889", f"RewriteRule {rule.pattern} {rule.substitution}: the result may fall under "
+                       f"{url}, which the translation refuses (403) for per-directory rules it leaves out; httpd "
+                       "runs those rules for the result and may serve it, where nginx refuses the requests the rule "
+                       "rewrites there", rule.span, directive="RewriteRule", related=[span] if span else [],
+                       urls=urls)
 
     def _urls_around(self, rule: RRule, negate: bool, target: str | None) -> list[tuple[str, bool]] | None:
         """Literal prefixes of the URLs a server-context rule may see (its pattern's, and those of earlier rules
