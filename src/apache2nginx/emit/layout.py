@@ -2147,6 +2147,10 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             if target is None:
                 target = _refused_landing(server, st.args[1], where is not None)
             refusal = _refusal_reached(target, st.args[1]) if target is not None else None
+            lies = "the URL it makes lies in"
+            if refusal is None:
+                target, refusal = _index_refusal(server, st.args[1])
+                lies = "the index file of the URL it makes lies in"
             if refusal is None or target is where or st.span is None:
                 continue
             regex = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", st.args[0])
@@ -2197,7 +2201,7 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                         directive="RewriteRule", related=[refusal.span], urls=urls)
                 continue
             seen[key] = diags.add(
-                "A2N742", f"RewriteRule to {st.args[1]}: the URL it makes lies in {target.path}, which is "
+                "A2N742", f"RewriteRule to {st.args[1]}: {lies} {target.path}, which is "
                 "refused to everyone (403) for an access rule nginx cannot check there; the requests the rule "
                 "rewrites are refused there too", st.span, directive="RewriteRule", related=[refusal.span],
                 urls=urls)
@@ -2208,6 +2212,50 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
         loc = todo.pop()
         todo.extend(loc.locations)
         walk(loc.statements, loc)
+
+
+def _index_refusal(server: Server, target: str) -> tuple[Location | None, Stmt | None]:
+    """The location, and its refusal (`_refusal_reached`), that the index file of a directory URL made by a
+    rewrite (TARGET, a fixed URL ending with a slash) meets: nginx's `index` redirects internally to the index
+    file, whose location (a <Files> section's regex location nested in the directory's) may be refused for an
+    access rule nginx cannot check, as httpd's mod_dir looks the index up with a subrequest that runs that
+    section's rules (a login asked with 401). (None, None) where no refusal is met or nginx's choice of
+    location cannot be told (`_fixed_location`)."""
+    uri = target.split("?", 1)[0]
+    uri = uri[:-len("$is_args$args")] if uri.endswith("$is_args$args") else uri
+    directory = _fixed_location(server, uri) if "$" not in uri and uri.endswith("/") else None
+    if directory is None:
+        return None, None
+    for name in _index_names(server, directory):
+        landing = _fixed_location(server, uri + name)
+        refusal = _refusal_reached(landing, uri + name) if landing is not None else None
+        if refusal is not None:
+            return landing, refusal
+    return None, None
+
+
+def _fixed_location(server: Server, url: str) -> Location | None:
+    """The location nginx picks for URL, a fixed URL: an exact location, else the longest prefix one it starts
+    with, whose nested regex locations are tried first, then (unless it is ^~) the server's, in order. None
+    where a location nested in that prefix one could take it by prefix, or a regex cannot be read."""
+    exact = next((l for l in server.locations if l.modifier == "=" and l.path == url), None)
+    if exact is not None:
+        return exact
+    tops = [l for l in server.locations if l.modifier in ("", "^~")]
+    found = max((l for l in tops if url.startswith(l.path)), key=lambda l: len(l.path), default=None)
+    if found is not None and any(l.modifier in ("", "^~", "=") and url.startswith(l.path) for l in found.locations):
+        return None
+    regexes = (found.locations if found is not None else []) + \
+        (server.locations if found is None or found.modifier != "^~" else [])
+    for loc in regexes:
+        if loc.modifier not in ("~", "~*"):
+            continue
+        try:
+            if re.search(loc.path, url, re.I if loc.modifier == "~*" else 0):
+                return loc
+        except re.error:
+            return None
+    return found
 
 
 def _index_requests(server: Server, where: Location, url: tuple[str, bool]) -> list[tuple[str, bool]]:
