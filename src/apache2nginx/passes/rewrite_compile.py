@@ -1222,6 +1222,17 @@ class Compiler:
                                   f"({where}): httpd's mod_proxy looks that ProxyPass up for the request's original "
                                   "URL only, so it serves the file under the document root where nginx would proxy")
 
+    def _fed_urls(self, rule: RRule) -> list[tuple[str, bool]]:
+        """The URLs a server-context RULE rewrites, as a diagnostic names them: those its pattern, or an earlier
+        rule of the list feeding it, matches (each a regex, with whether it is one); every URL where a pattern
+        is negated."""
+        rules = self.state.rules
+        at = next((i for i, r in enumerate(rules) if r is rule), len(rules))
+        seen = rules[:at] + [rule]
+        if any(r.pattern.startswith("!") for r in seen):
+            return [("/", False)]
+        return [(("(?i)" if "NC" in r.flags else "") + r.pattern, True) for r in seen]
+
     def _note_refused_location(self, rule: RRule, target: str) -> None:
         """[PT] hands the result to the translate hooks and httpd walks the <Location> sections of the new URL,
         as nginx searches the locations of the rewritten URI: a result under a <Location> the translation
@@ -1235,13 +1246,7 @@ class Compiler:
                         and scope.settings.get("rewrite_refused") and (made is None or _may_hold(scope, made))), None)
         if refused is None:
             return
-        rules = self.state.rules
-        at = next((i for i, r in enumerate(rules) if r is rule), len(rules))
-        seen = rules[:at] + [rule]
-        if any(r.pattern.startswith("!") for r in seen):
-            urls = [("/", False)]
-        else:
-            urls = [(("(?i)" if "NC" in r.flags else "") + r.pattern, True) for r in seen]
+        urls = self._fed_urls(rule)
         where = f" ({refused.span.file_line})" if refused.span else ""
         self.note_once(rule, "A2N866", f"RewriteRule {rule.pattern} {rule.substitution} [PT]: the result may fall "
                        f"under <Location {refused.path}>{where}, which the translation refuses (403) for its "
@@ -1261,13 +1266,7 @@ class Compiler:
                         or url.startswith(fixed) or fixed == url.rstrip("/")), None)
         if refused is None:
             return
-        rules = self.state.rules
-        at = next((i for i, r in enumerate(rules) if r is rule), len(rules))
-        seen = rules[:at] + [rule]
-        if any(r.pattern.startswith("!") for r in seen):
-            urls = [("/", False)]
-        else:
-            urls = [(("(?i)" if "NC" in r.flags else "") + r.pattern, True) for r in seen]
+        urls = self._fed_urls(rule)
         url, span = refused
         self.note_once(rule, "A2N889", f"RewriteRule {rule.pattern} {rule.substitution}: the result may fall under "
                        f"{url}, which the translation refuses (403) for per-directory rules it leaves out; httpd "
