@@ -520,6 +520,12 @@ class Layout:
                 root_dir_headers = [st for d in dirs for st in d.statements if st.name in _HEADER_LINES]
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
                                     [st for s in covering for st in s.statements], self.index_names)
+            if self.refuse_all is None and not any(st.lifted for st in access) and \
+                    _refuses_all(dir_configs + loc_configs):
+                # httpd's access checks refuse everyone there before per-directory rewrite rules run (mod_rewrite's
+                # hook_fixup): the refusal standing for those rules answers as httpd's own 403 (Stmt.shut_region)
+                statements = [dataclasses.replace(st, shut_region=True)
+                              if st.name == "return" and st.comment in REWRITE_REFUSALS else st for st in statements]
             slash = [] if fs is None or self.refuse_all is not None or \
                 (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else \
                 self.dir_slash(dir_configs + loc_configs, access, _describe(path))

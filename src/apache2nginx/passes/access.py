@@ -1203,7 +1203,8 @@ def refuses_all(configs: list) -> bool:
     with its own 403, whatever a section the translation could not place adds, or a rule nginx cannot check
     beside it. mod_authz_core ends a <RequireAll> at its first denied child, and a child before it can only
     make the answer an error too (AUTHZ_GENERAL_ERROR, a 500: apply_authz_sections); the error response
-    carries the `Header always` lines alone."""
+    carries the `Header always` lines alone. So does a <RequireAll> holding `Require ip A` and `Require not
+    ip A`: the one the client's address does not satisfy ends it, denied, whatever that address."""
     configs = [c for c in configs if c is not None]
     if not configs or any(not isinstance(c, AccessConfig) or c.conditionals or c.limits or c.stack
                           or c.refuse is not None or c.ssl_only is not None or c.ssl_requires for c in configs):
@@ -1217,7 +1218,8 @@ def refuses_all(configs: list) -> bool:
         if authz.op == "leaf":
             return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
         if authz.op == "all":
-            return any(denied(c) for c in authz.children)
+            ips = {(tuple(c.args), c.negated) for c in authz.children if c.op == "leaf" and c.kind == "ip"}
+            return any(denied(c) for c in authz.children) or any((args, True) in ips for args, _ in ips)
         return authz.op == "any" and bool(authz.children) and all(denied(c) for c in authz.children)
     if eff.authz is None:
         return eff.compat and eff.satisfy != "any" and not eff.allows \
