@@ -79,3 +79,17 @@ def test_require_all_of_a_user_and_an_address_without_auth_type_is_refused_not_a
     assert_no_traceback(proc)
     assert "internal error" not in proc.stderr and "A2N742" in proc.stderr
     assert "deny all" in proc.stdout
+
+
+def test_a_require_all_refuses_everyone_only_with_an_address_and_its_negation():
+    from apache2nginx.passes.access import AccessConfig, Authz, refuses_all
+
+    def require_all(*leaves: tuple[str, bool]) -> list:
+        children = [Authz("leaf", "ip", [net], negated) for net, negated in leaves]
+        children.append(Authz("leaf", "all", ["granted"]))
+        return [AccessConfig(authz=Authz("any", children=[Authz("all", children=children)]))]
+    # `Require ip A` with `Require not ip A`: whatever the client's address, one of them is denied
+    assert refuses_all(require_all(("127.0.0.1", False), ("127.0.0.1", True)))
+    # `Require not ip A` alone (or beside another address) lets every other client in
+    assert not refuses_all(require_all(("10.0.0.0/8", True)))
+    assert not refuses_all(require_all(("127.0.0.1", False), ("10.0.0.0/8", True)))

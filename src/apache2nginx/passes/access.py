@@ -1219,7 +1219,8 @@ def refuses_all(configs: list) -> bool:
             return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
         if authz.op == "all":
             ips = {(tuple(c.args), c.negated) for c in authz.children if c.op == "leaf" and c.kind == "ip"}
-            return any(denied(c) for c in authz.children) or any((args, True) in ips for args, _ in ips)
+            return any(denied(c) for c in authz.children) or \
+                any((args, False) in ips and (args, True) in ips for args, _ in ips)
         return authz.op == "any" and bool(authz.children) and all(denied(c) for c in authz.children)
     if eff.authz is None:
         return eff.compat and eff.satisfy != "any" and not eff.allows \
