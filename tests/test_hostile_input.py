@@ -74,6 +74,16 @@ def test_include_of_the_whole_disk_is_capped_before_reading(tmp_path):
     assert time.monotonic() - start < 60
 
 
+def test_unclosed_variables_are_looked_up_in_linear_time(tmp_path):
+    # an argument of many `${` without their `}` (as a Define doubling such a value builds): looking for ${NAME}
+    # from each of them to the end of the argument was quadratic, minutes for this line (a hang)
+    src = _write(tmp_path, "root.conf", "Listen 80\nServerName " + "x${" * 100_000 + "\n")
+    start = time.monotonic()
+    proc = run_cli("convert", str(src), "-o", str(tmp_path / "out.conf"), timeout=120)
+    assert_no_traceback(proc)
+    assert time.monotonic() - start < 60
+
+
 def test_include_of_a_very_deep_directory_tree(tmp_path):
     deep = str(tmp_path / "tree")
     os.mkdir(deep)

@@ -53,6 +53,13 @@ _SHELL_VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _ENVVAR_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
 
+def _closed(text: str) -> tuple[str, str]:
+    """TEXT up to its last `}`, and the rest: no ${NAME} ends in the rest, where _VAR would scan from every
+    `${` to the end of the text (quadratic in a value of unclosed `${`, as a Define doubling one builds)."""
+    end = text.rfind("}") + 1
+    return text[:end], text[end:]
+
+
 @dataclass
 class LoadOptions:
     server_root: str | None = None
@@ -295,7 +302,9 @@ class _Loader:
             if "${" in arg:
                 # The length is known before the text is built: a Define that doubles itself
                 # (Define A ${A}${A}) must not grow without bound.
-                pieces = _VAR.split(arg)
+                head, tail = _closed(arg)
+                pieces = _VAR.split(head)
+                pieces[-1] += tail
                 size = sum(len(p) for p in pieces[0::2]) + sum(
                     len(self._lookup(name)) for name in pieces[1::2])
                 limit = self.options.max_input_size
@@ -306,14 +315,14 @@ class _Loader:
                                    hint="check the Define lines that build this value")
                     continue
                 self.expanded += size
-                value = _VAR.sub(lambda m: self._lookup(m.group(1)), arg)
+                value = _VAR.sub(lambda m: self._lookup(m.group(1)), head) + tail
                 if HUGE_NUMBER.search(value):
                     self.diags.add("A2N015", f"expanding ${{VAR}} in this argument makes a number of {MAX_DIGITS:,} "
                                    "digits or more: no httpd directive takes one this large", node.arg_span(i),
                                    directive=node.name, related=list(node.include_chain))
                     continue
                 args[i] = value
-                names = list(dict.fromkeys(n for n in _VAR.findall(value) if ":" not in n))
+                names = list(dict.fromkeys(n for n in _VAR.findall(_closed(value)[0]) if ":" not in n))
                 if names and report:
                     for name in names:
                         self.reported.append(self._undefined(node, i, name, arg, consequence))
@@ -327,7 +336,7 @@ class _Loader:
     def _undefined(self, node: Directive, index: int, name: str, source: str, consequence: str | None):
         """A2N022 where an undefined ${NAME} lands (an error: the directive is not translated)."""
         self.undefined.add(name)
-        via = next((v for v in dict.fromkeys(_VAR.findall(source)) if v != name
+        via = next((v for v in dict.fromkeys(_VAR.findall(_closed(source)[0])) if v != name
                     and "${" + name + "}" in (self.value(v) or "")), None)
         how = ""
         if via is not None:
