@@ -32,6 +32,7 @@ from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFU
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
+from .refused_error_pages import find_location
 from .inherit import _FAILS_EARLY as FAILS_EARLY, FILE, SERVED, _fails_early
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
@@ -2226,7 +2227,7 @@ def _index_refusal(server: Server, target: str) -> tuple[Location | None, Stmt |
     file, whose location (a <Files> section's regex location nested in the directory's) may be refused for an
     access rule nginx cannot check, as httpd's mod_dir looks the index up with a subrequest that runs that
     section's rules (a login asked with 401). (None, None) where no refusal is met or nginx's choice of
-    location cannot be told (`_fixed_location`)."""
+    location cannot be told."""
     uri = target.split("?", 1)[0]
     uri = uri[:-len("$is_args$args")] if uri.endswith("$is_args$args") else uri
     directory = _fixed_location(server, uri) if "$" not in uri and uri.endswith("/") else None
@@ -2241,27 +2242,9 @@ def _index_refusal(server: Server, target: str) -> tuple[Location | None, Stmt |
 
 
 def _fixed_location(server: Server, url: str) -> Location | None:
-    """The location nginx picks for URL, a fixed URL: an exact location, else the longest prefix one it starts
-    with, whose nested regex locations are tried first, then (unless it is ^~) the server's, in order. None
-    where a location nested in that prefix one could take it by prefix, or a regex cannot be read."""
-    exact = next((l for l in server.locations if l.modifier == "=" and l.path == url), None)
-    if exact is not None:
-        return exact
-    tops = [l for l in server.locations if l.modifier in ("", "^~")]
-    found = max((l for l in tops if url.startswith(l.path)), key=lambda l: len(l.path), default=None)
-    if found is not None and any(l.modifier in ("", "^~", "=") and url.startswith(l.path) for l in found.locations):
-        return None
-    regexes = (found.locations if found is not None else []) + \
-        (server.locations if found is None or found.modifier != "^~" else [])
-    for loc in regexes:
-        if loc.modifier not in ("~", "~*"):
-            continue
-        try:
-            if re.search(loc.path, url, re.I if loc.modifier == "~*" else 0):
-                return loc
-        except re.error:
-            return None
-    return found
+    """The location nginx picks for URL, a fixed URL (nginx's own lookup, `find_location`)."""
+    chain, _ = find_location(server.locations, url, [])
+    return chain[-1] if chain else None
 
 
 def _index_requests(server: Server, where: Location, url: tuple[str, bool]) -> list[tuple[str, bool]]:

@@ -133,7 +133,7 @@ def _regex_matches(loc: Location, uri: str) -> bool:
     return pattern.search(uri) is not None
 
 
-def _find(locations: list[Location], uri: str, chain: list[Location]) -> tuple[list[Location], bool]:
+def find_location(locations: list[Location], uri: str, chain: list[Location]) -> tuple[list[Location], bool]:
     """nginx's location lookup (ngx_http_core_find_location): an exact match; else the longest prefix, whose
     nested locations are searched next; then, unless that prefix is `^~`, this level's regexes in order, the
     first that matches searched in turn for its own nested locations (a `\.html` location inside a `<FilesMatch>`
@@ -148,7 +148,7 @@ def _find(locations: list[Location], uri: str, chain: list[Location]) -> tuple[l
     if best is not None:
         found = chain + [best]
         if best.locations:
-            inner, done = _find(best.locations, uri, found)
+            inner, done = find_location(best.locations, uri, found)
             if done:
                 return inner, True
             found = inner
@@ -156,7 +156,7 @@ def _find(locations: list[Location], uri: str, chain: list[Location]) -> tuple[l
             return found, False
     for loc in locations:
         if loc.modifier in ("~", "~*") and _regex_matches(loc, uri):
-            return _find(loc.locations, uri, chain + [loc])[0], True
+            return find_location(loc.locations, uri, chain + [loc])[0], True
     return found, False
 
 
@@ -209,7 +209,7 @@ def _refuses_some(levels: list[list[Stmt]]) -> tuple[set[str], str]:
 def serving_levels(server: Server, main: Server | None, uri: str) -> tuple[list[Location], list[list[Stmt]]]:
     """The chain of locations nginx serves URI from (outermost first), and the statement levels it inherits
     from, innermost first: those locations, the server and the http level (Apache's main server)."""
-    chain, _ = _find(server.locations, uri.split("?", 1)[0], [])
+    chain, _ = find_location(server.locations, uri.split("?", 1)[0], [])
     levels = [loc.statements for loc in reversed(chain)] + [server.own_statements, server.statements]
     if main is not None and main is not server:
         levels.append(main.statements)
