@@ -2400,15 +2400,21 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
     # runs them, and its answer's Header lines test the variables as the redirect to a rule's result sets
     # them. Right before the refusal, where a rule's pattern matches (first match first), each variable is
     # set again from a copy of its map over that rule's result, unless the result is not known or leads to
-    # a directory with rules of its own (or a parent's), whose redirect httpd may rewrite again; and not for
-    # a directory requested without its slash, which mod_dir's fixup redirects (301) after the rules ran,
+    # a directory with rules of its own (or a parent's), whose redirect httpd may rewrite again (but for one
+    # the rules of that directory, refused too, are known to end on: _settled_result); and not for a
+    # directory requested without its slash, which mod_dir's fixup redirects (301) after the rules ran,
     # before their result is served (SLASH: DirectorySlash is on).
-    for refusal, _, slash, entries, _ in server.settings.get("refused_rule_results", []):
+    refused_rules = server.settings.get("refused_rule_results", [])
+    for refusal, _, slash, entries, _ in refused_rules:
         kept = []
         for key, result, rule in entries:
+            settled = _settled_result(result, own, refused_rules) if result else None
             if result and not any((result.split("$", 1)[0].rstrip("/") + "/").startswith(p)
                                   or "$" in result and p.startswith(result.split("$", 1)[0]) for p in own):
                 kept.append((key, result))
+                followed.add(id(rule))
+            elif settled:
+                kept.append((key, settled))
                 followed.add(id(rule))
             else:
                 kept.append((key, '""'))
@@ -2432,6 +2438,50 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
             if at is not None:
                 loc.statements[at:at] = tests
     return followed
+
+
+def _settled_result(result: str, own: set[str], refused_rules: list) -> str | None:
+    """The path httpd's redirects end on from RESULT, a per-directory rule's result (a plain path) inside a
+    directory with rules of its own (OWN), where that directory's rules are left out too (REFUSED_RULES, as
+    rewrite._refuse_region records them) and known: the redirect's new request runs them on RESULT, and the
+    first whose pattern matches rewrites it again (followed while it leads to another such path), answers on
+    it (a redirect, [F]) or rewrites it to itself, which httpd redirects to again and again on the same path
+    until its recursion limit (LimitInternalRecursion: a 500 whose Header lines test the variables SetEnvIf
+    sets on that path; observed with httpd 2.4 for `RewriteRule "^([^/]+)/?$" /app/index.html [L]` in
+    <Directory /srv/www/app>). A path no rule matches ends there where every rule that may redirect has an
+    entry. None where it is not known: a back-reference left in the path, a directory under another with
+    rules, a directory whose rules are translated, an entry not known, a directory index (mod_dir's own
+    redirect)."""
+    by_prefix = {prefix: (entries, redirecting) for _, prefix, _, entries, redirecting in refused_rules}
+    path = result.split("?", 1)[0]          # (SetEnvIf's Request_URI: the path alone)
+    for _ in range(10):
+        if "$" in path or path.endswith("/"):
+            return None
+        under = [p for p in own if (path.rstrip("/") + "/").startswith(p)]
+        if not under:
+            return path
+        if len(under) != 1 or under[0] not in by_prefix:
+            return None
+        entries, redirecting = by_prefix[under[0]]
+        hit = None
+        for key, target, _ in entries:
+            regex = key[2:] if key.startswith("~*") else key[1:]
+            try:
+                if re.search(regex, path, re.I if key.startswith("~*") else 0):
+                    hit = (target,)
+                    break
+            except re.error:
+                return None
+        if hit is None:
+            known = {id(rule) for _, _, rule in entries}
+            return path if all(id(rule) in known for rule in redirecting) else None
+        target = hit[0]
+        if target is None:
+            return None
+        if target in ("", path):
+            return path
+        path = target.split("?", 1)[0]
+    return None
 
 
 def _reread_env_on_error_pages(model: NginxModel, server: Server) -> None:
