@@ -38,15 +38,18 @@ def with_headers(parent: list[Stmt], locations: list, unless: Unless | None = No
     theirs = tuple(tuple(s.args) for s in _always(effective(parent, target.statements, unless)))
     copies: dict[tuple, Location] = {theirs: target}
     out = [loc if loc is target or loc.path.startswith("@") else
-           _pointed(loc, parent, _index(parent), target, copies, unless) for loc in locations]
+           _pointed(loc, parent, _index(parent), target, copies, unless, parent) for loc in locations]
     return out + [copy for copy in copies.values() if copy is not target]
 
 
 def _pointed(loc, parent: list[Stmt], inherited: list[str] | None, target: Location, copies: dict,
-             unless: Unless | None):
+             unless: Unless | None, server: list[Stmt]):
     """LOC (and the locations nested in it) with its own `index` entry for the copy of TARGET sending its
     `Header always` lines, where the entry it inherits (INHERITED) leads to one sending others. COPIES:
-    headers -> the target or a copy of it sending them."""
+    headers -> the target or a copy of it sending them. SERVER: the server block's statements, which a copy
+    (a server-level location) would inherit: its list is the whole one already, so the server's add_header
+    lines it does not keep are not inherited (a server's X sent unconditionally next to the copy's X, which a
+    location's `Header always unset X "expr=..."` makes conditional)."""
     from dataclasses import replace
     own = _index(loc.statements)
     index = own if own is not None else inherited
@@ -57,15 +60,16 @@ def _pointed(loc, parent: list[Stmt], inherited: list[str] | None, target: Locat
         key = tuple(tuple(s.args) for s in headers)
         copy = copies.get(key)
         if copy is None:
-            copy = Location("=", f"{DISABLED_INDEX}-{len(copies)}", list(target.statements) + headers, target.span)
+            copy = Location("=", f"{DISABLED_INDEX}-{len(copies)}", list(target.statements) + headers, target.span,
+                            not_inherited=[s for s in server if s.name == "add_header" and s not in headers])
             copies[key] = copy
         if copy.path != index[0]:
             # nginx tries every `index` of a block in turn: the location's own entry for the shared target goes
             statements = [s for s in loc.statements if s.name != "index"] + [
                 Stmt("index", [copy.path], target.span, comment="with this location's Header always lines")]
             index = [copy.path]
-    nested = [_pointed(i, [s for s in plain if s not in (i.not_inherited or ())], index, target, copies, unless)
-              for i in loc.locations]
+    nested = [_pointed(i, [s for s in plain if s not in (i.not_inherited or ())], index, target, copies, unless,
+                       server) for i in loc.locations]
     if statements is loc.statements and all(a is b for a, b in zip(nested, loc.locations)):
         return loc
     return replace(loc, statements=list(statements), locations=nested)

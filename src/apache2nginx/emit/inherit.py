@@ -329,7 +329,11 @@ def _paged(loc, parent: list[Stmt], named: dict, copies: dict, inherited: dict[s
 
 
 def _page_copy(target, headers: list[Stmt], server: list[Stmt], copies: dict, unless: Unless | None) -> str:
-    """The named page TARGET, or a copy of it sending HEADERS (`Header always` lines) where TARGET sends others."""
+    """The named page TARGET, or a copy of it sending HEADERS (`Header always` lines) where TARGET sends others.
+    HEADERS are the whole list already (the server's lines the location keeps, and its own in their place):
+    the server's other add_header lines are not inherited by the copy (`not_inherited`), or the render would
+    repeat one the location takes away under a condition (`Header always unset X "expr=..."`, whose 404 in
+    httpd sends no X where the condition holds) next to the conditional copy of it."""
     from ..model import Location
     theirs = [s for s in effective(server, target.statements, unless)
               if s.name == "add_header" and s.args and s.args[-1] == "always" and not _challenge(s)]
@@ -340,7 +344,7 @@ def _page_copy(target, headers: list[Stmt], server: list[Stmt], copies: dict, un
     if copy is None:
         copy = Location(target.modifier, f"{target.path}_{len(copies) + 1}",
                         [s for s in target.statements if s.name != "add_header" or _challenge(s)] + headers,
-                        target.span)
+                        target.span, not_inherited=[s for s in server if s.name == "add_header" and s not in headers])
         copies[key] = copy
     return copy.path
 

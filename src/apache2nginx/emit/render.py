@@ -539,6 +539,10 @@ def _merged(loc: Location, parent: list, unless, nested: bool = False, files: li
     httpd serves look a directory's index file up with where the location sets none (served_tests)."""
     index = next((s.args for s in loc.statements if s.name == "index"), None) or index
     inherited = [s for s in parent if s.name not in ("allow", "deny")] if nested else parent
+    if not nested and loc.not_inherited:
+        # (a server-level location sending a list of its own: a copy of a message page or of the
+        # DirectoryIndex-disabled target, see error_pages_with_headers and dirindex.with_headers)
+        inherited = [s for s in inherited if s not in loc.not_inherited]
     merged = merge(inherited, loc.statements, unless)
     refused = refused_headers(merged, inherited, unless.ungate, loc.locations or files, unless)
     if loc.modifier in ("~", "~*") and loc.path.startswith(_FILE_SECTION):
