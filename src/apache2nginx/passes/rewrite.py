@@ -728,9 +728,17 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
         # the directory's own name without its slash is left to mod_dir's redirect, which mod_rewrite declines
         # to touch (hook_fixup: a file name that is the context's directory without its slash; observed: httpd
         # answers 301 there)
-        _refuse_prefix(server, prefix, span, ALIAS_REFUSAL, ("^~",))
+        refused_at = [_refuse_prefix(server, prefix, span, ALIAS_REFUSAL, ("^~",))]
         if exact is not None:
-            _refuse_prefix(server, exact, span, ALIAS_REFUSAL, ("=",))
+            refused_at.append(_refuse_prefix(server, exact, span, ALIAS_REFUSAL, ("=",)))
+        # the 403 carries the headers of the sections the rules may rewrite to, which httpd's answer (the
+        # internal redirect to their result) may, here and where the layout repeats it below (`refusal_headers`)
+        carried = refused_directory_headers(ctx, server, state.rules, prefix)
+        for loc, refusal in refused_at:
+            loc.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment, resets=h.resets,
+                                       conditional=h.conditional) for h in carried)
+            if carried:
+                server.settings.setdefault("refusal_headers", []).append((refusal, carried))
         refused = prefix if exact is None else f"{exact} and {prefix}"
         ctx.diags.add("A2N785", f"RewriteRule in <Directory {state.directory}>: {route.params.get('directive', 'Alias')} "
                       f"{route.path} maps URLs into the directory, where httpd runs its {len(state.rules)} rule(s) "
@@ -762,9 +770,11 @@ def _refuse_alias_match(ctx: Context, state: RewriteContext, route) -> None:
                   related=[state.rules[0].span] if route.span else [], urls=[(route.path, True)])
 
 
-def _refuse_prefix(server: Server, prefix: str, span, comment: str, modifiers: tuple[str, ...]) -> None:
+def _refuse_prefix(server: Server, prefix: str, span, comment: str,
+                   modifiers: tuple[str, ...]) -> tuple[Location, Stmt]:
     """A `return 403` (COMMENT saying why) first in the server's prefix location of PREFIX (one of MODIFIERS,
-    made `^~` if there is none, exact where MODIFIERS are `=` alone), kept as one of its per-directory rules."""
+    made `^~` if there is none, exact where MODIFIERS are `=` alone), kept as one of its per-directory rules.
+    Returns the location and the refusal."""
     loc = next((l for l in server.locations if l.path == prefix and l.modifier in modifiers), None)
     if loc is None:
         modifier = "=" if modifiers == ("=",) else "^~" if prefix != "/" else ""
@@ -773,6 +783,7 @@ def _refuse_prefix(server: Server, prefix: str, span, comment: str, modifiers: t
     refusal = Stmt("return", ["403"], span, comment=comment)
     loc.statements.insert(0, refusal)
     loc.directory_rules.append(refusal)
+    return loc, refusal
 
 
 def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bool:

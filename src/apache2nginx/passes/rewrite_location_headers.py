@@ -597,11 +597,11 @@ def refused_directory_headers(ctx, server: Server, rules, prefix: str) -> list[S
             taken.add((st.args[0].lower(), value, region))
             if region is not None:
                 # sent where a rule rewrites the request into the section only
-                result = ctx.model.shared_map("a2n_rwurl_", _indexed_uri(ctx), results, '""')
+                result = ctx.model.shared_map("a2n_rwurl_", _seen_uri(ctx, where), results, '""')
                 value = ctx.model.shared_map("a2n_rwdir_", result, [(region, value)], '""', st.span)
             elif where is not None:
                 # sent where a rule may rewrite the request only
-                value = ctx.model.shared_map("a2n_rwdir_", _indexed_uri(ctx), [(where, value)], '""', st.span)
+                value = ctx.model.shared_map("a2n_rwdir_", _seen_uri(ctx, where), [(where, value)], '""', st.span)
             # (there it replaces an enclosing line of the header as the section's `Header set` does:
             # emit.inherit.header_order)
             out.append(Stmt("add_header", [st.args[0], value, "always"], st.span,
@@ -719,9 +719,20 @@ def _scope_region(ctx, server: Server, scope) -> str | None:
 
 
 def _indexed_uri(ctx) -> str:
-    """The URL the per-directory rules see: a directory's URL is served through mod_dir's index subrequest,
-    which runs them on its index file (httpd's default DirectoryIndex, index.html)."""
+    """The URL the per-directory rules see in mod_dir's index subrequest for a directory's URL: its index
+    file (httpd's default DirectoryIndex, index.html)."""
     return "$uri" + ctx.model.shared_map("a2n_index_", "$uri", [("~/$", "index.html")], '""')
+
+
+def _seen_uri(ctx, where: str) -> str:
+    """The URL whose path the per-directory rules see where one rewrites (WHERE: the map key matching the
+    URLs they may rewrite, _rewritten_urls): mod_rewrite's fixup runs them on the request's own path first,
+    a directory's with its slash and a file's with its path info (`a.txt/` for `GET /a.txt/`); only where
+    none rewrites it does mod_dir's fixup look a directory's index file up, whose subrequest runs them on
+    that file (_indexed_uri). A URL ending in `/` may be a file with path info, which mod_dir declines: the
+    index file's result counts there too, a header too many on the refusal being the refusal's own
+    difference."""
+    return ctx.model.shared_map("a2n_rwseen_", "$uri", [(where, "$uri")], _indexed_uri(ctx))
 
 
 def _rewritten_urls(rules, prefix: str) -> str | None:
