@@ -554,7 +554,7 @@ class Layout:
                 if handler is not None:
                     loc.statements.extend(self._handler(handler, path, matched, loc.statements))
                 self.nest_files(loc, files, dir_configs, loc_configs, matched,
-                                [st for s in covering for st in s.statements if st.name in _HEADER_LINES])
+                                [st for s in covering for st in s.statements if st.name in _ORDERED_LINES])
                 existing = by_key.get(loc.key())
                 if existing is None:
                     server.locations.append(loc)
@@ -3616,12 +3616,14 @@ _SEGMENT = "(?:^|/)"
 
 # the statements a Header line becomes
 _HEADER_LINES = ("add_header", "proxy_hide_header")
+# ... and a conditional `Header unset`'s marker, which acts on the lines before it (emit.inherit.header_order)
+_ORDERED_LINES = _HEADER_LINES + (UNSET_WHEN,)
 
 
 def _after_files(files_statements: list[Stmt], loc_headers: list[Stmt]) -> list[Stmt]:
     """Copies of LOC_HEADERS (a <Location>'s Header lines) to follow a <Files> section's own lines, when the
     section has a Header line for one of their names: httpd runs the Location's lines after the Files' ones."""
-    names = {st.args[0].lower() for st in files_statements if st.name in _HEADER_LINES and st.args}
+    names = {st.args[0].lower() for st in files_statements if st.name in _ORDERED_LINES and st.args}
     if not names or not any(st.args and st.args[0].lower() in names for st in loc_headers):
         return []
     return [Stmt(st.name, list(st.args), st.span, st.comment, None, st.resets, st.conditional, plain=st.plain,
