@@ -10,6 +10,7 @@ security header set at server level.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Callable
 
 from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt, all_nested
@@ -237,7 +238,8 @@ def _last_error_pages(stmts: list[Stmt]) -> list[Stmt]:
         if left == codes:
             keep[id(s)] = s
         elif left:
-            copy = Stmt(s.name, left + [a for a in s.args if not a.isdigit()], s.span, comment=s.comment)
+            copy = Stmt(s.name, left + [a for a in s.args if not a.isdigit()], s.span, comment=s.comment,
+                        rereads=s.rereads)
             keep[id(s)] = copy
         else:
             keep[id(s)] = None
@@ -318,7 +320,7 @@ def _paged(loc, parent: list[Stmt], named: dict, copies: dict, inherited: dict[s
         path = _page_copy(target, headers, server, copies, unless)
         if any(inherited.get(c, target.path) != path for c in codes):
             pages.append(Stmt("error_page", page.args[:-1] + [path], page.span,
-                              comment="with this location's Header always lines"))
+                              comment="with this location's Header always lines", rereads=page.rereads))
         chosen.update((c, path) for c in codes)
     statements = _guard_pages(loc.statements, inside, parent, named, copies, unless, server)
     nested = [_paged(i, [s for s in plain if s not in (i.not_inherited or ())], named, copies, chosen, unless,
@@ -383,7 +385,8 @@ def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], name
                 path = _page_copy(named[own.args[-1]], headers, server, copies, unless)
                 if path != own.args[-1]:
                     s = Stmt("if", s.args, s.span, s.comment, [
-                        Stmt("error_page", own.args[:-1] + [path], own.span, comment=own.comment)
+                        Stmt("error_page", own.args[:-1] + [path], own.span, comment=own.comment,
+                             rereads=own.rereads)
                         if b is own else b for b in s.block])
             elif target is not None and not any(b.name == "error_page" for b in s.block):
                 path = _page_copy(target, headers, server, copies, unless)
@@ -391,7 +394,8 @@ def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], name
                     at = next(i for i, b in enumerate(s.block) if _refusal(b))
                     s = Stmt("if", s.args, s.span, s.comment, s.block[:at] + [
                         Stmt("error_page", ["403", path], page.span,
-                             comment="the refusal's page sends the refusal's Header always lines")] + s.block[at:])
+                             comment="the refusal's page sends the refusal's Header always lines",
+                             rereads=page.rereads)] + s.block[at:])
         out.append(s)
     return out
 
@@ -442,6 +446,15 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     sent = _sent_on_refusal(stmts, parent, ungate, nested, unless, lifted or ("403",))
     if sent is None:
         return stmts
+    # where the refusal's 403 stands for a local ErrorDocument page's, whose redirect sets SetEnvIf variables
+    # again on its path (refusal_pages), each header goes where either path's variables send it
+    # (a guard's block names its own page)
+    pages = [s for s in stmts if s.name == "error_page"] if whole or lifted else \
+        [b for s in stmts if _guard(s) for b in s.block if b.name == "error_page"]
+    rereads = next((p.rereads for p in reversed(_last_error_pages(pages)) if "403" in p.args[:-1]), ())
+    if rereads and getattr(ungate, "reread", None) is not None:
+        sent = [replace(s, args=[s.args[0], ungate.reread(s.args[1], rereads)] + s.args[2:])
+                if s.name == "add_header" and len(s.args) >= 2 else s for s in sent]
     if whole or lifted:
         return [s for s in stmts if s.name != "add_header"] + sent
     return [Stmt("if", s.args, s.span, s.comment, sent + list(s.block)) if _guard(s) else s for s in stmts]

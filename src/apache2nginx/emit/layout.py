@@ -2509,13 +2509,15 @@ def _reread_env_on_error_pages(model: NginxModel, server: Server) -> None:
             if not re.search(r"[\s'\"{};$\\]", path):
                 targets[path] = None
     at = server.own_statements.index(pin) + 1
+    rereads = {path: tuple((m.variable, model.shared_map(m.variable.lstrip("$") + "_after_", path, list(m.entries),
+                                                         m.default, m.span)) for m in maps) for path in targets}
     server.own_statements[at:at] = [
         Stmt("if", [f"($uri = {path})"], pin.span,
              comment="ErrorDocument: httpd's redirect to the page runs SetEnvIf again on its path",
-             block=[Stmt("set", [m.variable, model.shared_map(
-                 m.variable.lstrip("$") + "_after_", path, list(m.entries), m.default, m.span)], pin.span)
-                 for m in maps])
+             block=[Stmt("set", list(pair), pin.span) for pair in rereads[path]])
         for path in targets]
+    # (the refusals answering 403 in place of such a page read them as either path sets them: emit.refusal_pages)
+    server.settings["env_on_error_pages"] = rereads
 
 
 def _report_env_after_rewrites(server: Server, diags: Diagnostics, followed: set[int] = frozenset()) -> None:

@@ -19,6 +19,13 @@ before any section applies, so httpd answers with the server's ErrorDocument 500
 sends a 302 to it; where it is a local page, httpd redirects internally to it, and the page's request walks
 its own sections (its Header lines, not the failing URL's; its own empty query string): the refusal's 403 is
 sent to the same URL or page, whatever 403 page is in force there.
+
+httpd's internal redirect to a local 403 page runs the server's SetEnvIf lines again on the page's path, and
+the Header lines of the answer test the variables as that path sets them (emit.layout._reread_env_on_error_pages):
+the refusal stands for that 403 and for the answer httpd serves the URL with (the variables as its own path sets
+them), so the error_page sending 403 to the named location records the variables the page sets again
+(Stmt.rereads), and the headers on the refusal are sent where either reading sends them (emit.inherit.
+refused_headers).
 """
 from __future__ import annotations
 
@@ -63,9 +70,11 @@ def _replaces_403(pages: list[Stmt]) -> bool:
                for st in pages)
 
 
-def _without_403(pages: list[Stmt], target: str = REFUSED_PAGE, why: str | None = None) -> list[Stmt]:
+def _without_403(pages: list[Stmt], target: str = REFUSED_PAGE, why: str | None = None,
+                  rereads: dict | None = None) -> list[Stmt]:
     """PAGES with 403 taken out of each (a page for 403 alone goes), and 403 sent to TARGET (the named
-    refusal unless told otherwise, WHY then saying so)."""
+    refusal unless told otherwise, WHY then saying so). REREADS: local page path -> the variables httpd's
+    redirect to it sets again (Stmt.rereads), recorded for the 403 page PAGES name."""
     out = []
     redirect = False
     for st in pages:
@@ -75,8 +84,10 @@ def _without_403(pages: list[Stmt], target: str = REFUSED_PAGE, why: str | None 
         if any(a.isdigit() for a in args):
             out.append(Stmt("error_page", args + [st.args[-1]], st.span, comment=st.comment))
     what = "redirect" if redirect else "page"
+    page = next((st.args[-1] for st in reversed(pages) if "403" in st.args[:-1]), "")
     return out + [Stmt("error_page", ["403", target], None,
-                       comment=why or f"the translation's refusal answers 403, not the ErrorDocument {what}")]
+                       comment=why or f"the translation's refusal answers 403, not the ErrorDocument {what}",
+                       rereads=(rereads or {}).get(page.split("?", 1)[0], ()) if page.startswith("/") else ())]
 
 
 def _fails_early(loc: Location) -> bool:
@@ -86,10 +97,11 @@ def _fails_early(loc: Location) -> bool:
                for st in loc.statements)
 
 
-def _walk(loc: Location, inherited: list[Stmt], failure_page: Stmt | None, failing: bool = False) -> bool:
+def _walk(loc: Location, inherited: list[Stmt], failure_page: Stmt | None, failing: bool = False,
+          rereads: dict | None = None) -> bool:
     """Fix LOC and the locations nested in it; whether any needed the named location. FAILURE_PAGE: the
     server's `error_page 500 http://...` or `error_page 500 /page`, if any, which httpd answers a failing
-    .htaccess with."""
+    .htaccess with. REREADS: see _without_403."""
     pages = _in_force(_pages(loc.statements), inherited)
     failing = failing or _fails_early(loc)
     used = False
@@ -105,19 +117,19 @@ def _walk(loc: Location, inherited: list[Stmt], failure_page: Stmt | None, faili
         loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
         pages = replaced
     elif any(is_refusal(st) for st in loc.statements) and _replaces_403(pages):
-        replaced = _without_403(pages)
+        replaced = _without_403(pages, rereads=rereads)
         loc.statements = [st for st in loc.statements if st.name != "error_page"] + replaced
         pages, used = replaced, True
     guarded = any(_guard(st) for st in loc.statements)
     if guarded and _replaces_403(pages) and not (failing and failure_page is not None):
-        loc.statements = [_plain_guard(st, pages) if _guard(st) else st for st in loc.statements]
+        loc.statements = [_plain_guard(st, pages, rereads) if _guard(st) else st for st in loc.statements]
         used = True
     for child in loc.locations:
-        used = _walk(child, pages, failure_page, failing) or used
+        used = _walk(child, pages, failure_page, failing, rereads) or used
     return used
 
 
-def _plain_guard(guard: Stmt, pages: list[Stmt]) -> Stmt:
+def _plain_guard(guard: Stmt, pages: list[Stmt], rereads: dict | None = None) -> Stmt:
     """GUARD, an `if` whose block refuses some URLs of a location (a <LocationMatch>'s rules nginx cannot check
     under a prefix location, emit.layout.guard_prefixes), with its 403 sent to the named refusal: the block
     inherits the location's error pages (nginx), and PAGES' 403 page answered its `return 403` from the page's
@@ -126,7 +138,7 @@ def _plain_guard(guard: Stmt, pages: list[Stmt]) -> Stmt:
     if any(st.name == "error_page" for st in guard.block):
         return guard
     at = next(i for i, st in enumerate(guard.block) if st.name == "return")
-    page = _without_403(pages)[-1]
+    page = _without_403(pages, rereads=rereads)[-1]
     return Stmt("if", guard.args, guard.span, guard.comment, guard.block[:at] + [page] + guard.block[at:])
 
 
@@ -154,6 +166,6 @@ def keep_refusals_plain(model: NginxModel, server: Server) -> None:
     for loc in server.locations:
         if loc.path.startswith("@"):
             continue
-        used = _walk(loc, inherited, failure_page) or used
+        used = _walk(loc, inherited, failure_page, rereads=server.settings.get("env_on_error_pages")) or used
     if used and not any(loc.path == REFUSED_PAGE for loc in server.locations):
         server.locations.append(Location("", REFUSED_PAGE, [Stmt("return", ["403"], None)]))

@@ -379,6 +379,59 @@ def _unless(model: NginxModel):
         if value in served_variables:
             served_variables.add(variable)
         return variable
+    def reread(value: str, rereads: tuple[tuple[str, str], ...]) -> str:
+        """VALUE, an add_header's on a refusal whose 403 stands for a local ErrorDocument page's (Stmt.rereads:
+        the variables httpd's redirect to the page sets again, each with the variable of its value there), sent
+        where it is sent as the request's own path sets them or, failing that, as the page's path does: httpd
+        answers those URLs either with the page (a 403) or with what it serves there."""
+        swaps = dict(rereads)
+        blocks = {b.variable: b for b in model.maps}
+        done: dict[str, str] = {}
+
+        def copy(variable: str, depth: int) -> str:
+            if variable in swaps:
+                return swaps[variable]
+            block = blocks.get(variable)
+            if variable in done or block is None or block.hostnames or depth > 50:
+                return done.get(variable, variable)
+            done[variable] = variable       # (a map reading itself again is left as it is)
+            source, default = text(block.source, depth), text(block.default, depth)
+            entries = [(k, text(v, depth)) for k, v in block.entries]
+            if (source, entries, default) != (block.source, list(block.entries), block.default):
+                prefix = re.sub(r"[0-9]+$", "", variable.lstrip("$"))
+                done[variable] = model.shared_map(prefix if prefix.endswith("_") else prefix + "_", source, entries,
+                                                  default, block.span, volatile=block.volatile)
+            return done[variable]
+
+        def text(value: str | None, depth: int) -> str | None:
+            if not value or "$" not in value:
+                return value
+            return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: "${%s}" % copy("$" + m[1], depth + 1).lstrip("$")
+                          if m[1] else copy("$" + m[2], depth + 1), value)
+
+        def either(variable: str) -> str:
+            there = copy(variable, 0)
+            if there == variable:
+                return variable
+            out = model.shared_map("a2n_hdr_", variable, [('""', there)], variable)
+            if variable in served_variables:
+                served_variables.add(out)
+            return out
+        if not re.fullmatch(r"\$\w+", value):
+            return value
+        block = blocks.get(value)
+        if value not in refused or block is None:
+            return either(value)
+        # (a map over the status, `refusal`: the page answers the 403 alone)
+        on = either(refused[value])
+        if on == refused[value]:
+            return value
+        out = model.shared_map("a2n_refused_", block.source, [(k, on if v == refused[value] else v)
+                                                              for k, v in block.entries], block.default, block.span)
+        refused[out] = on
+        if value in served_variables:
+            served_variables.add(out)
+        return out
     def served(value: str, absent: bool = False) -> str:
         """VALUE where the refused location found the file httpd serves (inherit.SERVED), else nothing; with
         ABSENT, VALUE where it found none (httpd answers with an error), else nothing."""
@@ -446,6 +499,7 @@ def _unless(model: NginxModel):
                                 '""', span=span)
     ungate.refusal = refusal
     ungate.served = served
+    ungate.reread = reread
     ungate.at_status = at_status
     ungate.served_variables = served_variables
     ungate.index_of = index_of

@@ -91,6 +91,10 @@ class Stmt:
     # URL names: the refusal sends the onsuccess headers where it does (emit.inherit._served_tests). None: not
     # known.
     rule_tests: tuple | None = None
+    # on an `error_page 403` naming the translation's plain refusal page in place of a local ErrorDocument page
+    # (emit.refusal_pages): the variables httpd's internal redirect to that page sets again on its path (SetEnvIf
+    # Request_URI), each with the variable of its value there (emit.layout._reread_env_on_error_pages)
+    rereads: tuple[tuple[str, str], ...] = ()
 
 
 # Not an nginx directive: a conditional `Header unset NAME` (args: NAME, a variable non-empty where the
