@@ -89,6 +89,7 @@ def finish_server(ctx: Context, server) -> None:
     # seen again with each virtual host; the layout reads them too, see merged_index)
     originals: dict[int, list[str]] = ctx.options.setdefault("fallback_index_names", {})
     server.settings["fallback_index_names"] = originals
+    any_fallback = any(settings.get(FALLBACK) for _, settings, _, _ in blocks)
     for holder, settings, statements, enclosing in blocks:
         own_target = settings.get(FALLBACK)     # "" where FallbackResource is disabled
         own_index = next((st for st in statements if st.name == "index"), None)
@@ -103,9 +104,14 @@ def finish_server(ctx: Context, server) -> None:
         # (httpd's default list is index.html alone: a directory without it serves the fallback too)
         names = list(originals.get(id(index), index.args)) if index is not None else ["index.html"]
         if not target:
-            # no fallback here: an enclosing list that was joined with one is restored
-            if own_index is None and index is not None and id(index) in originals:
-                statements.append(Stmt("index", list(names), index.span, comment=WITHOUT_FALLBACK))
+            # no fallback here: an enclosing list that was joined with one is restored, and so is the list in
+            # force where the block disables a fallback another block joins with it (a <Directory> that httpd
+            # merges before this <Location> may come later in the file, and be joined later here)
+            if own_index is None and (index is not None and id(index) in originals or own_target == "" and any_fallback):
+                span = index.span if index is not None else next(
+                    (st.span for st in statements if st.name == "try_files" and st.comment == FALLBACK_DISABLED),
+                    getattr(holder, "span", None))
+                statements.append(Stmt("index", list(names), span, comment=WITHOUT_FALLBACK))
             continue
         span = index.span if index is not None else next(
             (st.span for b in [holder] + enclosing for st in b.statements
