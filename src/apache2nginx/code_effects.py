@@ -393,6 +393,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "backend@status-403"),  # the requests rewritten into the refused section are refused (403)
     "A2N871": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the requests rewritten under the refused Alias are refused (403)
+    # a login where httpd redirects its 404 to an ErrorDocument URL (a missing directory): the challenge (the status
+    # and Location go with the 404 the redirect stands for, A2N747)
+    "A2N891": effects("header www-authenticate:added@redirect,nginx-refused"),
     "A2N893": effects("header:added@directory-request,error-status"),  # the index file's refusal with its headers
     "A2N895": effects("status:changed@server-error,nginx-refused"),  # 403 where httpd answers the .htaccess
     # failure's 500, for the requests the rule rewrites into the directory

@@ -2230,6 +2230,16 @@ _short("A2N871", "rewrite-perdir-into-refused-alias", "error",
        "requests the rule rewrites under that Alias get 403 from nginx where httpd may serve them.",
        "rewrite to the directory's document-root URL instead of the Alias, or repeat the directory's rules in a "
        "<Location> of the alias by hand, then drop the refusal.")
+_short("A2N891", "files-login-missing-page-redirect", "warning",
+       "A file section's login meets a 404 that httpd redirects to its ErrorDocument URL.",
+       "httpd matches <Files>/<FilesMatch> against the name its directory walk stops at: under a directory that "
+       "does not exist (/missing/.htpasswd is seen as `missing`) the section does not apply, and httpd answers "
+       "404, which an ErrorDocument 404 to a full URL turns into a redirect (302) without a challenge. nginx "
+       "matches the section's pattern against the URL's last name and asks for the login there (401 with "
+       "WWW-Authenticate).",
+       "URLs of the section's names under a missing directory get a login prompt from nginx where httpd "
+       "redirects to the error page; nothing is served either way.",
+       "nothing to do where a login prompt on those URLs does no harm: nginx serves nothing there either.")
 _short("A2N893", "index-refusal-file-headers", "warning",
        "A refusal of a directory's index file carries a file section's headers in nginx.",
        "mod_dir looks a directory URL's index file up with a subrequest that runs the access checks of the "

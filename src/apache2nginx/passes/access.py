@@ -595,7 +595,49 @@ def files(ctx: Context, section: Section) -> Disposition:
                            "^~ location for it")
     scope = Scope(pattern, regex=True, span=section.span, kind="files", files_regex=url_regex, parent=inside)
     _walk_into(ctx, section, scope, "files")
+    if _asks_login(section):
+        ctx.server.settings.setdefault("login_file_sections", []).append(section)
     return Disposition.EXACT
+
+
+def _asks_login(section: Section) -> bool:
+    """Whether SECTION's access rules can ask for a login (401 with a challenge): a Require of a user, a group or
+    any valid user, in the section or a container inside it (its AuthType may come from the directory)."""
+    stack = list(section.children)
+    while stack:
+        node = stack.pop()
+        if node.is_section:
+            stack.extend(node.children)
+        elif node.key == "require" and node.args and node.args[0].lower() in ("valid-user", "user", "group"):
+            return True
+    return False
+
+
+def _missing_page_redirects(server) -> bool:
+    """Whether the server may answer 404 with a redirect: an ErrorDocument 404 to a full URL, at server level or
+    in one of its sections."""
+    scopes = server.settings.get("directories", []) + server.settings.get("files", []) + server.scopes
+    return any(s.name == "error_page" and "404" in s.args[:-1] and re.match(r"https?://", s.args[-1])
+               for holder in [server.statements] + [scope.statements for scope in scopes] for s in holder)
+
+
+def _login_under_missing_page(ctx: Context, server) -> None:
+    """A file section that asks for a login, in a server that redirects its 404s (ErrorDocument 404 to a
+    URL): httpd matches the section against the name its directory walk stops at, so under a missing
+    directory (/missing/.htpasswd is seen as `missing`) it answers 404, which the ErrorDocument makes a 302
+    without a challenge, where nginx, matching the URL's last name, asks for the login (401 with
+    WWW-Authenticate). A file section of the main server applies in every virtual host (reported once)."""
+    sections = server.settings.get("login_file_sections", []) + \
+        (ctx.main.settings.get("login_file_sections", []) if server is not ctx.main else [])
+    if not sections or not (_missing_page_redirects(server) or _missing_page_redirects(ctx.main)):
+        return
+    for section in sections:
+        ctx.diags.add_once("A2N891", f"<{section.name} {' '.join(section.args)}>: under a directory that does "
+                           "not exist httpd does not apply the section and redirects the 404 to its ErrorDocument "
+                           "page, where nginx asks for the login (401 with WWW-Authenticate)", section.span,
+                           directive="<" + section.name,
+                           hint="only URLs under missing directories differ; nginx asks for a login there where "
+                                "httpd redirects")
 
 
 NGINX_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "MKCOL", "COPY", "MOVE", "OPTIONS", "PROPFIND",
@@ -732,8 +774,10 @@ def finish_model(ctx: Context) -> None:
 def finish_server(ctx: Context, server) -> None:
     """A server's <If> redirects (the main server's too: httpd merges its sections into every virtual host)
     run in nginx's server rewrite phase, before any access rule; httpd redirects only requests it admits.
-    Then mod_dir's index lists under a FallbackResource (fallback.py)."""
+    Then mod_dir's index lists under a FallbackResource (fallback.py), and the file sections asking for a login
+    where httpd redirects its 404s (A2N891)."""
     fallback.finish_server(ctx, server)
+    _login_under_missing_page(ctx, server)
     redirects = (ctx.main.settings.get("if_redirects", []) if server is not ctx.main else []) + \
         server.settings.get("if_redirects", [])
     if not redirects:
