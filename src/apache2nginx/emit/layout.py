@@ -518,7 +518,7 @@ class Layout:
             if path == "/":
                 root_access = access
                 root_region_configs = dir_configs + loc_configs
-                root_dir_headers = [st for d in dirs for st in d.statements if st.name in _HEADER_LINES]
+                root_dir_headers = [st for d in dirs for st in d.statements if st.name in _ORDERED_LINES]
             statements = _last_wins(access + [st for d in dirs for st in d.statements] +
                                     [st for s in covering for st in s.statements], self.index_names)
             if self.refuse_all is None and not any(st.lifted for st in access) and \
@@ -1354,7 +1354,7 @@ class Layout:
         (ap_location_walk merges after ap_file_walk): a section naming one of their headers gets them again
         after its own lines, so a Location's `Header set` replaces the Files' line as in httpd, instead of
         the Files' line coming after the Location's it inherits (the render drops the inherited copies)."""
-        before, headers_of = len(loc.locations), {}
+        before, headers_of, after_of = len(loc.locations), {}, {}
         nested: list[tuple[Scope, Location]] = []
         merged: list = []       # the access of the sections matching an exact location's URL, in order
         for f in files:
@@ -1404,8 +1404,9 @@ class Layout:
                                    f"directory asks in \"{theirs}\": a URL going on after a matching name (path info, "
                                    "or a name that does not exist followed by more path) gets the directory's "
                                    "challenge in nginx, where httpd asks in the file section's realm", f.span)
+            after = _after_files(f.statements, loc_headers)
             own_location = Location("~", regex, _detached(access, loc.statements, f.span) + list(f.statements)
-                                    + _after_files(f.statements, loc_headers), f.span, static_only=static)
+                                    + after, f.span, static_only=static)
             held = _directory_answer(loc.statements, region, rules, own_location.statements)
             if held is not None:
                 # httpd matches the section against the name its directory walk stops at: under a directory that
@@ -1418,6 +1419,7 @@ class Layout:
             loc.locations.append(own_location)
             nested.append((f, own_location))
             headers_of[id(own_location)] = f.statements
+            after_of[id(own_location)] = after
         # where a later section has rules of its own, nest_overlaps lays out the later ones' header lines too
         headers_too = not all(f.settings.get("access") is None for f, _ in nested[1:])
         for i, (f, own_location) in enumerate(nested):
@@ -1426,7 +1428,7 @@ class Layout:
         if not headers_too:
             # a location combining sections' header lines carries the access of the first of them alone: only
             # where no later section has rules of its own (`nest_overlaps` lays those out)
-            loc.locations[before:] = _with_overlaps(loc.locations[before:], headers_of)
+            loc.locations[before:] = _with_overlaps(loc.locations[before:], headers_of, after_of, loc_headers)
 
     def nest_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
                       dir_configs: list, loc_configs: list, parent: list[Stmt], depth: int = 0,
@@ -3569,14 +3571,17 @@ __all__ = ["lay_out", "segment_prefix", "ProxyTarget", "Scope"]
 _HEADER_LINES = ("add_header", "proxy_hide_header")
 
 
-def _with_overlaps(files: list[Location], own: dict[int, list[Stmt]]) -> list[Location]:
+def _with_overlaps(files: list[Location], own: dict[int, list[Stmt]], after: dict[int, list[Stmt]],
+                   loc_headers: list[Stmt]) -> list[Location]:
     r"""FILES (the regex locations of a region's file sections, in configuration order), preceded by a location
     for the names several of them match where a later one has headers: httpd merges every file section that
     matches, nginx uses the first matching location alone, so the later sections' Header lines were lost where
     an earlier one also matches (`<FilesMatch "\.txt$">` then `<FilesMatch "\.(txt|html)$">`: a.txt). Such a
     location holds the first section's statements and the others' header lines, in order (mod_headers runs
     them so); the ones of more sections come first. Up to _OVERLAPS sections are combined. OWN: each
-    location's section's own statements (by id), the header lines taken from the later ones."""
+    location's section's own statements (by id), the header lines taken from the later ones. AFTER: the copies
+    of LOC_HEADERS (the <Location>'s Header lines, see `_after_files`) each location ends with: httpd runs
+    them after every file section's lines, so a combined location has them after the later ones' too."""
     regexes = [i for i, f in enumerate(files) if f.modifier == "~" and id(f) in own]
     if len(regexes) < 2 or len(regexes) > _OVERLAPS:
         return files
@@ -3585,14 +3590,16 @@ def _with_overlaps(files: list[Location], own: dict[int, list[Stmt]]) -> list[Lo
         for group in combinations(regexes, size):
             group_locations = [files[i] for i in group]
             first, *later = group_locations
-            headers = [st for f in later for st in own[id(f)] if st.name in _HEADER_LINES]
+            headers = [st for f in later for st in own[id(f)] if st.name in _ORDERED_LINES]
             if not headers:
                 continue
             if not all(f.path.startswith(_SEGMENT) for f in group_locations) or _disjoint(group_locations):
                 continue
             # every section tests the same name: the one segment both match from its start
             regex = _SEGMENT + "".join(f"(?={f.path[len(_SEGMENT):]})" for f in group_locations)
-            shared.append(Location("~", regex, list(first.statements) + headers, first.span,
+            copies = {id(st) for st in after.get(id(first), ())}
+            shared.append(Location("~", regex, [st for st in first.statements if id(st) not in copies] + headers
+                                   + _after_files(own[id(first)] + headers, loc_headers), first.span,
                                    static_only=first.static_only))
     return shared + files
 
