@@ -81,7 +81,8 @@ def _case(effect: Effect, field: str, host: str = "one.example") -> Case:
     nginx = Observation(status if "nginx-failed" not in when else 0, None, {}, "", backend, at=1.0,
                         error="ConnectionRefusedError" if "nginx-failed" in when else None)
     change = effect.change if effect.change != "any" else "changed"
-    values = {"missing": ("x", None), "added": (None, "x"), "changed": ("x", "y")}[change]
+    values = {"missing": ("x", None), "added": (None, "x"),
+              "changed": (["x, y"], ["y", "x"]) if "same-items" in when else ("x", "y")}[change]
     return Case(probe, apache, nginx, field, *values)
 
 

@@ -194,7 +194,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "header:changed@proxied"),              # a conditional header keeps the backend's copy
     "A2N504": effects("header:added"),  # nginx still sends a header it generates itself
     "A2N525": effects("header:added@proxied", "header:changed@proxied"),  # the backend's copy is not hidden
-    "A2N506": effects("header:changed"),  # another line instead of a comma-joined value
+    "A2N506": effects("header:changed@same-items"),  # another line instead of a comma-joined value (merge may
+    # repeat a value, an append follow a later line)
     "A2N507": effects("status:changed@not-proxied,conditional-request"),  # nginx's own If-None-Match check sees
     # the client's value
     "A2N508": effects("backend header"),  # computed from the client's value

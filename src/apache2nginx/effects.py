@@ -53,6 +53,8 @@ CONDITIONS = {
     "httpd-refused": "httpd answered 401 or 403 (asked for a login, or refused)",
     "conditional-request": "the request carries If-None-Match or If-Modified-Since",
     "credentials": "the request carries an Authorization header",
+    "same-items": "both servers sent the header with the same comma-separated items, in another order, "
+                  "repeated or on other lines",
     "refused-before-host": "nginx answered 400 to a target that is not a path (`~`), or a path that climbs "
                            "above the root or holds a malformed %-escape, which it refuses before it reads the "
                            "Host header",

@@ -97,9 +97,16 @@ class Case:
             "httpd-refused": a.status in (401, 403),
             "conditional-request": any(k.lower() in ("if-none-match", "if-modified-since") for k in p.headers),
             "credentials": any(k.lower() == "authorization" for k in p.headers),
+            "same-items": _items(self.apache_value) == _items(self.nginx_value) != set(),
             "nginx-failed": n.error is not None and a.error is None,
             "refused-before-host": n.status == 400 and refused_request_line(p.path),
         }[condition]
+
+
+def _items(value: object) -> set[str]:
+    """A header's values as the set of their comma-separated items."""
+    lines = value if isinstance(value, list) else [] if value is None else [value]
+    return {item.strip() for line in lines for item in str(line).split(",") if item.strip()}
 
 
 def refused_request_line(path: str) -> bool:
