@@ -1439,7 +1439,10 @@ class Layout:
         location of its pattern with the rules of them all merged (and their statements): a name matching both
         is judged, and answered with the headers, as httpd does. Merged rules that may admit what the sections
         matched refuse hold where the URL's last name matches them all (httpd matches every section against the
-        one name its walk stops at): a URL going on after a name only some of them match keeps the outer rules."""
+        one name its walk stops at): a URL going on after a name only some of them match keeps the outer rules.
+        Header lines count a conditional unset's marker; LOC_HEADERS: the <Location> sections' Header lines,
+        which httpd runs after every file section's: a nested location naming one of their headers ends with
+        them (`_after_files`), as each section's own location does."""
         configs = [f.settings.get("access") for f in matched]
         current = self.access(dir_configs + configs + loc_configs, f"files matching {matched[-1].path}",
                               matched[-1].span)
