@@ -40,9 +40,17 @@ def merge(parent: list[Stmt], child: list[Stmt], unless: Unless | None = None) -
     # append/merge line is a duplicate only of a copy of its own Apache line: a parent's line with the same
     # arguments from another one (a `Header set X v` with a section's `Header append X v`) runs before it in
     # httpd, which joins the two ("v, v"; header_order writes that).
+    # A child may list an Apache line again that the parent has (a location nested for overlapping file
+    # sections repeats the outer section's lines, so that a later section's unset acts on them): the
+    # parent's copy in the same role (its comment: not one made for a refusal's or a fallback's answer) is a
+    # duplicate whatever its value, which a later line of the parent may have rewritten already (an unset's
+    # gate), so it goes by the line rather than by its arguments.
     seen = {(s.name, tuple(s.args), s.span if s.joins else None) for s in child}
+    relisted = {(s.span, s.comment, *_table(s)) for s in child
+                if s.name == "add_header" and s.args and s.span is not None}
     inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used and (s.name, tuple(s.args), None) not in seen
-                 and (s.name, tuple(s.args), s.span) not in seen]
+                 and (s.name, tuple(s.args), s.span) not in seen
+                 and not (s.name == "add_header" and s.args and (s.span, s.comment, *_table(s)) in relisted)]
     merged = header_order(inherited + child, len(inherited), unless)
     if _ADD_HEADER in used and not any(s.name == "add_header" for s in merged) \
             and any(s.name == "add_header" for s in parent):

@@ -1424,7 +1424,7 @@ class Layout:
         headers_too = not all(f.settings.get("access") is None for f, _ in nested[1:])
         for i, (f, own_location) in enumerate(nested):
             self.nest_overlaps(own_location, [f], nested[i + 1:], dir_configs, loc_configs, loc.statements,
-                               headers_too=headers_too)
+                               headers_too=headers_too, loc_headers=loc_headers)
         if not headers_too:
             # a location combining sections' header lines carries the access of the first of them alone: only
             # where no later section has rules of its own (`nest_overlaps` lays those out)
@@ -1432,20 +1432,23 @@ class Layout:
 
     def nest_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
                       dir_configs: list, loc_configs: list, parent: list[Stmt], depth: int = 0,
-                      headers_too: bool = False) -> None:
+                      headers_too: bool = False, loc_headers: list[Stmt] = ()) -> None:
         """httpd merges every <Files> section matching a name, in order; nginx answers from the first regex
         location matching the URL. So the location OUTER of the sections MATCHED holds, for each later section
         whose access rules change what those sections decide (HEADERS_TOO: or that has header lines), a nested
         location of its pattern with the rules of them all merged (and their statements): a name matching both
         is judged, and answered with the headers, as httpd does. Merged rules that may admit what the sections
         matched refuse hold where the URL's last name matches them all (httpd matches every section against the
-        one name its walk stops at): a URL going on after a name only some of them match keeps the outer rules."""
+        one name its walk stops at): a URL going on after a name only some of them match keeps the outer rules.
+        Header lines count a conditional unset's marker; LOC_HEADERS: the <Location> sections' Header lines,
+        which httpd runs after every file section's: a nested location naming one of their headers ends with
+        them (`_after_files`), as each section's own location does."""
         configs = [f.settings.get("access") for f in matched]
         current = self.access(dir_configs + configs + loc_configs, f"files matching {matched[-1].path}",
                               matched[-1].span)
         for j, (f, loc) in enumerate(later):
             config = f.settings.get("access")
-            headers = headers_too and any(st.name in _HEADER_LINES for st in f.statements)
+            headers = headers_too and any(st.name in _ORDERED_LINES for st in f.statements)
             if (config is None and not headers) or not _may_overlap(loc.path, outer.path):
                 continue
             access = current if config is None else \
@@ -1469,12 +1472,13 @@ class Layout:
                     shapes.add(_shape(st))
                     statements.append(st)
             # (nginx inherits allow/deny and auth_basic through every enclosing level)
-            inner = Location("~", path, _detached(access, parent + outer.statements, f.span) + statements,
-                             f.span, static_only=outer.static_only or loc.static_only)
+            inner = Location("~", path, _detached(access, parent + outer.statements, f.span) + statements
+                             + _after_files(statements, loc_headers), f.span,
+                             static_only=outer.static_only or loc.static_only)
             outer.locations.append(inner)
             if depth < 4:
                 self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1,
-                                   headers_too)
+                                   headers_too, loc_headers)
 
     def nest_regex_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
                             root_configs: list, root_locations: list, root_statements: list[Stmt],
