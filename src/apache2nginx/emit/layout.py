@@ -509,12 +509,18 @@ class Layout:
             access = [] if handler is not None and handler.kind == "redirect" else \
                 self.access(dir_configs + loc_configs, _describe(path), span,
                             fs=fs if handler is None or handler.kind != "proxy" else None)
+            # the plain refusal of a refused server's region whose refusal comes after its own rules, for a
+            # location where per-directory rewrites run before them (merge_into)
+            refusal = None
             if self.refuse_all is not None and not (access and access[-1].name == "auth_request"):
                 # (a Redirect's region is no open one: httpd answers it with its error response)
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                                open_region=bool(access) and access[0].open_region,
                                shut_region=bool(access) and access[0].shut_region,
                                login=bool(access) and access[0].login)]
+            elif self.refuse_all is not None:
+                refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
+                               login=asks_login(dir_configs + loc_configs))
             if path == "/":
                 root_access = access
                 root_region_configs = dir_configs + loc_configs
@@ -564,7 +570,7 @@ class Layout:
                     self.region_access[id(loc)] = access
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
-                    self.merge_into(existing, loc, access)
+                    self.merge_into(existing, loc, access, refusal)
                 if handler is not None and handler.kind == "redirect":
                     redirected.add(id(existing or loc))
                 if modifier in ("^~", "") and (handler is None or handler.kind == "alias"):
@@ -1312,9 +1318,14 @@ class Layout:
                 st.args = [numbered.sub(lambda m: "${" + names[int(m.group(1) or m.group(2))] + "}"
                                         if int(m.group(1) or m.group(2)) in names else "", a) for a in st.args]
 
-    def merge_into(self, existing: Location, loc: Location, access: list[Stmt]) -> None:
+    def merge_into(self, existing: Location, loc: Location, access: list[Stmt], plain: Stmt | None = None) -> None:
         """httpd checks access before per-directory rewrites run; nginx runs a location's rewrites first.
-        A plain refusal moves into the rewrite phase (`return 403` first); anything else is an error."""
+        A plain refusal moves into the rewrite phase (`return 403` first); anything else is an error.
+        PLAIN: the plain refusal of a refused server's region whose ACCESS refuses after its own rules
+        (refusal_after_rules): httpd refuses there before its fixups (mod_rewrite's per-directory rules, mod_dir's
+        redirect of a directory without its slash), while those rules would answer in nginx's rewrite phase,
+        before the auth_request refusing after them (a 301 where httpd answers 403): the region takes the plain
+        refusal instead."""
         if existing.directory_rules and any(st.name == "proxy_pass" for st in loc.statements):
             # a proxied URL never walks the directory: its per-directory rules do not run in httpd
             existing.statements = [st for st in existing.statements
@@ -1329,6 +1340,9 @@ class Layout:
         rewrites = [st for st in existing.statements if st.name in ("rewrite", "return", "if", "set", "break")]
         if all(st.name == "return" and st.args == ["403"] for st in rewrites):
             rewrites = []   # a refusal in place of the rules (A2N838): nothing runs before the access rules
+        if rewrites and access and plain is not None:
+            loc.statements = [plain] + [st for st in loc.statements if not any(st is a for a in access)]
+            access = [plain]
         if rewrites and access:
             if all(st.name == "deny" and st.args == ["all"] for st in access):
                 refusal = Stmt("return", ["403"], access[0].span, comment=ACCESS_REFUSAL)
