@@ -1104,19 +1104,46 @@ def compat_refuses(eff: Effective) -> bool:
     return not allows or "all" in denies
 
 
+class _Options(set):
+    """Options in force, with the +/- modifiers httpd carries along (opts_add, opts_remove): a later section
+    written with +/- only applies them again over what it inherits."""
+    plus: frozenset = frozenset()
+    minus: frozenset = frozenset()
+
+
 def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[str]:
-    words = [w.lower() for w, _ in written]
-    relative = all(w[:1] in ("+", "-") for w in words)
-    out = set(current) if relative else set()
-    for w in words:
-        name = w.lstrip("+-")
-        names = {"indexes", "includes", "followsymlinks", "execcgi"} if name == "all" else {name}
-        if name == "none":
-            out = set()
-        elif w.startswith("-"):
-            out -= names
-        else:
-            out |= names
+    """The Options in force after a section's Options lines (`written`, word by word) apply over `current`
+    (src: core.c set_options, merge_core_dir_configs). Each line is read on its own: one whose first keyword
+    has no +/- resets the section's options to none before adding its own (a later such line drops what earlier
+    lines set), and makes the section's options replace the inherited ones; the +/- words keep counting in
+    the modifiers, which a section below written with +/- only applies again."""
+    opts, add, remove, explicit = set(), set(), set(), False
+    lines: list[list[str]] = []
+    last = None
+    for w, span in written:
+        if not lines or span != last:
+            lines.append([])
+        lines[-1].append(w.lower())
+        last = span
+    for words in lines:
+        if words[0][:1] not in ("+", "-"):
+            opts, explicit = set(), True
+        for w in words:
+            name = w.lstrip("+-")
+            names = {"indexes", "includes", "followsymlinks", "execcgi"} if name == "all" else \
+                set() if name == "none" else {name}
+            if w.startswith("-"):
+                remove, add, opts = remove | names, add - names, opts - names
+            elif w.startswith("+"):
+                add, remove, opts = add | names, remove - names, opts | names
+            else:
+                opts |= names
+    out = _Options(opts)
+    if not explicit:
+        add, remove = (set(getattr(current, "plus", ())) - remove) | add, \
+            (set(getattr(current, "minus", ())) - add) | remove
+        out = _Options((set(current) - remove) | add)
+    out.plus, out.minus = frozenset(add), frozenset(remove)
     return out
 
 

@@ -247,10 +247,9 @@ def _apply_options(state: State, words: list[tuple[str, Span]]) -> None:
     if not words:
         return
     lowered = [(w.lower(), span) for w, span in words]
-    relative = all(w[:1] in "+-" for w, _ in lowered)
-    if not relative:
-        state.parse = state.exec_ = False
-    for w, span in lowered:
+    for i, (w, span) in enumerate(lowered):
+        if (i == 0 or span != lowered[i - 1][1]) and w[:1] not in "+-":
+            state.parse = state.exec_ = False     # each line is read alone: one without +/- starts from none
         name = w.lstrip("+-")
         if name == "none":
             state.parse = state.exec_ = False
