@@ -1285,18 +1285,25 @@ def refuses_all(configs: list) -> bool:
     except Refused:
         return False
 
-    def denied(authz) -> bool:
-        if authz.op == "leaf":
-            return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
-        if authz.op == "all":
-            ips = {(tuple(c.args), c.negated) for c in authz.children if c.op == "leaf" and c.kind == "ip"}
-            return any(denied(c) for c in authz.children) or \
-                any((args, False) in ips and (args, True) in ips for args, _ in ips)
-        return authz.op == "any" and bool(authz.children) and all(denied(c) for c in authz.children)
     if eff.authz is None:
         return eff.compat and eff.satisfy != "any" and not eff.allows \
             and any(host.lower() == "all" for host, _ in eff.denies)
-    return denied(eff.authz) and not eff.compat
+    return _always_denied(eff.authz) and not eff.compat
+
+
+def _always_denied(authz: Authz) -> bool:
+    """A Require tree that denies every request, whoever asks and whatever the request holds: `Require all
+    denied`, a <RequireAll> with such a child (or `Require ip A` beside `Require not ip A`), a <RequireAny> of
+    nothing else. mod_authz_core's check_provider_list ends a <RequireAll> at its first AUTHZ_DENIED child and
+    returns DENIED, which no other child (a `Require user` without credentials: AUTHZ_DENIED_NO_USER) turns
+    into a request for a login: httpd answers 403 and sends no challenge (observed with httpd 2.4)."""
+    if authz.op == "leaf":
+        return authz.kind == "all" and [a.lower() for a in authz.args] == ["denied"] and not authz.negated
+    if authz.op == "all":
+        ips = {(tuple(c.args), c.negated) for c in authz.children if c.op == "leaf" and c.kind == "ip"}
+        return any(_always_denied(c) for c in authz.children) or \
+            any((args, False) in ips and (args, True) in ips for args, _ in ips)
+    return authz.op == "any" and bool(authz.children) and all(_always_denied(c) for c in authz.children)
 
 
 def server_conditionals(model, server) -> list[AccessConfig]:
@@ -1495,6 +1502,10 @@ def _enforce(eff: Effective, span: Span | None, conditions: Conditions | None = 
             return _compat_env(eff, conditions) if _compat_has_env(eff) else _compat_list(eff)
     if authz is None and auth_type_without_authz(eff):
         return _authz_missing(eff)
+    if authz is not None and _always_denied(authz):
+        # denied before any login is asked for (403, no challenge): no auth_basic, nor the rewrite-phase user
+        # test, which would answer 401 before nginx's allow/deny list
+        return [Stmt("deny", ["all"], authz.span)]
     if authz is not None and _has_cond(authz):
         if _has_user(authz):
             if eff.compat:
