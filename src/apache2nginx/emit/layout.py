@@ -1778,15 +1778,28 @@ def _carry_alias_refusals(locations: list[Location]) -> None:
     """An Alias's URLs refused because they reach a directory with per-directory rules (ALIAS_REFUSAL, on the
     `^~` location of their prefix) stay refused in the server's longer prefix locations under it (a
     <Directory>'s document-root URL inside the Alias's URLs): nginx picks the longest prefix, which would
-    serve the aliased files past the rules."""
+    serve the aliased files past the rules. The locations nested in a refused one (a <LocationMatch>'s or a
+    <Files> section's under the Alias's URLs) are refused too: nginx runs only the chosen location's rewrite
+    phase, and a nested location inherits none of its parent's `return`, where httpd runs the directory's
+    rules in the fixups whatever section matched."""
     refusals = [(loc.path, st) for loc in locations if loc.modifier == "^~"
                 for st in loc.statements if st.name == "return" and st.comment == ALIAS_REFUSAL]
-    for loc in locations:
-        if loc.modifier not in ("", "^~", "=") or any(st.comment == ALIAS_REFUSAL for st in loc.statements):
-            continue
-        refusal = next((st for path, st in refusals if loc.path.startswith(path) and loc.path != path), None)
-        if refusal is not None:
+
+    def refuse(loc: Location, refusal: Stmt) -> None:
+        if not any(st.comment == ALIAS_REFUSAL for st in loc.statements):
             loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment))
+        for inner in loc.locations:
+            if inner.modifier != "@":
+                refuse(inner, refusal)
+
+    for loc in locations:
+        if loc.modifier not in ("", "^~", "="):
+            continue
+        refusal = next((st for st in loc.statements if st.name == "return" and st.comment == ALIAS_REFUSAL), None)
+        if refusal is None:
+            refusal = next((st for path, st in refusals if loc.path.startswith(path) and loc.path != path), None)
+        if refusal is not None:
+            refuse(loc, refusal)
 
 
 def _drop_fallback_where_proxied(locations: list[Location]) -> None:
