@@ -1039,16 +1039,16 @@ class Layout:
         return [Stmt("deny", ["all"], section.span, comment="an access rule nginx cannot check: refused")]
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
-        """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
-        consults a regex location of the server. A location whose URLs the section's regex never matches is left
-        alone: httpd never merges the section there, and a refusal that cannot run would still count as one (the
-        methods a limit_except catches refused past it, A2N869). Where httpd's merge of the section into a prefix
-        location's region (its directories and <Location> sections, SCOPE among them in configuration order)
-        decides as the region does, nothing is done there. Where the merge refuses everyone, the section's URLs are refused in
-        the rewrite phase: exact for a plain refusal. Elsewhere, under a prefix location serving files with nothing
-        nginx does not inherit into a nested location, it is nested there with that merge (`nest_under_prefix`);
-        otherwise its URLs are refused, narrower than httpd (A2N742). ACCESS: the section's own rules, all that
-        is known of a location whose region was not laid out here."""
+        """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never consults a
+        regex location of the server. A location whose URLs the section's regex never matches is left alone: httpd never
+        merges the section there, and a refusal that cannot run would still count as one (the methods a limit_except
+        catches refused past it, A2N869). Where httpd's merge of the section into a prefix location's region (its
+        directories and <Location> sections, SCOPE among them in configuration order) decides as the region does,
+        nothing is done there. Where the merge refuses everyone, the section's URLs are refused in the rewrite phase:
+        exact for a plain refusal. Elsewhere, under a prefix location serving files with nothing nginx does not inherit
+        into a nested location, it is nested there with that merge (`nest_under_prefix`); otherwise its URLs are
+        refused, narrower than httpd (A2N742). ACCESS: the section's own rules, all that is known of a location whose
+        region was not laid out here."""
         order = lambda s: self.scope_order.get(id(s), 0)
 
         def decided(loc: Location) -> tuple[bool, list[Stmt], list]:
