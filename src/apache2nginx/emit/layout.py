@@ -1045,14 +1045,16 @@ class Layout:
         return [Stmt("deny", ["all"], section.span, comment="an access rule nginx cannot check: refused")]
 
     def guard_prefixes(self, scope: Scope, access: list[Stmt], locations: list[Location]) -> None:
-        """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never
-        consults a regex location of the server. Where httpd's merge of the section into a prefix location's
-        region (its directories and <Location> sections, SCOPE among them in configuration order) decides as the
-        region does, nothing is done there. Where the merge refuses everyone, the section's URLs are refused in
-        the rewrite phase: exact for a plain refusal. Elsewhere, under a prefix location serving files with nothing
-        nginx does not inherit into a nested location, it is nested there with that merge (`nest_under_prefix`);
-        otherwise its URLs are refused, narrower than httpd (A2N742). ACCESS: the section's own rules, all that
-        is known of a location whose region was not laid out here."""
+        """A <LocationMatch> with access rules also covers URLs under ^~ and = locations, where nginx never consults a
+        regex location of the server. A location whose URLs the section's regex never matches is left alone: httpd never
+        merges the section there, and a refusal that cannot run would still count as one (the methods a limit_except
+        catches refused past it, A2N869). Where httpd's merge of the section into a prefix location's region (its
+        directories and <Location> sections, SCOPE among them in configuration order) decides as the region does,
+        nothing is done there. Where the merge refuses everyone, the section's URLs are refused in the rewrite phase:
+        exact for a plain refusal. Elsewhere, under a prefix location serving files with nothing nginx does not inherit
+        into a nested location, it is nested there with that merge (`nest_under_prefix`); otherwise its URLs are
+        refused, narrower than httpd (A2N742). ACCESS: the section's own rules, all that is known of a location whose
+        region was not laid out here."""
         order = lambda s: self.scope_order.get(id(s), 0)
 
         def decided(loc: Location) -> tuple[bool, list[Stmt], list]:
@@ -1121,13 +1123,15 @@ class Layout:
                     self.nest_under_prefix(scope, loc) if loc.modifier != "="
                     else reached(loc) and self.take_merged_rules(loc, configs, scope)):
                 continue
-            if configs and reached(loc):
+            if not reached(loc):
+                continue
+            if configs:
                 # the refusal stands for the merge: what it refuses in place of rules not translated is said
                 self.access(configs, f"{_describe(loc.path)} matching {scope.path}", scope.span)
             guarded.append((loc, merged, exact(loc, merged)))
         # (a refusal of the translation's own in the merge is reported where it is made)
-        if scope.span not in self.reported and any(reached(loc) and (not _refuses(merged) or _plain_refusal(merged)
-                                                                     and not alike) for loc, merged, alike in guarded):
+        if scope.span not in self.reported and any(not _refuses(merged) or _plain_refusal(merged) and not alike
+                                                   for loc, merged, alike in guarded):
             self.reported.add(scope.span)
             self.diags.add("A2N742", f"<LocationMatch {scope.path}>: its access rules are enforced in its own "
                            "regex location; under prefix locations nginx never consults it, so its URLs there "
