@@ -691,6 +691,7 @@ class Layout:
         _carry_fallback(server, self.model.main_server)
         _fallback_error_headers(server, self.model)
         _fallback_landing_headers(server, self.model)
+        _fallback_original_uri(server, self.model)
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
@@ -1977,7 +1978,11 @@ def _fallback_error_headers(server: Server, model: NginxModel) -> None:
         target = _landing(server, url) or _no_location(server, url)
         if target is None or target is loc:
             continue
-        theirs = {tuple(st.args) for st in _always_lines(target.statements)}
+        # the location (nested ones too) nginx picks for a fixed URL answers with its own add_header lines
+        answers = _answering(server, url) or target
+        if answers is loc:
+            continue
+        theirs = {tuple(st.args) for st in _always_lines(answers.statements)}
         for st in [st for holder in above + [loc] for st in _always_lines(holder.statements)]:
             if tuple(st.args) in theirs:
                 continue
@@ -1993,6 +1998,17 @@ def _fallback_error_headers(server: Server, model: NginxModel) -> None:
             if not any(s.name == "set" and s.args[:1] == [flag] for s in loc.statements):
                 at = next(i for i, s in enumerate(loc.statements) if s.comment != _FALLBACK_FROM)
                 loc.statements.insert(at, Stmt("set", [flag, "1"], fallback.span, comment=_FALLBACK_FROM))
+
+
+def _answering(server: Server, url: str) -> Location | None:
+    """The location (nested ones too) whose add_header lines answer a fixed URL (a FallbackResource's), the
+    deepest one nginx picks for it holding any; None where the URL is not fixed or none holds any."""
+    from .refused_error_pages import serving_levels
+    url = url[:-len("$is_args$args")] if url.endswith("$is_args$args") else url
+    if not url.startswith("/") or url.startswith("//") or any(c in url for c in "$?|%"):
+        return None
+    chain = serving_levels(server, None, url)[0]
+    return next((l for l in reversed(chain) if any(st.name == "add_header" for st in l.statements)), None)
 
 
 def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
@@ -2046,6 +2062,79 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
                 at = next(j for j, s in enumerate(loc.statements) if s.comment not in (_FALLBACK_FROM,
                                                                                        _FALLBACK_WITHOUT))
                 loc.statements.insert(at, Stmt("set", [flag, url], fallback.span, comment=_FALLBACK_WITHOUT))
+
+
+_FALLBACK_URI = "the URL that falls back, kept for the always headers of a failed fallback"
+_MAP_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+
+
+def _fallback_original_uri(server: Server, model: NginxModel) -> None:
+    """A failed FallbackResource (see _fallback_error_headers) is answered by the original request, so httpd
+    evaluates the always lines' conditions (`expr=%{REQUEST_URI} ...`) with the URL that fell back (observed
+    with httpd 2.4: REQUEST_URI is that URL on the 500 at the recursion limit); nginx evaluates them in the
+    location try_files lands in, where $uri is the fallback URL. So the first location falling back keeps
+    $uri in a variable (a map leaves it as it is once set: the landing may fall back again), and every always
+    line of the server whose value a map chain over $uri makes gets a copy of that chain over the kept URL on
+    an error (4xx/5xx), the chain as it was otherwise."""
+    falling = list(_falling_back(server))
+    if not falling:
+        return
+    # (placeholders, numbered below where a line needs them)
+    kept, uri = f"$a2n_fallback_uri_{id(server)}", f"$a2n_fallback_header_uri_{id(server)}"
+    by_variable = {"$" + m.variable.lstrip("$"): m for m in model.maps if m.source}
+    copies: dict[str, str] = {}
+
+    def copy(text: str) -> str:
+        # TEXT with each map variable over $uri (at any depth) replaced by its copy over the kept URL
+        def one(m: re.Match) -> str:
+            name = "$" + (m.group(1) or m.group(2))
+            if name == "$uri":
+                return uri
+            block = by_variable.get(name)
+            if block is None:
+                return m.group(0)
+            if name not in copies:
+                copies[name] = name         # a chain that loops stays as it is
+                # (the fallback maps' own $uri is the landing URL, which they test as it is, and a source
+                # pairing $uri with a variable the landing sets, a file section's walk, stays with the landing)
+                names = {"$" + (n or o) for n, o in _MAP_VARIABLE.findall(block.source)}
+                source = block.source if name.startswith("$a2n_fallback_") or any(
+                    n != "$uri" and n not in by_variable for n in names) else copy(block.source)
+                entries = [(k, copy(v)) for k, v in block.entries]
+                default = copy(block.default) if block.default is not None else None
+                if (source, entries, default) != (block.source, block.entries, block.default):
+                    copies[name] = model.new_variable("a2n_fallback_copy_")
+                    model.add_map(dataclasses.replace(block, variable=copies[name], source=source,
+                                                      entries=entries, default=default, volatile=True))
+            return copies[name]
+        return _MAP_VARIABLE.sub(one, text)
+
+    for holder in [server.own_statements, server.statements] + [l.statements for l in all_nested(server.locations)]:
+        for i, st in enumerate(holder):
+            if st not in _always_lines([st]) or not st.args[1].startswith("$") or " " in st.args[1]:
+                continue
+            value = copy(st.args[1])
+            if value != st.args[1]:
+                gated = model.shared_map("a2n_fallback_value_", f"$status|{kept}", [(r"~^[45]\d\d\|.", value)],
+                                         st.args[1], volatile=True)
+                holder[i] = dataclasses.replace(st, args=[st.args[0], gated, *st.args[2:]])
+    if not copies or all(name == value for name, value in copies.items()):
+        return
+    named = {kept: model.new_variable("a2n_fallback_uri_"), uri: model.new_variable("a2n_fallback_header_uri_")}
+    for block in model.maps:
+        for old, new in named.items():
+            block.source = block.source.replace(old, new)
+            block.entries = [(k, v.replace(old, new)) for k, v in block.entries]
+            block.default = block.default.replace(old, new) if block.default is not None else None
+    kept, uri = named[kept], named[uri]
+    first = model.new_variable("a2n_fallback_first_")
+    model.add_map(MapBlock(kept, first, [('""', "$uri")], kept, volatile=True))
+    model.add_map(MapBlock(f"$status|{kept}|$uri", uri, [(r"~^[45]\d\d\|([^|]+)\|", "$1")], "$uri",
+                           volatile=True))
+    for loc, _above, fallback in falling:
+        if not any(s.name == "set" and s.args[:1] == [kept] for s in loc.statements):
+            at = next(i for i, s in enumerate(loc.statements) if s.comment not in (_FALLBACK_FROM, _FALLBACK_WITHOUT))
+            loc.statements.insert(at, Stmt("set", [kept, first], fallback.span, comment=_FALLBACK_URI))
 
 
 def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics) -> None:
