@@ -32,7 +32,7 @@ from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFU
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from .render import _unless
-from .refused_error_pages import find_location
+from .refused_error_pages import find_location, serving_levels
 from .inherit import _FAILS_EARLY as FAILS_EARLY, FILE, SERVED, _fails_early
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
@@ -2003,7 +2003,6 @@ def _fallback_error_headers(server: Server, model: NginxModel) -> None:
 def _answering(server: Server, url: str) -> Location | None:
     """The location (nested ones too) whose add_header lines answer a fixed URL (a FallbackResource's), the
     deepest one nginx picks for it holding any; None where the URL is not fixed or none holds any."""
-    from .refused_error_pages import serving_levels
     url = url[:-len("$is_args$args")] if url.endswith("$is_args$args") else url
     if not url.startswith("/") or url.startswith("//") or any(c in url for c in "$?|%"):
         return None
@@ -2021,7 +2020,6 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
     becomes a map over $status, the flag and $uri, empty on an error (4xx/5xx) of that very URL. Only a fixed
     fallback URL is followed, into the location (nested ones too) that nginx picks for it, holding the
     add_header list it sends."""
-    from .refused_error_pages import serving_levels
 
     def sent(levels: list[list[Stmt]]) -> list[Stmt]:
         # nginx inherits add_header from the enclosing level only where a level has none of its own
@@ -2034,10 +2032,7 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
     for loc, above, fallback in _falling_back(server):
         url = _fallback_url(server, fallback)
         url = url[:-len("$is_args$args")] if url.endswith("$is_args$args") else url
-        if not url.startswith("/") or url.startswith("//") or any(c in url for c in "$?|%"):
-            continue
-        chain = serving_levels(server, None, url)[0]
-        target = next((l for l in reversed(chain) if any(st.name == "add_header" for st in l.statements)), None)
+        target = _answering(server, url)
         if target is None or target is loc:
             continue
         ours = {tuple(st.args) for st in sent([l.statements for l in reversed(above + [loc])] + outer)}
@@ -2589,19 +2584,18 @@ def _settled_result(result: str, own: set[str], refused_rules: list) -> str | No
         if len(under) != 1 or under[0] not in by_prefix:
             return None
         entries, redirecting = by_prefix[under[0]]
-        hit = None
+        hit, target = False, None
         for key, target, _ in entries:
             regex = key[2:] if key.startswith("~*") else key[1:]
             try:
                 if re.search(regex, path, re.I if key.startswith("~*") else 0):
-                    hit = (target,)
+                    hit = True
                     break
             except re.error:
                 return None
-        if hit is None:
+        if not hit:
             known = {id(rule) for _, _, rule in entries}
             return path if all(id(rule) in known for rule in redirecting) else None
-        target = hit[0]
         if target is None:
             return None
         if target in ("", path):
