@@ -1748,7 +1748,10 @@ _short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fc
 _short("A2N405", "redirect-raw-uri", "info", "A Redirect keeps the raw request path.",
        "the nginx redirect appends the rest of the path from $request_uri, byte for byte as the client sent it; "
        "httpd appends its decoded, slash-merged path re-escaped. They differ only for unusual URLs (// or "
-       "needlessly escaped characters).",
+       "needlessly escaped characters). Where a rewrite made the URL (or the raw path does not name the prefix), "
+       "the rest is the decoded path, which nginx's `rewrite` escapes as httpd does for spaces, `\"`, `#` and "
+       "`%`, but leaves `<`, `>`, `?`, `[`, `\\`, `]`, `^`, `` ` ``, `{`, `|` and `}` as they are and writes bytes "
+       "past ASCII in upper-case hex.",
        "the Location of such redirects differs in form, not in the resource it names.",
        "nothing, usually.")
 _short("A2N226", "static-post", "info", "nginx answers POST to a static file with 405.",

@@ -123,6 +123,7 @@ class Layout:
         self.diags = diags
         self.proxy_emitter = proxy_emitter
         self.redirect_vars: dict[int, str] = {}
+        self.redirect_answers: dict[int, list[Stmt]] = {}   # what a Redirect's locations answer with, by route
         self.named_locations = 0      # regex locations whose captures are read by name
         # a prefix location laid out here -> its region: directory configs, covering <Location>s, directories
         # and the entry serving it (where a <LocationMatch> nests into it: `guard_prefixes`)
@@ -761,6 +762,10 @@ class Layout:
             for st in statements:
                 if st.name == "return" and len(st.args) == 2 and st.args[1] in replaced:
                     st.args = [st.args[0], replaced[st.args[1]]]
+                elif st.name == "if" and st.args[0][1:].split(" ")[0] in replaced:
+                    # (the test that hands an escaped remainder to nginx's rewrite, see _redirect)
+                    tested = st.args[0][1:].split(" ")[0]
+                    st.args = ["(" + replaced[tested] + st.args[0][1 + len(tested):]]
                 if st.block:
                     swap(st.block)
 
@@ -1657,7 +1662,10 @@ class Layout:
             return [Stmt("return", [code, target[:-1] + "$request_uri"], route.span)]
         # Prefix + remainder + (query unless the target has one), taken from the raw request line.
         if id(route) in self.redirect_vars:
-            return [Stmt("return", [code, self.redirect_vars[id(route)]], route.span)]
+            # (copies: the statements are placed in each location the route answers in, and changed there)
+            return [dataclasses.replace(st, args=list(st.args), block=[
+                dataclasses.replace(b, args=list(b.args)) for b in st.block] if st.block else st.block)
+                for st in self.redirect_answers[id(route)]]
         # numbered as if the fallback maps (below) were not there, so each Redirect keeps its name
         var = f"$a2n_redirect_{len(self.model.maps) - self.model.redirect_uri_fallbacks}"
         self.redirect_vars[id(route)] = var
@@ -1673,17 +1681,36 @@ class Layout:
         fallback = var + _URI_FALLBACK
         self.model.maps.append(MapBlock("$request_uri", var, [(pattern, value)], default=fallback,
                                         span=route.span))
-        uri_rest = ".*" if route.path.endswith("/") else "(?:/.*)?"
+        # (httpd escapes the decoded remainder (ap_escape_uri): the map takes it as it stands only where it
+        # holds nothing httpd escapes, and leaves the rest to nginx's `rewrite`, which escapes it, below)
+        escaping = code in _REWRITE_REDIRECT_FLAGS
+        uri_chars = _HTTPD_UNESCAPED if escaping else "."
+        uri_rest = f"{uri_chars}*" if route.path.endswith("/") else f"(?:/{uri_chars}*)?"
         self.model.maps.append(MapBlock(
             "$uri", fallback, [("~^" + _regex_escape(route.path) + f"(?<a2n_urest>{uri_rest})$",
                                 target + "$a2n_urest" + ("" if "?" in target else "$is_args$args"))],
             default='""', span=route.span))
         self.model.redirect_uri_fallbacks += 1
-        return [Stmt("return", [code, var], route.span)]
+        answer = Stmt("return", [code, var], route.span)
+        self.redirect_answers[id(route)] = [answer]
+        if not escaping:
+            return [answer]
+        rest = "(.*)" if route.path.endswith("/") else "((?:/.*)?)"
+        escaped = Stmt("rewrite", [_quote_if_needed("^" + _regex_escape(route.path) + rest + "$"),
+                                   _quote_if_needed(target + "$1" + ("?" if "?" in target else "")),
+                                   _REWRITE_REDIRECT_FLAGS[code]], route.span)
+        self.redirect_answers[id(route)].insert(0, Stmt(
+            "if", [f'({var} = "")'], route.span, block=[escaped],
+            comment="the decoded path's remainder holds what httpd escapes: nginx's rewrite escapes it"))
+        return self._redirect(route, region, matched)
 
 
 # the name ending of a Redirect's map over $uri, which its map over the raw request line falls back to
 _URI_FALLBACK = "_uri"
+# what httpd's ap_escape_uri leaves as it is in a redirect's path (gen_test_char.c, T_OS_ESCAPE_PATH)
+_HTTPD_UNESCAPED = r"[-\w.$+!*'(),:;@&=/~]"
+# the statuses nginx's `rewrite` can redirect with, and its flag for each
+_REWRITE_REDIRECT_FLAGS = {"302": "redirect", "301": "permanent"}
 # the name ending of its map telling a rewritten URI (made from $uri) from the requested one, and what it compares
 _REWRITTEN = "_rw"
 _FIRST_URI = "$a2n_first_uri"

@@ -134,7 +134,7 @@ def _regex_matches(loc: Location, uri: str) -> bool:
 
 
 def find_location(locations: list[Location], uri: str, chain: list[Location]) -> tuple[list[Location], bool]:
-    """nginx's location lookup (ngx_http_core_find_location): an exact match; else the longest prefix, whose
+    r"""nginx's location lookup (ngx_http_core_find_location): an exact match; else the longest prefix, whose
     nested locations are searched next; then, unless that prefix is `^~`, this level's regexes in order, the
     first that matches searched in turn for its own nested locations (a `\.html` location inside a `<FilesMatch>`
     one). Returns the chain of locations from the outermost to the one chosen, and whether the search ended."""
