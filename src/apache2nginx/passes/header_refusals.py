@@ -15,18 +15,21 @@ from ..model import Server, Stmt
 from .base import Context
 
 
-def _always_headers(server: Server, main: Server) -> dict[str, tuple[str, str, Stmt]]:
-    """name (lower-cased) -> (name, value, statement) of the `add_header ... always` lines the server level
-    of `server` sends (the main server's first, its own over them). A value may be a condition's variable
+def _always_headers(server: Server, main: Server) -> dict[str, list[tuple[str, str, Stmt]]]:
+    """name (lower-cased) -> the (name, value, statement) of each `add_header ... always` line of that name the
+    server level of `server` sends, in order (`Header set` then `Header add` of one name send both; the main
+    server's lines are replaced by the server's own of that name). A value may be a condition's variable
     (`Header always set ... expr=`): nginx evaluates it on its 400 with what it has read then (no request
     header, an empty $uri), where httpd has the whole request; A2N511 reports that answer as differing."""
-    out: dict[str, tuple[str, str, Stmt]] = {}
+    out: dict[str, list[tuple[str, str, Stmt]]] = {}
     holders = [main.statements] + ([server.own_statements] if server.is_main else [server.statements])
     for statements in holders:
+        own: dict[str, list[tuple[str, str, Stmt]]] = {}
         for stmt in statements:
             if stmt.name == "add_header" and stmt.block is None and len(stmt.args) == 3 \
                     and stmt.args[2] == "always" and stmt.args[1]:
-                out[stmt.args[0].lower()] = (stmt.args[0], stmt.args[1], stmt)
+                own.setdefault(stmt.args[0].lower(), []).append((stmt.args[0], stmt.args[1], stmt))
+        out.update(own)
     return out
 
 
@@ -50,34 +53,41 @@ def finish(ctx: Context) -> None:
             _give(ctx, default, list(others.values()), ctx.main)
 
 
+def _values(lines: list[tuple[str, str, Stmt]] | None) -> tuple[str, ...] | None:
+    return tuple(value for _, value, _ in lines) if lines else None
+
+
 def _give(ctx: Context, default: Server, others: list[Server], main: Server) -> None:
     own = _always_headers(default, main)
     theirs = {id(s): _always_headers(s, main) for s in others}
-    for name, (header, value, _) in own.items():
+    for name, lines in own.items():
         for server in others:
             if name not in theirs[id(server)]:
-                _report(ctx, server, f"also sends {header}: {value}, which the default server sends")
-    names = dict.fromkeys(name for s in others for name in theirs[id(s)] if theirs[id(s)][name][1] !=
-                          own.get(name, (None, None))[1])
+                _report(ctx, server, f"also sends {lines[0][0]}: {', '.join(_values(lines))}, which the default "
+                        "server sends")
+    names = dict.fromkeys(name for s in others for name in theirs[id(s)]
+                          if _values(theirs[id(s)][name]) != _values(own.get(name)))
     for name in names:
         setting = [s for s in others if name in theirs[id(s)]]
-        header, value, stmt = theirs[id(setting[0])][name]
+        lines = theirs[id(setting[0])][name]
+        header, values = lines[0][0], _values(lines)
         if name in own:
             for server in setting:
-                if theirs[id(server)][name][1] != own[name][1]:
-                    _report(ctx, server, f"sends {header}: {own[name][1]} (the default server's) where this host "
-                            f"sends {theirs[id(server)][name][1]}")
+                if _values(theirs[id(server)][name]) != _values(own[name]):
+                    _report(ctx, server, f"sends {header}: {', '.join(_values(own[name]))} (the default server's) "
+                            f"where this host sends {', '.join(_values(theirs[id(server)][name]))}")
             continue
-        variable = ctx.model.shared_map("a2n_unrouted_", "$uri", [('""', value)], '""', stmt.span)
         holder = default.own_statements if default.is_main else default.statements
-        holder.append(Stmt("add_header", [header, variable, "always"], stmt.span,
-                           comment="on the 400 nginx answers before it reads Host, as the hosts of this address do"))
+        for _, value, stmt in lines:
+            variable = ctx.model.shared_map("a2n_unrouted_", "$uri", [('""', value)], '""', stmt.span)
+            holder.append(Stmt("add_header", [header, variable, "always"], stmt.span,
+                               comment="on the 400 nginx answers before it reads Host, as the hosts of this address do"))
         for server in setting[1:]:
-            if theirs[id(server)][name][1] != value:
-                _report(ctx, server, f"sends {header}: {value} (another host's) where this host sends "
-                        f"{theirs[id(server)][name][1]}")
+            if _values(theirs[id(server)][name]) != values:
+                _report(ctx, server, f"sends {header}: {', '.join(values)} (another host's) where this host sends "
+                        f"{', '.join(_values(theirs[id(server)][name]))}")
         for server in [default] + [s for s in others if name not in theirs[id(s)]]:
-            _report(ctx, server, f"also sends {header}: {value}, which another host of the address sends")
+            _report(ctx, server, f"also sends {header}: {', '.join(values)}, which another host of the address sends")
 
 
 def _report(ctx: Context, server: Server, what: str) -> None:
