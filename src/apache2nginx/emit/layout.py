@@ -2775,14 +2775,40 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
         if any(st.name in ("alias", "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass")
                for st in loc.statements):
             continue
-        if _refuses(_rules(loc.statements)):
-            continue    # httpd refuses in its access check, before the inherited rules run in the fixups
         if any(st.name == "return" and st.comment == LOCATION_REFUSAL for st in loc.statements):
             continue    # a <Location>'s own rules replace the directory's
-        copies = _carried_rules(parent.directory_rules or parent.proxied_rules, loc, nested=False)
-        loc.statements[:0] = copies
-        loc.directory_rules.extend(copies)
-        loc.statements.extend(_refusal_headers(server, copies))
+        rules = parent.directory_rules or parent.proxied_rules
+        if _refuses(_rules(loc.statements)):
+            # httpd refuses in its access check, before the inherited rules run in the fixups
+            _carry_past_refusal(server, loc, rules)
+            continue
+        _give_directory_rules(server, loc, _carried_rules(rules, loc, nested=False))
+
+
+def _give_directory_rules(server: Server, loc: Location, copies: list[Stmt]) -> None:
+    """LOC runs the per-directory statements COPIES first, and sends the headers of their refusal."""
+    loc.statements[:0] = copies
+    loc.directory_rules.extend(copies)
+    loc.statements.extend(_refusal_headers(server, copies))
+
+
+def _carry_past_refusal(server: Server, loc: Location, rules: list[Stmt]) -> None:
+    """The locations nested in LOC (one whose URLs lie below a directory with per-directory RULES, and which
+    refuses every request itself: `deny all`, so it runs none of them) that grant access again with rules of
+    their own: a <LocationMatch> with `Satisfy Any` and `Allow from all` merged over a <Location> that
+    refuses. httpd's access check lets those URLs through, and the directory's rules then run in the fixups
+    (a rewrite, an internal redirect whose URL has access rules of its own, a login); nginx runs only the
+    nested location's rewrite phase, which would serve the file without them. Each such location gets the
+    rules first; one without access rules of its own keeps the refusal and passes them on to those in it."""
+    for inner in loc.locations:
+        if inner.modifier == "@" or inner.directory_rules or \
+                any(st.name == "internal" or st.name in _CONTENT for st in inner.statements):
+            continue
+        own = _rules(inner.statements)
+        if not own or _refuses(own):
+            _carry_past_refusal(server, inner, rules)
+            continue
+        _give_directory_rules(server, inner, _carried_rules(rules, inner, nested=False))
 
 
 def _refusal_headers(server: Server, copies: list[Stmt]) -> list[Stmt]:
@@ -2812,14 +2838,16 @@ def _carry_directory_rules_into_regex(server: Server, diags: Diagnostics) -> Non
     location, nor past the deepest directory location holding them all. Where they may lie under locations
     with different rules, nginx cannot tell which set is the URL's: the location refuses (403, A2N890). Not
     a location mapped elsewhere, passed to a backend or answering itself (mod_alias answers before the
-    directory walk), nor one that refuses every request (httpd's access check refuses before the rules)."""
+    directory walk), nor one that refuses every request (httpd's access check refuses before the rules):
+    the locations nested in that one which grant again get them instead (_carry_past_refusal)."""
     ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~")
                     and loc.directory_rules and loc.path.endswith("/")), key=lambda l: len(l.path), reverse=True)
     if not ruled:
         return
     for loc in server.locations:
+        refuses = _refuses(_rules(loc.statements))
         if loc.modifier not in ("~", "~*") or loc.directory_rules or \
-                any(st.name in _CONTENT for st in loc.statements) or _refuses(_rules(loc.statements)):
+                any(st.name in _CONTENT for st in loc.statements) or (refuses and not loc.locations):
             continue
         start = _literal_start(loc.path, loc.modifier == "~*")
         reached: list[Location] = []
@@ -2842,7 +2870,6 @@ def _carry_directory_rules_into_regex(server: Server, diags: Diagnostics) -> Non
             continue
         if len(sets) == 1:
             copies = _carried_rules(reached[0].directory_rules, loc, nested=False)
-            loc.statements.extend(_refusal_headers(server, copies))
         else:
             span = next((st.span for r in reached for st in r.directory_rules if st.span), loc.span)
             copies = [Stmt("return", ["403"], span, comment=REGEX_RULES_REFUSAL)]
@@ -2850,8 +2877,10 @@ def _carry_directory_rules_into_regex(server: Server, diags: Diagnostics) -> Non
                       f"per-directory rules ({', '.join(sorted(r.path for r in reached))}); nginx runs one "
                       "location's rewrite statements and cannot tell which set is the URL's, so the translation "
                       "refuses the location (403)", loc.span or span, directive="RewriteRule")
-        loc.statements[:0] = copies
-        loc.directory_rules.extend(copies)
+        if refuses:
+            _carry_past_refusal(server, loc, copies)
+        else:
+            _give_directory_rules(server, loc, copies)
 
 
 def _carried_rules(rules: list[Stmt], target: Location, nested: bool) -> list[Stmt]:

@@ -319,6 +319,9 @@ def _governed(compiler, fs_static: str, dynamic: bool, url: str):
     limited = next((sc for sc in reversed(chain) if sc.settings["access"].limits), None)
     if limited is not None:
         return limited
+    refusal = _filename_refusal(holders, names, dynamic)
+    if refusal is not None:
+        return refusal
     for scope in access_restricted(ctx, server, files=True):
         if scope.kind == "directory" and scope.regex:
             try:
@@ -338,4 +341,22 @@ def _governed(compiler, fs_static: str, dynamic: bool, url: str):
                     return scope
             except re.error:
                 return scope
+    return None
+
+
+def _filename_refusal(holders: list, names: set[str], dynamic: bool):
+    """A <DirectoryMatch> that refuses everyone (access._directory_match_refusal: kept as a test of the file
+    name, `filename_refusals`, not as a section) and may match the mapped directory: httpd's access check
+    refuses there (403) before mod_dir's fixup would redirect, where nginx's server rewrite phase would
+    answer the redirect before the location's test of $request_filename. A section standing for it (its
+    pattern and place), or None."""
+    from ..model import Scope
+    for holder in holders:
+        for pattern, span in holder.settings.get("filename_refusals", []):
+            try:
+                matches = dynamic or any(re.search(pattern, n) for n in names)
+            except re.error:
+                matches = True
+            if matches:
+                return Scope(pattern, regex=True, span=span, kind="directory")
     return None
