@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Stmt
+from ..model import Scope, Stmt
 from .rewrite_handler import access_restricted, document_root
 from .rewrite_model import RRule, ends_rewriting
 
@@ -350,7 +350,6 @@ def _filename_refusal(holders: list, names: set[str], dynamic: bool):
     refuses there (403) before mod_dir's fixup would redirect, where nginx's server rewrite phase would
     answer the redirect before the location's test of $request_filename. A section standing for it (its
     pattern and place), or None."""
-    from ..model import Scope
     for holder in holders:
         for pattern, span in holder.settings.get("filename_refusals", []):
             try:
