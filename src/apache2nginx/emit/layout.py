@@ -2777,6 +2777,8 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
             continue
         if any(st.name == "return" and st.comment == LOCATION_REFUSAL for st in loc.statements):
             continue    # a <Location>'s own rules replace the directory's
+        if _refused_after_rules(loc):
+            continue    # every request ends in the access phase: the region's rules' error or the refusal
         rules = parent.directory_rules or parent.proxied_rules
         if _refuses(_rules(loc.statements)):
             # httpd refuses in its access check, before the inherited rules run in the fixups
@@ -3503,6 +3505,13 @@ _AUTH_FAILURES = (AUTHZ_MISSING, USER_WITHOUT_AUTH, BASIC_WITHOUT_NAME)
 def _refuses(stmts: list[Stmt]) -> bool:
     """The statements refuse every request (a plain `deny all`)."""
     return bool(stmts) and all(st.name == "deny" and st.args == ["all"] for st in stmts)
+
+
+def _refused_after_rules(loc: Location) -> bool:
+    """LOC refuses every request after the access rules of its region (Scope.refusal_after_rules: an auth_request
+    to REFUSED_AFTER_RULES, which its nested locations inherit): httpd answers there in its access check, with
+    the rules' error or what the translation refuses, before any per-directory rule or mod_dir's redirect."""
+    return any(st.name == "auth_request" and st.args == [REFUSED_AFTER_RULES] for st in loc.statements)
 
 
 def _plain_refusal(stmts: list[Stmt]) -> bool:
