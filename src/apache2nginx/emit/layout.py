@@ -38,6 +38,7 @@ from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
 from ..passes.alias import FCGIWRAP_SOCKET
+from ..syntax.span import Span
 
 ACCESS_NAMES = {"allow", "deny", "satisfy", "auth_basic", "auth_basic_user_file", "limit_except", "autoindex",
                 "disable_symlinks"}
@@ -1018,13 +1019,30 @@ class Layout:
         for prefix, source, entries in (("a2n_alias_dir_", kept[ref.group(1)] if ref else "", classes),
                                         ("a2n_alias_file_", _quote_if_needed(below), names)):
             if entries:
-                variable = self.model.shared_map(prefix, source, [(p, "1" if _refuses(st) else "0")
-                                                                  for p, st, _ in entries],
-                                                 "1" if _refuses(base) else "0", span=route.span)
-                span = entries[0][2].span
-                guards.append(Stmt("if", [f"({variable})"], span, block=[Stmt("return", ["403"], span)],
-                                   comment="a refused section under the AliasMatch target"))
+                guards += self._alias_guards(prefix, source, entries, base, route.span)
         return guards + (kept_rules[0] if kept_rules else []), own, kept
+
+    def _alias_guards(self, prefix: str, source: str, entries: list[tuple[str, list[Stmt], Scope]],
+                      base: list[Stmt], span: Span) -> list[Stmt]:
+        """The rewrite-phase refusals of an AliasMatch location for the captures or file names (ENTRIES: pattern,
+        rules, section) whose rules refuse where the location's (BASE) do not, or the other way round. httpd's
+        own refusal (a plain `deny all`) answers a 403 carrying no onsuccess header; a refusal the translation
+        makes in place of rules nginx cannot check (an <If> holding access rules, A2N742) stands where httpd
+        may serve the file with its onsuccess headers, so its `return 403` is one of rules not translated
+        (NOT_TRANSLATED_ALIASED), on which emit.inherit.refused_headers sends them. Each kind gets its own map,
+        listing every entry in order (the first pattern that matches decides)."""
+        guards = []
+        for plain, comment in ((True, None), (False, NOT_TRANSLATED_ALIASED)):
+            def kind(stmts: list[Stmt]) -> str:
+                return "1" if _refuses(stmts) and _plain_refusal(stmts) == plain else "0"
+            values = [(p, kind(st)) for p, st, _ in entries]
+            if kind(base) == "0" and all(v == "0" for _, v in values):
+                continue
+            variable = self.model.shared_map(prefix, source, values, kind(base), span=span)
+            at = next((section.span for _, st, section in entries if kind(st) == "1"), entries[0][2].span)
+            guards.append(Stmt("if", [f"({variable})"], at, block=[Stmt("return", ["403"], at, comment=comment)],
+                               comment="a refused section under the AliasMatch target"))
+        return guards
 
     def _not_applied(self, route: Route, section: Scope, has_statements: bool) -> None:
         """A section under an AliasMatch target whose directives other than access rules are left out there."""
@@ -2220,6 +2238,7 @@ def _no_location(server: Server, target: str) -> Server | None:
 
 REFUSED_HERE = "an access rule nginx cannot check: refused"
 NOT_TRANSLATED_HERE = "its rules are not translated under this prefix"     # a <LocationMatch>'s (guard_prefixes)
+NOT_TRANSLATED_ALIASED = "its access rules are not translated for the AliasMatch"    # a section's (_alias_guards)
 
 
 def _refusal_reached(target: Location, url: str) -> Stmt | None:
