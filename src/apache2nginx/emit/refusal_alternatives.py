@@ -135,24 +135,20 @@ class Alternatives:
         return [args[0], refused[args[1]], *args[2:]]
 
     def _index_headers(self, loc: Location, inherited: list[Stmt]) -> list[Stmt] | None:
-        """The headers of the nested file section's location nginx answers LOC's index file from, if any."""
+        """The headers of the nested file section's location nginx answers LOC's index file from, if any
+        (the innermost one matching the index file's URL: _answering)."""
         if loc.modifier not in ("", "^~") or not loc.locations:
             return None
         base = loc.path if loc.path.endswith("/") else loc.path + "/"
         inside = effective(inherited, loc.statements, self.unless)
         # (httpd serves the first of the names that exists: the first is the one the translation follows)
         for name in _index_names(loc.statements, inherited)[:1]:
-            for inner in loc.locations:
-                if inner.modifier not in ("~", "~*"):
-                    continue
-                try:
-                    found = re.search(inner.path, base + name, re.IGNORECASE if inner.modifier == "~*" else 0)
-                except re.error:
-                    continue
-                if found:
-                    answered = refused_headers(merge(inside, inner.statements, self.unless), inside,
-                                               self.unless.ungate, inner.locations, self.unless)
-                    return self._sent(answered)
+            found = _answering(loc.locations, base + name, inside, self.unless)
+            if found is not None:
+                inner, outer = found
+                answered = refused_headers(merge(outer, inner.statements, self.unless), outer,
+                                           self.unless.ungate, inner.locations, self.unless)
+                return self._sent(answered)
         return None
 
     def _target_headers(self, target: str, loc: Location) -> list[Stmt] | None:
@@ -197,6 +193,26 @@ def _holders(locations: list[Location], literal: str, exact: bool, inherited: li
             if any(n.modifier in ("", "^~", "=") for n in c.locations) else []
         out.extend(inner or [(c, inherited)])
     return out
+
+
+def _answering(locations: list[Location], url: str, inherited: list[Stmt],
+               unless: Unless) -> tuple[Location, list[Stmt]] | None:
+    """(location, what it inherits) of the regex location among LOCATIONS that nginx answers URL from, or
+    None: the first that matches, and within it the first of its own nested ones that matches, as deep as
+    they go (ngx_http_core_find_location looks the nested locations of a matched regex location up too).
+    A file section nested in another (<Files index.html> holding the lines of a <FilesMatch "\\.html$">
+    that overlaps it) answers from the inner one, whose add_header list is the one nginx sends."""
+    for inner in locations:
+        if inner.modifier not in ("~", "~*"):
+            continue
+        try:
+            found = re.search(inner.path, url, re.IGNORECASE if inner.modifier == "~*" else 0)
+        except re.error:
+            continue
+        if found:
+            deeper = _answering(inner.locations, url, effective(inherited, inner.statements, unless), unless)
+            return deeper or (inner, inherited)
+    return None
 
 
 def _index_names(statements: list[Stmt], inherited: list[Stmt]) -> list[str]:
