@@ -44,8 +44,10 @@ def merge(parent: list[Stmt], child: list[Stmt], unless: Unless | None = None) -
     # sections repeats the outer section's lines, so that a later section's unset acts on them): the
     # parent's copy in the same role (its comment: not one made for a refusal's or a fallback's answer) is a
     # duplicate whatever its value, which a later line of the parent may have rewritten already (an unset's
-    # gate), so it goes by the line rather than by its arguments.
-    seen = {(s.name, tuple(s.args), s.span if s.joins else None) for s in child}
+    # gate), so it goes by the line rather than by its arguments. So does an add line (`Header add`): httpd
+    # adds it next to a parent's line with the same arguments from another one (a `Header set X 1` of the
+    # server and a section's `Header add X 1` send X twice).
+    seen = {(s.name, tuple(s.args), s.span if s.joins or s.adds else None) for s in child}
     relisted = {(s.span, s.comment, *_table(s)) for s in child
                 if s.name == "add_header" and s.args and s.span is not None}
     inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used and (s.name, tuple(s.args), None) not in seen

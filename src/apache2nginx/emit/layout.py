@@ -3242,7 +3242,7 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
             return [Stmt("proxy_hide_header", list(st.args), st.span, st.comment), unset]
         # (an append or merge joined to an enclosing set where the two meet takes the set's line, as before)
         return [Stmt("add_header", [st.args[0], unless(missed, st.args[1]), *st.args[2:]], st.span, st.comment,
-                     None, st.resets, True, plain=st.plain, joins=st.joins)]
+                     None, st.resets, True, plain=st.plain, joins=st.joins, adds=st.adds)]
 
     def copied(st: Stmt, enclosing: dict[str, set]) -> bool:
         # the enclosing block's copy of the very same line (a section nested in the location of another
@@ -3838,4 +3838,4 @@ def _after_files(files_statements: list[Stmt], loc_headers: list[Stmt]) -> list[
     if not names or not any(st.args and st.args[0].lower() in names for st in loc_headers):
         return []
     return [Stmt(st.name, list(st.args), st.span, st.comment, None, st.resets, st.conditional, plain=st.plain,
-                 joins=st.joins) for st in loc_headers]
+                 joins=st.joins, adds=st.adds) for st in loc_headers]

@@ -65,6 +65,10 @@ class Stmt:
     # conditional line's (env= or expr=), whose variable NginxModel.header_values knows, too: one a line of an
     # earlier section may have given
     joins: str | None = None
+    # on an add_header of a `Header add` line: httpd adds its header whatever the table already holds (a
+    # `Header set X 1` of the server and a section's `Header add X 1` send X twice), so an enclosing block's
+    # line with the same arguments is a duplicate of it only if it is a copy of the same line (emit.inherit)
+    adds: bool = False
     # on the `deny all` of a server refused for a section the translation cannot place: the region has no
     # access rules of its own (or rules that let everyone in), so httpd's answer there is its handler's wherever that section does not apply
     # (a file it serves: a success), not an error (emit.inherit.refused_headers)

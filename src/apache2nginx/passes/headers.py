@@ -189,6 +189,7 @@ def _header(ctx: Context, d: Directive) -> Disposition:
         return Disposition.APPROXIMATE
     if action == "add":
         stmt = ctx.emit("add_header", [name, value if always else onsuccess(ctx, value), *always], d.span)
+        stmt.adds = True
         _plain(ctx)[id(stmt)] = (stmt, value)
         if not always:
             ctx.diags.add("A2N503", f"Header add {name}: nginx add_header without always fires only on 2xx/3xx",
@@ -535,6 +536,7 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         if action == "set":
             stmt.resets, stmt.conditional = (name.lower(), condition if condition == "always" else "onsuccess"), True
             ctx.model.conditional_header_sets = True
+        stmt.adds = action == "add"
 
     emit_vary(ctx, compiler, d.span, condition == "always")
     if condition != "always":

@@ -972,6 +972,19 @@ def _index_pass_test(span) -> list[Stmt]:
     ]
 
 
+def _dir_method_pass(span) -> list[Stmt]:
+    """%{REQUEST_METHOD} of per-directory rules (rewrite_compile.DIR_METHOD), after _index_pass_test. mod_dir
+    looks a directory's index file up in a subrequest (ap_sub_req_lookup_uri, whose method is always GET), and
+    the directory's rules see it with GET: httpd serves POST / where a POST-only [F] rule matches index.html.
+    nginx's index redirect runs the location's rules again with the request's own method ($request_method)."""
+    from .rewrite_compile import DIR_METHOD
+    return [
+        Stmt("set", [DIR_METHOD, "$request_method"], span),
+        Stmt("if", [f'({_INDEX_PASS} = 1)'], span, block=[Stmt("set", [DIR_METHOD, "GET"], span)],
+             comment="mod_dir looks the index file up in a GET subrequest"),
+    ]
+
+
 def _may_refuse(rule: RRule) -> bool:
     """Whether httpd may answer a request with an error status through this rule: [F], [G], [R=4xx/5xx], or a
     rewrite in a per-directory context, whose internal redirect can come back to the same rules and end in
@@ -1332,6 +1345,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # answering rules and rules that rewrite internally mixed: mod_dir's 301 where one of the latter ends
         # the rules
         _slash_before_ending(ctx, compiler, reached, starts, location_statements, state.rules[0].span)
+    if state.per_dir is not None and compiler.needs_dir_method and location_statements:
+        location_statements[:0] = _dir_method_pass(state.rules[0].span)
+        index_pass = True
     if index_pass and location_statements:
         location_statements[:0] = _index_pass_test(state.rules[0].span)
         location_statements.append(Stmt("set", [_INDEX_FROM, "$uri"], None,

@@ -25,6 +25,9 @@ from .vhost_alias import server_name_variable
 # %{REQUEST_METHOD} in server context: the request's method, GET on the pass after nginx's index redirect
 # (rewrite._method_pass)
 METHOD = "$a2n_rw_method"
+# %{REQUEST_METHOD} in a per-directory context: the request's method, GET on the pass after nginx's index
+# redirect (rewrite._dir_method_pass)
+DIR_METHOD = "$a2n_rw_dir_method"
 
 
 class Unsupported(Exception):
@@ -42,6 +45,7 @@ class Compiler:
         self.out: list[Stmt] = []
         self.needs_request_uri = False
         self.needs_method = False           # a server-context condition reads %{REQUEST_METHOD} (METHOD)
+        self.needs_dir_method = False       # a per-directory condition reads it (DIR_METHOD)
         self.counter = 0
         self.tests_built: list[Stmt] = []   # `set` statements that build a composite test string
         self.lookups: list[Stmt] = []       # statements that look RewriteMap values up
@@ -100,6 +104,9 @@ class Compiler:
         if upper == "REQUEST_METHOD" and self.per_dir is None:
             self.needs_method = True
             return METHOD
+        if upper == "REQUEST_METHOD":
+            self.needs_dir_method = True
+            return DIR_METHOD
         if upper in VARIABLES:
             value = VARIABLES[upper]
             if value == "$a2n_request_uri":
