@@ -31,7 +31,7 @@ from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
 from .pcre import httpd_refuses
 from . import rewrite_dirindex as dirindex
-from .rewrite_compile import Compiler, Unsupported, _apart, _map_key
+from .rewrite_compile import DIR_METHOD, METHOD, Compiler, Unsupported, _apart, _map_key
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
 from .rewrite_compile import _quote_regex
@@ -977,7 +977,6 @@ def _dir_method_pass(span) -> list[Stmt]:
     looks a directory's index file up in a subrequest (ap_sub_req_lookup_uri, whose method is always GET), and
     the directory's rules see it with GET: httpd serves POST / where a POST-only [F] rule matches index.html.
     nginx's index redirect runs the location's rules again with the request's own method ($request_method)."""
-    from .rewrite_compile import DIR_METHOD
     return [
         Stmt("set", [DIR_METHOD, "$request_method"], span),
         Stmt("if", [f'({_INDEX_PASS} = 1)'], span, block=[Stmt("set", [DIR_METHOD, "GET"], span)],
@@ -1516,7 +1515,6 @@ def _method_pass(server: Server) -> list[Stmt]:
     HEAD, as httpd's ErrorDocument) and a per-directory rewrite's result (emit.rerun marks it: httpd's internal
     redirect keeps the method)."""
     from ..emit.rerun import RERUN_PASS
-    from .rewrite_compile import METHOD
     server.settings["rewrite_method_pass"] = True
     kind, passed = "$a2n_rw_method_pass", "$a2n_rw_passed"
     return [
