@@ -152,7 +152,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N329": effects("status", "location:missing"),  # httpd redirects to a full URL, nginx rewrites
     "A2N330": effects(),                # the translation redirects to the same path
     # httpd serves a file nginx does not find, or that a proxy or redirect route of the URL answers in nginx
-    "A2N331": effects("status", "body", "location", "backend"),
+    "A2N331": effects("status", "body", "location", "backend", "header@redirect", "header@proxied",
+                      "header@status-404"),  # another answer (a route's, a 404) than the file's, headers and all
     "A2N332": effects(),                # the same file, by its URL
     "A2N336": effects("status@server-error", "connection"),  # a route outside the input runs with nginx's defaults
     "A2N337": effects("status@server-error", "connection"),  # a route's timeout or keepalive differs

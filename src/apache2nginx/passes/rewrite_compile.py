@@ -30,6 +30,12 @@ METHOD = "$a2n_rw_method"
 DIR_METHOD = "$a2n_rw_dir_method"
 
 
+def _rule_urls(rule: RRule) -> list[tuple[str, bool]]:
+    """The URLs a server-context rule applies to, as a diagnostic names them (Diagnostic.urls): its pattern."""
+    return [(("(?i)" if "NC" in rule.flags else "") + rule.pattern.lstrip("!"), True)] \
+        if not rule.pattern.startswith("!") else []
+
+
 class Unsupported(Exception):
     def __init__(self, code: str, message: str):
         super().__init__(message)
@@ -886,19 +892,19 @@ class Compiler:
                                f"file path under {fs}, but the URL that would serve that file is also claimed by a "
                                f"{claimed.kind} route{where}; the translation rewrites to the path as a URL",
                                rule.span, directive="RewriteRule",
-                               hint="add [PT] if the substitution is meant as a URL path, or rewrite to the file's URL")
+                               hint="add [PT] if the substitution is meant as a URL path, or rewrite to the file's URL", urls=_rule_urls(rule))
             return target
         if subst.upper().startswith("%{DOCUMENT_ROOT}"):
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
                            f"file path under {root}, and what follows %{{DOCUMENT_ROOT}} is not a path the "
                            "translation can turn into the file's URL; it rewrites to the path as a URL", rule.span,
-                           directive="RewriteRule", hint="start what follows %{DOCUMENT_ROOT} with `/`")
+                           directive="RewriteRule", hint="start what follows %{DOCUMENT_ROOT} with `/`", urls=_rule_urls(rule))
             return target
         if re.fullmatch(r"/(\?.*)?", subst):
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads `/` as the filesystem's "
                            "root, a directory: it redirects to add a slash to the request's path, or refuses where "
                            "<Directory /> denies; the translation rewrites to the document root's /", rule.span,
-                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path")
+                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path", urls=_rule_urls(rule))
             return target
         if "UNSAFEPREFIXSTAT" in rule.flags and _first_segment_expands(subst):
             self.note_once(rule, "A2N850", f"RewriteRule {rule.pattern} {subst} [UnsafePrefixStat]: httpd reads the "
@@ -912,7 +918,7 @@ class Compiler:
                                "rewrites to it as a URL path under the document root", rule.span,
                                directive="RewriteRule",
                                hint="add [PT] if it is meant as a URL path; to serve the file, give it a URL (an "
-                                    "Alias, or a location with alias) and rewrite to that")
+                                    "Alias, or a location with alias) and rewrite to that", urls=_rule_urls(rule))
             return target
         return self.document_root_file(rule, subst, target, root, routes)
 
@@ -954,7 +960,7 @@ class Compiler:
                            f"file path under the document root {root} (no Alias or ProxyPass applies to it), but the "
                            f"URL is claimed by a {claimed.kind} route{where}; the translation rewrites to the path "
                            "as a URL, which that route serves", rule.span, directive="RewriteRule",
-                           hint="add [PT] if the substitution is meant as a URL path")
+                           hint="add [PT] if the substitution is meant as a URL path", urls=_rule_urls(rule))
             return target
         if (id(self.server), root) not in made:
             made[(id(self.server), root)] = prefix
