@@ -442,7 +442,8 @@ class Compiler:
             groups += 1
         elif not negate and (marks or (pattern not in _MATCH_ALL and not (
                 action and action[-1].name == "rewrite" and action[-1].args[0] == pattern
-                and not any(st.name == "set" and st.args[0] == "$args" for st in action)))):
+                and not any(st.name == "set" and st.args[0] == "$args" for st in action)
+                and not (tests and self.carries(action[-1]))))):
             # only `rewrite` tests the pattern itself: test it last, so $1..$9 in a `return` are its captures
             tests.append((groups, f"$uri ~ {_quote_regex(pattern)}", []))
             groups += 1
@@ -495,6 +496,17 @@ class Compiler:
             out.append(Stmt("set", [var, "".join(f"${{{tag}_g{gi}}}" for gi in range(groups))], span))
         out.append(Stmt("if", [f"({var} = {'1' * groups})"], span, block=action))
         return refusal + out
+
+    def carries(self, stmt: Stmt) -> bool:
+        """Whether STMT, a rule's `rewrite` to a file path, is given the original URL's <Location> headers
+        (carry_rewrite_headers), whose values are copied right before it (in the `if` of its other tests) for
+        the answer of its result. httpd carries them only where the rule applies. Where the pattern was left
+        to `rewrite` alone, a request whose conditions hold and whose URL the pattern does not match got them
+        too (its own location then sent the <Location> header twice), and so did the pass the index module's
+        internal redirect of a directory result runs again: its URI, under the document root's internal
+        location, is in no section, and the header httpd sends with the index file was lost. So the
+        conditions' test holds the pattern as well."""
+        return any(st is stmt for st in self.carried_rewrites)
 
     def check_value(self, kind: str, text: str, rule: RRule, cond_names: dict[int, str],
                     rule_names: dict[int, str] | None, regex: str, joined: bool = False) -> str | None:
