@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -78,6 +79,7 @@ class Run:
         self.queued: dict[int, list[str]] = {}  # seed -> its classes still to reduce
         self.started = time.monotonic()
         self.live = sys.stderr.isatty()
+        self.interrupted = False
 
     def progress(self, text: str) -> None:
         if self.live:
@@ -157,6 +159,9 @@ class Run:
                 value = self._lost(kind, "a worker process died")
                 if kind[0] == "check":
                     self.results[kind[1]] = value
+        except KeyboardInterrupt:
+            # (stopped by hand: the configurations that finished are reported; those in flight are not counted)
+            self.interrupted = True
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             shutil.rmtree(self.out / ".work", ignore_errors=True)
@@ -212,6 +217,7 @@ class Run:
             "configs_per_minute": round(60.0 * len(results) / elapsed, 1) if elapsed else 0.0,
             "jobs": self.args.jobs,
             "out": str(self.out),
+            "interrupted": self.interrupted,
         }
 
     def text(self, doc: dict) -> str:
@@ -240,7 +246,13 @@ class Run:
             if items[0].get("reason"):
                 lines.append(f"  {'':<50}        {items[0]['reason']}")
         lines.append(f"cases and fixture candidates: {doc['out']}")
+        if doc["interrupted"]:
+            lines.append("interrupted: the configurations still running were not counted")
         return "\n".join(lines)
+
+
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def main(argv=None) -> int:
@@ -252,13 +264,14 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     run = Run(args)
+    signal.signal(signal.SIGTERM, _stop)     # (a CI job's timeout ends the run as Ctrl-C does: with its report)
     run.execute()
     doc = run.document()
     if args.format == "json":
         sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
     else:
         print(run.text(doc))
-    return 1 if doc["failures"] else 0
+    return 1 if doc["failures"] else 130 if run.interrupted else 0
 
 
 if __name__ == "__main__":

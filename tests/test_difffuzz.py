@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -166,6 +168,30 @@ def test_runner_on_a_fixed_seed_set(apache_bin, nginx_bin):
                                "--out", str(out)], capture_output=True, text=True, timeout=900)
         _check_run(proc, count)
     finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def test_runner_stopped_reports_what_finished(apache_bin, nginx_bin):
+    """SIGTERM (a CI job's timeout; Ctrl-C alike) ends a long run with its report of the configurations that
+    finished, marked interrupted, and exit status 130 where none failed, not a traceback."""
+    out = Path(tempfile.mkdtemp(prefix="a2n-difffuzz-"))
+    out.chmod(0o755)
+    proc = None
+    try:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "difffuzz.py"), "--seed", str(SEEDS[0]),
+                                 "--count", "5000", "--jobs", "1", "--reduce", "none", "--format", "json",
+                                 "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(12)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=300)
+        assert "Traceback" not in stderr, stderr[-3000:]
+        doc = json.loads(stdout)
+        assert doc["interrupted"] is True
+        assert 0 < doc["configs"] < 5000
+        assert proc.returncode == (1 if doc["failures"] else 130)
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
         shutil.rmtree(out, ignore_errors=True)
 
 
