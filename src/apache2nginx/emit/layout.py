@@ -1133,10 +1133,12 @@ class Layout:
                 return True
             region = self.prefix_regions.get(id(loc))
             dir_configs, covering = (region[0], list(region[1])) if region is not None else ([], [])
+            # (one an exact location took in, `take_merged_rules`, is among its region's sections already)
+            maybe = [o for o in others if not any(o is c for c in covering)]
             return all(_plain_refusal(self.access(dir_configs + [s.settings.get("access") for s in
                                                       sorted(covering + [scope] + list(more), key=order)],
                                        _describe(loc.path), scope.span, quiet=True))
-                       for n in range(1, len(others) + 1) for more in combinations(others, n))
+                       for n in range(1, len(maybe) + 1) for more in combinations(maybe, n))
 
         guarded: list[tuple[Location, list[Stmt], bool]] = []
         for loc in locations:
@@ -1201,7 +1203,9 @@ class Layout:
 
     def take_merged_rules(self, loc: Location, configs: list, scope: Scope) -> bool:
         """An exact location whose one URL the <LocationMatch> SCOPE matches takes the rules of SCOPE merged into
-        its region (CONFIGS) in place of the region's own, where those are still its statements as laid out."""
+        its region (CONFIGS) in place of the region's own, where those are still its statements as laid out.
+        SCOPE joins the region's sections there: httpd merges every later <LocationMatch> after it too, so a
+        later one is weighed against the rules laid out, not against the region's own (which SCOPE replaced)."""
         own = self.region_access.get(id(loc))
         if own is None or not all(any(st is o for st in loc.statements) for o in own):
             return False
@@ -1210,6 +1214,10 @@ class Layout:
         kept = [st for st in loc.statements if not any(st is o for o in own)]
         loc.statements = kept[:first] + merged + kept[first:]
         self.region_access[id(loc)] = merged
+        region = self.prefix_regions.get(id(loc))
+        if region is not None:
+            # (a copy: the region's other locations, `^~ PATH/`, share the list and answer other URLs)
+            self.prefix_regions[id(loc)] = (region[0], list(region[1]) + [scope]) + tuple(region[2:])
         return True
 
     def nest_under_prefix(self, scope: Scope, loc: Location) -> bool:
