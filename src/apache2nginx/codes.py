@@ -2057,15 +2057,21 @@ _short("A2N840", "rewrite-directory-slash-untold", "warning", "A server-context 
        "index, or redirects to the rewritten path plus a slash.",
        "add [PT] (httpd then redirects the rewritten path, as nginx does), or end the substitution with a file name.")
 _short("A2N841", "rewrite-directory-index-rules", "warning", "A directory result's index file is looked up through the rules again.",
-       "where a server-context rule (without [PT]) maps a request whose path ends with a slash to a directory, "
-       "mod_dir looks the index file up with a subrequest for the request's own path plus the index name "
+       "mod_dir looks a directory URL's index file up with a subrequest for a URL plus the index name "
        "(/path/index.html), which the server's rewrite rules see again; their answer for it (a redirect of its "
-       "own, another file) becomes the answer. nginx looks the index up under the rewritten path, except where "
-       "the translation follows the lookup (GET and HEAD, every DirectoryIndex list of the server the same single "
-       "name, no listing allowed): an internal redirect to /path/index.html runs the server's rules again.",
+       "own, another file) becomes the answer, and where their result names no file httpd tries the next name, "
+       "then refuses the listing (403). Where a server-context rule (without [PT]) maps a request whose path ends "
+       "with a slash to a directory, that URL is the request's own path plus the name, and nginx looks the index "
+       "up under the rewritten path, except where the translation follows the lookup (GET and HEAD, every "
+       "DirectoryIndex list of the server the same single name, no listing allowed): an internal redirect to "
+       "/path/index.html runs the server's rules again. Where a rule ([PT] or not) may rewrite the index file URL "
+       "of a directory it leaves alone or makes, nginx's index module looks the file up without the rules and "
+       "redirects to it only where it exists, and the server's rules then rewrite it.",
        "for such directory requests httpd may redirect to /path/index.html/ or serve another file than nginx; "
-       "where the lookup is followed, nginx answers 404 where it finds no file and httpd refuses the listing (403).",
-       "add [PT], or keep the rules from matching the index file's path (a RewriteCond on %{REQUEST_URI}).")
+       "where nginx follows the lookup through the rules, it answers 404 where their result names no file and "
+       "httpd refuses the listing (403).",
+       "add [PT] where the rule maps to a directory, or keep the rules from matching the index file's path (a "
+       "RewriteCond on %{REQUEST_URI}).")
 _short("A2N883", "rewrite-proxy-directory-index-moved", "error", "A [P] rule's directory index lookup after a server-context rewrite is refused.",
        "a per-directory RewriteRule [P] on a directory URL leaves mod_dir's fixup to run, which looks each "
        "DirectoryIndex name up in a subrequest for r->uri plus the name. A server-context rule without [PT] "

@@ -357,6 +357,7 @@ class Compiler:
         [S] skip), `marks` variables set to 1 when the rule matches (for the rules that depend on it)."""
         self.dirslash = None
         stmts = self._rule_statements(rule, guards, marks)
+        dirslash.note_index_rewrite(self, rule)
         if self.dirslash is None or not _holds(stmts, dirslash.DIRSLASH):
             return stmts
         return [dirslash.reset(rule)] + stmts + dirslash.after(rule, *self.dirslash)

@@ -25,6 +25,12 @@ name and no directory the rule maps to allows a listing, the translation follows
 rule answers a status of its own that the server's error_page turns into an internal redirect to the request's
 path plus the name, which runs the server's rewrite phase again, as the subrequest does (A2N841 for what
 stays apart: 404 where nothing is found, other methods).
+
+The same subrequest meets a rule ([PT] or not) that rewrites the index file URL of a directory it leaves
+alone or makes (/private/ rewritten [PT] to /private/inner/, whose index.html the rule takes further): httpd
+serves the rules' result for the index file where it is a regular file, else tries the next name and refuses
+the listing (403). nginx's index module looks the file up without the rules, redirects to it only where it
+exists, and the server's rewrite phase then rewrites it: 404 where the result names no file (A2N841).
 """
 from __future__ import annotations
 
@@ -57,6 +63,109 @@ def plan(compiler, rule: RRule, negate: bool, target: str) -> bool:
     for why in reports:
         _report(compiler, rule, why)
     return checked
+
+
+def note_index_rewrite(compiler, rule: RRule) -> None:
+    """A2N841 for a server-context rule that may rewrite a directory's index file URL (/dir/index.html) while
+    /dir/ itself is left alone or is the rule's own result ([PT] or not). mod_dir looks the index file up with a
+    subrequest that the server's rules see (observed with httpd 2.4: /private/ rewritten [PT] to
+    /private/inner/, whose index.html the rule takes to /private/inner/inner/index.html, which is missing):
+    a result that names no regular file makes httpd try the next name and then refuse the listing (403).
+    nginx's index module looks the file up under the directory without the rules and redirects to it only
+    where it exists; the server's rewrite phase then rewrites it, and a missing result answers 404 (a rewritten
+    file that exists where the directory has none is served by httpd, refused by nginx)."""
+    from .rewrite import _skipped_in_subrequest
+    if compiler.per_dir is not None or _skipped_in_subrequest(rule) or _not_for_get(rule) or \
+            rule.substitution == "-" and not {"F", "G", "R"} & set(rule.flags):
+        return
+    url = _index_url_rewritten(rule, _every_index_name(compiler.ctx, compiler.server))
+    if url is not None:
+        compiler.note_once(rule, "A2N841", f"RewriteRule {rule.pattern} {rule.substitution}: it may rewrite a "
+                           f"directory's index file URL ({url}); httpd looks the index file up through the rules "
+                           "and, where their result names no file, tries the next name and refuses the listing "
+                           "(403); nginx looks the file up without the rules, redirects to it where it exists, and "
+                           "answers 404 where the rules' result names no file", rule.span, directive="RewriteRule",
+                           hint="keep the rule from matching the index file's path (a RewriteCond on "
+                                "%{REQUEST_URI})")
+
+
+def _not_for_get(rule: RRule) -> bool:
+    """Whether a condition on %{REQUEST_METHOD} (none of them [OR]) fails for GET, the method of mod_dir's
+    subrequest (ap_sub_req_lookup_uri): the rule never sees the index file URL."""
+    if any("OR" in c.flags for c in rule.conds):
+        return False
+    for cond in rule.conds:
+        negate = cond.pattern.startswith("!")
+        pattern = cond.pattern[1:] if negate else cond.pattern
+        if cond.test.upper() != "%{REQUEST_METHOD}" or pattern[:1] in ("<", ">", "-"):
+            continue
+        flags = re.I if "NC" in cond.flags else 0
+        try:
+            holds = re.fullmatch(re.escape(pattern[1:]), "GET", flags) is not None if pattern.startswith("=") \
+                else re.search(pattern, "GET", flags) is not None
+        except re.error:
+            continue
+        if holds == negate:
+            return True
+    return False
+
+
+def _every_index_name(ctx, server) -> list[str]:
+    """The relative DirectoryIndex names of any list of the server (or the main server), index.html by
+    default."""
+    names = [n for args in _index_lists(ctx, server) or [["index.html"]] for n in args
+             if re.fullmatch(r"[\w.~-]+", n)]
+    return list(dict.fromkeys(names))
+
+
+def _index_lists(ctx, server) -> list[list[str]]:
+    """Every DirectoryIndex list of the server and the main server: at server level and in their sections."""
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    lists = [st.args for h in holders for st in h.statements if st.name == "index"]
+    return lists + [st.args for h in holders for sc in h.settings.get("directories", []) + list(h.scopes)
+                    for st in sc.statements if st.name == "index"]
+
+
+def _index_url_rewritten(rule: RRule, names: list[str]) -> str | None:
+    """An index file URL the rule applies to whose directory URL it leaves alone or makes (its substitution's
+    literal start where that ends with a slash), tried on a few directory URLs after the pattern's literal
+    prefix; None where there is none (or Python cannot read the pattern)."""
+    from .rewrite_compile import literal_prefix
+    negate = rule.pattern.startswith("!")
+    try:
+        regex = re.compile(rule.pattern[1:] if negate else rule.pattern, re.I if "NC" in rule.flags else 0)
+    except re.error:
+        return None
+
+    def applies(path: str) -> bool:
+        return (regex.search(path) is None) == negate
+    prefix = (None if negate else literal_prefix(rule.pattern)) or "/"
+    base = prefix[:prefix.rfind("/") + 1] or "/"
+    made = re.split(r"[$%?]", rule.substitution, maxsplit=1)[0]
+    made = made if made.startswith("/") and made.endswith("/") else None
+    candidates = [base, base + "x/", prefix.rstrip("/") + "/", prefix.rstrip("/") + "/x/"] + ([made] if made else [])
+    for directory in dict.fromkeys(re.sub("/+", "/", c) for c in candidates):
+        if directory != made and applies(directory):
+            continue
+        for name in names:
+            if applies(directory + name) and _result(rule, regex, negate, directory + name) != directory + name:
+                return directory + name
+    return None
+
+
+def _result(rule: RRule, regex, negate: bool, path: str) -> str | None:
+    """The rule's result for PATH where its substitution holds only text and $N references (None where it
+    reads anything else): a rule giving the index file URL back unchanged does not move it."""
+    target = rule.substitution.split("?", 1)[0]
+    if "%" in target or "${" in target or "\\" in target:
+        return None
+    found = None if negate else regex.search(path)
+    if found is None and re.search(r"\$\d", target):
+        return None
+    def group(m) -> str:
+        n = int(m.group(1))
+        return (found.group(n) or "") if n <= regex.groups else ""
+    return re.sub(r"\$(\d)", group, target)
 
 
 def _plan(compiler, rule: RRule, negate: bool, target: str, reports: list[str]) -> bool:
@@ -138,10 +247,7 @@ def _index_name(compiler, target: str) -> str | None:
     if dynamic:
         directory = directory[:directory.rfind("/")] if "/" in directory else ""
     names = index_names(ctx, server, directory)
-    holders = [server] if server is ctx.main else [ctx.main, server]
-    lists = [st.args for h in holders for st in h.statements if st.name == "index"]
-    lists += [st.args for h in holders for sc in h.settings.get("directories", []) + list(h.scopes)
-              for st in sc.statements if st.name == "index"]
+    lists = _index_lists(ctx, server)
     if len(names) != 1 or not re.fullmatch(r"[\w.~-]+", names[0]) or any(args != names for args in lists):
         return None
     places = [directory] + (option_directories(ctx, server, directory) if dynamic else [])
