@@ -8,10 +8,16 @@ from __future__ import annotations
 import re
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from apache2nginx.cli import main
+from apache2nginx.lint import sandbox
+from apache2nginx.verify import apache_sandbox
 
 from conftest import CORPUS, run_cli
 
@@ -384,3 +390,32 @@ def test_a_device_given_as_requests_or_log_is_not_read(tmp_path, option):
     proc = run_cli("verify", "site.conf", option, "/dev/zero", cwd=tmp_path, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert "/dev/zero: is a character device" in proc.stderr, proc.stderr
+
+
+def test_httpd_started_again_where_its_port_was_taken(apache_bin, nginx_bin, tmp_path, monkeypatch):
+    """A port verify chose free may be taken by another process before httpd binds it: httpd is started
+    again on new ports rather than the run failing ("httpd did not start")."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    handed = []
+
+    def racing(used=frozenset()):
+        # the first port handed out is one another process holds by the time httpd binds it
+        port = taken.getsockname()[1] if not handed else sandbox.free_port(used)
+        handed.append(port)
+        return port
+
+    monkeypatch.setattr(apache_sandbox, "free_port", racing)
+    (tmp_path / "apache.conf").write_text("Listen 80\n<VirtualHost *:80>\n    ServerName race.example.com\n"
+                                          "    DocumentRoot /srv/www\n</VirtualHost>\n")
+    (tmp_path / "requests.txt").write_text("GET http://race.example.com/index.html\n")
+    try:
+        result = CliRunner().invoke(main, ["verify", str(tmp_path / "apache.conf"), "--requests",
+                                           str(tmp_path / "requests.txt"), "--format", "json", "--apache",
+                                           apache_bin, "--nginx-bin", nginx_bin])
+    finally:
+        taken.close()
+    assert result.exit_code == 0, result.output[-2000:]
+    assert handed[0] != handed[-1] and len(handed) >= 2
+    assert json.loads(result.output)["summary"]["unexplained"] == 0

@@ -698,17 +698,26 @@ class ApacheSandbox:
         return self.ports.get((address, port)) or next((p for (a, o), p in self.ports.items() if o == port), None)
 
     # -- running -------------------------------------------------------------
-    def start(self, timeout: float = 15) -> None:
-        conf = self.write()
-        self.proc = subprocess.Popen([self.apache_bin, "-f", str(conf), "-DFOREGROUND"], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True)
+    def start(self, timeout: float = 15, attempts: int = 3) -> None:
+        """Run httpd on the sandbox's configuration. A loopback port is chosen free, but another process may
+        take it before httpd binds it ("Address already in use"): httpd is started again on new ports, up to
+        ATTEMPTS times in all."""
         log = self.prefix / "logs" / "error.log"
-        if wait_for_ports(set(self.ports.values()), self.proc, timeout, lambda: _resumed(log)):
+        for attempt in range(attempts):
+            conf = self.write()
+            self.proc = subprocess.Popen([self.apache_bin, "-f", str(conf), "-DFOREGROUND"],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if not wait_for_ports(set(self.ports.values()), self.proc, timeout, lambda: _resumed(log)):
+                return
             err = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
             self.stop()
+            text = (err or "") + (log.read_text() if log.exists() else "")
+            if "Address already in use" in text and attempt + 1 < attempts:
+                self.ports.clear()
+                log.unlink(missing_ok=True)
+                continue
             changed = ("\nthe sandbox changed: " + "; ".join(self.notes)) if self.notes else ""
-            raise RuntimeError("httpd did not start: " + (err or "") + (log.read_text() if log.exists() else "")
-                               + changed)
+            raise RuntimeError("httpd did not start: " + text + changed)
 
     def stop(self) -> None:
         stop_process(self.proc)
