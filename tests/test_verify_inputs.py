@@ -392,21 +392,23 @@ def test_a_device_given_as_requests_or_log_is_not_read(tmp_path, option):
     assert "/dev/zero: is a character device" in proc.stderr, proc.stderr
 
 
-def test_httpd_started_again_where_its_port_was_taken(apache_bin, nginx_bin, tmp_path, monkeypatch):
-    """A port verify chose free may be taken by another process before httpd binds it: httpd is started
-    again on new ports rather than the run failing ("httpd did not start")."""
+@pytest.mark.parametrize("server", ["httpd", "nginx"])
+def test_server_started_again_where_its_port_was_taken(server, apache_bin, nginx_bin, tmp_path, monkeypatch):
+    """A port verify chose free may be taken by another process before httpd (or nginx) binds it: the server
+    is started again on new ports rather than the run failing ("httpd did not start")."""
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     handed = []
+    free = sandbox.free_port
 
     def racing(used=frozenset()):
-        # the first port handed out is one another process holds by the time httpd binds it
-        port = taken.getsockname()[1] if not handed else sandbox.free_port(used)
+        # the first port handed out is one another process holds by the time the server binds it
+        port = taken.getsockname()[1] if not handed else free(used)
         handed.append(port)
         return port
 
-    monkeypatch.setattr(apache_sandbox, "free_port", racing)
+    monkeypatch.setattr(apache_sandbox if server == "httpd" else sandbox, "free_port", racing)
     (tmp_path / "apache.conf").write_text("Listen 80\n<VirtualHost *:80>\n    ServerName race.example.com\n"
                                           "    DocumentRoot /srv/www\n</VirtualHost>\n")
     (tmp_path / "requests.txt").write_text("GET http://race.example.com/index.html\n")

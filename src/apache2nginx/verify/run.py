@@ -321,14 +321,9 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
                     apache_box.start()
                 finally:
                     result.notes = apache_box.notes
-                # (after httpd's: its sandbox registers the stand-ins it wrote in `paths`, for nginx to read)
-                box = Sandbox(backends=mapping, paths=paths)
-                box._cert = cert
-                errors = box.build(nginx_file)
-                if errors:
-                    raise RuntimeError("nginx configuration: " + "; ".join(e.message for e in errors))
                 progress("starting nginx")
-                nginx_proc = _start_nginx(box, nginx_bin)
+                # (after httpd's: its sandbox registers the stand-ins it wrote in `paths`, for nginx to read)
+                box, nginx_proc = _start_nginx(mapping, paths, cert, nginx_file, nginx_bin)
                 started = time.monotonic()
                 answers = replay_all(probes, [apache_box.port_for, box.port_for], result.concurrency, progress)
                 result.seconds = time.monotonic() - started
@@ -366,16 +361,35 @@ def verify(config: LoadedConfig, nginx_file: str, probes: list[Probe], diags: li
     return result
 
 
-def _start_nginx(box: Sandbox, nginx_bin: str) -> subprocess.Popen:
-    proc = subprocess.Popen([nginx_bin, "-p", str(box.prefix) + "/", "-c", str(box.conf), "-e",
-                             str(box.prefix / "logs" / "error.log"), "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    ports = {int(v.rsplit(":", 1)[1]) for v in box.sockets.values() if ":" in v}
-    if wait_for_ports(ports, proc):
+def _start_nginx(mapping: dict[str, str], paths, cert, nginx_file: str, nginx_bin: str,
+                 attempts: int = 3) -> tuple[Sandbox, subprocess.Popen]:
+    """nginx run on the translation in a sandbox of its own. A loopback port is chosen free, but another
+    process may take it before nginx binds it ("Address already in use"): the sandbox is built again on new
+    ports, up to ATTEMPTS times in all."""
+    for attempt in range(attempts):
+        box = Sandbox(backends=mapping, paths=paths)
+        box._cert = cert
+        errors = box.build(nginx_file)
+        if errors:
+            box.cleanup()
+            raise RuntimeError("nginx configuration: " + "; ".join(e.message for e in errors))
+        log = box.prefix / "logs" / "error.log"
+        proc = subprocess.Popen([nginx_bin, "-p", str(box.prefix) + "/", "-c", str(box.conf), "-e", str(log),
+                                 "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        ports = {int(v.rsplit(":", 1)[1]) for v in box.sockets.values() if ":" in v}
+        # (a port another process holds accepts connections too: nginx is up once it writes its pid file,
+        # after binding every listener; a configuration naming its own pid file is taken at its ports' word)
+        pid = box.prefix / "nginx.pid"
+        ready = (lambda: pid.exists()) if str(pid) in box.conf.read_text(errors="replace") else None
+        if not wait_for_ports(ports, proc, ready=ready):
+            return box, proc
         died = proc.poll() is not None
         stop_process(proc)
-        raise RuntimeError("nginx did not start: " + (proc.stderr.read() if died and proc.stderr else ""))
-    return proc
+        text = (proc.stderr.read() if died and proc.stderr else "") + (log.read_text() if log.exists() else "")
+        box.cleanup()
+        if "Address already in use" in text and attempt + 1 < attempts:
+            continue
+        raise RuntimeError("nginx did not start: " + (text if died else ""))
 
 
 def _pools(config: LoadedConfig) -> dict[str, set[str]]:
