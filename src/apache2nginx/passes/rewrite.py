@@ -38,7 +38,7 @@ from .rewrite_compile import _quote_regex
 from .rewrite_location_headers import (REFUSED_RULE, carry_dirslash_headers, carry_location_error_pages,
                                        carry_location_headers, carry_proxy_headers, carry_refusal_headers,
                                        carry_rewrite_headers, header_scopes, refused_directory_headers,
-                                       refused_rule_results)
+                                       refused_rule_results, _again)
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
@@ -972,6 +972,34 @@ def _index_pass_test(span) -> list[Stmt]:
     ]
 
 
+def _document_root_index_guard(ctx: Context, server: Server, state: RewriteContext,
+                               statements: list[Stmt]) -> list[Stmt]:
+    """First among the server's rules where one of them serves its result from the document root through an
+    internal location (rewrite_compile `document_root_file`): where that result is a directory, nginx's index
+    module redirects internally to the index file under the location's prefix, which runs the server's rewrite
+    phase again, and a rule whose pattern matches that URI too (`files`, `^/(.*)$`) rewrites it once more,
+    until nginx's limit of internal redirects (500), the <Location> headers carried for the request's own URL
+    lost. httpd's index lookup is a subrequest for the request's own URL plus the index name (A2N345 says so),
+    never a URL of the internal location: on a later pass whose URI is under such a prefix no rule runs, and
+    the first pass's values stay (a request that asks for such a URI itself runs them). Where a rule may
+    refuse that subrequest (an error status, which mod_dir answers with), or stands refused untranslated, the
+    rules still run: skipping them could serve an index file httpd refuses."""
+    made = ctx.options.get("rewrite_docroot_locations", {})
+    if not any(holder == id(server) for holder, _ in made):
+        return []
+    if any(_refuses(r.directive) and not _skipped_in_subrequest(r) for r in state.rules) or \
+            _holds_refused_rule(statements):
+        return []
+    again = ctx.model.shared_map("a2n_docroot_pass_", f"{_again(ctx)}$uri", [(r"~^1/a2n_docroot_\d+/", "1")],
+                                 '""', volatile=True)
+    return [Stmt("if", [f"({again})"], None, block=[Stmt("break", [], None)],
+                 comment="nginx's index redirect into the document root's internal location: no rule runs again")]
+
+
+def _holds_refused_rule(statements: list[Stmt]) -> bool:
+    return any(st.comment == REFUSED_RULE or st.block and _holds_refused_rule(st.block) for st in statements)
+
+
 def _dir_method_pass(span) -> list[Stmt]:
     """%{REQUEST_METHOD} of per-directory rules (rewrite_compile.DIR_METHOD), after _index_pass_test. mod_dir
     looks a directory's index file up in a subrequest (ap_sub_req_lookup_uri, whose method is always GET), and
@@ -1420,6 +1448,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         carry_refusal_headers(ctx, server, statements, compiler.refusal_sections)
         carry_dirslash_headers(ctx, server, statements)
         carry_location_error_pages(ctx, server, statements)
+        statements[:0] = _document_root_index_guard(ctx, server, state, statements)
     server.own_statements.extend(statements)
 
 
