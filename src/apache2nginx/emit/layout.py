@@ -3331,9 +3331,9 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
 
 def _refuse_directory_names(locations: list[Location]) -> None:
     """httpd maps /dir (no slash) onto the directory itself. mod_rewrite declines that name for the directory
-    its rules stand in (leaving mod_dir's slash redirect), but a directory below, whose Options take
-    FollowSymLinks away, is refused (AH00670) before the redirect: the exact location nginx keeps for the
-    name refuses too."""
+    its rules stand in (leaving mod_dir's slash redirect), but a directory below whose Options take
+    FollowSymLinks away (its <Directory>, or a <Location> of its name without a trailing slash) is refused
+    (AH00670) before the redirect: the exact location nginx keeps for the name refuses too."""
     refused = {loc.path.rstrip("/"): st for loc in locations if loc.modifier in ("", "^~") and loc.path != "/"
                for st in loc.statements if st.name == "return" and st.comment == SYMLINKS_REFUSAL_BELOW}
     for loc in locations:

@@ -835,7 +835,10 @@ def _location_options_refused(ctx: Context, server: Server, state: RewriteContex
     and SymLinksIfOwnerMatch away: httpd answers 403 to every request of the directory's URLs under it
     (`<Location /docs> Options Indexes`), as for the directory's own Options. Returns whether that is the whole
     directory (a <LocationMatch> doing so is taken to cover it all, narrower than httpd where it matches only
-    some of its URLs); a <Location> below the directory's URL is refused here."""
+    some of its URLs); a <Location> below the directory's URL is refused here. Without a trailing slash such a
+    <Location> also takes in its name (`/docs/sub`, a subdirectory without its slash): mod_rewrite's fixup
+    refuses it before mod_dir's slash redirect, as for a <Directory> below whose Options do so (the refusal
+    below, which the exact location of the name keeps too)."""
     from .access import _merge_options
     from .rewrite_handler import directory_options
     base = directory_options(ctx, server, directory)
@@ -857,7 +860,7 @@ def _location_options_refused(ctx: Context, server: Server, state: RewriteContex
         if url.startswith(path.rstrip("/") + "/") or url == path:
             return True
         if path.startswith(url):
-            refuse(path.rstrip("/") + "/")
+            refuse(path.rstrip("/") + "/", SYMLINKS_REFUSAL if path.endswith("/") else SYMLINKS_REFUSAL_BELOW)
     return False
 
 
