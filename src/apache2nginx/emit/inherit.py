@@ -572,6 +572,31 @@ def _undecided(everywhere: list[Stmt], succeeding: set[str], ungate: Callable[[s
             report(s.args[0], s.span)
 
 
+def _held(stmts: list[Stmt], headers: list[Stmt], ungated: dict[int, str | None], ungate: Callable[[str], str],
+          from_gate) -> dict[str, str]:
+    """Header name -> the variables of the `Header always` lines among HEADERS that send it under a condition,
+    on the refusal in STMTS (UNGATED: the value each line sends on it, None for such a line): httpd's errors
+    carry that line alone where it holds, and no line of the header where it does not (its successes the
+    onsuccess lines after it: ap_http_header_filter overlays headers_out on err_headers_out); so the refusal
+    sends the onsuccess lines only where the always lines of the header send nothing, as it sends a plain
+    always line alone. So in place of CGI programs (httpd's 404 where none is), and of access rules nginx
+    cannot check: a 403 of httpd's own under an <If>'s `Header always set X-Frame-Options DENY` carried DENY
+    alone, where nginx's refusal sent DENY and the <Location>'s onsuccess SAMEORIGIN too. Not in an open
+    region, whose refusal sends the onsuccess lines where httpd serves a file (_serving), nor for the lines
+    of a section the refused rules may rewrite to (TARGET_HEADER), which stand for that section's answer."""
+    if from_gate is None or (_serving(stmts, ungate) and not any(_refusal(s) and s.comment == CGI_REFUSAL
+                                                                 for s in stmts)):
+        return {}
+    refused = getattr(ungate, "refused", {})
+    held: dict[str, str] = {}
+    for s in headers:
+        if ungated[id(s)] is None and len(s.args) >= 3 and s.args[-1] == "always" and not _carried(s) \
+                and s.comment != TARGET_HEADER and _VARIABLES.fullmatch(s.args[1]) \
+                and not any(from_gate(v) or v in refused for v in _VARIABLE.findall(s.args[1])):
+            held[s.args[0].lower()] = held.get(s.args[0].lower(), "") + s.args[1]
+    return held
+
+
 def _relaying(stmts: list[Stmt]) -> bool:
     """Whether STMTS are those of a proxied location refused for a section the translation cannot place, over
     a region without access rules of its own (Stmt.open_region): there httpd answers with the backend's
@@ -683,19 +708,8 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
     # (not an empty value: nginx sends none, it only stops the inheritance of a header httpd does not apply)
     always = {s.args[0].lower() for s in headers if ungated[id(s)] is None and len(s.args) >= 3
               and s.args[-1] == "always" and "$" not in s.args[1] and s.args[1] != ""}
-    # ... and, in place of CGI programs (httpd runs one, or answers 404 where none is), one a `Header always`
-    # line sends under a condition: httpd's errors carry that line alone where it holds, and no line of the
-    # header where it does not (its successes the onsuccess lines after it: ap_http_header_filter overlays
-    # headers_out on err_headers_out); so the refusal sends the onsuccess lines only where the always lines
-    # of the header send nothing, as it sends a plain always line alone
-    held: dict[str, str] = {}
     from_gate = getattr(unless, "from_gate", None)
-    cgi = from_gate is not None and any(_refusal(s) and s.comment == CGI_REFUSAL for s in stmts)
-    for s in headers if cgi else ():
-        if ungated[id(s)] is None and len(s.args) >= 3 and s.args[-1] == "always" and not _carried(s) \
-                and _VARIABLES.fullmatch(s.args[1]) \
-                and not any(from_gate(v) or v in getattr(ungate, "refused", {}) for v in _VARIABLE.findall(s.args[1])):
-            held[s.args[0].lower()] = held.get(s.args[0].lower(), "") + s.args[1]
+    held = _held(stmts, headers, ungated, ungate, from_gate)
     if _relaying(stmts):
         # ... but in a proxied region, where httpd relays the backend's answer (a success carries the onsuccess
         # line too) and nginx cannot tell its status without asking it: both lines go on the refusal there,
