@@ -295,9 +295,14 @@ def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless
     Such a location names a copy holding its own add_header list (nginx adds `always` ones to errors). So does
     a refused location whose 403 the plain refusal page answers (refusal_pages), and a nested one (a file
     section's `Header always` under a directory whose .htaccess refuses with a message: its 403 is answered
-    by the page the enclosing location names)."""
+    by the page the enclosing location names). So does a named location answering a status plainly in place
+    of a local page httpd refuses or cannot serve (refused_error_pages, guarded_401_pages): httpd's redirected
+    request fails, and ap_die answers the original request with its built-in message and that request's error
+    headers (observed with httpd 2.4: a <Location>'s `Header always` lines on the 401 whose page asks for a
+    login again); one standing for a page httpd may serve (`_page_`) holds the page's headers instead."""
     from .refusal_pages import REFUSED_PAGE
-    named = {loc.path: loc for loc in locations if loc.path.startswith("@a2n_error_") or loc.path == REFUSED_PAGE}
+    named = {loc.path: loc for loc in locations if loc.path.startswith("@a2n_error_") or loc.path == REFUSED_PAGE
+             or (loc.path.startswith("@a2n_status_") and "_page_" not in loc.path)}
     if not named:
         return locations
     copies: dict[tuple, object] = {}
@@ -411,8 +416,9 @@ def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], name
 
 
 def _challenge(s: Stmt) -> bool:
-    """The login challenge an error page for 401 repeats (challenge_pages): not one of the location's headers."""
-    return s.name == "add_header" and s.args[:2] == ["WWW-Authenticate", "$a2n_challenge"]
+    """The login challenge an error page for 401 repeats (challenge_pages), or the one a plain status keeps
+    (refused_error_pages): not one of the location's headers."""
+    return s.name == "add_header" and s.args[:1] == ["WWW-Authenticate"]
 
 
 def _refusal(s: Stmt) -> bool:

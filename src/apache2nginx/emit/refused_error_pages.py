@@ -8,9 +8,13 @@ file in a granted directory) became nginx's 403.
 
 Where the page's nginx location refuses everybody (`deny all` with no `allow` and no `satisfy any`, from
 the input's own access rules, not a refusal the translation adds), the translation sends that status to a
-named location answering the original status with nginx's own page instead, and reports it (A2N239). A page
-refused only to some clients (a login, an address rule) fails the same way for them: httpd answers a 404 with
-its message (and the challenge), nginx answered the page location's 401. nginx cannot serve the page to the
+named location answering the original status with nginx's own page instead, and reports it (A2N239). Its
+answer carries the `Header always` lines of the location whose status it answers (a copy of it per list:
+emit.inherit.error_pages_with_headers), as httpd answers the original request with its error headers after
+the page's redirect fails (observed with httpd 2.4), and none of the page's.
+
+A page refused only to some clients (a login, an address rule) fails the same way for them: httpd answers a
+404 with its message (and the challenge), nginx answered the page location's 401. nginx cannot serve the page to the
 clients that pass and keep the status for the others (the redirected request takes no second error_page), so
 those statuses answer from the same named location, to every client (A2N881); a status the refusal itself
 answers with (401 for a login, 403 for an address rule) is left as it is.
