@@ -228,6 +228,9 @@ def test_new_conditions(setup):
              headers={"If-Modified-Since": "x"})
     assert d.holds("doubled-slash") and d.holds("encoded-slash") and d.holds("status-404")
     assert d.holds("trace-method") and d.holds("conditional-request") and not d.holds("directory-request")
+    assert not d.holds("options-method") and not c.holds("options-method")
+    o = case("status", 200, 401, path="/missing/a.txt", status=(200, 401), method="OPTIONS")
+    assert o.holds("options-method") and o.holds("success") and o.holds("nginx-refused") and not o.holds("trace-method")
     e = case("connection", 200, "SSLError: handshake", scheme="https")
     e.nginx.error = "SSLError: handshake"
     assert e.holds("nginx-failed") and not c.holds("nginx-failed")

@@ -46,7 +46,8 @@ def _concrete(field: str) -> str:
 def _case(effect: Effect, field: str, host: str = "one.example") -> Case:
     """A request and two answers that satisfy every condition of EFFECT, differing in FIELD."""
     when = set(effect.when)
-    method = "TRACE" if "trace-method" in when else "POST" if "unsafe-method" in when else "GET"
+    method = "TRACE" if "trace-method" in when else "OPTIONS" if "options-method" in when else \
+        "POST" if "unsafe-method" in when else "GET"
     path = "/a.php/x" if "path-info" in when else "/dir/" if "directory-request" in when else \
         "/d/a" if "inner-segment" in when else "/a"
     if "encoded-slash" in when:

@@ -262,9 +262,13 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N745": effects(*_REWRITE),       # rules left out, or a redirect that runs before the access rules
     # a directory named like a refused file is refused (its 403 carries none of the headers of the answer httpd
     # gives there, an OPTIONS Allow); a URL whose file (or directory) does not exist gets the section's rules in
-    # nginx, where httpd answers 404 without them
+    # nginx, where httpd answers 404 without them, and OPTIONS with its Allow (200: httpd's OPTIONS answer
+    # needs no file)
     "A2N747": effects("status@status-403", "header@status-403", "status:changed@status-404,nginx-refused",
-                      "header www-authenticate:added@status-404,nginx-refused"),
+                      "header www-authenticate:added@status-404,nginx-refused",
+                      "status:changed@options-method,success,nginx-refused",
+                      "header www-authenticate:added@options-method,success,nginx-refused",
+                      "header allow:missing@options-method,success,nginx-refused"),
     "A2N748": effects("status@status-403"),  # 403 where httpd answers 500
     "A2N749": effects(),
     "A2N778": effects("status@status-403", "header@status-403", "location@status-403",

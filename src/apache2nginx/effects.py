@@ -42,6 +42,7 @@ CONDITIONS = {
     "https": "the request came over TLS",
     "no-backend-process": "the request goes to a script server (php-fpm, fcgiwrap) verify does not run",
     "trace-method": "the request's method is TRACE",
+    "options-method": "the request's method is OPTIONS",
     "encoded-slash": "the request's path holds %2F",
     "doubled-slash": "the request's path holds a doubled slash",
     "directory-request": "the request's path names a directory (ends with a slash)",

@@ -86,6 +86,7 @@ class Case:
             "https": p.scheme == "https",
             "no-backend-process": True,     # verify runs no php-fpm or fcgiwrap for nginx
             "trace-method": p.method == "TRACE",
+            "options-method": p.method == "OPTIONS",
             "encoded-slash": "%2f" in p.path.split("?", 1)[0].lower(),
             "doubled-slash": "//" in p.path.split("?", 1)[0],
             "directory-request": p.path.split("?", 1)[0].endswith("/"),
