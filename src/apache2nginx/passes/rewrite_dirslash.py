@@ -280,6 +280,28 @@ def after(rule: RRule, flag: str | None, index: str | None = None) -> list[Stmt]
     return out
 
 
+# the comment of mod_dir's redirect in the document root's internal location (`in_document_root`)
+DOCROOT_SLASH = "mod_dir: a directory result, redirected for the request's own path"
+_DOCROOT_DIR = "$a2n_docroot_dir"
+
+
+def in_document_root(span) -> list[Stmt]:
+    """mod_dir in the internal location a server-context rule maps its result onto the document root through
+    (rewrite_compile `document_root_file`). httpd keeps the request's own path (r->uri) for a rule that maps
+    to a file: where the result is a directory and the request's path lacks the slash, it answers 301 to that
+    path plus the slash and the query (GET /data, rewritten to the directory /files: Location /data/). nginx's
+    static module redirects to the URI it serves plus the slash, the internal location's prefix with it
+    (/a2n_docroot_1/files/), a URL no client may see. Where the request's path has the slash and the result
+    lacks it, nginx goes on as for a result with the slash (its index module), never to that redirect."""
+    return [Stmt("set", [_DOCROOT_DIR, "$a2n_request_uri"], span, comment=DOCROOT_SLASH),
+            Stmt("if", ["(-d $request_filename)"], span, comment=DOCROOT_SLASH,
+                 block=[Stmt("set", [_DOCROOT_DIR, f"d:{_DOCROOT_DIR}"], span)]),
+            Stmt("if", [f'({_DOCROOT_DIR} ~ "^d:.*[^/]$")'], span, comment=DOCROOT_SLASH,
+                 block=[Stmt("return", ["301", "$a2n_request_uri/$is_args$args"], span)]),
+            Stmt("if", [f'({_DOCROOT_DIR} ~ "^d:")'], span, comment=DOCROOT_SLASH,
+                 block=[Stmt("rewrite", ["^(.*[^/])$", "$1/", "last"], span)])]
+
+
 def record(compiler, rule: RRule) -> Stmt:
     """In the rule's action, after its rewrite: the file the result maps to (the server's `root` is the
     document root the result maps under)."""
