@@ -1492,8 +1492,9 @@ class Layout:
         whose access rules change what those sections decide (HEADERS_TOO: or that has header lines), a nested
         location of its pattern with the rules of them all merged (and their statements): a name matching both
         is judged, and answered with the headers, as httpd does. Merged rules that may admit what the sections
-        matched refuse hold where the URL's last name matches them all (httpd matches every section against the
-        one name its walk stops at): a URL going on after a name only some of them match keeps the outer rules.
+        matched refuse hold where one name matches them all (httpd matches every section against the one name
+        its walk stops at), the URL's last or, where they admit no more than the directory, followed by path
+        info (`kept_names`): a URL going on after a name only some of them match keeps the outer rules.
         Header lines count a conditional unset's marker; LOC_HEADERS: the <Location> sections' Header lines,
         which httpd runs after every file section's: a nested location naming one of their headers ends with
         them (`_after_files`), as each section's own location does."""
@@ -1511,10 +1512,14 @@ class Layout:
                 continue
             path = loc.path
             if _admits_more(_rules(access), _rules(current)):
-                # rules that may admit what the sections matched refuse hold where one name matches them all, the
-                # URL's last: httpd judges the one name its walk stops at, so a URL going on after a name only
-                # the sections matched accept (a file and its path info, /.htaccess/a.txt) keeps their rules
-                path = _last_name([s.files_regex for s in matched + [f]])
+                # rules that may admit what the sections matched refuse hold where one name matches them all:
+                # httpd judges the one name its walk stops at, so a URL going on after a name only the sections
+                # matched accept (a file and its path info, /.htaccess/a.txt) keeps their rules. Path info after
+                # the name matching them all gets the merged rules too (httpd asks the login of
+                # /secret.txt/x's sections before its 404), unless they may admit what the directory refuses
+                group = matched + [f]
+                path = _last_name([s.files_regex for s in group],
+                                  self.kept_names(group, access, dir_configs, loc_configs, parent))
             if depth >= 4 or path is None:
                 # more sections overlapping than are laid out: their names are refused rather than opened
                 access = [Stmt("deny", ["all"], f.span, comment="overlapping file sections: refused")]
@@ -1533,6 +1538,19 @@ class Layout:
             if depth < 4:
                 self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1,
                                    headers_too, loc_headers)
+
+    def kept_names(self, group: list[Scope], access: list[Stmt], dir_configs: list, loc_configs: list,
+                   parent: list[Stmt]) -> list[str] | None:
+        """Where the merged rules ACCESS of the file sections GROUP may hold for path info after a name matching
+        them all: the patterns of the sections whose own rules (with the directory's) they may widen, names
+        the path info must not hold (see `_last_name`); None where they may admit what the directory PARENT
+        refuses (they hold for the URL's last name only). A directory of the name is walked through by httpd,
+        which judges the name below it with the sections it matches alone."""
+        if _admits_more(_rules(access), _rules(parent)):
+            return None
+        return [s.files_regex for s in group if _admits_more(_rules(access), _rules(self.access(
+            dir_configs + [s.settings.get("access")] + loc_configs, f"files matching {s.path}", s.span,
+            quiet=True)))]
 
     def nest_regex_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
                             root_configs: list, root_locations: list, root_statements: list[Stmt],
@@ -2943,16 +2961,25 @@ def _admits_more(rules: list[Stmt], region: list[Stmt]) -> bool:
     return bool(region) and not restricts and not _refuses(rules)
 
 
-def _last_name(regexes: list[str]) -> str | None:
+def _last_name(regexes: list[str], kept: list[str] | None = None) -> str | None:
     """A URL regex matching where the last segment is a name every one of the file sections' REGEXES
     (access.basename_regex: a segment, last or followed by path info) accepts; None where one is not of
-    that form."""
-    tests = []
+    that form. KEPT (a list, maybe empty): or where such a segment is followed by path info holding no name
+    one of the KEPT patterns accepts: httpd's walk stops at a file of that name, the rest being path info,
+    and merges the sections (it asks /secret.txt/x's login before its 404); where the segment is a
+    directory, the walk goes on to a name below, judged by the sections it matches (`kept_names`)."""
+    body = {}
     for regex in dict.fromkeys(regexes):
-        if not regex.startswith("(?:^|/)") or not regex.endswith(_PATH_INFO):
+        if not regex.startswith(_SEGMENT) or not regex.endswith(_PATH_INFO):
             return None
-        tests.append("(?=" + regex[len("(?:^|/)"):-len(_PATH_INFO)] + "$)")
-    return "(?:^|/)" + "".join(tests) + "[^/]*$"
+        body[regex] = regex[len(_SEGMENT):-len(_PATH_INFO)]
+    if kept is None:
+        return _SEGMENT + "".join(f"(?={b}$)" for b in body.values()) + "[^/]*$"
+    tail = _PATH_INFO
+    if kept:
+        below = "|".join(f"(?:{body[regex]})" for regex in dict.fromkeys(kept))
+        tail = f"(?:$|/(?!(?:[^/]*/)*(?:{below}){_PATH_INFO}))"
+    return _SEGMENT + "".join(f"(?={b}{_PATH_INFO})" for b in body.values()) + "[^/]*" + tail
 
 
 def _may_overlap(a: str, b: str) -> bool:
