@@ -360,7 +360,8 @@ class Compiler:
         dirslash.note_index_rewrite(self, rule)
         if self.dirslash is None or not _holds(stmts, dirslash.DIRSLASH):
             return stmts
-        return [dirslash.reset(rule)] + stmts + dirslash.after(rule, *self.dirslash)
+        return [dirslash.reset(rule)] + stmts + dirslash.after(rule, *self.dirslash,
+                                                              missing=dirslash.missing_answer(self))
 
     def _rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
         flags = rule.flags

@@ -31,6 +31,11 @@ alone or makes (/private/ rewritten [PT] to /private/inner/, whose index.html th
 serves the rules' result for the index file where it is a regular file, else tries the next name and refuses
 the listing (403). nginx's index module looks the file up without the rules, redirects to it only where it
 exists, and the server's rewrite phase then rewrites it: 404 where the result names no file (A2N841).
+
+The request's own path also picks the ErrorDocument of a result that names no file: httpd's 404 goes through
+the page of the <Location> sections matching that path, nginx's through the rewritten URI's location. Where a
+section names a page for 404, the statements after the rule answer a missing result with the rule's own 404
+(missing_answer), which the original path's page then serves (carry_location_error_pages).
 """
 from __future__ import annotations
 
@@ -258,13 +263,15 @@ def _index_name(compiler, target: str) -> str | None:
     return names[0]
 
 
-def after(rule: RRule, flag: str | None, index: str | None = None) -> list[Stmt]:
+def after(rule: RRule, flag: str | None, index: str | None = None, missing: bool = False) -> list[Stmt]:
     """The statements after the rule: mod_dir's redirect where the mapped file is a directory and the request's
     path has no trailing slash, then the stop of [L]/[END] where the rule applied. With INDEX, mod_dir's index
-    lookup where the path has the slash: the status the server's error_page redirects to the path plus INDEX."""
+    lookup where the path has the slash: the status the server's error_page redirects to the path plus INDEX.
+    With MISSING (see `missing_answer`), the 404 of a result that names no file, answered here."""
     span = rule.span
-    out = [Stmt("if", [f"(-d {DIRSLASH})"], span, block=[Stmt("set", [DIRSLASH, "d"], span)]),
-           Stmt("set", [DIRSLASH, f"{DIRSLASH}:$a2n_request_uri"], span)]
+    out = _missing(span) if missing and flag else []
+    out += [Stmt("if", [f"(-d {DIRSLASH})"], span, block=[Stmt("set", [DIRSLASH, "d"], span)]),
+            Stmt("set", [DIRSLASH, f"{DIRSLASH}:$a2n_request_uri"], span)]
     if index is not None:
         out += [Stmt("set", [DIRINDEX, f"{DIRSLASH}:$request_method"], span),
                 Stmt("if", [f'({DIRINDEX} ~ "^d:[^?]*/:(?:GET|HEAD)$")'], span,
@@ -278,6 +285,30 @@ def after(rule: RRule, flag: str | None, index: str | None = None) -> list[Stmt]
         out.append(Stmt("if", [f'({DIRSLASH} !~ "^:")'], span,
                         block=[Stmt("break", [], span)], comment=f"RewriteRule [{'END' if 'END' in rule.flags else 'L'}]"))
     return out
+
+
+_MISSING = "$a2n_missing"
+
+
+def missing_answer(compiler) -> bool:
+    """Whether a result that names no file is answered in the server's rewrite phase: where some <Location> or
+    <LocationMatch> of the server names a page for 404. httpd keeps the request's own path (r->uri) for a
+    rule that maps to a file, so the 404 of a missing result goes through the ErrorDocument 404 of the
+    sections matching that path (GET /private/sub/x/a.txt rewritten to the missing /files/ under
+    `<Location /private> ErrorDocument 404 http://...`: 302 to that URL). nginx looks the rewritten URI's
+    location up and answers there with its error_page, or none. Answered as the rule's own 404, it gets the
+    original URL's page as a rule's error answer does (carry_location_error_pages)."""
+    holders = [compiler.server] if compiler.server is compiler.ctx.main else [compiler.ctx.main, compiler.server]
+    return any(st.name == "error_page" and "404" in st.args[:-1]
+               for h in holders for sc in h.scopes if sc.kind == "location" for st in sc.statements)
+
+
+def _missing(span) -> list[Stmt]:
+    """404 where the rule applied and the file its result maps to does not exist."""
+    return [Stmt("set", [_MISSING, DIRSLASH], span),
+            Stmt("if", [f"(-e {_MISSING})"], span, block=[Stmt("set", [_MISSING, ""], span)]),
+            Stmt("if", [f'({_MISSING} != "")'], span, block=[Stmt("return", ["404"], span)],
+                 comment="the result names no file: httpd's 404 for the request's own path")]
 
 
 # the comment of mod_dir's redirect in the document root's internal location (`in_document_root`)
