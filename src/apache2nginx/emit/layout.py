@@ -3214,6 +3214,38 @@ def _walk_test_without_if(loc: Location, tests: list[Stmt], model: NginxModel) -
     ]
 
 
+def _alias_walk_test(loc: Location, statements: list[Stmt], regexes: list[str], model: NginxModel) -> list[Stmt]:
+    """STATEMENTS of the AliasMatch location LOC (the file sections' lines gated on WALK) after the walk test
+    over the file it maps to. httpd walks the aliased file's directories as well: for /mirror/sub/a.txt onto
+    /srv/www/$1.txt with no directory sub it tests `sub` against the section (REGEXES), which misses, and
+    answers the 404 with the lines before the section's. The walk's regular expressions replace the captures
+    the alias reads: it reads copies made first (the copies the location has already, for its access maps,
+    are moved first too). The names are the file's path below the target's fixed
+    directory; where several sections' lines are gated, a name higher up matching any of them keeps them
+    (REGEXES carry a case-insensitive section's `(?i:...)`)."""
+    span = loc.span
+    alias = next(st for st in statements if st.name == "alias")
+    kept = {k: model.new_variable("a2n_capture_") for k in dict.fromkeys(re.findall(r"\$(\d)", alias.args[0]))}
+    copies = [st for st in statements if st.name == "set" and st.comment == CAPTURE_COPY] + \
+        [Stmt("set", [v, "$" + k], span, comment=CAPTURE_COPY) for k, v in kept.items()]
+    path = _with_copies(alias, kept).args[0]
+    fixed = path[:path.find("$")]
+    below = path[len(fixed[:fixed.rfind("/")]):]
+    section = Location("~", regexes[0] if len(regexes) == 1 else "|".join(f"(?:{r})" for r in regexes), span=span)
+    test = [Stmt("set", ["$a2n_walk_name", below], span) if st.name == "set" and st.args[:1] == ["$a2n_walk_name"]
+            else _on_name(st) for st in _walk_test(section)]
+    body = [_with_copies(st, kept) if st.name == "alias" else st for st in statements
+            if not (st.name == "set" and st.comment == CAPTURE_COPY)]
+    return copies + test + body
+
+
+def _on_name(st: Stmt) -> Stmt:
+    """The walk test's split of the URI, over the aliased file's name ($a2n_walk_name) instead."""
+    if st.name == "if" and st.args and st.args[0].startswith("($uri ~"):
+        return Stmt("if", ["($a2n_walk_name" + st.args[0][len("($uri"):]], st.span, st.comment, block=st.block)
+    return st
+
+
 def _walk_missed(model: NginxModel) -> str:
     """A variable set where the walk misses the name (WALK is the URI tested) and $uri is still that URI: a
     rule's `rewrite ... break` serves another file from the location (whose headers it keeps, as before)."""
@@ -3265,6 +3297,7 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
              if st.name == "add_header" or st.name == "proxy_hide_header" and st.resets}
     if not lines:
         return
+    section_of = {id(st): f for f in files for st in f.statements}
     missed = None
 
     def gated(st: Stmt, enclosing: dict[str, set]) -> list[Stmt] | None:
@@ -3346,7 +3379,26 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
                     tests = fallback_tests(inner, fallback)
                     inner.statements[:] = (_walk_test(inner) if tests is None else
                                            _walk_test_without_if(inner, tests, model)) + out
+            else:
+                gate_alias(inner, enclosing, pages)
             gate(inner, enclosing, pages, fallback)
+
+    def gate_alias(inner: Location, enclosing: dict[str, set], pages: list[Stmt]) -> None:
+        # an AliasMatch location carrying the lines of the file sections matching every file it serves
+        alias = next((st for st in inner.statements if st.name == "alias"), None)
+        if inner.modifier not in ("~", "~*") or alias is None or not alias.args or "$" not in alias.args[0] \
+                or not (replaces_enclosing(inner, enclosing) or redirects_errors(error_pages(inner.statements,
+                                                                                              pages))):
+            return
+        out, regexes = [], []
+        for st in inner.statements:
+            made = gated(st, enclosing) if id(st) in lines else None
+            out.extend(made if made is not None else [st])
+            if made is not None:
+                f = section_of[id(st)]
+                regexes.append(f"(?i:{f.files_regex})" if f.nocase else f.files_regex)
+        if regexes:
+            inner.statements[:] = _alias_walk_test(inner, out, list(dict.fromkeys(regexes)), model)
 
     outer = _header_lines(model.http_statements + server.statements, {})
     outer_pages = error_pages(server.statements, error_pages(main.statements, []) if main is not None
@@ -3357,6 +3409,7 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
         top, holder = fallback_of(main.statements), main.statements
     top_tests = tests_of(top, holder)
     for loc in server.locations:
+        gate_alias(loc, outer, outer_pages)
         gate(loc, outer, outer_pages, top_tests)
 
 
