@@ -958,8 +958,7 @@ class Compiler:
         # a later rule sees the result (httpd: the path; nginx: the internal URI): none may match either
         last = later is not None and all(_apart(r.pattern, static) and _apart(r.pattern, prefix + static)
                                          for r in later)
-        per_dir_rules = any(state.rules for h in {id(h): h for h in (self.server, self.ctx.main)}.values()
-                            for state in h.settings.get("directory_rewrites", {}).values())
+        per_dir_rules = self._directory_rules_may_match(root, static, dynamic)
         blocking = per_directory_access(self.ctx, self.server, root + _static_directory(static), "/",
                                         deny_ok=False)
         if blocking is not None:
@@ -989,6 +988,29 @@ class Compiler:
                        "trailing-slash redirect, the index file) works on the request's own URL, and its index "
                        "lookup runs the rules again", rule.span, directive="RewriteRule")
         return prefix + target
+
+    def _directory_rules_may_match(self, root: str, static: str, dynamic: bool) -> bool:
+        """Whether a per-directory rule may see the server rule's result, the file ROOT+STATIC: httpd runs the
+        rules of each directory holding that file (mod_rewrite's fixup) on its path below the directory, which
+        the internal location of the document root would not. A rule cannot where its pattern is anchored with
+        a literal text apart from that path, or, for a result with no variable part, does not match it
+        (`^(.*)\\.txt$` never sees `app/inner/`); a directory given by a pattern may hold anything."""
+        path = root.rstrip("/") + static
+        for h in {id(h): h for h in (self.server, self.ctx.main)}.values():
+            for state in h.settings.get("directory_rewrites", {}).values():
+                if not state.rules:
+                    continue
+                directory = (state.directory or "").rstrip("/")
+                if not state.literal or re.search(r"[*?\[]", directory):
+                    return True
+                if dynamic and directory.startswith(path):
+                    return True     # the variable part may lead into the directory
+                if not (path + "/").startswith(directory + "/"):
+                    continue
+                rel = path[len(directory):].lstrip("/")
+                if any(_rule_may_match(r, rel, dynamic) for r in state.rules):
+                    return True
+        return False
 
     def handler(self, rule: RRule, pattern: str, negate: bool, target: str | None, flag: str | None) -> list[Stmt]:
         try:
@@ -1547,6 +1569,19 @@ def _apart(pattern: str, path: str) -> bool:
     if not literal:
         return False
     return not (literal.startswith(path) or path.startswith(literal))
+
+
+def _rule_may_match(rule: RRule, path: str, dynamic: bool) -> bool:
+    """Whether RULE's pattern may match the per-directory PATH (a literal start of it where DYNAMIC). A
+    pattern Python cannot read, or a negated one, may."""
+    if _apart(rule.pattern, path):
+        return False
+    if dynamic or rule.pattern.startswith("!"):
+        return True
+    try:
+        return re.search(rule.pattern, path, re.IGNORECASE if "NC" in rule.flags else 0) is not None
+    except re.error:
+        return True
 
 
 def _internal_rewrite(stmt: Stmt) -> bool:
