@@ -748,12 +748,13 @@ _short("A2N876", "error-document-translation-refused", "warning",
        "make the page's access rules ones nginx can check (e.g. `<Files 404.html> Require all granted`), or "
        "move the page out of the refused region.")
 _short("A2N885", "error-document-translation-refused-headers", "warning",
-       "The headers of an ErrorDocument page the translation refuses are sent on every answer it stood for.",
+       "The headers of an ErrorDocument page nginx answers without are sent on every answer it stood for.",
        "where httpd serves a local ErrorDocument, the answer carries the page's own headers (the Header lines "
-       "of its sections, onsuccess and always alike), with the original status; where its own access rules "
-       "refuse the page, it answers with its built-in message and none of them. The translation refuses the "
-       "page's location (a rule nginx cannot reproduce) and answers the status with nginx's own page, which "
-       "cannot tell the two cases apart: it sends the page's headers on every such answer.",
+       "of its sections and of the server, onsuccess and always alike), with the original status; where its own "
+       "access rules refuse the page, it answers with its built-in message and none of them. The translation "
+       "answers the status with nginx's own page where the page's location is refused (a rule nginx cannot "
+       "reproduce, or a login or address rule refusing some clients), which cannot tell the two cases apart: "
+       "it sends the page's headers on every such answer.",
        "where httpd's rules refuse the page, or the page is missing, nginx's error answer carries headers httpd's "
        "does not.",
        "make the page's access rules ones nginx can check (e.g. `<Files 404.html> Require all granted`), or "

@@ -17,7 +17,10 @@ A page refused only to some clients (a login, an address rule) fails the same wa
 404 with its message (and the challenge), nginx answered the page location's 401. nginx cannot serve the page to the
 clients that pass and keep the status for the others (the redirected request takes no second error_page), so
 those statuses answer from the same named location, to every client (A2N881); a status the refusal itself
-answers with (401 for a login, 403 for an address rule) is left as it is.
+answers with (401 for a login, 403 for an address rule) is left as it is. The clients httpd lets see the page
+get its headers with it (a `Header onsuccess set` of the server too: the redirected request's own), on a 404
+of a missing file, of path info after a file and of a `%2F` path alike (observed with httpd 2.4): the named
+location sends them to every client, as below (A2N885).
 
 Where the page's location is refused by the translation itself (an access rule nginx cannot check, a
 construct it cannot express: a `deny all` or a `return 403` it adds in place of the input's rules), nginx's
@@ -256,7 +259,9 @@ def _refused_codes(model: NginxModel, server: Server, main: Server | None, pages
         if not target.startswith("/"):
             continue
         statuses, challenge, refused_to = _refusals(server, main, target)
-        headers, lost = _page_headers(model, server, main, target) if refused_to == "translation" else ([], [])
+        # httpd serves the page to the clients its rules let in (with its headers): nginx's named location
+        # cannot tell them apart, so it sends the page's headers on every answer it stands for
+        headers, lost = _page_headers(model, server, main, target) if refused_to != "everybody" else ([], [])
         # (`error_page 502 =500 /page`: the status the page is sent with, httpd's)
         answer = next((a[1:] for a in st.args[:-1] if a.startswith("=") and a[1:].isdigit()), None)
         for code in st.args[:-1]:
