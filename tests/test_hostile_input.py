@@ -254,11 +254,14 @@ def test_column_computation_is_linear_on_a_long_non_ascii_line():
 
     def timed(n: int) -> float:
         line = "ServerAlias " + " ".join(f'"a{i}"' for i in range(n)) + " é\n"
-        start = time.perf_counter()
-        cf = parse_text("x", line, Diagnostics())
-        args = cf.children[0].arg_pos
-        assert args[-1][1] == len(line) - 1 and args[1][1] == 18      # character columns, é last
-        return time.perf_counter() - start
+        best = float("inf")
+        for _ in range(3):      # the best of three: a busy machine slows one run, not the algorithm
+            start = time.perf_counter()
+            cf = parse_text("x", line, Diagnostics())
+            args = cf.children[0].arg_pos
+            assert args[-1][1] == len(line) - 1 and args[1][1] == 18      # character columns, é last
+            best = min(best, time.perf_counter() - start)
+        return best
     small, large = timed(10_000), timed(100_000)     # the large line is about 1 MB
     assert large < 10 and large < small * 40, (small, large)
 
