@@ -73,6 +73,13 @@ class Compiler:
         # carry_refusal_headers)
         self.refusal_sections: dict[int, tuple[list, bool]] = {}
         self.per_dir_proxies: list[Location] = []   # the internal locations of per-directory [P] rules
+        self.server_facts: dict[str, object] = {}     # facts read from the whole server once (`server_fact`)
+
+    def server_fact(self, key: str, compute):
+        """A fact about the whole server (its sections, its index names), computed once for every rule."""
+        if key not in self.server_facts:
+            self.server_facts[key] = compute()
+        return self.server_facts[key]
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:

@@ -83,7 +83,8 @@ def note_index_rewrite(compiler, rule: RRule) -> None:
     if compiler.per_dir is not None or _skipped_in_subrequest(rule) or _not_for_get(rule) or \
             rule.substitution == "-" and not {"F", "G", "R"} & set(rule.flags):
         return
-    url = _index_url_rewritten(rule, _every_index_name(compiler.ctx, compiler.server))
+    url = _index_url_rewritten(rule, compiler.server_fact(
+        "index names", lambda: _every_index_name(compiler.ctx, compiler.server)))
     if url is not None:
         compiler.note_once(rule, "A2N841", f"RewriteRule {rule.pattern} {rule.substitution}: it may rewrite a "
                            f"directory's index file URL ({url}); httpd looks the index file up through the rules "
@@ -299,8 +300,9 @@ def missing_answer(compiler) -> bool:
     location up and answers there with its error_page, or none. Answered as the rule's own 404, it gets the
     original URL's page as a rule's error answer does (carry_location_error_pages)."""
     holders = [compiler.server] if compiler.server is compiler.ctx.main else [compiler.ctx.main, compiler.server]
-    return any(st.name == "error_page" and "404" in st.args[:-1]
-               for h in holders for sc in h.scopes if sc.kind == "location" for st in sc.statements)
+    return compiler.server_fact("location 404 page", lambda: any(
+        st.name == "error_page" and "404" in st.args[:-1]
+        for h in holders for sc in h.scopes if sc.kind == "location" for st in sc.statements))
 
 
 def _missing(span) -> list[Stmt]:
