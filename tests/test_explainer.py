@@ -229,6 +229,10 @@ def test_new_conditions(setup):
     assert d.holds("doubled-slash") and d.holds("encoded-slash") and d.holds("status-404")
     assert d.holds("trace-method") and d.holds("conditional-request") and not d.holds("directory-request")
     assert not d.holds("options-method") and not c.holds("options-method")
+    # a final dot segment names the directory both servers resolve it to; an encoded slash ends no segment
+    for path, directory in (("/a/b/..", True), ("/a/b/.?x=1", True), ("/a/b/%2e%2E", True), ("/a/..b", False),
+                            ("/a/b%2f", False), ("/a/b?x=/", False)):
+        assert case("status", 404, 403, path=path, status=(404, 403)).holds("directory-request") is directory
     o = case("status", 200, 401, path="/missing/a.txt", status=(200, 401), method="OPTIONS")
     assert o.holds("options-method") and o.holds("success") and o.holds("nginx-refused") and not o.holds("trace-method")
     e = case("connection", 200, "SSLError: handshake", scheme="https")

@@ -45,7 +45,8 @@ CONDITIONS = {
     "options-method": "the request's method is OPTIONS",
     "encoded-slash": "the request's path holds %2F",
     "doubled-slash": "the request's path holds a doubled slash",
-    "directory-request": "the request's path names a directory (ends with a slash)",
+    "directory-request": "the request's path names a directory (ends with a slash, or with a `.` or `..` "
+                         "segment, which both servers resolve to the directory)",
     "path-info": "the request's path goes on after a segment that looks like a file name (has a dot)",
     "inner-segment": "the request's path has a segment before its last one (a directory part: /d/name)",
     "status-403": "httpd or nginx answered 403 (forbidden)",

@@ -14,7 +14,7 @@ from ..effects import Effect, directive_effects
 from ..emit.layout import segment_prefix
 from ..syntax.loader import LoadedConfig
 from .compare import Observation
-from .paths import normalized_path, request_path
+from .paths import names_directory, normalized_path, request_path
 from .probes import Probe, VHostInfo
 
 def htaccess_regions(docroot: str | None, config: LoadedConfig | None = None) -> dict[str, list[str]]:
@@ -89,7 +89,7 @@ class Case:
             "options-method": p.method == "OPTIONS",
             "encoded-slash": "%2f" in p.path.split("?", 1)[0].lower(),
             "doubled-slash": "//" in p.path.split("?", 1)[0],
-            "directory-request": p.path.split("?", 1)[0].endswith("/"),
+            "directory-request": names_directory(p.path),
             "path-info": any("." in seg.strip(".") for seg in p.path.split("?", 1)[0].split("/")[1:-1]),
             "inner-segment": len([seg for seg in normalized_path(p.path).split("/") if seg]) > 1,
             "status-403": 403 in statuses or self.refused_by_redirect,

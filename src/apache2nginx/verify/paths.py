@@ -29,3 +29,12 @@ def normalized_path(target: str) -> str:
         out.append("")
     path = "/".join(out)
     return path if path.startswith("/") else "/" + path
+
+
+def names_directory(target: str) -> bool:
+    """Whether a request target names a directory: its path ends with a slash, or with a `.` or `..`
+    segment (%-escaped or not), which httpd and nginx both resolve to a directory's path with its trailing
+    slash (`/a/b/..` is `/a/`, see normalized_path). An encoded slash (`%2F`) ends no segment here: httpd
+    may keep it undecoded (AllowEncodedSlashes NoDecode) or refuse it."""
+    raw = target.split("?", 1)[0].split("#", 1)[0]
+    return unquote(raw.rsplit("/", 1)[-1]) in ("", ".", "..")
