@@ -28,7 +28,7 @@ challenge goes along.
 from __future__ import annotations
 
 from ..model import Location, NginxModel, Server, Stmt
-from .refused_error_pages import _plain_location, _plain_page, serving_levels
+from .refused_error_pages import plain_location, plain_page, serving_levels
 
 PAGE = "@a2n_page_401_"
 # what the page's location may hold for the file to be served the same way from a named location
@@ -110,9 +110,9 @@ class _Pages:
 
     def plain(self) -> str:
         """The named location answering 401 with nginx's own page (refused_error_pages makes the same)."""
-        name = _plain_page("401")
+        name = plain_page("401")
         if not any(loc.path == name for loc in self.server.locations):
-            self.server.locations.append(_plain_location(name, "401", "", []))
+            self.server.locations.append(plain_location(name, "401", "", []))
             self.taken.add(name)
         return name
 

@@ -53,7 +53,7 @@ _ANSWER_VARIABLES = re.compile(r"(?:status|uri|document_uri|upstream_\w+|sent_ht
 _VARIABLE = re.compile(r"\$\{?(\w+)")
 
 
-def _plain_page(code: str, challenge: str = "", target: str = "") -> str:
+def plain_page(code: str, challenge: str = "", target: str = "") -> str:
     """The named location answering CODE plainly; with CHALLENGE, one that also sends it (one per realm);
     with TARGET, one that sends that page's headers (one per page)."""
     name = f"@a2n_status_{code}"
@@ -64,7 +64,7 @@ def _plain_page(code: str, challenge: str = "", target: str = "") -> str:
     return name
 
 
-def _plain_location(name: str, code: str, challenge: str, headers: list[Stmt]) -> Location:
+def plain_location(name: str, code: str, challenge: str, headers: list[Stmt]) -> Location:
     body = [replace(st) for st in headers] + [Stmt("return", [code], None)]
     if challenge:
         body.insert(0, Stmt("add_header", ["WWW-Authenticate", challenge, "always"], None,
@@ -267,7 +267,7 @@ def _refused_codes(model: NginxModel, server: Server, main: Server | None, pages
         for code in st.args[:-1]:
             if not code.isdigit() or code in statuses or not statuses:
                 continue   # a page refused with its own status: httpd answers that status, and so does nginx
-            refused[code] = _plain_page(answer or code, challenge, target if headers else "")
+            refused[code] = plain_page(answer or code, challenge, target if headers else "")
             needed[refused[code]] = (answer or code, challenge, headers)
             if answer is not None or (id(st), code) in reported:
                 continue   # (the page's own error_page for that status says it)
@@ -305,7 +305,7 @@ def _login_page_headers(model: NginxModel, server: Server, main: Server | None,
     """The ErrorDocument 401 in force at LEVELS (innermost first), the headers httpd sends with its page, and
     the names of those nginx cannot give there (one read from the page's own answer, see _page_headers): a
     local page it serves, or the named location already standing for one the translation refuses
-    (_plain_location, which reports its own). No headers where no such page answers, or its own rules refuse
+    (plain_location, which reports its own). No headers where no such page answers, or its own rules refuse
     it."""
     page = next((st for level in levels for st in level if st.name == "error_page" and "401" in st.args[:-1]),
                 None)
@@ -399,4 +399,4 @@ def keep_statuses_of_refused_pages(model: NginxModel, diags: Diagnostics) -> Non
     for server in model.servers:
         for name, (code, challenge, headers) in sorted(needed[id(server)].items()):
             if not any(loc.path == name for loc in server.locations):
-                server.locations.append(_plain_location(name, code, challenge, headers))
+                server.locations.append(plain_location(name, code, challenge, headers))

@@ -38,7 +38,7 @@ from .rewrite_compile import _quote_regex
 from .rewrite_location_headers import (REFUSED_RULE, carry_dirslash_headers, carry_location_error_pages,
                                        carry_location_headers, carry_proxy_headers, carry_refusal_headers,
                                        carry_rewrite_headers, header_scopes, refused_directory_headers,
-                                       refused_rule_results, _again)
+                                       refused_rule_results, rewrite_pass_again)
 from .rewrite_prefix import record_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
@@ -993,8 +993,8 @@ def _document_root_index_guard(ctx: Context, server: Server, state: RewriteConte
     if any(_refuses(r.directive) and not _skipped_in_subrequest(r) for r in state.rules) or \
             _holds_refused_rule(statements):
         return []
-    again = ctx.model.shared_map("a2n_docroot_pass_", f"{_again(ctx)}$uri", [(r"~^1/a2n_docroot_\d+/", "1")],
-                                 '""', volatile=True)
+    again = ctx.model.shared_map("a2n_docroot_pass_", f"{rewrite_pass_again(ctx)}$uri",
+                                 [(r"~^1/a2n_docroot_\d+/", "1")], '""', volatile=True)
     return [Stmt("if", [f"({again})"], None, block=[Stmt("break", [], None)],
                  comment="nginx's index redirect into the document root's internal location: no rule runs again")]
 

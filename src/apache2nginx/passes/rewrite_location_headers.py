@@ -24,8 +24,8 @@ carried through server-level add_header lines (carry_rewrite_headers; the compil
 nginx would serve from a location with add_header lines of its own, A2N842). A directory result's index file is
 served, in httpd, through mod_dir's subrequest for the request's own URL plus the index name, which walks the
 same sections; nginx's index module makes an internal redirect that runs the server's rewrite phase again,
-where the carried values stay as the first pass chose them (_again). A rule left out and refused in
-its place (A2N327, A2N780, A2N842) answers 403 where httpd may serve: that 403 carries the headers httpd's
+where the carried values stay as the first pass chose them (rewrite_pass_again). A rule left out and refused
+in its place (A2N327, A2N780, A2N842) answers 403 where httpd may serve: that 403 carries the headers httpd's
 answer could (carry_refusal_headers); so does the 403 of a location refused for a section the translation
 cannot place, where the rewritten file lands and httpd serves it: the carried onsuccess values there are
 the success's (_carried_map, emit.inherit). mod_dir's redirect of a directory result carries that directory's
@@ -222,7 +222,7 @@ def _carried_variables(ctx) -> tuple[str, str]:
     return f"$a2n_rwhdr{counter[0]}_in", f"$a2n_rwhdr{counter[0]}"
 
 
-def _again(ctx) -> str:
+def rewrite_pass_again(ctx) -> str:
     """A variable empty in the request's first pass through the server's rewrite phase and "1" when an
     internal redirect (the index module's, error_page's) runs it again: a map is evaluated once per request
     and keeps its value across internal redirects, so the first $uri it saw tells the later passes apart
@@ -232,10 +232,11 @@ def _again(ctx) -> str:
 
 
 def _again_unanswered(ctx) -> str:
-    """Like _again, but empty also where error_page's internal redirect runs the server's rewrite phase
+    """Like rewrite_pass_again, but empty also where error_page's internal redirect runs the server's rewrite phase
     again (an error status set, $status): "1" only on an internal redirect made before any answer (the
     index module's)."""
-    return ctx.model.shared_map("a2n_rwkept_", f"{_again(ctx)}:$status", [("1:000", "1")], '""', volatile=True)
+    return ctx.model.shared_map("a2n_rwkept_", f"{rewrite_pass_again(ctx)}:$status", [("1:000", "1")], '""',
+                                volatile=True)
 
 
 def _carried_map(ctx, source: str, entries: list[tuple[str, str]], span=None) -> str:
@@ -333,7 +334,7 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
     # <Location> walk sees the request's own URL plus the index name) runs these statements again on the
     # index file's URI: the values the first pass chose are kept, not cleared
     if paged:
-        before.append(Stmt("if", [f"({_again(ctx)} = \"\")"], None, block=resets,
+        before.append(Stmt("if", [f"({rewrite_pass_again(ctx)} = \"\")"], None, block=resets,
                            comment="not on an internal redirect: the first pass's values stay"))
     else:
         before.append(Stmt("if", [f"({_again_unanswered(ctx)} = \"\")"], None, block=resets,
