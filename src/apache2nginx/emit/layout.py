@@ -709,11 +709,11 @@ class Layout:
         _fallback_under_prefix_alias(server)
         # (a conditional `Header set` over an earlier one merges through the model's maps, as when rendered)
         carry_directory_proxy_headers(server, _unless(self.model), self.diags)
-        todo = list(server.locations)
+        todo = [(loc, [server.own_statements, server.statements]) for loc in server.locations]
         while todo:
-            loc = todo.pop()
-            todo.extend(loc.locations)
-            self._name_captures(loc)
+            loc, outer = todo.pop()
+            todo.extend((sub, [loc.statements] + outer) for sub in loc.locations)
+            self._name_captures(loc, outer)
         self.redirects_after_rewrites(server)
         for loc, stmts in dir_methods:
             if dirmethods.has_access_phase(loc.statements):
@@ -1319,11 +1319,14 @@ class Layout:
                 loc.statements.extend(Stmt(c.name, list(c.args), c.span, c.comment, None, c.resets, c.conditional)
                                       for c in copies)
 
-    def _name_captures(self, loc: Location) -> None:
+    def _name_captures(self, loc: Location, outer: list[list[Stmt]]) -> None:
         """A regex location whose directives read its captures as $1..$9 (RedirectMatch, AliasMatch) and that
-        holds an `if` or `set` (an access rule put first, a map it reads): their regular expressions reset
-        $1..$9 before the directive reads them (a redirect to /old/.html for /old/a.txt), so the location's
-        captures are read by name instead. Per-directory rewrite rules carried into the location (a <Files>
+        holds an `if` or `set` (an access rule put first, a map it reads), or whose access phase reads a
+        variable (an auth_basic realm that a map of the other access rules turns off, own or inherited from
+        the levels OUTER, innermost first) before a content handler (alias, proxy_pass) reads them: the maps'
+        regular expressions reset $1..$9 before the directive reads them (a redirect to /old/.html for
+        /old/a.txt, an alias to /srv/alias1/.txt for /blog/a.txt), so the location's captures are read by
+        name instead. Per-directory rewrite rules carried into the location (a <Files>
         section's, nested in a directory with rules) read their own regex's captures, never the location's.
         The statements renamed are copies: a location copied elsewhere (a RedirectMatch's, nested in a `^~`
         location) holds the same statements, and names its own regex's captures, or keeps $1..$9, there."""
@@ -1346,8 +1349,12 @@ class Layout:
 
         first = next((i for i, st in enumerate(loc.statements)
                       if any(any(numbered.search(a) for a in o.args) for o in own([st]))), None)
-        if first is None or not any(st.name in ("if", "set") for st in loc.statements[:first]):
-            return      # no capture read, or read before anything else runs (`set $a2n_capture_1 $1`)
+        if first is None:
+            return      # no capture read
+        late = loc.statements[first].name not in _REWRITE_PHASE
+        if not any(st.name in ("if", "set") for st in loc.statements[:first]) and not (
+                late and _access_reads_variables([loc.statements] + outer)):
+            return      # read before anything else runs (`set $a2n_capture_1 $1`)
         from ..passes.rewrite_compile import _name_groups
         self.named_locations += 1
         pattern, names = _name_groups(loc.path, f"a2n_lm{self.named_locations}_")
@@ -3017,6 +3024,22 @@ def _regexes_may_overlap(a: str, a_nocase: bool, b: str, b_nocase: bool) -> bool
     if xi or yi:
         x, y = x.lower(), y.lower()
     return x.startswith(y) or y.startswith(x)
+
+
+# the directives nginx runs in the rewrite phase, before the access phase and the content handler
+_REWRITE_PHASE = {"if", "set", "rewrite", "return", "break"}
+
+
+def _access_reads_variables(levels: list[list[Stmt]]) -> bool:
+    """Whether the auth_basic or auth_basic_user_file in effect (LEVELS from the innermost out: nginx merges each
+    from the nearest level setting it) reads a variable: nginx evaluates it in the access phase, after the
+    location matched and before its content handler, and a map's regular expression matching there replaces
+    the location's captures."""
+    for name in ("auth_basic", "auth_basic_user_file"):
+        st = next((st for level in levels for st in level if st.name == name and st.args), None)
+        if st is not None and "$" in st.args[0]:
+            return True
+    return False
 
 
 def _reads_captures(st: Stmt) -> bool:
