@@ -617,54 +617,71 @@ def _rule_tests(ctx: Context, server: Server, scope, refusal: Stmt, directives: 
     if len(links) > 1:
         return "httpd refuses some of its directories for their Options (without FollowSymLinks) and not others"
     compiler = _LocationConditions(ctx, server, RewriteContext(per_dir=prefix))
-    tests = []
-    for i, d in enumerate(directives):
+    rules = []
+    for d in directives:
         if len(d.args) < 2:
             return "a RewriteRule lacks its substitution"
-        flags = _normalise(_flags(d.args[2] if len(d.args) > 2 else None))
-        status = flags.get("R", "")
-        if set(flags) & {"C", "N", "S"}:
-            return f"RewriteRule {d.args[0]} [{d.args[2][1:-1]}] chains, repeats or skips rules"
-        if "F" in flags or "G" in flags or "R" in flags:
-            value = ""
-            if "R" in flags and not ("L" in flags or "END" in flags) and i + 1 < len(directives) and \
-                    not (status.isdigit() and int(status) >= 400):
-                return f"RewriteRule {d.args[0]} redirects without [L], where the rules after it still run"
-        elif "P" in flags:
-            value = "1"     # the backend's answer, success or not: its headers as on a proxied URL's refusal
-        elif d.args[1] == "-" and not ({"L", "END", "T", "H", "PT"} & set(flags)):
-            continue        # the rule changes nothing the answer is made of: httpd goes on as if it did not match
-        else:
-            return f"RewriteRule {d.args[0]} {d.args[1]} rewrites the request, whose answer is its result's"
-        pattern, negate = d.args[0], False
-        if pattern.startswith("!"):
-            pattern, negate = pattern[1:], True
-        if next(iter(stripped)):
-            rule = RRule(d.args[0], d.args[1], flags, [], d.span, d)
-            pattern, negate = compiler.rule_regex(rule)
-        elif "NC" in flags:
-            pattern = "(?i)" + pattern
-        conditions = [f"{REWRITE_FILE} {'!~' if negate else '~'} {_quote_regex(pattern)}"]
+        conds = []
         for c in scope.settings.get("rewrite_refused_conds", {}).get(id(d), []):
-            if len(c.args) < 2 or not re.fullmatch(r"%\{[^}]+\}", c.args[0]):
+            if len(c.args) < 2:
                 return f"RewriteCond {' '.join(c.args[:2])} does not test one variable"
             cflags = {_LONG.get(f, f) for f in _flags(c.args[2] if len(c.args) > 2 else None)}
-            if "OR" in cflags:
-                return f"RewriteCond {' '.join(c.args[:2])} is one of conditions joined with [OR]"
-            if c.args[1].lstrip("!") == "-U":
-                return f"RewriteCond {' '.join(c.args[:2])} looks the URL up"
+            conds.append(Cond(c.args[0], c.args[1], cflags, c.span, c))
+        flags = _normalise(_flags(d.args[2] if len(d.args) > 2 else None))
+        rules.append(RRule(d.args[0], d.args[1], flags, conds, d.span, d))
+    tests = _compiled_rule_tests(compiler, rules, REWRITE_FILE, next(iter(stripped)))
+    if isinstance(tests, str):
+        return tests
+    refusal.rule_tests = tests
+    return None
+
+
+def _compiled_rule_tests(compiler: Compiler, rules: list[RRule], subject: str, stripped: bool) -> tuple | str:
+    """The tests of RULES (Stmt.rule_tests), their patterns matched against SUBJECT (with the per-directory
+    prefix of COMPILER where httpd strips it: STRIPPED); or why nginx cannot tell where they apply."""
+    tests = []
+    for i, rule in enumerate(rules):
+        flags, label = rule.flags, rule.directive.args[2][1:-1] if len(rule.directive.args) > 2 else ""
+        if set(flags) & {"C", "N", "S"}:
+            return f"RewriteRule {rule.pattern} [{label}] chains, repeats or skips rules"
+        status = flags.get("R", "")
+        if "F" in flags or "G" in flags or "R" in flags:
+            value = ""
+            if "R" in flags and not ("L" in flags or "END" in flags) and i + 1 < len(rules) and \
+                    not (status.isdigit() and int(status) >= 400):
+                return f"RewriteRule {rule.pattern} redirects without [L], where the rules after it still run"
+        elif "P" in flags:
+            value = "1"     # the backend's answer, success or not: its headers as on a proxied URL's refusal
+        elif rule.substitution == "-" and not ({"L", "END", "T", "H", "PT"} & set(flags)):
+            continue        # the rule changes nothing the answer is made of: httpd goes on as if it did not match
+        else:
+            return f"RewriteRule {rule.pattern} {rule.substitution} rewrites the request, whose answer is its result's"
+        pattern, negate = rule.pattern, False
+        if pattern.startswith("!"):
+            pattern, negate = pattern[1:], True
+        if stripped:
+            pattern, negate = compiler.rule_regex(RRule(rule.pattern, rule.substitution, flags, [], rule.span,
+                                                        rule.directive))
+        elif "NC" in flags:
+            pattern = "(?i)" + pattern
+        conditions = [f"{subject} {'!~' if negate else '~'} {_quote_regex(pattern)}"]
+        for c in rule.conds:
+            if c.refused or not re.fullmatch(r"%\{[^}]+\}", c.test):
+                return f"RewriteCond {c.test} {c.pattern} does not test one variable"
+            if "OR" in c.flags:
+                return f"RewriteCond {c.test} {c.pattern} is one of conditions joined with [OR]"
+            if c.pattern.lstrip("!") == "-U":
+                return f"RewriteCond {c.test} {c.pattern} looks the URL up"
             try:
-                test, _ = compiler.condition(Cond(c.args[0], c.args[1], cflags, c.span, c), None, "a2n_rwc",
-                                             {}, {})
+                test, _ = compiler.condition(c, None, "a2n_rwc", {}, {})
             except Unsupported as e:
-                return f"RewriteCond {c.args[0]} cannot be tested in nginx ({e.args[-1] if e.args else e})"
+                return f"RewriteCond {c.test} cannot be tested in nginx ({e.args[-1] if e.args else e})"
             if compiler.tests_built or compiler.lookups:
-                return f"RewriteCond {c.args[0]} cannot be tested in nginx"
+                return f"RewriteCond {c.test} cannot be tested in nginx"
             conditions.append(test)
         # (mod_dir looks the index file up with a subrequest, on which httpd skips [R] and [NS] rules)
         tests.append((value, tuple(conditions), not ({"R", "NS"} & set(flags))))
-    refusal.rule_tests = tuple(tests)
-    return None
+    return tuple(tests)
 
 
 def _overlaps(path: str, other: str) -> bool:
@@ -1036,7 +1053,7 @@ def _onsuccess_headers(ctx: Context, server: Server) -> bool:
 
 
 def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rules: list[RRule],
-                   proxied: bool = False) -> None:
+                   proxied: bool = False, directory: str | None = None) -> None:
     """The URLs of a per-directory context whose rules (RULES) are left out answer 403: where a left-out rule would
     refuse a request, serving it would widen access; where it proxies (PROXIED, A2N882), httpd answers from the
     backend, and its answer of any status carries the onsuccess Header lines of the server and the URL's sections
@@ -1044,7 +1061,9 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rule
     would serve the local file or answer its own 404 without them. The 403 carries the headers of the sections the
     rules may rewrite to, which httpd's answer may (refused_directory_headers), here and in the locations below the
     directory the layout repeats the refusal in (`refusal_headers`), and the layout sets the SetEnvIf variables its
-    Header lines test again from the rules' results (refused_rule_results)."""
+    Header lines test again from the rules' results (refused_rule_results). Where nginx can tell which requests
+    the rules apply to, the refusal says so (_directory_rule_tests): elsewhere httpd serves, with the onsuccess
+    Header lines too."""
     prefix = per_dir.rstrip("/") + "/"
     refusal = Stmt("return", ["403"], rule.span, comment=DIRECTORY_REFUSAL)
     carried = refused_directory_headers(ctx, server, rules, prefix)
@@ -1053,6 +1072,8 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rule
     if carried:
         server.settings.setdefault("refusal_headers", []).append((refusal, carried))
     urls = [prefix] + _alias_urls(ctx, server, prefix)
+    if directory is not None and len(urls) == 1:
+        _directory_rule_tests(ctx, server, refusal, rules, prefix, directory)
     # the server's rules, compiled after the directories', note a rewrite into these URLs (A2N889)
     server.settings.setdefault("rewrite_refused_directories", []).append((urls, rule.span))
     for url in urls:
@@ -1075,6 +1096,31 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rule
                   "of the directory (403)", rule.span, directive="RewriteRule")
 
 
+
+def _directory_rule_tests(ctx: Context, server: Server, refusal: Stmt, rules: list[RRule], prefix: str,
+                          directory: str) -> None:
+    """The tests saying where the per-directory RULES of DIRECTORY (served at the URL PREFIX) apply, on the
+    `return 403` standing for them (Stmt.rule_tests), as for a <Location>'s (_location_rule_tests). httpd runs
+    them in its fixup, after the access checks, against the file path without the directory's (`sub/a.txt` for
+    `GET /old/sub/a.txt` in <Directory /srv/www/old>): where one applies, its [F] is httpd's error, carrying the
+    `Header always` lines alone; where none does, its handler serves the file, and its success carries the
+    onsuccess lines too (`Header always set X-Frame-Options SAMEORIGIN` with `Header set X-Frame-Options
+    DENY`: both values on `GET /old/a.txt`), where nginx's refusal sent the always line alone. The tests read
+    the URL, the prefix standing for the directory; not where Options without FollowSymLinks refuse (AH00670)
+    below it, nor where nginx cannot tell where a rule applies: the refusal then sends what it did."""
+    from .rewrite_handler import directory_options, option_directories
+    links = set()
+    for place in [directory] + option_directories(ctx, server, directory):
+        options = directory_options(ctx, server, place)
+        if options is None:
+            return
+        links.add(bool(options & {"followsymlinks", "symlinksifownermatch"}))
+    if links != {True}:
+        return
+    tests = _compiled_rule_tests(_LocationConditions(ctx, server, RewriteContext(per_dir=prefix)), rules,
+                                 REWRITE_URI, True)
+    if not isinstance(tests, str):
+        refusal.rule_tests = tests
 
 
 def _alias_urls(ctx: Context, server: Server, prefix: str) -> list[str]:
@@ -1189,12 +1235,13 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             proxying = next((r for r in state.rules if "P" in r.flags), None)
             if refusing is not None:
                 # left out, a rule that answers with an error would let nginx serve what httpd refuses
-                _refuse_region(ctx, server, state.per_dir, refusing, state.rules)
+                _refuse_region(ctx, server, state.per_dir, refusing, state.rules, directory=state.directory)
             elif proxying is not None and _onsuccess_headers(ctx, server):
                 # left out, a [P] rule would let nginx serve the URL's local file (or answer its own 404)
                 # where httpd answers from the backend, with the onsuccess Header lines whatever the status;
                 # without such lines, the backend's answer is the whole difference (A2N745)
-                _refuse_region(ctx, server, state.per_dir, proxying, state.rules, proxied=True)
+                _refuse_region(ctx, server, state.per_dir, proxying, state.rules, proxied=True,
+                               directory=state.directory)
             return
     compiler = Compiler(ctx, server, state)
     tls = server.ssl
