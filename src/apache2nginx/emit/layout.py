@@ -575,6 +575,9 @@ class Layout:
                 else:
                     # a pass already made this location (per-directory rewrites, a front controller)
                     self.merge_into(existing, loc, access, refusal)
+                    if _refused_redirects(existing.directory_rules):
+                        # rules that only refuse: a <LocationMatch> may nest there as in a plain region
+                        self.prefix_regions[id(existing)] = (dir_configs, covering, dirs, handler)
                 if handler is not None and handler.kind == "redirect":
                     redirected.add(id(existing or loc))
                 if modifier in ("^~", "") and (handler is None or handler.kind == "alias"):
@@ -1237,9 +1240,10 @@ class Layout:
         if loc.modifier == "" and not loc.locations:
             return True     # nginx goes on to the server's regex locations from there
         region = self.prefix_regions.get(id(loc))
-        if region is None or loc.modifier not in ("", "^~") or loc.directory_rules:
+        if region is None or loc.modifier not in ("", "^~") or not _only_refusing(loc.directory_rules):
             return False
         dir_configs, covering, dirs, handler = region
+        rules = {id(st) for st in loc.directory_rules}
         proxied = handler is not None and handler.kind == "proxy"
         if handler is not None and handler.kind != "alias" and not proxied or scope.proxy is not None:
             return False
@@ -1249,7 +1253,7 @@ class Layout:
         if passing is None:
             return False
         if any(st.name in _NOT_INHERITED and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)
-               and not (proxied and st.name == "proxy_pass") for st in loc.statements):
+               and not (proxied and st.name == "proxy_pass") and id(st) not in rules for st in loc.statements):
             return False
         if any(n.modifier not in ("~", "~*") or _regexes_may_overlap(n.path, n.modifier == "~*", scope.path,
                                                                     bool(scope.nocase)) for n in loc.locations):
@@ -3639,6 +3643,25 @@ _AUTH_FAILURES = (AUTHZ_MISSING, USER_WITHOUT_AUTH, BASIC_WITHOUT_NAME)
 def _refuses(stmts: list[Stmt]) -> bool:
     """The statements refuse every request (a plain `deny all`)."""
     return bool(stmts) and all(st.name == "deny" and st.args == ["all"] for st in stmts)
+
+
+def _refused_redirects(stmts: list[Stmt]) -> bool:
+    """STMTS are per-directory rules that refuse some requests and answer nothing else ([F] rules, or redirects
+    left out and refused in their place: passes.rewrite._redirects_refused), not a refusal of every request."""
+    return any(st.name == "if" for st in stmts) and _only_refusing(stmts)
+
+
+def _only_refusing(stmts: list[Stmt]) -> bool:
+    """Per-directory rules (their statements) that answer nothing but 403, if anything: run in nginx's rewrite
+    phase, before the access rules httpd checks first, they let through no request those rules refuse, and
+    refuse only what httpd's rules refuse after them (a 403 where httpd may ask for a login). A location nested
+    for a <LocationMatch> gets them again (_carry_rules_into_nested)."""
+    for st in stmts:
+        if st.name == "return" and st.args != ["403"] or st.name not in ("set", "if", "return"):
+            return False
+        if st.block and not _only_refusing(st.block):
+            return False
+    return True
 
 
 def _refused_after_rules(loc: Location) -> bool:

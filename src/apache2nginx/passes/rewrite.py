@@ -1052,6 +1052,27 @@ def _onsuccess_headers(ctx: Context, server: Server) -> bool:
     return any(st.name == "add_header" and len(st.args) >= 2 and st.args[1] in gated for st in statements)
 
 
+def _redirects_refused(ctx: Context, server: Server, rules: list[RRule]) -> list[RRule]:
+    """Per-directory rules left out (A2N745) among which some redirect ([R=3xx]) and none refuses or proxies:
+    as [F] rules of the same tests (and the same subrequest skip: httpd runs no 3xx redirect in mod_dir's
+    index subrequest), where an onsuccess `Header` line holds in the server. httpd's redirect carries only the
+    `Header always` lines (ap_send_error_response sends err_headers_out alone); left out, nginx would serve the
+    URL (a 405 for a POST to a file stands for httpd's 200) with the onsuccess lines too, and an onsuccess
+    X-Frame-Options beside an always one is another protection than httpd's. The 403 nginx answers in the
+    redirect's place carries the always lines alone, as httpd's redirect does. Nothing where the rules chain
+    ([C], [S]): the redirects' own tests would not be theirs alone."""
+    if any("C" in r.flags or "S" in r.flags for r in rules) or not _onsuccess_headers(ctx, server):
+        return []
+    out = []
+    for rule in rules:
+        if "R" not in rule.flags or not _skipped_in_subrequest(rule):
+            continue
+        flags = {k: v for k, v in rule.flags.items() if k == "NC"}
+        flags.update(F="", NS="")
+        out.append(RRule(rule.pattern, "-", flags, list(rule.conds), rule.span, rule.directive, rule.index))
+    return out
+
+
 def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rules: list[RRule],
                    proxied: bool = False, directory: str | None = None) -> None:
     """The URLs of a per-directory context whose rules (RULES) are left out answer 403: where a left-out rule would
@@ -1228,11 +1249,14 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             # httpd checks access before per-directory rules run; nginx runs a location's rewrites first, and
             # a rewrite (or redirect) would answer for requests httpd refuses
             where = f" ({blocking.span.file_line})" if blocking.span else ""
-            for rule in state.rules:
-                _not_translated(ctx, rule, "A2N745", f"the access rules of a section{where} that httpd checks "
-                                "before these per-directory rules would run after them in nginx")
             refusing = next((r for r in state.rules if _may_refuse(r)), None)
             proxying = next((r for r in state.rules if "P" in r.flags), None)
+            redirects = _redirects_refused(ctx, server, state.rules) if refusing is None and proxying is None \
+                else []
+            for rule in state.rules:
+                _not_translated(ctx, rule, "A2N745", f"the access rules of a section{where} that httpd checks "
+                                "before these per-directory rules would run after them in nginx",
+                                refused=any(r.directive is rule.directive for r in redirects))
             if refusing is not None:
                 # left out, a rule that answers with an error would let nginx serve what httpd refuses
                 _refuse_region(ctx, server, state.per_dir, refusing, state.rules, directory=state.directory)
@@ -1242,7 +1266,10 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
                 # without such lines, the backend's answer is the whole difference (A2N745)
                 _refuse_region(ctx, server, state.per_dir, proxying, state.rules, proxied=True,
                                directory=state.directory)
-            return
+            if not redirects:
+                return
+            # the requests the redirects apply to are refused (403) in their place: compiled as the rules
+            state.rules = redirects
     compiler = Compiler(ctx, server, state)
     tls = server.ssl
     # [C] chains and [S] skips make rules depend on their neighbours: keep every position (None for a rule
