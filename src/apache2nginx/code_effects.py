@@ -110,7 +110,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # error page where httpd sends the page or its message, without the challenge of a login refusing the page
     "A2N885": effects("header:added@error-status"),  # the page's headers where httpd refuses the page
     "A2N886": effects("header:missing@error-status"),  # a page header nginx cannot give in place of the page
-    "A2N887": effects("header:missing@status-403"),  # a login page's header nginx's refusal cannot give
+    "A2N887": effects("header:missing@status-403"),  # a login or refusal page's header nginx's refusal cannot give
     "A2N290": effects("status", "location", "backend"),  # rewrite conditions on %{REMOTE_HOST} see an address
 
     # ------------------------------------------------------------ A2N3xx mod_proxy and routes

@@ -770,14 +770,16 @@ _short("A2N886", "error-document-translation-refused-headers-lost", "error",
        "give the header an unconditional value, or make the page's access rules ones nginx can check (e.g. "
        "`<Files 404.html> Require all granted`).")
 _short("A2N887", "login-refusal-error-document-headers-lost", "error",
-       "A header of the ErrorDocument 401 page cannot be sent where the translation refuses a login.",
+       "A header of the ErrorDocument 401 or 403 page cannot be sent where the translation refuses a login or "
+       "an access rule.",
        "where httpd's login refuses a request, it answers 401 with the local ErrorDocument page through an "
-       "internal redirect, and the answer carries the page's own headers. The translation refuses the region "
-       "(an access rule nginx cannot check) and its 403 sends the page's headers in their place; a header whose "
-       "value depends on the page's own answer (its status, its URL, a file found there) has no such answer to "
-       "read at the refused URL, so nginx does not send it.",
-       "nginx's refusal lacks a header httpd sends with the login's page; a security header among them is a lost "
-       "protection.",
+       "internal redirect, and where its access rules refuse it, 403 with the ErrorDocument 403 page; the answer "
+       "carries the page's own headers. The translation refuses the region (an access rule nginx cannot check) "
+       "and its 403 sends the page's headers in their place; a header whose value depends on the page's own "
+       "answer (its status, its URL, a file found there) has no such answer to read at the refused URL, so nginx "
+       "does not send it.",
+       "nginx's refusal lacks a header httpd sends with the login's or the refusal's page; a security header "
+       "among them is a lost protection.",
        "give the header an unconditional value, or make the region's access rules ones nginx can check.")
 _short("A2N290", "hostname-lookups", "warning", "HostnameLookups On: nginx never resolves client addresses.",
        "with HostnameLookups On (or Double) httpd looks up every client's host name: %h in access logs and "

@@ -1,12 +1,17 @@
 """Refusals the translation adds answer a plain 403, never an ErrorDocument redirect or page.
 
-Where nginx cannot check a construct exactly (a wildcard <Directory>, a .htaccess httpd answers 500 for,
-an access rule under an expression...), the translation refuses the region with `deny all`. httpd answers
-those requests otherwise: a login (401), a 500, or the page itself. An `ErrorDocument 403 http://...`
-(`error_page 403 http://...`) would turn the refusal into a redirect (302), which a client follows like
-any answer: the refusal must stay a refusal. An `ErrorDocument 403 /local/page` would answer it from the
-page's own location, whose add_header list is not the refused location's: the headers the refusal carries
-(a security header httpd sends on the page it serves there, see emit.inherit.refused_headers) were lost.
+Where nginx cannot check a construct exactly (a wildcard <Directory>, a .htaccess httpd answers 500 for, an
+access rule under an expression...), the translation refuses the region with `deny all` (or, where the
+region's own rules stay in force, with an auth_request after them, emit.layout.Scope.refusal_after_rules).
+httpd answers those requests otherwise: a login (401), a 500, or the page itself. An `ErrorDocument 403
+http://...` (`error_page 403 http://...`) would turn the refusal into a redirect (302), which a client follows
+like any answer: the refusal must stay a refusal. An `ErrorDocument 403 /local/page` would answer it from the
+page's own location, whose add_header list is not the refused location's: the headers the refusal carries (a
+security header httpd sends on the page it serves there, see emit.inherit.refused_headers) were lost; where
+the whole server is refused, the page's location is too, and nginx answered its 403 with none of them
+(observed: a <Location>'s `Header always set X-Content-Type-Options` missing on every answer of the region).
+Where httpd answers 403 itself there (its own rules, a directory it does not list), it serves the page with
+the page's headers: those go on the refusal too (emit.refused_error_pages.send_login_page_headers).
 Each location holding such a refusal under such a 403 page gets its own error pages (nginx inherits
 error_page only where a level sets none): the same ones but 403, which a named location answers with
 nginx's own 403 page (recursive_error_pages is off, so its `return 403` is not redirected again); a copy
@@ -44,10 +49,13 @@ _REWRITE_STAND_INS = (DIRECTORY_REFUSAL, LOCATION_REFUSAL, ALIAS_REFUSAL)
 
 
 def is_refusal(st: Stmt) -> bool:
+    """ST is a refusal the translation adds: a `deny all`, a `return 403` standing for rewrite rules, or the
+    auth_request a refused server's region with rules of its own ends in (emit.layout.Scope.refusal_after_rules):
+    its 403 goes through the location's error pages as the `deny all`'s does."""
     if st.name == "return":
         return st.args == ["403"] and st.comment in _REWRITE_STAND_INS
-    return st.name == "deny" and st.args == ["all"] and any((st.comment or "").startswith(m)
-                                                             for m in _REFUSAL_MARKS)
+    return ((st.name == "deny" and st.args == ["all"]) or st.name == "auth_request") and \
+        any((st.comment or "").startswith(m) for m in _REFUSAL_MARKS)
 
 
 def _pages(statements: list[Stmt]) -> list[Stmt]:

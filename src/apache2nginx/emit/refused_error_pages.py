@@ -300,14 +300,14 @@ def _refused_codes(model: NginxModel, server: Server, main: Server | None, pages
     return refused
 
 
-def _login_page_headers(model: NginxModel, server: Server, main: Server | None,
-                        levels: list[list[Stmt]]) -> tuple[Stmt | None, list[Stmt], list[str]]:
-    """The ErrorDocument 401 in force at LEVELS (innermost first), the headers httpd sends with its page, and
+def _error_page_headers(model: NginxModel, server: Server, main: Server | None, levels: list[list[Stmt]],
+                        code: str = "401") -> tuple[Stmt | None, list[Stmt], list[str]]:
+    """The ErrorDocument CODE in force at LEVELS (innermost first), the headers httpd sends with its page, and
     the names of those nginx cannot give there (one read from the page's own answer, see _page_headers): a
     local page it serves, or the named location already standing for one the translation refuses
     (plain_location, which reports its own). No headers where no such page answers, or its own rules refuse
     it."""
-    page = next((st for level in levels for st in level if st.name == "error_page" and "401" in st.args[:-1]),
+    page = next((st for level in levels for st in level if st.name == "error_page" and code in st.args[:-1]),
                 None)
     if page is None or any(a.startswith("=") for a in page.args[:-1]):
         return page, [], []
@@ -321,25 +321,38 @@ def _login_page_headers(model: NginxModel, server: Server, main: Server | None,
     return page, *_page_headers(model, server, main, target)
 
 
-def _send_on_login_refusals(model: NginxModel, server: Server, main: Server | None, locations: list[Location],
-                            outer: list[list[Stmt]], diags: Diagnostics, reported: set) -> None:
+def _own_statuses(stmts: list[Stmt]) -> list[str]:
+    """The statuses httpd may answer with itself where STMTS hold the translation's refusal: 401 where its
+    rules may ask for a login (Stmt.login); 403 in any case: its own rules may refuse (everyone, some clients
+    or methods: a <Limit> kept before the refusal's auth_request), and so may a directory without an index
+    file it does not list (Options -Indexes), which nginx's refusal cannot tell from what httpd serves."""
+    refusals = [st for st in stmts if is_refusal(st)]
+    if not refusals:
+        return []
+    return (["401"] if any(st.login for st in refusals) else []) + ["403"]
+
+
+def _send_on_refusals(model: NginxModel, server: Server, main: Server | None, locations: list[Location],
+                      outer: list[list[Stmt]], diags: Diagnostics, reported: set) -> None:
     """OUTER: the levels enclosing LOCATIONS, innermost first, down to the http level."""
     for loc in locations:
         levels = [loc.statements] + outer
-        if any(is_refusal(st) and st.login for st in loc.statements):
+        for code in _own_statuses(loc.statements):
             named = {st.args[0].lower() for level in levels for st in level if st.name == "add_header" and st.args}
-            page, headers, lost = _login_page_headers(model, server, main, levels)
+            page, headers, lost = _error_page_headers(model, server, main, levels, code)
             sent = [st for st in headers if st.args[0].lower() not in named]
-            loc.statements.extend(replace(st, comment="httpd answers its login's 401 here with the ErrorDocument "
+            what = "its login's 401" if code == "401" else "its own 403"
+            loc.statements.extend(replace(st, comment=f"httpd answers {what} here with the ErrorDocument "
                                                       "page, which carries this header") for st in sent)
             lost = [name for name in dict.fromkeys(lost) if name.lower() not in named]
             if lost and (id(page), tuple(lost)) not in reported:
                 reported.add((id(page), tuple(lost)))
-                diags.add("A2N887", f"ErrorDocument 401 {page.args[-1]}: the translation refuses a region whose "
-                          f"login httpd answers with the page, and the page's headers {', '.join(lost)} depend "
+                what = "login" if code == "401" else "access rules"
+                diags.add("A2N887", f"ErrorDocument {code} {page.args[-1]}: the translation refuses a region whose "
+                          f"{what} httpd answers with the page, and the page's headers {', '.join(lost)} depend "
                           "on its own answer (its status, URL or file), which nginx's 403 in its place does not "
                           "have: nginx does not send them, where httpd sends them with the page", page.span)
-        _send_on_login_refusals(model, server, main, loc.locations, levels, diags, reported)
+        _send_on_refusals(model, server, main, loc.locations, levels, diags, reported)
 
 
 def send_login_page_headers(model: NginxModel, diags: Diagnostics) -> None:
@@ -350,14 +363,19 @@ def send_login_page_headers(model: NginxModel, diags: Diagnostics) -> None:
     sections' Header lines, onsuccess and always alike: the redirected request runs the page's fixups and
     handler; observed with httpd 2.4). nginx's refusal answers 403, which no error_page for 401 answers: the
     page's headers go on that 403 (always), but for a header the refused location sends itself there (emit.
-    inherit.refused_headers); one whose value nginx cannot give there is reported (A2N887)."""
+    inherit.refused_headers); one whose value nginx cannot give there is reported (A2N887). So does any refusal
+    under a local ErrorDocument 403 page, which stands for httpd's own 403 too (_own_statuses): httpd answers
+    it with the page and its headers (observed with httpd 2.4: a <Location>'s `Header always set
+    X-Frame-Options` of the page on the 403 of a <Limit> refusing the method, and of a directory without an
+    index file), where nginx answers the refusal's named page (emit.refusal_pages), which sends the refused
+    location's lines alone."""
     main = model.main_server
     reported: set = set()
     for server in model.servers:
         levels = [server.own_statements, server.statements]
         if main is not None and main is not server:
             levels.append(main.statements)
-        _send_on_login_refusals(model, server, main, server.locations, levels, diags, reported)
+        _send_on_refusals(model, server, main, server.locations, levels, diags, reported)
 
 
 def _fix_locations(model: NginxModel, locations: list[Location], server: Server, main: Server | None,
