@@ -574,8 +574,8 @@ return 301 /files/; }`), or drop the slash from both.
 _code("A2N962", "if-in-location", "warning", "An `if` inside a location does more than return, rewrite or set.", """
 What it means: an `if` block inside a location holds directives other than
 `return`, `rewrite ... last|break|redirect|permanent` and `set` (a `rewrite`
-without a flag is fine beside a `return`, which answers before the request
-goes on). nginx turns such an `if` into a nested location configuration that replaces the enclosing
+without a flag is fine beside a `return`, or a `rewrite` of every URI that
+redirects, which answer before the request goes on). nginx turns such an `if` into a nested location configuration that replaces the enclosing
 one when the condition is true ("if is evil"): directives such as `try_files`,
 `proxy_pass` with a URI, `add_header` of the enclosing location, or a second
 `if` behave in surprising ways.
@@ -2154,12 +2154,13 @@ _short("A2N851", "rewrite-unsafe-untested", "error", "Where httpd 2.4.60+ refuse
        "drop [UnsafeAllow3F], or escape the back-references wholly ([B]).")
 _short("A2N852", "rewrite-redirect-capture-escaping", "info", "nginx escapes a redirect's request values almost as httpd.",
        "without [NE] httpd escapes the values a redirect expands (back-references, %{REQUEST_URI}) with "
-       "ap_escape_uri. The translation lets nginx's `rewrite` escape them, which does the same for spaces, control "
-       "characters, `\"`, `#`, `%` and `?`, but leaves `<`, `>`, `[`, `\\`, `]`, `^`, `` ` ``, `{`, `|` and `}` as "
+       "ap_escape_uri, as mod_dir escapes the request's path in its redirect of a directory a rewrite maps to. The "
+       "translation lets nginx's `rewrite` escape them, which does the same for spaces, control characters, `\"`, "
+       "`#` and `%`, but leaves `?`, `<`, `>`, `[`, `\\`, `]`, `^`, `` ` ``, `{`, `|` and `}` as "
        "they are and writes bytes past ASCII in upper-case hex (%C3%A9 where httpd writes %c3%a9); in the query "
        "part it also escapes `&`, `+` and `;`, which httpd keeps.",
        "the Location header differs for requests whose path holds those characters; clients resolve both alike, "
-       "except where a query value holds `&`, `+` or `;`.",
+       "except where a query value holds `&`, `+` or `;`, or the path a `?` (nginx's Location ends its path there).",
        "nothing, usually.")
 _short("A2N860", "rewrite-end-past-access", "error", "A per-directory [END] rewrite into a protected section is refused.",
        "httpd serves the result of a per-directory rewrite through an internal redirect: the access rules of the "

@@ -318,19 +318,30 @@ _REWRITE_FLAGS = {"last", "break", "redirect", "permanent"}
 _WITH_RETURN = {"add_header", "add_trailer", "error_page"}
 
 
+# patterns of `rewrite` that match every URI (`.` with (?s) matches a decoded line break too)
+_EVERY_URI = {"^", "(?s)^(.*)$"}
+
+
+def _answers(node) -> bool:
+    """Whether NODE in an `if` answers the request whenever it runs: `return`, or a redirecting `rewrite` of
+    every URI."""
+    return node.name == "return" or node.name == "rewrite" and len(node.args) >= 3 and \
+        node.args[0] in _EVERY_URI and node.args[-1] in ("redirect", "permanent")
+
+
 def check_if_in_location(cfg: Config) -> Iterator[Finding]:
     """A2N962: `if` in a location holding more than return, rewrite with a flag (or before a return), or set."""
     for node in cfg.walk():
         if node.name != "if" or node.context != "location":
             continue
         unsafe = []
-        returns = any(inner.name == "return" for inner in node.block or ())
+        returns = any(_answers(inner) for inner in node.block or ())
         for inner in node.block or ():
             if inner.name in _SAFE_IN_IF or (returns and inner.name in _WITH_RETURN):
                 continue
             if inner.name == "rewrite" and (returns or len(inner.args) >= 3 and inner.args[-1] in _REWRITE_FLAGS):
-                # a rewrite without a flag before the block's `return` only changes $uri/$args for it: the
-                # request never goes on in the if's own configuration
+                # a rewrite without a flag before the block's `return` (or redirect of every URI) only changes
+                # $uri/$args for it: the request never goes on in the if's own configuration
                 continue
             unsafe.append(inner)
         if unsafe:

@@ -989,6 +989,7 @@ class Compiler:
                 Stmt("alias", [root + "/"], rule.span, comment=DOCROOT_MAP)] + dirslash.in_document_root(rule.span),
                 rule.span))
         self.needs_request_uri = True      # mod_dir's redirect there names the request's own path
+        dirslash.note_escaping(self, rule)
         self.note_once(rule, "A2N345", f"RewriteRule {rule.pattern} {subst}: httpd maps the result under the "
                        f"document root {root}, past the {claimed.kind} route of that URL{where}; the translation "
                        "serves it from there through an internal location. httpd's directory handling (the "

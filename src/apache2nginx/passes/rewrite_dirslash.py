@@ -67,7 +67,20 @@ def plan(compiler, rule: RRule, negate: bool, target: str) -> bool:
                            directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path")
     for why in reports:
         _report(compiler, rule, why)
+    if checked:
+        note_escaping(compiler, rule)
     return checked
+
+
+def note_escaping(compiler, rule: RRule) -> None:
+    """A2N852 for mod_dir's redirect to the request's own path (`slash_redirect`): nginx's `rewrite` escapes
+    the path in the Location (observed with nginx 1.22: space, `"`, `#`, `%`, control characters, bytes past
+    ASCII in upper-case hex), but keeps `?`, `<`, `>`, `[`, `\\`, `]`, `^`, `` ` ``, `{`, `|` and `}` that
+    httpd's ap_escape_uri escapes (lower-case hex)."""
+    compiler.note_once(rule, "A2N852", f"RewriteRule {rule.pattern} {rule.substitution}: where its result is a "
+                       "directory, mod_dir's redirect to the request's path plus a slash is escaped by nginx as "
+                       "httpd escapes it, but for ? < > [ \\ ] ^ ` { | } (kept) and upper-case hex past ASCII",
+                       rule.span, directive="RewriteRule")
 
 
 def note_index_rewrite(compiler, rule: RRule) -> None:
@@ -279,9 +292,7 @@ def after(rule: RRule, flag: str | None, index: str | None = None, missing: bool
                      block=[Stmt("set", [DIRINDEX, f"${{a2n_request_uri}}{index}$is_args$args"], span),
                             Stmt("return", [INDEX_STATUS], span)],
                      comment="mod_dir: the result is a directory, its index file is looked up through the rules")]
-    out += [Stmt("if", [f'({DIRSLASH} ~ "^d:.*[^/]$")'], span,
-                block=[Stmt("return", ["301", "$a2n_request_uri/$is_args$args"], span)],
-                comment="mod_dir: the result is a directory, the request's path lacks the slash")]
+    out += slash_redirect(DIRSLASH, span, "mod_dir: the result is a directory, the request's path lacks the slash")
     if flag:
         out.append(Stmt("if", [f'({DIRSLASH} !~ "^:")'], span,
                         block=[Stmt("break", [], span)], comment=f"RewriteRule [{'END' if 'END' in rule.flags else 'L'}]"))
@@ -329,10 +340,40 @@ def in_document_root(span) -> list[Stmt]:
     return [Stmt("set", [_DOCROOT_DIR, "$a2n_request_uri"], span, comment=DOCROOT_SLASH),
             Stmt("if", ["(-d $request_filename)"], span, comment=DOCROOT_SLASH,
                  block=[Stmt("set", [_DOCROOT_DIR, f"d:{_DOCROOT_DIR}"], span)]),
-            Stmt("if", [f'({_DOCROOT_DIR} ~ "^d:.*[^/]$")'], span, comment=DOCROOT_SLASH,
-                 block=[Stmt("return", ["301", "$a2n_request_uri/$is_args$args"], span)]),
+            *slash_redirect(_DOCROOT_DIR, span, DOCROOT_SLASH),
             Stmt("if", [f'({_DOCROOT_DIR} ~ "^d:")'], span, comment=DOCROOT_SLASH,
                  block=[Stmt("rewrite", ["^(.*[^/])$", "$1/", "last"], span)])]
+
+
+# what httpd's ap_escape_uri leaves as it is in a path (gen_test_char.c, T_OS_ESCAPE_PATH)
+_UNESCAPED = "[-a-zA-Z0-9_.$+!*'(),:;@&=~]"
+# mod_dir's redirect as it stands where the request's path holds nothing httpd escapes
+PLAIN_REDIRECT = ["301", "$a2n_request_uri/$is_args$args"]
+# the redirect nginx's `rewrite` escapes: its capture of the request's path, put back as the URI first (the
+# pattern matches every path, a decoded line break too, so the request never goes on past the `if`)
+ESCAPED_REDIRECT = ["(?s)^(.*)$", "$1/", "permanent"]
+
+
+def slash_redirect(var: str, span, comment: str) -> list[Stmt]:
+    """mod_dir's 301 to the request's own path plus the slash, where VAR (`d:` and that path) says the result
+    is a directory and the path lacks the slash. httpd writes the decoded path escaped (fixup_dir:
+    ap_escape_uri(r->uri), observed: GET /data/a%20b redirected to /data/a%20b/), so a `return` of the
+    decoded path ($a2n_request_uri, as nginx's $uri holds it) sends a raw space, `?` or `#` in the Location
+    (/data/a b/). Where the path holds anything httpd escapes, the redirect is made by nginx's `rewrite`,
+    which escapes its captures in a redirect as httpd does (A2N852 for what stays apart): the request's path
+    is put back as the URI, whose capture the redirect takes."""
+    plain = f'({var} ~ "^d:(?:{_UNESCAPED}|/)*{_UNESCAPED}$")'
+    return [Stmt("if", [plain], span, block=[Stmt("return", list(PLAIN_REDIRECT), span)], comment=comment),
+            Stmt("if", [f'({var} ~ "^d:.*[^/]$")'], span, comment=comment,
+                 block=[Stmt("rewrite", ["^", "$a2n_request_uri"], span),
+                        Stmt("rewrite", list(ESCAPED_REDIRECT), span)])]
+
+
+def is_slash_redirect(st: Stmt) -> bool:
+    """Whether ST is an `if` holding mod_dir's redirect (`slash_redirect`)."""
+    return st.name == "if" and bool(st.block) and any(
+        b.name == "return" and b.args == PLAIN_REDIRECT or b.name == "rewrite" and b.args == ESCAPED_REDIRECT
+        for b in st.block)
 
 
 def record(compiler, rule: RRule) -> Stmt:

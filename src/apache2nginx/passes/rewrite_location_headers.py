@@ -477,10 +477,9 @@ def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: l
 
 
 def _dirslash_redirect(st: Stmt) -> bool:
-    """The `if` holding mod_dir's redirect of a server-context rule's directory result (rewrite_dirslash)."""
-    return st.name == "if" and bool(st.block) and any(
-        b.name == "return" and b.args[:1] == ["301"] and b.args[1:2] == ["$a2n_request_uri/$is_args$args"]
-        for b in st.block)
+    """An `if` holding mod_dir's redirect of a server-context rule's directory result (rewrite_dirslash)."""
+    from .rewrite_dirslash import is_slash_redirect
+    return is_slash_redirect(st)
 
 
 def carry_dirslash_headers(ctx, server: Server, statements: list[Stmt]) -> None:
@@ -525,13 +524,17 @@ def carry_dirslash_headers(ctx, server: Server, statements: list[Stmt]) -> None:
         server.own_statements.append(Stmt("add_header", [name, sent, "always"], values[-1][2],
                                           comment="on mod_dir's redirect of a rewritten directory"))
     out: list[Stmt] = list(init)
+    previous = False        # the redirect's `if`s stand together (slash_redirect): the values are worked out once
     for st in statements:
-        if _dirslash_redirect(st):
+        redirect = _dirslash_redirect(st)
+        if redirect and not previous:
             out.extend(Stmt(r.name, list(r.args), r.span, r.comment,
                             [Stmt(b.name, list(b.args), b.span) for b in r.block] if r.block else None)
                        for r in regions)
-            at = next(n for n, b in enumerate(st.block) if b.name == "return")
+        if redirect:
+            at = next(n for n, b in enumerate(st.block) if b.name in ("return", "rewrite"))
             st.block[at:at] = [Stmt(c.name, list(c.args), st.span) for c in copies]
+        previous = redirect
         out.append(st)
     statements[:] = out
 
