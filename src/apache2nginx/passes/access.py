@@ -1715,16 +1715,18 @@ def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], sp
         raise Refused("method sections for different methods in the sections that cover this region", where)
     inside = _enforce(merge([_project(c, True) for c in configs]), where, conditions)
     outside = _enforce(merge([_project(c, False) for c in configs]), span, conditions)
+    if _same_statements(inside, outside):
+        # both classes end with the same rules: an AuthMerging can join the method section's lines to a
+        # section's for every method, and a later section's Require lines replace the method section for
+        # every method (a `Require method` there included, observed on httpd 2.4). No method block is needed,
+        # so whatever the rules compile to stands at location level, as for a region without one
+        return outside
     if any(st.comment in (AUTHZ_MISSING, USER_WITHOUT_AUTH, BASIC_WITHOUT_NAME) for st in inside + outside):
         raise Refused("AuthType without Require for some methods (httpd answers them 500; nginx's method "
                       "blocks cannot)", where)
     if any(st.name in ("if", "limit_except") for st in inside + outside):
         # limit_except holds access-phase directives only
         raise Refused("Require env/expr, Require user or Require method inside a method section", where)
-    if _same_statements(inside, outside):
-        # both classes end with the same rules (an AuthMerging can join the method section's lines to a
-        # section's for every method): no method block, every method nginx does not know included
-        return outside
     inside, outside, satisfy = _settle_satisfy(_self_contained(inside, outside, where), outside, where)
     if kind == "limitexcept":
         # the listed methods keep the location's statements; every other method (nginx: not listed) is inside
