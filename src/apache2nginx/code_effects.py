@@ -172,6 +172,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N345": effects("status@redirect", "location@redirect", "body@redirect", "header@redirect",
                       "status@directory-request", "location@directory-request", "body@directory-request",
                       "header@directory-request"),
+    # the document root's internal location refuses a directory whose index lookup it cannot follow (403)
+    "A2N346": effects("status@directory-request", "location@directory-request", "body@directory-request",
+                      "header@directory-request"),
     "A2N344": effects("status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",
                       "body@encoded-slash"),  # 404 where httpd proxies the %2F path
     "A2N333": effects("body", "backend", "header@proxied"),  # proxied HTML keeps the backend's URLs

@@ -1716,10 +1716,27 @@ _short("A2N345", "rewrite-document-root-past-route", "info",
        "in server context (without [PT]) httpd maps a substitution whose first path segment does not exist on the "
        "server under the DocumentRoot, and no Alias, ProxyPass or Redirect sees it: they match the request's own "
        "URL. The translation rewrites into an internal location that maps the path onto the document root, so "
-       "the route claiming that URL in nginx does not answer it.",
-       "a directory reached so: httpd redirects the request's own URL to add a slash, and its index lookup runs "
-       "the rules again; nginx serves the directory's index.",
+       "the route claiming that URL in nginx does not answer it. Where the result is a directory, httpd's mod_dir "
+       "works on the request's own URL: it redirects it to add a slash, or looks the index file up as that URL "
+       "plus the index name, through the rules again. The internal location does the same, the lookup for GET "
+       "and HEAD as an internal redirect to that URL.",
+       "a directory reached so: where the index file is not found for the request's own URL, httpd refuses the "
+       "listing (403) or tries the next DirectoryIndex name, nginx answers 404; other methods get nginx's index "
+       "of the result's directory.",
        "add [PT] if the substitution is meant to reach the route.")
+_short("A2N346", "rewrite-document-root-index-refused", "error",
+       "A RewriteRule's directory result past a route is refused: its index lookup cannot be followed.",
+       "in server context (without [PT]) httpd maps a substitution past the route that claims its URL under the "
+       "DocumentRoot (A2N345), and keeps the request's own URL: where the result is a directory, mod_dir looks "
+       "each DirectoryIndex name of the result's directory up as that URL plus the name, through the rules "
+       "again, and refuses the listing (403) where none is found. nginx's index module would serve the result's "
+       "own index file. Where the server's DirectoryIndex lists differ between directories, name a path or are "
+       "`disabled`, the translation cannot follow that lookup: the internal location refuses (403) a directory "
+       "result whose request URL ends with a slash.",
+       "requests that reach a directory this way get 403 from nginx where httpd may serve the index file of the "
+       "request's own URL or a listing.",
+       "add [PT] if the substitution is meant to reach the route, end the substitution with the file's name, or "
+       "give the server one DirectoryIndex list.")
 _short("A2N344", "proxy-encoded-mapping-slash", "warning", "mapping=encoded paths holding %2F answer 404.",
        "with mapping=encoded httpd matches the ProxyPass path against the request as the client encoded it and "
        "passes encoded slashes (%2F) to the backend even with AllowEncodedSlashes Off. The translation keeps "

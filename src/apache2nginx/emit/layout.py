@@ -32,7 +32,7 @@ from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
-from ..passes.rewrite_dirslash import DOCROOT_SLASH
+from ..passes.rewrite_dirslash import DOCROOT_DIRECTORY
 from .render import _unless
 from .refused_error_pages import find_location, serving_levels
 from .inherit import _FAILS_EARLY as FAILS_EARLY, FILE, SERVED, _fails_early
@@ -794,7 +794,7 @@ class Layout:
         region holds; the nested locations inherit the alias."""
         alias = next(st for st in loc.statements if st.name == "alias")
         root = alias.args[0].rstrip("/") or "/"
-        slash = [st for st in loc.statements if st.comment == DOCROOT_SLASH]   # a nested location runs its own
+        slash = [st for st in loc.statements if st.comment in DOCROOT_DIRECTORY]   # a nested location runs its own
         below = sorted({d.fs_path.rstrip("/") for d in self.directories
                         if d.fs_path.startswith("/") and fs_within(root, d.fs_path)
                         and d.fs_path.rstrip("/") != root}, key=len)
@@ -1829,7 +1829,7 @@ def _maps_document_root(loc: Location) -> bool:
     """A server-context rule's internal location onto the document root (and nothing else: a handler's
     location aliases the document root too, to run what it maps to)."""
     return any(st.name == "alias" and st.comment == DOCROOT_MAP for st in loc.statements) and \
-        all(st.name in ("internal", "alias") or st.comment == DOCROOT_SLASH for st in loc.statements)
+        all(st.name in ("internal", "alias") or st.comment in DOCROOT_DIRECTORY for st in loc.statements)
 
 
 def _last_wins(statements: list[Stmt], index_names: dict | None = None) -> list[Stmt]:

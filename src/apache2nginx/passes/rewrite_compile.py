@@ -982,19 +982,29 @@ class Compiler:
                            "as a URL, which that route serves", rule.span, directive="RewriteRule",
                            hint="add [PT] if the substitution is meant as a URL path", urls=_rule_urls(rule))
             return target
+        index = dirslash.docroot_index_name(self)
         if (id(self.server), root) not in made:
             made[(id(self.server), root)] = prefix
             self.server.locations.append(Location("^~", prefix + "/", [
                 Stmt("internal", [], rule.span),
-                Stmt("alias", [root + "/"], rule.span, comment=DOCROOT_MAP)] + dirslash.in_document_root(rule.span),
-                rule.span))
+                Stmt("alias", [root + "/"], rule.span, comment=DOCROOT_MAP)]
+                + dirslash.in_document_root(rule.span, index), rule.span))
         self.needs_request_uri = True      # mod_dir's redirect there names the request's own path
         dirslash.note_escaping(self, rule)
+        followed = ("; the internal location does the same (the lookup for GET and HEAD), but answers 404 where no "
+                    "index file is found that way (httpd: 403)") if index else ""
         self.note_once(rule, "A2N345", f"RewriteRule {rule.pattern} {subst}: httpd maps the result under the "
                        f"document root {root}, past the {claimed.kind} route of that URL{where}; the translation "
                        "serves it from there through an internal location. httpd's directory handling (the "
                        "trailing-slash redirect, the index file) works on the request's own URL, and its index "
-                       "lookup runs the rules again", rule.span, directive="RewriteRule")
+                       "lookup runs the rules again" + followed, rule.span, directive="RewriteRule")
+        if index is None:
+            self.note_once(rule, "A2N346", f"RewriteRule {rule.pattern} {subst}: where the result is a directory, "
+                           "httpd looks its index file up as the request's own URL plus each DirectoryIndex name "
+                           "of that directory; the server's DirectoryIndex lists differ, name a path or are "
+                           "disabled, so the internal location refuses (403) a directory result whose request "
+                           "URL ends with a slash", rule.span, directive="RewriteRule",
+                           hint="add [PT] if the substitution is meant as a URL path")
         return prefix + target
 
     def _directory_rules_may_match(self, root: str, static: str, dynamic: bool) -> bool:

@@ -243,10 +243,7 @@ def index_lookup(compiler, target: str) -> str | None:
     name = _index_name(compiler, target)
     if name is None:
         return None
-    statements = compiler.server.own_statements
-    if not any(st.name == "error_page" and st.args[:1] == [INDEX_STATUS] for st in statements):
-        statements.append(Stmt("error_page", [INDEX_STATUS, "=", DIRINDEX], None,
-                               comment="mod_dir's index subrequest, through the server's rules again"))
+    _index_error_page(compiler.server)
     return name
 
 
@@ -324,25 +321,75 @@ def _missing(span) -> list[Stmt]:
                  comment="the result names no file: httpd's 404 for the request's own path")]
 
 
-# the comment of mod_dir's redirect in the document root's internal location (`in_document_root`)
+# the comments of mod_dir's redirect and index lookup in the document root's internal location (`in_document_root`)
 DOCROOT_SLASH = "mod_dir: a directory result, redirected for the request's own path"
+DOCROOT_INDEX = "mod_dir: a directory result's index file, looked up for the request's own path"
+DOCROOT_DIRECTORY = (DOCROOT_SLASH, DOCROOT_INDEX)
 _DOCROOT_DIR = "$a2n_docroot_dir"
 
 
-def in_document_root(span) -> list[Stmt]:
+def in_document_root(span, index: str | None) -> list[Stmt]:
     """mod_dir in the internal location a server-context rule maps its result onto the document root through
     (rewrite_compile `document_root_file`). httpd keeps the request's own path (r->uri) for a rule that maps
     to a file: where the result is a directory and the request's path lacks the slash, it answers 301 to that
     path plus the slash and the query (GET /data, rewritten to the directory /files: Location /data/). nginx's
     static module redirects to the URI it serves plus the slash, the internal location's prefix with it
-    (/a2n_docroot_1/files/), a URL no client may see. Where the request's path has the slash and the result
-    lacks it, nginx goes on as for a result with the slash (its index module), never to that redirect."""
+    (/a2n_docroot_1/files/), a URL no client may see. Where the request's path has the slash, httpd looks the
+    index file up for that path (`_docroot_index`), never under the result's; nginx's index module would serve
+    the result's own index file. INDEX: the name to look up, None where the lookup cannot be followed."""
     return [Stmt("set", [_DOCROOT_DIR, "$a2n_request_uri"], span, comment=DOCROOT_SLASH),
             Stmt("if", ["(-d $request_filename)"], span, comment=DOCROOT_SLASH,
                  block=[Stmt("set", [_DOCROOT_DIR, f"d:{_DOCROOT_DIR}"], span)]),
-            *slash_redirect(_DOCROOT_DIR, span, DOCROOT_SLASH),
-            Stmt("if", [f'({_DOCROOT_DIR} ~ "^d:")'], span, comment=DOCROOT_SLASH,
-                 block=[Stmt("rewrite", ["^(.*[^/])$", "$1/", "last"], span)])]
+            *slash_redirect(_DOCROOT_DIR, span, DOCROOT_SLASH)] + \
+        _docroot_index(span, index) + \
+        [Stmt("if", [f'({_DOCROOT_DIR} ~ "^d:")'], span, comment=DOCROOT_SLASH,
+              block=[Stmt("rewrite", ["^(.*[^/])$", "$1/", "last"], span)])]
+
+
+def _docroot_index(span, index: str | None) -> list[Stmt]:
+    """The index lookup of a directory result whose request path has the slash (the redirect has answered the
+    others). httpd's mod_dir looks each DirectoryIndex name up in a subrequest for the request's own path plus
+    the name, through the server's rules again (observed with httpd 2.4: GET /admin/ rewritten to the directory
+    /app/inner/ serves /srv/www/admin/index.html, and answers 403 where that file is missing, no listing
+    allowed, although /app/inner/index.html exists). nginx's index module looks the file up under the
+    rewritten path. For GET and HEAD the location answers the status the server's error_page turns into an
+    internal redirect to the request's path plus INDEX, which runs the server's rules again as the subrequest
+    does (a missing file then answers 404, and other methods stay with nginx's lookup: A2N345 says so). Where
+    the lookup cannot be followed (INDEX None), the location refuses the directory (403), as httpd does where
+    the request's path has no index file."""
+    if index is None:
+        return [Stmt("if", [f'({_DOCROOT_DIR} ~ "^d:")'], span, comment=DOCROOT_INDEX,
+                     block=[Stmt("return", ["403"], span)])]
+    return [Stmt("set", [DIRINDEX, f"{_DOCROOT_DIR}:$request_method"], span, comment=DOCROOT_INDEX),
+            Stmt("if", [f'({DIRINDEX} ~ "^d:[^?]*/:(?:GET|HEAD)$")'], span, comment=DOCROOT_INDEX,
+                 block=[Stmt("set", [DIRINDEX, f"${{a2n_request_uri}}{index}$is_args$args"], span),
+                        Stmt("return", [INDEX_STATUS], span)])]
+
+
+def docroot_index_name(compiler) -> str | None:
+    """The index name the document root's internal location looks up for the request's own path: the first
+    name of the document root's DirectoryIndex list (index.html by default) where every list of the server is
+    that list and the name is a plain file name; else None (lists that differ by directory, a path,
+    `disabled`). mod_dir takes the list of the result's directory, which the request's own path does not
+    tell. Where the first name is missing and a later one exists, httpd serves the later one and nginx answers
+    404 (A2N345). The server's error_page that makes the internal redirect is added with it."""
+    from .rewrite_dirindex import index_names
+    ctx, server = compiler.ctx, compiler.server
+    names = index_names(ctx, server, document_root(ctx, server) or "")
+    if not names or any(args != names for args in _index_lists(ctx, server)) or \
+            not re.fullmatch(r"[\w.~-]+", names[0]):
+        return None
+    name = names[0]
+    _index_error_page(compiler.server)
+    return name
+
+
+def _index_error_page(server) -> None:
+    """The server's error_page that turns INDEX_STATUS into an internal redirect to DIRINDEX."""
+    statements = server.own_statements
+    if not any(st.name == "error_page" and st.args[:1] == [INDEX_STATUS] for st in statements):
+        statements.append(Stmt("error_page", [INDEX_STATUS, "=", DIRINDEX], None,
+                               comment="mod_dir's index subrequest, through the server's rules again"))
 
 
 # what httpd's ap_escape_uri leaves as it is in a path (gen_test_char.c, T_OS_ESCAPE_PATH)
