@@ -42,6 +42,13 @@ SECURITY_HEADERS = frozenset({
 REPEATABLE_HEADERS = frozenset({
     "strict-transport-security", "content-security-policy", "content-security-policy-report-only",
     "x-frame-options", "x-content-type-options", "referrer-policy"})
+# Headers whose value is a comma-separated list (RFC 9110 5.3: a recipient may join field lines with ", "):
+# httpd's `Header merge`/`append` writes one line "a, b" where nginx's add_header lines write two, and a
+# client reads them the same (Referrer-Policy's and X-Frame-Options' tokens, CSP's policies, nosniff's first
+# value are all split on commas). HSTS is not among them: its first line alone is read.
+COMMA_LISTS = frozenset({
+    "content-security-policy", "content-security-policy-report-only", "x-frame-options", "x-content-type-options",
+    "referrer-policy"})
 COOKIE_PROTECTIONS = ("secure", "httponly", "samesite")
 CACHE_PROTECTIONS = ("no-store", "private", "no-cache")
 CLOCK_SLACK = 2.0       # seconds of max-age or Expires two answers may differ by beyond the time between them
@@ -153,6 +160,11 @@ def lost_protection(field_name: str, apache, nginx) -> bool:
     return False
 
 
+def _items(values: list[str]) -> list[str]:
+    """A comma-list header's items, in order, whichever field lines they came on."""
+    return [item.strip() for value in values for item in value.split(",")]
+
+
 def _distinct(values: list[str]) -> list[str]:
     """The header's values with a value repeated right after itself taken once: the first, the last and
     the set of values stay what they are."""
@@ -234,7 +246,7 @@ class Comparator:
         names = (set(a.headers) | set(n.headers)) - self.ignored
         for name in sorted(names):
             va, vn = a.headers.get(name), n.headers.get(name)
-            if va != vn:
+            if va != vn and not (name in COMMA_LISTS and va and vn and _items(va) == _items(vn)):
                 out.append((f"header {name}", va, vn))
         slack = clock_gap(a, n) + CLOCK_SLACK
         if "cache-control" not in self.ignored_by_user and not _same_cache_control(a, n, slack):
