@@ -978,6 +978,73 @@ def _skipped_in_subrequest(rule: RRule) -> bool:
     return code is not None and 300 <= int(code) < 400
 
 
+def _may_rewrite_index(ctx: Context, server: Server, state: RewriteContext, rule: RRule) -> bool:
+    """Whether the per-directory RULE's pattern may match the path of an index file mod_dir looks up (an index
+    name, after the directory's own path relative to the rules' one): false only where the pattern ends with
+    a literal text that no index name of the directory's URLs ends with (a pattern ending in `txt$`, index.html)."""
+    from .rewrite_handler import document_root
+    directory = state.directory or document_root(ctx, server) + state.per_dir
+    names = {n for _, found in dirindex.index_variants(ctx, server, directory, state.per_dir) for n in found}
+    if not names:
+        return False
+    tail = re.search(r"((?:\\[^A-Za-z0-9]|[^\\.^$*+?()\[\]{}|])+)\$$", rule.pattern)
+    if rule.pattern.startswith("!") or "|" in rule.pattern or tail is None:
+        return True
+    literal = re.sub(r"\\(.)", r"\1", tail.group(1))
+    fold = (lambda t: t.lower()) if "NC" in rule.flags else (lambda t: t)
+    return any(fold(n).endswith(fold(literal)) for n in names)
+
+
+def _end_lost_in_subrequest(ctx: Context, server: Server, state: RewriteContext, rule: RRule) -> bool:
+    """Whether a per-directory [END] rewrite to a URL path behaves as [L] on nginx's index pass in a way that
+    matters. mod_dir looks a directory's index file up in a subrequest, which has a pool of its own: the rule
+    applying there notes END in the subrequest's pool (really_last_key), and the main request takes the
+    subrequest's result (ap_internal_fast_redirect) and serves it through an internal redirect from its own
+    pool, where no END is noted: the server's rules, and the per-directory rules of the result, run again
+    (observed with httpd 2.4: GET /docs/inner/?q=1, the index file rewritten [END] to /shop/index.html, meets
+    a server rule's [R=303] for /shop; GET /docs/inner/a.txt?q=1, rewritten to /shop/a.txt, does not). nginx's
+    index module redirects to the index file's URL and runs the rule again, where its `break` serves the result
+    as for a direct request. Only where the rule may rewrite an index file's path and the result may meet
+    server rules, or per-directory rules."""
+    if not ends_rewriting(rule) or rule.substitution == "-" or {"R", "P", "F", "G", "H"} & set(rule.flags) \
+            or re.match(r"[a-z][a-z0-9+.-]*://", rule.substitution, re.I) \
+            or not _may_rewrite_index(ctx, server, state, rule):
+        return False
+    static = re.split(r"[$%?]", rule.substitution, maxsplit=1)[0]
+    if not static.startswith("/"):
+        static = (state.base or state.per_dir or "/").rstrip("/") + "/" + static
+    rules = server.settings.get("rewrite_server_rules") or []
+    if any(not (_apart(r.pattern.lower(), static.lower()) if "NC" in r.flags else _apart(r.pattern, static))
+           for r in rules):
+        return True
+    return any(static.startswith(p) or p.startswith(static) for p in server.settings.get("rewrite_prefixes", []))
+
+
+def _index_pass_end(compiler: Compiler, rule: RRule, guards: list[str], marks: list[str]) -> list[Stmt]:
+    """The statements of a per-directory [END] rule (_end_lost_in_subrequest) on nginx's index pass: the rule as
+    [L], its result through the server's rules again (emit.rerun) as httpd's internal redirect does. Where that
+    cannot be translated, the requests it applies to on that pass are refused (403), as an [F] rule of the same
+    tests."""
+    flags = {k: v for k, v in rule.flags.items() if k != "END"}
+    flags["L"] = ""
+    copy = RRule(rule.pattern, rule.substitution, flags, list(rule.conds), rule.span, rule.directive, rule.index)
+    tests = list(guards) + [f"{_INDEX_PASS} = 1"]
+    try:
+        stmts = compiler.rule_statements(copy, tests, marks)
+    except Unsupported:
+        refusal = RRule(rule.pattern, "-", {**{k: v for k, v in rule.flags.items() if k == "NC"}, "F": ""},
+                        list(rule.conds), rule.span, rule.directive, rule.index)
+        try:
+            return compiler.rule_statements(refusal, tests, marks)
+        except Unsupported:
+            return []   # its tests cannot be compiled: the rule itself is left out (its own error says so)
+    rules = compiler.server.settings.get("rewrite_server_rules") or []
+    for st in stmts:
+        if st.name == "if" and st.block:
+            st.block[:] = [_rerun(b, rules, False, set()) for b in st.block]
+    return [_rerun(st, rules, False, set()) for st in stmts]
+
+
 def _index_pass_test(span) -> list[Stmt]:
     """Whether this pass is nginx's index redirect: the previous pass through these rules ended, unrewritten,
     on the directory URL this one extends by a file name (the marker is set only where the rules let a URL
@@ -1358,6 +1425,12 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             # httpd skips it in mod_dir's index subrequest; nginx's index redirect runs the location again
             guards = guards + [f'{_INDEX_PASS} = ""']
             index_pass = True
+        end_lost = state.per_dir is not None and rule is not None and _end_lost_in_subrequest(ctx, server, state, rule)
+        if end_lost:
+            # in mod_dir's index subrequest its END is lost to the main request: [L] there (_index_pass_end)
+            index_copy = _index_pass_end(compiler, rule, guards, marks)
+            guards = guards + [f'{_INDEX_PASS} = ""']
+            index_pass = True
         if never:
             if rule is not None:
                 ctx.diags.add("A2N819", f"RewriteRule {rule.pattern}: it is chained ([C]) to a rule that never "
@@ -1389,9 +1462,13 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             except Unsupported as exc:
                 refusal = _refused_instead(compiler, rule, exc, guards)
                 _not_translated(ctx, rule, exc.code, exc.message, refused=bool(refusal))
+                if end_lost and refusal:
+                    refusal = index_copy + refusal
                 (location_statements if state.per_dir is not None else statements).extend(refusal)
                 flow_state.failed(rule)
                 continue
+            if end_lost:
+                stmts = index_copy + stmts
             flow_state.emitted(stmts)
             (location_statements if state.per_dir is not None else statements).extend(stmts)
             continue
@@ -1556,7 +1633,8 @@ def _rerun_server_rules(server: Server, state: RewriteContext, statements: list[
     again at the server's rewrite phase (emit.rerun). A rewrite without a flag that ends the ruleset's
     statements is marked too: it searches the locations as `last` does where nothing follows it in the
     location (the layout may add a section's statements after the rules). An [END] rule's result runs
-    no rule again (mod_rewrite notes END in the request's pool, which the internal redirect shares)."""
+    no rule again (mod_rewrite notes END in the request's pool, which the internal redirect shares), except
+    where it applied in mod_dir's index subrequest, whose pool is its own (_index_pass_end)."""
     rules = server.settings.get("rewrite_server_rules") or []
     if not rules:
         return statements
