@@ -16,7 +16,7 @@ from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricte
                               per_directory_access, url_lookup_blocker, _static_directory)
 from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
-                            env_variable, END_MARK, ends_rewriting)
+                            env_variable, END_MARK, ends_rewriting, rule_urls)
 from . import rewrite_dirslash as dirslash
 from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
@@ -28,12 +28,6 @@ METHOD = "$a2n_rw_method"
 # %{REQUEST_METHOD} in a per-directory context: the request's method, GET on the pass after nginx's index
 # redirect (rewrite._dir_method_pass)
 DIR_METHOD = "$a2n_rw_dir_method"
-
-
-def _rule_urls(rule: RRule) -> list[tuple[str, bool]]:
-    """The URLs a server-context rule applies to, as a diagnostic names them (Diagnostic.urls): its pattern."""
-    return [(("(?i)" if "NC" in rule.flags else "") + rule.pattern.lstrip("!"), True)] \
-        if not rule.pattern.startswith("!") else []
 
 
 class Unsupported(Exception):
@@ -913,19 +907,19 @@ class Compiler:
                                f"file path under {fs}, but the URL that would serve that file is also claimed by a "
                                f"{claimed.kind} route{where}; the translation rewrites to the path as a URL",
                                rule.span, directive="RewriteRule",
-                               hint="add [PT] if the substitution is meant as a URL path, or rewrite to the file's URL", urls=_rule_urls(rule))
+                               hint="add [PT] if the substitution is meant as a URL path, or rewrite to the file's URL", urls=rule_urls(rule))
             return target
         if subst.upper().startswith("%{DOCUMENT_ROOT}"):
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
                            f"file path under {root}, and what follows %{{DOCUMENT_ROOT}} is not a path the "
                            "translation can turn into the file's URL; it rewrites to the path as a URL", rule.span,
-                           directive="RewriteRule", hint="start what follows %{DOCUMENT_ROOT} with `/`", urls=_rule_urls(rule))
+                           directive="RewriteRule", hint="start what follows %{DOCUMENT_ROOT} with `/`", urls=rule_urls(rule))
             return target
         if re.fullmatch(r"/(\?.*)?", subst):
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads `/` as the filesystem's "
                            "root, a directory: it redirects to add a slash to the request's path, or refuses where "
                            "<Directory /> denies; the translation rewrites to the document root's /", rule.span,
-                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path", urls=_rule_urls(rule))
+                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path", urls=rule_urls(rule))
             return target
         if "UNSAFEPREFIXSTAT" in rule.flags and _first_segment_expands(subst):
             self.note_once(rule, "A2N850", f"RewriteRule {rule.pattern} {subst} [UnsafePrefixStat]: httpd reads the "
@@ -939,7 +933,7 @@ class Compiler:
                                "rewrites to it as a URL path under the document root", rule.span,
                                directive="RewriteRule",
                                hint="add [PT] if it is meant as a URL path; to serve the file, give it a URL (an "
-                                    "Alias, or a location with alias) and rewrite to that", urls=_rule_urls(rule))
+                                    "Alias, or a location with alias) and rewrite to that", urls=rule_urls(rule))
             return target
         return self.document_root_file(rule, subst, target, root, routes)
 
@@ -980,7 +974,7 @@ class Compiler:
                            f"file path under the document root {root} (no Alias or ProxyPass applies to it), but the "
                            f"URL is claimed by a {claimed.kind} route{where}; the translation rewrites to the path "
                            "as a URL, which that route serves", rule.span, directive="RewriteRule",
-                           hint="add [PT] if the substitution is meant as a URL path", urls=_rule_urls(rule))
+                           hint="add [PT] if the substitution is meant as a URL path", urls=rule_urls(rule))
             return target
         index = dirslash.docroot_index_name(self)
         if (id(self.server), root) not in made:
@@ -997,14 +991,15 @@ class Compiler:
                        f"document root {root}, past the {claimed.kind} route of that URL{where}; the translation "
                        "serves it from there through an internal location. httpd's directory handling (the "
                        "trailing-slash redirect, the index file) works on the request's own URL, and its index "
-                       "lookup runs the rules again" + followed, rule.span, directive="RewriteRule")
+                       "lookup runs the rules again" + followed, rule.span, directive="RewriteRule",
+                       urls=rule_urls(rule))
         if index is None:
             self.note_once(rule, "A2N346", f"RewriteRule {rule.pattern} {subst}: where the result is a directory, "
                            "httpd looks its index file up as the request's own URL plus each DirectoryIndex name "
                            "of that directory; the server's DirectoryIndex lists differ, name a path or are "
                            "disabled, so the internal location refuses (403) a directory result whose request "
                            "URL ends with a slash", rule.span, directive="RewriteRule",
-                           hint="add [PT] if the substitution is meant as a URL path")
+                           hint="add [PT] if the substitution is meant as a URL path", urls=rule_urls(rule))
         return prefix + target
 
     def _directory_rules_may_match(self, root: str, static: str, dynamic: bool) -> bool:

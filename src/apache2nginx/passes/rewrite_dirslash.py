@@ -43,7 +43,7 @@ import re
 
 from ..model import Scope, Stmt
 from .rewrite_handler import access_restricted, document_root
-from .rewrite_model import RRule, ends_rewriting
+from .rewrite_model import RRule, ends_rewriting, rule_urls
 
 DIRSLASH = "$a2n_dirslash"
 DIRINDEX = "$a2n_dirindex"      # the index file's URL mod_dir's subrequest is for
@@ -64,7 +64,8 @@ def plan(compiler, rule: RRule, negate: bool, target: str) -> bool:
         compiler.note_once(rule, "A2N841", f"RewriteRule {rule.pattern} {rule.substitution}: where a request's "
                            "path ends with a slash and the result is a directory, httpd looks its index file up as "
                            "that path plus the index name, through the rules again; " + nginx, rule.span,
-                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path")
+                           directive="RewriteRule", hint="add [PT] if the substitution is meant as a URL path",
+                           urls=rule_urls(rule))
     for why in reports:
         _report(compiler, rule, why)
     if checked:
@@ -80,7 +81,7 @@ def note_escaping(compiler, rule: RRule) -> None:
     compiler.note_once(rule, "A2N852", f"RewriteRule {rule.pattern} {rule.substitution}: where its result is a "
                        "directory, mod_dir's redirect to the request's path plus a slash is escaped by nginx as "
                        "httpd escapes it, but for ? < > [ \\ ] ^ ` { | } (kept) and upper-case hex past ASCII",
-                       rule.span, directive="RewriteRule")
+                       rule.span, directive="RewriteRule", urls=rule_urls(rule))
 
 
 def note_index_rewrite(compiler, rule: RRule) -> None:
@@ -440,7 +441,7 @@ def _report(compiler, rule: RRule, why: str) -> None:
                        "directory, httpd redirects the request's own path to add a slash (mod_dir); " + why +
                        ", so nginx serves the directory's index or redirects to the rewritten path",
                        rule.span, directive="RewriteRule", hint="add [PT] (httpd then redirects the rewritten path "
-                       "too) or end the substitution with the file's name")
+                       "too) or end the substitution with the file's name", urls=rule_urls(rule))
 
 
 def _may_end_with_slash(rule: RRule, negate: bool) -> bool:

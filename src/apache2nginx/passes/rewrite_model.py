@@ -293,3 +293,10 @@ def regex_tokens(pattern: str):
             end = i + 1
         yield i, min(end, len(pattern))
         i = end
+
+
+def rule_urls(rule: RRule) -> list[tuple[str, bool]]:
+    """The URLs a server-context rule applies to, as a diagnostic names them (Diagnostic.urls): its pattern;
+    none named (every URL) for a negated pattern."""
+    return [(("(?i)" if "NC" in rule.flags else "") + rule.pattern.lstrip("!"), True)] \
+        if not rule.pattern.startswith("!") else []
