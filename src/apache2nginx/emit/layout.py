@@ -1179,7 +1179,7 @@ class Layout:
             # httpd's own refusal, or one in place of rules not translated (their headers are sent on it)
             refusal = Stmt("return", ["403"], scope.span, comment=None if alike else NOT_TRANSLATED_HERE)
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
-                                          block=[refusal], comment="<LocationMatch> access rule"))
+                                          block=[refusal], comment=LOCATIONMATCH_GUARD))
 
     def guard_regex_routes(self, scope: Scope, access: list[Stmt]) -> None:
         """A <LocationMatch> (or `<Location ~>`) with access rules also covers URLs an AliasMatch,
@@ -1206,7 +1206,7 @@ class Layout:
             todo.extend(loc.locations)
             refusal = Stmt("return", ["403"], scope.span, comment=None if exact else NOT_TRANSLATED_HERE)
             loc.statements.insert(0, Stmt("if", [f"($uri {op} {_quote_if_needed(scope.path)})"], scope.span,
-                                          block=[refusal], comment="<LocationMatch> access rule"))
+                                          block=[refusal], comment=LOCATIONMATCH_GUARD))
 
     def take_merged_rules(self, loc: Location, configs: list, scope: Scope) -> bool:
         """An exact location whose one URL the <LocationMatch> SCOPE matches takes the rules of SCOPE merged into
@@ -2278,6 +2278,8 @@ def _no_location(server: Server, target: str) -> Server | None:
 
 
 REFUSED_HERE = "an access rule nginx cannot check: refused"
+# the rewrite-phase refusal of a <LocationMatch>'s URLs under a location that never consults its own (guard_prefixes)
+LOCATIONMATCH_GUARD = "<LocationMatch> access rule"
 NOT_TRANSLATED_HERE = "its rules are not translated under this prefix"     # a <LocationMatch>'s (guard_prefixes)
 NOT_TRANSLATED_ALIASED = "its access rules are not translated for the AliasMatch"    # a section's (_alias_guards)
 
@@ -2294,7 +2296,7 @@ def _refusal_reached(target: Location, url: str) -> Stmt | None:
             return r
         if r.name == "return" and r.args == ["403"] and r.comment in (LOCATION_REFUSAL, ALIAS_REFUSAL):
             return r
-        if r.name == "if" and r.comment == "<LocationMatch> access rule" and r.block:
+        if r.name == "if" and r.comment == LOCATIONMATCH_GUARD and r.block:
             m = re.fullmatch(r'\(\$uri (~\*?) (.*)\)', r.args[0] if r.args else "", re.S)
             inner = next((b for b in r.block if b.name == "return" and b.comment == NOT_TRANSLATED_HERE), None)
             if m is None or inner is None:
@@ -2848,10 +2850,22 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
 
 
 def _give_directory_rules(server: Server, loc: Location, copies: list[Stmt]) -> None:
-    """LOC runs the per-directory statements COPIES first, and sends the headers of their refusal."""
-    loc.statements[:0] = copies
+    """LOC runs the per-directory statements COPIES first (after its <LocationMatch> refusals,
+    `_after_access_guards`), and sends the headers of their refusal."""
+    at = _after_access_guards(loc.statements)
+    loc.statements[at:at] = copies
     loc.directory_rules.extend(copies)
     loc.statements.extend(_refusal_headers(server, copies))
+
+
+def _after_access_guards(stmts: list[Stmt]) -> int:
+    """Where carried per-directory statements go in a location's STMTS: after the `if` refusing the URLs of a
+    <LocationMatch> with access rules (LOCATIONMATCH_GUARD). httpd merges the section's rules for the original
+    URL and refuses in its access check, before the directory's rules run in the fixups; nginx runs the
+    rewrite phase in order, and a `rewrite ... last` ahead of the refusal would carry the request to the
+    result's location, past it (a `Require all denied` over /docs/ answered 200 from the rule's /app/)."""
+    return max((i + 1 for i, st in enumerate(stmts) if st.name == "if" and st.comment == LOCATIONMATCH_GUARD),
+               default=0)
 
 
 def _carry_past_refusal(server: Server, loc: Location, rules: list[Stmt]) -> None:
@@ -3140,7 +3154,7 @@ def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | Non
                              server: Server | None = None) -> None:
     """nginx runs only the chosen location's rewrite phase, and a nested location (a <Files> section's) inherits
     none of its parent's rewrite statements: the per-directory rules of a location are repeated first in each
-    location nested in it that has none of its own (httpd applies them to every file of the directory, the
+    location nested in it that has none of its own (after its <LocationMatch> refusals, `_after_access_guards`) (httpd applies them to every file of the directory, the
     ones a <Files> section matches too). Rules that would lead past a file section's access rules are not
     emitted at all (A2N745). A nested location that refuses every request (`Require all denied` in a <Files>
     section) gets none: httpd refuses before the per-directory rules run, where nginx's rewrite phase would
@@ -3157,7 +3171,8 @@ def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | Non
             if rules and not inner.directory_rules and not any(st.name in _CONTENT for st in inner.statements):
                 # (not a location mapped elsewhere or passed to a backend)
                 copies = _carried_rules(rules, inner, nested=True)
-                inner.statements[:0] = copies
+                at = _after_access_guards(inner.statements)
+                inner.statements[at:at] = copies
                 inner.directory_rules.extend(copies)
                 if diags is not None:
                     _index_error_headers(inner, copies, diags, _index_names(server, loc))
