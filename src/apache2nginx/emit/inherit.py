@@ -15,7 +15,7 @@ from typing import Callable
 
 from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt, all_nested
 from ..passes.alias import CGI_REFUSAL
-from ..passes.rewrite_location_headers import TARGET_HEADER
+from ..passes.rewrite_location_headers import REFUSED_RULE, TARGET_HEADER
 from ..passes.rewrite_model import REWRITE_FILE, REWRITE_URI
 
 _FAMILY_OF = {name: family for family in ARRAY_FAMILIES for name in family}
@@ -528,15 +528,36 @@ _FOR_ERRORS = "also on the refusal, where the request names no file httpd serves
 _NOT_STATIC = {"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "return", "rewrite", "try_files",
                "autoindex"}
 
+# the `return 403` standing for a refusing location's `deny all` ahead of its per-directory rewrites
+# (layout.merge_into): the refusal itself, moved into the rewrite phase, not an answer of its own
+ACCESS_REFUSAL = "refused before the directory's rewrites, as in httpd"
+
 
 def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
     """Whether STMTS are those of a location refused for a section the translation cannot place, over a
     region of static files without access rules of its own, or whose rules let everyone in (Stmt.open_region):
     there httpd serves the file a URL names with its handler (a success, both header tables), and answers any
-    other URL with an error (404, or mod_dir's 301: the always table alone). Said by the tests SERVED reads (_served_tests)."""
+    other URL with an error (404, or mod_dir's 301: the always table alone). Said by the tests SERVED reads (_served_tests).
+    The `return 403` that repeats the refusal ahead of the directory's rewrite rules (ACCESS_REFUSAL) is that
+    refusal, not an answer of its own: httpd's 200 for /files/ under a <Directory> with rewrite rules carried
+    both header tables there too, where the refusal had sent the always line alone."""
     return getattr(ungate, "served", None) is not None and \
         any(_refusal(s) and (s.open_region or (s.rule_tests is not None and not _guarded(stmts))) for s in stmts) \
-        and not any(s.name in _NOT_STATIC and not _refusal(s) for s in stmts)
+        and not any(s.name in _NOT_STATIC and not _refusal(s) and s.comment != ACCESS_REFUSAL
+                    for s in _ahead_of_rules(stmts))
+
+
+def _ahead_of_rules(stmts: list[Stmt]) -> list[Stmt]:
+    """STMTS without the directory's rewrite rules a refusal answers ahead of (ACCESS_REFUSAL): nginx never
+    runs them there."""
+    at = next((i for i, s in enumerate(stmts) if s.name == "return" and s.comment == ACCESS_REFUSAL), None)
+    if at is None:
+        return stmts
+    return stmts[:at + 1] + [s for s in stmts[at + 1:] if s.name not in _RULE_STATEMENTS]
+
+
+# the statements a directory's rewrite rules are written as (in the rewrite phase)
+_RULE_STATEMENTS = {"rewrite", "return", "set", "if", "break"}
 
 
 def _guarded(stmts: list[Stmt]) -> bool:
@@ -629,6 +650,10 @@ def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], 
             return [Stmt("set", [FILE, ""], span, comment="no file httpd serves here carries a header")] + stmts
         return stmts
     tests = _served_tests(stmts, parent, ungate, span, index)
+    if any(s.name == "return" and s.comment == ACCESS_REFUSAL for s in stmts):
+        tests += _rule_tests_ahead(stmts)
+    else:
+        stmts = [Stmt("if", s.args, s.span, s.comment, _rule_answers(s.block)) if _guard(s) else s for s in stmts]
     if any(s.args[:1] == [FILE] for s in tests):
         # an `if` block answering before the region's rules (a directory's index file, refusal_alternatives)
         # sends the headers of a file httpd serves, as a refusal in place of the rules did
@@ -636,6 +661,70 @@ def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], 
                  if s.name == "if" and s.block and reads(s.block) and any(b.name == "return" for b in s.block)
                  else s for s in stmts]
     return tests + stmts
+
+
+def _rule_answers(block: list[Stmt]) -> list[Stmt]:
+    """BLOCK of a guard answering 403 in place of a per-directory rewrite rule left out (REFUSED_RULE), with
+    SERVED emptied before that 403: where the rule applies httpd answers with its result, not with the file
+    the URL names (`RewriteRule ^(.*)\\.txt$ /files/$1 [END]` made /files/a.txt mod_dir's 301 to /files/a/,
+    which carried the `Header always` line alone), so the refusal sends what it sends where the server is
+    not refused: the always line alone."""
+    out = []
+    for s in block:
+        if s.name == "return" and s.comment == REFUSED_RULE:
+            out.append(_unserved(s))
+        out.append(s)
+    return out
+
+
+def _rule_tests_ahead(stmts: list[Stmt]) -> list[Stmt]:
+    """The tests emptying SERVED where one of the directory's rewrite rules applies, for STMTS whose refusal
+    answers ahead of those rules (ACCESS_REFUSAL), so that nginx runs none of them: httpd runs them, and
+    where one applies it answers with the rule's result (/files/a.txt made mod_dir's 301 to /files/a/ under
+    `RewriteRule ^(.*)\\.txt$ /files/$1 [END]`, its always line alone), not with the file the URL names. The
+    rules' variables are set as they would be (their `set` lines, and `if` blocks of `set` lines alone), each
+    answering `if` block (where its `rewrite`'s regex matches too) and `rewrite` empties SERVED where it
+    applies; the tests stop at a `break`, or at a `rewrite` whose regex cannot be written as an `if` test."""
+    at = next((i for i, s in enumerate(stmts) if s.name == "return" and s.comment == ACCESS_REFUSAL), None)
+    out: list[Stmt] = []
+    for s in stmts[at + 1:] if at is not None else ():
+        if s.name == "set" or (s.name == "if" and s.block and all(b.name == "set" for b in s.block)):
+            out.append(s)
+        elif s.name == "if" and s.block and any(b.name in ("return", "rewrite") for b in s.block):
+            sets = [b for b in s.block if b.name == "set"]
+            rewrites = [b for b in s.block if b.name == "rewrite"]
+            if not rewrites:
+                out.append(Stmt("if", s.args, s.span, block=sets + [_unserved(s)]))
+            elif len(rewrites) == 1 and _testable(rewrites[0]):
+                # both the block's test and the rewrite's regex: nginx nests no `if`
+                out += [Stmt("set", [_HIT, ""], s.span), Stmt("if", s.args, s.span, block=sets + [
+                        Stmt("set", [_HIT, "1"], s.span)]),
+                        Stmt("if", [f"($uri ~ {rewrites[0].args[0]})"], s.span, block=[
+                            Stmt("set", [_HIT, "${" + _HIT[1:] + "}1"], s.span)]),
+                        Stmt("if", [f"({_HIT} = 11)"], s.span, block=[_unserved(s)])]
+            else:
+                break
+        elif s.name == "rewrite" and _testable(s):
+            out.append(Stmt("if", [f"($uri ~ {s.args[0]})"], s.span, block=[_unserved(s)]))
+        elif s.name == "return":
+            out.append(_unserved(s))
+            break
+        elif s.name in _RULE_STATEMENTS:
+            break
+    return out
+
+
+# where an `if` block of the rules holds, and then where the `rewrite` in it applies too (_rule_tests_ahead)
+_HIT = "$a2n_rwhit"
+
+
+def _testable(s: Stmt) -> bool:
+    """Whether the regex of S, a `rewrite`, can be written as an `if` test as it is."""
+    return len(s.args) >= 2 and not re.search(r"[\s{};'\"]", s.args[0])
+
+
+def _unserved(s: Stmt) -> Stmt:
+    return Stmt("set", [SERVED, ""], s.span, comment="a rewrite rule answers here, not the URL's file")
 
 
 def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str], span,

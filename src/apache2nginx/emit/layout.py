@@ -35,7 +35,7 @@ from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from ..passes.rewrite_dirslash import DOCROOT_DIRECTORY
 from .render import _unless
 from .refused_error_pages import find_location, serving_levels
-from .inherit import _FAILS_EARLY as FAILS_EARLY, FILE, SERVED, _fails_early
+from .inherit import _FAILS_EARLY as FAILS_EARLY, ACCESS_REFUSAL, FILE, SERVED, _fails_early
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
 from ..passes import access_proxy
@@ -53,9 +53,6 @@ ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from
 REFUSED_AFTER_RULES = "/.a2n-refused-after-rules"
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
-
-# the `return 403` standing for a refusing location's `deny all` ahead of its per-directory rewrites (merge_into)
-ACCESS_REFUSAL = "refused before the directory's rewrites, as in httpd"
 
 
 def _no_access_rules(configs: list) -> bool:

@@ -579,7 +579,8 @@ def _location_rule_tests(ctx: Context, server: Server, scope) -> None:
     ctx.diags.add("A2N863", f"RewriteRule inside <Location {scope.path}>: {why}, so nginx cannot tell which "
                   "requests httpd serves there (its success carries the onsuccess Header lines too) from those "
                   "the rule answers (an error carries the `Header always` lines alone); the translation's 403 "
-                  "sends the always line alone where both name a header", directives[0].span,
+                  "sends the always line alone where both name a header"
+                  + (" and the rule applies" if refusal.rule_tests else ""), directives[0].span,
                   directive="RewriteRule")
 
 
@@ -629,16 +630,23 @@ def _rule_tests(ctx: Context, server: Server, scope, refusal: Stmt, directives: 
             conds.append(Cond(c.args[0], c.args[1], cflags, c.span, c))
         flags = _normalise(_flags(d.args[2] if len(d.args) > 2 else None))
         rules.append(RRule(d.args[0], d.args[1], flags, conds, d.span, d))
-    tests = _compiled_rule_tests(compiler, rules, REWRITE_FILE, next(iter(stripped)))
+    unsure: list[str] = []
+    tests = _compiled_rule_tests(compiler, rules, REWRITE_FILE, next(iter(stripped)), unsure)
     if isinstance(tests, str):
         return tests
     refusal.rule_tests = tests
-    return None
+    return unsure[0] if unsure else None
 
 
-def _compiled_rule_tests(compiler: Compiler, rules: list[RRule], subject: str, stripped: bool) -> tuple | str:
+def _compiled_rule_tests(compiler: Compiler, rules: list[RRule], subject: str, stripped: bool,
+                         unsure: list[str] | None = None) -> tuple | str:
     """The tests of RULES (Stmt.rule_tests), their patterns matched against SUBJECT (with the per-directory
-    prefix of COMPILER where httpd strips it: STRIPPED); or why nginx cannot tell where they apply."""
+    prefix of COMPILER where httpd strips it: STRIPPED); or why nginx cannot tell where they apply. With
+    UNSURE (a list), a rule that rewrites the request and ends the rules ([L], [END], or the last one) is
+    tested too, as an error, and why its answer is not known is added to UNSURE: httpd's answer there is
+    its result's, which may be a success, but elsewhere it serves the file the URL names (a <Location /files>
+    rule `^([^/]+)/?$` never matched the file path `/srv/www/files/a.txt`, whose 200 carried both header
+    tables, where the refusal had sent the always line alone on every request)."""
     tests = []
     for i, rule in enumerate(rules):
         flags, label = rule.flags, rule.directive.args[2][1:-1] if len(rule.directive.args) > 2 else ""
@@ -655,7 +663,11 @@ def _compiled_rule_tests(compiler: Compiler, rules: list[RRule], subject: str, s
         elif rule.substitution == "-" and not ({"L", "END", "T", "H", "PT"} & set(flags)):
             continue        # the rule changes nothing the answer is made of: httpd goes on as if it did not match
         else:
-            return f"RewriteRule {rule.pattern} {rule.substitution} rewrites the request, whose answer is its result's"
+            why = f"RewriteRule {rule.pattern} {rule.substitution} rewrites the request, whose answer is its result's"
+            if unsure is None or not ({"L", "END"} & set(flags) or i + 1 == len(rules)):
+                return why
+            unsure.append(why)
+            value = ""
         pattern, negate = rule.pattern, False
         if pattern.startswith("!"):
             pattern, negate = pattern[1:], True
