@@ -3769,12 +3769,14 @@ def _capture_bounds(regex: str, n: int) -> tuple[int, int] | None:
 def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     from .challenge_pages import keep_challenges
     from .guarded_401_pages import serve_guarded_401_pages
+    from .missing_error_pages import keep_statuses_of_missing_pages
     from .refusal_pages import keep_refusals_plain
     from .refused_error_pages import keep_statuses_of_refused_pages, send_login_page_headers
     from .rerun import route_reruns
     for server in model.servers:
         Layout(model, server, diags, proxy_emitter).run()
     keep_statuses_of_refused_pages(model, diags)
+    keep_statuses_of_missing_pages(model)
     send_login_page_headers(model, diags)
     for server in model.servers:
         keep_refusals_plain(model, server)
