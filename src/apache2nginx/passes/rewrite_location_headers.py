@@ -40,7 +40,7 @@ from __future__ import annotations
 import copy
 import re
 
-from ..model import Location, Server, Stmt
+from ..model import UNSET_WHEN, Location, Server, Stmt
 from .rewrite_compile import _apart, _quote_regex
 
 __all__ = ["TARGET_HEADER", "carry_location_error_pages", "carry_location_headers", "carry_proxy_headers",
@@ -78,12 +78,29 @@ def _headers(ctx, server: Server) -> list[tuple[str, list[tuple[object, str, Stm
     holders = [server] if server is ctx.main else [ctx.main, server]
     named: dict[str, tuple[str, list]] = {}
     for scope in (s for h in holders for s in h.scopes if s.kind == "location"):
-        for st in scope.statements:
-            if st.name != "add_header" or len(st.args) < 3 or st.args[-1] != "always":
-                continue
-            name = st.args[0]
-            named.setdefault(name.lower(), (name, []))[1].append((scope, st.args[1], st))
-    return list(named.values())
+        for lower, name, value, st in _table_lines(scope, "always"):
+            named.setdefault(lower, (name, []))[1].append((scope, value, st))
+    return [(name, values) for name, values in named.values() if any(st.name == "add_header" for *_, st in values)]
+
+
+def _table_lines(scope, table: str) -> list[tuple[str, str, str, Stmt]]:
+    """(lower name, name, value, statement) of SCOPE's header lines acting on httpd's TABLE ("always":
+    err_headers_out, or "onsuccess"), in order: its add_header lines and its `Header unset` ones (an
+    unconditional one, proxy_hide_header, as a `set` of nothing; a conditional one, UNSET_WHEN, whose value
+    is its condition's variable). mod_headers runs them in order on the table, so `Header always set
+    X-Frame-Options SAMEORIGIN expr=...` then `Header always unset X-Frame-Options expr=...` sends nothing
+    where the condition holds: a carried header takes the unset into account as the section's own lines do
+    (emit.inherit.header_order)."""
+    out = []
+    for st in scope.statements:
+        if st.name == "add_header" and len(st.args) >= 2:
+            if ("always" if len(st.args) > 2 and st.args[-1] == "always" else "onsuccess") == table:
+                out.append((st.args[0].lower(), st.args[0], st.args[1], st))
+        elif st.name == "proxy_hide_header" and st.resets is not None and st.resets[1] == table:
+            out.append((st.resets[0], st.args[0], '""', st))
+        elif st.name == UNSET_WHEN and st.resets is not None and st.resets[1] == table:
+            out.append((st.resets[0], st.args[0], st.args[1], st))
+    return out
 
 
 def carry_location_headers(ctx, server: Server, statements: list[Stmt], skip: set[str] = frozenset()) -> None:
@@ -258,7 +275,12 @@ def _acts(st: Stmt | None, value: str) -> str:
     """How a carried line acts on the earlier lines of its header and table, as mod_headers runs them (see
     emit.inherit.header_order): "set" (an unconditional `Header set`, or one not known: replaces them), "when"
     (a conditional `set`, whose VALUE is empty where its condition does not hold: replaces them where it
-    holds) or "add" (add, append, merge: leaves them)."""
+    holds) or "add" (add, append, merge: leaves them); "unset" for a conditional `Header unset`, whose VALUE
+    is not empty where its condition holds: the lines before it send nothing there, and it sends nothing."""
+    if st is not None and st.name == UNSET_WHEN:
+        return "unset"
+    if st is not None and st.name == "proxy_hide_header":
+        return "set"
     if st is None or st.resets is not None and not (st.conditional and "$" in value):
         return "set"
     return "when" if st.resets is not None else "add"
@@ -276,7 +298,9 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
     one line (an index in the first variable); each add and conditional set that applies after it is a line
     of its own (a flag in a variable of its own, cleared by a later `set`), and a conditional set's line
     replaces the lines before it where its value is not empty, as httpd's `set` under a condition does (a
-    value merged before a `set` whose expr= does not hold is still sent).
+    value merged before a `set` whose expr= does not hold is still sent). A section's `Header unset` is an
+    entry too (_table_lines): a plain one a `set` of nothing, a conditional one empties the lines before it
+    where its condition holds, as the location's own lines are merged (emit.inherit.header_order).
 
     PAGED false: the values are cleared on error_page's internal redirect of an answer, where httpd's
     ErrorDocument page does not carry them (they never reached err_headers_out, which the redirect keeps)."""
@@ -325,9 +349,11 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
                                           if values[-1][0] is not None else None)))
         lines += list(own.items())
         for at, line in lines:
-            # (a flag is set only where no later `set` applies: a conditional line after the one that
-            # applies replaces it where it holds)
-            for j in (j for j in flags if j > at and acts[j - 1] == "when"):
+            if at and acts[at - 1] == "unset":
+                continue        # (a conditional unset sends nothing of its own)
+            # (a flag is set only where no later `set` applies: a conditional line, or a conditional unset,
+            # after the one that applies replaces it where it holds)
+            for j in (j for j in flags if j > at and acts[j - 1] in ("when", "unset")):
                 line = _carried_map(ctx, own[j], [('""', line)])
             server.own_statements.append(Stmt("add_header", [name, line, "always"], None, comment=what))
     # the index module's internal redirect of a directory result (mod_dir's index subrequest in httpd, whose
@@ -456,11 +482,10 @@ def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: l
     entries: dict = {}
     for table in ("always", "onsuccess"):
         for scope in header_scopes(ctx, server):
-            for st in scope.statements:
-                if st.name == "add_header" and len(st.args) >= 2 \
-                        and ("always" if len(st.args) > 2 and st.args[-1] == "always" else "onsuccess") == table:
-                    entries.setdefault((st.args[0].lower(), table), (st.args[0], []))[1].append(
-                        (scope, st.args[1], st))
+            for lower, name, value, st in _table_lines(scope, table):
+                entries.setdefault((lower, table), (name, []))[1].append((scope, value, st))
+    entries = {key: (name, values) for key, (name, values) in entries.items()
+               if any(st.name == "add_header" for *_, st in values)}
     answers: list[Stmt] = []
 
     def walk(stmts: list[Stmt], top: bool) -> None:
