@@ -10,6 +10,7 @@ security header set at server level.
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import replace
 from typing import Callable
 
@@ -650,10 +651,12 @@ def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], 
             return [Stmt("set", [FILE, ""], span, comment="no file httpd serves here carries a header")] + stmts
         return stmts
     tests = _served_tests(stmts, parent, ungate, span, index)
+    ahead: list[Stmt] = []
     if any(s.name == "return" and s.comment == ACCESS_REFUSAL for s in stmts):
-        tests += _rule_tests_ahead(stmts)
+        ahead = _rule_tests_ahead(stmts)
     else:
         stmts = [Stmt("if", s.args, s.span, s.comment, _rule_answers(s.block)) if _guard(s) else s for s in stmts]
+    tests += _result_tests(ahead + stmts, _index_names(stmts, parent, index), span) + ahead
     if any(s.args[:1] == [FILE] for s in tests):
         # an `if` block answering before the region's rules (a directory's index file, refusal_alternatives)
         # sends the headers of a file httpd serves, as a refusal in place of the rules did
@@ -672,7 +675,7 @@ def _rule_answers(block: list[Stmt]) -> list[Stmt]:
     out = []
     for s in block:
         if s.name == "return" and s.comment == REFUSED_RULE:
-            out.append(_unserved(s))
+            out.append(_unserved(s, s.result))
         out.append(s)
     return out
 
@@ -694,20 +697,21 @@ def _rule_tests_ahead(stmts: list[Stmt]) -> list[Stmt]:
             sets = [b for b in s.block if b.name == "set"]
             rewrites = [b for b in s.block if b.name == "rewrite"]
             if not rewrites:
-                out.append(Stmt("if", s.args, s.span, block=sets + [_unserved(s)]))
+                out.append(Stmt("if", s.args, s.span, block=sets + [_unserved(s, _refused_result(s.block))]))
             elif len(rewrites) == 1 and _testable(rewrites[0]):
                 # both the block's test and the rewrite's regex: nginx nests no `if`
                 out += [Stmt("set", [_HIT, ""], s.span), Stmt("if", s.args, s.span, block=sets + [
                         Stmt("set", [_HIT, "1"], s.span)]),
                         Stmt("if", [f"($uri ~ {rewrites[0].args[0]})"], s.span, block=[
                             Stmt("set", [_HIT, "${" + _HIT[1:] + "}1"], s.span)]),
-                        Stmt("if", [f"({_HIT} = 11)"], s.span, block=[_unserved(s)])]
+                        Stmt("if", [f"({_HIT} = 11)"], s.span, block=[
+                            _unserved(s, _rewrite_result(rewrites[0], stmts))])]
             else:
                 break
         elif s.name == "rewrite" and _testable(s):
-            out.append(Stmt("if", [f"($uri ~ {s.args[0]})"], s.span, block=[_unserved(s)]))
+            out.append(Stmt("if", [f"($uri ~ {s.args[0]})"], s.span, block=[_unserved(s, _rewrite_result(s, stmts))]))
         elif s.name == "return":
-            out.append(_unserved(s))
+            out.append(_unserved(s, _refused_result([s])))
             break
         elif s.name in _RULE_STATEMENTS:
             break
@@ -723,8 +727,68 @@ def _testable(s: Stmt) -> bool:
     return len(s.args) >= 2 and not re.search(r"[\s{};'\"]", s.args[0])
 
 
-def _unserved(s: Stmt) -> Stmt:
+def _unserved(s: Stmt, result: str | None = None) -> Stmt:
+    """SERVED as a rewrite rule's answer leaves it where S applies: empty (an error, a redirect, a result not
+    known), or, for a rule whose RESULT names a file (Stmt.result), whether httpd serves that file
+    (_result_tests, which reads RESULT off the statement made)."""
+    if result is not None:
+        return Stmt("set", [SERVED, _RESULT + f"{zlib.crc32(result.encode()):08x}"], s.span,
+                    comment="a rewrite rule answers here with its result's file", result=result)
     return Stmt("set", [SERVED, ""], s.span, comment="a rewrite rule answers here, not the URL's file")
+
+
+def _refused_result(block: list[Stmt]) -> str | None:
+    """The result file (Stmt.result) of the 403 in BLOCK standing for a per-directory rule left out, if any."""
+    return next((b.result for b in block if b.name == "return" and b.comment == REFUSED_RULE), None)
+
+
+def _rewrite_result(s: Stmt, stmts: list[Stmt]) -> str | None:
+    """The file the result of S, a `rewrite ... break` among the STMTS of a location, names where its target is
+    a literal path: the location's static handler serves it from its root ($document_root; not under an
+    alias, whose $document_root is the alias's). Another flag (a redirect, `last` into another location) or a
+    target with variables: None."""
+    path = s.args[1].split("?", 1)[0] if len(s.args) > 2 and s.args[2] == "break" else ""
+    if not re.fullmatch(r"/[A-Za-z0-9._~/-]*", path) or any(b.name == "alias" for b in stmts):
+        return None
+    return "$document_root" + path
+
+
+# the variable of each result file of a rewrite rule (_result_tests): "1" where httpd serves that file
+_RESULT = "$a2n_rwresult"
+
+
+def _result_tests(stmts: list[Stmt], names: list[str], span) -> list[Stmt]:
+    """For each result file (Stmt.result) that a rewrite rule's test of SERVED in STMTS reads (_unserved), a
+    variable "1" where httpd's answer with that result is its handler's success: the file exists (a directory
+    result, with its slash, holds one of the index files NAMES) and the method is one the handler serves a
+    file to. Under `RewriteRule ^(.*)\\.txt$ /files/home.html [END]`, httpd answered /files/a.txt with
+    home.html's 200, which carried both the `Header always` line and the onsuccess one of a header (DENY,
+    SAMEORIGIN); where the result is missing it answers 404, or mod_dir's 301 for a directory named without
+    its slash: the always line alone."""
+    results: dict[str, str] = {}
+
+    def walk(block: list[Stmt]) -> None:
+        for s in block:
+            if s.name == "set" and s.args[:1] == [SERVED] and s.result is not None:
+                results.setdefault(s.args[1], s.result)
+            if s.block:
+                walk(s.block)
+    walk(stmts)
+    out: list[Stmt] = []
+    for variable, result in results.items():
+        files = [result + n for n in names] if result.endswith("/") else [result]
+        out.append(Stmt("set", [variable, ""], span, comment="httpd serves the result of a rewrite rule"))
+        out += [Stmt("if", [f"(-f {f})"], span, block=[Stmt("set", [variable, "1"], span)]) for f in files]
+        out.append(Stmt("if", ["($request_method !~ ^(?:GET|HEAD|POST|OPTIONS)$)"], span,
+                        block=[Stmt("set", [variable, ""], span)]))
+    return out
+
+
+def _index_names(stmts: list[Stmt], parent: list[Stmt], inherited: list[str] | None) -> list[str]:
+    """The index file names mod_dir looks up in a directory of the location of STMTS (see _served_tests)."""
+    index = next((s.args for s in stmts if s.name == "index"), None) or \
+        next((s.args for s in parent if s.name == "index"), None) or inherited or ["index.html"]
+    return [n for n in index if n and not n.startswith("/") and "$" not in n and "/" not in n]
 
 
 def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str], span,
@@ -735,9 +799,7 @@ def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str],
     per directory), which is the `index` nginx uses there: the location's, else the one it inherits
     (INHERITED: from the server or the http level too), else httpd's default; none for `DirectoryIndex
     disabled`, whose entry is an absolute URL."""
-    index = next((s.args for s in stmts if s.name == "index"), None) or \
-        next((s.args for s in parent if s.name == "index"), None) or inherited or ["index.html"]
-    names = [n for n in index if n and not n.startswith("/") and "$" not in n and "/" not in n]
+    names = _index_names(stmts, parent, inherited)
     comment = "a file httpd serves here (its answer carries its onsuccess headers)"
     out = [Stmt("set", [SERVED, ""], span, comment=comment)]
     variable = SERVED

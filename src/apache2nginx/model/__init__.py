@@ -95,6 +95,10 @@ class Stmt:
     # URL names: the refusal sends the onsuccess headers where it does (emit.inherit._served_tests). None: not
     # known.
     rule_tests: tuple | None = None
+    # on the `return 403` standing for a per-directory rewrite rule left out (passes.rewrite._refused_instead):
+    # the file its result names, where its path is literal; httpd answers there with that file (a success,
+    # both header tables) where it exists, and with an error elsewhere (emit.inherit._result_tests)
+    result: str | None = None
     # on an `error_page 403` naming the translation's plain refusal page in place of a local ErrorDocument page
     # (emit.refusal_pages): the variables httpd's internal redirect to that page sets again on its path (SetEnvIf
     # Request_URI), each with the variable of its value there (emit.layout._reread_env_on_error_pages)

@@ -346,6 +346,7 @@ def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=(
             if st.name == "return" and st.args == ["403"] and st.comment is None:
                 st.comment = REFUSED_RULE       # its answer carries the headers httpd's may (carry_refusal_headers)
                 compiler.refusal_sections[id(st)] = (sections, directory)
+                st.result = getattr(exc, "result", None)
             if st.block:
                 mark(st.block)
     mark(stmts)

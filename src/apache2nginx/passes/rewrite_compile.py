@@ -34,6 +34,8 @@ class Unsupported(Exception):
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code, self.message = code, message
+        # the file a refused per-directory rule's result names, where known (_result_file)
+        self.result: str | None = None
 
 
 class Compiler:
@@ -1102,11 +1104,13 @@ class Compiler:
             how = (f"with the configuration of the section{where}, which does not govern the rule's own directory,"
                    if configured else f"without the configuration of the section{where}, which governs the rule's "
                    "own directory but may not govern the result,")
-            raise Unsupported("A2N877", f"httpd serves the result of this [END] rewrite (an internal redirect) {how} "
+            exc = Unsupported("A2N877", f"httpd serves the result of this [END] rewrite (an internal redirect) {how} "
                               "and runs no rewrite rules there; the result may fall under per-directory rules that "
                               "nginx would run again, and `break` would serve it with "
                               + ("the rule's own location's settings instead" if configured else
                                  "that section's settings"))
+            exc.result = _result_file(target, root)
+            raise exc
         if not restricted:
             route = routed[0]
             where = f" at {route.span.file_line}" if route.span else ""
@@ -1525,6 +1529,15 @@ def _dropped_query(ctx: Context, server: Server, rule: RRule, target: str) -> li
                 "before the rules, with the request's query")] if chosen else []
     return pin + [Stmt("set", ["$args", ""], rule.span,
                        comment="[QSD]: httpd answers the redirect with no query string")]
+
+
+def _result_file(target: str, root: str) -> str | None:
+    """The file a per-directory rewrite's TARGET (a URL path) names under the document root ROOT, where its path
+    is literal (no variable, no %-escape), for a rule refused in its place (Unsupported.result): no section
+    with access rules nor any Alias, Redirect or ProxyPass may take the result of an A2N877 rule, so httpd's
+    internal redirect maps it through ROOT and its handler serves the file there (a success) where it exists."""
+    path = target.split("?", 1)[0]
+    return root + path if re.fullmatch(r"/[A-Za-z0-9._~/-]*", path) else None
 
 
 def _query_flags(target: str, qsa: bool, qsd: bool) -> str:
