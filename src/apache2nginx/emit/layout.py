@@ -577,7 +577,7 @@ class Layout:
                         self.prefix_regions[id(existing)] = (dir_configs, covering, dirs, handler)
                 if handler is not None and handler.kind == "redirect":
                     redirected.add(id(existing or loc))
-                if modifier in ("^~", "") and (handler is None or handler.kind == "alias"):
+                if modifier in ("^~", "") and (handler is None or handler.kind in ("alias", "proxy-exclude")):
                     hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements],
                                    handler))
                 (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
@@ -629,7 +629,7 @@ class Layout:
                 continue        # nginx goes on to the server's regex locations from a plain prefix without nested ones
             nested = [self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
                       for r in regex_routes if _may_match_under(r.path, loc.path, bool(r.params.get("nocase")))
-                      and (owner is None or (r.kind == "alias" and order[id(r)] < order[id(owner)]))]
+                      and _maps_under(r, owner, order)]
             outer = server.statements + (main.statements if main is not None and main is not server else [])
             for inner in nested:
                 _detach_from_region(inner, loc, loc_statements, outer)
@@ -1797,6 +1797,22 @@ def _last_fallback_wins(statements: list[Stmt]) -> list[Stmt]:
         first -= 1
     return [st for i, st in enumerate(statements)
             if i >= first or st.comment not in FALLBACK_COMMENTS | {FALLBACK_DISABLED}]
+
+
+def _maps_under(regex_route: Route, owner: Route | None, order: dict[int, int]) -> bool:
+    """Whether httpd may map a URL of OWNER's prefix region with REGEX_ROUTE (an AliasMatch, RedirectMatch,
+    ProxyPassMatch). The document root's region (no OWNER): any of them. An Alias's: only an AliasMatch listed
+    before it (mod_alias tries its list in order, first match wins). A `ProxyPass P !` exclusion's: mod_proxy
+    stops at the first entry that matches, so a ProxyPassMatch only if listed before the exclusion, but mod_alias
+    runs after it and maps the excluded URL with every AliasMatch and RedirectMatch (observed: httpd 2.4 answers
+    an excluded URL from the AliasMatch's file, or 404 where that file is missing, never from the document
+    root's file of that URL)."""
+    if owner is None:
+        return True
+    before = id(regex_route) in order and id(owner) in order and order[id(regex_route)] < order[id(owner)]
+    if owner.kind == "proxy-exclude":
+        return regex_route.kind != "proxy" or before
+    return regex_route.kind == "alias" and before
 
 
 def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
