@@ -134,14 +134,23 @@ def merged_index(statements: list[Stmt], originals: dict[int, list[str]] | None)
     FallbackResource. It is made as finish_server makes it: the first name and the fallback URL (or the names
     alone where the fallback is disabled); a list that is `disabled` or starts with a URL stays as it is
     (fixup_dir then looks no missing name up, so the fallback never serves the directory: `DirectoryIndex
-    disabled` still refuses it). ORIGINALS: the lists finish_server joined with a fallback -> their names."""
+    disabled` still refuses it). The other way round, a later section's own DirectoryIndex keeps the
+    FallbackResource an earlier section set (a <Location /a> after a <Location /a/b>): its list is joined
+    with that fallback URL, or made again from its own names where the fallback in force is disabled.
+    ORIGINALS: the lists finish_server joined with a fallback -> their names."""
     out = list(statements)
     names: dict[int, list[str]] = {}    # a list in force -> its own names, where it was joined with a fallback
     current = None      # the list in force so far
+    fallback = None     # the fallback URL in force so far ("" where disabled, None where no section set it)
     for i, st in enumerate(out):
+        if st.name == "try_files" and st.comment in (FALLBACK, FALLBACK_DISABLED):
+            fallback = _fallback_url(st)
+            continue
         if st.name != "index":
             continue
-        if current is not None and st.comment in (UNDER_FALLBACK, WITHOUT_FALLBACK):
+        if st.comment is None and fallback is not None:
+            st = out[i] = _joined_with(st, fallback, originals, names)
+        elif current is not None and st.comment in (UNDER_FALLBACK, WITHOUT_FALLBACK):
             own = names.get(id(current)) or list((originals or {}).get(id(current), current.args))
             if not own or own[0].startswith("/"):
                 st = current
@@ -153,6 +162,30 @@ def merged_index(statements: list[Stmt], originals: dict[int, list[str]] | None)
             out[i] = st
         current = st
     return out
+
+
+def _fallback_url(st: Stmt) -> str | None:
+    """The URL a section's fallback try_files ends in ("" for the marker of `FallbackResource disabled`;
+    None for a named location, whose URL is not known here)."""
+    if st.comment == FALLBACK_DISABLED:
+        return ""
+    last = st.args[-1] if st.args else ""
+    return None if last.startswith("@") else last.removesuffix("$is_args$args")
+
+
+def _joined_with(st: Stmt, fallback: str, originals: dict[int, list[str]] | None,
+                 names: dict[int, list[str]]) -> Stmt:
+    """A section's own `index` ST under the FALLBACK URL an earlier merged section set: its first name and
+    the URL (its own names where FALLBACK is ""); a list that is `disabled` or starts with a URL stays."""
+    own = list((originals or {}).get(id(st), st.args))
+    if not own or own[0].startswith("/"):
+        return st
+    args = [own[0], fallback] if fallback else own
+    if args == st.args:
+        return st
+    joined = Stmt("index", args, st.span, comment=UNDER_FALLBACK if fallback else WITHOUT_FALLBACK)
+    names[id(joined)] = own
+    return joined
 
 
 def _directories_around(scope, scopes: list) -> list:
