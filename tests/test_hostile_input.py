@@ -350,3 +350,20 @@ def test_an_empty_file_beside_others_is_only_a_warning(tmp_path, site):
     empty = _write(tmp_path, "empty.conf", "")
     proc = run_cli("convert", str(site), str(empty))
     assert proc.returncode == 0 and "warning[A2N025]" in proc.stderr
+
+
+def test_many_overlapping_file_sections_convert_in_bounded_work(tmp_path):
+    """Every combination of <Files> sections matching one name becomes a nested location (httpd merges them
+    all, nginx picks one location): many such sections must not make the work grow as their count to the
+    fourth power. Past a bound, further combinations are refused, never opened."""
+    sections = "".join(f'    <FilesMatch "\\.(txt|html|s{i})$">\n        Require ip 10.{i}.0.0/16\n'
+                       f'        Header set X-S{i} on\n    </FilesMatch>\n' for i in range(24))
+    src = tmp_path / "apache.conf"
+    src.write_text(f"Listen 80\n<VirtualHost *:80>\n    ServerName files.example.test\n"
+                   f"    DocumentRoot /srv/www\n    <Directory /srv/www>\n{sections}    </Directory>\n"
+                   "</VirtualHost>\n")
+    out = tmp_path / "nginx.conf"
+    proc = run_cli("convert", str(src), "-o", str(out), timeout=60)
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert out.stat().st_size < 20_000_000

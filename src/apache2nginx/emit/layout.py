@@ -1484,6 +1484,7 @@ class Layout:
             after_of[id(own_location)] = after
         # where a later section has rules of its own, nest_overlaps lays out the later ones' header lines too
         headers_too = not all(f.settings.get("access") is None for f, _ in nested[1:])
+        self.overlaps_left = _OVERLAP_LOCATIONS
         for i, (f, own_location) in enumerate(nested):
             self.nest_overlaps(own_location, [f], nested[i + 1:], dir_configs, loc_configs, loc.statements,
                                headers_too=headers_too, loc_headers=loc_headers)
@@ -1528,7 +1529,7 @@ class Layout:
                 group = matched + [f]
                 path = _last_name([s.files_regex for s in group],
                                   self.kept_names(group, access, dir_configs, loc_configs, parent))
-            if depth >= 4 or path is None:
+            if depth >= 4 or path is None or self.overlaps_left <= 0:
                 # more sections overlapping than are laid out: their names are refused rather than opened
                 access = [Stmt("deny", ["all"], f.span, comment="overlapping file sections: refused")]
                 path = loc.path
@@ -1543,7 +1544,8 @@ class Layout:
                              + _after_files(statements, loc_headers), f.span,
                              static_only=outer.static_only or loc.static_only)
             outer.locations.append(inner)
-            if depth < 4:
+            self.overlaps_left -= 1
+            if depth < 4 and self.overlaps_left > 0:
                 self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1,
                                    headers_too, loc_headers)
 
@@ -2982,6 +2984,12 @@ def _carried_rules(rules: list[Stmt], target: Location, nested: bool) -> list[St
     lets the request through httpd's access check, and the rules run in the fixups."""
     inherits = nested and not _rules(target.statements)
     return [st for st in rules if inherits or not (st.name == "return" and st.comment == ACCESS_REFUSAL)]
+
+
+# nested locations one <Files> region's overlapping sections may make (`nest_overlaps`): every combination of
+# N sections is a location, so many sections over one name would take time and output growing as N**4; past
+# this many, the names of further combinations are refused, as past the nesting depth
+_OVERLAP_LOCATIONS = 256
 
 
 def _exact_name(regex: str) -> str | None:
