@@ -551,10 +551,15 @@ def _serving(stmts: list[Stmt], ungate: Callable[[str], str]) -> bool:
 def _ahead_of_rules(stmts: list[Stmt]) -> list[Stmt]:
     """STMTS without the directory's rewrite rules a refusal answers ahead of (ACCESS_REFUSAL): nginx never
     runs them there."""
-    at = next((i for i, s in enumerate(stmts) if s.name == "return" and s.comment == ACCESS_REFUSAL), None)
+    at = _refusal_at(stmts)
     if at is None:
         return stmts
     return stmts[:at + 1] + [s for s in stmts[at + 1:] if s.name not in _RULE_STATEMENTS]
+
+
+def _refusal_at(stmts: list[Stmt]) -> int | None:
+    """The position of the `return 403` repeating a refusal ahead of the directory's rules (ACCESS_REFUSAL)."""
+    return next((i for i, s in enumerate(stmts) if s.name == "return" and s.comment == ACCESS_REFUSAL), None)
 
 
 # the statements a directory's rewrite rules are written as (in the rewrite phase)
@@ -652,7 +657,7 @@ def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], 
         return stmts
     tests = _served_tests(stmts, parent, ungate, span, index)
     ahead: list[Stmt] = []
-    if any(s.name == "return" and s.comment == ACCESS_REFUSAL for s in stmts):
+    if _refusal_at(stmts) is not None:
         ahead = _rule_tests_ahead(stmts)
     else:
         stmts = [Stmt("if", s.args, s.span, s.comment, _rule_answers(s.block)) if _guard(s) else s for s in stmts]
@@ -688,7 +693,7 @@ def _rule_tests_ahead(stmts: list[Stmt]) -> list[Stmt]:
     rules' variables are set as they would be (their `set` lines, and `if` blocks of `set` lines alone), each
     answering `if` block (where its `rewrite`'s regex matches too) and `rewrite` empties SERVED where it
     applies; the tests stop at a `break`, or at a `rewrite` whose regex cannot be written as an `if` test."""
-    at = next((i for i, s in enumerate(stmts) if s.name == "return" and s.comment == ACCESS_REFUSAL), None)
+    at = _refusal_at(stmts)
     out: list[Stmt] = []
     for s in stmts[at + 1:] if at is not None else ():
         if s.name == "set" or (s.name == "if" and s.block and all(b.name == "set" for b in s.block)):
