@@ -69,8 +69,9 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
     drop what came before for that header and table, a conditional `set` drops it where its condition holds.
     nginx sends every add_header (and every proxy_set_header) of a block, so the earlier ones are left out,
     or made conditional on the later one's variable being empty. Only statements from START on act (those
-    before are final already)."""
-    if not any(s.resets or s.joins for s in stmts[start:]):
+    before are final already). A line of an <If> section (Stmt.late) acts after every other line, whichever
+    block holds it (_after_late)."""
+    if not any(s.resets or s.joins for s in stmts[start:]) and not any(s.late and s.resets for s in stmts):
         return _always_first(stmts)
     out: list[Stmt | None] = [s for s in stmts[:start] if s.name != UNSET_WHEN]
     earlier: dict[tuple, list[int]] = {}
@@ -80,8 +81,9 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
             earlier.setdefault(key, []).append(i)
     for s in stmts[start:]:
         if s.joins:
-            joined = _join(out, earlier.get(_operand(s), []), s, unless) \
-                or _combine(out, earlier.get(_operand(s), []), s, unless)
+            # (httpd joins a plain line to the lines before it, never to an <If> section's, merged after it)
+            places = [i for i in earlier.get(_operand(s), []) if s.late or out[i] is None or not out[i].late]
+            joined = _join(out, places, s, unless) or _combine(out, places, s, unless)
             if joined is True:
                 continue
             s = joined or s
@@ -91,29 +93,62 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
                 raise ValueError("a conditional Header unset needs `unless` to render")
             for i in earlier.get(_replaces(s), []):
                 old = out[i]
-                if old is not None and len(old.args) > 1 and old.args[1]:
+                if old is not None and len(old.args) > 1 and old.args[1] and not old.late:
                     out[i] = Stmt("add_header", [old.args[0], unless(s.args[1], old.args[1]), *old.args[2:]],
                                   old.span, comment=old.comment)
             continue
         key = _replaces(s)
         if key is not None:
             value = s.args[1] if s.name == "add_header" and len(s.args) > 1 else ""
+            # a plain line does not act on an <If> section's before it, which httpd merges after it
+            acted = [i for i in earlier.get(key, []) if s.late or out[i] is None or not out[i].late]
             if s.name == "add_header" and s.conditional and "$" in value:
                 if unless is None:
                     raise ValueError("a conditional Header set needs `unless` to render")
-                for i in earlier.get(key, []):
+                for i in acted:
                     old = out[i]
                     if old is not None and len(old.args) > 1 and old.args[1]:
                         out[i] = Stmt("add_header", [old.args[0], unless(value, old.args[1]), *old.args[2:]],
-                                      old.span, comment=old.comment)
+                                      old.span, comment=old.comment, late=old.late)
             elif not s.conditional or (s.name == "add_header" and value):
-                for i in earlier.pop(key, []):
+                for i in acted:
                     out[i] = None
+                earlier[key] = [i for i in earlier.get(key, []) if i not in acted]
+        if not s.late:
+            s = _after_late(out, earlier, s, unless)
+            if s is None:
+                continue
         key = _operand(s)
         if key is not None:
             earlier.setdefault(key, []).append(len(out))
         out.append(s)
     return _always_first([s for s in out if s is not None])
+
+
+def _after_late(out: list[Stmt | None], earlier: dict[tuple, list[int]], s: Stmt, unless: Unless | None
+                ) -> Stmt | None:
+    """S, a plain line, as the lines of <If> sections before it in OUT leave it: httpd merges every expression
+    section after the other sections (ap_if_walk), even one enclosed in an outer <Directory> or in the server
+    (observed: a <Directory>'s `<If> Header set X on` wins over an inner <Directory>'s `Header set X other`
+    where the expression holds). So an <If> line's `set` (or `unset`) of S's header replaces S: where its
+    condition holds (a conditional one: S is sent only where its variable is empty), or everywhere. None
+    where S is never sent."""
+    key = _operand(s)
+    if key is None or s.name != "add_header" or len(s.args) < 2:
+        return s
+    for i in earlier.get(key, []):
+        late = out[i]
+        if late is None or not late.late or late.resets is None or _replaces(late) != key:
+            continue
+        value = late.args[1] if late.name == "add_header" and len(late.args) > 1 else ""
+        if late.name == "add_header" and late.conditional and "$" in value:
+            if unless is None:
+                raise ValueError("a conditional Header set needs `unless` to render")
+            s = replace(s, args=[s.args[0], unless(value, s.args[1]), *s.args[2:]],
+                        conditional=s.conditional or s.resets is not None)
+        elif not late.conditional or (late.name == "add_header" and value):
+            return None
+    return s
 
 
 def _join(out: list[Stmt | None], places: list[int], s: Stmt, unless: Unless | None) -> bool | Stmt:

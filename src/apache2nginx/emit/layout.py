@@ -1309,7 +1309,7 @@ class Layout:
                     if isinstance(found, str) else found
             copies.append(Stmt("add_header", [st.args[0], value, *st.args[2:]], st.span,
                                comment="<LocationMatch> header, where nginx does not reach its location",
-                               resets=st.resets, conditional=st.resets is not None))
+                               resets=st.resets, conditional=st.resets is not None, late=st.late))
         todo = list(locations)
         while todo:
             loc = todo.pop()
@@ -1317,7 +1317,8 @@ class Layout:
             if self.nested_regex.get(id(loc)) is scope:
                 continue    # its own location, nested in a prefix one: its lines are there already
             if not any(st.name == "internal" for st in loc.statements):
-                loc.statements.extend(Stmt(c.name, list(c.args), c.span, c.comment, None, c.resets, c.conditional)
+                loc.statements.extend(Stmt(c.name, list(c.args), c.span, c.comment, None, c.resets, c.conditional,
+                                           late=c.late)
                                       for c in copies)
 
     def _name_captures(self, loc: Location, outer: list[list[Stmt]]) -> None:
@@ -2912,7 +2913,7 @@ def _refusal_headers(server: Server, copies: list[Stmt]) -> list[Stmt]:
     for refusal, carried in server.settings.get("refusal_headers", []):
         if any(st is refusal for st in copies):
             out.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment, resets=h.resets,
-                            conditional=h.conditional) for h in carried)
+                            conditional=h.conditional, late=h.late) for h in carried)
     return out
 
 

@@ -103,6 +103,10 @@ class Stmt:
     # (emit.refusal_pages): the variables httpd's internal redirect to that page sets again on its path (SetEnvIf
     # Request_URI), each with the variable of its value there (emit.layout._reread_env_on_error_pages)
     rereads: tuple[tuple[str, str], ...] = ()
+    # on the statements of a Header line inside an <If>/<ElseIf>/<Else>: httpd merges the expression sections
+    # after every other section, even one enclosed in a <Directory> (ap_if_walk), so the line acts after the
+    # plain Header lines of every block, an inner <Directory>'s or <Location>'s too (emit.inherit.header_order)
+    late: bool = False
 
 
 # Not an nginx directive: a conditional `Header unset NAME` (args: NAME, a variable non-empty where the

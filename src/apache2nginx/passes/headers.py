@@ -965,7 +965,8 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             variable = HeaderCondition(ctx.model).value_map(selected, value)
             if table_name != "always":
                 variable = onsuccess(ctx, variable)
-            ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
+            ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])],
+                     d.span).late = True
             if action != "add":
                 _list_header(ctx, d, action, name)
             if table_name != "always":
@@ -974,8 +975,8 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             continue
         record = chain.headers.get(key)
         if record is None or record.holder is not holder:
-            hide = Stmt("proxy_hide_header", [name], d.span)
-            add = Stmt("add_header", [name, "", *(["always"] if table_name == "always" else [])], d.span)
+            hide = Stmt("proxy_hide_header", [name], d.span, late=True)
+            add = Stmt("add_header", [name, "", *(["always"] if table_name == "always" else [])], d.span, late=True)
             record = chain.headers[key] = _ChainHeader(name, table_name, holder, [hide, add], "", {}, {}, [])
             holder.extend(record.statements)
         record.lines.append(d)
@@ -1019,6 +1020,7 @@ def _emit_conditional(ctx: Context, d: Directive, table_name: str, action: str, 
     if table_name != "always":
         variable = onsuccess(ctx, variable)
     stmt = ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])], d.span)
+    stmt.late = True
     if action == "set":
         stmt.resets, stmt.conditional = (name.lower(), table_name), True
         ctx.model.conditional_header_sets = True
@@ -1145,7 +1147,8 @@ def _finish_if_chains(ctx: Context, server=None) -> None:
                     if add.conditional:
                         ctx.model.conditional_header_sets = True
                     keep.append(add)
-            # httpd merges the chain after the rest of its block: its headers come last there
+            # httpd merges the chain after the rest of its block: its headers come last there (and act after an
+            # inner block's lines too: Stmt.late, emit.inherit.header_order)
             for stmt in record.statements:
                 if stmt in record.holder:
                     record.holder.remove(stmt)

@@ -769,7 +769,7 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
         carried = refused_directory_headers(ctx, server, state.rules, prefix)
         for loc, refusal in refused_at:
             loc.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment, resets=h.resets,
-                                       conditional=h.conditional) for h in carried)
+                                       conditional=h.conditional, late=h.late) for h in carried)
             if carried:
                 server.settings.setdefault("refusal_headers", []).append((refusal, carried))
         refused = prefix if exact is None else f"{exact} and {prefix}"
@@ -1188,7 +1188,7 @@ def _refuse_region(ctx: Context, server: Server, per_dir: str, rule: RRule, rule
         loc.statements.insert(0, refusal)
         loc.directory_rules.append(refusal)
         loc.statements.extend(Stmt(h.name, list(h.args), h.span, comment=h.comment, resets=h.resets,
-                                   conditional=h.conditional) for h in carried)
+                                   conditional=h.conditional, late=h.late) for h in carried)
     if proxied:
         ctx.diags.add("A2N882", f"RewriteRule {rule.pattern} {rule.substitution}: the per-directory rules of "
                       f"{prefix} are not translated and one proxies requests there, which nginx would serve from "
