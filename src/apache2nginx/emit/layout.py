@@ -2496,6 +2496,23 @@ def _login(statements: list[Stmt], inherited: str | None) -> str | None:
     return None if auth.args[0] == "off" else auth.args[0]
 
 
+def _fallback_login(server: Server, url: str, top: str | None) -> tuple[Location | None, str | None]:
+    """The location a FallbackResource's URL lands in and the realm nginx asks for there (TOP: the server's).
+    A fixed URL is looked up as nginx does, nested locations included (a <Files "*.html"> login is a regex
+    location nested in the prefix one), the realm inherited down the chain; a URL with variables, by its fixed
+    start (`_landing`), with the login of that location alone."""
+    uri = url.split("?", 1)[0]
+    uri = uri[:-len("$is_args$args")] if uri.endswith("$is_args$args") else uri
+    if "$" in uri or not uri.startswith("/") or uri.startswith("//"):
+        target = _landing(server, url)
+        return target, _login(target.statements, top) if target is not None else None
+    chain, _ = find_location(server.locations, uri, [])
+    realm = top
+    for level in chain:
+        realm = _login(level.statements, realm)
+    return (chain[-1] if chain else None), realm
+
+
 def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
     """A FallbackResource whose URL asks for a login where the requests falling back do not (A2N767). httpd
     looks the fallback URL up with a subrequest (mod_dir.c, fixup_dflt): its configuration differs from the
@@ -2519,9 +2536,8 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
                 or loc.path.startswith("@"):
             continue
         url = _fallback_url(server, fallback)
-        target = _landing(server, url)
-        realm = _login(target.statements, top) if target is not None and target is not loc else None
-        if realm is None:
+        target, realm = _fallback_login(server, url, top)
+        if realm is None or target is loc:
             continue
         diag = said.get(fallback.span)
         if diag is None:
