@@ -1148,10 +1148,11 @@ _short("A2N761", "add-encoding", "warning", "AddEncoding became a Content-Encodi
 
 # ------------------------------------------------------------------ A2N2xx core (continued) and TLS
 _short("A2N209", "directory-index-disabled", "warning", "DirectoryIndex disabled answers directories with 403.",
-       "nginx's index module cannot be switched off; the translation gives it one absolute entry, an internal "
-       "redirect to a location that answers 403, as httpd does for a directory without Options Indexes.",
-       "httpd lists the directory where Options Indexes is on, and answers 404 for a directory that does not "
-       "exist: nginx answers 403 to both.",
+       "nginx's index module cannot be switched off; the translation gives it an absolute entry, an internal "
+       "redirect to a location that answers 403, as httpd does for a directory without Options Indexes, after a "
+       "relative entry no directory holds, which answers 404 where the URL names no directory (a file followed "
+       "by `/`, a missing name), as httpd does.",
+       "httpd lists the directory where Options Indexes is on: nginx answers 403.",
        "nothing, or serve listings with an explicit `autoindex on;` location.")
 _short("A2N210", "directory-index-absolute", "warning", "An absolute DirectoryIndex entry was not last.",
        "nginx accepts a URL (absolute) index entry only as the last one; later entries are dropped.",

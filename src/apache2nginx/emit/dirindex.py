@@ -3,7 +3,12 @@
 httpd refuses a directory without an index (mod_autoindex, no Options Indexes) from the directory's own
 configuration: its 403 carries the `Header always` lines of the sections over the directory. nginx answers
 from the internal location the index entry redirects to, with that location's add_header list. A location
-whose `always` headers differ from the shared one's gets its own copy (`index` pointing at it)."""
+whose `always` headers differ from the shared one's gets its own copy (`index` pointing at it).
+
+httpd answers a URL ending in `/` that names no directory (a file followed by `/`, a missing name) with 404
+from its walk, before mod_dir: its ErrorDocument and onsuccess headers apply. nginx's index module makes an
+absolute entry's redirect without looking at the disk, so the entry is written after a relative one (see
+written) that tells these apart as the index module does for any index file name."""
 from __future__ import annotations
 
 from ..model import Location, Stmt
@@ -11,6 +16,22 @@ from .inherit import Unless, effective
 
 # The URI `DirectoryIndex disabled` sends a directory request to (internally): a location answering 403
 DISABLED_INDEX = "/.a2n-directory-index-disabled"
+
+
+# The relative entry written before the target's (see written): a name reserved as the target's URL is, which
+# no directory is expected to hold (nginx would answer a directory holding it with that file)
+PROBE = DISABLED_INDEX[1:]
+
+
+def written(args: list[str]) -> list[str]:
+    """The entries nginx is given for `index ARGS`. For the target of `DirectoryIndex disabled` (or a copy of
+    it) the relative PROBE comes first: nginx looks it up under the URL's path and answers 404 where that path
+    is a file (ENOTDIR) or does not exist, as httpd does (path info on a file, a missing directory), and goes
+    on to the absolute entry only in an existing directory, where httpd answers 403. The model keeps the one
+    absolute entry, which the passes read as "no index file"."""
+    if len(args) == 1 and args[0].startswith(DISABLED_INDEX):
+        return [PROBE, args[0]]
+    return args
 
 
 def target_location(span) -> Location:
@@ -31,7 +52,8 @@ def with_headers(parent: list[Stmt], locations: list, unless: Unless | None = No
     always` lines than the shared target names a copy of the target holding them. So does a location nested
     in one: a file section's location under a directory of `DirectoryIndex disabled` matches its name
     followed by a `/` (httpd's file walk stops at a file or a missing name there, whose 404 carries the
-    section's `Header always` lines), and the index entry answers such a URL from the target."""
+    section's `Header always` lines, as the location's own 404 does, see written); a directory named like the
+    file reaches the target from it."""
     target = next((loc for loc in locations if loc.modifier == "=" and loc.path == DISABLED_INDEX), None)
     if target is None:
         return locations

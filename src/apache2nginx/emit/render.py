@@ -85,6 +85,8 @@ class Renderer:
             if name == "add_header" and len(args) == 2 and args[1] in self._gated:
                 # an onsuccess header: its variable is empty wherever httpd does not send it
                 args = [*args, "always"]
+            elif name == "index":
+                args = dirindex.written(args)
             line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
             if self.diags is not None and (why := out_of_range(name, args)):
                 self._refuse(why, span)

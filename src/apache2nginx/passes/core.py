@@ -457,13 +457,13 @@ def directory_index(ctx: Context, d: Directive) -> Disposition:
     if names == ["disabled"]:
         # mod_dir then tries no index file: mod_autoindex lists the directory (Options Indexes) or refuses it
         # with 403. nginx's index module cannot be switched off, but an absolute (last) entry is an internal
-        # redirect made without looking at the disk: to a location that answers 403.
+        # redirect made without looking at the disk: to a location that answers 403 (written after a relative
+        # entry that answers 404 where the URL names no directory, see dirindex.written).
         ctx.emit("index", [dirindex.DISABLED_INDEX], d.span)
         ctx.main.settings["directory_index_disabled"] = d.span
         ctx.diags.add("A2N209", "DirectoryIndex disabled: nginx's index module cannot be switched off; a "
                       "directory request is answered 403 from an internal location (httpd lists the directory "
-                      "where Options Indexes is on, and answers 404 for a directory that does not exist)",
-                      d.span, directive=d.name)
+                      "where Options Indexes is on)", d.span, directive=d.name)
         return Disposition.APPROXIMATE
     # nginx accepts an absolute (URL) entry only last; httpd tries them in order.
     if any(n.startswith("/") for n in names[:-1]):
