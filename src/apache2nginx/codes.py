@@ -1755,8 +1755,10 @@ _short("A2N333", "proxy-html-filter", "error", "mod_proxy_html's link rewriting 
 _short("A2N327", "rewrite-location-access", "error", "A server-context rewrite crosses a <Location> with access rules.",
        "without [PT], httpd keeps the original URL for <Location> sections and only maps the rewritten path to a "
        "file, so the access rules of the original URL apply; nginx searches locations again with the rewritten "
-       "URI, so a rewrite out of a protected prefix would skip its rules (and one into it would add them). The "
-       "rule is not translated.",
+       "URI, so a rewrite out of a protected prefix would skip its rules (and one into it would add them). A "
+       "<Location> granting every request counts too: httpd merges it over the <Directory> rules of the file, "
+       "so a rewrite out of it would be refused by them in nginx (and one into it would pass them). The rule is "
+       "not translated.",
        "requests the rule rewrites are served at their original URL in nginx.",
        "add [PT] if the rewritten URL's sections are meant to apply, or repeat the access rules in the target's "
        "location by hand.")

@@ -12,8 +12,8 @@ from . import access_proxy
 from .base import Context
 from .fallback import FALLBACK
 from .rewrite_compare import integer_compare, string_compare
-from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_restricted, document_root, handler_route,
-                              per_directory_access, url_lookup_blocker, _static_directory)
+from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_granting, access_restricted, document_root,
+                              handler_route, per_directory_access, url_lookup_blocker, _static_directory)
 from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable, END_MARK, ends_rewriting, rule_urls)
@@ -684,7 +684,7 @@ class Compiler:
         if self.per_dir is None and "PT" not in flags and "H" not in flags:
             self._refuse_past_access("A2N327", "httpd keeps the original URL for the access rules of {where}, "
                                      "nginx would search locations again with the rewritten one", "<Location> sections",
-                                     self._urls_around(rule, negate, target))
+                                     self._urls_around(rule, negate, target), grants=True)
             self._refuse_past_fallback(rule, negate, target)
         carried = self.per_dir is None and "PT" not in flags and "H" not in flags and \
             self._past_location_headers(rule, negate, target)
@@ -1043,12 +1043,16 @@ class Compiler:
                 Stmt("proxy_set_header", ["Connection", "$a2n_connection_upgrade"], span)]
 
     def _refuse_past_access(self, code: str, message: str, unlocated: str,
-                            urls: list[tuple[str, bool]] | None = None) -> None:
+                            urls: list[tuple[str, bool]] | None = None, grants: bool = False) -> None:
         """A rewrite nginx would take past access rules httpd checks on the original URL: not translated.
         URLS, where known, are literal prefixes of every URL the rule can see or make: sections of other URLs
-        refuse the same requests in both servers (neither URL is theirs)."""
+        refuse the same requests in both servers (neither URL is theirs). GRANTS: the result is served from a
+        file whose <Directory> rules httpd merges under the original URL's <Location> sections, so a <Location>
+        granting every request counts too (_past_grant)."""
         restricted = [scope for scope in access_restricted(self.ctx, self.server, files=False)
                       if urls is None or _may_hold(scope, urls)]
+        if grants:
+            restricted += self._past_grant(urls)
         if restricted:
             where = restricted[0].span
             raise Unsupported(code, message.format(
@@ -1063,6 +1067,21 @@ class Compiler:
             raise Unsupported(code, f"httpd applies {where}, which the translation refuses (403) for its "
                               "RewriteRule, to the original URL only; nginx would search locations again with the "
                               "rewritten one and refuse it there")
+
+    def _past_grant(self, urls: list[tuple[str, bool]] | None) -> list:
+        """The <Location> sections granting every request (`Require all granted`, where a <Directory> section
+        could refuse) that may hold some URL of a server-context rewrite to a file path but not certainly all of
+        them. httpd walks <Location> with the original URL and merges it over the <Directory> sections of the
+        file the result maps to: `<Location /docs/x> Require all granted` opens a request rewritten from
+        /docs/x to /static/, past the document root's `Require all denied` (404 for a missing file, 200 with
+        Allow for OPTIONS). nginx searches locations again with the rewritten URI, whose location refuses it
+        (403); a rewrite into such a section from outside it would open in nginx what httpd refuses. A section
+        holding every URL the rule sees and makes governs both alike."""
+        def governs_all(scope) -> bool:
+            return urls is not None and (scope.path == "/" and not scope.regex
+                                         or all(_inside(scope, url, nocase) for url, nocase in urls))
+        return [scope for scope in access_granting(self.ctx, self.server)
+                if (urls is None or _may_hold(scope, urls)) and not governs_all(scope)]
 
     def end_flag(self, rule: RRule, target: str) -> str:
         """The flag of a per-directory [END] rewrite. httpd serves its result through an internal redirect (the

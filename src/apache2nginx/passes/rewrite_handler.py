@@ -128,10 +128,32 @@ def access_restricted(ctx, server, files: bool = True) -> list:
         if not files and scope.kind in ("directory", "files"):
             continue
         c = scope.settings.get("access")
-        if c is None:
-            continue
-        if c.has_compat or c.auth or c.refuse or c.ssl_only or c.ssl_requires or c.conditionals or c.limits or \
-                (c.authz is not None and not _grants_all(c.authz)):
+        if c is not None and access_restricted_scope(c):
+            out.append(scope)
+    return out
+
+
+def access_restricted_scope(c) -> bool:
+    """Whether a section's access configuration C could refuse a request."""
+    return bool(c.has_compat or c.auth or c.refuse or c.ssl_only or c.ssl_requires or c.conditionals or c.limits
+                or (c.authz is not None and not _grants_all(c.authz)))
+
+
+def access_granting(ctx, server) -> list:
+    """The <Location> sections of this server (and the main server) whose own Require lines grant every
+    request, where a <Directory> or <Files> section's access rules could refuse one. httpd merges <Location>
+    sections last, and their Require replaces the directories' (AuthMerging Off): on the URLs such a section
+    matches httpd serves whatever file they map to, past a `Require all denied` of its directory (a request
+    rewritten from the section's URL to a missing file answers 404, not 403)."""
+    if not any(scope.kind in ("directory", "files") for scope in access_restricted(ctx, server)):
+        return []
+    holders = [server] if server is ctx.main else [server, ctx.main]
+    out = []
+    for scope in (s for h in holders for s in h.scopes if s.kind == "location"):
+        c = scope.settings.get("access")
+        # (under `AuthMerging And` the directories' rules still hold)
+        if c is not None and c.authz is not None and _grants_all(c.authz) and c.merging != "and" \
+                and not access_restricted_scope(c) and scope not in out:
             out.append(scope)
     return out
 
