@@ -1759,7 +1759,7 @@ _short("A2N327", "rewrite-location-access", "error", "A server-context rewrite c
        "<Location> granting every request counts too: httpd merges it over the <Directory> rules of the file, "
        "so a rewrite out of it would be refused by them in nginx (and one into it would pass them). The rule is "
        "not translated.",
-       "requests the rule rewrites are served at their original URL in nginx.",
+       "requests the rule applies to are refused (403) in nginx.",
        "add [PT] if the rewritten URL's sections are meant to apply, or repeat the access rules in the target's "
        "location by hand.")
 _short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fcgiwrap.",
