@@ -21,6 +21,7 @@ import dataclasses
 import re
 from fnmatch import fnmatchcase
 from itertools import combinations
+from typing import Callable
 
 from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, Route, \
@@ -32,6 +33,7 @@ from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
+from ..passes.rewrite_location_headers import REFUSED_RULE
 from ..passes.rewrite_dirslash import DOCROOT_DIRECTORY
 from .render import _unless
 from .refused_error_pages import find_location, serving_levels
@@ -2559,8 +2561,11 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
     only where its regex matches, from a copy of its map over the rule's result (its path: SetEnvIf reads no
     query). A rule under conditions (RewriteCond: an `if` around the rewrite) cannot hold a second `if`: there
     the variable is set, right before the rewrite, from a map of $uri that gives the copy where the rule's
-    regex matches (its captures fill the result) and the variable's own value elsewhere. So too before the
-    refusal that stands for a directory's rules left out, from their results. The rest stays as A2N768 says.
+    regex matches (its captures fill the result) and the variable's own value elsewhere; so too before the 403
+    standing for a rule left out whose result is known (Stmt.rule_result: an [END] rule whose result crosses
+    another section), whose answer stands for httpd's on that result. So too before the refusal that stands
+    for a directory's rules left out, from their results, and before the translation's refusals that answer
+    ahead of a directory's rules (_reread_ahead_of_refusals). The rest stays as A2N768 says.
     Returns the ids of the rewrites so followed (in every location holding them) and of the rules left out so
     followed."""
     pin = next((st for st in server.own_statements if st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"]),
@@ -2585,15 +2590,40 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
                         m.variable.lstrip("$") + "_after_", result, list(m.entries), m.default, m.span)], st.span)
                         for m in maps])
 
-    def reread_within(st: Stmt) -> list[Stmt]:
-        result = st.args[1].split("?", 1)[0]
+    def reread_within(regex: str, target: str, span,
+                      comment: str = "SetEnvIf Request_URI again on the rule's result, as httpd's redirect runs it"
+                      ) -> list[Stmt]:
+        result = target.split("?", 1)[0]
         return [Stmt("set", [m.variable, model.shared_map(
             m.variable.lstrip("$") + "_if_", "$uri",
-            [("~" + st.args[0], model.shared_map(m.variable.lstrip("$") + "_after_", result, list(m.entries),
-                                                 m.default, m.span, volatile="$" in result))],
-            m.variable, m.span, volatile=True)], st.span,
-            comment="SetEnvIf Request_URI again on the rule's result, as httpd's redirect runs it")
+            [("~" + regex, model.shared_map(m.variable.lstrip("$") + "_after_", result, list(m.entries),
+                                            m.default, m.span, volatile="$" in result))],
+            m.variable, m.span, volatile=True)], span, comment=comment)
             for m in maps]
+
+    def left_out(st: Stmt) -> bool:
+        """The 403 standing for a per-directory rule left out whose regex and result are known."""
+        return st.name == "return" and st.comment == REFUSED_RULE and st.rule_result is not None \
+            and not re.search(r"[\s'\"{};]", "".join(st.rule_result))
+
+    def reread_rule(st: Stmt) -> list[Stmt] | None:
+        """The variables as httpd's answer reads them where ST, a `rewrite` or `return` of the rules, applies
+        (for a `return`, where the `if` block holding it holds): set again on the result of a rewrite or of
+        a rule left out; on the request's own path where the rule answers itself (a redirect, [F], `-` [L]).
+        None where not known."""
+        if followable(st) or left_out(st):
+            return reread_within(*(st.args[:2] if st.name == "rewrite" else st.rule_result), st.span)
+        own_path = "httpd answers here on the request's own path"
+        if st.name == "rewrite" and len(st.args) >= 2 and not re.search(r"[\s'\"{};]", st.args[0]) \
+                and (st.args[-1] in ("redirect", "permanent") or st.args[1] == "$uri"):
+            return reread_within(st.args[0], "$uri", st.span, own_path)
+        if st.name == "return" and (st.comment is None or st.comment.startswith("httpd ")):
+            # (a rule's own answer, [F], [G], a redirect, or httpd's refusal of its result; not a 403 the
+            # translation answers in place of rules it leaves out, whose result is not known)
+            return [Stmt("set", [m.variable, model.shared_map(m.variable.lstrip("$") + "_after_", "$uri",
+                                                              list(m.entries), m.default, m.span, volatile=True)],
+                         st.span, comment=own_path) for m in maps]
+        return None
 
     todo = list(server.locations)
     while todo:
@@ -2609,17 +2639,26 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
             elif id(st) in rules and st.name == "if" and st.block:
                 block = []
                 for inner in st.block:
-                    if followable(inner):
-                        block.extend(reread_within(inner))
+                    if followable(inner) or left_out(inner):
+                        block.extend(reread_rule(inner))
                         followed.add(id(inner))
                     block.append(inner)
                 st.block = block
             out.append(st)
         if changed:
             loc.statements = out
+    preludes: dict[int, list[Stmt]] = {}
+
+    def prelude(loc: Location) -> list[Stmt]:
+        """_rules_ahead of the rules of LOC, made once (its maps only where a refusal takes it)."""
+        if id(loc) not in preludes:
+            preludes[id(loc)] = _rules_ahead(loc.directory_rules, followable, reread, reread_rule)
+        return preludes[id(loc)]
+    _reread_ahead_of_refusals(server.locations, prelude)
     # A location the translation refuses (403 where httpd may answer) over a directory whose parent has rules:
     # httpd runs the parent's rules there (_carry_directory_rules leaves them out of the refusal), and the
-    # headers of its answer follow their result: the refusal's too, with the variables set again.
+    # headers of its answer follow their result: the refusal's too, with the variables set again where a rule
+    # applies (its conditions too, _rules_ahead).
     own = server.settings.get("rewrite_directories", set())
     ruled = sorted((loc for loc in server.locations if loc.modifier in ("", "^~") and loc.directory_rules
                     and loc.path.endswith("/")), key=lambda l: len(l.path), reverse=True)
@@ -2632,12 +2671,12 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
         if parent is None or any(p != parent.path and p.startswith(parent.path)
                                  and (loc.path.rstrip("/") + "/").startswith(p) for p in own):
             continue
-        ifs = [reread(st) for st in parent.directory_rules if followable(st)]
+        ifs = prelude(parent)
         if not ifs:
             continue
         for inner in all_nested([loc]):
             if not inner.directory_rules:
-                inner.statements[:0] = ifs
+                inner.statements[:0] = copy.deepcopy(ifs)
     # A directory refused in place of its per-directory rules (A2N838, rewrite._refuse_region): httpd still
     # runs them, and its answer's Header lines test the variables as the redirect to a rule's result sets
     # them. Right before the refusal, where a rule's pattern matches (first match first), each variable is
@@ -2680,6 +2719,86 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
             if at is not None:
                 loc.statements[at:at] = tests
     return followed
+
+
+def _rules_ahead(rules: list[Stmt], followable, reread, reread_rule) -> list[Stmt]:
+    """The statements that set the `SetEnvIf Request_URI` variables again as a directory's RULES would (see
+    _reread_env_after_rewrites), for a refusal that answers ahead of them: per rule (REREAD: a plain internal
+    `rewrite`; REREAD_RULE: the `rewrite` or `return` of an `if` block, or any other), the variables as
+    httpd's answer reads them where it applies, the last rule first, so that the first rule that applies
+    decides, as the first rule whose rewrite ends the rules ([L], [END]) or that answers (a redirect) does in
+    httpd; before them, the tests of the rules' conditions those `if` blocks read (_tests_read). The
+    statements stop at a rule not known, at one that answers every request, or at a rewrite that does not end
+    the rules (a later rule would test its result). Empty where no rule rewrites to another path."""
+    if not any(followable(b) or (b.name == "return" and b.rule_result is not None)
+               for st in rules for b in [st] + list(st.block or ())):
+        return []
+    tests: list[Stmt] = []
+    answers: list[list[Stmt]] = []
+    for st in rules:
+        acts = [b for b in st.block or () if b.name in ("rewrite", "return")] if st.name == "if" else [st]
+        if _rule_test(st):
+            tests.append(st)
+            continue
+        if not any(b.name in ("rewrite", "return") for b in acts) or st.comment == ACCESS_REFUSAL:
+            continue
+        sets = [[reread(st)]] if st.name != "if" and followable(st) else [reread_rule(b) for b in acts]
+        if any(r is None for r in sets):
+            break
+        answers.append([Stmt("if", st.args, st.span, comment=st.comment or "where this rule applies",
+                             block=[r for rs in sets for r in rs])] if st.name == "if" else sets[0])
+        if st.name == "return" or any(b.name == "rewrite" and b.args[-1] not in ("break", "last", "redirect",
+                                                                                  "permanent") for b in acts):
+            break
+    return _tests_read(tests, answers) + [r for unit in answers[::-1] for r in unit]
+
+
+def _rule_test(st: Stmt) -> bool:
+    """Whether ST may set a variable the rules' conditions test: a `set`, or an `if` block of `set` lines alone."""
+    return (st.name == "set" and len(st.args) == 2) or \
+        (st.name == "if" and bool(st.block) and all(b.name == "set" and len(b.args) == 2 for b in st.block))
+
+
+def _tests_read(tests: list[Stmt], answers: list[list[Stmt]]) -> list[Stmt]:
+    """Copies of the TESTS (_rule_test) that the conditions of ANSWERS read, directly or through other tests."""
+    read = set(re.findall(r"\$\{?(\w+)", " ".join(a for unit in answers for st in unit if st.name == "if"
+                                                    for a in st.args)))
+    kept: list[Stmt] = []
+    for st in reversed(tests):
+        sets = [st] if st.name == "set" else st.block
+        if any(b.args[0].lstrip("$") in read for b in sets):
+            kept.append(copy.deepcopy(st))
+            read |= set(re.findall(r"\$\{?(\w+)", " ".join(st.args[1:] if st.name == "set" else st.args)))
+            read |= {w for b in sets for w in re.findall(r"\$\{?(\w+)", " ".join(b.args[1:]))}
+    return kept[::-1]
+
+
+def _reread_ahead_of_refusals(locations: list[Location], prelude: Callable[[Location], list[Stmt]],
+                              ruled: Location | None = None) -> None:
+    """The translation's refusal of a region under a directory with per-directory rules (a section it cannot
+    place, `deny all`): httpd, where that section does not apply, runs the rules and serves their result
+    through an internal redirect, which runs the server's `SetEnvIf Request_URI` lines again on the
+    rewritten path, and the answer's Header lines test those values (`Header onsuccess set
+    X-Content-Type-Options nosniff env=!txt` was sent on /admin/a.txt?debug=1, which a rule under a query
+    condition rewrote to /api/). nginx refuses ahead of the rules (the `return 403` that repeats the refusal
+    there, ACCESS_REFUSAL), and a file section's location nested in the directory's runs none of them (it
+    refuses every request): its 403 tested the values read on the request's own path and lost the header.
+    The variables are set again right before such a refusal, from the rules of the location (PRELUDE,
+    _rules_ahead), or those of the nearest enclosing location with rules (RULED) for a nested location
+    without rules of its own."""
+    for loc in locations:
+        source = loc if loc.directory_rules else ruled
+        # (not where the region's own rules refuse everyone: httpd refuses there before the rules run)
+        refused = any(st.name == "deny" and st.args == ["all"] and "refused" in (st.comment or "")
+                      and not st.shut_region for st in loc.statements)
+        at = next((n for n, st in enumerate(loc.statements) if st.name == "return" and st.comment == ACCESS_REFUSAL),
+                  None)
+        if source is not None and refused and at is not None:
+            loc.statements[at:at] = copy.deepcopy(prelude(source))
+        elif source is not None and refused and not loc.directory_rules and loc.modifier != "@" \
+                and not any(st.name == "internal" for st in loc.statements):
+            loc.statements[:0] = copy.deepcopy(prelude(source))
+        _reread_ahead_of_refusals(loc.locations, prelude, source)
 
 
 def _settled_result(result: str, own: set[str], refused_rules: list) -> str | None:

@@ -99,6 +99,10 @@ class Stmt:
     # the file its result names, where its path is literal; httpd answers there with that file (a success,
     # both header tables) where it exists, and with an error elsewhere (emit.inherit._result_tests)
     result: str | None = None
+    # ... and the rule's regex (over $uri) with the URL path of its result, where that path is literal or reads
+    # the regex's own captures: httpd's internal redirect to it runs the server's `SetEnvIf Request_URI` lines
+    # again there (emit.layout._reread_env_after_rewrites)
+    rule_result: tuple[str, str] | None = None
     # on an `error_page 403` naming the translation's plain refusal page in place of a local ErrorDocument page
     # (emit.refusal_pages): the variables httpd's internal redirect to that page sets again on its path (SetEnvIf
     # Request_URI), each with the variable of its value there (emit.layout._reread_env_on_error_pages)

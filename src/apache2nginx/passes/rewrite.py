@@ -340,6 +340,7 @@ def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=(
         stmts = compiler.rule_statements(copy, list(guards))
     except Unsupported:
         return []
+    rule_result = _rule_result(compiler, rule, exc)
 
     def mark(block: list[Stmt]) -> None:
         for st in block:
@@ -347,10 +348,23 @@ def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=(
                 st.comment = REFUSED_RULE       # its answer carries the headers httpd's may (carry_refusal_headers)
                 compiler.refusal_sections[id(st)] = (sections, directory)
                 st.result = getattr(exc, "result", None)
+                st.rule_result = rule_result
             if st.block:
                 mark(st.block)
     mark(stmts)
     return stmts
+
+
+def _rule_result(compiler: Compiler, rule: RRule, exc: Unsupported) -> tuple[str, str] | None:
+    """The regex of a per-directory RULE left out (EXC: its [END] result crosses other sections) and the URL
+    path of its result (Unsupported.target), for Stmt.rule_result: where the path is literal or reads only the
+    regex's captures ($1..$9), and the regex is not negated."""
+    target = getattr(exc, "target", None)
+    pattern, negate = compiler.rule_regex(rule)
+    path = target.split("?", 1)[0] if target else ""
+    if negate or not re.fullmatch(r"/(?:[^$\s'\"{};]|\$\d)*", path):
+        return None
+    return pattern, path
 
 
 def _unrolled(ctx: Context, compiler: Compiler, rule: RRule) -> tuple[list[Stmt], bool]:

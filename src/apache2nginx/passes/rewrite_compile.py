@@ -36,6 +36,8 @@ class Unsupported(Exception):
         self.code, self.message = code, message
         # the file a refused per-directory rule's result names, where known (_result_file)
         self.result: str | None = None
+        # the URL a refused per-directory [END] rule rewrites to, as nginx's `rewrite` would write it (end_flag)
+        self.target: str | None = None
 
 
 class Compiler:
@@ -1129,19 +1131,24 @@ class Compiler:
                               + ("the rule's own location's settings instead" if configured else
                                  "that section's settings"))
             exc.result = _result_file(target, root)
+            exc.target = target
             raise exc
         if not restricted:
             route = routed[0]
             where = f" at {route.span.file_line}" if route.span else ""
-            raise Unsupported("A2N862", f"httpd maps the result of this [END] rewrite (an internal redirect) "
+            exc = Unsupported("A2N862", f"httpd maps the result of this [END] rewrite (an internal redirect) "
                               f"through the {route.params.get('directive', route.kind)}{where} and runs no rewrite "
                               "rules there; the result may fall under per-directory rules that nginx would run "
                               "again, so the translation cannot send it through that entry's location")
+            exc.target = target
+            raise exc
         where = f"{restricted[0].span.file_line}" if restricted[0].span else "a section"
-        raise Unsupported("A2N860", f"httpd checks the access rules of the section at {where} on the result "
+        exc = Unsupported("A2N860", f"httpd checks the access rules of the section at {where} on the result "
                           "of this [END] rewrite (an internal redirect) and runs no rewrite rules there; the "
                           "result may fall under per-directory rules that nginx would run again, so the "
                           "translation cannot send it through that section's location")
+        exc.target = target
+        raise exc
 
     def _refuse_past_fallback(self, rule: RRule, negate: bool, target: str) -> None:
         """A server-context rewrite to a file path without [PT] keeps the original URL for the <Location>
