@@ -698,6 +698,7 @@ class Layout:
         _fallback_error_headers(server, self.model)
         _fallback_landing_headers(server, self.model)
         _fallback_original_uri(server, self.model)
+        _fallback_cycles(server, self.model)
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
@@ -2234,6 +2235,109 @@ def _fallback_original_uri(server: Server, model: NginxModel) -> None:
         if not any(s.name == "set" and s.args[:1] == [kept] for s in loc.statements):
             at = next(i for i, s in enumerate(loc.statements) if s.comment not in (_FALLBACK_FROM, _FALLBACK_WITHOUT))
             loc.statements.insert(at, Stmt("set", [kept, first], fallback.span, comment=_FALLBACK_URI))
+
+
+# what the named location _fallback_cycles makes says
+_FALLBACK_ONCE = "the fallback URL once: falling back to it again is httpd's recursion limit (500)"
+
+
+def _fallback_cycles(server: Server, model: NginxModel) -> None:
+    """A FallbackResource whose URL lands where the request falls back again, its file missing: mod_dir looks
+    the URL up with a subrequest, which falls back again, until httpd's recursion limit answers 500, and the
+    original request sends that 500 through its ErrorDocument (observed with httpd 2.4: `ErrorDocument 500
+    http://...` redirects, 302). nginx's try_files redirects internally until its own limit, whose 500 skips
+    error_page (ngx_http_special_response_handler wants `r->uri_changes != 0`). Where an error_page for 500
+    is in force, such a fallback goes through a named location that sets a flag for its URL and answers 500
+    itself (error_page applies) where the flag is set already: the request fell back to that URL before and
+    came back, as httpd's lookup would forever. The named location sends the add_header and error_page lines
+    in force where the request falls back (a location's own ones are copied; the server's it inherits)."""
+    main = model.main_server if model.main_server is not server else None
+    outer = [server.own_statements, server.statements] + ([main.statements] if main is not None else [])
+    every = outer + [l.statements for l in all_nested(server.locations)]
+    if not any(st.name == "error_page" and "500" in st.args[:-1] for level in every for st in level):
+        return
+    flags: dict[str, str] = {}      # fallback URL -> the flag set on falling back to it
+    named: dict[tuple, str] = {}    # (URL, the lines copied) -> the named location going there
+    replaced: set[str] = set()      # named locations the fallbacks no longer go to
+    # (the statements holding the try_files, the locations whose lines are in force there, innermost last)
+    holders = [(loc.statements, above + [loc], st)
+               for loc, above, st in _named_falling_back(server) + list(_falling_back(server))]
+    pushed = _pushed_fallback(server, main)
+    if pushed is not None:
+        holders.append(pushed)
+    for statements, above, fallback in holders:
+        url = _fallback_url(server, fallback)
+        if not _falls_back_again(server, main, url):
+            continue
+        copied = _own_lines_in_force([l.statements for l in reversed(above)], outer)
+        key = (url, tuple(repr(st) for st in copied))
+        if key not in named:
+            flag = flags.setdefault(url, model.new_variable("a2n_fallback_again_"))
+            named[key] = f"@a2n_fallback_once_{len(named) + 1}"
+            server.locations.append(Location("", named[key], [
+                Stmt("if", [f"({flag})"], fallback.span, _FALLBACK_ONCE, [Stmt("return", ["500"], fallback.span)]),
+                Stmt("set", [flag, "1"], fallback.span),
+                *[dataclasses.replace(st) for st in copied],
+                Stmt("try_files", ["", url], fallback.span, comment=_FALLBACK_ONCE)], fallback.span))
+        if fallback.args[-1].startswith("@"):
+            replaced.add(fallback.args[-1])
+        once = Stmt(fallback.name, fallback.args[:-1] + [named[key]], fallback.span, comment=fallback.comment)
+        if fallback in statements:
+            statements[statements.index(fallback)] = once
+        else:
+            statements.append(once)     # (the main server's, which the server no longer takes from http level)
+    used = {st.args[-1] for l in all_nested(server.locations) for st in l.statements
+            if st.name == "try_files" and st.args}
+    server.locations[:] = [l for l in server.locations if l.path not in replaced or l.path in used]
+
+
+def _named_falling_back(server: Server) -> list[tuple]:
+    """(named location, [], its try_files) for the named locations of SERVER that fall back to a URL: a
+    server-level FallbackResource's (fallback.py), which the server's try_files and its locations' go to."""
+    return [(loc, [], st) for loc in server.locations if loc.path.startswith("@") for st in loc.statements
+            if st.name == "try_files" and st.comment == FALLBACK and st.args and not st.args[-1].startswith("@")]
+
+
+def _server_fallback(server: Server, main: Server | None) -> Stmt | None:
+    """The FallbackResource try_files in force at SERVER's level: its own, else the main server's, which the
+    render gives every server that sets none and does not disable it."""
+    own = next((st for st in server.own_statements + server.statements if st.name == "try_files"), None)
+    if own is not None or main is None or server.settings.get(FALLBACK) == "":
+        return own if own is not None and own.comment == FALLBACK else None
+    return next((st for st in main.statements if st.name == "try_files" and st.comment == FALLBACK), None)
+
+
+def _pushed_fallback(server: Server, main: Server | None) -> tuple | None:
+    """(the server's own statements, no locations, the main server's try_files) where SERVER takes that one
+    from the http level (the main server's own block too): a server that sets its own instead no longer takes
+    it, and the other servers keep theirs."""
+    fallback = _server_fallback(server, main)
+    top = main if main is not None else server if server.is_main else None
+    if fallback is None or top is None or fallback not in top.statements or not fallback.args:
+        return None
+    return (server.own_statements if server.is_main else server.statements), [], fallback
+
+
+def _falls_back_again(server: Server, main: Server | None, url: str) -> bool:
+    """Whether a fixed fallback URL (with its $is_args$args) lands where nginx falls back again: the location
+    nginx picks for it (nested ones too) holds a FallbackResource try_files, or no location takes it and the
+    server level does."""
+    path = url[:-len("$is_args$args")] if url.endswith("$is_args$args") else url
+    if not path.startswith("/") or path.startswith("//") or any(c in path for c in "$?|%@"):
+        return False
+    chain = serving_levels(server, None, path)[0]
+    if not chain:
+        return _server_fallback(server, main) is not None
+    return any(st.name == "try_files" and st.comment == FALLBACK for st in chain[-1].statements)
+
+
+def _own_lines_in_force(levels: list[list[Stmt]], outer: list[list[Stmt]]) -> list[Stmt]:
+    """The add_header and error_page lines in force in a location (LEVELS: its own and those around it,
+    innermost first) that a named location does not inherit from the server (OUTER's levels): nginx takes
+    each list from the innermost level holding one."""
+    return [st for name in ("add_header", "error_page")
+            for st in next((level for level in levels + outer if any(s.name == name for s in level)), [])
+            if st.name == name and not any(st in level for level in outer)]
 
 
 def _report_rules_without_fallback(locations: list[Location], diags: Diagnostics) -> None:
