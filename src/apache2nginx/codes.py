@@ -942,11 +942,12 @@ _short("A2N508", "request-header-chain", "warning", "A RequestHeader builds on t
        "fold the operations into one RequestHeader, or set the final value outright.")
 _short("A2N509", "header-if-partial-unset", "warning", "A Header unset under <If>/<ElseIf>/<Else> applies to some "
        "requests only.",
-       "httpd removes the header where the member of the expression chain that unsets it applies; nginx can hide a "
-       "backend's header or leave out its own add_header only for every request of a block, so a header added "
-       "outside the chain (or a backend's copy) is kept where httpd removes it. An unset every member of the chain "
-       "makes (with an <Else>) is translated exactly.",
-       "responses where the member applies carry a header httpd removes.",
+       "httpd removes the header where the member of the expression chain that unsets it applies, after every "
+       "other section (an inner <Directory>'s or <Location>'s lines too). The translation's add_header lines of "
+       "the header, in the server and in the blocks inside it, send nothing there (a map); but nginx can hide a "
+       "backend's copy of the header only for every request of a block, so that copy is kept where httpd removes "
+       "it. An unset every member of the chain makes (with an <Else>) is translated exactly.",
+       "responses where the member applies carry a backend's copy of the header, which httpd removes.",
        "unset the header in every member of the chain, or set it to the wanted value in each one.")
 _short("A2N510", "htaccess-headers-server-level", "info", "A .htaccess's `Header always` lines are server-level "
        "add_headers.",

@@ -51,7 +51,8 @@ def merge(parent: list[Stmt], child: list[Stmt], unless: Unless | None = None) -
     seen = {(s.name, tuple(s.args), s.span if s.joins or s.adds else None) for s in child}
     relisted = {(s.span, s.comment, *_table(s)) for s in child
                 if s.name == "add_header" and s.args and s.span is not None}
-    inherited = [s for s in parent if _FAMILY_OF.get(s.name) in used and (s.name, tuple(s.args), None) not in seen
+    inherited = [s for s in parent if (_FAMILY_OF.get(s.name) in used or late_unset(s) and _ADD_HEADER in used)
+                 and (s.name, tuple(s.args), None) not in seen
                  and (s.name, tuple(s.args), s.span) not in seen
                  and not (s.name == "add_header" and s.args and (s.span, s.comment, *_table(s)) in relisted)]
     merged = header_order(inherited + child, len(inherited), unless)
@@ -70,19 +71,21 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
     nginx sends every add_header (and every proxy_set_header) of a block, so the earlier ones are left out,
     or made conditional on the later one's variable being empty. Only statements from START on act (those
     before are final already). A line of an <If> section (Stmt.late) acts after every other line, whichever
-    block holds it (_after_late)."""
+    block holds it (_after_late); so does the marker of an <If> section's `Header unset` (UNSET_WHEN), which
+    stays in OUT for the lines after it and is left out of what is returned (effective carries it on)."""
     if not any(s.resets or s.joins for s in stmts[start:]) and not any(s.late and s.resets for s in stmts):
         return _always_first(stmts)
-    out: list[Stmt | None] = [s for s in stmts[:start] if s.name != UNSET_WHEN]
+    out: list[Stmt | None] = [s for s in stmts[:start] if s.name != UNSET_WHEN or s.late]
     earlier: dict[tuple, list[int]] = {}
     for i, s in enumerate(out):
-        key = _operand(s)
+        key = _replaces(s) if late_unset(s) else _operand(s)
         if key is not None:
             earlier.setdefault(key, []).append(i)
     for s in stmts[start:]:
         if s.joins:
             # (httpd joins a plain line to the lines before it, never to an <If> section's, merged after it)
-            places = [i for i in earlier.get(_operand(s), []) if s.late or out[i] is None or not out[i].late]
+            places = [i for i in earlier.get(_operand(s), []) if (s.late or out[i] is None or not out[i].late)
+                      and not late_unset(out[i])]
             joined = _join(out, places, s, unless) or _combine(out, places, s, unless)
             if joined is True:
                 continue
@@ -96,6 +99,9 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
                 if old is not None and len(old.args) > 1 and old.args[1] and not old.late:
                     out[i] = Stmt("add_header", [old.args[0], unless(s.args[1], old.args[1]), *old.args[2:]],
                                   old.span, comment=old.comment)
+            if s.late:
+                earlier.setdefault(_replaces(s), []).append(len(out))
+                out.append(s)
             continue
         key = _replaces(s)
         if key is not None:
@@ -107,7 +113,7 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
                     raise ValueError("a conditional Header set needs `unless` to render")
                 for i in acted:
                     old = out[i]
-                    if old is not None and len(old.args) > 1 and old.args[1]:
+                    if old is not None and len(old.args) > 1 and old.args[1] and not late_unset(old):
                         out[i] = Stmt("add_header", [old.args[0], unless(value, old.args[1]), *old.args[2:]],
                                       old.span, comment=old.comment, late=old.late)
             elif not s.conditional or (s.name == "add_header" and value):
@@ -122,7 +128,13 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         if key is not None:
             earlier.setdefault(key, []).append(len(out))
         out.append(s)
-    return _always_first([s for s in out if s is not None])
+    return _always_first([s for s in out if s is not None and s.name != UNSET_WHEN])
+
+
+def late_unset(s: Stmt | None) -> bool:
+    """Whether S is the marker of an <If> section's `Header unset` for some requests (passes.headers.
+    _partial_unset), which acts on the lines of inner blocks too."""
+    return s is not None and s.name == UNSET_WHEN and s.late
 
 
 def _after_late(out: list[Stmt | None], earlier: dict[tuple, list[int]], s: Stmt, unless: Unless | None
@@ -132,7 +144,8 @@ def _after_late(out: list[Stmt | None], earlier: dict[tuple, list[int]], s: Stmt
     (observed: a <Directory>'s `<If> Header set X on` wins over an inner <Directory>'s `Header set X other`
     where the expression holds). So an <If> line's `set` (or `unset`) of S's header replaces S: where its
     condition holds (a conditional one: S is sent only where its variable is empty), or everywhere. None
-    where S is never sent."""
+    where S is never sent. (Observed too: a server's `<Else> Header unset X` takes away a <Directory>'s plain
+    `Header set X dir` where the <If> fails: its marker makes S empty there.)"""
     key = _operand(s)
     if key is None or s.name != "add_header" or len(s.args) < 2:
         return s
@@ -141,7 +154,12 @@ def _after_late(out: list[Stmt | None], earlier: dict[tuple, list[int]], s: Stmt
         if late is None or not late.late or late.resets is None or _replaces(late) != key:
             continue
         value = late.args[1] if late.name == "add_header" and len(late.args) > 1 else ""
-        if late.name == "add_header" and late.conditional and "$" in value:
+        if late.name == UNSET_WHEN:
+            if unless is None:
+                raise ValueError("a conditional Header unset needs `unless` to render")
+            s = replace(s, args=[s.args[0], unless(late.args[1], s.args[1]), *s.args[2:]],
+                        conditional=s.conditional or s.resets is not None)
+        elif late.name == "add_header" and late.conditional and "$" in value:
             if unless is None:
                 raise ValueError("a conditional Header set needs `unless` to render")
             s = replace(s, args=[s.args[0], unless(value, s.args[1]), *s.args[2:]],
@@ -320,7 +338,9 @@ def effective(parent: list[Stmt], child: list[Stmt], unless: Unless | None = Non
     """What applies inside the child: its own statements plus every parent family it does not define."""
     merged = merge(parent, child, unless)
     used = {_FAMILY_OF[s.name] for s in merged if s.name in _FAMILY_OF}
-    return merged + [s for s in parent if s.name in _FAMILY_OF and _FAMILY_OF[s.name] not in used]
+    # (and the markers of the <If> sections' unsets, which act on an inner block's lines too: header_order)
+    return merged + [s for s in parent if s.name in _FAMILY_OF and _FAMILY_OF[s.name] not in used] + \
+        [s for s in parent + child if late_unset(s)]
 
 
 def error_pages_with_headers(parent: list[Stmt], locations: list, unless: Unless | None = None) -> list:

@@ -4254,4 +4254,4 @@ def _after_files(files_statements: list[Stmt], loc_headers: list[Stmt]) -> list[
     if not names or not any(st.args and st.args[0].lower() in names for st in loc_headers):
         return []
     return [Stmt(st.name, list(st.args), st.span, st.comment, None, st.resets, st.conditional, plain=st.plain,
-                 joins=st.joins, adds=st.adds) for st in loc_headers]
+                 joins=st.joins, adds=st.adds, late=st.late) for st in loc_headers]

@@ -126,7 +126,7 @@ def _page_headers(model: NginxModel, server: Server, main: Server | None,
                 lost.append(args[0])
                 continue
             out.append(Stmt(st.name, args, st.span, st.comment, st.block, st.resets, st.conditional, st.plain,
-                            st.joins))
+                            st.joins, late=st.late))
     if not any(st.name == "add_header" for st in out):
         out = []
     return out, lost

@@ -21,7 +21,7 @@ from .hashes import server_names_hash, variables_hash
 from . import dirindex
 from .refusal_alternatives import Alternatives
 from .inherit import (early_failures, effective, error_pages_with_headers, file_section_refusal, header_order,
-                      if_blocks, merge, served_tests,
+                      if_blocks, late_unset, merge, served_tests,
                       refused_headers, server_block)
 from .limits import out_of_range
 from .selfcheck import fast_clean
@@ -171,9 +171,13 @@ class Renderer:
         if pushed:
             http_level = [s for s in http_level if s.name not in SERVER_ONLY]
 
+        # what the servers merge under: the http level, and the markers of the main server's <If> unsets
+        # (header_order leaves them out of the http level, and they act on the lines of every block inside)
+        under = http_level + [s for s in (main.statements if main is not None else []) if late_unset(s)]
+
         def server_block_of(server: Server):
             # (the main server's `statements` are the http level's already)
-            return server_block(http_level, server.own_statements, [] if server.is_main else server.statements,
+            return server_block(under, server.own_statements, [] if server.is_main else server.statements,
                                 unless)
 
         def server_statements(server: Server):

@@ -1083,17 +1083,42 @@ def _onsuccess_warning(ctx: Context, d: Directive, action: str, name: str) -> No
                   hint="use `Header always` on the Apache side if the header belongs on every response")
 
 
-def _selected(ctx: Context, texts: list[str], index: int) -> str:
+def _selected(ctx: Context, texts: list[str], index: int, server=None) -> str:
     """1 where member INDEX of the chain (0: the Else) is the one httpd merges: its expression holds and
-    none before it does."""
+    none before it does. SERVER: the server whose configuration holds the chain (default: the current one)."""
     compiler = HeaderCondition(ctx.model, request_only=True, prefix=IF_PREFIX)
     conditions = [compiler.compile(t) for t in texts]
     if index == 0:
         selected = compiler.all_of([compiler.negate(c) for c in conditions])
     else:
         selected = compiler.all_of([compiler.negate(c) for c in conditions[:index - 1]] + [conditions[index - 1]])
-    _chosen(ctx, ctx.server, selected)
+    _chosen(ctx, ctx.server if server is None else server, selected)
     return selected
+
+
+def _partial_unset(ctx: Context, chain: _Chain, record: _ChainHeader, index: int, d: Directive) -> Stmt | None:
+    """The marker of `Header unset NAME` in member INDEX of CHAIN, which not every request merges (other members
+    set NAME or leave it, or no <Else> ends the chain). httpd merges the chain after every other section, the
+    server's chain too (ap_if_walk): observed, a server's `<Else> Header unset X` takes away the X a
+    <Directory>'s plain `Header set X dir` gave, where the <If> fails, and keeps it where it holds. nginx
+    cannot take a header away for some requests; the marker (Stmt.late, emit.inherit.header_order) makes each
+    add_header of NAME the other blocks send, the server's and an inner block's, empty where this member is the
+    one httpd merges. A backend's own NAME is kept there (A2N509). None where the chain's conditions are not
+    translated (nothing else is emitted for NAME then)."""
+    try:
+        holds = _selected(ctx, chain.texts, index, chain.server)
+    except Untranslatable:
+        holds = None
+    ctx.diags.add("A2N509", f"Header {' '.join(d.args)}: httpd removes {record.name} only where this member of the "
+                  f"<If> chain applies; nginx's {record.name} lines send nothing there, but nginx cannot hide a "
+                  f"backend's copy for some requests only, so that copy is kept there", d.span, directive=d.name,
+                  related=[chain.span] if chain.span else [])
+    ctx.redispose(d, Disposition.APPROXIMATE)
+    if holds is None:
+        return None
+    ctx.model.conditional_header_sets = True
+    return Stmt(UNSET_WHEN, [record.name, holds, *(["always"] if record.table == "always" else [])], d.span,
+                resets=(record.name.lower(), record.table), conditional=True, late=True)
 
 
 def _finish_if_chains(ctx: Context, server=None) -> None:
@@ -1108,18 +1133,13 @@ def _finish_if_chains(ctx: Context, server=None) -> None:
         positions = set(range(1, len(chain.texts) + 1)) | ({0} if chain.has_else else set())
         for record in chain.headers.values():
             hide, add = record.statements
-            # a member that only unsets: nginx cannot take a header away for some requests only. Without an
-            # <Else>, a request no expression matches merges no member and keeps the header, so even an unset
-            # every If/ElseIf makes is one for some requests only
-            partial = [d for i, d in record.unsets.items()
-                       if not chain.has_else or set(record.unsets) != positions or record.values]
-            for d in partial:
-                ctx.diags.add("A2N509", f"Header {' '.join(d.args)}: httpd removes {record.name} only where this "
-                              "member of the <If> chain applies; nginx cannot hide a header for some requests, so "
-                              f"the {record.name} added outside the chain (or a backend's copy) is kept there",
-                              d.span, directive=d.name, related=[chain.span] if chain.span else [])
-                ctx.redispose(d, Disposition.APPROXIMATE)
-            keep: list[Stmt] = []
+            # a member that only unsets: nginx cannot take a header away for some requests only, the other lines
+            # send nothing there (_partial_unset). Without an <Else>, a request no expression matches merges no
+            # member and keeps the header, so even an unset every If/ElseIf makes is one for some requests only
+            partial = {i: d for i, d in record.unsets.items()
+                       if not chain.has_else or set(record.unsets) != positions or record.values}
+            keep: list[Stmt] = [_partial_unset(ctx, chain, record, i, d) for i, d in partial.items()]
+            keep = [st for st in keep if st is not None]
             # every request gets a member's value only where an <Else> ends the chain: without one, a request no
             # expression matches keeps what came before (an earlier block's line, a backend's copy)
             everywhere = chain.has_else and set(record.values) == positions
