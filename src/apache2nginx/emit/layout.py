@@ -697,6 +697,7 @@ class Layout:
         _carry_fallback(server, self.model.main_server)
         _fallback_error_headers(server, self.model)
         _fallback_landing_headers(server, self.model)
+        _fallback_first_flags(server, self.model)
         _fallback_original_uri(server, self.model)
         _fallback_cycles(server, self.model)
         _report_rules_without_fallback(server.locations, self.diags)
@@ -2035,6 +2036,11 @@ def _carry_fallback(server, main) -> None:
 _FALLBACK_FROM = "the request falls back from here: a failed fallback keeps this location's always headers"
 _FALLBACK_ERROR = "the always header of a location falling back here, on a failed fallback"
 _FALLBACK_WITHOUT = "the request falls back from here: a failed fallback drops the always headers it lacks"
+# the statuses a failed fallback answers with, the start of a map key over $status: an error (4xx/5xx), and a
+# redirect, which an ErrorDocument URL makes of the error (302) or the lookup of the fallback URL meets (a
+# Redirect there, a directory without its slash); httpd answers each with the original request's
+# configuration. Not 304: a fallback that succeeds answers a conditional request with it, with its own headers.
+_FAILED_STATUS = r"~^(?:30[12378]|[45]\d\d)"
 
 
 def _falling_back(server: Server):
@@ -2073,9 +2079,12 @@ def _fallback_error_headers(server: Server, model: NginxModel) -> None:
     ap_internal_fast_redirect only where that succeeds (mod_dir.c, fixup_dflt); otherwise the original request
     answers the error, and mod_headers' error filter, inserted with that request's configuration, sends the
     always lines of the URL that fell back (observed with httpd 2.4; a fallback that succeeds carries the
-    fallback URL's own headers, as nginx's). nginx's try_files redirects internally, and the location the
-    fallback URL lands in answers the error with its own add_header lines only. So each location falling back
-    sets a flag, and the landing location adds each always line it lacks on an error (4xx/5xx) where the
+    fallback URL's own headers, as nginx's). So does the redirect an `ErrorDocument 404 http://...` makes of
+    that error (302), and one the lookup meets (a Redirect of the fallback URL, a directory without its
+    slash). nginx's try_files redirects internally, and the location the fallback URL lands in answers the
+    error (its error_page redirect too) with its own add_header lines only. So each location falling back
+    sets a flag (the first one the request passes only, where it can fall back again: _fallback_first_flags),
+    and the landing location adds each always line it lacks on such an answer (_FAILED_STATUS) where the
     flag is set: a map over $status and the flag (variables survive nginx's internal redirect)."""
     flags: dict[tuple, str] = {}    # (landing location, header line) -> the flag the locations falling back set
     for loc, above, fallback in _falling_back(server):
@@ -2096,7 +2105,7 @@ def _fallback_error_headers(server: Server, model: NginxModel) -> None:
             if flag is None:
                 flag = flags[key] = model.new_variable("a2n_fallback_from_")
                 value = model.new_variable("a2n_fallback_header_")
-                model.add_map(MapBlock(f"$status|{flag}", value, [(r"~^[45]\d\d\|1$", st.args[1])], '""',
+                model.add_map(MapBlock(f"$status|{flag}", value, [(_FAILED_STATUS + r"\|1$", st.args[1])], '""',
                                        volatile=True))
                 target.statements.append(Stmt("add_header", [st.args[0], value, "always"], st.span,
                                               comment=_FALLBACK_ERROR))
@@ -2122,9 +2131,9 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
     2.4: a 500 at the recursion limit, or the subrequest's 404). nginx's try_files lands in the location nginx
     picks for the fallback URL, whose add_header lines answer the error. So each location falling back where
     that location sends an always line it lacks sets a flag to the fallback URL, and the line's value there
-    becomes a map over $status, the flag and $uri, empty on an error (4xx/5xx) of that very URL. Only a fixed
-    fallback URL is followed, into the location (nested ones too) that nginx picks for it, holding the
-    add_header list it sends."""
+    becomes a map over $status, the flag and $uri, empty on an error or redirect (_FAILED_STATUS) of that very
+    URL. Only a fixed fallback URL is followed, into the location (nested ones too) that nginx picks for it,
+    holding the add_header list it sends."""
 
     def sent(levels: list[list[Stmt]]) -> list[Stmt]:
         # nginx inherits add_header from the enclosing level only where a level has none of its own
@@ -2154,14 +2163,44 @@ def _fallback_landing_headers(server: Server, model: NginxModel) -> None:
                 flag = model.new_variable("a2n_fallback_without_")
                 value = model.new_variable("a2n_fallback_kept_")
                 # the flag holds the URL that fell back: a request a rule sent here elsewhere keeps the line
-                model.add_map(MapBlock(f"$status|{flag}|$uri", value, [(r"~^[45]\d\d\|([^|]+)\|\1$", '""')],
-                                       st.args[1], volatile=True))
+                model.add_map(MapBlock(f"$status|{flag}|$uri", value,
+                                       [(_FAILED_STATUS + r"\|([^|]+)\|\1$", '""')], st.args[1], volatile=True))
                 target.statements[i] = dataclasses.replace(st, args=[st.args[0], value, *st.args[2:]])
                 wrapped[id(target.statements[i])] = (flag, line)
             if not any(s.name == "set" and s.args[:1] == [flag] for s in loc.statements):
                 at = next(j for j, s in enumerate(loc.statements) if s.comment not in (_FALLBACK_FROM,
                                                                                        _FALLBACK_WITHOUT))
                 loc.statements.insert(at, Stmt("set", [flag, url], fallback.span, comment=_FALLBACK_WITHOUT))
+
+
+_FALLBACK_FELL = "the request fell back: a location it falls back from again leaves the flags above as they are"
+
+
+def _fallback_first_flags(server: Server, model: NginxModel) -> None:
+    """A request can fall back more than once before it fails: a fallback URL whose location falls back again,
+    until httpd's recursion limit (500), which an ErrorDocument URL turns into a redirect. httpd answers with
+    the configuration of the original request, the location the request first fell back from (observed with
+    httpd 2.4: `Header always` of a <Location> whose fallback URL lands in another section that falls back
+    to it again is sent on that 302), while nginx sets the flags of every location falling back that the
+    request passes (_fallback_error_headers, _fallback_landing_headers). So where a location of SERVER sets
+    such a flag and a fallback URL lands where the request falls back again, every location falling back
+    notes that the request fell back, and sets its flags only before that: a map over the note keeps a flag
+    as it is once the note is set."""
+    falling = list(_falling_back(server))
+    flagged = (_FALLBACK_FROM, _FALLBACK_WITHOUT)
+    main = model.main_server if model.main_server is not server else None
+    if not any(st.name == "set" and st.comment in flagged for loc, _above, _fb in falling for st in loc.statements) \
+            or not any(_falls_back_again(server, main, _fallback_url(server, fb)) for _l, _a, fb in falling):
+        return
+    fell = model.new_variable("a2n_fallback_fell_")
+    for loc, _above, fallback in falling:
+        at = 0
+        for i, st in enumerate(loc.statements):
+            if st.name == "set" and st.comment in flagged and len(st.args) == 2:
+                value = model.shared_map("a2n_fallback_flag_", fell, [('""', st.args[1])], st.args[0], volatile=True)
+                loc.statements[i] = dataclasses.replace(st, args=[st.args[0], value])
+                at = i + 1
+        loc.statements.insert(at, Stmt("set", [fell, "1"], fallback.span, comment=_FALLBACK_FELL))
 
 
 _FALLBACK_URI = "the URL that falls back, kept for the always headers of a failed fallback"
@@ -2175,7 +2214,7 @@ def _fallback_original_uri(server: Server, model: NginxModel) -> None:
     location try_files lands in, where $uri is the fallback URL. So the first location falling back keeps
     $uri in a variable (a map leaves it as it is once set: the landing may fall back again), and every always
     line of the server whose value a map chain over $uri makes gets a copy of that chain over the kept URL on
-    an error (4xx/5xx), the chain as it was otherwise."""
+    an error or redirect (_FAILED_STATUS), the chain as it was otherwise."""
     falling = list(_falling_back(server))
     if not falling:
         return
@@ -2215,8 +2254,8 @@ def _fallback_original_uri(server: Server, model: NginxModel) -> None:
                 continue
             value = copy(st.args[1])
             if value != st.args[1]:
-                gated = model.shared_map("a2n_fallback_value_", f"$status|{kept}", [(r"~^[45]\d\d\|.", value)],
-                                         st.args[1], volatile=True)
+                gated = model.shared_map("a2n_fallback_value_", f"$status|{kept}",
+                                         [(_FAILED_STATUS + r"\|.", value)], st.args[1], volatile=True)
                 holder[i] = dataclasses.replace(st, args=[st.args[0], gated, *st.args[2:]])
     if not copies or all(name == value for name, value in copies.items()):
         return
@@ -2229,7 +2268,7 @@ def _fallback_original_uri(server: Server, model: NginxModel) -> None:
     kept, uri = named[kept], named[uri]
     first = model.new_variable("a2n_fallback_first_")
     model.add_map(MapBlock(kept, first, [('""', "$uri")], kept, volatile=True))
-    model.add_map(MapBlock(f"$status|{kept}|$uri", uri, [(r"~^[45]\d\d\|([^|]+)\|", "$1")], "$uri",
+    model.add_map(MapBlock(f"$status|{kept}|$uri", uri, [(_FAILED_STATUS + r"\|([^|]+)\|", "$1")], "$uri",
                            volatile=True))
     for loc, _above, fallback in falling:
         if not any(s.name == "set" and s.args[:1] == [kept] for s in loc.statements):
