@@ -36,3 +36,22 @@ def test_the_hash_emulation_agrees_with_nginx(seed, tmp_path, nginx_bin):
             (seed, len(names), bucket, max_size)
         agree += 1
     assert agree == 6
+
+
+def test_a_translation_defining_many_variables_sizes_their_hash(tmp_path, nginx_bin):
+    """Rules with captures define hundreds of variables through `set` and named captures, and almost no
+    maps: the sizing must count every name the translation defines, or `nginx -t` warns (lint fails)."""
+    from conftest import run_cli
+    lines = ["Listen 80", "ServerName a.example", "DocumentRoot /srv/www", "RewriteEngine On"]
+    for i in range(60):
+        lines += [f"RewriteCond %{{QUERY_STRING}} ^k{i}=(.*)$", f"RewriteRule ^/p{i}/(.*)$ /q/$1?v=%1 [L]"]
+    (tmp_path / "apache.conf").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "nginx.conf"
+    assert run_cli("convert", str(tmp_path / "apache.conf"), "-o", str(out)).returncode == 0
+    text = out.read_text()
+    assert "variables_hash_max_size" in text
+    assert run_cli("lint", "--nginx", nginx_bin, str(out)).returncode == 0
+    bare = tmp_path / "bare.conf"
+    bare.write_text("".join(line for line in text.splitlines(keepends=True) if "variables_hash" not in line))
+    proc = run_cli("lint", "--nginx", nginx_bin, str(bare))
+    assert proc.returncode != 0 and "variables_hash" in proc.stderr   # what the sizing is there for

@@ -9,9 +9,10 @@ settings when the defaults do not fit — and nothing otherwise, so a small site
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
-from ..model import NginxModel, Stmt
+from ..model import NginxModel, Stmt, all_nested, every_statement
 
 POINTER = 8                  # sizeof(void *) on the 64-bit platforms nginx is deployed on
 DEFAULT_BUCKET = 64          # the cache line size nginx takes as the default bucket size
@@ -96,23 +97,41 @@ def server_names_hash(model: NginxModel) -> list[Stmt]:
             Stmt("server_names_hash_max_size", [str(size)], None, comment=comment)]
 
 
-# nginx's variables share one hash (its own hundred-odd and every map's); past some forty maps of names as
-# long as a2n_onsuccess_12 its defaults (bucket 64, max 1024) hold one name a bucket and `nginx -t` warns
-# ("could not build optimal variables_hash"). Sized generously rather than built: nginx's own names vary
-# with the modules it has.
-_VARIABLE_MAPS = 40
+# nginx's variables share one hash: its own hundred-odd and every name a configuration defines (a map's
+# variable, a `set` target, a regex's named capture). Past some forty names as long as a2n_onsuccess_12 its
+# defaults (bucket 64, max 1024) hold one name a bucket and `nginx -t` warns ("could not build optimal
+# variables_hash"). Sized generously rather than built: nginx's own names vary with the modules it has.
+_OWN_VARIABLES = 40
 _NGINX_VARIABLES = 150
+_NAMED_CAPTURE = re.compile(r"\(\?P?<([A-Za-z_]\w*)>")
+
+
+def own_variables(model: NginxModel) -> set[str]:
+    """The variable names the translation defines: maps' variables, `set` targets and named captures of the
+    regexes of its locations and statements."""
+    names = {m.variable.lstrip("$") for m in model.maps}
+    for st in every_statement(model.servers):
+        if st.name == "set" and st.args:
+            names.add(st.args[0].lstrip("$"))
+        for arg in st.args:
+            if "(?" in arg:
+                names.update(_NAMED_CAPTURE.findall(arg))
+    for server in model.servers:
+        for loc in all_nested(server.locations):
+            if loc.modifier in ("~", "~*") and "(?" in loc.path:
+                names.update(_NAMED_CAPTURE.findall(loc.path))
+    return names
 
 
 def variables_hash(model: NginxModel) -> list[Stmt]:
-    """`variables_hash_bucket_size` / `variables_hash_max_size` for http, when the translation's maps are
-    more than nginx's defaults hold without a warning."""
-    count = len(model.maps)
-    if count <= _VARIABLE_MAPS:
+    """`variables_hash_bucket_size` / `variables_hash_max_size` for http, when the translation defines more
+    variables than nginx's defaults hold without a warning."""
+    count = len(own_variables(model))
+    if count <= _OWN_VARIABLES:
         return []
     size = 1024
     while size < 8 * (count + _NGINX_VARIABLES):
         size *= 2
-    comment = "sized for the translation's maps: nginx's defaults would not hold their variables"
+    comment = "sized for the translation's variables: nginx's defaults would not hold them"
     return [Stmt("variables_hash_bucket_size", ["128"], None, comment=comment),
             Stmt("variables_hash_max_size", [str(size)], None, comment=comment)]

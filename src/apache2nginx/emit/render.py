@@ -215,7 +215,7 @@ class Renderer:
             header=header,
             # A server with no socket is one httpd never serves (A2N200): nginx would put it on port 80.
             servers=[s for s in chosen if s.listens],
-            http_statements=((server_names_hash(model) + variables_hash(model) if full else []) + around[0]
+            http_statements=((server_names_hash(model) if full else []) + variables_hash(model) + around[0]
                              + http_level + around[1])
             if first else [],
             main_statements=model.main_statements,
