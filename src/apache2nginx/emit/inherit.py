@@ -512,10 +512,16 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     deny, a login) that a section the translation leaves out may lift (Stmt.lifted): there httpd may serve,
     so their 401 or 403 sends the onsuccess headers too."""
     whole = any(_refusal(s) for s in stmts)
-    lifted = () if whole else tuple(sorted({c for s in stmts for c in s.lifted}))
+    lifted = tuple(sorted({c for s in stmts for c in s.lifted}))
     if not whole and not lifted and not any(_guard(s) for s in stmts):
         return stmts
-    sent = _sent_on_refusal(stmts, parent, ungate, nested, unless, lifted or ("403",))
+    # (a refusal after the region's own rules that a regular expression section may lift: theirs too, where
+    # it applies; the refusal's own 403 in any case, but where it stands for rules refusing everyone that
+    # such a section may lift: there alone, layout.Layout.access)
+    own = {c for s in stmts if _refusal(s) for c in s.lifted}
+    statuses = tuple(sorted((own or {"403"}) | {c for c in lifted if c.partition("?")[0] != "403"})) if whole \
+        else lifted or ("403",)
+    sent = _sent_on_refusal(stmts, parent, ungate, nested, unless, statuses)
     if sent is None:
         return stmts
     # where the refusal's 403 stands for a local ErrorDocument page's, whose redirect sets SetEnvIf variables
@@ -964,12 +970,13 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
         value = ungated[id(s)]
         if serving and id(s) in errors_only:
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value, absent=True),
-                                                                  s.args[1]), "always"], s.span,
+                                                                  s.args[1], statuses), "always"], s.span,
                              comment=_FOR_ERRORS))
             changed = True
         elif value is not None and serving and s.args[0].lower() in twins and (from_gate is None or from_gate(s.args[1])):
-            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1]),
-                                            "always"], s.span, comment=_FOR_SERVED))
+            sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1],
+                                                                  statuses), "always"], s.span,
+                             comment=_FOR_SERVED))
             succeeding.add(s.args[0].lower())
             changed = True
         elif _carried(s) and getattr(ungate, "carried", lambda _: None)(s.args[1]):

@@ -57,6 +57,20 @@ REFUSED_AFTER_RULES = "/.a2n-refused-after-rules"
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
 
 
+def _regex_may_reach(pattern: str, fs: str) -> bool:
+    """Whether the regular expression of a <Directory ~> or <DirectoryMatch> may match the file name of a
+    request in the directory FS or below it (httpd matches it against the whole file name, see
+    passes.access._directory_match_refusal): one anchored on a literal path that no such name starts with
+    cannot; any other may."""
+    if not pattern.startswith("^"):
+        return True
+    literal = re.match(r"[^.^$*+?()\[\]{}|\\]*", pattern[1:])[0]
+    if pattern[1 + len(literal):][:1] in ("?", "*", "{"):
+        literal = literal[:-1]      # (its last character may be left out)
+    there = fs.rstrip("/") + "/"
+    return there.startswith(literal) or literal.startswith(there)
+
+
 def _no_access_rules(configs: list) -> bool:
     """Whether the sections covering a region hold no access rule (nor a login, a method or TLS section): httpd
     lets everyone through there, wherever a section the translation could not place does not apply."""
@@ -95,6 +109,17 @@ def _variants(path: str) -> list[tuple[str, str]]:
     if path.endswith("/"):
         return [("^~", path)]
     return [("=", path), ("^~", path + "/")]
+
+
+def _lift_own_refusals(after: list[Stmt], gate: str) -> list[Stmt]:
+    """AFTER (a region's own rules, then the refusal after them: Layout.refusal_after_rules), with the statuses
+    of the rules' refusals marked on them (Stmt.lifted) where a regular expression <Directory> the server is
+    refused for may lift them (Layout.regex_reaches): where it applies (GATE: Layout.lift_gate, written after
+    the status as `401?GATE`), httpd may serve what nginx answers with the region's 401 or 403, so that
+    answer sends the onsuccess headers too there (emit.inherit.refused_headers)."""
+    for st in after[:-1]:
+        st.lifted = tuple(f"{c}?{gate}" for c in _refusal_statuses([st])) or st.lifted
+    return after
 
 
 def _refusal_statuses(stmts: list[Stmt]) -> tuple[str, ...]:
@@ -140,6 +165,7 @@ class Layout:
         self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
         self.granting: list = []    # the rules of the <DirectoryMatch> sections left out that only grant (`lifted`)
         self.refusing_globs: list[str] = []     # the wildcards of the <Directory> sections the server is refused for
+        self.refusing_regexes: list[str] = []   # ... and the regular expressions (<Directory ~>, <DirectoryMatch>)
         # the index lists joined with a FallbackResource -> their own names (passes.fallback.finish_server)
         self.index_names: dict | None = server.settings.get("fallback_index_names")
 
@@ -219,6 +245,21 @@ class Layout:
                 return True
         return False
 
+    def regex_reaches(self, fs: str) -> bool:
+        """Whether a regular expression <Directory ~> (or <DirectoryMatch>) with access rules the server is
+        refused for may apply to a request in the directory FS or below it: httpd merges it after every
+        plain <Directory> and .htaccess, so its rules may let in what the region's own rules refuse. Under
+        `<Directory ~ "/old/sub/?$">` with `Require all granted`, httpd served /old/sub/ (its index.html,
+        with a <FilesMatch>'s onsuccess X-Frame-Options) where the document root's login alone answered 401."""
+        return any(_regex_may_reach(pattern, fs) for pattern in self.refusing_regexes)
+
+    def lift_gate(self, fs: str) -> str:
+        """The regular expressions of the <Directory> sections the server is refused for that may reach the
+        directory FS (regex_reaches), one a line: httpd merges one where it matches the request's file name
+        (r->filename: the document root's /old/sub/ for GET /old/sub/, as nginx's $request_filename). The
+        renderer tests them where a header reads them (render.refusal)."""
+        return "\n".join(pattern for pattern in self.refusing_regexes if _regex_may_reach(pattern, fs))
+
     # -- filesystem ----------------------------------------------------------
     def fs_routes(self, routes: list[Route]) -> list[tuple[str, str]]:
         """(URL prefix, directory) pairs through which files are served: the DocumentRoot and each Alias."""
@@ -265,12 +306,20 @@ class Layout:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
             unknown = fs is not None and self.wildcard_reaches(fs)
+            lifting = fs is not None and self.regex_reaches(fs)
+            refuses_all = _refuses_all(configs)
             refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
-                           open_region=unknown or _no_access_rules(configs) or _grants_everyone(configs),
-                           shut_region=not unknown and _refuses_all(configs), login=asks_login(configs))
+                           open_region=unknown or _no_access_rules(configs) or _grants_everyone(configs)
+                           or (lifting and refuses_all),
+                           shut_region=not unknown and not lifting and refuses_all, login=asks_login(configs))
+            if lifting and refuses_all:
+                # (the region's rules refuse everyone, but where the expression matches httpd may serve: the
+                # refusal sends the onsuccess headers there alone, emit.inherit.refused_headers)
+                refusal.lifted = (f"403?{self.lift_gate(fs)}",)
             if refusal.open_region or refusal.shut_region:
                 return [refusal]
-            return self.refusal_after_rules(configs, region, span, quiet) or [refusal]
+            after = self.refusal_after_rules(configs, region, span, quiet)
+            return _lift_own_refusals(after, self.lift_gate(fs)) if after and lifting else after or [refusal]
         return self.lifted(self.own_access(configs, region, span, quiet), configs, region, span)
 
     def lifted(self, own: list[Stmt], configs: list, region: str, span) -> list[Stmt]:
@@ -415,6 +464,8 @@ class Layout:
             (main.settings.get("granting_sections", []) if main is not None and main is not server else [])
         if self.refuse_all is None:
             self.refuse_all = self.wildcard_refusal(all_routes)
+        self.refusing_regexes = server.settings.get("refusing_regexes", []) + \
+            (main.settings.get("refusing_regexes", []) if main is not None and main is not server else [])
         self.files = self.sections("files")
         self.filename_refusals = self.server.settings.get("filename_refusals", []) + \
             (main.settings.get("filename_refusals", []) if main is not None and main is not server else [])
@@ -520,7 +571,7 @@ class Layout:
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                                open_region=bool(access) and access[0].open_region,
                                shut_region=bool(access) and access[0].shut_region,
-                               login=bool(access) and access[0].login)]
+                               login=bool(access) and access[0].login, lifted=access[0].lifted if access else ())]
             elif self.refuse_all is not None:
                 refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                                login=asks_login(dir_configs + loc_configs))
@@ -563,7 +614,8 @@ class Layout:
                 if handler is not None:
                     loc.statements.extend(self._handler(handler, path, matched, loc.statements))
                 self.nest_files(loc, files, dir_configs, loc_configs, matched,
-                                [st for s in covering for st in s.statements if st.name in _ORDERED_LINES])
+                                [st for s in covering for st in s.statements if st.name in _ORDERED_LINES],
+                                fs=fs if handler is None or handler.kind != "proxy" else None)
                 existing = by_key.get(loc.key())
                 if existing is None:
                     server.locations.append(loc)
@@ -813,7 +865,7 @@ class Layout:
             else:
                 target.statements.extend(statements)
             files = files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
-            self.nest_files(target, files, dir_configs, [], matched)
+            self.nest_files(target, files, dir_configs, [], matched, fs=fs)
             if target is not loc and (target.statements or target.locations):
                 loc.locations.append(target)
                 target.statements.extend(copy.deepcopy(slash))
@@ -1412,7 +1464,7 @@ class Layout:
         existing.locations.extend(loc.locations)
 
     def nest_files(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list,
-                   matched: str, loc_headers: list[Stmt] = ()) -> None:
+                   matched: str, loc_headers: list[Stmt] = (), fs: str | None = None) -> None:
         """<Files> sections merge between directories and locations; nginx needs them nested in every
         location they apply to (a ^~ location hides the server's regex locations). httpd merges every
         section matching a name, nginx picks the first matching location: see `nest_overlaps` (access) and
@@ -1420,7 +1472,8 @@ class Layout:
         Header lines of the <Location> sections of LOC, which httpd runs after a <Files> section's
         (ap_location_walk merges after ap_file_walk): a section naming one of their headers gets them again
         after its own lines, so a Location's `Header set` replaces the Files' line as in httpd, instead of
-        the Files' line coming after the Location's it inherits (the render drops the inherited copies)."""
+        the Files' line coming after the Location's it inherits (the render drops the inherited copies). FS: the
+        directory httpd's directory walk reaches for LOC, where one does (see `access`)."""
         before, headers_of, after_of = len(loc.locations), {}, {}
         nested: list[tuple[Scope, Location]] = []
         merged: list = []       # the access of the sections matching an exact location's URL, in order
@@ -1429,14 +1482,14 @@ class Layout:
             static = bool(f.settings.get("static_files"))
             if config is None and not f.statements and not static:
                 continue
-            access = self.access(dir_configs + [config] + loc_configs, f"files matching {f.path}", f.span)
+            access = self.access(dir_configs + [config] + loc_configs, f"files matching {f.path}", f.span, fs=fs)
             if loc.modifier == "=":
                 # an exact location cannot hold another: decide for its one URL here
                 if re.search(f.files_regex, matched):
                     if config is not None:
                         merged.append(config)
                         access = self.access(dir_configs + merged + loc_configs, f"files matching {f.path}",
-                                             f.span)
+                                             f.span, fs=fs)
                     loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES
                                       and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
                     # <Files> merge after the directories: their once-per-block settings replace the region's
@@ -1492,7 +1545,7 @@ class Layout:
         self.overlaps_left = _OVERLAP_LOCATIONS
         for i, (f, own_location) in enumerate(nested):
             self.nest_overlaps(own_location, [f], nested[i + 1:], dir_configs, loc_configs, loc.statements,
-                               headers_too=headers_too, loc_headers=loc_headers)
+                               headers_too=headers_too, loc_headers=loc_headers, fs=fs)
         if not headers_too:
             # a location combining sections' header lines carries the access of the first of them alone: only
             # where no later section has rules of its own (`nest_overlaps` lays those out)
@@ -1500,7 +1553,7 @@ class Layout:
 
     def nest_overlaps(self, outer: Location, matched: list[Scope], later: list[tuple[Scope, Location]],
                       dir_configs: list, loc_configs: list, parent: list[Stmt], depth: int = 0,
-                      headers_too: bool = False, loc_headers: list[Stmt] = ()) -> None:
+                      headers_too: bool = False, loc_headers: list[Stmt] = (), fs: str | None = None) -> None:
         """httpd merges every <Files> section matching a name, in order; nginx answers from the first regex
         location matching the URL. So the location OUTER of the sections MATCHED holds, for each later section
         whose access rules change what those sections decide (HEADERS_TOO: or that has header lines), a nested
@@ -1514,14 +1567,15 @@ class Layout:
         them (`_after_files`), as each section's own location does."""
         configs = [f.settings.get("access") for f in matched]
         current = self.access(dir_configs + configs + loc_configs, f"files matching {matched[-1].path}",
-                              matched[-1].span)
+                              matched[-1].span, fs=fs)
         for j, (f, loc) in enumerate(later):
             config = f.settings.get("access")
             headers = headers_too and any(st.name in _ORDERED_LINES for st in f.statements)
             if (config is None and not headers) or not _may_overlap(loc.path, outer.path):
                 continue
             access = current if config is None else \
-                self.access(dir_configs + configs + [config] + loc_configs, f"files matching {f.path}", f.span)
+                self.access(dir_configs + configs + [config] + loc_configs, f"files matching {f.path}", f.span,
+                            fs=fs)
             if not headers and [_shape(st) for st in access] == [_shape(st) for st in current]:
                 continue
             path = loc.path
@@ -1552,7 +1606,7 @@ class Layout:
             self.overlaps_left -= 1
             if depth < 4 and self.overlaps_left > 0:
                 self.nest_overlaps(inner, matched + [f], later[j + 1:], dir_configs, loc_configs, parent, depth + 1,
-                                   headers_too, loc_headers)
+                                   headers_too, loc_headers, fs)
 
     def kept_names(self, group: list[Scope], access: list[Stmt], dir_configs: list, loc_configs: list,
                    parent: list[Stmt]) -> list[str] | None:

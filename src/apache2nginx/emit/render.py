@@ -379,8 +379,19 @@ def _unless(model: NginxModel):
 
     def refusal(value: str, otherwise: str, statuses: tuple[str, ...] = ("403",)) -> str:
         """VALUE where the answer is a 403 (the refusal's, or one of its STATUSES), OTHERWISE elsewhere (see
-        inherit.on_refusal)."""
-        variable = model.shared_map("a2n_refused_", "$status", [(c, value) for c in statuses], otherwise)
+        inherit.on_refusal). A status written `401?REGEXES` sends VALUE where the request's file name matches
+        one of REGEXES alone (one a line: where a section the translation leaves out may lift the refusal,
+        layout._lift_own_refusals); the map is volatile, as the file name changes on a redirect."""
+        def on(status: str) -> str:
+            keys = status.partition("?")[2]
+            if not keys:
+                return value
+            from .layout import _quote_if_needed
+            gate = model.shared_map("a2n_lifted_", "$request_filename",
+                                    [(_quote_if_needed("~" + k), "1") for k in keys.split("\n")], '""', volatile=True)
+            return model.shared_map("a2n_hdr_", gate, [("1", value)], '""')
+        variable = model.shared_map("a2n_refused_", "$status", [(c.partition("?")[0], on(c)) for c in statuses],
+                                    otherwise)
         refused[variable] = value
         if value in served_variables:
             served_variables.add(variable)

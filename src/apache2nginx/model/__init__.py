@@ -80,7 +80,9 @@ class Stmt:
     # on an access statement of httpd's own rules (a deny, a login) that a section the translation leaves out
     # may lift (a <DirectoryMatch> that only grants, merged after every <Directory>): the statuses nginx's
     # refusal by it answers (401, 403), where httpd may serve with its onsuccess headers (emit.inherit.
-    # refused_headers)
+    # refused_headers). A status written `401?REGEXES` holds where the request's file name matches one of
+    # REGEXES alone (one a line: the <Directory ~> sections a refused server leaves out, emit.layout.
+    # _lift_own_refusals); so on the translation's own refusal of a region whose rules refuse everyone
     lifted: tuple[str, ...] = ()
     # on the translation's refusal of a region whose own rules may ask for a login (AuthType Basic and a Require
     # line that needs a user, passes.access.asks_login): httpd's 401 there is answered with the ErrorDocument

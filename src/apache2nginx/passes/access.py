@@ -486,6 +486,9 @@ def directory(ctx: Context, section: Section) -> Disposition:
             if ctx.scope is None:
                 ctx.server.settings["refuse_all"] = (f"<{section.name} {' '.join(args)}> (access rules)",
                                                      section.span)
+                if regex and args:
+                    # where it may match, its rules may lift the region's own (the layout says where)
+                    ctx.server.settings.setdefault("refusing_regexes", []).append(args[-1].strip('"'))
             else:
                 _config(ctx).refuse = (f"<{section.name} {' '.join(args)}> (access rules)", section.span)
         if refusing:
