@@ -755,6 +755,7 @@ class Layout:
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
+        _report_fallbacks_into_refusals(server, self.diags)
         reread = _reread_env_after_rewrites(self.model, server)
         _report_env_after_rewrites(server, self.diags, reread)
         _reread_env_on_error_pages(self.model, server)
@@ -2712,14 +2713,10 @@ def _fallback_login(server: Server, url: str, top: str | None) -> tuple[Location
     return (chain[-1] if chain else None), realm
 
 
-def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
-    """A FallbackResource whose URL asks for a login where the requests falling back do not (A2N767). httpd
-    looks the fallback URL up with a subrequest (mod_dir.c, fixup_dflt): its configuration differs from the
-    request's, so authentication runs there, and without credentials the subrequest's 401 is the answer, but
-    mod_auth_basic's challenge stays in the subrequest's headers: 401 with no WWW-Authenticate (observed with
-    httpd 2.4). nginx's try_files redirects internally and auth_basic answers 401 with its challenge. Said once
-    per FallbackResource line, for the URLs of the locations concerned."""
-    said: dict = {}
+def _fallback_holders(server: Server):
+    """Each location (the server itself for a virtual host's own FallbackResource) whose try_files is a
+    FallbackResource's, with that try_files, the URL it falls back to, the realm nginx asks for there (auth_basic
+    inherited down the nesting) and the server's own realm."""
     top = _login(server.statements, None)
     # the server's own try_files (a virtual host's FallbackResource) serves the URLs no location takes: "/"
     holders = [(Location("", "/", list(server.statements), server.span), top)] \
@@ -2731,10 +2728,23 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
         todo.extend((inner, own) for inner in loc.locations)
         fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment in FALLBACK_COMMENTS
                          and st.args), None)
-        if fallback is None or own is not None or loc.modifier not in ("", "^~", "=") or fallback.span is None \
+        if fallback is None or loc.modifier not in ("", "^~", "=") or fallback.span is None \
                 or loc.path.startswith("@"):
             continue
-        url = _fallback_url(server, fallback)
+        yield loc, fallback, _fallback_url(server, fallback), own, top
+
+
+def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
+    """A FallbackResource whose URL asks for a login where the requests falling back do not (A2N767). httpd
+    looks the fallback URL up with a subrequest (mod_dir.c, fixup_dflt): its configuration differs from the
+    request's, so authentication runs there, and without credentials the subrequest's 401 is the answer, but
+    mod_auth_basic's challenge stays in the subrequest's headers: 401 with no WWW-Authenticate (observed with
+    httpd 2.4). nginx's try_files redirects internally and auth_basic answers 401 with its challenge. Said once
+    per FallbackResource line, for the URLs of the locations concerned."""
+    said: dict = {}
+    for loc, fallback, url, own, top in _fallback_holders(server):
+        if own is not None:
+            continue
         target, realm = _fallback_login(server, url, top)
         if realm is None or target is loc:
             continue
@@ -2746,6 +2756,39 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
                 "it answers without the subrequest's challenge (no WWW-Authenticate), where nginx's try_files "
                 "answers auth_basic's 401 with it", fallback.span, directive="FallbackResource",
                 related=[target.span] if target.span else [], urls=[(loc.path, False)])
+        elif (loc.path, False) not in diag.urls:
+            diag.urls += ((loc.path, False),)
+
+
+def _report_fallbacks_into_refusals(server: Server, diags: Diagnostics) -> None:
+    """A FallbackResource whose URL (or, for a directory URL, its index file) lies in a region refused to
+    everyone for an access rule nginx cannot check (A2N742: the region's `deny all`, or a <LocationMatch>'s
+    `return 403` under a prefix location). httpd looks the fallback URL up with a subrequest that runs that
+    region's own rules (mod_dir.c, fixup_dflt) and serves it where they grant (observed with httpd 2.4: a
+    <FilesMatch> of .html files with `Require not expr` over `FallbackResource /index.html` answers 200 to a
+    missing file under the fallback's <Location>); nginx's try_files redirects internally into the refused
+    location: 403 for every request falling back. The refusal's own diagnostic speaks of its region's URLs;
+    this one, at the FallbackResource line, of the URLs of the locations that fall back there, as
+    `_report_rewrites_into_refusals` does for a rewrite's result. Said once per FallbackResource line."""
+    said: dict = {}
+    for loc, fallback, url, _own, top in _fallback_holders(server):
+        target, _realm = _fallback_login(server, url, top)
+        refusal = _refusal_reached(target, url) if target is not None else None
+        lies = "the fallback URL lies in"
+        if refusal is None:
+            target, refusal = _index_refusal(server, url)
+            lies = "the index file of the fallback URL lies in"
+        if refusal is None or target is loc or (refusal.comment != REFUSED_HERE
+                                                 and refusal.comment != NOT_TRANSLATED_HERE):
+            continue
+        diag = said.get(fallback.span)
+        if diag is None:
+            said[fallback.span] = diags.add(
+                "A2N742", f"FallbackResource {url.replace('$is_args$args', '')}: {lies} {target.path}, which is "
+                "refused to everyone (403) for an access rule nginx cannot check there; httpd's subrequest for "
+                f"it runs that rule, nginx refuses the requests under {loc.path} that fall back",
+                fallback.span, directive="FallbackResource", related=[refusal.span] if refusal.span else [],
+                urls=[(loc.path, False)])
         elif (loc.path, False) not in diag.urls:
             diag.urls += ((loc.path, False),)
 
