@@ -1491,8 +1491,11 @@ class Layout:
                         merged.append(config)
                         access = self.access(dir_configs + merged + loc_configs, f"files matching {f.path}",
                                              f.span, fs=fs)
+                    # (the refusal after the region's rules too: the merged rules end with their own, and
+                    # nginx takes one auth_request a block)
                     loc.statements = [st for st in loc.statements if st.name not in ACCESS_NAMES
-                                      and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)]
+                                      and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)
+                                      and not (st.name == "auth_request" and st.args == [REFUSED_AFTER_RULES])]
                     # <Files> merge after the directories: their once-per-block settings replace the region's
                     own = {st.name for st in f.statements if st.name in _SINGLE_VALUED}
                     loc.statements = access + list(f.statements) + [st for st in loc.statements
@@ -3025,12 +3028,14 @@ def _reread_ahead_of_refusals(locations: list[Location], prelude: Callable[[Loca
     refuses every request): its 403 tested the values read on the request's own path and lost the header.
     The variables are set again right before such a refusal, from the rules of the location (PRELUDE,
     _rules_ahead), or those of the nearest enclosing location with rules (RULED) for a nested location
-    without rules of its own."""
+    without rules of its own. So too before the refusal after a region's own rules (_refused_after_rules) of
+    a nested location the rules are not carried into (_carry_rules_into_nested): httpd runs them where the
+    section the translation leaves out does not apply."""
     for loc in locations:
         source = loc if loc.directory_rules else ruled
         # (not where the region's own rules refuse everyone: httpd refuses there before the rules run)
         refused = any(st.name == "deny" and st.args == ["all"] and "refused" in (st.comment or "")
-                      and not st.shut_region for st in loc.statements)
+                      and not st.shut_region for st in loc.statements) or _refused_after_rules(loc)
         at = next((n for n, st in enumerate(loc.statements) if st.name == "return" and st.comment == ACCESS_REFUSAL),
                   None)
         if source is not None and refused and at is not None:
@@ -3555,15 +3560,23 @@ def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | Non
     ones a <Files> section matches too). Rules that would lead past a file section's access rules are not
     emitted at all (A2N745). A nested location that refuses every request (`Require all denied` in a <Files>
     section) gets none: httpd refuses before the per-directory rules run, where nginx's rewrite phase would
-    answer (a redirect) before its `deny all`."""
-    def carry(loc: Location, rules: list[Stmt], directory: Location) -> None:
+    answer (a redirect) before its `deny all`. Nor does one that a refused server refuses after its region's
+    own rules (_refused_after_rules, its own auth_request or one it inherits, AFTER): every request ends in its
+    access phase, with the rules' error or the 403, as httpd refuses in its access check before the rules
+    run in the fixups; carried there they would answer first (a `RewriteRule ... [R]` of a directory that a
+    <Directory ~> section left out refuses was answered 302 where httpd answered 403). Rules that answer
+    nothing but 403 (_only_refusing) are still carried: they let no request through, and their refusal
+    carries the headers of their result (_reread_env_after_rewrites)."""
+    def carry(loc: Location, rules: list[Stmt], directory: Location, after: bool = False) -> None:
         for inner in loc.locations:
             if inner.modifier == "@" or any(st.name == "internal" for st in inner.statements):
                 continue
             if diags is not None:
                 _index_refusal_headers(inner, loc, directory, server, diags, _index_names(server, loc))
-            if not inner.directory_rules and _refuses(_rules(inner.statements)):
-                carry(inner, rules, directory)
+            refused_after = (_refused_after_rules(inner) or (after and not _rules(inner.statements))) \
+                and not _only_refusing(rules)
+            if not inner.directory_rules and (refused_after or _refuses(_rules(inner.statements))):
+                carry(inner, rules, directory, refused_after)
                 continue
             if rules and not inner.directory_rules and not any(st.name in _CONTENT for st in inner.statements):
                 # (not a location mapped elsewhere or passed to a backend)

@@ -111,7 +111,8 @@ class Alternatives:
                 guard(rule.args[0], target, rule.span, "the rule rewrites to another location: its headers")
         if not guards:
             return stmts
-        return guards + stmts
+        at = _settings_ahead(stmts)
+        return stmts[:at] + guards + stmts[at:]
 
     # ------------------------------------------------------------------------------------------------
 
@@ -223,6 +224,21 @@ def _index_names(statements: list[Stmt], inherited: list[Stmt]) -> list[str]:
         if found:
             return [a for a in found[-1].args if "$" not in a and not a.startswith("/")]
     return ["index.html"]
+
+
+def _settings_ahead(stmts: list[Stmt]) -> int:
+    """How many of STMTS, from the first, only set variables (`set`, an `if` of `set` lines alone): the
+    `SetEnvIf Request_URI` variables set again as a per-directory rule's result reads them (layout's
+    _reread_ahead_of_refusals), which the headers of a guard's 403 test too. A guard placed ahead of them
+    answered with the values read on the request's own path: `Header onsuccess set X-Content-Type-Options
+    nosniff env=!txt` was lost on a .txt URL that httpd rewrote internally to a directory index and
+    answered with it."""
+    n = 0
+    for st in stmts:
+        if not (st.name == "set" or st.name == "if" and st.block and all(b.name == "set" for b in st.block)):
+            break
+        n += 1
+    return n
 
 
 def _internal_rewrites(stmts: list[Stmt]) -> list[Stmt]:
