@@ -2807,8 +2807,9 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
     regex matches (its captures fill the result) and the variable's own value elsewhere; so too before the 403
     standing for a rule left out whose result is known (Stmt.rule_result: an [END] rule whose result crosses
     another section), whose answer stands for httpd's on that result. So too before the refusal that stands
-    for a directory's rules left out, from their results, and before the translation's refusals that answer
-    ahead of a directory's rules (_reread_ahead_of_refusals). The rest stays as A2N768 says.
+    for a directory's rules left out, from their results (and before an Alias's refusal of the directory's
+    URLs, where httpd runs the same rules), and before the translation's refusals that answer ahead of a
+    directory's rules (_reread_ahead_of_refusals). The rest stays as A2N768 says.
     Returns the ids of the rewrites so followed (in every location holding them) and of the rules left out so
     followed."""
     pin = next((st for st in server.own_statements if st.name == "set" and st.args[:1] == ["$a2n_setenv_uri_pin"]),
@@ -2959,7 +2960,8 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
                               refusal.span) for m in maps]))
         for loc in all_nested(server.locations):
             at = next((n for n, st in enumerate(loc.statements) if st is refusal), None)
-            if at is not None:
+            # (not behind another refusal that answers first: an Alias's, which sets them again itself)
+            if at is not None and not any(st.name == "return" for st in loc.statements[:at]):
                 loc.statements[at:at] = tests
     return followed
 

@@ -786,11 +786,28 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
                                        conditional=h.conditional, late=h.late) for h in carried)
             if carried:
                 server.settings.setdefault("refusal_headers", []).append((refusal, carried))
+        if exact is None:
+            _follow_aliased_results(ctx, server, state.rules, prefix, refused_at[0][1])
         refused = prefix if exact is None else f"{exact} and {prefix}"
         ctx.diags.add("A2N785", f"RewriteRule in <Directory {state.directory}>: {route.params.get('directive', 'Alias')} "
                       f"{route.path} maps URLs into the directory, where httpd runs its {len(state.rules)} rule(s) "
                       f"too; the translation places them under the document root only, so it refuses {refused} (403)",
                       span, directive="RewriteRule", related=[route.span], urls=[(prefix, False)])
+
+
+def _follow_aliased_results(ctx: Context, server: Server, rules: list[RRule], prefix: str, refusal: Stmt) -> None:
+    """The results of a directory's per-directory RULES for the URLs of an Alias onto the directory itself (or
+    a directory above it: PREFIX, the Alias's URL of the directory), recorded for the layout as a refused
+    directory's are (refused_rule_results), so that the Alias's refusal (REFUSAL) sets the `SetEnvIf
+    Request_URI` variables its Header lines test again from them. httpd runs the rules on the path below the
+    directory, as for the document root's URL (`sub/a.txt` for GET /media/sub/a.txt with `Alias /media
+    /srv/www/docs` and rules in <Directory /srv/www/docs>), and its internal redirect to a rule's result (a
+    URL path, the same through either URL) runs the server's SetEnvIf lines again on it: `Header set
+    X-Frame-Options DENY env=!txt` was sent on GET /media/sub/a.txt rewritten to /app/index.html, where
+    nginx's refusal tested the value read on the request's own path and lost the header. (Not for an Alias
+    onto a directory below the rules' own: the rules see a path its URL does not start with.)"""
+    server.settings.setdefault("refused_rule_results", []).append(
+        (refusal, prefix, _directory_slash_on(ctx, server), *refused_rule_results(rules, prefix)))
 
 
 def _refuse_alias_match(ctx: Context, state: RewriteContext, route) -> None:
