@@ -1316,7 +1316,9 @@ _short("A2N747", "files-section-segments", "warning", "A refusing file section a
        "where the file does not exist, nginx still applies the section's rules to its URL (a login or a refusal) "
        "while httpd answers 404, and OPTIONS with 200 and its Allow (httpd answers OPTIONS without a file): httpd "
        "matches the section against the first path segment that does not exist (/missing-dir/.htpasswd is seen "
-       "as `missing-dir`), which a rewrite's or an Alias's target may hold where the URL does not.",
+       "as `missing-dir`), which a rewrite's or an Alias's target may hold where the URL does not. A `Header "
+       "always` line whose condition reads the status (`expr=%{REQUEST_STATUS} == 404`) is sent with its value on "
+       "nginx's 401 or 403 there, so httpd's own 401 or 403 for an existing file may lack it.",
        "add a `location ^~ /.well-known/ { ... }` (or the directory concerned) that grants it.")
 _short("A2N748", "htaccess-not-allowed", "error", "A .htaccess holds a directive its AllowOverride forbids.",
        "httpd answers 500 Internal Server Error for every request under that directory when its .htaccess holds "

@@ -541,15 +541,17 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
 def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
                          from_gate: Callable[[str], bool]) -> list[Stmt]:
     """STMTS of a file section's location that refuses requests by httpd's own rules (a `deny`: every client
-    after a first `deny all`, or those its `allow` lines leave out): httpd matches the section against the name
-    its directory walk stops at, so under a missing directory (/missing/a.txt is seen as `missing`) the section
-    does not apply and httpd answers 404, where nginx, matching the URL's last name, refuses (A2N747). A
-    `Header always` whose condition reads the status (`expr=%{REQUEST_STATUS} == 404`) is sent on that 403
-    with its value, as on the translation's own refusals: httpd's status is not known there, and a security
-    header is never to be lost. The onsuccess lines stay as they are: httpd's answer is an error either way."""
-    access = [s for s in stmts if s.name in ("allow", "deny")]
+    after a first `deny all`, or those its `allow` lines leave out; or a login, AuthType with Require
+    valid-user, answered 401): httpd matches the section against the name its directory walk stops at, so
+    under a missing directory (/missing/a.txt is seen as `missing`, /sub/.htaccess as `sub`) the section
+    does not apply and httpd answers 404, where nginx, matching the URL's last name, refuses or asks for the
+    login (A2N747). A `Header always` whose condition reads the status (`expr=%{REQUEST_STATUS} == 404`) is
+    sent on that 403 or 401 with its value, as on the translation's own refusals: httpd's status is not known
+    there, and a security header is never to be lost. The onsuccess lines stay as they are: httpd's answer
+    is an error either way."""
+    statuses = _file_section_statuses(stmts)
     # (a client an `allow` admits gets nginx's own answer, whose status the header's map reads as before)
-    if not any(s.name == "deny" for s in access) or any(_refusal(s) for s in stmts):
+    if not statuses or any(_refusal(s) for s in stmts):
         return stmts
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
     sent, changed = [], False
@@ -557,12 +559,23 @@ def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable
         if len(s.args) >= 3 and s.args[-1] == "always" and s.args[1].startswith("$") and not from_gate(s.args[1]):
             value = _ungated(s, ungate)
             if value is not None:
-                sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1]), "always"], s.span,
-                                 comment="also on the refusal: httpd answers 404 where a directory is missing"))
+                sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, value, s.args[1], statuses), "always"],
+                                 s.span, comment="also on the refusal: httpd answers 404 where a directory is missing"))
                 changed = True
                 continue
         sent.append(s)
     return [s for s in stmts if s.name != "add_header"] + sent if changed else stmts
+
+
+def _file_section_statuses(stmts: list[Stmt]) -> tuple[str, ...]:
+    """The statuses a file section's own access rules in STMTS answer with: 403 for a `deny`, 401 for a
+    login (`auth_basic` other than off); none where the section refuses no one."""
+    statuses = []
+    if any(s.name == "auth_basic" and s.args != ["off"] for s in stmts):
+        statuses.append("401")
+    if any(s.name == "deny" for s in stmts):
+        statuses.append("403")
+    return tuple(statuses)
 
 
 def on_refusal(ungate: Callable[[str], str], value: str, otherwise: str, statuses: tuple[str, ...] = ("403",)) -> str:
