@@ -702,6 +702,7 @@ class Layout:
         _report_rules_without_fallback(server.locations, self.diags)
         _report_rewrites_into_refusals(server, self.diags)
         _report_fallback_logins(server, self.diags)
+        _report_fallbacks_into_refusals(server, self.diags)
         reread = _reread_env_after_rewrites(self.model, server)
         _report_env_after_rewrites(server, self.diags, reread)
         _reread_env_on_error_pages(self.model, server)
@@ -2655,6 +2656,57 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
                 related=[target.span] if target.span else [], urls=[(loc.path, False)])
         elif (loc.path, False) not in diag.urls:
             diag.urls += ((loc.path, False),)
+
+
+def _report_fallbacks_into_refusals(server: Server, diags: Diagnostics) -> None:
+    """A FallbackResource whose URL lands where the translation refuses every request (`_refusal_reached`: a
+    <Location> refused for a RewriteRule it leaves out, an Alias refused for rewrite rules, a region refused for
+    an access rule nginx cannot check) (A2N766). httpd looks the URL up with a subrequest (mod_dir.c,
+    fixup_dflt) that maps it and applies its own sections: the request falling back is answered as that URL
+    is (observed with httpd 2.4: a ProxyPass whose URL lacks a slash answered its 500 there), not with the
+    translation's refusal. nginx's try_files redirects internally into the refused location, which answers
+    403 for every request falling back. Said once per FallbackResource line, for the URLs of the locations
+    that fall back, those refused themselves aside (their own refusal answers before try_files)."""
+    said: dict = {}
+    holders = [Location("", "/", list(server.statements), server.span)] \
+        if not any(l.modifier in ("", "^~") and l.path == "/" for l in server.locations) else []
+    todo = list(server.locations)
+    while todo or holders:
+        loc = holders.pop() if holders else todo.pop()
+        todo.extend(loc.locations)
+        fallback = next((st for st in loc.statements if st.name == "try_files" and st.comment in FALLBACK_COMMENTS
+                         and st.args), None)
+        if fallback is None or loc.modifier not in ("", "^~", "=") or fallback.span is None \
+                or loc.path.startswith("@") or _refusal_reached(loc, loc.path) is not None:
+            continue
+        url = _fallback_url(server, fallback)
+        target, refusal = _fallback_refusal(server, url)
+        if refusal is None or target is loc:
+            continue
+        diag = said.get(fallback.span)
+        if diag is None:
+            said[fallback.span] = diags.add(
+                "A2N766", f"FallbackResource {url.replace('$is_args$args', '')}: the fallback URL lies in "
+                f"{target.path}, which the translation refuses (403); httpd looks the URL up with a subrequest "
+                "that applies that URL's own sections and mappings, where nginx's try_files meets the refusal: "
+                "the requests that fall back get 403 from nginx where httpd may answer otherwise",
+                fallback.span, directive="FallbackResource", related=[refusal.span] if refusal.span else [],
+                urls=[(loc.path, False)])
+        elif (loc.path, False) not in diag.urls:
+            diag.urls += ((loc.path, False),)
+
+
+def _fallback_refusal(server: Server, url: str) -> tuple[Location | None, Stmt | None]:
+    """The location a FallbackResource's URL lands in and the refusal (`_refusal_reached`) it meets there: for
+    a fixed URL the location nginx picks (nested ones too: an outer location's `return` does not run where a
+    nested one is picked), else the one its fixed start decides (`_landing`)."""
+    uri = url[:-len("$is_args$args")] if url.endswith("$is_args$args") else url
+    if any(c in uri for c in "$?") or not uri.startswith("/") or uri.startswith("//"):
+        target = _landing(server, url)
+    else:
+        chain, _ = find_location(server.locations, uri, [])
+        target = chain[-1] if chain else None
+    return target, (_refusal_reached(target, url) if target is not None else None)
 
 
 def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
