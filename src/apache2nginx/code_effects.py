@@ -301,6 +301,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # missing segment's name), nginx the section's, which grant: 404 where httpd asks for a login or refuses
     # the fallback's 401 carries auth_basic's challenge in nginx, none in httpd (the subrequest keeps it)
     "A2N767": effects("header www-authenticate:added@httpd-refused"),
+    # the requests falling back into the refused section are refused (403) where httpd answers the fallback URL
+    "A2N766": effects("status@nginx-refused", "header@nginx-refused", "location@nginx-refused",
+                      "body@nginx-refused", "backend@nginx-refused"),
     "A2N772": effects("status:changed@path-info,status-404", "header www-authenticate:added@path-info,status-404",
                       "status:changed@status-404,httpd-refused",
                       "header www-authenticate:missing@status-404,httpd-refused"),

@@ -1442,6 +1442,15 @@ _short("A2N771", "directory-slash-listing", "warning",
        "nginx's autoindex lists only URLs ending with a slash and redirects the others to them.",
        "such a request gets nginx's 301 to the URL with the slash where httpd answers the listing (200).",
        "link to directories with their trailing slash.")
+_short("A2N766", "fallback-into-refused-location", "warning",
+       "A FallbackResource URL lies where the translation refuses every request.",
+       "httpd looks the fallback URL up with a subrequest, which maps that URL and applies its own sections; the "
+       "request falling back is answered as that URL is. Where the URL lies in a section the translation refuses "
+       "whole (a RewriteRule inside a <Location> it does not translate, A2N805; rewrite rules under an Alias; an "
+       "access rule nginx cannot check), nginx's try_files redirects internally into that refusal, so every "
+       "request falling back is refused as well.",
+       "requests that fall back get 403 from nginx where httpd may serve, redirect, proxy or fail them.",
+       "translate the refused section by hand, or point FallbackResource at a URL outside it.")
 _short("A2N767", "fallback-login-challenge", "warning", "A FallbackResource URL asks for a login its requests do not.",
        "httpd looks the fallback URL up with a subrequest; where that URL's sections differ from the request's and "
        "ask for a login, authentication runs in the subrequest, and a request without credentials is answered with "

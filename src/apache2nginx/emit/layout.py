@@ -2764,36 +2764,52 @@ def _report_fallback_logins(server: Server, diags: Diagnostics) -> None:
 
 
 def _report_fallbacks_into_refusals(server: Server, diags: Diagnostics) -> None:
-    """A FallbackResource whose URL (or, for a directory URL, its index file) lies in a region refused to
-    everyone for an access rule nginx cannot check (A2N742: the region's `deny all`, or a <LocationMatch>'s
-    `return 403` under a prefix location). httpd looks the fallback URL up with a subrequest that runs that
-    region's own rules (mod_dir.c, fixup_dflt) and serves it where they grant (observed with httpd 2.4: a
-    <FilesMatch> of .html files with `Require not expr` over `FallbackResource /index.html` answers 200 to a
-    missing file under the fallback's <Location>); nginx's try_files redirects internally into the refused
-    location: 403 for every request falling back. The refusal's own diagnostic speaks of its region's URLs;
-    this one, at the FallbackResource line, of the URLs of the locations that fall back there, as
-    `_report_rewrites_into_refusals` does for a rewrite's result. Said once per FallbackResource line."""
+    """A FallbackResource whose URL (or, for a directory URL, its index file) lands where the translation
+    refuses every request (`_refusal_reached`). httpd looks the URL up with a subrequest (mod_dir.c,
+    fixup_dflt) that maps it and applies its own sections, so the request falling back is answered as that URL
+    is; nginx's try_files redirects internally into the refused location: 403 for every request falling back.
+    - a region refused to everyone for an access rule nginx cannot check (A2N742: the region's `deny all`, or a
+      <LocationMatch>'s `return 403` under a prefix location): the subrequest runs that rule and serves where
+      it grants (observed with httpd 2.4: a <FilesMatch> of .html files with `Require not expr` over
+      `FallbackResource /index.html` answers 200 to a missing file under the fallback's <Location>);
+    - any other refusal (A2N766: a <Location> refused for a RewriteRule it leaves out, an Alias refused for
+      rewrite rules): the URL's own sections answer (observed with httpd 2.4: a ProxyPass whose URL lacks a
+      slash answered its 500 there).
+    The refusal's own diagnostic speaks of its region's URLs; this one, at the FallbackResource line, of the
+    URLs of the locations that fall back there (those refused themselves aside: their own refusal answers
+    before try_files), as `_report_rewrites_into_refusals` does for a rewrite's result. Said once per
+    FallbackResource line."""
     said: dict = {}
     for loc, fallback, url, _own, top in _fallback_holders(server):
+        if _refusal_reached(loc, loc.path) is not None:
+            continue
         target, _realm = _fallback_login(server, url, top)
         refusal = _refusal_reached(target, url) if target is not None else None
         lies = "the fallback URL lies in"
         if refusal is None:
             target, refusal = _index_refusal(server, url)
             lies = "the index file of the fallback URL lies in"
-        if refusal is None or target is loc or (refusal.comment != REFUSED_HERE
-                                                 and refusal.comment != NOT_TRANSLATED_HERE):
+        if refusal is None or target is loc:
             continue
         diag = said.get(fallback.span)
-        if diag is None:
-            said[fallback.span] = diags.add(
-                "A2N742", f"FallbackResource {url.replace('$is_args$args', '')}: {lies} {target.path}, which is "
-                "refused to everyone (403) for an access rule nginx cannot check there; httpd's subrequest for "
-                f"it runs that rule, nginx refuses the requests under {loc.path} that fall back",
-                fallback.span, directive="FallbackResource", related=[refusal.span] if refusal.span else [],
-                urls=[(loc.path, False)])
-        elif (loc.path, False) not in diag.urls:
-            diag.urls += ((loc.path, False),)
+        if diag is not None:
+            if (loc.path, False) not in diag.urls:
+                diag.urls += ((loc.path, False),)
+            continue
+        fell = url.replace('$is_args$args', '')
+        if refusal.comment in (REFUSED_HERE, NOT_TRANSLATED_HERE):
+            code, message = "A2N742", (
+                f"FallbackResource {fell}: {lies} {target.path}, which is refused to everyone (403) for an access "
+                f"rule nginx cannot check there; httpd's subrequest for it runs that rule, nginx refuses the "
+                f"requests under {loc.path} that fall back")
+        else:
+            code, message = "A2N766", (
+                f"FallbackResource {fell}: {lies} {target.path}, which the translation refuses (403); httpd looks "
+                "the URL up with a subrequest that applies that URL's own sections and mappings, where nginx's "
+                "try_files meets the refusal: the requests that fall back get 403 from nginx where httpd may "
+                "answer otherwise")
+        said[fallback.span] = diags.add(code, message, fallback.span, directive="FallbackResource",
+                                        related=[refusal.span] if refusal.span else [], urls=[(loc.path, False)])
 
 
 def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
