@@ -2207,8 +2207,10 @@ _short("A2N861", "rewrite-file-past-access", "error", "A server-context rewrite 
        "without [PT] httpd reads a server-context substitution as a file path: where its first segment is not a "
        "directory on the server, under the DocumentRoot, where no Alias or ProxyPass applies (they match the "
        "request's own URL), but the file's <Directory> and .htaccess access rules do (a .htaccess that httpd "
-       "refuses answers 500). Where a route claims that URL in nginx, the rewritten URL would be routed there, past "
-       "those rules; the rule is not translated and the requests it applies to are refused (403).",
+       "refuses answers 500), and so do the per-directory rewrite rules of its directories (which may redirect or "
+       "refuse it) and the Header lines of its sections. Where a route claims that URL in nginx, the rewritten URL "
+       "would be routed there, past those rules; the rule is not translated and the requests it applies to are "
+       "refused (403).",
        "requests the rule rewrites get 403 from nginx where httpd may serve the file or answer otherwise.",
        "add [PT] if the substitution is meant as a URL, or rewrite to a URL no route claims.")
 _short("A2N862", "rewrite-end-past-route", "error", "A per-directory [END] rewrite to a URL a Redirect, Alias or ProxyPass maps is refused.",

@@ -947,7 +947,13 @@ class Compiler:
         there: an Alias, ProxyPass or Redirect of that URL never sees it (they match the request's own URL).
         Where one claims the URL, nginx would route the rewritten URI to it: the rule rewrites into an internal
         location that maps the path onto the document root instead, as the [H] rules do, where nothing can
-        rewrite the result again and no access rule of the document root would be left behind."""
+        rewrite the result again and no access rule of the document root would be left behind. httpd runs the
+        per-directory rewrite rules of the file's directories on it too (a `<Directory>` [R] rule answered a
+        request with a query string with its 302, and served the file with its <FilesMatch> X-Frame-Options
+        otherwise); the internal location cannot run them, and the route would answer without the file's
+        headers (or serve what such a rule refuses): where one may match, or where a later rule may rewrite
+        the result (the internal location cannot stand in) and the file's sections have Header lines, the rule
+        is refused as for the directory's access rules (A2N861)."""
         static = re.split(r"[$?]", target, maxsplit=1)[0]
         dynamic = static != target.split("?", 1)[0]
         claimed = next((r for r in routes if r.regex or _segment_prefix(r.path, static) or
@@ -963,17 +969,14 @@ class Compiler:
         # a later rule sees the result (httpd: the path; nginx: the internal URI): none may match either
         last = later is not None and all(_apart(r.pattern, static) and _apart(r.pattern, prefix + static)
                                          for r in later)
-        per_dir_rules = self._directory_rules_may_match(root, static, dynamic)
-        blocking = per_directory_access(self.ctx, self.server, root + _static_directory(static), "/",
-                                        deny_ok=False)
-        if blocking is not None:
-            # the file's directory has access rules httpd checks on the result (a refusal for its .htaccess, a
-            # Require): the route of the URL would serve it past them, and the internal location skips them too
-            held = f" ({blocking.span.file_line})" if getattr(blocking, "span", None) else ""
+        # a later rule may see the result: the rule rewrites to the path as a URL, which the route answers
+        rerun = not ({"L", "END"} & set(rule.flags) or last)
+        applied = self._applied_to_file(rule, root, static, dynamic, rerun)
+        if applied is not None:
             raise Unsupported("A2N861", f"httpd reads the substitution as the file {root}{static} (no Alias or "
-                              f"ProxyPass applies to it) and checks the access rules of its directory{held} on "
-                              f"it; nginx would hand the URL to the {claimed.kind} route{where}, past those rules")
-        if not ({"L", "END"} & set(rule.flags) or last) or per_dir_rules:
+                              f"ProxyPass applies to it) and {applied}; nginx would hand the URL to the "
+                              f"{claimed.kind} route{where}, past those rules")
+        if rerun:
             self.note_once(rule, "A2N331", f"RewriteRule {rule.pattern} {subst}: httpd reads the substitution as a "
                            f"file path under the document root {root} (no Alias or ProxyPass applies to it), but the "
                            f"URL is claimed by a {claimed.kind} route{where}; the translation rewrites to the path "
@@ -1005,6 +1008,24 @@ class Compiler:
                            "URL ends with a slash", rule.span, directive="RewriteRule",
                            hint="add [PT] if the substitution is meant as a URL path", urls=rule_urls(rule))
         return prefix + target
+
+    def _applied_to_file(self, rule: RRule, root: str, static: str, dynamic: bool, rerun: bool) -> str | None:
+        """What httpd applies to the file ROOT+STATIC a server rule's result maps to that nginx would pass by,
+        handing the URL to the route that claims it, and the internal location of the document root cannot
+        give it: the access rules of its directory (a refusal for its .htaccess, a Require), the per-directory
+        rewrite rules of its directories (which may refuse or redirect it), or, where a later rule may rewrite
+        the result (RERUN: the internal location cannot stand in), the Header lines of its sections. None where
+        nothing is passed by."""
+        blocking = per_directory_access(self.ctx, self.server, root + _static_directory(static), "/",
+                                        deny_ok=False)
+        if blocking is not None:
+            held = f" ({blocking.span.file_line})" if getattr(blocking, "span", None) else ""
+            return f"checks the access rules of its directory{held} on it"
+        if self._directory_rules_may_match(root, static, dynamic):
+            return "runs the per-directory rewrite rules of its directory on it, with the headers of its sections"
+        if rerun and self.result_sections(rule):
+            return "sends the Header lines of its sections with it"
+        return None
 
     def _directory_rules_may_match(self, root: str, static: str, dynamic: bool) -> bool:
         """Whether a per-directory rule may see the server rule's result, the file ROOT+STATIC: httpd runs the
