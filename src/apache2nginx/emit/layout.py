@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import ipaddress
 import re
 from fnmatch import fnmatchcase
 from itertools import combinations
@@ -1742,14 +1743,18 @@ class Layout:
         location none of the file sections' nested locations matches: the same internal redirect, to the
         first name that exists, through an `if (-f ...)` per name. httpd checks access on the directory's URL
         before mod_dir's fixups: where the location's rules refuse everyone, its 403 carries no file section's
-        headers, so there is no redirect (nginx's rewrite phase would run before its access phase). A refusal
-        the translation makes in place of rules it cannot check keeps it: httpd may grant and run the index,
-        and a header too many on that 403 is the refusal's own difference."""
+        headers, so there is no redirect (nginx's rewrite phase would run before its access phase). Where
+        they refuse some addresses (`Require ip`), the same answer for those: a geo block repeats the
+        allow/deny list and a client it refuses stops there (`rewrite ... break`), for the location's own
+        403. A refusal the translation makes in place of rules it cannot check keeps the redirect: httpd may
+        grant and run the index, and a header too many on that 403 is the refusal's own difference."""
         directory = route.path.rstrip("/") + "/"
         if matched != directory or not route.target or "$" in route.target:
             return []
-        if _refuses_everyone(_rules(before or [])):
+        rules = _rules(before or [])
+        if _refuses_everyone(rules):
             return []
+        gate = self._address_refusal(rules, route.span)
         main = self.model.main_server
         outer = list(self.server.statements) + (list(main.statements) if main is not None and main is not self.server
                                                 else [])
@@ -1764,7 +1769,34 @@ class Layout:
                             comment="mod_dir: the directory's index file, run as a program",
                             block=[Stmt("rewrite", [f"^{_regex_escape(directory)}$", directory + name, "last"],
                                         route.span)]))
+        if out and gate is not None:
+            out.insert(0, Stmt("if", [f"({gate})"], route.span, block=[
+                Stmt("rewrite", [f"^{_regex_escape(directory)}$", directory, "break"], route.span)],
+                               comment="httpd refuses the directory before mod_dir looks for its index"))
         return out
+
+    def _address_refusal(self, rules: list[Stmt], span: Span) -> str | None:
+        """A geo variable that is 1 for the addresses a plain allow/deny list refuses (nginx applies the first
+        line matching the address; geo the longest prefix, so a line inside an earlier one's network is
+        dropped); None where the rules are not such a list or refuse no address."""
+        if not rules or any(st.name not in ("allow", "deny") or len(st.args) != 1 or "refused" in (st.comment or "")
+                            for st in rules) or not any(st.name == "deny" for st in rules):
+            return None
+        entries, seen, default = [], [], "0"
+        for st in rules:
+            value = "1" if st.name == "deny" else "0"
+            if st.args[0] == "all":
+                default = value
+                break
+            try:
+                network = ipaddress.ip_network(st.args[0], strict=False)
+            except ValueError:
+                return None
+            if any(network.version == n.version and network.subnet_of(n) for n in seen):
+                continue
+            seen.append(network)
+            entries.append((str(network), value))
+        return self.model.shared_map("a2n_refused_addr_", "", entries, default, span=span)
 
     def _redirect(self, route: Route, region: str, matched: str) -> list[Stmt]:
         code = str(route.status)
