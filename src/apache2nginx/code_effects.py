@@ -267,9 +267,11 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     # gives there, an OPTIONS Allow); a URL whose file (or directory) does not exist gets the section's rules in
     # nginx, where httpd answers 404 without them, and OPTIONS with its Allow (200: httpd's OPTIONS answer
     # needs no file); a status-gated `Header always` is sent with its value on nginx's login or refusal, where
-    # httpd's own 401 for an existing file does not send it
+    # httpd's own 401 for an existing file does not send it; nginx's login or refusal in place of httpd's 404
+    # carries that answer's headers (the challenge, the headers its ErrorDocument page is sent with) which
+    # httpd's bare 404 lacks
     "A2N747": effects("status@status-403", "header@status-403", "status:changed@status-404,nginx-refused",
-                      "header www-authenticate:added@status-404,nginx-refused",
+                      "header:added@status-404,nginx-refused",
                       "header:added@httpd-refused,nginx-refused",
                       "status:changed@options-method,success,nginx-refused",
                       "header www-authenticate:added@options-method,success,nginx-refused",

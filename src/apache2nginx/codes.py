@@ -1318,7 +1318,9 @@ _short("A2N747", "files-section-segments", "warning", "A refusing file section a
        "matches the section against the first path segment that does not exist (/missing-dir/.htpasswd is seen "
        "as `missing-dir`), which a rewrite's or an Alias's target may hold where the URL does not. A `Header "
        "always` line whose condition reads the status (`expr=%{REQUEST_STATUS} == 404`) is sent with its value on "
-       "nginx's 401 or 403 there, so httpd's own 401 or 403 for an existing file may lack it.",
+       "nginx's 401 or 403 there, so httpd's own 401 or 403 for an existing file may lack it; and nginx's 401 or "
+       "403 in place of httpd's 404 carries the headers of that answer (the challenge, the `Header` lines its "
+       "ErrorDocument page is sent with) that httpd's 404 does not.",
        "add a `location ^~ /.well-known/ { ... }` (or the directory concerned) that grants it.")
 _short("A2N748", "htaccess-not-allowed", "error", "A .htaccess holds a directive its AllowOverride forbids.",
        "httpd answers 500 Internal Server Error for every request under that directory when its .htaccess holds "
