@@ -449,8 +449,26 @@ class Layout:
                                             else []) + [self.model.http_statements]
         index, slash = self.method_fixups
         names = dirmethods.index_names(statements, outer) if index else []
-        fallback = dirmethods.fallback_statements(self.model, statements, outer, self.index_names, span)
+        fallback = dirmethods.fallback_statements(self.model, statements, outer, self.index_names, span,
+                                                  self.mapped_elsewhere)
         return fallback + (dirmethods.statements(self.model, names, slash, span) if index or slash else [])
+
+    def mapped_elsewhere(self, url: str) -> bool:
+        """Whether a route of the server's lists (Alias, ProxyPass, Redirect, their Match forms) may claim URL:
+        its file then is not the document root's."""
+        for route in self.server.routes:
+            if route.kind == "proxy-exclude":
+                continue
+            if not route.regex:
+                if url.startswith(route.path.rstrip("/") or "/"):
+                    return True
+                continue
+            try:
+                if re.search(route.path, url):
+                    return True
+            except re.error:
+                return True
+        return False
 
     def run(self) -> None:
         server = self.server
