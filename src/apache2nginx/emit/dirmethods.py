@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from ..model import Stmt
+from ..passes.fallback import UNDER_FALLBACK
 from .dirindex import DISABLED_INDEX
 
 _OTHER_METHOD = "~^(?!(?:GET|HEAD|POST):)[^:]*:"
@@ -82,3 +83,39 @@ def statements(model, names: list[str], slash: bool, span) -> list[Stmt]:
         out.append(Stmt("if", [f"(-d {variable})"], span, block=[Stmt("return", ["301", "$uri/$is_args$args"], span)],
                         comment="mod_dir redirects a directory without its slash for every method"))
     return out
+
+
+_PLAIN_URL = re.compile(r"^/[-\w./~]*$")
+
+
+def fallback_statements(model, statements: list[Stmt], outer: list[list[Stmt]], originals: dict | None,
+                        span, mapped_elsewhere=lambda url: False) -> list[Stmt]:
+    """A directory request under a FallbackResource whose URL maps to no file: mod_dir's subrequest for the
+    missing first DirectoryIndex name takes the fallback, which fails in turn (httpd answers the fallback's
+    own lookup 500, too many internal redirects), so fixup_dir goes on to the later names and serves the
+    first that exists (observed with httpd 2.4). nginx's `index` holds the first name and the fallback URL
+    alone (see passes.fallback.finish_server): its redirect to the missing fallback loops (500). For every
+    method, a directory URL is rewritten to its first name that exists, else to the fallback URL where that
+    file exists under the document root, else to the first later name that exists. Not where a route (Alias,
+    ProxyPass, Redirect) may claim the fallback URL: its file is not the document root's, and the joined
+    `index` keeps sending the request there, as httpd's subrequest does."""
+    index = next((st for holder in [statements, *outer] for st in reversed(holder) if st.name == "index"), None)
+    if index is None or index.comment != UNDER_FALLBACK or not index.args:
+        return []
+    own = list((originals or {}).get(id(index), []))
+    target = index.args[-1]
+    if len(own) < 2 or own[0] != index.args[0] or not _PLAIN_URL.match(target) or \
+            not all(_PLAIN_NAME.match(name) for name in own) or mapped_elsewhere(target):
+        return []
+    out = [_rewrite_if_file(model, "${request_filename}" + own[0], "${uri}" + own[0], span),
+           _rewrite_if_file(model, "${document_root}" + target, target, span)]
+    out += [_rewrite_if_file(model, "${request_filename}" + name, "${uri}" + name, span) for name in own[1:]]
+    return out
+
+
+def _rewrite_if_file(model, path: str, uri: str, span) -> Stmt:
+    """`if` the file PATH exists for a directory URL, the request goes on as URI (the map is volatile: a
+    `rewrite ... last` keeps the values cached, and the rewritten URI comes back to the same `if`)."""
+    variable = model.shared_map("a2n_dirmethod_", "$uri", [("~/$", path)], NO_PATH, span=span, volatile=True)
+    return Stmt("if", [f"(-f {variable})"], span, block=[Stmt("rewrite", ["^", uri, "last"], span)],
+                comment="mod_dir tries the later index names where the fallback finds no file")

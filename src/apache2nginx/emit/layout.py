@@ -438,7 +438,8 @@ class Layout:
 
     def dir_methods(self, configs: list, access: list[Stmt], statements: list[Stmt], span) -> list[Stmt]:
         """mod_dir's fixup for PUT, DELETE, OPTIONS and the like over a region serving files (DirectorySlash
-        On), where no access rule of nginx's access phase would be skipped (see emit.dirmethods)."""
+        On), where no access rule of nginx's access phase would be skipped (see emit.dirmethods); and for every
+        method, the later index names of a list joined with a FallbackResource whose file is missing."""
         eff = merge([c for c in configs if c is not None])
         if eff.directory_slash is not None and not eff.directory_slash[0]:
             return []
@@ -449,7 +450,26 @@ class Layout:
                                             else []) + [self.model.http_statements]
         index, slash = self.method_fixups
         names = dirmethods.index_names(statements, outer) if index else []
-        return dirmethods.statements(self.model, names, slash, span)
+        fallback = dirmethods.fallback_statements(self.model, statements, outer, self.index_names, span,
+                                                  self.mapped_elsewhere)
+        return fallback + (dirmethods.statements(self.model, names, slash, span) if index or slash else [])
+
+    def mapped_elsewhere(self, url: str) -> bool:
+        """Whether a route of the server's lists (Alias, ProxyPass, Redirect, their Match forms) may claim URL:
+        its file then is not the document root's."""
+        for route in self.server.routes:
+            if route.kind == "proxy-exclude":
+                continue
+            if not route.regex:
+                if url.startswith(route.path.rstrip("/") or "/"):
+                    return True
+                continue
+            try:
+                if re.search(route.path, url):
+                    return True
+            except re.error:
+                return True
+        return False
 
     def run(self) -> None:
         server = self.server
@@ -592,7 +612,7 @@ class Layout:
                 (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else \
                 self.dir_slash(dir_configs + loc_configs, access, _describe(path))
             methods = self.dir_methods(dir_configs + loc_configs, access, statements, span) \
-                if fs is not None and not slash and self.refuse_all is None and any(self.method_fixups) and \
+                if fs is not None and not slash and self.refuse_all is None and \
                 not (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else []
             if path == "/" and handler is None and not statements and not slash and not methods and not self.files and \
                     not self.filename_refusals:

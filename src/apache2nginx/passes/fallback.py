@@ -75,8 +75,10 @@ def finish_server(ctx: Context, server) -> None:
     subrequest, and the fallback takes the lookup of a missing first name (its subrequest finds nothing, so
     mod_dir's fixup hands it the fallback URL), which then counts as the index found: httpd serves the first
     name where it exists and the fallback otherwise, never a later name (observed with httpd 2.4; src: mod_dir.c,
-    fixup_dir and fixup_dflt). nginx's `index` takes an absolute last entry as an internal redirect: the list
-    becomes the first name, then the fallback URL, in the block nearest to the request that holds either."""
+    fixup_dir and fixup_dflt) - unless the fallback URL maps to no file: its lookup fails too, and the later
+    names are tried (see emit.dirmethods.fallback_statements). nginx's `index` takes an absolute last entry as
+    an internal redirect: the list becomes the first name, then the fallback URL, in the block nearest to the
+    request that holds either."""
     chain = [ctx.main] if server is ctx.main else [ctx.main, server]
     scopes = list({id(s): s for s in server.scopes + server.settings.get("directories", [])
                    + server.settings.get("files", [])}.values())
@@ -159,6 +161,8 @@ def merged_index(statements: list[Stmt], originals: dict[int, list[str]] | None)
                 if args != st.args:
                     st = Stmt("index", args, current.span, comment=st.comment)
                 names[id(st)] = own
+                if originals is not None:
+                    originals[id(st)] = own     # for emit.dirmethods.fallback_statements
             out[i] = st
         current = st
     return out
@@ -185,6 +189,8 @@ def _joined_with(st: Stmt, fallback: str, originals: dict[int, list[str]] | None
         return st
     joined = Stmt("index", args, st.span, comment=UNDER_FALLBACK if fallback else WITHOUT_FALLBACK)
     names[id(joined)] = own
+    if originals is not None:
+        originals[id(joined)] = own     # for emit.dirmethods.fallback_statements
     return joined
 
 
