@@ -77,6 +77,7 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         return _always_first(stmts)
     out: list[Stmt | None] = [s for s in stmts[:start] if s.name != UNSET_WHEN or s.late]
     earlier: dict[tuple, list[int]] = {}
+    carried: set[int] = set()       # the block's own lines carrying <Location> headers (_merged_after)
     for i, s in enumerate(out):
         key = _replaces(s) if late_unset(s) else _operand(s)
         if key is not None:
@@ -85,7 +86,7 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         if s.joins:
             # (httpd joins a plain line to the lines before it, never to an <If> section's, merged after it)
             places = [i for i in earlier.get(_operand(s), []) if (s.late or out[i] is None or not out[i].late)
-                      and not late_unset(out[i])]
+                      and not late_unset(out[i]) and not _merged_after(i, carried, s)]
             joined = _join(out, places, s, unless) or _combine(out, places, s, unless)
             if joined is True:
                 continue
@@ -96,7 +97,8 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
                 raise ValueError("a conditional Header unset needs `unless` to render")
             for i in earlier.get(_replaces(s), []):
                 old = out[i]
-                if old is not None and len(old.args) > 1 and old.args[1] and not old.late:
+                if old is not None and len(old.args) > 1 and old.args[1] and not old.late \
+                        and not _merged_after(i, carried, s):
                     out[i] = Stmt("add_header", [old.args[0], unless(s.args[1], old.args[1]), *old.args[2:]],
                                   old.span, comment=old.comment)
             if s.late:
@@ -107,7 +109,8 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         if key is not None:
             value = s.args[1] if s.name == "add_header" and len(s.args) > 1 else ""
             # a plain line does not act on an <If> section's before it, which httpd merges after it
-            acted = [i for i in earlier.get(key, []) if s.late or out[i] is None or not out[i].late]
+            acted = [i for i in earlier.get(key, []) if (s.late or out[i] is None or not out[i].late)
+                     and not _merged_after(i, carried, s)]
             if s.name == "add_header" and s.conditional and "$" in value:
                 if unless is None:
                     raise ValueError("a conditional Header set needs `unless` to render")
@@ -127,8 +130,20 @@ def header_order(stmts: list[Stmt], start: int = 0, unless: Unless | None = None
         key = _operand(s)
         if key is not None:
             earlier.setdefault(key, []).append(len(out))
+        if _carried(s):
+            carried.add(len(out))
         out.append(s)
     return _always_first([s for s in out if s is not None and s.name != UNSET_WHEN])
+
+
+def _merged_after(i: int, carried: set[int], s: Stmt) -> bool:
+    """Whether the line at I is one of CARRIED, the server block's own lines carrying the <Location> headers of
+    a request a server-context rule rewrote (_CARRIERS), which S, a line of the server's own, cannot act on:
+    httpd merges the <Location> sections after the server's lines (and before its <If> sections' lines, which
+    do act on them), so a server's `Header always set X 1 expr=...` leaves a <Location>'s `Header append X on`
+    as it is (observed: both are sent with the file a rule rewrites to). A location's own lines still act on
+    the copies it inherits (before START in header_order)."""
+    return i in carried and not s.late
 
 
 def late_unset(s: Stmt | None) -> bool:
