@@ -2587,7 +2587,8 @@ def _refused_landing(server: Server, target: str, per_dir: bool) -> Location | N
     so that each answers the rewritten request alike: for a RewriteRule the translation leaves out (a
     per-directory rule's result, PER_DIR), or for a .htaccess httpd refuses (FAILS_EARLY), with every location
     nested in them (a regex location under a directory's prefix) refused for it too: httpd fails the directory
-    walk of each URL there the same way."""
+    walk of each URL there the same way; or, for any rule, all refused to everyone for an access rule nginx
+    cannot check (`_refused_here`)."""
     if not target.startswith("/") or target.startswith("//"):
         return None
     fixed = target.split("?", 1)[0].split("$", 1)[0]
@@ -2602,9 +2603,16 @@ def _refused_landing(server: Server, target: str, per_dir: bool) -> Location | N
 
     def failing(loc: Location) -> bool:
         return _fails_early(loc.statements) and all(failing(inner) for inner in loc.locations)
-    if all(failing(l) for l in reached):
+    if all(failing(l) for l in reached) or all(_refused_here(l) for l in reached):
         return found
     return None
+
+
+def _refused_here(loc: Location) -> bool:
+    """LOC is refused to everyone for an access rule nginx cannot check (its `deny all`, REFUSED_HERE): a
+    rewritten URL nginx routes there is refused (403) whichever of the locations under the rule's fixed start
+    its variable part picks, where httpd's internal redirect runs the section's own rules (and serves, say)."""
+    return any(r.name == "deny" and r.args == ["all"] and r.comment == REFUSED_HERE for r in loc.statements)
 
 
 def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
