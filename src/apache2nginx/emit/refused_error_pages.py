@@ -44,6 +44,8 @@ from ..model import UNSET_WHEN, Location, NginxModel, Server, Stmt
 from .refusal_pages import FAILS_EARLY, is_refusal
 
 _ACCESS = ("allow", "deny")
+# the comments of the rewrite-phase checks of an environment variable (emit.layout.ACCESS_IF_COMMENTS)
+_ENV_GATES = ("Require env/expr", "Allow/Deny from env=")
 # the statements standing for the page's Header lines (emit.inherit merges them as it does a location's)
 _HEADERS = ("add_header", UNSET_WHEN)
 # nginx variables whose value is the answer's or the location's, not the request's: in the named location
@@ -205,12 +207,20 @@ def _refuses_some(levels: list[list[Stmt]]) -> tuple[set[str], str]:
     challenge = f'Basic realm="{realm[0]}"' if login else ""
     access = _access_rules(levels)
     opened = next((i for i, st in enumerate(access) if st.name == "allow" and st.args == ["all"]), len(access))
-    addresses = any(st.name == "deny" and not is_refusal(st) for st in access[:opened])
+    addresses = any(st.name == "deny" and not is_refusal(st) for st in access[:opened]) or _gated(levels[0])
     if _satisfy(levels) == ["any"]:
         if access and opened == 0:
             return set(), ""
         return ({"401"}, challenge) if login else ({"403"}, "") if addresses else (set(), "")
     return ({"401"} if login else set()) | ({"403"} if addresses else set()), challenge
+
+
+def _gated(stmts: list[Stmt]) -> bool:
+    """Whether the location's rewrite-phase checks of an environment variable or expression (`Require env`,
+    `Allow/Deny from env=`) refuse some requests with 403. httpd's ErrorDocument page refused by such a rule
+    leaves the error's own status with httpd's built-in message; nginx's error_page would answer the 403."""
+    return any(st.name == "if" and st.comment in _ENV_GATES and
+               any(b.name == "return" and b.args[:1] == ["403"] for b in st.block or []) for st in stmts)
 
 
 def serving_levels(server: Server, main: Server | None, uri: str) -> tuple[list[Location], list[list[Stmt]]]:

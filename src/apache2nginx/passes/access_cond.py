@@ -144,15 +144,29 @@ class Conditions:
         return {"$" + n for n in re.findall(r"\$\{(\w+)\}", pin.args[1])} if pin is not None else set()
 
     def _redirects(self) -> bool:
-        """Whether httpd may redirect a request of the server internally: the result of per-directory rewrite
-        rules, a local ErrorDocument. The new request runs the server's SetEnvIf lines again on its own path
+        """Whether httpd may redirect a request of the server internally where nginx keeps the pinned values: the
+        result of per-directory rewrite rules, a local ErrorDocument whose page the layout does not read again
+        (_error_pages_reread). The new request runs the server's SetEnvIf lines again on its own path
         (mod_setenvif's match_headers at its header_parser, first call of the new request), where nginx keeps
         the pinned value. (mod_dir's index and FallbackResource are subrequests, which inherit the variables.)"""
         servers = [s for s in (self.server, self.model.main_server) if s is not None]
         if any(s.settings.get("rewrite_directories") for s in servers):
             return True
-        return any(st.name == "error_page" and st.args[-1:] and st.args[-1].startswith("/")
+        reread = self._error_pages_reread()
+        return any(st.name == "error_page" and st.args[-1:] and st.args[-1].startswith("/") and
+                   not (reread and not re.search(r"[\s'\"{};$\\]", st.args[-1].split("?", 1)[0]))
                    for st in every_statement(servers))
+
+    def _error_pages_reread(self) -> bool:
+        """Whether the layout sets the pinned variables again where $uri is an ErrorDocument's page (each a map of
+        $uri alone, the page's path plain: emit.layout._reread_env_on_error_pages). nginx's error_page redirect
+        runs the server's rewrite phase again, before its access phase, so the page's access rules read the
+        variables as httpd's internal redirect to the page sets them (its header_parser runs SetEnvIf again on
+        the page's path), and the request's own path keeps the pinned values."""
+        names = self._pin_names()
+        maps = [m for m in self.model.maps if m.variable in names]
+        return bool(names) and len(maps) == len(names) and \
+            all(m.source == "$uri" and not m.hostnames for m in maps)
 
     def _maps_behind(self, variable: str) -> list:
         maps = {m.variable: m for m in self.model.maps}
