@@ -26,7 +26,7 @@ from typing import Callable
 
 from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, Route, \
-    Scope, Server, Stmt
+    Scope, Server, Stmt, routes_in_force
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
     _grants, access_statements, asks_login, directory_slash_statements, merge, options_statements, \
     refuses_all as _refuses_all, server_conditionals
@@ -455,9 +455,9 @@ class Layout:
         return fallback + (dirmethods.statements(self.model, names, slash, span) if index or slash else [])
 
     def mapped_elsewhere(self, url: str) -> bool:
-        """Whether a route of the server's lists (Alias, ProxyPass, Redirect, their Match forms) may claim URL:
-        its file then is not the document root's."""
-        for route in self.server.routes:
+        """Whether a route of the lists in force (the server's own Alias, ProxyPass, Redirect and their Match
+        forms, then the main server's) may claim URL: its file then is not the document root's."""
+        for route in routes_in_force(self.server, self.model.main_server):
             if route.kind == "proxy-exclude":
                 continue
             if not route.regex:

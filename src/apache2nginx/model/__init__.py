@@ -256,6 +256,14 @@ class Server:
     settings: dict = field(default_factory=dict)
 
 
+def routes_in_force(server: Server, main: Server | None) -> list["Route"]:
+    """The routes of the lists (Alias, ProxyPass, Redirect and their Match forms) that may map a request of
+    SERVER: its own, then the main server's, which every virtual host inherits."""
+    if main is None or main is server:
+        return list(server.routes)
+    return list(server.routes) + list(main.routes)
+
+
 def every_statement(servers: list[Server]):
     """Every statement of SERVERS, at any depth: their own, their scopes' and sections', their locations' (nested
     too), and the statements inside blocks (`if`, `limit_except`)."""

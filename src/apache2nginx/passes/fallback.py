@@ -13,7 +13,7 @@ cannot be files, so only a tree of DEPTH nested directories holding a file with 
 """
 from __future__ import annotations
 
-from ..model import Location, MapBlock, Stmt
+from ..model import Location, MapBlock, Stmt, routes_in_force
 from ..syntax.tree import Directive
 from .base import Context, Disposition
 
@@ -215,7 +215,7 @@ def _directories_under_location(scope, scopes: list, server, main) -> list:
         return []
     region = scope.path
     fs = None
-    routes = [r for holder in (server, main) if holder is not None for r in holder.routes]
+    routes = routes_in_force(server, main)
     aliases = [r for r in routes if r.kind == "alias" and not r.regex and r.target
                and (region == r.path or region.startswith(r.path.rstrip("/") + "/"))]
     if any(r.kind in ("proxy", "redirect") and not r.regex and r.path and region.startswith(r.path) for r in routes):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Location, Scope, Stmt
+from ..model import Location, Scope, Stmt, routes_in_force
 from .alias import FCGIWRAP_SOCKET
 from ..syntax.tree import Directive, Section
 from . import contexts
@@ -413,7 +413,7 @@ def finish_model(ctx: Context) -> None:
 def _fcgi_routes(ctx: Context, server) -> list:
     """The server's ProxyPass/ProxyPassMatch routes to FastCGI (TCP or Unix socket): the layout builds their
     locations, so the settings this pass puts into its own FastCGI blocks do not reach them."""
-    return [r for r in server.routes + ctx.main.routes + [sc.proxy for sc in server.scopes if sc.proxy]
+    return [r for r in routes_in_force(server, ctx.main) + [sc.proxy for sc in server.scopes if sc.proxy]
             if r.kind == "proxy" and r.proxy and ctx.model.upstreams[r.proxy.upstream].protocol == "fastcgi"]
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Location, MapBlock, Server, Stmt
+from ..model import Location, MapBlock, Server, Stmt, routes_in_force
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
 from .pcre import httpd_refuses
@@ -607,7 +607,7 @@ def _rule_tests(ctx: Context, server: Server, scope, refusal: Stmt, directives: 
     prefix = scope.path.rstrip("/") + "/"
     # the directories httpd maps the section's URLs to: under the DocumentRoot, or an Alias
     places = []
-    for route in server.routes + (ctx.main.routes if server is not ctx.main else []):
+    for route in routes_in_force(server, ctx.main):
         if route.kind in ("alias", "proxy", "redirect") and (route.regex or _overlaps(route.path, scope.path)):
             if route.kind != "alias" or route.regex:
                 return "an AliasMatch, a ProxyPass or a Redirect maps URLs of the section"
@@ -752,7 +752,7 @@ def _refuse_aliased(ctx: Context, server: Server, state: RewriteContext) -> None
     if not state.rules or state.engine is False:
         return
     directory = (state.directory or "").rstrip("/")
-    routes = server.routes + (ctx.main.routes if server is not ctx.main else [])
+    routes = routes_in_force(server, ctx.main)
     for route in routes:
         if route.kind == "alias" and route.regex and not route.params.get("cgi"):
             _refuse_alias_match(ctx, state, route)
@@ -977,7 +977,7 @@ def _served_trees(ctx: Context) -> list[str] | None:
         if any(k in server.settings for k in ("vhost_root", "vhost_cgi")) or server.root_span is None:
             return None
         trees.append(document_root(ctx, server))
-        for route in server.routes + (ctx.main.routes if server is not ctx.main else []):
+        for route in routes_in_force(server, ctx.main):
             if route.kind == "alias":
                 if route.regex:
                     return None
@@ -1265,7 +1265,7 @@ def _alias_urls(ctx: Context, server: Server, prefix: str) -> list[str]:
     root = (server.root or ctx.main.root or DEFAULT_DOCUMENT_ROOT).rstrip("/")
     directory = (root + prefix).rstrip("/")
     out = []
-    for r in list(server.routes) + ([] if server is ctx.main else list(ctx.main.routes)):
+    for r in routes_in_force(server, ctx.main):
         target = r.target.rstrip("/")
         if r.kind == "alias" and not r.regex and not r.params.get("cgi") and \
                 (directory == target or directory.startswith(target + "/")):
@@ -1287,7 +1287,7 @@ def _directory_url(ctx: Context, server: Server, directory: str, routes: bool = 
         return None
     # mod_alias and mod_proxy map a URL before the document root does: under an Alias elsewhere (or a
     # Redirect, a ProxyPass) no request reaches the directory through the document root
-    listed = (list(server.routes) + ([] if server is ctx.main else list(ctx.main.routes))) if routes else []
+    listed = routes_in_force(server, ctx.main) if routes else []
     for r in listed:
         prefix = r.path.rstrip("/")
         if r.regex or r.kind not in ("alias", "redirect", "proxy") or not _covers(r.path, url):
