@@ -1749,7 +1749,8 @@ _short("A2N346", "rewrite-document-root-index-refused", "error",
        "`disabled`, the translation cannot follow that lookup: the internal location refuses (403) a directory "
        "result whose request URL ends with a slash.",
        "requests that reach a directory this way get 403 from nginx where httpd may serve the index file of the "
-       "request's own URL or a listing.",
+       "request's own URL or a listing; the 403 carries the Header lines httpd's answer may (the location's and "
+       "its file sections', onsuccess ones too), whether or not the index file is one of those sections'.",
        "add [PT] if the substitution is meant to reach the route, end the substitution with the file's name, or "
        "give the server one DirectoryIndex list.")
 _short("A2N344", "proxy-encoded-mapping-slash", "warning", "mapping=encoded paths holding %2F answer 404.",

@@ -326,6 +326,9 @@ def _missing(span) -> list[Stmt]:
 DOCROOT_SLASH = "mod_dir: a directory result, redirected for the request's own path"
 DOCROOT_INDEX = "mod_dir: a directory result's index file, looked up for the request's own path"
 DOCROOT_DIRECTORY = (DOCROOT_SLASH, DOCROOT_INDEX)
+# the comment on the 403 where that lookup cannot be followed (A2N346): a refusal in place of what is not
+# translated, whose answer carries the headers httpd's served index file may (emit.inherit.refused_headers)
+DOCROOT_INDEX_REFUSED = "the index lookup is not translated: refused"
 _DOCROOT_DIR = "$a2n_docroot_dir"
 
 
@@ -356,11 +359,14 @@ def _docroot_index(span, index: str | None) -> list[Stmt]:
     rewritten path. For GET and HEAD the location answers the status the server's error_page turns into an
     internal redirect to the request's path plus INDEX, which runs the server's rules again as the subrequest
     does (a missing file then answers 404, and other methods stay with nginx's lookup: A2N345 says so). Where
-    the lookup cannot be followed (INDEX None), the location refuses the directory (403), as httpd does where
-    the request's path has no index file."""
+    the lookup cannot be followed (INDEX None), the location refuses the directory (403, A2N346), as httpd does
+    where the request's path has no index file; where it has one, httpd serves it with the Header lines of its
+    sections (a <FilesMatch "\\.html$"> onsuccess Referrer-Policy on GET /blog/ for /blog/home.html), so the
+    refusal is marked as one in place of what is not translated (DOCROOT_INDEX_REFUSED): its 403 carries the
+    location's and its file sections' headers, onsuccess ones too (emit.inherit.refused_headers)."""
     if index is None:
         return [Stmt("if", [f'({_DOCROOT_DIR} ~ "^d:")'], span, comment=DOCROOT_INDEX,
-                     block=[Stmt("return", ["403"], span)])]
+                     block=[Stmt("return", ["403"], span, comment=DOCROOT_INDEX_REFUSED)])]
     return [Stmt("set", [DIRINDEX, f"{_DOCROOT_DIR}:$request_method"], span, comment=DOCROOT_INDEX),
             Stmt("if", [f'({DIRINDEX} ~ "^d:[^?]*/:(?:GET|HEAD)$")'], span, comment=DOCROOT_INDEX,
                  block=[Stmt("set", [DIRINDEX, f"${{a2n_request_uri}}{index}$is_args$args"], span),
