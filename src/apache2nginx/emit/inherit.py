@@ -1128,9 +1128,9 @@ def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = 
     (_CARRIERS, set by the rule): ap_process_request_internal (server/request.c) resets r->per_dir_config to
     the server's defaults after translate_name, so the <Location> sections the first walk merged for the
     original URL are gone when the directory walk fails. A Redirect's or RedirectMatch's location keeps its
-    headers (_redirects_first): httpd answers it before the walk. PARENT: the add_header list the locations
-    inherit."""
-    from ..model import Location
+    headers (_redirects_first): httpd answers it before the walk. So does a regex location nested in the
+    failing region for an AliasMatch (_mapped_away): its URLs are mapped elsewhere in translate_name, the
+    failing directory's walk never happens for them. PARENT: the add_header list the locations inherit."""
     blank = [Stmt("add_header", [s.args[0], "", "always"], None, resets=(s.args[0].lower(), "always"),
                   comment="httpd's 500 for a failing .htaccess drops the <Location> headers of a rewritten URL")
              for s in parent if s.name == "add_header" and _carried(s)
@@ -1139,14 +1139,24 @@ def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = 
                          and not _carried(t) for t in parent)]
     out, changed = [], False
     for loc in locations:
-        fails = failing or _fails_early(loc.statements)
+        fails = (failing and not _mapped_away(loc)) or _fails_early(loc.statements)
         inner = early_failures(loc.locations, fails, parent) if loc.locations else loc.locations
         fails = fails and not _redirects_first(loc.statements)
         if not fails and inner is loc.locations:
             out.append(loc)
             continue
         statements = [s for s in loc.statements if s.name != "add_header"] + blank if fails else loc.statements
-        out.append(Location(loc.modifier, loc.path, statements, loc.span, inner, loc.runs_scripts,
-                            loc.static_only))
+        out.append(replace(loc, statements=statements, locations=inner))
         changed = True
     return out if changed else locations
+
+
+def _mapped_away(loc) -> bool:
+    """LOC is nested in a failing region for URLs httpd maps elsewhere before any section applies (an
+    AliasMatch, emit.layout._detach_from_region: the region's refusal is among the statements it does not
+    inherit). mod_alias maps them in translate_name, so the directory walk that fails on the region's
+    .htaccess is the alias target's, not the region's: httpd answers them with the <Location> headers (a
+    `Header always set X-Frame-Options` on the 404 of a missing target, observed), where nginx's copy of the
+    region's failure sent the server's alone. A target under a failing .htaccess is refused by LOC's own
+    guard (emit.layout, a2n_alias_dir_)."""
+    return _fails_early(loc.not_inherited or [])
