@@ -165,3 +165,18 @@ def test_a_difference_is_put_down_to_the_diagnostic_of_the_mapping_that_serves_i
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     promo = [d for d in json.loads(proc.stdout)["differences"] if "/promo/" in d["request"]]
     assert promo and {d["explained_by"] for d in promo if d["field"] == "location"} == {"A2N405"}
+
+
+def test_file_name_regex_follows_a_user_docroot():
+    """A test of nginx's $request_filename anchored under a document root a user's --docroot stands in for is
+    anchored on the stand-in, as httpd's sandbox moves a <Directory> under that root along with it; another
+    is left as it is."""
+    from apache2nginx.lint.sandbox import rebased_regex
+
+    paths = {"/srv/www": "/tmp/tree"}
+    assert rebased_regex("^/srv/www/ad[^/]*/", paths) == "^/tmp/tree/ad[^/]*/"
+    assert rebased_regex("^/srv/www/?$", paths) == "^/tmp/tree/?$"
+    assert rebased_regex("^/srv/wwwx/", paths) == "^/srv/wwwx/"
+    assert rebased_regex("^/srv/www\\.old/x", paths) == "^/srv/www\\.old/x"
+    assert rebased_regex("^/srv/www/my\\-site/", {"/srv/www/my-site": "/t.x"}) == "^/t\\.x/"
+    assert rebased_regex("/\\.git", paths) == "/\\.git"

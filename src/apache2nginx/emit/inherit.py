@@ -892,7 +892,8 @@ def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str],
     DirectoryIndex mod_dir applies to the directory: the innermost section's that sets one (mod_dir merges it
     per directory), which is the `index` nginx uses there: the location's, else the one it inherits
     (INHERITED: from the server or the http level too), else httpd's default; none for `DirectoryIndex
-    disabled`, whose entry is an absolute URL."""
+    disabled`, whose entry is an absolute URL. Not where the rules of a wildcard <Directory> the server is
+    refused for refuse the client (_wildcard_tests)."""
     names = _index_names(stmts, parent, inherited)
     comment = "a file httpd serves here (its answer carries its onsuccess headers)"
     out = [Stmt("set", [SERVED, ""], span, comment=comment)]
@@ -909,9 +910,33 @@ def _served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str],
     # OPTIONS only: any other method (PUT, DELETE) gets its own 405, an error with the always table alone
     out.append(Stmt("if", ["($request_method !~ ^(?:GET|HEAD|POST|OPTIONS)$)"], span,
                     block=[Stmt("set", [variable, ""], span)]))
+    out.extend(_wildcard_tests(stmts, ungate, variable, span))
     rules = next((s.rule_tests for s in stmts if _refusal(s) and s.rule_tests), None)
     if rules:
         out.extend(_rule_tests(rules, names, ungate, variable, span))
+    return out
+
+
+# "1" where a wildcard <Directory>'s rules refuse the client under a directory it matches (_wildcard_tests)
+_WILDCARD = "$a2n_wildcard"
+
+
+def _wildcard_tests(stmts: list[Stmt], ungate: Callable[[str], str], variable: str, span) -> list[Stmt]:
+    """The tests emptying VARIABLE (SERVED, or FILE) where a wildcard <Directory> the server is refused for
+    applies to the request's file and the rules merged there refuse the client (Stmt.wildcard_gates): httpd
+    answers its own 403 there, with the always table alone, not the file. The regex tests $request_filename
+    in an `if`; nginx nests no `if`, so a variable carries the client's refusal (UNGATE's `geo` makes the geo
+    block telling it) from the first test to the second."""
+    gates = next((s.wildcard_gates for s in stmts if _refusal(s) and s.wildcard_gates), ())
+    geo = getattr(ungate, "geo", None)
+    if not gates or geo is None:
+        return []
+    out = [Stmt("set", [_WILDCARD, ""], span, comment="a wildcard <Directory>'s rules refuse the client here")]
+    for regex, (entries, default), at in gates:
+        # (rules refusing everyone: no address to tell, the default alone)
+        out.append(Stmt("if", [f"($request_filename ~ {regex})"], at, block=[
+            Stmt("set", [_WILDCARD, geo(entries, default) if entries else default], at)]))
+    out.append(Stmt("if", [f"({_WILDCARD})"], span, block=[Stmt("set", [variable, ""], span)]))
     return out
 
 

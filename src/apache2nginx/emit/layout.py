@@ -28,7 +28,7 @@ from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, Route, \
     Scope, Server, Stmt, routes_in_force
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
-    _grants, access_statements, asks_login, directory_slash_statements, merge, options_statements, \
+    _grants, access_statements, asks_login, directory_slash_statements, fnmatch_regex, merge, options_statements, \
     refuses_all as _refuses_all, server_conditionals
 from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
@@ -167,6 +167,8 @@ class Layout:
         self.granting: list = []    # the rules of the <DirectoryMatch> sections left out that only grant (`lifted`)
         self.refusing_globs: list[str] = []     # the wildcards of the <Directory> sections the server is refused for
         self.refusing_regexes: list[str] = []   # ... and the regular expressions (<Directory ~>, <DirectoryMatch>)
+        # ... each wildcard with its access rules where they are addresses alone (None: other rules)
+        self.wildcard_rules: list[tuple[str, AccessConfig | None, Span]] = []
         # the index lists joined with a FallbackResource -> their own names (passes.fallback.finish_server)
         self.index_names: dict | None = server.settings.get("fallback_index_names")
 
@@ -214,6 +216,9 @@ class Layout:
                        or fixed.startswith(t.rstrip("/") + "/")]
             if reached:
                 self.refusing_globs = [g for g, _, _ in pending]
+                rules = dict(main.settings.get("wildcard_access", {})) if main is not None else {}
+                rules.update(self.server.settings.get("wildcard_access", {}))
+                self.wildcard_rules = [(g, rules.get(s), s) for g, _, s in pending]
                 if span not in self.model.access_reported:
                     self.model.access_reported.add(span)
                     self.diags.add("A2N740", f"{label}: a wildcard is not translated; nothing inside it was emitted, "
@@ -239,12 +244,37 @@ class Layout:
         the region's rules alone refuse, to be served with the onsuccess headers. The region's own rules
         then tell nothing for certain: its refusal stands as an open region's (Stmt.open_region), never as
         one httpd refuses for everyone."""
-        parts = [p for p in fs.split("/") if p]
-        for glob in self.refusing_globs:
-            pattern = [p for p in glob.split("/") if p]
-            if all(fnmatchcase(have, want) for have, want in zip(parts, pattern)):
-                return True
-        return False
+        return any(self._glob_reaches([p for p in glob.split("/") if p], fs) for glob in self.refusing_globs)
+
+    def wildcard_gates(self, configs: list, fs: str, region: str, span) -> tuple[tuple[str, tuple, Span], ...]:
+        """Per wildcard <Directory> the server is refused for that may reach the directory FS, where the rules
+        httpd merges under it (the region's CONFIGS, the wildcard's after them) are addresses alone that refuse
+        some client (passes.access._plain_config): a regular expression over $request_filename matching the
+        files under a directory the wildcard matches, the entries and default of a geo block that is "1" where
+        the client is refused (address_entries; the renderer makes it where a refusal reads it), and the
+        wildcard's span (Stmt.wildcard_gates). Under `<Directory "/srv/www/ad*">` with `Deny from
+        127.0.0.1`, httpd answered /admin/a.txt with its own 403, carrying the `Header always` line of
+        X-Frame-Options alone, where the refusal of the open region sent the onsuccess line too."""
+        gates = []
+        for glob, config, at_glob in self.wildcard_rules:
+            parts = [p for p in glob.split("/") if p]
+            regex = [fnmatch_regex(p) for p in parts]
+            if config is None or None in regex or not self._glob_reaches(parts, fs) \
+                    or re.search(r"[\s{};'\"]", "".join(regex)):
+                continue    # (an `if` test takes a regex without spaces, braces or quotes as it is)
+            walked = [i + 1 for i, c in enumerate(configs) if c is not None and c.walk == "directory"]
+            at = walked[-1] if walked else 0
+            rules = _rules(self.own_access(configs[:at] + [config] + configs[at:], region, span, quiet=True))
+            gate = ((), "1") if _refuses_everyone(rules) else address_entries(rules)
+            if gate is not None:
+                gates.append(("^/" + "/".join(regex) + "/", gate, at_glob))
+        return tuple(gates)
+
+    @staticmethod
+    def _glob_reaches(parts: list[str], fs: str) -> bool:
+        """Whether the wildcard of PARTS (its path's components) may match the directory FS or one below it
+        (see wildcard_reaches)."""
+        return all(fnmatchcase(have, want) for have, want in zip([p for p in fs.split("/") if p], parts))
 
     def regex_reaches(self, fs: str) -> bool:
         """Whether a regular expression <Directory ~> (or <DirectoryMatch>) with access rules the server is
@@ -313,6 +343,8 @@ class Layout:
                            open_region=unknown or _no_access_rules(configs) or _grants_everyone(configs)
                            or (lifting and refuses_all),
                            shut_region=not unknown and not lifting and refuses_all, login=asks_login(configs))
+            if unknown:
+                refusal.wildcard_gates = self.wildcard_gates(configs, fs, region, span)
             if lifting and refuses_all:
                 # (the region's rules refuse everyone, but where the expression matches httpd may serve: the
                 # refusal sends the onsuccess headers there alone, emit.inherit.refused_headers)
@@ -592,7 +624,8 @@ class Layout:
                 access = [Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                                open_region=bool(access) and access[0].open_region,
                                shut_region=bool(access) and access[0].shut_region,
-                               login=bool(access) and access[0].login, lifted=access[0].lifted if access else ())]
+                               login=bool(access) and access[0].login, lifted=access[0].lifted if access else (),
+                               wildcard_gates=access[0].wildcard_gates if access else ())]
             elif self.refuse_all is not None:
                 refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                                login=asks_login(dir_configs + loc_configs))
@@ -1796,27 +1829,11 @@ class Layout:
         return out
 
     def _address_refusal(self, rules: list[Stmt], span: Span) -> str | None:
-        """A geo variable that is 1 for the addresses a plain allow/deny list refuses (nginx applies the first
-        line matching the address; geo the longest prefix, so a line inside an earlier one's network is
-        dropped); None where the rules are not such a list or refuse no address."""
-        if not rules or any(st.name not in ("allow", "deny") or len(st.args) != 1 or "refused" in (st.comment or "")
-                            for st in rules) or not any(st.name == "deny" for st in rules):
-            return None
-        entries, seen, default = [], [], "0"
-        for st in rules:
-            value = "1" if st.name == "deny" else "0"
-            if st.args[0] == "all":
-                default = value
-                break
-            try:
-                network = ipaddress.ip_network(st.args[0], strict=False)
-            except ValueError:
-                return None
-            if any(network.version == n.version and network.subnet_of(n) for n in seen):
-                continue
-            seen.append(network)
-            entries.append((str(network), value))
-        return self.model.shared_map("a2n_refused_addr_", "", entries, default, span=span)
+        """A geo variable that is 1 for the addresses a plain allow/deny list refuses (address_entries); None
+        where the rules are not such a list or refuse no address."""
+        found = address_entries(rules)
+        return None if found is None else self.model.shared_map("a2n_refused_addr_", "", list(found[0]), found[1],
+                                                                 span=span)
 
     def _redirect(self, route: Route, region: str, matched: str) -> list[Stmt]:
         code = str(route.status)
@@ -4177,6 +4194,30 @@ def _refused_after_rules(loc: Location) -> bool:
 def _plain_refusal(stmts: list[Stmt]) -> bool:
     """The statements refuse every request as httpd does, not in place of rules the translation cannot check."""
     return _refuses(stmts) and not any(st.comment and "refused" in st.comment for st in stmts)
+
+
+def address_entries(rules: list[Stmt]) -> tuple[tuple[tuple[str, str], ...], str] | None:
+    """The entries and default of a geo block that is 1 for the addresses a plain allow/deny list refuses
+    (nginx applies the first line matching the address; geo the longest prefix, so a line inside an earlier
+    one's network is dropped); None where the rules are not such a list or refuse no address."""
+    if not rules or any(st.name not in ("allow", "deny") or len(st.args) != 1 or "refused" in (st.comment or "")
+                        for st in rules) or not any(st.name == "deny" for st in rules):
+        return None
+    entries, seen, default = [], [], "0"
+    for st in rules:
+        value = "1" if st.name == "deny" else "0"
+        if st.args[0] == "all":
+            default = value
+            break
+        try:
+            network = ipaddress.ip_network(st.args[0], strict=False)
+        except ValueError:
+            return None
+        if any(network.version == n.version and network.subnet_of(n) for n in seen):
+            continue
+        seen.append(network)
+        entries.append((str(network), value))
+    return tuple(entries), default
 
 
 def _refuses_everyone(rules: list[Stmt]) -> bool:

@@ -514,7 +514,11 @@ def _unless(model: NginxModel):
         source, entries, span = found
         return model.shared_map("a2n_rwhdr_", source, [(key, carried(value) or value) for key, value in entries],
                                 '""', span=span)
+    def geo(entries: tuple[tuple[str, str], ...], default: str) -> str:
+        """The variable of a geo block over the client's address with ENTRIES and DEFAULT."""
+        return model.shared_map("a2n_refused_addr_", "", list(entries), default)
     ungate.refusal = refusal
+    ungate.geo = geo
     ungate.served = served
     ungate.reread = reread
     ungate.at_status = at_status

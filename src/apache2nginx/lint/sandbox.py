@@ -78,6 +78,27 @@ _DNS_NAME = re.compile(r"^(?=.*[A-Za-z])[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])
 _INT_MAX = 2 ** 63 - 1
 
 
+def rebased_regex(regex: str, paths: dict[str, str]) -> str:
+    """REGEX, over a file name and anchored on a literal path (`^/srv/www/ad[^/]*/`), anchored on the stand-in
+    of the original path of PATHS its head lies under (a user's --docroot), as a <Directory> under that path
+    moves along with it; as it is where its head lies under none."""
+    literal, ends, i = "", [1], 1
+    while regex.startswith("^/") and i < len(regex):
+        if regex[i] == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
+            literal, i = literal + regex[i + 1], i + 2
+        elif regex[i] in ".^$*+?()[]{}|\\":
+            break
+        else:
+            literal, i = literal + regex[i], i + 1
+        ends.append(i)
+    for original, stand_in in sorted(paths.items(), key=lambda kv: -len(kv[0].rstrip("/"))):
+        base = original.rstrip("/")
+        if base and literal.startswith(base + "/"):
+            head = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", stand_in.rstrip("/"))
+            return "^" + head + regex[ends[len(base)]:]
+    return regex
+
+
 def free_port(taken: set = frozenset()) -> int:
     """A free loopback port not in `taken` (the kernel may hand the same port out twice in a row)."""
     while True:
@@ -540,10 +561,13 @@ class Sandbox:
                 edits.append((w.start, w.end, quote(value)))
                 args[i] = Word(value, w.start, w.end, w.line, w.quote)
 
-        if name == "if" and self.regex_base and len(args) >= 3 and args[0].value == "($request_filename" \
+        if name == "if" and len(args) >= 3 and args[0].value == "($request_filename" \
                 and args[1].value in ("~", "~*", "!~", "!~*") and args[2].value.startswith("^/"):
-            literal = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", self.regex_base.rstrip("/"))
-            set_arg(2, "^" + literal + args[2].value[1:])
+            if self.regex_base:
+                literal = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", self.regex_base.rstrip("/"))
+                set_arg(2, "^" + literal + args[2].value[1:])
+            else:
+                set_arg(2, rebased_regex(args[2].value, self.paths))
         if ctx == "main" and name == "user" and not self.lint:
             blank(st)      # verify runs nginx as root; its workers stay the default user
             return

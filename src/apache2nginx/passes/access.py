@@ -469,6 +469,8 @@ def directory(ctx: Context, section: Section) -> Disposition:
             # UserDir disabled, applies to nothing).
             ctx.server.settings.setdefault("wildcard_refusals", []).append(
                 (re.sub("/+", "/", args[0]), f"<{section.name} {' '.join(args)}>", section.span))
+            # (its rules, where they are plain enough for the layout to tell whom they refuse)
+            ctx.server.settings.setdefault("wildcard_access", {})[section.span] = _plain_config(section)
             ctx.walk(section.children, untranslated=section)
             return Disposition.UNSUPPORTED
         # a section of rules that only grant: leaving it out can only refuse more than httpd (where it
@@ -888,34 +890,47 @@ def _granting_config(section: Section) -> AccessConfig:
     return config
 
 
+def _plain_config(section: Section) -> AccessConfig | None:
+    """The access rules of a section the translation leaves out (a wildcard <Directory>) as the directory walk
+    merges them, where they are addresses alone: Order, Allow/Deny from, Satisfy, and `Require all` or `Require
+    [not] ip` lines (an implicit <RequireAny>). None for anything else (a login, a Require container, another
+    provider, a nested section): what those refuse is not known without the request."""
+    config = AccessConfig(walk="directory")
+    for node in section.children:
+        words = [a.lower() for a in node.args]
+        if node.is_section:
+            if _has_access(node):
+                return None
+        elif node.key == "require":
+            negated = words[:1] == ["not"]
+            leaf = words[1:] if negated else words
+            if len(leaf) < 2 or leaf[0] not in ("all", "ip") or \
+                    (leaf[0] == "all" and (negated or leaf[1:] not in (["granted"], ["denied"]))):
+                return None
+            _add(config, Authz("leaf", leaf[0], list(node.args[len(node.args) - len(leaf) + 1:]), negated,
+                               span=node.span))
+        elif node.key == "order" and "".join(words) in ("deny,allow", "allow,deny", "mutual-failure"):
+            config.order, config.compat_span = "".join(words), config.compat_span or node.span
+        elif node.key in ("allow", "deny") and words[:1] == ["from"] and len(words) > 1:
+            entries = [(a, node.span) for a in node.args[1:]]
+            if node.key == "allow":
+                config.allows = (config.allows or []) + entries
+            else:
+                config.denies = (config.denies or []) + entries
+            config.compat_span = config.compat_span or node.span
+        elif node.key == "satisfy" and words in (["all"], ["any"]):
+            config.satisfy, config.satisfy_span = words[0], node.span
+        elif node.key in ACCESS_DIRECTIVES:
+            return None
+    return config
+
+
 def basename_regex(pattern: str, regex: bool) -> str | None:
     """A PCRE over the URL path that matches when its last segment is a name the pattern accepts."""
     if not regex:
-        # fnmatch: * and ? never match `/`; [...] is a class; a leading `.` has no special rule in httpd
-        out = []
-        i = 0
-        while i < len(pattern):
-            c = pattern[i]
-            if c == "*":
-                out.append("[^/]*")
-            elif c == "?":
-                out.append("[^/]")
-            elif c == "[":
-                j = pattern.find("]", i + 1)
-                if j < 0:
-                    return None
-                body = pattern[i + 1:j]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("/", "") + "]")
-                i = j
-            elif c == "/":
-                return None
-            else:
-                out.append(re.escape(c))
-            i += 1
+        segment = fnmatch_regex(pattern)
         # a segment, last or followed by path info (httpd matched the file the path info follows)
-        return "(?:^|/)" + "".join(out) + "(?:/|$)"
+        return None if segment is None else "(?:^|/)" + segment + "(?:/|$)"
     body = pattern
     # leading inline flags (`(?i)\.htpasswd$`) hold for the whole expression: a scoped group keeps them
     # valid inside the URL regex (Python's re refuses global flags past its start; PCRE would take them)
@@ -941,6 +956,35 @@ def basename_regex(pattern: str, regex: bool) -> str | None:
     except (re.error, OverflowError, RecursionError):
         return None       # not a regular expression (an unbalanced parenthesis): httpd refuses it too
     return out
+
+
+def fnmatch_regex(pattern: str) -> str | None:
+    """A PCRE matching the names of one path segment that the wildcard PATTERN accepts (httpd's fnmatch: * and
+    ? never match `/`; [...] is a class; a leading `.` has no special rule); None where PATTERN holds a `/` or
+    an unclosed class."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            if j < 0:
+                return None
+            body = pattern[i + 1:j]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("/", "") + "]")
+            i = j
+        elif c == "/":
+            return None
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
 
 
 def _within_segment(body: str) -> str:

@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from ..catalogue import known
-from ..lint.sandbox import free_port
+from ..lint.sandbox import free_port, rebased_regex
 from ..syntax.loader import LoadedConfig
 from ..syntax.modules import BUILTIN, module_id
 from ..syntax.tree import Directive, Section
@@ -352,9 +352,12 @@ class ApacheSandbox:
 
     def _map_regex(self, pattern: str) -> str:
         """A <DirectoryMatch> (or <Directory ~>) pattern anchored at `/`: anchored at the same path under the
-        synthesised roots' prefix (an unanchored one matches there as it did)."""
+        synthesised roots' prefix, or where its literal head lies under a user's --docroot, on that stand-in
+        (an unanchored one matches there as it did)."""
         quote = pattern[0] if len(pattern) > 1 and pattern[0] == pattern[-1] and pattern[0] in "\"'" else ""
         inner = pattern[1:-1] if quote else pattern
+        if not self.base and inner.startswith("^/"):
+            return quote + rebased_regex(inner, self.paths) + quote
         if not self.base or not inner.startswith("^/"):
             return pattern
         literal = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", self.base.rstrip("/"))
