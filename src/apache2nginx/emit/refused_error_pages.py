@@ -335,29 +335,66 @@ def _own_statuses(stmts: list[Stmt]) -> list[str]:
     """The statuses httpd may answer with itself where STMTS hold the translation's refusal: 401 where its
     rules may ask for a login (Stmt.login); 403 in any case: its own rules may refuse (everyone, some clients
     or methods: a <Limit> kept before the refusal's auth_request), and so may a directory without an index
-    file it does not list (Options -Indexes), which nginx's refusal cannot tell from what httpd serves."""
+    file it does not list (Options -Indexes), which nginx's refusal cannot tell from what httpd serves; 404
+    where httpd serves the region: a request naming no file there (`/blog/a%20b`, a missing rewrite result)
+    is answered with the ErrorDocument 404 page. Not where httpd fails before (a .htaccess it answers 500 for)
+    or its own rules refuse everyone (Stmt.shut_region): no request of the region reaches its handler; nor
+    where it relays a backend's answer (a proxied or FastCGI location), whose 404 is the backend's own."""
     refusals = [st for st in stmts if is_refusal(st)]
     if not refusals:
         return []
-    return (["401"] if any(st.login for st in refusals) else []) + ["403"]
+    served = not any(st.shut_region or (st.comment or "").startswith(FAILS_EARLY) for st in refusals) \
+        and not any(st.name.endswith("_pass") for st in stmts)
+    return (["401"] if any(st.login for st in refusals) else []) + ["403"] + (["404"] if served else [])
+
+
+def _held_lines(model: NginxModel, levels: list[list[Stmt]]) -> tuple[set[str], dict[str, str]]:
+    """The headers the add_header lines at LEVELS send on the refusal: those a line sends on every answer it
+    makes (a plain value, an onsuccess gate the refusal opens: emit.inherit.refused_headers), and, for the
+    others, the variables of their lines under a condition of the request alone (Stmt.conditional, a
+    variable no onsuccess gate makes: a `Header set` under env=, a section the refused rules may rewrite
+    to), joined: such a line sends nothing on some answers the refusal stands for."""
+    lines = [st for level in levels for st in level if st.name == "add_header" and st.args]
+
+    def held(st: Stmt) -> bool:
+        return st.conditional and len(st.args) > 1 and _LINE_VARIABLE.fullmatch(st.args[1]) is not None \
+            and st.args[1] not in model.onsuccess_ungated
+    named = {st.args[0].lower() for st in lines if not held(st)}
+    out: dict[str, str] = {}
+    for st in lines:
+        if st.args[0].lower() not in named:
+            out[st.args[0].lower()] = out.get(st.args[0].lower(), "") + st.args[1]
+    return named, out
+
+
+# an add_header value that is one variable
+_LINE_VARIABLE = re.compile(r"\$\w+")
 
 
 def _send_on_refusals(model: NginxModel, server: Server, main: Server | None, locations: list[Location],
                       outer: list[list[Stmt]], diags: Diagnostics, reported: set) -> None:
     """OUTER: the levels enclosing LOCATIONS, innermost first, down to the http level."""
+    from .render import _unless
+    unless = _unless(model)
     for loc in locations:
         levels = [loc.statements] + outer
         for code in _own_statuses(loc.statements):
-            named = {st.args[0].lower() for level in levels for st in level if st.name == "add_header" and st.args}
+            named, held = _held_lines(model, levels)
             page, headers, lost = _error_page_headers(model, server, main, levels, code)
-            sent = [st for st in headers if st.args[0].lower() not in named]
-            what = "its login's 401" if code == "401" else "its own 403"
-            loc.statements.extend(replace(st, comment=f"httpd answers {what} here with the ErrorDocument "
-                                                      "page, which carries this header") for st in sent)
-            lost = [name for name in dict.fromkeys(lost) if name.lower() not in named]
+            what = {"401": "its login's 401", "404": "its 404 of a request naming no file"}.get(code, "its own 403")
+            for st in headers:
+                name = st.args[0].lower()
+                if name in named:
+                    continue
+                if name in held and st.name == "add_header":
+                    # (sent where the location's own lines of the header send nothing: one answer, one value)
+                    st = replace(st, args=[st.args[0], unless(held[name], st.args[1]), *st.args[2:]])
+                loc.statements.append(replace(st, comment=f"httpd answers {what} here with the ErrorDocument "
+                                                          "page, which carries this header"))
+            lost = [name for name in dict.fromkeys(lost) if name.lower() not in named | set(held)]
             if lost and (id(page), tuple(lost)) not in reported:
                 reported.add((id(page), tuple(lost)))
-                what = "login" if code == "401" else "access rules"
+                what = {"401": "login", "404": "missing files"}.get(code, "access rules")
                 diags.add("A2N887", f"ErrorDocument {code} {page.args[-1]}: the translation refuses a region whose "
                           f"{what} httpd answers with the page, and the page's headers {', '.join(lost)} depend "
                           "on its own answer (its status, URL or file), which nginx's 403 in its place does not "
@@ -378,7 +415,12 @@ def send_login_page_headers(model: NginxModel, diags: Diagnostics) -> None:
     it with the page and its headers (observed with httpd 2.4: a <Location>'s `Header always set
     X-Frame-Options` of the page on the 403 of a <Limit> refusing the method, and of a directory without an
     index file), where nginx answers the refusal's named page (emit.refusal_pages), which sends the refused
-    location's lines alone."""
+    location's lines alone. And any refusal of a region httpd serves, under a local ErrorDocument 404 page:
+    httpd answers a request there naming no file with the page and its headers (observed with httpd 2.4: a
+    <FilesMatch "\\.html$"> onsuccess X-Content-Type-Options of /errors/404.html on `GET /blog/a%20b` under a
+    <Directory> whose rewrite rules the translation leaves out), where nginx's 403 sent the refused
+    location's lines alone. A header the location sends only under a condition of the request (a section
+    its rules may rewrite to) gets the page's value where that line sends nothing (_held_lines)."""
     main = model.main_server
     reported: set = set()
     for server in model.servers:
