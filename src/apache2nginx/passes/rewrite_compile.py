@@ -1208,14 +1208,15 @@ class Compiler:
         made = [(fixed, "NC" in rule.flags)] if fixed.startswith("/") else None
         # a section that certainly holds every URL the rule sees and makes governs both alike: nginx's location
         # of the result has its lines as httpd's answer does
-        both = {id(scope) for scope in header_scopes(self.ctx, self.server) if around is not None
+        # (a section with `Header unset` lines alone too: it takes the server's lines away where it applies)
+        scopes = header_scopes(self.ctx, self.server, unsets=True)
+        both = {id(scope) for scope in scopes if around is not None
                 and made is not None and all(_inside(scope, url, nocase) for url, nocase in around + made)}
-        origin = [scope for scope in header_scopes(self.ctx, self.server)
-                  if id(scope) not in both and (around is None or _may_hold(scope, around))]
+        origin = [scope for scope in scopes if id(scope) not in both and (around is None or _may_hold(scope, around))]
         if not origin:
             # the result may still fall under a <Location> with Header lines that none of the original URLs is
             # in: httpd's walk, with the original URL, never merges it; nginx's location of the result sends them
-            into = next((scope for scope in header_scopes(self.ctx, self.server)
+            into = next((scope for scope in scopes
                          if id(scope) not in both and (made is None or _may_hold(scope, made))), None)
             if into is None:
                 return False

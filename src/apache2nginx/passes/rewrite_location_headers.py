@@ -72,15 +72,18 @@ def _literal_start(scope) -> str:
     return literal[:-1] if scope.path[1 + len(literal):][:1] in ("*", "?", "{") else literal
 
 
-def _headers(ctx, server: Server) -> list[tuple[str, list[tuple[object, str, Stmt]]]]:
+def _headers(ctx, server: Server, unsets: bool = False) -> list[tuple[str, list[tuple[object, str, Stmt]]]]:
     """(header name, [(section, value, statement)]) in httpd's merge order, for each header a matching
-    section's `Header always` lines give (how a later line acts on an earlier one: _carry)."""
+    section's `Header always` lines give (how a later line acts on an earlier one: _carry); with UNSETS, for
+    each one they take away from the server's lines too (_over_server)."""
     holders = [server] if server is ctx.main else [ctx.main, server]
     named: dict[str, tuple[str, list]] = {}
     for scope in (s for h in holders for s in h.scopes if s.kind == "location"):
         for lower, name, value, st in _table_lines(scope, "always"):
             named.setdefault(lower, (name, []))[1].append((scope, value, st))
-    return [(name, values) for name, values in named.values() if any(st.name == "add_header" for *_, st in values)]
+    return [(name, values) for lower, (name, values) in named.items()
+            if any(st.name == "add_header" for *_, st in values)
+            or unsets and _server_lines(ctx, server, lower, "always")]
 
 
 def _table_lines(scope, table: str) -> list[tuple[str, str, str, Stmt]]:
@@ -108,7 +111,7 @@ def carry_location_headers(ctx, server: Server, statements: list[Stmt], skip: se
     <Location> sections' `Header always` headers (but those named in SKIP, lower-cased: carried already)."""
     if not any(_answers(st) or st.name == "if" and any(_answers(b) for b in st.block or []) for st in statements):
         return
-    headers = [h for h in _headers(ctx, server) if h[0].lower() not in skip]
+    headers = [h for h in _headers(ctx, server, unsets=True) if h[0].lower() not in skip]
     if not headers:
         return
     # the answers are the points the values are carried to: which section's value applies is worked out
@@ -127,7 +130,8 @@ def carry_location_headers(ctx, server: Server, statements: list[Stmt], skip: se
     # (an ErrorDocument page of the answer is an internal redirect whose own sections give its headers: the
     # rule answered in translate_name, before mod_headers' fixup put these in err_headers_out)
     _carry(ctx, server, statements, points, {name.lower(): (name, values) for name, values in headers},
-           "on the rewrite rules' own answers: httpd merges <Location> before the rules run", paged=False)
+           "on the rewrite rules' own answers: httpd merges <Location> before the rules run", paged=False,
+           over_server=True)
 
 
 # more combinations of sections than this for one proxied rule: refused (each is a location)
@@ -219,17 +223,26 @@ def _gated(ctx, value: str) -> bool:
     return value in ctx.model.onsuccess_ungated and isinstance(ctx.model.onsuccess_ungated[value], str)
 
 
-def header_scopes(ctx, server: Server, kinds: tuple[str, ...] = ("location",)) -> list:
-    """The sections of SERVER (and the main server) of KINDS whose translation holds an add_header."""
+def header_scopes(ctx, server: Server, kinds: tuple[str, ...] = ("location",), unsets: bool = False) -> list:
+    """The sections of SERVER (and the main server) of KINDS whose translation holds an add_header; with
+    UNSETS, or a `Header unset` line (_unsets)."""
     holders = [server] if server is ctx.main else [ctx.main, server]
     out = []
     for h in holders:
         pool = list(h.scopes) + (list(h.settings.get("directories", [])) + list(h.settings.get("files", []))
                                  if set(kinds) - {"location"} else [])
         for scope in pool:
-            if scope.kind in kinds and any(st.name == "add_header" and len(st.args) >= 2 for st in scope.statements):
+            if scope.kind in kinds and any(st.name == "add_header" and len(st.args) >= 2 or unsets and _unsets(st)
+                                           for st in scope.statements):
                 out.append(scope)
     return out
+
+
+def _unsets(st: Stmt) -> bool:
+    """ST stands for a `Header unset` line (plain: proxy_hide_header; under a condition: UNSET_WHEN). A
+    section holding one acts on the server's lines as one with a `Header set` does: httpd merges it after
+    them (a <Location /shop/>'s `Header unset X-Fuzz-A` takes the server's X-Fuzz-A away there)."""
+    return st.name in ("proxy_hide_header", UNSET_WHEN) and st.resets is not None
 
 
 def _carried_variables(ctx) -> tuple[str, str]:
@@ -287,7 +300,7 @@ def _acts(st: Stmt | None, value: str) -> str:
 
 
 def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, what: str,
-           paged: bool = True) -> None:
+           paged: bool = True, over_server: bool = False) -> None:
     """Send, on the answers that follow each of POINTS (statements among STATEMENTS, or in their blocks),
     the header values ENTRIES name: {lower name: (name, [(section or None for the server, value[, statement])])}
     in httpd's merge order, for the entries whose section matches the original URL. Which entries apply is
@@ -303,13 +316,16 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
     where its condition holds, as the location's own lines are merged (emit.inherit.header_order).
 
     PAGED false: the values are cleared on error_page's internal redirect of an answer, where httpd's
-    ErrorDocument page does not carry them (they never reached err_headers_out, which the redirect keeps)."""
+    ErrorDocument page does not carry them (they never reached err_headers_out, which the redirect keeps).
+    OVER_SERVER: the entries are the <Location> sections' lines, which httpd merges after the server's own
+    (ENTRIES keyed by (lower name, table), or by name alone for the always table): where a `set` or `unset`
+    among them applies, the server's lines of its header and table are not sent (_over_server)."""
     if not entries or not points:
         return
     before: list[Stmt] = []
     resets: list[Stmt] = []
     copies: list[Stmt] = []
-    for name, values in entries.values():
+    for key, (name, values) in entries.items():
         values = [entry if len(entry) == 3 else (*entry, None) for entry in values]
         acts = [_acts(st, value) for _, value, st in values]
         plain = "set" in acts
@@ -343,8 +359,11 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
         own = {i: _carried_map(ctx, flags[i][1], [("1", values[i - 1][1])],
                                span=values[i - 1][0].span if values[i - 1][0] is not None else None)
                for i in flags}
+        if over_server:
+            _over_server(ctx, server, name, key[1] if isinstance(key, tuple) else "always",
+                         ([sent] if plain else []) + [own[j] for j in flags if acts[j - 1] in ("when", "unset")])
         lines = []
-        if plain:
+        if plain and any(value != '""' for _, value in choices):
             lines.append((0, _carried_map(ctx, sent, choices, span=values[-1][0].span
                                           if values[-1][0] is not None else None)))
         lines += list(own.items())
@@ -383,6 +402,34 @@ def _carry(ctx, server: Server, statements: list[Stmt], points, entries: dict, w
             out.append(st)
         return out
     statements[:] = before + place(statements, True)
+
+
+def _server_lines(ctx, server: Server, lower: str, table: str) -> bool:
+    """Whether the server (or the main server, or the http level) holds an add_header of the header LOWER in
+    TABLE ("always" or "onsuccess")."""
+    from ..emit.inherit import _table
+    held = list(ctx.model.http_statements) + list(ctx.main.statements) + list(ctx.main.own_statements) + \
+        (list(server.statements) if server is not ctx.main else [])
+    return any(st.name == "add_header" and len(st.args) >= 2 and _table(st) == (lower, table) for st in held)
+
+
+def _over_server(ctx, server: Server, name: str, table: str, variables: list[str]) -> None:
+    """The server's lines of the header NAME in TABLE are not sent where one of VARIABLES (a carried
+    <Location> line's, not empty where its `Header set` or `unset` applies) is set. httpd merges the
+    <Location> sections of the request's own URL after the server's configuration, so a <Location /shop/>'s
+    `Header unset X-Fuzz-A` takes away the server's `Header set X-Fuzz-A 1`, and its `Header set X-Fuzz-C 2`
+    replaces a server's `Header set X-Fuzz-C 1`, on the file a server-context rule rewrites /shop/a.txt to
+    (observed: no X-Fuzz-A, X-Fuzz-C 2 alone), as on the rule's own redirect. nginx sends the server's
+    add_header lines there beside the carried ones. Each variable is the marker of a conditional unset
+    (UNSET_WHEN) after the server's lines, which emit.inherit.header_order applies to the lines before it
+    (not to the carried lines, _merged_after)."""
+    if not _server_lines(ctx, server, name.lower(), table):
+        return
+    holder = server.own_statements if server is ctx.main else server.statements
+    for variable in variables:
+        holder.append(Stmt(UNSET_WHEN, [name, variable, *(["always"] if table == "always" else [])], None,
+                           comment="httpd merges <Location> with the request's own URL after the server",
+                           resets=(name.lower(), table), conditional=True))
 
 
 def carry_refusal_headers(ctx, server: Server, statements: list[Stmt], results: dict[int, tuple[list, bool]]) -> None:
@@ -481,11 +528,13 @@ def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: l
     # one first as httpd sends it (ap_http_header_filter overlays err_headers_out on headers_out)
     entries: dict = {}
     for table in ("always", "onsuccess"):
-        for scope in header_scopes(ctx, server):
+        for scope in header_scopes(ctx, server, unsets=True):
             for lower, name, value, st in _table_lines(scope, table):
                 entries.setdefault((lower, table), (name, []))[1].append((scope, value, st))
+    # (a section's `Header unset` alone is carried where the server has a line of its header for it to take
+    # away: _over_server)
     entries = {key: (name, values) for key, (name, values) in entries.items()
-               if any(st.name == "add_header" for *_, st in values)}
+               if any(st.name == "add_header" for *_, st in values) or _server_lines(ctx, server, *key)}
     answers: list[Stmt] = []
 
     def walk(stmts: list[Stmt], top: bool) -> None:
@@ -497,7 +546,7 @@ def carry_rewrite_headers(ctx, server: Server, statements: list[Stmt], points: l
     walk(statements, True)
     wrapped = [st for st in statements if st.name == "rewrite" and _answers(st)]
     _carry(ctx, server, statements, list(points) + answers + wrapped,
-           entries, "httpd merges <Location> with the request's own URL")
+           entries, "httpd merges <Location> with the request's own URL", over_server=True)
     return {lower for lower, _ in entries}
 
 
