@@ -2132,7 +2132,7 @@ _short("A2N842", "rewrite-location-headers", "error", "A server-context rewrite'
        "result, the rule is not translated and the requests it applies to are refused (403), with the headers "
        "httpd's answer could carry. So is a rule whose result falls under a <Location> with Header lines that the "
        "original URL is not in: httpd never merges that section for the request, nginx's location of the result "
-       "sends its lines.",
+       "applies its lines (a set or an unset alike).",
        "requests the rule rewrites are refused (403) where httpd serves the result.",
        "add [PT] if the rewritten URL's sections are meant to apply, or move the Header lines to the server "
        "level or to the result's section.")

@@ -1215,15 +1215,15 @@ class Compiler:
         origin = [scope for scope in scopes if id(scope) not in both and (around is None or _may_hold(scope, around))]
         if not origin:
             # the result may still fall under a <Location> with Header lines that none of the original URLs is
-            # in: httpd's walk, with the original URL, never merges it; nginx's location of the result sends them
+            # in: httpd's walk, with the original URL, never merges it; nginx's location of the result applies them
             into = next((scope for scope in scopes
                          if id(scope) not in both and (made is None or _may_hold(scope, made))), None)
             if into is None:
                 return False
             where = f" at {into.span.file_line}" if into.span else ""
             raise Unsupported("A2N842", f"httpd keeps the original URL for <Location> sections, so the Header lines "
-                              f"of the <Location {into.path}>{where}, which the result falls under, are not sent "
-                              "with it; nginx's location of the result sends them")
+                              f"of the <Location {into.path}>{where}, which the result falls under, are not applied "
+                              "to it; nginx's location of the result applies them (sets or unsets)")
         root = document_root(self.ctx, self.server).rstrip("/")
         for scope in header_scopes(self.ctx, self.server, ("location", "directory", "files")):
             if made is not None and not self._may_serve(scope, made, root):
