@@ -5,6 +5,7 @@ key), very long or deep request paths, TLS and WebSocket backends, a relative --
 started both servers (exit 0 or 1, never 2) and, where it applies, that no access was widened."""
 from __future__ import annotations
 
+import os
 import re
 
 import json
@@ -309,6 +310,52 @@ def test_debian_layout_with_a_docroot(tmp_path, apache_bin, nginx_bin):
     assert doc["summary"]["same"] > doc["summary"]["compared"] // 2, doc["differences"][:5]
     text = sandbox_config(tmp_path, DEBIAN, apache_bin, str(site))
     assert f"<Directory {tmp_path}/www/>" in text and "<Directory />" in text
+
+
+DOCROOT_PLACES = """Listen 80
+<VirtualHost *:80>
+    ServerName places.example.com
+    DocumentRoot /srv/www
+    <Directory /srv/www/blog>
+        DirectoryIndex home.html
+    </Directory>
+    AliasMatch "^/media/(.*)\\.txt$" "/srv/www/blog/$1.txt"
+    Alias /fb.html /srv/alt/fb.html
+    Alias /secret.txt /srv/alt/private/secret.txt
+    <Directory /srv/alt/private>
+        Require all denied
+    </Directory>
+</VirtualHost>
+"""
+
+
+def test_docroot_holds_paths_under_a_document_root_at_their_place(tmp_path, apache_bin):
+    """With --docroot standing in for /srv/www, a target under /srv/www (the AliasMatch's directory) is its
+    place in the tree, so <Directory /srv/www/blog> governs TREE/blog and not the whole tree (httpd then
+    refused / for want of home.html); a target outside every document root is synthesised as without
+    --docroot, never the tree (whose directory made httpd redirect a file's URL to a slash): a file where
+    the Alias names one, whose <Directory> above it moves along with it."""
+    from apache2nginx.convert import ConvertOptions, InputSpec, convert
+    from apache2nginx.diagnostics import Diagnostics
+    from apache2nginx.syntax.loader import LoadOptions
+    from apache2nginx.verify.docroots import synthesize_docroots
+    tree = tmp_path / "tree"
+    (tree / "blog").mkdir(parents=True)
+    (tree / "index.html").write_text("home\n")
+    (tree / "blog" / "home.html").write_text("blog\n")
+    conf = tmp_path / "places.conf"
+    conf.write_text(DOCROOT_PLACES)
+    result = convert([InputSpec(str(conf), conf)], ConvertOptions(load=LoadOptions(missing_includes="warn")),
+                     Diagnostics())
+    paths = synthesize_docroots(result.config, [], tmp_path / "synth", str(tree))
+    assert paths["/srv/www"] == str(tree) and paths["/srv/www/blog"] == str(tree / "blog")
+    outside = paths["/srv/alt/fb.html"]
+    assert outside == str(tmp_path / "synth" / "fs" / "srv" / "alt" / "fb.html") and os.path.isfile(outside)
+    assert any("/srv/alt/fb.html" in note for note in paths.notes)
+    text = sandbox_config(tmp_path, DOCROOT_PLACES, apache_bin, str(tree))
+    assert f"<Directory {tree}/blog>" in text and f"<Directory {tree}>" not in text
+    assert f"Alias /fb.html {tmp_path}/roots/fs/srv/alt/fb.html" in text
+    assert f"<Directory {tmp_path}/roots/fs/srv/alt/private>" in text
 
 
 def sandbox_config(tmp_path: Path, conf_text: str, apache_bin: str, docroot: str | None = None) -> str:

@@ -332,7 +332,8 @@ apache2/nginx binary."""
               help="Requests in flight at once (fewer where a server's limits would queue or refuse them). "
                    "Default: 16 when replaying --access-log, else 1.")
 @click.option("--docroot", type=click.Path(file_okay=False, exists=True),
-              help="Serve this tree as every document root instead of a synthesised one.")
+              help="Serve this tree as every document root instead of a synthesised one (a path under a "
+                   "document root is its place in the tree; an Alias target outside them stays synthesised).")
 @click.option("--down", multiple=True, metavar="HOST:PORT", help="A backend that should fail (no listener).")
 @click.option("--ignore-header", multiple=True, metavar="NAME", help="A response header not to compare.")
 @click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True)

@@ -335,11 +335,16 @@ class ApacheSandbox:
 
     def _ancestor(self, directory: str) -> str:
         """A user's --docroot stands in for a root: a <Directory> above that root (Debian's /var/www/ above
-        /var/www/html) governs the same many levels above the stand-in, if that is not `/` itself."""
+        /var/www/html), or above an Alias target synthesised outside it (a directory or a file), governs the
+        same many levels above the stand-in, if that is not `/` itself."""
         d = directory.rstrip("/")
+        work = getattr(self.paths, "work", None)
+        synthesised = os.path.join(work, "fs", "") if work else None
         for original, stand_in in sorted(self.paths.items(), key=lambda kv: -len(kv[0])):
             o = original.rstrip("/")
-            if not o.startswith(d + "/") or not os.path.isdir(stand_in):
+            # a root, or a synthesised Alias target that names a file (not a password file or other stand-in)
+            if not o.startswith(d + "/") or not (os.path.isdir(stand_in) or synthesised
+                                                 and stand_in.startswith(synthesised)):
                 continue
             up = o[len(d):].count("/")
             target = Path(stand_in)

@@ -1,5 +1,5 @@
 """The files verify's servers serve: a sandbox directory for every DocumentRoot, Alias and ScriptAlias target
-holding the files the probes ask for, and stand-ins for password and group files."""
+holding the files the probes ask for (or a user's --docroot tree), and stand-ins for password and group files."""
 from __future__ import annotations
 
 import os
@@ -109,10 +109,52 @@ def _vhost_roots(config: LoadedConfig) -> tuple[dict[str, set[str] | None], set[
     return roots, known
 
 
+def _place_in_tree(path: str, document_roots: list[str], tree: str) -> str | None:
+    """Where a user's --docroot TREE holds PATH (an absolute DocumentRoot, Alias or AliasMatch target): the tree
+    itself for a document root (the tree stands for every one), the same place inside it for a path under one
+    (`Alias /media /srv/www/blog` with DocumentRoot /srv/www: TREE/blog, where httpd applies the <Directory>
+    of /srv/www/blog); None for a path outside every document root, which the tree does not describe: it gets
+    a synthesised stand-in as without --docroot (taking the tree for it served the tree's files there, and
+    where the target is a file, answered the directory redirect httpd never sends)."""
+    target = os.path.normpath(path)
+    best = None
+    for root in document_roots:
+        root = os.path.normpath(root)
+        if target == root:
+            return tree
+        if target.startswith(root.rstrip("/") + "/") and (best is None or len(root) > len(best)):
+            best = root
+    if best is None:
+        return None
+    return os.path.join(tree, target[len(best.rstrip("/")) + 1:])
+
+
+def _file_targets(config: LoadedConfig) -> set[str]:
+    """The Alias targets that name a file (`Alias /fb.html /srv/alt/fb.html`): a target whose last segment has
+    an extension, mapped only by URLs without a trailing slash and named by nothing else (a DocumentRoot, a
+    ScriptAlias). httpd serves the file at the URL and answers 404 under it (path info after a file); a
+    directory synthesised there made it redirect the URL to a slash instead."""
+    files: set[str] = set()
+    directories: set[str] = set()
+    for node in config.walk():
+        if node.is_section or not node.args:
+            continue
+        if node.key == "alias" and len(node.args) >= 2:
+            url, target = node.args[0], node.args[1]
+            named_file = not url.endswith("/") and not target.endswith("/") \
+                and "." in target.rsplit("/", 1)[-1].lstrip(".")
+            (files if named_file else directories).add(target)
+        elif node.key in ("documentroot", "scriptalias"):
+            directories.add(node.args[-1])
+    return files - directories
+
+
 def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
                         user_docroot: str | None, htaccess_nodes=()) -> SandboxPaths:
     """A sandbox directory for every DocumentRoot, Alias and ScriptAlias target, holding the files the probes
-    ask for; a stand-in for every password file the configuration (or a .htaccess of HTACCESS_NODES) names."""
+    ask for (a file for an Alias target that names one); a stand-in for every password file the configuration
+    (or a .htaccess of HTACCESS_NODES) names. With USER_DOCROOT, the tree stands for every document root and
+    what lies under one; only targets outside them are synthesised."""
     from ..passes.core import DEFAULT_DOCUMENT_ROOT
     base = Path(os.path.abspath(base))
     if user_docroot:
@@ -156,6 +198,10 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
     # its names (and to names no host has, which its address's default host may answer); the others every
     # request. A server of thousands of sites would otherwise hold every site's files in every root.
     hosts_of_root, known = _vhost_roots(config)
+    file_targets = _file_targets(config)
+    document_roots = [DEFAULT_DOCUMENT_ROOT] + [n.args[0] for n in config.walk()
+                                                if not n.is_section and n.key == "documentroot" and n.args]
+    document_roots = [r if r.startswith("/") else server_root + "/" + r for r in document_roots]
     by_host: dict[str, dict[str, bool]] = {}     # host -> path -> asked for with GET or HEAD
     for p in probes:
         if "%" not in p.path:
@@ -171,11 +217,19 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
                 reaching[path] = reaching.get(path, False) or safe
         requested_all = list(reaching)
         requested_safe = [c for c, safe in reaching.items() if safe]
-        if user_docroot:
-            paths[original] = user_docroot
-            continue
         absolute = original if original.startswith("/") else server_root + "/" + original
+        in_tree = _place_in_tree(absolute, document_roots, user_docroot) if user_docroot else None
+        if in_tree is not None:
+            paths[original] = in_tree
+            continue
+        if user_docroot:
+            paths.notes.append(f"synthesised a stand-in for {original}, outside every document root --docroot "
+                               f"stands for")
         root = base / "fs" / os.path.normpath(absolute).lstrip("/")
+        if original in file_targets:
+            _write(root, f"{original}\n")
+            paths[original] = str(root)
+            continue
         _mkdir(root)
         _write(root / "index.html", f"index of {original}\n")
         _write(root / ".htaccess", "# a file both servers must refuse\n")

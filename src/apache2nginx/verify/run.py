@@ -188,8 +188,8 @@ def _htaccess_stand_ins(docroot: str | None, mapping: dict[str, str], work: Path
     for rel, text in changed.items():
         (copy / rel).write_text(text, errors="surrogateescape")
     for original, served in list(paths.items()):
-        if served == root:
-            paths[original] = str(copy)
+        if served == root or served.startswith(root + "/"):    # the tree, or a place in it (a path under a root)
+            paths[original] = str(copy) + served[len(root):]
 
 
 def _htaccess_nodes(docroot: str) -> list:
