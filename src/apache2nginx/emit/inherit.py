@@ -1144,7 +1144,7 @@ def _redirects_first(stmts: list[Stmt]) -> bool:
                for s in stmts)
 
 
-def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = ()) -> list:
+def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = (), above: tuple = ()) -> list:
     """LOCATIONS, where one httpd answers 500 before its sections apply (see _fails_early), and every location
     nested in it, sends none of its own headers: httpd's error response carries the server's `Header always`
     lines only (mod_headers reads the server's configuration then), none of a <Location>, <Directory> or file
@@ -1155,7 +1155,9 @@ def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = 
     original URL are gone when the directory walk fails. A Redirect's or RedirectMatch's location keeps its
     headers (_redirects_first): httpd answers it before the walk. So does a regex location nested in the
     failing region for an AliasMatch (_mapped_away): its URLs are mapped elsewhere in translate_name, the
-    failing directory's walk never happens for them. PARENT: the add_header list the locations inherit."""
+    failing directory's walk never happens for them; its guard refusing the captures mapped under a failing
+    .htaccess answers as httpd's 500 does (_failing_guards). PARENT: the add_header list the locations inherit;
+    ABOVE: the header names the enclosing locations add."""
     blank = [Stmt("add_header", [s.args[0], "", "always"], None, resets=(s.args[0].lower(), "always"),
                   comment="httpd's 500 for a failing .htaccess drops the <Location> headers of a rewritten URL")
              for s in parent if s.name == "add_header" and _carried(s)
@@ -1164,13 +1166,15 @@ def early_failures(locations: list, failing: bool = False, parent: list[Stmt] = 
                          and not _carried(t) for t in parent)]
     out, changed = [], False
     for loc in locations:
+        names = above + tuple(s.args[0] for s in loc.statements if s.name == "add_header" and s.args)
         fails = (failing and not _mapped_away(loc)) or _fails_early(loc.statements)
-        inner = early_failures(loc.locations, fails, parent) if loc.locations else loc.locations
+        inner = early_failures(loc.locations, fails, parent, names) if loc.locations else loc.locations
         fails = fails and not _redirects_first(loc.statements)
-        if not fails and inner is loc.locations:
+        guarded = _failing_guards(loc.statements, parent, names)
+        if not fails and inner is loc.locations and guarded is loc.statements:
             out.append(loc)
             continue
-        statements = [s for s in loc.statements if s.name != "add_header"] + blank if fails else loc.statements
+        statements = [s for s in loc.statements if s.name != "add_header"] + blank if fails else guarded
         out.append(replace(loc, statements=statements, locations=inner))
         changed = True
     return out if changed else locations
@@ -1185,3 +1189,31 @@ def _mapped_away(loc) -> bool:
     region's failure sent the server's alone. A target under a failing .htaccess is refused by LOC's own
     guard (emit.layout, a2n_alias_dir_)."""
     return _fails_early(loc.not_inherited or [])
+
+
+def _failing_guard(s: Stmt) -> bool:
+    """An `if` refusing the captures of an AliasMatch whose target lies under a .htaccess httpd refuses
+    (emit.layout.FAILING_ALIASED, a `return 403` marked _FAILS_EARLY)."""
+    return s.name == "if" and bool(s.block) and any(
+        b.name == "return" and (b.comment or "").startswith(_FAILS_EARLY) for b in s.block)
+
+
+def _failing_guards(stmts: list[Stmt], parent: list[Stmt], names: tuple) -> list[Stmt]:
+    """STMTS, with each _failing_guard's block sending the server's add_header list (PARENT's lines but those
+    carrying a rewritten URL's <Location> headers) and no other header (an empty value for every name NAMES,
+    the location's and its enclosing ones', holds): the directory walk of the aliased file reads the refused
+    .htaccess and httpd answers 500 with the server's `Header always` lines alone (observed: no
+    X-Frame-Options of the <Location> covering the URL), where nginx's `return 403` in an `if` sends the
+    location's list. Where no location adds a header (nor a rewrite carries one) the block inherits the
+    server's list as it is."""
+    carried = tuple(s.args[0] for s in parent if s.name == "add_header" and s.args and _carried(s))
+    others = {n.lower(): n for n in reversed(names + carried)}
+    if not others or not any(_failing_guard(s) for s in stmts):
+        return stmts
+    server = [s for s in parent if s.name == "add_header" and s.args and not _carried(s)]
+    sent = {s.args[0].lower() for s in server}
+    blank = [Stmt("add_header", [n, "", "always"], None, resets=(low, "always"),
+                  comment="httpd's 500 for a failing .htaccess drops the <Location> headers")
+             for low, n in others.items() if low not in sent]
+    return [replace(s, block=server + blank + [b for b in s.block if b.name != "add_header"])
+            if _failing_guard(s) else s for s in stmts]

@@ -1144,12 +1144,21 @@ class Layout:
         own refusal (a plain `deny all`) answers a 403 carrying no onsuccess header; a refusal the translation
         makes in place of rules nginx cannot check (an <If> holding access rules, A2N742) stands where httpd
         may serve the file with its onsuccess headers, so its `return 403` is one of rules not translated
-        (NOT_TRANSLATED_ALIASED), on which emit.inherit.refused_headers sends them. Each kind gets its own map,
-        listing every entry in order (the first pattern that matches decides)."""
+        (NOT_TRANSLATED_ALIASED), on which emit.inherit.refused_headers sends them. A directory whose .htaccess
+        httpd refuses (AllowOverride) fails the directory walk of the aliased file: httpd answers 500 with the
+        server's `Header always` lines alone (emit.inherit._fails_early), so its `return 403` says so
+        (FAILING_ALIASED), on which emit.inherit.early_failures gives the block the server's add_header list.
+        Each kind gets its own map, listing every entry in order (the first pattern that matches decides)."""
         guards = []
-        for plain, comment in ((True, None), (False, NOT_TRANSLATED_ALIASED)):
+
+        def sort(stmts: list[Stmt]) -> str | None:
+            if not _refuses(stmts):
+                return None
+            return "failing" if _fails_early(stmts) else "plain" if _plain_refusal(stmts) else "untranslated"
+        kinds = (("plain", None), ("failing", FAILING_ALIASED), ("untranslated", NOT_TRANSLATED_ALIASED))
+        for which, comment in kinds:
             def kind(stmts: list[Stmt]) -> str:
-                return "1" if _refuses(stmts) and _plain_refusal(stmts) == plain else "0"
+                return "1" if sort(stmts) == which else "0"
             values = [(p, kind(st)) for p, st, _ in entries]
             if kind(base) == "0" and all(v == "0" for _, v in values):
                 continue
@@ -2570,6 +2579,8 @@ REFUSED_HERE = "an access rule nginx cannot check: refused"
 LOCATIONMATCH_GUARD = "<LocationMatch> access rule"
 NOT_TRANSLATED_HERE = "its rules are not translated under this prefix"     # a <LocationMatch>'s (guard_prefixes)
 NOT_TRANSLATED_ALIASED = "its access rules are not translated for the AliasMatch"    # a section's (_alias_guards)
+# a directory's under an AliasMatch target whose .htaccess httpd refuses (_alias_guards, emit.inherit.early_failures)
+FAILING_ALIASED = FAILS_EARLY + "a .htaccess directive its AllowOverride forbids, in the AliasMatch target"
 
 
 def _refusal_reached(target: Location, url: str) -> Stmt | None:

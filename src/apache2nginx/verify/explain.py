@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import os
+import posixpath
 import re
 from dataclasses import dataclass
 
@@ -17,14 +18,56 @@ from .compare import Observation
 from .paths import names_directory, normalized_path, request_path
 from .probes import Probe, VHostInfo
 
-def htaccess_regions(docroot: str | None, config: LoadedConfig | None = None) -> dict[str, list[str]]:
+
+@dataclass(frozen=True)
+class AliasedRegion:
+    """The URLs an AliasMatch (or ScriptAliasMatch) maps to a file under a .htaccess's directory (PLACE, a
+    filesystem path): mod_alias maps them in translate_name, and httpd's directory walk of that file reads the
+    .htaccess, whatever the URL's own place (observed: `AliasMatch ^/old/(.*)\\.txt$ /srv/www/$1.txt` answers
+    /old/old/inner/a.txt with the 500 of a failing /srv/www/old/inner/.htaccess)."""
+    regex: str
+    target: str         # the substitution: $0-$9 and & for the match, as mod_alias's ap_pregsub reads them
+    place: str
+
+    def covers(self, path: str) -> bool:
+        try:
+            m = re.search(re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", self.regex), path)
+        except re.error:
+            return False        # unreadable here: not counted as reaching the directory
+        if m is None:
+            return False
+
+        def group(g: re.Match) -> str:
+            if g.group(1) is not None:
+                return g.group(1)
+            try:
+                return m.group(int(g.group(2) or 0)) or ""
+            except IndexError:
+                return ""
+        file = posixpath.normpath(re.sub(r"\\([$&])|\$(\d)|&", group, self.target))
+        return file == self.place or file.startswith(self.place.rstrip("/") + "/")
+
+
+def in_region(entry: str | AliasedRegion, path: str) -> bool:
+    """Whether a request for PATH (decoded, normalised) is one whose directory walk reads the .htaccess
+    ENTRY (a URL prefix, or an AliasedRegion) stands for."""
+    return entry.covers(path) if isinstance(entry, AliasedRegion) else segment_prefix(entry, path)
+
+
+def htaccess_regions(docroot: str | None, config: LoadedConfig | None = None
+                     ) -> dict[str, list[str | AliasedRegion]]:
     """The URL prefixes each .htaccess of a user's document root governs: its place under the site's root,
     and under every Alias of CONFIG whose target is a DocumentRoot (which the tree stands for) or lies in one:
-    httpd reads the file for the aliased URLs too."""
+    httpd reads the file for the aliased URLs too; and the URLs every AliasMatch maps into its directory under
+    a DocumentRoot (AliasedRegion)."""
     aliases: list[tuple[str, str]] = []        # (URL prefix, target relative to a document root: "" or "/sub")
+    matches: list[tuple[str, str]] = []        # (AliasMatch regex, its target)
+    roots: set[str] = set()
     if config is not None:
         roots = {n.args[0].rstrip("/") for n in config.walk()
                  if not n.is_section and n.key == "documentroot" and n.args}
+        matches = [(n.args[0], n.args[1]) for n in config.walk()
+                   if not n.is_section and n.key in ("aliasmatch", "scriptaliasmatch") and len(n.args) == 2]
         for n in config.walk():
             if n.is_section or n.key not in ("alias", "scriptalias") or len(n.args) != 2:
                 continue
@@ -32,7 +75,7 @@ def htaccess_regions(docroot: str | None, config: LoadedConfig | None = None) ->
             for root in roots:
                 if target == root or target.startswith(root + "/"):
                     aliases.append((url, target[len(root):]))
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[str | AliasedRegion]] = {}
     for dirpath, _, filenames in os.walk(docroot) if docroot else ():
         if ".htaccess" in filenames:
             rel = os.path.relpath(dirpath, docroot)
@@ -43,6 +86,7 @@ def htaccess_regions(docroot: str | None, config: LoadedConfig | None = None) ->
                     prefixes.append(url.rstrip("/") + place[len(target):] or "/")
                 elif target.startswith(place + "/"):
                     prefixes.append(url)        # the file's directory holds the alias's target
+            prefixes += [AliasedRegion(regex, target, root + place) for regex, target in matches for root in roots]
             out[os.path.join(dirpath, ".htaccess")] = prefixes
     return out
 
@@ -187,9 +231,9 @@ class Explainer:
     the request and whose code declares that kind of difference under the request's conditions."""
 
     def __init__(self, config: LoadedConfig, diags: list[Diagnostic], vhosts: list[VHostInfo],
-                 htaccess_regions: dict[str, list[str]] | None = None):
+                 htaccess_regions: dict[str, list[str | AliasedRegion]] | None = None):
         self.vhosts = vhosts
-        self.htaccess_regions = htaccess_regions or {}          # .htaccess file -> the URL prefixes it governs
+        self.htaccess_regions = htaccess_regions or {}          # .htaccess file -> the URLs it governs
         regions: dict[str, list[_Region]] = {}                  # file -> sections that narrow where they apply
         # a route's line -> the URL prefixes or regexes it maps (a macro's line stands for every expansion)
         self.routes: dict[tuple[str, int], list[tuple[str, bool]]] = {}
@@ -288,7 +332,7 @@ class Explainer:
                         for d, homes, enclosing, effects_ in self.by_vhost.get(id(default), [])]
         for d, homes, enclosing, effects_ in entries:
             region = self.htaccess_regions.get(d.span.file)
-            if region is not None and not any(segment_prefix(r, path or "/") for r in region):
+            if region is not None and not any(in_region(r, path or "/") for r in region):
                 continue
             # a diagnostic naming its URLs speaks of those, wherever its line is
             routes = list(d.urls) or self.routes.get((d.span.file, d.span.line))
