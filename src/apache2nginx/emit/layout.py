@@ -54,6 +54,9 @@ ACCESS_IF_COMMENTS = {"Require user/group", "Require env/expr", "Allow/Deny from
 
 # the internal location a region of a refused server asks (auth_request) after its own rules: 403
 REFUSED_AFTER_RULES = "/.a2n-refused-after-rules"
+# the realm of the login a wildcard <Directory> asks for where the request's file lies under it ("off"
+# elsewhere: Layout.wildcard_login_refusal)
+_WILDCARD_REALM = "$a2n_wildcard_realm"
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
 
@@ -246,29 +249,130 @@ class Layout:
         one httpd refuses for everyone."""
         return any(self._glob_reaches([p for p in glob.split("/") if p], fs) for glob in self.refusing_globs)
 
-    def wildcard_gates(self, configs: list, fs: str, region: str, span) -> tuple[tuple[str, tuple, Span], ...]:
+    def wildcard_gates(self, configs: list, fs: str, region: str, span,
+                       checked: frozenset = frozenset()) -> tuple[tuple[str, tuple, Span], ...]:
         """Per wildcard <Directory> the server is refused for that may reach the directory FS, where the rules
-        httpd merges under it (the region's CONFIGS, the wildcard's after them) are addresses alone that refuse
-        some client (passes.access._plain_config): a regular expression over $request_filename matching the
+        httpd merges under it (the region's CONFIGS and the wildcard's, _wildcard_at) are addresses alone that
+        refuse some client (passes.access._plain_config): a regular expression over $request_filename matching the
         files under a directory the wildcard matches, the entries and default of a geo block that is "1" where
         the client is refused (address_entries; the renderer makes it where a refusal reads it), and the
         wildcard's span (Stmt.wildcard_gates). Under `<Directory "/srv/www/ad*">` with `Deny from
         127.0.0.1`, httpd answered /admin/a.txt with its own 403, carrying the `Header always` line of
-        X-Frame-Options alone, where the refusal of the open region sent the onsuccess line too."""
+        X-Frame-Options alone, where the refusal of the open region sent the onsuccess line too. So too where
+        the rules ask every client for a password (no `satisfy any`) and nginx does not check it there
+        (CHECKED: the regexes of the logins it checks, wildcard_logins): httpd answers a request without
+        valid credentials with its 401, which carries the always line alone; the refusal sends that line
+        alone under the wildcard, whatever the credentials."""
         gates = []
+        for regex, wildcard in self._reaching_wildcards(fs):
+            rules = self._wildcard_merged(configs, wildcard, region, span)
+            if regex in checked or rules is None:
+                continue
+            if _realm(rules) is not None:
+                gate = None if any(st.name == "satisfy" and st.args == ["any"] for st in rules) else ((), "1")
+            else:
+                gate = ((), "1") if _refuses_everyone(rules) else address_entries(rules)
+            if gate is not None:
+                gates.append((regex, gate, wildcard[2]))
+        return tuple(gates)
+
+    def wildcard_logins(self, configs: list, fs: str, region: str, span) -> list[tuple[str, str, str, Span]]:
+        """(regex, realm, user file, span) per wildcard <Directory> the server is refused for that may reach the
+        directory FS and whose rules, merged with those of the region's CONFIGS, are a password login alone
+        (auth_basic and its user file), where nginx can ask for that login itself (wildcard_login_refusal):
+        the region has no access rules of its own, or rules that let everyone in, so that outside the
+        wildcard httpd asks for nothing (or the wildcard matches FS itself: its rules replace the region's
+        everywhere in it), and every such wildcard reads the same user file. Empty where any of them is not
+        such a login (its rules then gate the refusal's headers alone, wildcard_gates)."""
+        open_rules = _no_access_rules(configs) or _grants_everyone(configs)
+        out = []
+        for regex, wildcard in self._reaching_wildcards(fs):
+            rules = self._wildcard_merged(configs, wildcard, region, span)
+            realm = None if rules is None else _realm(rules)
+            if realm is None:
+                continue    # (rules without a login: wildcard_gates tells whom they refuse)
+            if not open_rules and not re.match(regex, fs.rstrip("/") + "/"):
+                return []
+            users = next((st.args[0] for st in rules if st.name == "auth_basic_user_file" and st.args), None)
+            if users is None or "$" in realm + users \
+                    or any(st.name not in ("auth_basic", "auth_basic_user_file") for st in rules):
+                return []
+            out.append((regex, realm, users, wildcard[2]))
+        return out if len({users for _, _, users, _ in out}) == 1 else []
+
+    def wildcard_login_refusal(self, logins: list[tuple[str, str, str, Span]], refusal: Stmt,
+                               quiet: bool) -> list[Stmt]:
+        """The refusal of an open region that wildcard <Directory> sections asking for a password may reach
+        (LOGINS, wildcard_logins), after that login: httpd asks for it under a directory a wildcard matches
+        (its 401 carries the `Header always` lines alone) and serves a request with valid credentials with
+        its handler (both header tables). nginx asks for it where the request's file lies under such a
+        directory (auth_basic with a realm "off" elsewhere, set in the rewrite phase from $request_filename),
+        and refuses after it as after a region's own rules (refusal_after_rules: the auth_request marks the
+        request let in, and the refusal sends the onsuccess lines for a file httpd serves). Under
+        `<Directory "/srv/www/ad*">` with `Require valid-user`, httpd answered /admin/a.txt without
+        credentials with its 401 and SAMEORIGIN alone, where the refusal sent the onsuccess DENY too."""
+        at = logins[0][3]
+        out = [Stmt("set", [_WILDCARD_REALM, "off"], at, comment="the login of a wildcard <Directory> here")]
+        for regex, realm, _, where in logins:
+            out.append(Stmt("if", [f"($request_filename ~ {regex})"], where,
+                            block=[Stmt("set", [_WILDCARD_REALM, realm], where)]))
+        out += [Stmt("auth_basic", [_WILDCARD_REALM], at), Stmt("auth_basic_user_file", [logins[0][2]], at)]
+        if not quiet:
+            self.refused_after_rules = self.refuse_all[1]
+        return out + [Stmt("auth_request", [REFUSED_AFTER_RULES], self.refuse_all[1],
+                           comment=refusal.comment + ", after the login of a wildcard <Directory>",
+                           open_region=True, login=True, wildcard_gates=refusal.wildcard_gates)]
+
+    def _reaching_wildcards(self, fs: str):
+        """(regex, (glob, rules, span)) per wildcard <Directory> the server is refused for that may reach the
+        directory FS, with rules the layout can merge (passes.access._plain_config): the regex over
+        $request_filename matches the files under a directory the wildcard matches (an `if` test takes it as it
+        is: no spaces, braces or quotes)."""
         for glob, config, at_glob in self.wildcard_rules:
             parts = [p for p in glob.split("/") if p]
             regex = [fnmatch_regex(p) for p in parts]
             if config is None or None in regex or not self._glob_reaches(parts, fs) \
                     or re.search(r"[\s{};'\"]", "".join(regex)):
-                continue    # (an `if` test takes a regex without spaces, braces or quotes as it is)
-            walked = [i + 1 for i, c in enumerate(configs) if c is not None and c.walk == "directory"]
-            at = walked[-1] if walked else 0
-            rules = _rules(self.own_access(configs[:at] + [config] + configs[at:], region, span, quiet=True))
-            gate = ((), "1") if _refuses_everyone(rules) else address_entries(rules)
-            if gate is not None:
-                gates.append(("^/" + "/".join(regex) + "/", gate, at_glob))
-        return tuple(gates)
+                continue
+            yield "^/" + "/".join(regex) + "/", (glob, config, at_glob)
+
+    def _wildcard_merged(self, configs: list, wildcard: tuple, region: str, span) -> list[Stmt] | None:
+        """The access rules of a region of CONFIGS under a directory the WILDCARD (glob, rules, span) matches,
+        merged where httpd's directory walk merges it (_wildcard_at); None where that is not known."""
+        glob, config, at_glob = wildcard
+        at = self._wildcard_at(configs, glob, at_glob)
+        if at is None:
+            return None
+        return _rules(self.own_access(configs[:at] + [config] + configs[at:], region, span, quiet=True))
+
+    def _wildcard_at(self, configs: list, glob: str, at_glob: Span) -> int | None:
+        """Where httpd merges a wildcard <Directory> (GLOB, written at AT_GLOB) among a region's CONFIGS:
+        ap_directory_walk goes down the path a component at a time, merging at each the sections of that
+        many components (a wildcard's among the plain ones, in configuration order) and then that directory's
+        .htaccess. So before the <Directory> sections of more components or of as many written after it, and
+        before a .htaccess as deep; after the others (the <Files> and <Location> sections come later). Under
+        `<Directory "/srv/www/ad*">` asking for a login and a later `<Directory /srv/www/admin>` with
+        `Require ip 10.0.0.1`, httpd answered /admin/a.txt with 403, not its 401. None where the order is
+        not known (the sections in different files)."""
+        scopes = {id(d.settings["access"]): d for d in self.directories if d.settings.get("access") is not None}
+        depth = len([p for p in glob.split("/") if p])
+        last = 0
+        for i, c in enumerate(configs):
+            if c is None or c.walk != "directory":
+                continue
+            scope = scopes.get(id(c))
+            if scope is None or scope.fs_path is None:
+                return None
+            level = -1 if scope.settings.get("server_level") else len([p for p in scope.fs_path.split("/") if p])
+            htaccess = scope.span is None or scope.span.file.endswith(".htaccess")
+            if level > depth or (level == depth and htaccess):
+                return i
+            if level == depth and scope.span.file != at_glob.file:
+                return None
+            if level == depth and scope.span.line > at_glob.line:
+                return i
+            last = i + 1
+        return last
 
     @staticmethod
     def _glob_reaches(parts: list[str], fs: str) -> bool:
@@ -343,8 +447,12 @@ class Layout:
                            open_region=unknown or _no_access_rules(configs) or _grants_everyone(configs)
                            or (lifting and refuses_all),
                            shut_region=not unknown and not lifting and refuses_all, login=asks_login(configs))
+            logins = self.wildcard_logins(configs, fs, region, span) if unknown and not lifting else []
             if unknown:
-                refusal.wildcard_gates = self.wildcard_gates(configs, fs, region, span)
+                refusal.wildcard_gates = self.wildcard_gates(configs, fs, region, span,
+                                                             frozenset(regex for regex, *_ in logins))
+            if logins:
+                return self.wildcard_login_refusal(logins, refusal, quiet)
             if lifting and refuses_all:
                 # (the region's rules refuse everyone, but where the expression matches httpd may serve: the
                 # refusal sends the onsuccess headers there alone, emit.inherit.refused_headers)

@@ -84,11 +84,12 @@ class Stmt:
     # REGEXES alone (one a line: the <Directory ~> sections a refused server leaves out, emit.layout.
     # _lift_own_refusals); so on the translation's own refusal of a region whose rules refuse everyone
     lifted: tuple[str, ...] = ()
-    # on the `deny all` of an open region that a wildcard <Directory> the server is refused for may reach
-    # (emit.layout.Layout.wildcard_gates): (regex, geo, span) per such wildcard, the regex over
-    # $request_filename matching the files under a directory it matches, GEO the (entries, default) of a geo
-    # block "1" where the rules merged there (addresses alone) refuse the client: httpd answers its own 403
-    # there, which carries no onsuccess header (emit.inherit._served_tests)
+    # on the `deny all` (or the auth_request after a wildcard's login) of an open region that a wildcard
+    # <Directory> the server is refused for may reach (emit.layout.Layout.wildcard_gates): (regex, geo, span) per
+    # such wildcard, the regex over $request_filename matching the files under a directory it matches, GEO the
+    # (entries, default) of a geo block "1" where the rules merged there (addresses alone, or a login nginx does
+    # not ask for there) refuse the client: httpd answers its own 403 (401) there, which carries no onsuccess
+    # header (emit.inherit._served_tests)
     wildcard_gates: tuple[tuple[str, tuple, Span], ...] = ()
     # on the translation's refusal of a region whose own rules may ask for a login (AuthType Basic and a Require
     # line that needs a user, passes.access.asks_login): httpd's 401 there is answered with the ErrorDocument

@@ -892,15 +892,23 @@ def _granting_config(section: Section) -> AccessConfig:
 
 def _plain_config(section: Section) -> AccessConfig | None:
     """The access rules of a section the translation leaves out (a wildcard <Directory>) as the directory walk
-    merges them, where they are addresses alone: Order, Allow/Deny from, Satisfy, and `Require all` or `Require
-    [not] ip` lines (an implicit <RequireAny>). None for anything else (a login, a Require container, another
-    provider, a nested section): what those refuse is not known without the request."""
+    merges them, where they are addresses or a password login alone: Order, Allow/Deny from, Satisfy, `Require
+    all`, `Require [not] ip` and `Require valid-user` lines (an implicit <RequireAny>), and AuthType Basic with
+    its AuthName and an absolute AuthUserFile. None for anything else (a Require container, another provider
+    or login, a nested section): what those refuse is not known without the request."""
     config = AccessConfig(walk="directory")
     for node in section.children:
         words = [a.lower() for a in node.args]
         if node.is_section:
             if _has_access(node):
                 return None
+        elif node.key == "require" and words == ["valid-user"]:
+            _add(config, Authz("leaf", "valid-user", [], False, span=node.span))
+        elif node.key in ("authtype", "authname", "authuserfile") and node.args:
+            if (node.key == "authtype" and words != ["basic"]) or \
+                    (node.key == "authuserfile" and not node.args[0].startswith("/")):
+                return None
+            config.auth[_AUTH_KEYS[node.key]] = (" ".join(node.args), node.span)
         elif node.key == "require":
             negated = words[:1] == ["not"]
             leaf = words[1:] if negated else words
