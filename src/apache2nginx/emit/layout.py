@@ -28,8 +28,8 @@ from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, Route, \
     Scope, Server, Stmt, routes_in_force
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
-    _grants, access_statements, asks_login, directory_slash_statements, fnmatch_regex, merge, options_statements, \
-    refuses_all as _refuses_all, server_conditionals
+    _grants, access_statements, asks_login, directory_slash_statements, fails_authn, fnmatch_regex, merge, \
+    options_statements, refuses_all as _refuses_all, server_conditionals
 from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
@@ -446,7 +446,8 @@ class Layout:
             refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                            open_region=unknown or _no_access_rules(configs) or _grants_everyone(configs)
                            or (lifting and refuses_all),
-                           shut_region=not unknown and not lifting and refuses_all, login=asks_login(configs))
+                           shut_region=not unknown and not lifting and refuses_all, login=asks_login(configs),
+                           fails_authn=fails_authn(configs))
             logins = self.wildcard_logins(configs, fs, region, span) if unknown and not lifting else []
             if unknown:
                 refusal.wildcard_gates = self.wildcard_gates(configs, fs, region, span,
@@ -733,10 +734,12 @@ class Layout:
                                open_region=bool(access) and access[0].open_region,
                                shut_region=bool(access) and access[0].shut_region,
                                login=bool(access) and access[0].login, lifted=access[0].lifted if access else (),
+                               fails_authn=bool(access) and access[0].fails_authn,
                                wildcard_gates=access[0].wildcard_gates if access else ())]
             elif self.refuse_all is not None:
                 refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
-                               login=asks_login(dir_configs + loc_configs))
+                               login=asks_login(dir_configs + loc_configs),
+                               fails_authn=fails_authn(dir_configs + loc_configs))
             if path == "/":
                 root_access = access
                 root_region_configs = dir_configs + loc_configs

@@ -339,13 +339,17 @@ def _own_statuses(stmts: list[Stmt]) -> list[str]:
     where httpd serves the region: a request naming no file there (`/blog/a%20b`, a missing rewrite result)
     is answered with the ErrorDocument 404 page. Not where httpd fails before (a .htaccess it answers 500 for)
     or its own rules refuse everyone (Stmt.shut_region): no request of the region reaches its handler; nor
-    where it relays a backend's answer (a proxied or FastCGI location), whose 404 is the backend's own."""
+    where it relays a backend's answer (a proxied or FastCGI location), whose 404 is the backend's own. 500
+    where its rules may end a request with an error of its authentication settings (Stmt.fails_authn: an
+    AuthType without Require), which httpd answers with the ErrorDocument 500 page, whether or not it
+    refuses the others (a shut region's 403 by address or method)."""
     refusals = [st for st in stmts if is_refusal(st)]
     if not refusals:
         return []
     served = not any(st.shut_region or (st.comment or "").startswith(FAILS_EARLY) for st in refusals) \
         and not any(st.name.endswith("_pass") for st in stmts)
-    return (["401"] if any(st.login for st in refusals) else []) + ["403"] + (["404"] if served else [])
+    return (["401"] if any(st.login for st in refusals) else []) + ["403"] + (["404"] if served else []) + \
+        (["500"] if any(st.fails_authn for st in refusals) else [])
 
 
 def _held_lines(model: NginxModel, levels: list[list[Stmt]]) -> tuple[set[str], dict[str, str]]:
@@ -353,8 +357,11 @@ def _held_lines(model: NginxModel, levels: list[list[Stmt]]) -> tuple[set[str], 
     makes (a plain value, an onsuccess gate the refusal opens: emit.inherit.refused_headers), and, for the
     others, the variables of their lines under a condition of the request alone (Stmt.conditional, a
     variable no onsuccess gate makes: a `Header set` under env=, a section the refused rules may rewrite
-    to), joined: such a line sends nothing on some answers the refusal stands for."""
-    lines = [st for level in levels for st in level if st.name == "add_header" and st.args]
+    to), joined: such a line sends nothing on some answers the refusal stands for. An onsuccess gate the
+    refusal leaves shut (it stands for httpd's own errors alone: Stmt.shut_region) sends nothing on it."""
+    shut = any(st.shut_region for st in levels[0] if is_refusal(st))
+    lines = [st for level in levels for st in level if st.name == "add_header" and st.args
+             and not (shut and len(st.args) > 1 and st.args[1] in model.onsuccess_ungated)]
 
     def held(st: Stmt) -> bool:
         return st.conditional and len(st.args) > 1 and _LINE_VARIABLE.fullmatch(st.args[1]) is not None \
@@ -381,7 +388,8 @@ def _send_on_refusals(model: NginxModel, server: Server, main: Server | None, lo
         for code in _own_statuses(loc.statements):
             named, held = _held_lines(model, levels)
             page, headers, lost = _error_page_headers(model, server, main, levels, code)
-            what = {"401": "its login's 401", "404": "its 404 of a request naming no file"}.get(code, "its own 403")
+            what = {"401": "its login's 401", "404": "its 404 of a request naming no file",
+                    "500": "its 500 of an AuthType without Require"}.get(code, "its own 403")
             for st in headers:
                 name = st.args[0].lower()
                 if name in named:
@@ -394,7 +402,8 @@ def _send_on_refusals(model: NginxModel, server: Server, main: Server | None, lo
             lost = [name for name in dict.fromkeys(lost) if name.lower() not in named | set(held)]
             if lost and (id(page), tuple(lost)) not in reported:
                 reported.add((id(page), tuple(lost)))
-                what = {"401": "login", "404": "missing files"}.get(code, "access rules")
+                what = {"401": "login", "404": "missing files", "500": "authentication errors"}.get(code,
+                                                                                                "access rules")
                 diags.add("A2N887", f"ErrorDocument {code} {page.args[-1]}: the translation refuses a region whose "
                           f"{what} httpd answers with the page, and the page's headers {', '.join(lost)} depend "
                           "on its own answer (its status, URL or file), which nginx's 403 in its place does not "
@@ -419,8 +428,13 @@ def send_login_page_headers(model: NginxModel, diags: Diagnostics) -> None:
     httpd answers a request there naming no file with the page and its headers (observed with httpd 2.4: a
     <FilesMatch "\\.html$"> onsuccess X-Content-Type-Options of /errors/404.html on `GET /blog/a%20b` under a
     <Directory> whose rewrite rules the translation leaves out), where nginx's 403 sent the refused
-    location's lines alone. A header the location sends only under a condition of the request (a section
-    its rules may rewrite to) gets the page's value where that line sends nothing (_held_lines)."""
+    location's lines alone. And any refusal of a region whose AuthType has no Require line (Stmt.fails_authn),
+    under a local ErrorDocument 500 page: httpd answers the requests its address and method rules let through
+    with 500 (AH01627) and the page, whose answer carries the server's onsuccess Referrer-Policy too
+    (observed with httpd 2.4), where nginx's 403 takes no error_page for 500; a shut region's refusal leaves
+    the onsuccess gates shut, so the page's value of such a header goes on it. A header the location sends
+    only under a condition of the request (a section its rules may rewrite to) gets the page's value where
+    that line sends nothing (_held_lines)."""
     main = model.main_server
     reported: set = set()
     for server in model.servers:

@@ -95,6 +95,10 @@ class Stmt:
     # line that needs a user, passes.access.asks_login): httpd's 401 there is answered with the ErrorDocument
     # 401 page, whose headers the refusal sends (emit.refused_error_pages.send_login_page_headers)
     login: bool = False
+    # ... and of a region whose own rules may end a request with httpd's 500 for its authentication settings
+    # (an AuthType without Require, passes.access.fails_authn): httpd answers that 500 with the ErrorDocument
+    # 500 page, whose headers the refusal sends too
+    fails_authn: bool = False
     # on the `return 403` of a <Location> refused for its RewriteRules (LOCATION_REFUSAL), where nginx can tell
     # which requests those rules apply to: (value, conditions, index) per rule, in httpd's order, each
     # condition an nginx `if` test reading REWRITE_FILE and REWRITE_URI (passes.rewrite._location_rule_tests),

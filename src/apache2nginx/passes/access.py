@@ -1299,7 +1299,8 @@ def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span:
             return [Stmt("deny", ["all"], exc.span, comment="httpd answers 500: a .htaccess directive its "
                          "AllowOverride forbids")]
         return [Stmt("deny", ["all"], exc.span, comment="an access rule nginx cannot check: refused",
-                     shut_region=_errs_for_everyone(configs) or refuses_all(configs), login=asks_login(configs))]
+                     shut_region=_errs_for_everyone(configs) or refuses_all(configs), login=asks_login(configs),
+                     fails_authn=fails_authn(configs))]
 
 
 def _errs_for_everyone(configs: list[AccessConfig]) -> bool:
@@ -1754,6 +1755,31 @@ def asks_login(configs: list) -> bool:
         return False
     trees = [c.authz for c in configs] + [inner.authz for c in configs for _, _, inner, _ in c.limits]
     return any(t is not None and _has_user(t) for t in trees)
+
+
+def fails_authn(configs: list) -> bool:
+    """Whether httpd may end a request of a region merged from CONFIGS with its own 500 for its authentication
+    settings, for every method or for those of a class a method section makes (_project): an AuthType with no
+    Require line (auth_type_without_authz, AH01627), or a Require that needs a user with no AuthType (AH00027)
+    or an AuthType Basic without AuthName (AH01615); not where Order/Allow/Deny refuse everyone first (their
+    403 comes before, request.c). httpd answers that 500 with the ErrorDocument 500 in force (http_request.c
+    ap_die): a local page through an internal redirect whose answer carries the page's own headers, the
+    server's `Header onsuccess` lines too (observed with httpd 2.4)."""
+    configs = [c for c in configs if isinstance(c, AccessConfig)]
+    views = [[_project(c, inside) for c in configs] for inside in (True, False)] \
+        if any(c.limits for c in configs) else [configs]
+    for view in views:
+        try:
+            eff = merge(view)
+        except Refused:
+            continue
+        if eff.compat and eff.satisfy == "all" and not _compat_has_env(eff) and \
+                [(st.name, st.args) for st in _compat_list(eff)] == [("deny", ["all"])]:
+            continue
+        user = eff.authz is not None and _has_user(eff.authz)
+        if auth_type_without_authz(eff) is not None or (user and (_no_auth_type(eff) or _basic_without_name(eff))):
+            return True
+    return False
 
 
 def _enforce_limits(configs: list[AccessConfig], limited: list[AccessConfig], span: Span | None,
