@@ -198,7 +198,18 @@ def order(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
         return Disposition.UNSUPPORTED
     config.order = value
     config.compat_span = config.compat_span or d.span
+    _after_method_section(config, order=value)
     return Disposition.EXACT
+
+
+def _after_method_section(config: AccessConfig, **values) -> None:
+    """mod_access_compat keeps an Order and a Satisfy per method, and each line sets them for the methods it
+    covers (all of them outside <Limit>/<LimitExcept>), so the last line read wins (observed on httpd 2.4:
+    `<LimitExcept GET> Order deny,allow ... </LimitExcept>` followed by `Order allow,deny` orders the other
+    methods allow,deny). A line for every method after the section replaces what the section set."""
+    for _, _, inner, _ in config.limits:
+        for name, value in values.items():
+            setattr(inner, name, value)
 
 
 @in_section
@@ -224,6 +235,7 @@ def satisfy(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
         return Disposition.UNSUPPORTED
     config.satisfy = value
     config.satisfy_span = config.satisfy_span or d.span
+    _after_method_section(config, satisfy=value, satisfy_span=d.span)
     return Disposition.EXACT
 
 
