@@ -32,7 +32,8 @@ from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH
     options_statements, refuses_all as _refuses_all, server_conditionals
 from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
-from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, PATH_INFO_TEST, merged_index
+from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, FALLBACK_MARK, PATH_INFO_TEST, \
+    UNDER_FALLBACK, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from ..passes.rewrite_location_headers import REFUSED_RULE
 from ..passes.rewrite_dirslash import DOCROOT_DIRECTORY
@@ -2577,6 +2578,23 @@ def _fallback_cycles(server: Server, model: NginxModel) -> None:
     server.locations[:] = [l for l in server.locations if l.path not in replaced or l.path in used]
 
 
+def _mark_fallback_passes(server: Server) -> None:
+    """Where a server rule must not run on the subrequest of a FallbackResource (passes.fallback.subrequest_pass),
+    every block of SERVER falling back (a FallbackResource's try_files, or the index list joined with its URL)
+    notes it last in its rewrite phase: an internal redirect that leaves the block before any answer is then
+    the fallback's or the index's, both of which httpd makes as mod_dir's subrequests. (A rewrite that leaves
+    the block stops before the note.)"""
+    if not server.settings.get("fallback_pass"):
+        return
+    falling = (FALLBACK, _ALIAS_FALLBACK, _FALLBACK_ONCE)
+    for loc in all_nested(server.locations):
+        held = next((st for st in loc.statements if st.name == "try_files" and st.comment in falling
+                     or st.name == "index" and st.comment == UNDER_FALLBACK), None)
+        if held is not None and not any(st.name == "set" and st.args[:1] == [FALLBACK_MARK] for st in loc.statements):
+            loc.statements.append(Stmt("set", [FALLBACK_MARK, "1"], held.span,
+                                       comment="falling back here: mod_dir's subrequest"))
+
+
 def _named_falling_back(server: Server) -> list[tuple]:
     """(named location, [], its try_files) for the named locations of SERVER that fall back to a URL: a
     server-level FallbackResource's (fallback.py), which the server's try_files and its locations' go to."""
@@ -4438,6 +4456,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     serve_guarded_401_pages(model)
     route_reruns(model)
     for server in model.servers:
+        _mark_fallback_passes(server)
         keep_request_uri(model, server)
         _drop_unreached_rule_proxies(server)
         _refuse_limited_methods_past_rewrite_refusals(server.locations, diags)

@@ -22,6 +22,11 @@ PATH_INFO_TEST = "a file with path info: httpd does not fall back (404)"
 FALLBACK = "FallbackResource"
 FALLBACK_DISABLED = "FallbackResource disabled"
 FALLBACK_COMMENTS = frozenset({PATH_INFO_TEST, FALLBACK})   # the statements it makes (the layout drops them)
+# "1" where the request leaves a block falling back (set last in it): its next pass through the server's
+# rewrite phase, an internal redirect before any answer, is try_files' fallback or the index module's, which
+# httpd makes as mod_dir's subrequest (see subrequest_pass)
+FALLBACK_MARK = "$a2n_fallback_mark"
+FALLBACK_PASS = "$a2n_fallback_pass"     # that pass: the server's [R=3xx] and [NS] rules do not run
 # the index lists finish_server makes for a block that sets no DirectoryIndex of its own
 UNDER_FALLBACK = "DirectoryIndex under FallbackResource"
 WITHOUT_FALLBACK = "DirectoryIndex without FallbackResource"
@@ -246,3 +251,30 @@ def _path_info_tests(ctx: Context, d: Directive) -> list[Stmt]:
                                    [(f"~^(.*?)/*\\|\\1((?:/[^/]+){{{level}}})/", "$1$2")], '""', volatile=True))
         tests.append(Stmt("if", [f"(-f {variable})"], d.span, comment=PATH_INFO_TEST, block=[]))
     return tests
+
+
+def falls_back(ctx: Context, server) -> bool:
+    """Whether a FallbackResource (not disabled) is set anywhere SERVER's requests may meet it: the server,
+    the main server, or one of the server's sections."""
+    scopes = server.scopes + server.settings.get("directories", []) + server.settings.get("files", [])
+    holders = [server.settings, ctx.main.settings] + [scope.settings for scope in scopes]
+    return any(settings.get(FALLBACK) for settings in holders)
+
+
+def subrequest_pass(ctx: Context, span) -> list[Stmt]:
+    """The first statements of the server's rewrite phase where a server-context rule httpd skips in a
+    subrequest ([R=3xx], [NS]: apply_rewrite_list in mod_rewrite.c) meets a FallbackResource. mod_dir looks
+    the fallback URL up with a subrequest (mod_dir.c, fixup_dflt, ap_sub_req_lookup_uri) and serves its
+    result in place of the request (ap_internal_fast_redirect), so such a rule never sees the fallback URL:
+    observed with httpd 2.4, `RewriteRule ^/img/inner/(.*)$ ... [R=302]` beside a FallbackResource
+    /img/inner/home.html answers GET /img/inner?q=1 with the fallback (or with the 500 of the recursion limit
+    where the fallback's own URL falls back again), never the redirect. nginx's try_files hands the fallback
+    URL to an internal redirect that runs the server's rewrite phase, every rule again. The pass after a
+    block falling back (FALLBACK_MARK, set last in it) that no answer precedes ($status 000: error_page's
+    redirect carries the error status, and runs every rule, as httpd's ErrorDocument does) is that
+    subrequest: FALLBACK_PASS, which such rules require empty. The mark is read and cleared at once."""
+    again = ctx.model.shared_map("a2n_fallback_pass_", f"{FALLBACK_MARK}:$status", [("1:000", "1")], '""',
+                                 volatile=True)
+    return [Stmt("set", [FALLBACK_PASS, again], span,
+                 comment="try_files' fallback: mod_dir's subrequest, which skips [R] and [NS] rules"),
+            Stmt("set", [FALLBACK_MARK, ""], span)]

@@ -30,6 +30,7 @@ from ..model import Location, MapBlock, Server, Stmt, routes_in_force
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, Rule, table
 from .pcre import httpd_refuses
+from .fallback import FALLBACK_PASS, falls_back, subrequest_pass
 from . import rewrite_dirindex as dirindex
 from .rewrite_compile import DIR_METHOD, METHOD, Compiler, Unsupported, _apart, _map_key
 from .rewrite_handler import per_directory_access
@@ -1430,7 +1431,10 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         set_aside = [(j, r) for j, r in enumerate(rules) if j == i or _script_passthrough(r, target)]
         kept = [j for j in range(len(rules)) if all(j != k for k, _ in set_aside)]
         rules = [rules[j] for j in kept]
-    literal = [literal_redirect(r) if not flow else None for r in rules]
+    # a server's rules that httpd skips on a FallbackResource's subrequest (fallback.subrequest_pass)
+    fallback_skips = state.per_dir is None and falls_back(ctx, server)
+    # (each such rule compiled on its own, for its test of that pass)
+    literal = [literal_redirect(r) if not flow and not fallback_skips else None for r in rules]
     run: list[int] = [i for i, lit in enumerate(literal) if lit is not None]
     map_indices: set[int] = set()
     if len(run) >= LITERAL_MAP_THRESHOLD and state.per_dir is None:
@@ -1462,6 +1466,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             map_indices |= set(indices)
     flow_state = _Flow()
     index_pass = False          # some rule must not run on the pass after nginx's index redirect
+    fallback_pass = False       # some server rule must not run on the pass after try_files' fallback
     starts: list[int] = []      # where each rule's statements begin among the location's
     for i, rule in enumerate(rules):
         starts.append(len(location_statements))
@@ -1472,6 +1477,10 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             # httpd skips it in mod_dir's index subrequest; nginx's index redirect runs the location again
             guards = guards + [f'{_INDEX_PASS} = ""']
             index_pass = True
+        if fallback_skips and rule is not None and _skipped_in_subrequest(rule):
+            # httpd skips it in mod_dir's fallback subrequest; nginx's try_files runs the server's rules again
+            guards = guards + [f'{FALLBACK_PASS} = ""']
+            fallback_pass = True
         end_lost = state.per_dir is not None and rule is not None and _end_lost_in_subrequest(ctx, server, state, rule)
         if end_lost:
             # in mod_dir's index subrequest its END is lost to the main request: [L] there (_index_pass_end)
@@ -1650,6 +1659,9 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         carry_dirslash_headers(ctx, server, statements)
         carry_location_error_pages(ctx, server, statements)
         statements[:0] = _document_root_index_guard(ctx, server, state, statements)
+        if fallback_pass:
+            statements[:0] = subrequest_pass(ctx, state.rules[0].span)
+            server.settings["fallback_pass"] = True     # the layout marks the blocks falling back
     server.own_statements.extend(statements)
 
 
