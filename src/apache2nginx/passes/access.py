@@ -1769,6 +1769,17 @@ def asks_login(configs: list) -> bool:
     return any(t is not None and _has_user(t) for t in trees)
 
 
+def _compat_refuses_everyone(eff: Effective) -> bool:
+    """Whether the merged Order/Allow/Deny lines of EFF refuse every client under `Satisfy All`; False where an
+    address cannot be read (that refusal is reported where the lines are lowered)."""
+    if not eff.compat or eff.satisfy != "all" or _compat_has_env(eff):
+        return False
+    try:
+        return [(st.name, st.args) for st in _compat_list(eff)] == [("deny", ["all"])]
+    except Refused:
+        return False
+
+
 def fails_authn(configs: list) -> bool:
     """Whether httpd may end a request of a region merged from CONFIGS with its own 500 for its authentication
     settings, for every method or for those of a class a method section makes (_project): an AuthType with no
@@ -1785,8 +1796,7 @@ def fails_authn(configs: list) -> bool:
             eff = merge(view)
         except Refused:
             continue
-        if eff.compat and eff.satisfy == "all" and not _compat_has_env(eff) and \
-                [(st.name, st.args) for st in _compat_list(eff)] == [("deny", ["all"])]:
+        if _compat_refuses_everyone(eff):
             continue
         user = eff.authz is not None and _has_user(eff.authz)
         if auth_type_without_authz(eff) is not None or (user and (_no_auth_type(eff) or _basic_without_name(eff))):
