@@ -2802,6 +2802,8 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             refusal = _refusal_reached(target, st.args[1]) if target is not None else None
             lies = "the URL it makes lies in"
             if refusal is None:
+                target, refusal = _fixed_refusal(server, st.args[1])
+            if refusal is None:
                 target, refusal = _index_refusal(server, st.args[1])
                 lies = "the index file of the URL it makes lies in"
             if refusal is None or target is where or st.span is None:
@@ -2867,6 +2869,25 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
         walk(loc.statements, loc)
 
 
+def _fixed_uri(target: str) -> str | None:
+    """The path of a rewrite's result TARGET where it is a fixed URL (no variable but the query it keeps)."""
+    uri = target.split("?", 1)[0]
+    uri = uri[:-len("$is_args$args")] if uri.endswith("$is_args$args") else uri
+    return uri if "$" not in uri and uri.startswith("/") and not uri.startswith("//") else None
+
+
+def _fixed_refusal(server: Server, target: str) -> tuple[Location | None, Stmt | None]:
+    """The location nginx's own lookup picks for a rewrite's fixed result TARGET (a file's URL), nested ones
+    too, and its refusal (`_refusal_reached`): `_landing` follows the top-level prefix location alone, so a
+    result a <Files> section's regex location nested in it refuses (`RewriteRule ^/old/(.*\.txt)$
+    /old/index.html` under `<Files ~ "\.html$">` with `Satisfy Any` and `Require env`) went unreported, where
+    httpd runs that section's rules on it. (None, None) where no refusal is met."""
+    uri = _fixed_uri(target)
+    landing = _fixed_location(server, uri) if uri is not None and not uri.endswith("/") else None
+    refusal = _refusal_reached(landing, uri) if landing is not None else None
+    return (landing, refusal) if refusal is not None else (None, None)
+
+
 def _index_refusal(server: Server, target: str) -> tuple[Location | None, Stmt | None]:
     """The location, and its refusal (`_refusal_reached`), that the index file of a directory URL made by a
     rewrite (TARGET, a fixed URL ending with a slash) meets: nginx's `index` redirects internally to the index
@@ -2874,9 +2895,8 @@ def _index_refusal(server: Server, target: str) -> tuple[Location | None, Stmt |
     access rule nginx cannot check, as httpd's mod_dir looks the index up with a subrequest that runs that
     section's rules (a login asked with 401). (None, None) where no refusal is met or nginx's choice of
     location cannot be told."""
-    uri = target.split("?", 1)[0]
-    uri = uri[:-len("$is_args$args")] if uri.endswith("$is_args$args") else uri
-    directory = _fixed_location(server, uri) if "$" not in uri and uri.endswith("/") else None
+    uri = _fixed_uri(target)
+    directory = _fixed_location(server, uri) if uri is not None and uri.endswith("/") else None
     if directory is None:
         return None, None
     for name in _index_names(server, directory):
