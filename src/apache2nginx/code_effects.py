@@ -21,9 +21,11 @@ _REWRITE = ("status", "location", "body", "backend", "header")
 # Which virtual host or location answers: everything a client sees from it (a TLS handshake aside).
 _ROUTING = ("status", "location", "body", "backend", "header")
 # A route's fixed error answer (a `return` in nginx's rewrite phase) comes before nginx's access checks: where
-# httpd refuses the request first (401/403), nginx answers the error.
+# httpd refuses the request first (401/403), nginx answers the error in place of httpd's refusal, so the
+# refusal's own headers (its challenge, its ErrorDocument page's) are missing. A security header stays
+# unexplainable whatever the code declares.
 _ROUTE_ERROR_BEFORE_ACCESS = ("status:changed@httpd-refused,server-error",
-                              "header www-authenticate:missing@httpd-refused,server-error")
+                              "header:missing@httpd-refused,server-error")
 
 DECLARED: dict[str, tuple[Effect, ...]] = {
     # ------------------------------------------------------------ A2N0xx reading and loading: both servers alike

@@ -207,7 +207,8 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N343", f"ProxyPass {path} {url}: the path ends with a slash and the URL has no path, "
                       f"so httpd appends the rest of the path to {what} ({url}x for {path}x) and "
                       f"answers 500 for everything but {path} itself; the translation does the same, but before its "
-                      "access checks: where access rules refuse such a request, httpd answers 401/403 and nginx 500",
+                      "access checks: where access rules refuse such a request, httpd answers 401/403 and nginx 500, without "
+                      "the refusal's headers (its challenge, its ErrorDocument page's)",
                       d.span,
                       directive=d.name)
     if params.get("mapping", "").lower() == "encoded":
@@ -941,7 +942,8 @@ def emitter(model, main: Server, diags):
                 up.notes.add("no-ssl-proxy")
                 diags.add("A2N341", f"{route.target}: the backend speaks TLS and SSLProxyEngine is not on for this "
                           "server; httpd cannot reach it and answers 500, and so does the translation (before its access "
-                          "checks: where access rules refuse a request, httpd answers 401/403 and nginx 500)", span)
+                          "checks: where access rules refuse a request, httpd answers 401/403 and nginx 500, without the "
+                          "refusal's headers)", span)
             return [Stmt("return", ["500"], span)]
         if route.params.get("encoded_path"):
             # httpd compares the path as the client encoded it, case and all: /special%3fsegment is not
