@@ -942,6 +942,11 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             ctx.count(d, _if_member_env(ctx, d, chain, len(texts), index, table_name, action, rest,
                                         extras[0][4:], where, section))
             continue
+        if len(extras) == 1 and extras[0].lower().startswith(("expr=", "env=")) and action == "unset" \
+                and len(rest) == 1 and rest[0] and not _member_lines_before(children, d, rest[0], table_name):
+            ctx.count(d, _if_member_unset(ctx, d, chain, len(texts), index, table_name, rest[0], extras[0],
+                                          where, section))
+            continue
         if extras or not rest or not rest[0] or action not in ("set", "unset", "add", "append", "merge") or \
                 (action == "unset") != (len(rest) == 1) or (action != "unset" and len(rest) != 2):
             ctx.diags.add("A2N501" if extras else "A2N505", f"Header {' '.join(d.args)} inside {where}: this form "
@@ -1058,6 +1063,59 @@ def _if_member_env(ctx: Context, d: Directive, chain: "_Chain", known: int, inde
         return Disposition.UNSUPPORTED
     reader.emitted(_emit_conditional(ctx, d, table_name, action, name, reader.variable))
     return Disposition.EXACT if table_name == "always" and action in ("set", "add") else Disposition.APPROXIMATE
+
+
+def _member_lines_before(children: list, d: Directive, name: str, table_name: str) -> bool:
+    """Whether a line of the <If> member before D handles NAME in the same table (its add_header is an <If>
+    section's line, or settled once the chain is whole, which a conditional unset's marker cannot act on)."""
+    for c in children[:children.index(d)]:
+        condition, _action, rest, _extras = _split(c)
+        if rest and rest[0].lower() == name.lower() and \
+                ("always" if condition == "always" else "onsuccess") == table_name:
+            return True
+    return False
+
+
+def _if_member_unset(ctx: Context, d: Directive, chain: "_Chain", known: int, index: int, table_name: str,
+                     name: str, extra: str, where: str, section) -> Disposition:
+    """`Header [always] unset NAME expr=EXPR|env=[!]VAR` inside a member of an <If> chain: httpd takes NAME away
+    where the member is the one it merges and the condition holds as the response leaves (read as outside an
+    <If>). Observed: a <Location>'s `<If "%{QUERY_STRING} =~ /debug/">` with `Header always unset X
+    "expr=%{QUERY_STRING} =~ /debug/"` takes away the X a <Directory>'s `Header always merge X 1` gave, for
+    ?debug=1 only. As a plain unset of a member (_partial_unset): a marker that makes the add_header lines of
+    NAME send nothing where both hold; a backend's copy is kept there (A2N509)."""
+    compiler = HeaderCondition(ctx.model)
+    reader, why = None, None
+    try:
+        selected = _selected(ctx, chain.texts[:known], index)
+        if extra.lower().startswith("expr="):
+            holds = compiler.all_of([selected, compiler.compile(extra[5:], ((selected, True),))])
+        else:
+            env = extra[4:]
+            reader = setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda source: compiler.all_of(
+                [selected, compiler.value_when_set(source, "1", env.startswith("!"))]))
+            holds, why = reader.variable, reader.reason
+    except Untranslatable as e:
+        holds, why = None, str(e)
+    if holds is None:
+        per_directory = bool(why and "per-directory" in why)
+        ctx.diags.add("A2N717" if per_directory else "A2N501", f"Header {' '.join(d.args)} inside {where}: the "
+                      f"condition {extra} is not translated ({why}); nothing was emitted for this header", d.span,
+                      directive=d.name, related=[section.span],
+                      hint="express the condition with a map that yields an empty value when it is false")
+        return Disposition.UNSUPPORTED
+    if reader is None:
+        emit_vary(ctx, compiler, d.span, table_name == "always")
+    stmt = ctx.emit(UNSET_WHEN, [name, holds, *(["always"] if table_name == "always" else [])], d.span)
+    stmt.resets, stmt.conditional, stmt.late = (name.lower(), table_name), True, True
+    ctx.model.conditional_header_sets = True
+    if reader is not None:
+        reader.emitted(stmt)
+    ctx.diags.add("A2N509", f"Header {' '.join(d.args)}: httpd removes {name} only where this member of the "
+                  f"<If> chain applies and the condition holds; nginx's {name} lines send nothing there, but nginx "
+                  f"cannot hide a backend's copy for some requests only, so that copy is kept there", d.span,
+                  directive=d.name, related=[section.span])
+    return Disposition.APPROXIMATE
 
 
 def _if_expression(member, expression_text) -> str:
