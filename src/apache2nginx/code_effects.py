@@ -389,8 +389,10 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N842": effects(*_REWRITE),       # the rule is not translated: refused
     "A2N879": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # the rule's requests are refused (403)
-    # a request the `if` keeps is served without try_files: 404 where httpd serves the fallback URL
-    "A2N843": effects("status:changed@status-404", "body@status-404", "header@status-404"),
+    # a request the `if` keeps is served without try_files: 404 where httpd serves the fallback URL, which
+    # mod_dir also takes from a ProxyPass (its subrequest's proxy-server handler): no backend answers in nginx
+    "A2N843": effects("status:changed@status-404", "body@status-404", "header@status-404",
+                      "backend:missing@status-404"),
     "A2N846": effects(),                # httpd never applies the replaced rules either
     # the file section's `always` headers on the error a rule answers for a directory's index file
     "A2N847": effects("header@directory-request,error-status"),

@@ -2153,7 +2153,8 @@ _short("A2N843", "rewrite-if-without-fallback", "warning", "Per-directory rules 
        "condition holds but the rule does not end the request (its pattern does not match, or it rewrites and "
        "goes on), nginx serves the request with the `if` block's configuration, which has no try_files: the "
        "FallbackResource does not apply there.",
-       "such requests for a missing file answer 404 in nginx where httpd serves the fallback URL.",
+       "such requests for a missing file answer 404 in nginx where httpd serves the fallback URL (from its "
+       "backend where a ProxyPass maps the fallback URL: mod_dir takes a proxied subrequest as found).",
        "give the rule a pattern that the condition's requests always match, or move the fallback into the "
        "rules (a front-controller RewriteRule with !-f and !-d conditions).")
 _short("A2N846", "rewrite-directory-rules-replaced", "info", "A later <Directory> of the same path replaces these rewrite rules.",
