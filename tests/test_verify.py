@@ -180,3 +180,27 @@ def test_file_name_regex_follows_a_user_docroot():
     assert rebased_regex("^/srv/www\\.old/x", paths) == "^/srv/www\\.old/x"
     assert rebased_regex("^/srv/www/my\\-site/", {"/srv/www/my-site": "/t.x"}) == "^/t\\.x/"
     assert rebased_regex("/\\.git", paths) == "/\\.git"
+
+
+def test_file_name_map_follows_the_synthesised_roots(tmp_path):
+    """A map over nginx's $request_filename (the translation's gate of a refusal's onsuccess headers where a
+    left-out <Directory ~> may lift it) has its keys anchored at `/` anchored under the synthesised roots, as an
+    `if ($request_filename ~ ...)` test is; another key, and a map over anything else, are left as they are."""
+    from apache2nginx.lint.sandbox import Sandbox
+    from apache2nginx.verify.docroots import SandboxPaths
+
+    conf = tmp_path / "nginx.conf"
+    conf.write_text("map $request_filename $lifted { volatile; default \"\"; ~^/srv/www/api/?$ 1; "
+                    "~*^/srv/www/b 2; ~/sub/?$ 3; }\n"
+                    "map $uri $other { default \"\"; ~^/srv/www/api 1; }\n"
+                    "server { listen 80; root /srv/www; add_header X-L $lifted$other; }\n")
+    box = Sandbox(paths=SandboxPaths({"/srv/www": "/t/fs/srv/www"}, base="/t/fs"))
+    try:
+        assert box.build(str(conf)) == []
+        text = box.conf.read_text()
+    finally:
+        box.cleanup()
+    assert "~^/t/fs/srv/www/api/?$ 1;" in text
+    assert "~*^/t/fs/srv/www/b 2;" in text
+    assert "~/sub/?$ 3;" in text
+    assert "~^/srv/www/api 1;" in text

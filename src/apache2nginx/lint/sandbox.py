@@ -502,7 +502,7 @@ class Sandbox:
             end = st.block_end if st.block_end is not None else st.end
             edits.append((st.start, end, re.sub(r"[^\n]", " ", sf.text[st.start:end])))
 
-        def visit(block: list[Stmt], ctx: str) -> None:
+        def visit(block: list[Stmt], ctx: str, over: str = "") -> None:
             usable = self._usable_pair(block) if run else True
             for st in block:
                 name = st.name
@@ -512,16 +512,36 @@ class Sandbox:
                 if ctx in CUSTOM_BLOCKS and run and (self.backends or self.paths):
                     for w in st.words[1:]:      # a map's values may be paths and backends too (verify)
                         replace(w, self._mapped(w.value))
+                    if ctx == "map" and over == "$request_filename":
+                        replace(st.words[0], self._file_name_key(st.words[0].value))
                 if ctx in CUSTOM_BLOCKS or not run:
                     if st.block is not None:
-                        visit(st.block, name if ctx not in CUSTOM_BLOCKS else ctx)
+                        visit(st.block, name if ctx not in CUSTOM_BLOCKS else ctx, over)
                     continue
                 self._edit_directive(sf, st, ctx, usable, replace, blank, edits)
                 if st.block is not None:
-                    visit(st.block, name)
+                    visit(st.block, name, st.words[1].value if name == "map" and len(st.words) > 1 else "")
 
         visit(sf.parsed.stmts, context)
         return _apply(sf.text, edits)
+
+    def _file_name_regex(self, regex: str) -> str:
+        """REGEX, a test of a file name anchored at `/` (`^/srv/www/shop/?$`), anchored under verify's synthesised
+        roots (each under its original absolute path), as httpd's sandbox does for <DirectoryMatch>; or, with a
+        user's --docroot, under the stand-in of the path its head lies under."""
+        if not regex.startswith("^/"):
+            return regex
+        if self.regex_base:
+            literal = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", self.regex_base.rstrip("/"))
+            return "^" + literal + regex[1:]
+        return rebased_regex(regex, self.paths)
+
+    def _file_name_key(self, key: str) -> str:
+        """KEY, an entry of a map over $request_filename: a regular expression anchored at `/` (`~^/srv/...`,
+        `~*^/srv/...`) moves with the roots as an `if ($request_filename ~ ...)` test does (the translation
+        gates the onsuccess headers of a refusal a left-out <Directory ~> may lift with one); any other as it is."""
+        m = re.match(r"~\*?", key)
+        return key[:m.end()] + self._file_name_regex(key[m.end():]) if m else key
 
     def _edit_include(self, sf, st: Stmt, base: Path, edits: list) -> None:
         inc = self.source.includes[(sf.path, st.start)]   # type: ignore[union-attr]
@@ -563,11 +583,7 @@ class Sandbox:
 
         if name == "if" and len(args) >= 3 and args[0].value == "($request_filename" \
                 and args[1].value in ("~", "~*", "!~", "!~*") and args[2].value.startswith("^/"):
-            if self.regex_base:
-                literal = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", self.regex_base.rstrip("/"))
-                set_arg(2, "^" + literal + args[2].value[1:])
-            else:
-                set_arg(2, rebased_regex(args[2].value, self.paths))
+            set_arg(2, self._file_name_regex(args[2].value))
         if ctx == "main" and name == "user" and not self.lint:
             blank(st)      # verify runs nginx as root; its workers stay the default user
             return
