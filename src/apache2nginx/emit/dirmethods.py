@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from ..model import Stmt
-from ..passes.fallback import UNDER_FALLBACK
+from ..passes.fallback import UNDER_FALLBACK, WITHOUT_FALLBACK
 from .dirindex import DISABLED_INDEX
 
 _OTHER_METHOD = "~^(?!(?:GET|HEAD|POST):)[^:]*:"
@@ -100,7 +100,7 @@ def fallback_statements(model, statements: list[Stmt], outer: list[list[Stmt]], 
     ProxyPass, Redirect) may claim the fallback URL: its file is not the document root's, and the joined
     `index` keeps sending the request there, as httpd's subrequest does."""
     index = next((st for holder in [statements, *outer] for st in reversed(holder) if st.name == "index"), None)
-    if index is None or index.comment != UNDER_FALLBACK or not index.args:
+    if index is None or not index.args or not _joined_with_fallback(index, originals):
         return []
     own = list((originals or {}).get(id(index), []))
     target = index.args[-1]
@@ -111,6 +111,16 @@ def fallback_statements(model, statements: list[Stmt], outer: list[list[Stmt]], 
            _rewrite_if_file(model, "${document_root}" + target, target, span)]
     out += [_rewrite_if_file(model, "${request_filename}" + name, "${uri}" + name, span) for name in own[1:]]
     return out
+
+
+def _joined_with_fallback(index: Stmt, originals: dict | None) -> bool:
+    """Whether INDEX is a list finish_server joined with a FallbackResource URL: one it made for a block
+    without a DirectoryIndex of its own (UNDER_FALLBACK), or a block's own DirectoryIndex it joined in place
+    (a <Location> over the directory whose <Directory> sets the fallback: its comment stays the line's,
+    and ORIGINALS holds its names). A list made again without the fallback is neither."""
+    if index.comment == UNDER_FALLBACK:
+        return True
+    return index.comment != WITHOUT_FALLBACK and originals is not None and id(index) in originals
 
 
 def _rewrite_if_file(model, path: str, uri: str, span) -> Stmt:
