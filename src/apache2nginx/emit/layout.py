@@ -31,7 +31,8 @@ from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH
     _grants, access_statements, asks_login, directory_slash_statements, fails_authn, fnmatch_regex, merge, \
     options_statements, refuses_all as _refuses_all, server_conditionals
 from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
-from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
+from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REDIRECTED_FROM, REWRITE_REFUSALS, \
+    SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, FALLBACK_MARK, PATH_INFO_TEST, \
     UNDER_FALLBACK, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
@@ -4478,6 +4479,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     for server in model.servers:
         _mark_fallback_passes(server)
         keep_request_uri(model, server)
+        hold_redirected_from(model, server)
         _drop_unreached_rule_proxies(server)
         _refuse_limited_methods_past_rewrite_refusals(server.locations, diags)
 
@@ -4498,18 +4500,8 @@ def keep_request_uri(model: NginxModel, server: Server) -> None:
         return (st.span.file, st.span.line, tuple(st.args)) if st.span is not None else id(st)
 
     kept_keys = {key(st) for st in kept}
-    per_dir = set()
-    for loc in all_nested(server.locations):
-        stack = list(loc.directory_rules)
-        while stack:
-            st = stack.pop()
-            stack.extend(st.block or [])
-            if st.name == "rewrite" and st.span is not None:
-                per_dir.add((st.span.file, st.span.line))
-
-    def internal(st: Stmt) -> bool:
-        return st.name == "rewrite" and len(st.args) >= 2 and st.args[-1] not in ("redirect", "permanent") \
-            and st.args[1].startswith("/")
+    per_dir = _per_dir_rewrite_lines(server)
+    internal = _internal_rewrite
 
     def track(st: Stmt, value: str) -> Stmt:
         source = model.shared_map("a2n_kept_set_", "$uri", [("~" + st.args[0], value)], KEPT_URI, st.span,
@@ -4538,6 +4530,60 @@ def keep_request_uri(model: NginxModel, server: Server) -> None:
         place(server.own_statements, True)
     for loc in all_nested(server.locations):
         loc.statements[:] = place(loc.statements, False)
+
+
+def _per_dir_rewrite_lines(server: Server) -> set[tuple[str, int]]:
+    """The lines (file, line) of the per-directory rewrites of SERVER's locations."""
+    lines = set()
+    for loc in all_nested(server.locations):
+        stack = list(loc.directory_rules)
+        while stack:
+            st = stack.pop()
+            stack.extend(st.block or [])
+            if st.name == "rewrite" and st.span is not None:
+                lines.add((st.span.file, st.span.line))
+    return lines
+
+
+def _internal_rewrite(st: Stmt) -> bool:
+    """A rewrite to a URL path (no external redirect)."""
+    return st.name == "rewrite" and len(st.args) >= 2 and st.args[-1] not in ("redirect", "permanent") \
+        and st.args[1].startswith("/")
+
+
+def hold_redirected_from(model: NginxModel, server: Server) -> None:
+    """Where a RequestHeader condition of SERVER reads the path a per-directory rewrite redirected the request
+    from (passes.headers._hold_redirected_conditions): sets REDIRECTED_FROM to $uri right before each
+    per-directory rewrite to a URL path (where its regex matches), the path httpd's mod_headers fixup saw
+    before the internal redirect to the result. Nothing empties it: the redirected request keeps the headers
+    set on the way (an internal redirect of nginx's own starts again at the server's rewrite phase, which
+    leaves it as it is, as httpd's internal redirect leaves headers_in). A server where no such rewrite is
+    left declares it empty (the maps reading it are shared by every server)."""
+    if not server.settings.get("redirected_from_read"):
+        return
+    per_dir = _per_dir_rewrite_lines(server)
+    done: set[int] = set()      # blocks some locations share
+    placed = []
+
+    def place(stmts: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in stmts:
+            if st.block and id(st) not in done:
+                done.add(id(st))
+                st.block[:] = place(st.block)
+            if _internal_rewrite(st) and st.span is not None and (st.span.file, st.span.line) in per_dir:
+                source = model.shared_map("a2n_redirected_set_", "$uri", [("~" + st.args[0], "$uri")],
+                                          REDIRECTED_FROM, st.span, volatile=True)
+                out.append(Stmt("set", [REDIRECTED_FROM, source], st.span,
+                                comment="the path httpd's RequestHeader conditions saw before the redirect"))
+                placed.append(st)
+            out.append(st)
+        return out
+
+    for loc in all_nested(server.locations):
+        loc.statements[:] = place(loc.statements)
+    if not placed:
+        server.own_statements.insert(0, Stmt("set", [REDIRECTED_FROM, '""'], None))
 
 
 def _rewrite_refusal(stmts: list[Stmt]) -> Stmt | None:

@@ -168,6 +168,12 @@ class HeaderCondition:
             return conditions[0]
         return self._map("".join(conditions), [("1" * len(conditions), "1")])
 
+    def any_of(self, conditions: list[str]) -> str:
+        """1 where one of CONDITIONS (each 1 or empty) is 1."""
+        if len(conditions) == 1:
+            return conditions[0]
+        return self._map("".join(conditions), [("~1", "1")])
+
     def digit(self, condition: str) -> str:
         """1 or 0: a condition as one character, so that several read in a row keep their places."""
         return self._map(condition, [("1", "1")], "0")
@@ -202,7 +208,7 @@ class HeaderCondition:
         return self.tokens[self.pos - 1]
 
     def _or(self) -> str:
-        return self._chain(self._and, ("||", "or"), False, lambda parts: self._map("".join(parts), [("~1", "1")]))
+        return self._chain(self._and, ("||", "or"), False, self.any_of)
 
     def _and(self) -> str:
         return self._chain(self._unary, ("&&", "and"), True,

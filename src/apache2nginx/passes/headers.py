@@ -693,7 +693,9 @@ def request_header(ctx: Context, d: Directive) -> Disposition:
                  ctx.emit("fastcgi_param", [param, new] + (["if_not_empty"] if "$" in new or not new else []),
                           d.span)):
         stmt.resets, stmt.conditional = (name.lower(), "request"), reads
-    ctx.model.request_header_ops.append(_RequestHeaderOp(ctx.server, ctx.scope, name.lower(), reads, d, disposition))
+    expr = extras[0][5:] if condition is not None and extras[0].lower().startswith("expr=") else None
+    ctx.model.request_header_ops.append(_RequestHeaderOp(ctx.server, ctx.scope, name.lower(), reads, d, disposition,
+                                                         condition if expr is not None else None, expr, new))
     return disposition
 
 
@@ -705,6 +707,9 @@ class _RequestHeaderOp:
     reads: bool
     directive: Directive
     disposition: Disposition
+    condition: str | None = None    # the variable of its expr= (1 where it holds)
+    expr: str | None = None
+    value: str | None = None        # what the backend's copy takes (a map over the condition, with one)
 
 
 def _report_chained_request_headers(ctx: Context) -> None:
@@ -763,6 +768,41 @@ def _report_reapplied_request_headers(ctx: Context) -> None:
                       related=[sp for sp in spans[:3] if sp is not None])
         if op.disposition is Disposition.EXACT:
             ctx.redispose(op.directive, Disposition.APPROXIMATE)
+
+
+def _hold_redirected_conditions(ctx: Context) -> None:
+    """A per-directory rewrite to a URL path is served through an internal redirect whose request shares the
+    original's headers_in (ap_internal_redirect), and mod_headers' fixup (after mod_rewrite's) applied the
+    server's RequestHeader lines to the original request already: a condition reading %{REQUEST_URI} was
+    evaluated on the path before the rewrite, and the header it set stays, whatever the condition says of the
+    new path (observed with httpd 2.4: `RequestHeader set X-Forwarded-Server front expr=%{REQUEST_URI} =~
+    m#\\.txt$#` and a <Directory> rule rewriting /shop/a.txt to the proxied /files/: the backend gets
+    "front, <ServerName>"). nginx reads $uri once, when the backend's copy is made: the rewritten path. So
+    where the server has such rewrites, the condition holds where it holds for $uri or for the path a
+    per-directory rewrite redirected the request from (REDIRECTED_FROM, set right before each one:
+    emit.layout.hold_redirected_from)."""
+    from .rewrite_model import REDIRECTED_FROM
+    redirecting = {id(s) for s in ctx.model.servers if s.settings.get("rewrite_internal_redirects")}
+    main_redirects = bool(ctx.main.settings.get("rewrite_internal_redirects"))
+    for op in ctx.model.request_header_ops:
+        if op.scope is not None or op.expr is None:
+            continue
+        servers = list(ctx.model.servers) if op.server is ctx.main else [op.server]
+        if not main_redirects and not any(id(s) in redirecting for s in servers):
+            continue
+        block = next((m for m in ctx.model.maps if m.variable == op.value and m.source == op.condition), None)
+        if block is None:
+            continue
+        compiler = HeaderCondition(ctx.model, request_only=True, uri_source=lambda: REDIRECTED_FROM)
+        held = compiler.compile(op.expr)
+        if held == op.condition:
+            continue    # the condition reads nothing a redirect changes
+        redirected = compiler.value_when_set(REDIRECTED_FROM, "1", negate=False)
+        # in place: where no such rewrite ran the path is empty and $uri decides alone, so another line sharing
+        # the map (the same condition and value) reads what it did
+        block.source = compiler.any_of([op.condition, compiler.all_of([redirected, held])])
+        for server in servers:
+            server.settings["redirected_from_read"] = True
 
 
 def _may_run_before(other: _RequestHeaderOp, op: _RequestHeaderOp, main) -> bool:
@@ -835,6 +875,7 @@ def finish_model(ctx: Context) -> None:
     setenvif.finish(ctx)
     _report_chained_request_headers(ctx)
     _report_reapplied_request_headers(ctx)
+    _hold_redirected_conditions(ctx)
     _finish_if_chains(ctx)
     span = ctx.main.settings.get("untyped_responses")
     if span is not None:

@@ -20,6 +20,11 @@ VARIABLES = {
     "REQUEST_FILENAME": "$a2n_request_uri", "SCRIPT_FILENAME": "$a2n_request_uri",
     "CONN_REMOTE_ADDR": "$realip_remote_addr",
 }
+# the path a per-directory rewrite to a URL path redirected the request from: httpd's r->uri of the request that
+# its internal redirect replaced (emit.layout.hold_redirected_from sets it), empty where none did
+REDIRECTED_FROM = "$a2n_redirected_from"
+
+
 def env_variable(name: str) -> str:
     """The nginx variable an [E=NAME] flag sets (prefixed: nginx refuses `set` on its own names, case-blind)."""
     return "$a2n_env_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
