@@ -2255,10 +2255,11 @@ _short("A2N866", "rewrite-into-refused-location", "warning", "A [PT] rewrite int
        "requests the rule rewrites into that section get 403 from nginx where httpd may serve them.",
        "translate the <Location>'s RewriteRule by hand, then drop the refusal.")
 _short("A2N889", "rewrite-into-refused-directory", "warning",
-       "A server-context rewrite into a directory the translation refuses is refused too.",
+       "A rewrite into a directory the translation refuses is refused too.",
        "httpd maps the result of a server-context RewriteRule to a file, with [PT] or without, and runs the "
-       "<Directory> sections and .htaccess files of that file's directory for it, as nginx searches the locations "
-       "of the rewritten URI. Where the result falls in a directory the translation refuses whole because it "
+       "<Directory> sections and .htaccess files of that file's directory for it; a per-directory rule's result "
+       "is served through an internal redirect, which does the same. nginx searches the locations of the "
+       "rewritten URI. Where the result falls in a directory the translation refuses whole because it "
        "leaves the directory's per-directory rewrite rules out (A2N838, A2N882), nginx refuses the rewritten "
        "requests as well, where httpd runs those rules and may serve them.",
        "requests the rule rewrites into that directory get 403 from nginx where httpd may serve them.",

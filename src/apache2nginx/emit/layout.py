@@ -31,8 +31,8 @@ from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH
     _grants, access_statements, asks_login, directory_slash_statements, fails_authn, fnmatch_regex, merge, \
     options_statements, refuses_all as _refuses_all, server_conditionals
 from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
-from ..passes.rewrite_model import ALIAS_REFUSAL, LOCATION_REFUSAL, REDIRECTED_FROM, REWRITE_REFUSALS, \
-    SYMLINKS_REFUSAL_BELOW
+from ..passes.rewrite_model import ALIAS_REFUSAL, DIRECTORY_REFUSAL, LOCATION_REFUSAL, REDIRECTED_FROM, \
+    REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, FALLBACK_MARK, PATH_INFO_TEST, \
     UNDER_FALLBACK, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
@@ -2715,15 +2715,16 @@ FAILING_ALIASED = FAILS_EARLY + "a .htaccess directive its AllowOverride forbids
 
 def _refusal_reached(target: Location, url: str) -> Stmt | None:
     """The refusal of TARGET a URL rewritten to URL meets: its `deny all` for an access rule nginx cannot
-    check or for a .htaccess httpd refuses (FAILS_EARLY), the `return 403` of a <Location> or an Alias refused
-    for rewrite rules the translation leaves out there (LOCATION_REFUSAL, ALIAS_REFUSAL), or the `return 403`
-    of a <LocationMatch> whose rules are not translated under this prefix where the section's regex may match
-    a URL with URL's fixed start."""
+    check or for a .htaccess httpd refuses (FAILS_EARLY), the `return 403` of a <Location>, an Alias or a
+    directory refused for rewrite rules the translation leaves out there (LOCATION_REFUSAL, ALIAS_REFUSAL,
+    DIRECTORY_REFUSAL), or the `return 403` of a <LocationMatch> whose rules are not translated under this
+    prefix where the section's regex may match a URL with URL's fixed start."""
     for r in target.statements:
         if r.name == "deny" and r.args == ["all"] and (r.comment == REFUSED_HERE
                                                         or (r.comment or "").startswith(FAILS_EARLY)):
             return r
-        if r.name == "return" and r.args == ["403"] and r.comment in (LOCATION_REFUSAL, ALIAS_REFUSAL):
+        if r.name == "return" and r.args == ["403"] and r.comment in (LOCATION_REFUSAL, ALIAS_REFUSAL,
+                                                                      DIRECTORY_REFUSAL):
             return r
         if r.name == "if" and r.comment == LOCATIONMATCH_GUARD and r.block:
             m = re.fullmatch(r'\(\$uri (~\*?) (.*)\)', r.args[0] if r.args else "", re.S)
@@ -2742,11 +2743,11 @@ def _refusal_reached(target: Location, url: str) -> Stmt | None:
 def _refused_landing(server: Server, target: str, per_dir: bool) -> Location | None:
     """The ^~ location a URL made by a rewrite lands in, where the locations under its fixed start that a
     variable's value could reach instead (which `_landing` leaves undecided) are all refused as that one is,
-    so that each answers the rewritten request alike: for a RewriteRule the translation leaves out (a
-    per-directory rule's result, PER_DIR), or for a .htaccess httpd refuses (FAILS_EARLY), with every location
-    nested in them (a regex location under a directory's prefix) refused for it too: httpd fails the directory
-    walk of each URL there the same way; or, for any rule, all refused to everyone for an access rule nginx
-    cannot check (`_refused_here`)."""
+    so that each answers the rewritten request alike: for a RewriteRule the translation leaves out, a
+    <Location>'s or a directory's (a per-directory rule's result, PER_DIR), or for a .htaccess httpd refuses
+    (FAILS_EARLY), with every location nested in them (a regex location under a directory's prefix) refused for
+    it too: httpd fails the directory walk of each URL there the same way; or, for any rule, all refused to
+    everyone for an access rule nginx cannot check (`_refused_here`)."""
     if not target.startswith("/") or target.startswith("//"):
         return None
     fixed = target.split("?", 1)[0].split("$", 1)[0]
@@ -2755,7 +2756,8 @@ def _refused_landing(server: Server, target: str, per_dir: bool) -> Location | N
     if found is None or found.modifier != "^~":
         return None
     reached = [found] + [l for l in server.locations if l.modifier in ("", "^~", "=") and l.path.startswith(fixed)]
-    if per_dir and all(any(r.name == "return" and r.args == ["403"] and r.comment == LOCATION_REFUSAL
+    if per_dir and all(any(r.name == "return" and r.args == ["403"] and r.comment in (LOCATION_REFUSAL,
+                                                                                      DIRECTORY_REFUSAL)
                            for r in l.statements) for l in reached):
         return found
 
@@ -2783,11 +2785,16 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
     in a <Location> refused for a RewriteRule the translation leaves out (LOCATION_REFUSAL) meets that refusal
     the same way, where httpd runs the section's rules on it (A2N870); so does one under an Alias refused for the
     rewrite rules of the directory it maps to (ALIAS_REFUSAL), where httpd serves the aliased file (after [END]
-    no rule runs there) or runs those rules on it (A2N871). Only a result whose fixed start decides the
-    prefix location nginx picks (a ^~ one, or a server without regex locations) is followed, or one every
-    location of which under that start is refused alike (`_refused_landing`). A rule emitted in several
-    locations (a <Directory>'s rules copied into the locations of its <Location> sections) is reported once,
-    for the URLs every copy rewrites there: the index request one copy's `index` rewrites, another's lacks."""
+    no rule runs there) or runs those rules on it (A2N871); so does one in a directory refused in place of the
+    per-directory rules the translation leaves out there (DIRECTORY_REFUSAL, A2N838), whose .htaccess rules
+    httpd's internal redirect runs on the result, and may serve it (A2N889; observed with httpd 2.4: a
+    <Directory> rule rewriting /api/a.txt to /blog/sub/index.html answered 200 where a conditional rule of
+    /blog's .htaccess is not translated; a server-context rule's A2N889 is noted as it is compiled). Only a
+    result whose fixed start decides the prefix location nginx picks (a ^~ one, or a server without regex
+    locations) is followed, or one every location of which under that start is refused alike
+    (`_refused_landing`). A rule emitted in several locations (a <Directory>'s rules copied into the locations
+    of its <Location> sections) is reported once, for the URLs every copy rewrites there: the index request one
+    copy's `index` rewrites, another's lacks."""
     seen: dict = {}         # (file, line, landing) -> the diagnostic reported for it (None: none)
     landings: dict = {}
 
@@ -2845,6 +2852,15 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
                         "refuses (403); httpd's internal redirect serves the result there (running no rule "
                         "again after [END]), where nginx refuses the requests this rule rewrites there",
                         st.span, directive="RewriteRule",
+                        related=[refusal.span] if refusal.span and refusal.span != st.span else [], urls=urls)
+                continue
+            if refusal.comment == DIRECTORY_REFUSAL:
+                if where is not None:       # (a server-context rule's is noted as it is compiled)
+                    seen[key] = diags.add(
+                        "A2N889", f"RewriteRule to {st.args[1]} (per-directory): the URL it makes lies in "
+                        f"{target.path}, which the translation refuses (403) for per-directory rules it leaves "
+                        "out; httpd's internal redirect runs those rules on the result and may serve it, where "
+                        "nginx refuses the requests this rule rewrites there", st.span, directive="RewriteRule",
                         related=[refusal.span] if refusal.span and refusal.span != st.span else [], urls=urls)
                 continue
             if refusal.comment == LOCATION_REFUSAL:
@@ -3010,8 +3026,8 @@ def _report_fallbacks_into_refusals(server: Server, diags: Diagnostics) -> None:
       <LocationMatch>'s `return 403` under a prefix location): the subrequest runs that rule and serves where
       it grants (observed with httpd 2.4: a <FilesMatch> of .html files with `Require not expr` over
       `FallbackResource /index.html` answers 200 to a missing file under the fallback's <Location>);
-    - any other refusal (A2N766: a <Location> refused for a RewriteRule it leaves out, an Alias refused for
-      rewrite rules): the URL's own sections answer (observed with httpd 2.4: a ProxyPass whose URL lacks a
+    - any other refusal (A2N766: a <Location> refused for a RewriteRule it leaves out, an Alias or a directory
+      refused for rewrite rules): the URL's own sections answer (observed with httpd 2.4: a ProxyPass whose URL lacks a
       slash answered its 500 there).
     The refusal's own diagnostic speaks of its region's URLs; this one, at the FallbackResource line, of the
     URLs of the locations that fall back there (those refused themselves aside: their own refusal answers
