@@ -3509,12 +3509,22 @@ def _carry_directory_rules(server: Server, redirected: set[int] = frozenset()) -
             continue    # a <Location>'s own rules replace the directory's
         if _refused_after_rules(loc):
             continue    # every request ends in the access phase: the region's rules' error or the refusal
-        rules = parent.directory_rules or parent.proxied_rules
+        rules = _reopened_rules(server, parent.directory_rules or parent.proxied_rules, loc)
         if _refuses(_rules(loc.statements)):
             # httpd refuses in its access check, before the inherited rules run in the fixups
             _carry_past_refusal(server, loc, rules)
             continue
         _give_directory_rules(server, loc, _carried_rules(rules, loc, nested=False))
+
+
+def _reopened_rules(server: Server, rules: list[Stmt], loc: Location) -> list[Stmt]:
+    """RULES as carried into LOC, without the refusal of a directory whose Options take FollowSymLinks away
+    (AH00670) where LOC lies under a <Directory> below it that brings them back (rewrite._reopened): httpd
+    runs the directory's rules there and serves the file."""
+    path = loc.path.rstrip("/") + "/"
+    dropped = {id(refusal) for refusal, prefixes in server.settings.get("symlinks_reopened", [])
+               if any(path.startswith(p) for p in prefixes)}
+    return [st for st in rules if id(st) not in dropped]
 
 
 def _give_directory_rules(server: Server, loc: Location, copies: list[Stmt]) -> None:

@@ -518,6 +518,7 @@ def finish_server(ctx: Context, server: Server) -> None:
         if _symlinks_refused(ctx, server, state):
             continue
         _finish_state(ctx, server, state)
+        _reopened_refusal_first(server)
     for _, state in kept:
         _refuse_aliased(ctx, server, state)
     if server_state is not None:
@@ -855,8 +856,9 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
     """httpd answers 403 for every request whose per-directory RewriteEngine is on while the directory's Options
     allow neither FollowSymLinks nor SymLinksIfOwnerMatch, rules or not (mod_rewrite's hook_fixup, AH00670; it runs
     before mod_dir's fixup and the handler). The regions (the directory, or a <Directory> below it whose Options
-    take both away) answer 403 in nginx too; where the directory itself is refused, its rules are moot.
-    Returns whether the whole directory is refused."""
+    take both away) answer 403 in nginx too; where the directory itself is refused, its rules are moot, but for
+    the <Directory> sections below it that bring FollowSymLinks back (_reopened). Returns whether the whole
+    directory is refused."""
     from .rewrite_handler import directory_options, option_directories
     if not state.engine or state.directory is None:
         return False
@@ -866,17 +868,28 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
         options = directory_options(ctx, server, directory)
         return options is not None and not options & {"followsymlinks", "symlinksifownermatch"}
 
-    def refuse(prefix: str, comment: str = SYMLINKS_REFUSAL) -> None:
-        _refuse_prefix(server, prefix, span, comment, ("", "^~"))
+    def refuse(prefix: str, comment: str = SYMLINKS_REFUSAL, but: str = "") -> tuple[Location, Stmt]:
+        loc, refusal = _refuse_prefix(server, prefix, span, comment, ("", "^~"))
         ctx.diags.add("A2N839", f"RewriteEngine On in <Directory {state.directory}> while Options allow neither "
-                      f"FollowSymLinks nor SymLinksIfOwnerMatch for {prefix}: httpd answers 403 to every request "
+                      f"FollowSymLinks nor SymLinksIfOwnerMatch for {prefix}{but}: httpd answers 403 to every request "
                       "there (AH00670), and so does the translation", span, directive="RewriteEngine",
                       hint="add Options +SymLinksIfOwnerMatch (or +FollowSymLinks) to the directory if the rules are "
                       "meant to run")
+        return loc, refusal
 
     directory = state.directory.rstrip("/")
-    if refused(directory) or state.per_dir is not None and _location_options_refused(ctx, server, state, directory,
-                                                                                      refuse):
+    own = {(s.directory or "").rstrip("/") for h in (server, ctx.main)
+           for s in h.settings.get("directory_rewrites", {}).values()}
+    whole = refused(directory)
+    reopened = _reopened(ctx, server, directory, own, refused) if whole else []
+    if reopened:
+        # the rules run in the sections below that bring FollowSymLinks back: translated, the directory's
+        # refusal kept out of the locations there (layout._carry_directory_rules)
+        but = f" outside {', '.join(reopened)} (whose <Directory> brings FollowSymLinks back)"
+        loc, refusal = refuse(state.per_dir.rstrip("/") + "/", but=but)
+        server.settings.setdefault("symlinks_reopened", []).append((refusal, reopened))
+        server.settings.setdefault("symlinks_reopened_at", []).append((loc, refusal))
+    elif whole or state.per_dir is not None and _location_options_refused(ctx, server, state, directory, refuse):
         refuse(state.per_dir.rstrip("/") + "/")
         for rule in state.rules:
             ctx.diags.add("A2N818", f"RewriteRule {rule.pattern}: httpd refuses the directory before its rules run "
@@ -885,14 +898,47 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
         for directive in state.directives:
             ctx.redispose(directive, Disposition.NOT_APPLICABLE)
         return True
-    own = {(s.directory or "").rstrip("/") for h in (server, ctx.main)
-           for s in h.settings.get("directory_rewrites", {}).values()}
     for below in option_directories(ctx, server, directory):
-        if below not in own and refused(below):
+        if below not in own and refused(below) and (not whole or _beneath(ctx, server, below, reopened)):
             prefix = _directory_url(ctx, server, below)
             if prefix is not None:
                 refuse(prefix, SYMLINKS_REFUSAL_BELOW)
     return False
+
+
+def _reopened(ctx: Context, server: Server, directory: str, own: set[str], refused) -> list[str]:
+    """The URL prefixes of the plain <Directory> sections below DIRECTORY (whose Options REFUSED refuses) where
+    the Options in force allow symlinks again, and which hold no mod_rewrite directive of their own (OWN):
+    httpd keeps the directory's rules and engine there and runs them. A deeper section brings them back
+    with Options of its own, or without any: merge_core_dir_configs applies the +/- modifiers carried from
+    above again (`Options +FollowSymLinks` then `Options None` in the directory: 403 there, the file served
+    in a <Directory> below holding only Header lines). Nothing where a <Location> setting Options may refuse
+    too (_location_options_refused)."""
+    from .rewrite_handler import option_directories
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    if any(s.settings.get("location_options") for h in holders for s in h.scopes if s.kind == "location"):
+        return []
+    out = []
+    for below in option_directories(ctx, server, directory):
+        prefix = _directory_url(ctx, server, below) if below not in own and not refused(below) else None
+        if prefix is not None:
+            out.append(prefix.rstrip("/") + "/")
+    return out
+
+
+def _reopened_refusal_first(server: Server) -> None:
+    """The refusal of a directory whose rules are translated for the sections below it that bring FollowSymLinks
+    back (_reopened) goes ahead of them in the directory's own location: httpd refuses there (AH00670) before
+    any rule runs, where a rule's redirect would answer first in nginx."""
+    for loc, refusal in server.settings.pop("symlinks_reopened_at", []):
+        for stmts in (loc.statements, loc.directory_rules):
+            if any(st is refusal for st in stmts):
+                stmts[:] = [refusal] + [st for st in stmts if st is not refusal]
+
+
+def _beneath(ctx: Context, server: Server, below: str, reopened: list[str]) -> bool:
+    prefix = _directory_url(ctx, server, below)
+    return prefix is not None and any((prefix.rstrip("/") + "/").startswith(p) for p in reopened)
 
 
 def _location_options_refused(ctx: Context, server: Server, state: RewriteContext, directory: str, refuse) -> bool:

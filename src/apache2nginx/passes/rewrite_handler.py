@@ -74,38 +74,51 @@ def exec_cgi(ctx, server, directory: str) -> bool | None:
     return "execcgi" in merged
 
 
+def _written_options(scope) -> list:
+    access = scope.settings.get("access")
+    return access.options if access is not None and access.options else []
+
+
 def directory_options(ctx, server, directory: str) -> set[str] | None:
     """The Options httpd merges for the directory itself from the <Directory> sections above it (None when a
-    regex section sets Options, which may or may not match)."""
+    regex section sets Options, which may or may not match). Every plain section counts, one without Options
+    too: httpd creates the core configuration of each section, and merge_core_dir_configs applies the +/-
+    modifiers carried from above again over the options in force where a section sets none
+    (`Options +FollowSymLinks` then `Options None` in <Directory /srv/www/data>: none there, FollowSymLinks
+    back in a <Directory /srv/www/data/sub> holding only Header lines)."""
     from .access import _merge_options
     holders = [server] if server is ctx.main else [ctx.main, server]
     scopes = [s for h in holders for s in h.settings.get("directories", []) if s.kind == "directory"]
     covering: list = []
     for scope in scopes:
-        access = scope.settings.get("access")
-        if access is None or not access.options:
-            continue
         if scope.regex:
-            return None
+            if _written_options(scope):
+                return None
+            continue
         if _under(directory.rstrip("/"), (scope.fs_path or "").rstrip("/")):
             covering.append(scope)
     merged = set(_DEFAULT_OPTIONS)
     for scope in sorted(covering, key=lambda s: (s.fs_path or "").rstrip("/").count("/")):
-        merged = _merge_options(merged, scope.settings["access"].options)
+        merged = _merge_options(merged, _written_options(scope))
     return merged
 
 
 def option_directories(ctx, server, directory: str) -> list[str]:
-    """The plain <Directory> sections strictly below `directory` that set Options."""
+    """The plain <Directory> sections strictly below `directory` that set Options, or whose Options differ from
+    those in force above it without setting any (the modifiers carried from above applied again:
+    directory_options)."""
     holders = [server] if server is ctx.main else [ctx.main, server]
     found = []
     for h in holders:
         for scope in h.settings.get("directories", []):
-            access = scope.settings.get("access")
             path = (scope.fs_path or "").rstrip("/")
-            if scope.kind == "directory" and not scope.regex and access is not None and access.options \
-                    and path != directory.rstrip("/") and _under(path, directory) and path not in found:
-                found.append(path)
+            if scope.kind != "directory" or scope.regex or path == directory.rstrip("/") \
+                    or not _under(path, directory) or path in found:
+                continue
+            if not _written_options(scope) and \
+                    directory_options(ctx, server, path) == directory_options(ctx, server, path.rsplit("/", 1)[0]):
+                continue
+            found.append(path)
     return found
 
 
