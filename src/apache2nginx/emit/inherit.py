@@ -528,8 +528,8 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     so their 401 or 403 sends the onsuccess headers too."""
     whole = any(_refusal(s) for s in stmts)
     lifted = tuple(sorted({c for s in stmts for c in s.lifted}))
-    if not whole and not lifted and not any(_guard(s) for s in stmts):
-        return stmts
+    if not whole and not lifted:
+        return _guarded_headers(stmts, parent, ungate, nested, unless)
     # (a refusal after the region's own rules that a regular expression section may lift: theirs too, where
     # it applies; the refusal's own 403 in any case, but where it stands for rules refusing everyone that
     # such a section may lift: there alone, layout.Layout.access)
@@ -538,19 +538,41 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
         else lifted or ("403",)
     sent = _sent_on_refusal(stmts, parent, ungate, nested, unless, statuses)
     if sent is None:
+        # (a guard ahead of the refusal inherits the location's list otherwise, which is the refusal's)
+        return _guarded_headers(stmts, parent, ungate, nested, unless)
+    return [s for s in stmts if s.name != "add_header"] + _reread(sent, [s for s in stmts if s.name == "error_page"],
+                                                                  ungate)
+
+
+def _guarded_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str], nested: list,
+                     unless: Unless | None) -> list[Stmt]:
+    """STMTS with each `if` guard refusing some of their URLs (a <LocationMatch>'s rules nginx cannot check
+    under this prefix location) sending the headers of a refusal (see refused_headers) in its block. The
+    guard answers ahead of the location's own refusal, if any, so its headers are worked out as if that
+    refusal were not there; this matters where that refusal sends no onsuccess header, as it stands for
+    region rules refusing everyone (Stmt.shut_region): where the <LocationMatch> applies, httpd merges its
+    rules over the region's, and they may let the request in (an AuthType without Require, answered 403 or
+    500, beside a <LocationMatch>'s `Require ip`: httpd served /img/sub/ with its onsuccess Referrer-Policy,
+    where nginx's 403 lost it)."""
+    if not any(_guard(s) for s in stmts):
         return stmts
-    # where the refusal's 403 stands for a local ErrorDocument page's, whose redirect sets SetEnvIf variables
-    # again on its path (refusal_pages), each header goes where either path's variables send it
+    sent = _sent_on_refusal([s for s in stmts if not _refusal(s)], parent, ungate, nested, unless)
+    if sent is None:
+        return stmts
     # (a guard's block names its own page)
-    pages = [s for s in stmts if s.name == "error_page"] if whole or lifted else \
-        [b for s in stmts if _guard(s) for b in s.block if b.name == "error_page"]
+    sent = _reread(sent, [b for s in stmts if _guard(s) for b in s.block if b.name == "error_page"], ungate)
+    return [Stmt("if", s.args, s.span, s.comment, sent + list(s.block)) if _guard(s) else s for s in stmts]
+
+
+def _reread(sent: list[Stmt], pages: list[Stmt], ungate: Callable[[str], str]) -> list[Stmt]:
+    """SENT, where the refusal's 403 stands for a local ErrorDocument page's (one of PAGES), whose redirect sets
+    SetEnvIf variables again on its path (refusal_pages): each header goes where either path's variables send
+    it."""
     rereads = next((p.rereads for p in reversed(_last_error_pages(pages)) if "403" in p.args[:-1]), ())
     if rereads and getattr(ungate, "reread", None) is not None:
-        sent = [replace(s, args=[s.args[0], ungate.reread(s.args[1], rereads)] + s.args[2:])
+        return [replace(s, args=[s.args[0], ungate.reread(s.args[1], rereads)] + s.args[2:])
                 if s.name == "add_header" and len(s.args) >= 2 else s for s in sent]
-    if whole or lifted:
-        return [s for s in stmts if s.name != "add_header"] + sent
-    return [Stmt("if", s.args, s.span, s.comment, sent + list(s.block)) if _guard(s) else s for s in stmts]
+    return sent
 
 
 def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],

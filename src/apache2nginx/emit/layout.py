@@ -1323,7 +1323,12 @@ class Layout:
             section's rules alone: a later <Location> of the region may grant what they refuse, and an
             `AuthMerging` joins them to the rules of the region's whole chain of <Location> sections before, which
             may bring back the directories' rules an earlier section replaced (mod_authz_core, see
-            passes.access.merge). Worked out without reporting: only what is laid out is reported."""
+            passes.access.merge). Nor the statements alone: a refusal in place of rules httpd answers with its own
+            error for everyone (Stmt.shut_region: an AuthType without Require beside Order/Allow/Deny) sends no
+            onsuccess header, where the merge's refusal stands for rules that may let a request in (the section's
+            `Require ip`: httpd served /img/sub/ with its onsuccess Referrer-Policy), and the guard's refusal
+            sends them (emit.inherit.refused_headers). Worked out without reporting: only what is laid out is
+            reported."""
             region = self.prefix_regions.get(id(loc))
             if region is None:
                 return bool(access), access, []
@@ -1334,7 +1339,8 @@ class Layout:
                                  scope.span, quiet=True)
             # (a location nested in LOC, a <Files> section's or an earlier regex section's, merges sections of
             # its own: the URLs it answers may be decided otherwise)
-            return bool(loc.locations) or [_shape(st) for st in merged] != [_shape(st) for st in before], merged, \
+            return bool(loc.locations) or [_shape(st) for st in merged] != [_shape(st) for st in before] \
+                or _lifts_shut(before, merged), merged, \
                 configs
 
         def reached(loc: Location) -> bool:
@@ -4376,6 +4382,12 @@ def _refused_after_rules(loc: Location) -> bool:
     to REFUSED_AFTER_RULES, which its nested locations inherit): httpd answers there in its access check, with
     the rules' error or what the translation refuses, before any per-directory rule or mod_dir's redirect."""
     return any(st.name == "auth_request" and st.args == [REFUSED_AFTER_RULES] for st in loc.statements)
+
+
+def _lifts_shut(before: list[Stmt], merged: list[Stmt]) -> bool:
+    """BEFORE refuses in place of rules httpd answers with its own error for everyone (Stmt.shut_region), and
+    MERGED, the same statements, in place of rules that may let a request in."""
+    return any(st.shut_region for st in before) and not any(st.shut_region for st in merged)
 
 
 def _plain_refusal(stmts: list[Stmt]) -> bool:
