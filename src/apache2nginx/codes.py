@@ -1784,6 +1784,16 @@ _short("A2N406", "cgi-through-fcgiwrap", "warning", "CGI programs run through fc
        "nothing runs until fcgiwrap is installed and listening; a program in a subdirectory is not found, and "
        "a missing program answers 403 (fcgiwrap) rather than httpd's 404.",
        "apt-get install fcgiwrap (or change the fastcgi_pass socket).")
+_short("A2N407", "cgi-index-login", "warning", "A ScriptAlias directory's index is looked up before nginx checks "
+       "the login.",
+       "httpd checks the login of a ScriptAlias directory's own URL (/cgi-bin/) before mod_dir looks for its index "
+       "file, so a request without valid credentials gets the directory's 401, without the Header lines of the "
+       "file sections matching the index's name. nginx redirects to the index in its rewrite phase, before it "
+       "checks credentials: the translation keeps a request without an Authorization header at the directory, "
+       "but one with wrong credentials is redirected and refused as the index.",
+       "the 401 for the directory's URL with wrong credentials carries the index's file-section headers in "
+       "nginx only.",
+       "nothing, usually: the headers are only added to that refusal.")
 _short("A2N405", "redirect-raw-uri", "info", "A Redirect keeps the raw request path.",
        "the nginx redirect appends the rest of the path from $request_uri, byte for byte as the client sent it; "
        "httpd appends its decoded, slash-merged path re-escaped. They differ only for unusual URLs (// or "

@@ -1928,14 +1928,17 @@ class Layout:
         they refuse some addresses (`Require ip`), the same answer for those: a geo block repeats the
         allow/deny list and a client it refuses stops there (`rewrite ... break`), for the location's own
         403. A refusal the translation makes in place of rules it cannot check keeps the redirect: httpd may
-        grant and run the index, and a header too many on that 403 is the refusal's own difference."""
+        grant and run the index, and a header too many on that 403 is the refusal's own difference. So too
+        for a login (_login_refusal): httpd answers the directory's URL without credentials with its own 401,
+        without the index's file-section headers."""
         directory = route.path.rstrip("/") + "/"
         if matched != directory or not route.target or "$" in route.target:
             return []
         rules = _rules(before or [])
         if _refuses_everyone(rules):
             return []
-        gate = self._address_refusal(rules, route.span)
+        gates = [g for g in (self._address_refusal(_addresses_checked(rules), route.span),
+                             self._login_refusal(rules, directory, route.span)) if g is not None]
         main = self.model.main_server
         outer = list(self.server.statements) + (list(main.statements) if main is not None and main is not self.server
                                                 else [])
@@ -1950,11 +1953,39 @@ class Layout:
                             comment="mod_dir: the directory's index file, run as a program",
                             block=[Stmt("rewrite", [f"^{_regex_escape(directory)}$", directory + name, "last"],
                                         route.span)]))
-        if out and gate is not None:
+        for gate in reversed(gates if out else []):
             out.insert(0, Stmt("if", [f"({gate})"], route.span, block=[
                 Stmt("rewrite", [f"^{_regex_escape(directory)}$", directory, "break"], route.span)],
                                comment="httpd refuses the directory before mod_dir looks for its index"))
         return out
+
+    def _login_refusal(self, rules: list[Stmt], directory: str, span: Span) -> str | None:
+        r"""The `if` condition under which httpd asks a request of a ScriptAlias directory's URL for a login
+        before mod_dir looks for its index: where the rules ask for one (auth_basic), a request without an
+        Authorization header (under `satisfy any`, from an address the allow/deny list refuses). httpd's 401
+        then carries no file section's headers (observed: no `Header always` line of a <FilesMatch "\.html$">
+        for /cgi-bin/ with index.html there). nginx cannot check credentials before its rewrite phase: a
+        request with wrong ones is still redirected to the index, whose 401 carries them (A2N407). Under
+        `satisfy all` the rewrite-phase checks (`Require user`) refuse nothing auth_basic lets pass without
+        credentials; under `satisfy any` they may stand for a grant, and the redirect stays."""
+        if _realm(rules) is None or any("refused" in (st.comment or "") for st in rules):
+            return None
+        condition = '$http_authorization = ""'
+        if any(st.name == "satisfy" and st.args == ["any"] for st in rules):
+            if any(st.name == "if" for st in rules):
+                return None
+            addresses = [st for st in rules if st.name in ("allow", "deny")]
+            if addresses and not _refuses_everyone(addresses):
+                refused = self._address_refusal(addresses, span)
+                if refused is None:
+                    return None     # an address list that refuses no one: httpd grants without a login
+                condition = self.model.shared_map("a2n_dir_login_", f"{refused}:$http_authorization",
+                                                  [("1:", "1")], "0", span=span)
+        self.diags.add_once("A2N407", f"ScriptAlias {directory}: httpd asks for the login before it looks for "
+                            "the directory's index; nginx redirects a request with wrong credentials to the "
+                            "index first, so its 401 carries the Header lines of the index's file sections",
+                            span, urls=[("^" + re.escape(directory) + "$", True)])
+        return condition
 
     def _address_refusal(self, rules: list[Stmt], span: Span) -> str | None:
         """A geo variable that is 1 for the addresses a plain allow/deny list refuses (address_entries); None
@@ -4417,6 +4448,17 @@ def address_entries(rules: list[Stmt]) -> tuple[tuple[tuple[str, str], ...], str
         seen.append(network)
         entries.append((str(network), value))
     return tuple(entries), default
+
+
+def _addresses_checked(rules: list[Stmt]) -> list[Stmt]:
+    """The allow/deny list that refuses an address whatever else the rules ask for: the rules themselves
+    where they ask for no login; under a login, the list alone (`satisfy all`: the address is checked as
+    well as the login) or none (`satisfy any`: a login admits a refused address)."""
+    if _realm(rules) is None:
+        return rules
+    if any(st.name == "satisfy" and st.args == ["any"] for st in rules):
+        return []
+    return [st for st in rules if st.name in ("allow", "deny")]
 
 
 def _refuses_everyone(rules: list[Stmt]) -> bool:
