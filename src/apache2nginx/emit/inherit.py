@@ -16,6 +16,7 @@ from typing import Callable
 
 from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt, all_nested
 from ..passes.alias import CGI_REFUSAL
+from ..passes.rewrite_compile import DIR_METHOD
 from ..passes.rewrite_location_headers import REFUSED_RULE, TARGET_HEADER
 from ..passes.rewrite_model import REWRITE_FILE, REWRITE_URI
 
@@ -678,13 +679,32 @@ _RULE_STATEMENTS = {"rewrite", "return", "set", "if", "break"}
 
 
 def _guarded(stmts: list[Stmt]) -> bool:
-    """Whether STMTS hold access rules that may refuse (a deny, a login, an `if` answering 401 or 403): a
-    <Location> refused for its rewrite rules (Stmt.rule_tests) is an open region without them."""
+    """Whether STMTS hold access rules that may refuse and that nginx checks in its access phase (a deny, a
+    login), after the refusal's rewrite-phase 403, which answers their refusals too: a <Location> refused
+    for its rewrite rules (Stmt.rule_tests) is an open region without them. An `if` answering 401 or 403
+    (access rules under an <If>) is no such rule: nginx answers it ahead of the refusal, and its answer
+    sends what httpd's own refusal does (_own_answer)."""
     return any(s.name in ("deny", "auth_request", "limit_except") and not _refusal(s)
-               or (s.name == "auth_basic" and s.args != ["off"])
-               or (s.name == "if" and any(b.name == "return" and b.args[:1] in (["401"], ["403"])
-                                          for b in s.block or ()))
-               for s in stmts)
+               or (s.name == "auth_basic" and s.args != ["off"]) for s in stmts)
+
+
+def _own_answer(s: Stmt) -> bool:
+    """Whether S is an `if` answering 401 or 403 for httpd's own rules (access rules under an <If>, a
+    refusal httpd makes itself), not for the translation's refusal (_guard), nor one sending headers of its
+    own (a directory's index file refused as the location is, refusal_alternatives: they say what it sends)."""
+    return s.name == "if" and not _guard(s) and not any(b.name == "add_header" for b in s.block or ()) and \
+        any(b.name == "return" and b.args[:1] in (["401"], ["403"]) for b in s.block or ())
+
+
+def _own_answers(stmts: list[Stmt]) -> list[Stmt]:
+    """STMTS with SERVED emptied in each `if` answering for httpd's own rules (_own_answer) before it answers:
+    httpd's own 403 (`Require ip 127.0.0.1` under an <ElseIf>, checked before the per-directory rewrite
+    rules run) is an error carrying the `Header always` lines alone, where the requests it lets in get the
+    handler's or the [P] backend's success with the onsuccess lines too (X-Frame-Options DENY and
+    SAMEORIGIN); nginx answers that `if` first, with the location's add_header lines."""
+    return [Stmt("if", s.args, s.span, s.comment, [Stmt("set", [SERVED, ""], s.span, comment="httpd refuses "
+                 "here itself: its error carries no onsuccess header")] + list(s.block)) if _own_answer(s) else s
+            for s in stmts]
 
 
 # the statuses httpd may answer a request naming a file of an open region with (SERVED): its handler's success
@@ -772,6 +792,7 @@ def served_tests(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], 
         ahead = _rule_tests_ahead(stmts)
     else:
         stmts = [Stmt("if", s.args, s.span, s.comment, _rule_answers(s.block)) if _guard(s) else s for s in stmts]
+    stmts = _own_answers(stmts)
     tests += _result_tests(ahead + stmts, _index_names(stmts, parent, index), span) + ahead
     if any(s.args[:1] == [FILE] for s in tests):
         # an `if` block answering before the region's rules (a directory's index file, refusal_alternatives)
@@ -975,20 +996,36 @@ def _rule_tests(rules: tuple, names: list[str], ungate: Callable[[str], str], va
     for name in reversed(names):
         out.append(Stmt("if", [f"(-f $request_filename{ungate.index_of(name)})"], span,
                         block=[Stmt("set", [chosen, name], span)]))
-    places = [("$request_filename", "$uri", (), False),
-              (f"$request_filename{chosen}", f"$uri{chosen}", (f"({chosen})",), True)]
+    # (a condition on %{REQUEST_METHOD} reads DIR_METHOD: the request's method, GET in mod_dir's subrequest)
+    places = [("$request_filename", "$uri", (), False, "$request_method"),
+              (f"$request_filename{chosen}", f"$uri{chosen}", (f"({chosen})",), True, "GET")]
     applies = "$a2n_rwapply"
-    for file, uri, guard, index in reversed(places):
+    for file, uri, guard, index, method in reversed(places):
         for value, conditions, subrequest in reversed(rules):
             if index and not subrequest:
                 continue
             tests = list(guard) + [f"({c})" for c in conditions]
             out += [Stmt("set", [REWRITE_FILE, file], span), Stmt("set", [REWRITE_URI, uri], span),
                     Stmt("set", [applies, ""], span, comment="where the RewriteRule applies")]
+            if any(DIR_METHOD in c for c in conditions):
+                out.insert(len(out) - 1, Stmt("set", [DIR_METHOD, method], span))
             out += [Stmt("if", [t], span, block=[Stmt("set", [applies, "${a2n_rwapply}1"], span)]) for t in tests]
             out.append(Stmt("if", [f"({applies} = {'1' * len(tests)})"], span,
                             block=[Stmt("set", [variable, value], span)]))
-    return out
+    return out + _slashless_directory(variable, span)
+
+
+def _slashless_directory(variable: str, span) -> list[Stmt]:
+    """The tests emptying VARIABLE (SERVED) for a directory requested without its slash: httpd answers it
+    with mod_dir's 301, an error carrying the `Header always` lines alone, whatever rule matches its name
+    (`GET /docs/a` for the directory /docs/a under `RewriteRule ^([^/]+)/?$ http://b/rw/$1 [P]` was a 301 to
+    /docs/a/ with X-Frame-Options DENY alone), where the [P] rule's test had said httpd relays the backend's
+    answer. nginx nests no `if`: the directory test leaves its mark in a variable the URL is read with."""
+    mark = "$a2n_rwdir"
+    return [Stmt("set", [mark, ""], span, comment="mod_dir redirects a directory requested without its slash"),
+            Stmt("if", ["(-d $request_filename)"], span, block=[Stmt("set", [mark, "1"], span)]),
+            Stmt("set", [mark, "${" + mark[1:] + "}$uri"], span),
+            Stmt("if", [f'({mark} ~ "^1.*[^/]$")'], span, block=[Stmt("set", [variable, ""], span)])]
 
 
 def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],

@@ -101,7 +101,8 @@ class Stmt:
     fails_authn: bool = False
     # on the `return 403` of a <Location> refused for its RewriteRules (LOCATION_REFUSAL), where nginx can tell
     # which requests those rules apply to: (value, conditions, index) per rule, in httpd's order, each
-    # condition an nginx `if` test reading REWRITE_FILE and REWRITE_URI (passes.rewrite._location_rule_tests),
+    # condition an nginx `if` test reading REWRITE_FILE and REWRITE_URI (and DIR_METHOD for %{REQUEST_METHOD}:
+    # the request's method, GET in mod_dir's index subrequest; passes.rewrite._location_rule_tests),
     # all of which hold where the rule applies; VALUE is "1" where httpd's answer is then the backend's ([P]),
     # "" where it is an error (a redirect, [F], [G]); INDEX: whether it runs on mod_dir's lookup of a
     # directory's index file too (a subrequest: not an [R] or [NS] rule). Elsewhere httpd serves the file the

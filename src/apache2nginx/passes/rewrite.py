@@ -707,9 +707,8 @@ def _compiled_rule_tests(compiler: Compiler, rules: list[RRule], subject: str, s
                 return f"RewriteCond {c.test} cannot be tested in nginx ({e.args[-1] if e.args else e})"
             if compiler.tests_built or compiler.lookups:
                 return f"RewriteCond {c.test} cannot be tested in nginx"
-            if DIR_METHOD in test:
-                # the variable is set where the directory's rules run (_dir_method_pass), not where these tests go
-                return f"RewriteCond {c.test} reads the method of mod_dir's index subrequest"
+            # (%{REQUEST_METHOD}, DIR_METHOD: the tests set it for the request's file and for mod_dir's index
+            # file, GET in its subrequest, as _dir_method_pass does where the rules run: emit.inherit._rule_tests)
             conditions.append(test)
         # (mod_dir looks the index file up with a subrequest, on which httpd skips [R] and [NS] rules)
         tests.append((value, tuple(conditions), not ({"R", "NS"} & set(flags))))
