@@ -1294,9 +1294,14 @@ _short("A2N742", "access-refused", "error", "An access rule nginx cannot check e
        "clients httpd admitted get 403 from nginx.",
        "express the rule with Require ip, Require valid-user (AuthType Basic, AuthUserFile) or Require all, or "
        "put the check in front of nginx (auth_request to a service that implements it).")
-_short("A2N743", "options-outside-directory", "error", "Options outside <Directory> is not translated.",
-       "in <Location> or <Files> httpd applies Options only partly (symlink checks need a directory).",
-       "the option has no effect in the translation.", "move Options into the <Directory> it is meant for.")
+_short("A2N743", "options-outside-directory", "error", "Options outside <Directory> is only partly translated.",
+       "in <Location> or <Files> httpd applies Options only partly (symlink checks need a directory), but "
+       "mod_autoindex reads their Indexes: the translation carries it into a <Location>'s nginx locations "
+       "(autoindex on or off). Where the section cannot be placed (an <If>, a <DirectoryMatch>, a <Files> "
+       "matching every directory request) and may refuse listings, listings are off in the whole server.",
+       "the other options have no effect in the translation; where listings were turned off, nginx refuses "
+       "(403) listings httpd serves outside the section.",
+       "move Options into the <Directory> it is meant for.")
 _short("A2N744", "htaccess-overrides", "warning", "AllowOverride lets .htaccess files change this directory.",
        "httpd reads .htaccess files in every request under the directory and applies what they say (access "
        "rules included); nginx never reads them.",

@@ -536,7 +536,7 @@ class Layout:
             cached = access_statements(diags, configs, region, span, reported, tls=bool(self.server.ssl),
                                        conditions=Conditions(self.model, self.server))
             if eff.options_span is not None:
-                cached += options_statements(eff)
+                cached += options_statements(eff, getattr(self, "listings_off", False))
             # the key holds ids: keep the keyed objects alive as long as the entry
             cached = (cached, configs, span)
             (self._quiet_memo if quiet else self._access_memo)[key] = cached
@@ -624,6 +624,7 @@ class Layout:
             self.directory_index.setdefault(d.fs_path.rstrip("/") or "/", []).append((i, d))
         main = self.model.main_server
         self.refuse_all = server.settings.get("refuse_all") or (main.settings.get("refuse_all") if main else None)
+        self.listings_off = bool(server.settings.get("listings_off") or main and main.settings.get("listings_off"))
         self.granting = server.settings.get("granting_sections", []) + \
             (main.settings.get("granting_sections", []) if main is not None and main is not server else [])
         if self.refuse_all is None:

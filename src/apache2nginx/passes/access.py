@@ -62,6 +62,7 @@ class AccessConfig:
     satisfy_span: Span | None = None
     auth: dict[str, tuple[str, Span]] = field(default_factory=dict)   # type, name, userfile, ...
     options: list[tuple[str, Span]] | None = None                     # Options, as written
+    listing: list[tuple[str, Span]] | None = None   # Options of a <Location>: only Indexes counts
     directory_slash: tuple[bool, Span] | None = None                  # DirectorySlash (mod_dir)
     stack: list[Authz] = field(default_factory=list)                  # open <Require*> containers
     refuse: tuple[str | None, Span] | None = None   # a TLS requirement nginx cannot check here (None: lifted)
@@ -394,12 +395,7 @@ def options(ctx: Context, d: Directive) -> Disposition:
     if ctx.scope is not None and ctx.scope.kind == "files" and includes_only:
         return Disposition.EXACT     # the SSI gate of this <Files> section: the include pass reads it there
     if ctx.scope is not None and ctx.scope.kind != "directory":
-        if ctx.scope.kind == "location":
-            # httpd merges them after the directory's all the same: mod_rewrite's symlink check reads them
-            ctx.scope.settings.setdefault("location_options", []).extend((a, d.span) for a in d.args)
-        ctx.diags.add("A2N743", f"Options {' '.join(d.args)} outside <Directory>: httpd applies only some options "
-                      "there (no symlink checks in <Location>); not translated", d.span, directive=d.name)
-        return Disposition.UNSUPPORTED
+        return _section_options(ctx, d, config)
     config.options = (config.options or []) + [(a, d.span) for a in d.args]
     granted = {a.lower().lstrip("+") for a in d.args if not a.startswith("-")}
     disposition = Disposition.EXACT
@@ -416,6 +412,79 @@ def options(ctx: Context, d: Directive) -> Disposition:
         disposition = loosest(disposition, exec_cgi_option(ctx, d))
     return disposition
 
+
+
+def _section_options(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
+    """Options in a <Location> or <Files> section. httpd merges them after the <Directory> sections' (the same
+    merge) and mod_autoindex reads the result in its handler, so their Indexes turns listings on or off
+    (observed: `<Location /app> Options -Indexes` under a document root with Options Indexes refuses GET
+    /app/, 403); the symlink checks were made in the directory walk before, so the symlink options change
+    nothing for the files served (mod_rewrite's own check reads a <Location>'s: `location_options`). A <Files>
+    section applies to a directory request only where its pattern matches the empty name (files_directories):
+    its Indexes would turn listings off everywhere, so they are off in the whole server."""
+    words = [a.lower().lstrip("+-") for a in d.args]
+    if ctx.scope.kind == "location":
+        # httpd merges them after the directory's all the same: mod_rewrite's symlink check reads them
+        ctx.scope.settings.setdefault("location_options", []).extend((a, d.span) for a in d.args)
+        config.listing = (config.listing or []) + [(a, d.span) for a in d.args]
+    elif files_directories(d.parent) and (may_stop_listings(d.args) or {"indexes", "all"} & set(words)):
+        if may_stop_listings(d.args):
+            untranslated_options(ctx, d, d.parent)
+        else:
+            ctx.diags.add("A2N743", f"Options {' '.join(d.args)} in <{d.parent.name} {' '.join(d.parent.args)}>, "
+                          "which applies to every directory request: the listings it allows are not translated "
+                          "(nginx refuses them, 403)", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if all(w == "indexes" for w in words):
+        return Disposition.EXACT
+    others = " ".join(a for a in d.args if a.lower().lstrip("+-") != "indexes")
+    ctx.diags.add("A2N743", f"Options {' '.join(d.args)} outside <Directory>: "
+                  + ("only its Indexes is translated (listings on or off); " if ctx.scope.kind == "location" else "")
+                  + f"{others} is not (no symlink checks outside <Directory>)", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
+
+
+def files_directories(section) -> bool:
+    """Whether a <Files>/<FilesMatch> SECTION applies to directory requests: httpd's file walk tests the
+    name after the last slash of the file name, empty for a directory requested with its slash (observed:
+    `<Files "f"> Options +Indexes` does not list /f/, `<FilesMatch "^$"> Options -Indexes` refuses every
+    listing), so only a pattern that matches the empty name does (`*`, `.*`)."""
+    if section is None or not getattr(section, "is_section", False) or section.key not in ("files", "filesmatch"):
+        return True
+    args = section.args
+    pattern = args[-1] if args else ""
+    if section.key == "files" and not (len(args) >= 2 and args[0] == "~"):
+        return set(pattern) <= {"*"}
+    try:
+        return re.search(pattern, "") is not None
+    except re.error:
+        return True
+
+
+def may_stop_listings(args: list[str]) -> bool:
+    """Whether an Options line may turn Indexes off where it applies: `-Indexes` (or `-All`), or a line whose
+    first keyword has no +/- and that does not name Indexes (or All) after a reset."""
+    words = [a.lower() for a in args]
+    if any(w in ("-indexes", "-all") for w in words):
+        return True
+    return bool(words) and words[0][:1] not in ("+", "-") and \
+        not any(w.lstrip("+") in ("indexes", "all") for w in words)
+
+
+def untranslated_options(ctx: Context, d: Directive, section) -> None:
+    """Options inside a section the translation leaves out (<If>, <DirectoryMatch>, <Directory ~>), or a <Files>
+    section that applies to every directory request (files_directories): httpd
+    merges it over the region's own Options where it applies, and mod_autoindex reads the result, so it may
+    refuse a listing (403) where nginx's autoindex would draw it. Where it may turn Indexes off, listings
+    are turned off in the whole server (narrowing, reported), never left on where httpd may refuse them."""
+    if not may_stop_listings(d.args) or not files_directories(section):
+        return
+    what = f"<{section.name} {' '.join(section.args)}>"
+    ctx.server.settings.setdefault("listings_off", (what, d.span))
+    ctx.diags.add("A2N743", f"Options {' '.join(d.args)} in {what}: httpd refuses directory listings (403) where "
+                  "it applies, which the translation cannot place; listings are off in the whole server",
+                  d.span, directive=d.name,
+                  hint="turn listings off with Options -Indexes in the <Directory> or <Location> they concern")
 
 
 def directory_slash(ctx: Context, d: Directive) -> Disposition:
@@ -1078,6 +1147,9 @@ def merge(configs: list[AccessConfig]) -> Effective:
         if c.options:
             eff.options = _merge_options(eff.options, c.options)
             eff.options_span = c.options[0][1]
+        if c.listing:
+            eff.options = _merge_listing(eff.options, c.listing)
+            eff.options_span = eff.options_span or c.listing[0][1]
         if c.directory_slash is not None:
             eff.directory_slash = c.directory_slash
         if c.refuse is not None:
@@ -1212,6 +1284,25 @@ def _merge_options(current: set[str], written: list[tuple[str, Span]]) -> set[st
         out = _Options((set(current) - remove) | add)
     out.plus, out.minus = frozenset(add), frozenset(remove)
     return out
+
+
+def _merge_listing(current: set[str], written: list[tuple[str, Span]]) -> set[str]:
+    """The Options in force after the Options lines of a <Location> or <LocationMatch> (`written`) apply over
+    `current`, of which only Indexes changes. httpd merges those sections' Options as a <Directory>'s (the
+    same bit-by-bit merge, so `Options None` there turns listings off and `-Indexes` removes them) and
+    mod_autoindex reads the merged result in its handler; but the symlink checks were made during the
+    directory walk, before these sections merge, so FollowSymLinks there changes nothing for the files
+    served (mod_rewrite's own check reads it: passes.rewrite, `location_options`)."""
+    merged = _merge_options(current, written)
+    out = _Options((set(current) - {"indexes"}) | (set(merged) & {"indexes"}))
+    out.plus = _with_indexes_of(getattr(current, "plus", ()), merged.plus)
+    out.minus = _with_indexes_of(getattr(current, "minus", ()), merged.minus)
+    return out
+
+
+def _with_indexes_of(mine, theirs) -> frozenset:
+    """MINE, with Indexes as THEIRS has it."""
+    return frozenset((set(mine) - {"indexes"}) | (set(theirs) & {"indexes"}))
 
 
 class Refused(Exception):
@@ -2103,11 +2194,12 @@ def _basic_auth(eff: Effective, span: Span | None) -> list[Stmt]:
     return [Stmt("auth_basic", [name], kind[1]), Stmt("auth_basic_user_file", [userfile[0]], userfile[1])]
 
 
-def options_statements(eff: Effective) -> list[Stmt]:
-    """Options Indexes -> autoindex; symlink options -> disable_symlinks (nginx follows by default)."""
+def options_statements(eff: Effective, listings_off: bool = False) -> list[Stmt]:
+    """Options Indexes -> autoindex (not where LISTINGS_OFF: Options in a section left out may refuse them,
+    untranslated_options); symlink options -> disable_symlinks (nginx follows by default)."""
     out = []
     span = eff.options_span
-    if "indexes" in eff.options:
+    if "indexes" in eff.options and not listings_off:
         out.append(Stmt("autoindex", ["on"], span))
     if "followsymlinks" not in eff.options:
         out.append(Stmt("disable_symlinks", ["if_not_owner" if "symlinksifownermatch" in eff.options else "on"],

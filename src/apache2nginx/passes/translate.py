@@ -185,6 +185,8 @@ class Translator:
             # access semantics are not yet: the rules are compiled for the URL path the directory serves.
             directory = untranslated
         elif untranslated is not None and rule.disposition is not Disposition.NOT_APPLICABLE:
+            if d.key == "options":
+                access.untranslated_options(self.ctx, d, untranslated)
             self.report(d, Disposition.UNSUPPORTED, untranslated)
             return
         scope = self.ctx.scope
