@@ -2088,8 +2088,13 @@ _short("A2N839", "rewrite-directory-symlinks", "warning", "Per-directory Rewrite
        "a <Directory> turns RewriteEngine on while its Options allow neither FollowSymLinks nor "
        "SymLinksIfOwnerMatch. httpd then answers 403 to every request for a file of the directory, whether or not "
        "it has rules (mod_rewrite's fixup, AH00670). The translation answers 403 there too, at nginx's rewrite "
-       "phase, which runs before its access checks.",
-       "a request httpd would first refuse otherwise (401 from authentication) gets 403 from nginx.",
+       "phase, which runs before its access checks. A section merged later without Options of its own (a "
+       "<Directory> below, a <Location> or <LocationMatch>, a <Files>) applies the directory's +/- Options "
+       "modifiers again: where that brings FollowSymLinks back, httpd runs the directory's rules and serves the "
+       "file, and so does the translation (for the URLs the <Location> sections match, and URLs ending in a name "
+       "the <Files> section matches).",
+       "a request httpd would first refuse otherwise (401 from authentication) gets 403 from nginx; so does a "
+       "URL with path info after a file whose <Files> section brings FollowSymLinks back (404 from httpd).",
        "add Options +SymLinksIfOwnerMatch to the directory if the rules are meant to run, or turn the engine off.")
 _short("A2N780", "rewrite-passthrough-location-proxy", "error",
        "RewriteRule [PT] into a <Location> that proxies: not translated, its requests refused.",

@@ -2163,10 +2163,13 @@ _PASSES = _SCRIPT_PASSES | {"proxy_pass", "grpc_pass"}
 def _carry_rewrite_refusals(locations: list[Location], refusal: Stmt | None = None) -> None:
     """A location refused in place of rewrite rules that are not translated (REWRITE_REFUSALS) refuses in
     the locations nested in it too: nginx runs only the nested location's rewrite phase, so a <Files>
-    location would serve what the region refuses."""
+    location would serve what the region refuses. Not one that refuses in an `if` where a file section
+    brings FollowSymLinks back (_reopened_file_rules): the rules are translated there."""
     for loc in locations:
         own = next((st for st in loc.statements if st.name == "return" and st.comment in REWRITE_REFUSALS), None)
-        if own is None and refusal is not None:
+        lifted = any(st.name == "if" and any(b.name == "return" and b.comment in REWRITE_REFUSALS for b in st.block)
+                     for st in loc.statements)
+        if own is None and refusal is not None and not lifted:
             loc.statements.insert(0, Stmt("return", ["403"], refusal.span, comment=refusal.comment,
                                           rule_tests=refusal.rule_tests))
         _carry_rewrite_refusals(loc.locations, own or refusal)
@@ -3565,6 +3568,32 @@ def _reopened_rules(server: Server, rules: list[Stmt], loc: Location) -> list[St
     return [st for st in rules if id(st) not in dropped]
 
 
+def _reopened_file_rules(server: Server | None, copies: list[Stmt], inner: Location) -> list[Stmt]:
+    """COPIES as carried into INNER, a file section's location nested in a directory's, where the directory's
+    refusal (AH00670) is lifted for the names that section matches (rewrite._reopening_files): httpd merges the
+    <Files> section after the directory walk, applying the directory's Options modifiers again, and runs the
+    directory's rules for the file. nginx's location also takes a URL whose name is followed by more (path
+    info, a directory of that name and the files below it), where httpd matched another name or none: the
+    refusal stays there."""
+    tail = "(?:/|$)"
+    if server is None or inner.modifier not in ("~", "~*") or not inner.path.endswith(tail):
+        return copies
+    name = inner.path[:-len(tail)] + "$"
+    name = f"(?i:{name})" if inner.modifier == "~*" else name
+    spared = {id(refusal): [name] + matches for refusal, files, matches
+              in server.settings.get("symlinks_reopened_files", []) if any(regex == inner.path for regex, _ in files)}
+
+    def guard(st: Stmt) -> Stmt:
+        # (the <LocationMatch> sections that bring FollowSymLinks back spare their URLs too)
+        refusal = st.block[0] if st.name == "if" else st
+        regexes = spared[id(st)]
+        regex = "|".join(f"(?:{r})" for r in regexes) if len(regexes) > 1 else regexes[0]
+        return Stmt("if", [f"($uri !~ {_quote_if_needed(regex)})"], st.span,
+                    block=[Stmt("return", ["403"], st.span, comment=refusal.comment)])
+
+    return [guard(st) if id(st) in spared else st for st in copies]
+
+
 def _give_directory_rules(server: Server, loc: Location, copies: list[Stmt]) -> None:
     """LOC runs the per-directory statements COPIES first (after its <LocationMatch> refusals,
     `_after_access_guards`), and sends the headers of their refusal."""
@@ -3900,7 +3929,7 @@ def _carry_rules_into_nested(locations: list[Location], diags: Diagnostics | Non
                 continue
             if rules and not inner.directory_rules and not any(st.name in _CONTENT for st in inner.statements):
                 # (not a location mapped elsewhere or passed to a backend)
-                copies = _carried_rules(rules, inner, nested=True)
+                copies = _reopened_file_rules(server, _carried_rules(rules, inner, nested=True), inner)
                 at = _after_access_guards(inner.statements)
                 inner.statements[at:at] = copies
                 inner.directory_rules.extend(copies)

@@ -856,16 +856,23 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
     allow neither FollowSymLinks nor SymLinksIfOwnerMatch, rules or not (mod_rewrite's hook_fixup, AH00670; it runs
     before mod_dir's fixup and the handler). The regions (the directory, or a <Directory> below it whose Options
     take both away) answer 403 in nginx too; where the directory itself is refused, its rules are moot, but for
-    the <Directory> sections below it that bring FollowSymLinks back (_reopened). Returns whether the whole
-    directory is refused."""
+    the sections merged later that bring FollowSymLinks back: <Directory> sections below it and <Location>
+    ones (_reopened), <Files> (_reopening_files) and <LocationMatch> ones (_reopening_matches). Returns whether
+    the whole directory is refused."""
     from .rewrite_handler import directory_options, option_directories
     if not state.engine or state.directory is None:
         return False
     span = state.engine_span or (state.rules[0].span if state.rules else None)
 
+    covering = _reopening_locations(ctx, server)
+
     def refused(directory: str) -> bool:
+        # (a <Location> over the directory's URL applies the modifiers carried from above again: _reapplied)
+        url = _directory_url(ctx, server, directory)
+        if url is not None and any(_location_covers(path, url) for path in covering):
+            return not _reapplied(ctx, server, directory)
         options = directory_options(ctx, server, directory)
-        return options is not None and not options & {"followsymlinks", "symlinksifownermatch"}
+        return options is not None and not options & _SYMLINK_OPTIONS
 
     def refuse(prefix: str, comment: str = SYMLINKS_REFUSAL, but: str = "") -> tuple[Location, Stmt]:
         loc, refusal = _refuse_prefix(server, prefix, span, comment, ("", "^~"))
@@ -881,12 +888,22 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
            for s in h.settings.get("directory_rewrites", {}).values()}
     whole = refused(directory)
     reopened = _reopened(ctx, server, directory, own, refused) if whole else []
-    if reopened:
-        # the rules run in the sections below that bring FollowSymLinks back: translated, the directory's
-        # refusal kept out of the locations there (layout._carry_directory_rules)
-        but = f" outside {', '.join(reopened)} (whose <Directory> brings FollowSymLinks back)"
+    files = _reopening_files(ctx, server, directory) if whole else []
+    matches = _reopening_matches(ctx, server, directory) if whole else []
+    if reopened or files or matches:
+        # the rules run in the sections merged later that bring FollowSymLinks back: translated, the
+        # directory's refusal kept out of the locations there (layout._carry_directory_rules) and out of the
+        # file sections' locations but for other names (layout._reopened_file_rules)
+        where = [f"the URLs under {', '.join(reopened)}"] if reopened else []
+        where += [f"the files named like <Files {', '.join(p for p, _, _ in files)}>"] if files else []
+        where += [f"the URLs matching <LocationMatch {', '.join(matches)}>"] if matches else []
+        but = f" but for {' and '.join(where)} (whose sections bring FollowSymLinks back)"
         loc, refusal = refuse(state.per_dir.rstrip("/") + "/", but=but)
+        if matches:
+            refusal = _unless_matching(loc, refusal, matches)
         server.settings.setdefault("symlinks_reopened", []).append((refusal, reopened))
+        server.settings.setdefault("symlinks_reopened_files", []).append(
+            (refusal, [(regex, nocase) for _, regex, nocase in files], matches))
         server.settings.setdefault("symlinks_reopened_at", []).append((loc, refusal))
     elif whole or state.per_dir is not None and _location_options_refused(ctx, server, state, directory, refuse):
         refuse(state.per_dir.rstrip("/") + "/")
@@ -922,7 +939,93 @@ def _reopened(ctx: Context, server: Server, directory: str, own: set[str], refus
         prefix = _directory_url(ctx, server, below) if below not in own and not refused(below) else None
         if prefix is not None:
             out.append(prefix.rstrip("/") + "/")
+    url = _directory_url(ctx, server, directory)
+    if url is not None and _reapplied(ctx, server, directory):
+        out += [p.rstrip("/") + "/" for p in _reopening_locations(ctx, server)
+                if p.startswith(url) and p.rstrip("/") + "/" != url and p.rstrip("/") + "/" not in out]
     return out
+
+
+_SYMLINK_OPTIONS = {"followsymlinks", "symlinksifownermatch"}
+
+
+def _reapplied(ctx: Context, server: Server, directory: str) -> bool:
+    """Whether a section merged over DIRECTORY's configuration without Options of its own (a <Location>, a
+    <Files>) allows symlinks there: merge_core_dir_configs applies the +/- modifiers carried from above again
+    (`Options +FollowSymLinks` then `Options None` in the directory: 403 there, but the file served where a
+    <Location> or <Files> section holding only Header lines also matches)."""
+    from .access import _merge_options
+    from .rewrite_handler import directory_options
+    options = directory_options(ctx, server, directory)
+    return options is not None and bool(_merge_options(options, []) & _SYMLINK_OPTIONS)
+
+
+def _reopening_locations(ctx: Context, server: Server) -> list[str]:
+    """The paths of the plain <Location> sections without Options or mod_rewrite directives of their own: httpd
+    merges them last, over the directory's configuration, and keeps the directory's rules there."""
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    return [s.path for h in holders for s in h.scopes if s.kind == "location" and not s.regex
+            and not s.settings.get("location_options") and "rewrite" not in s.settings
+            and not any(c in s.path for c in "*?[")]
+
+
+def _location_covers(path: str, url: str) -> bool:
+    """Whether a <Location PATH> matches every URL under URL (a directory's, with its slash): httpd matches
+    the path as a prefix ending at a slash or at the URL's end."""
+    return url.startswith(path) and (path.endswith("/") or url[len(path):len(path) + 1] in ("/", ""))
+
+
+def _reopening_files(ctx: Context, server: Server, directory: str) -> list[tuple[str, str, bool]]:
+    """The <Files>/<FilesMatch> sections without Options or mod_rewrite directives of their own that apply to
+    files of DIRECTORY (at server level, or in a <Directory> at or above it) where the modifiers applied again
+    allow symlinks (_reapplied): httpd merges them after the directory walk and runs the directory's rules for
+    the files they match. Each as its pattern, its URL regular expression and whether it ignores case."""
+    from .rewrite_handler import _under, _written_options
+    if not _reapplied(ctx, server, directory):
+        return []
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    out = []
+    for h in holders:
+        for scope in h.settings.get("files", []):
+            parent = scope.parent
+            if scope.kind != "files" or not scope.files_regex or "rewrite" in scope.settings \
+                    or _written_options(scope) or any(scope.files_regex == r for _, r, _ in out):
+                continue
+            if parent is None or parent.kind == "directory" and not parent.regex \
+                    and _under(directory, (parent.fs_path or "").rstrip("/")):
+                out.append((scope.path, scope.files_regex, scope.nocase))
+    return out
+
+
+def _reopening_matches(ctx: Context, server: Server, directory: str) -> list[str]:
+    """The regular expressions of the <LocationMatch> (`<Location ~>`) sections without Options or mod_rewrite
+    directives of their own that may match URLs of DIRECTORY, where the modifiers applied again allow symlinks
+    (_reapplied): httpd merges them last and runs the directory's rules for the URLs they match."""
+    url = _directory_url(ctx, server, directory)
+    if url is None or not _reapplied(ctx, server, directory):
+        return []
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    out = []
+    for scope in (s for h in holders for s in h.scopes if s.kind == "location" and s.regex):
+        if scope.settings.get("location_options") or "rewrite" in scope.settings:
+            continue
+        literal = re.match(r"\^((?:[\w/.~-]|\\[./-])*)", scope.path)
+        start = literal.group(1).replace("\\", "") if literal else ""
+        regex = f"(?i:{scope.path})" if scope.nocase else scope.path
+        if (start.startswith(url) or url.startswith(start)) and regex not in out:
+            out.append(regex)
+    return out
+
+
+def _unless_matching(loc: Location, refusal: Stmt, matches: list[str]) -> Stmt:
+    """The directory's REFUSAL in LOC made to spare the URLs the regular expressions MATCHES accept (the
+    <LocationMatch> sections that bring FollowSymLinks back, _reopening_matches): nginx never consults their
+    regex locations under the directory's `^~` one. Returns the guard standing for the refusal."""
+    regex = "|".join(f"(?:{m})" for m in matches) if len(matches) > 1 else matches[0]
+    guard = Stmt("if", [f"($uri !~ {_quote_regex(regex)})"], refusal.span, block=[refusal])
+    for stmts in (loc.statements, loc.directory_rules):
+        stmts[:] = [guard if st is refusal else st for st in stmts]
+    return guard
 
 
 def _reopened_refusal_first(server: Server) -> None:
