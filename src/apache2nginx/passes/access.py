@@ -399,6 +399,7 @@ def options(ctx: Context, d: Directive) -> Disposition:
     config.options = (config.options or []) + [(a, d.span) for a in d.args]
     granted = {a.lower().lstrip("+") for a in d.args if not a.startswith("-")}
     disposition = Disposition.EXACT
+    _report_listing_page(ctx, d, granted)
     if granted & {"multiviews"}:
         ctx.diags.add("A2N751", "Options MultiViews: nginx does not negotiate content (/doc finding doc.html or "
                       "doc.en.html); those URLs answer 404", d.span, directive=d.name,
@@ -414,6 +415,16 @@ def options(ctx: Context, d: Directive) -> Disposition:
 
 
 
+def _report_listing_page(ctx: Context, d: Directive, granted: set[str]) -> None:
+    """Options granting Indexes: nginx's autoindex draws its own listing page (observed: httpd without
+    IndexOptions FancyIndexing lists the names only, in its own HTML; nginx's page shows each file's time and
+    size), so a listing's body differs. The IndexOptions line, where there is one, says how (passes/mime)."""
+    if granted & {"indexes", "all"}:
+        ctx.diags.add("A2N235", f"Options {' '.join(d.args)}: nginx's autoindex listing page is its own (it "
+                      "shows each file's time and size; httpd's lists the names only unless IndexOptions "
+                      "FancyIndexing); the files listed are the same", d.span, directive=d.name)
+
+
 def _section_options(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     """Options in a <Location> or <Files> section. httpd merges them after the <Directory> sections' (the same
     merge) and mod_autoindex reads the result in its handler, so their Indexes turns listings on or off
@@ -424,6 +435,7 @@ def _section_options(ctx: Context, d: Directive, config: AccessConfig) -> Dispos
     its Indexes would turn listings off everywhere, so they are off in the whole server."""
     words = [a.lower().lstrip("+-") for a in d.args]
     if ctx.scope.kind == "location":
+        _report_listing_page(ctx, d, {w.lstrip("+") for w in (a.lower() for a in d.args) if not w.startswith("-")})
         # httpd merges them after the directory's all the same: mod_rewrite's symlink check reads them
         ctx.scope.settings.setdefault("location_options", []).extend((a, d.span) for a in d.args)
         config.listing = (config.listing or []) + [(a, d.span) for a in d.args]
