@@ -2809,6 +2809,45 @@ def _refused_landing(server: Server, target: str, per_dir: bool) -> Location | N
     return None
 
 
+def _regex_landing(server: Server, target: str) -> Location | None:
+    """The top-level regex location nginx picks for every URL a rewrite makes (TARGET, variables and all):
+    the first regex location that matches every URL with TARGET's fixed start (`_matches_all_under`), where
+    no regex location before it may match one (`_may_match_under`) and no exact, ^~ or nesting prefix
+    location could take one first (nginx checks regexes after the longest prefix, unless that is ^~ or one of
+    its nested locations matches). A `<Location ~ "^/private">` refused for an access rule nginx cannot check
+    is where `RewriteRule ^/data(?:/(.*))?$ /private/$1 [PT]` sends its requests, which `_landing` (prefix
+    locations alone) leaves undecided. With nested locations, only one they are all refused in as it is
+    (`_refused_here`). None where that cannot be told."""
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    fixed = target.split("?", 1)[0].split("$", 1)[0]
+    if any(loc.modifier in ("", "^~", "=") and (loc.path.startswith(fixed) or (fixed.startswith(loc.path)
+                                                                             and loc.modifier != "="))
+           and (loc.modifier != "" or loc.locations) for loc in server.locations):
+        return None
+    for loc in server.locations:
+        if loc.modifier not in ("~", "~*"):
+            continue
+        if _matches_all_under(loc.path, fixed, loc.modifier == "~*"):
+            nested = all_nested(loc.locations)
+            return loc if not nested or all(_refused_here(l) for l in [loc] + nested) else None
+        if _may_match_under(loc.path, fixed, loc.modifier == "~*"):
+            return None
+    return None
+
+
+def _matches_all_under(regex: str, prefix: str, nocase: bool) -> bool:
+    """Whether REGEX matches every URL starting with PREFIX: it is `^` and a literal text PREFIX starts with."""
+    if regex.startswith("(?i)"):
+        regex, nocase = regex[4:], True
+    if not regex.startswith("^"):
+        return False
+    if re.search(r"[\\.^$*+?()\[\]{}|]", re.sub(r"\\[./\-_~]", "", regex[1:])):
+        return False
+    literal = re.sub(r"\\([./\-_~])", r"\1", regex[1:])
+    return (prefix.lower().startswith(literal.lower()) if nocase else prefix.startswith(literal))
+
+
 def _refused_here(loc: Location) -> bool:
     """LOC is refused to everyone for an access rule nginx cannot check (its `deny all`, REFUSED_HERE): a
     rewritten URL nginx routes there is refused (403) whichever of the locations under the rule's fixed start
@@ -2848,6 +2887,8 @@ def _report_rewrites_into_refusals(server: Server, diags: Diagnostics) -> None:
             target = _landing(server, st.args[1], landings)
             if target is None:
                 target = _refused_landing(server, st.args[1], where is not None)
+            if target is None:
+                target = _regex_landing(server, st.args[1])
             refusal = _refusal_reached(target, st.args[1]) if target is not None else None
             lies = "the URL it makes lies in"
             if refusal is None:
