@@ -2976,7 +2976,7 @@ def _fixed_uri(target: str) -> str | None:
 
 
 def _fixed_refusal(server: Server, target: str) -> tuple[Location | None, Stmt | None]:
-    """The location nginx's own lookup picks for a rewrite's fixed result TARGET (a file's URL), nested ones
+    r"""The location nginx's own lookup picks for a rewrite's fixed result TARGET (a file's URL), nested ones
     too, and its refusal (`_refusal_reached`): `_landing` follows the top-level prefix location alone, so a
     result a <Files> section's regex location nested in it refuses (`RewriteRule ^/old/(.*\.txt)$
     /old/index.html` under `<Files ~ "\.html$">` with `Satisfy Any` and `Require env`) went unreported, where
