@@ -25,8 +25,8 @@ from itertools import combinations
 from typing import Callable
 
 from ..diagnostics import Diagnostics
-from ..model import UNSET_WHEN, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, Route, \
-    Scope, Server, Stmt, routes_in_force
+from ..model import UNSET_WHEN, WALK_FILE, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, \
+    Route, Scope, Server, Stmt, routes_in_force
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
     _grants, access_statements, asks_login, directory_slash_statements, fails_authn, fnmatch_regex, merge, \
     options_statements, refuses_all as _refuses_all, server_conditionals
@@ -671,6 +671,8 @@ class Layout:
                         regions.append(region)
         by_key = {l.key(): l for l in server.locations}   # locations the passes made already
         self.method_fixups = self.dir_method_needs(scopes)
+        self.walk_file = bool(server.settings.get("regex_directory_headers") or
+                              (main is not None and main.settings.get("regex_directory_headers")))
         if (self.directories or self.files or self.refuse_all or self.filename_refusals or
                 server_conditionals(self.model, server) or (any(self.method_fixups) and server.root and not regions)) \
                 and "/" not in regions:
@@ -907,6 +909,10 @@ class Layout:
         if self.filename_refusals and self.refuse_all is None:
             for loc in server.locations:
                 _guard_filenames(loc, self.filename_refusals)
+        if self.walk_file:
+            server.own_statements += _walk_file_statements(server.span)
+            for loc in server.locations:
+                _set_walk_file(loc)
         _nest_script_handlers(server)
         _carry_script_passes(server.locations)
         _carry_directory_rules(server, redirected)
@@ -4335,6 +4341,46 @@ def _guard_filenames(loc: Location, refusals: list) -> None:
                               for regex, span in refusals]
     for inner in loc.locations:
         _guard_filenames(inner, refusals)
+
+
+def _set_walk_file(loc: Location) -> None:
+    """WALK_FILE in every location, nested ones included: empty in a proxy or a redirect (httpd's directory
+    walk merges no <DirectoryMatch> for a proxied request, nor for mod_alias's redirect), else the name the
+    walk stops at (_walk_file_statements: the server's own, for a request no location takes, read the
+    server's root). In a location with try_files it is the request's file name itself: a request an `if`
+    keeps is served with the `if` block's configuration, which has no try_files (the name is then longer
+    than httpd's under a missing directory or after a file)."""
+    names = {st.name for st in loc.statements}
+    first = next((i for i, st in enumerate(loc.statements) if st.comment != CAPTURE_COPY), len(loc.statements))
+    if names & {"proxy_pass", "uwsgi_pass", "grpc_pass", "stub_status", "return"}:
+        loc.statements.insert(first, Stmt("set", [WALK_FILE, '""'], loc.span,
+                                          comment="httpd merges no <DirectoryMatch> here"))
+    else:
+        loc.statements[first:first] = _walk_file_statements(loc.span)[:1 if "try_files" in names else None]
+    for inner in loc.locations:
+        _set_walk_file(inner)
+
+
+# how many directories above the request's file _walk_file_statements looks at
+_WALK_FILE_LEVELS = 2
+
+
+def _walk_file_statements(span) -> list[Stmt]:
+    """The statements that set WALK_FILE. httpd's directory walk stops at the first segment that is missing
+    or not a directory and puts the rest in path info: for /sub/x without a directory sub, r->filename is
+    /srv/www/sub, which `<DirectoryMatch "/sub/">` does not match (observed: no header), where nginx's
+    $request_filename is /srv/www/sub/x. So the name is $request_filename, or the highest of the directories
+    above it (up to _WALK_FILE_LEVELS) that is missing or a file (under deeper missing directories the name
+    stays longer than httpd's)."""
+    out = [Stmt("set", [WALK_FILE, "$request_filename"], span,
+                comment="httpd tests <DirectoryMatch> against the name its directory walk stops at"),
+           Stmt("set", ["$a2n_walk_file_dir", "$request_filename"], span)]
+    for _ in range(_WALK_FILE_LEVELS):
+        out += [Stmt("if", ['($a2n_walk_file_dir ~ "^(?<a2n_walk_file_up>.+)/[^/]*$")'], span,
+                     block=[Stmt("set", ["$a2n_walk_file_dir", "$a2n_walk_file_up"], span)]),
+                Stmt("if", ["(!-d $a2n_walk_file_dir)"], span, comment="a missing directory, or a file",
+                     block=[Stmt("set", [WALK_FILE, "$a2n_walk_file_dir"], span)])]
+    return out
 
 
 def _aliased_script_location(f: Scope, access: list[Stmt]) -> Location:

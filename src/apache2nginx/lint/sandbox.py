@@ -512,7 +512,7 @@ class Sandbox:
                 if ctx in CUSTOM_BLOCKS and run and (self.backends or self.paths):
                     for w in st.words[1:]:      # a map's values may be paths and backends too (verify)
                         replace(w, self._mapped(w.value))
-                    if ctx == "map" and over == "$request_filename":
+                    if ctx == "map" and over in ("$request_filename", "$a2n_walk_file"):
                         replace(st.words[0], self._file_name_key(st.words[0].value))
                 if ctx in CUSTOM_BLOCKS or not run:
                     if st.block is not None:
@@ -537,7 +537,8 @@ class Sandbox:
         return rebased_regex(regex, self.paths)
 
     def _file_name_key(self, key: str) -> str:
-        """KEY, an entry of a map over $request_filename: a regular expression anchored at `/` (`~^/srv/...`,
+        """KEY, an entry of a map over $request_filename (or over $a2n_walk_file, the name httpd's directory walk
+        stops at, which the translation takes from it): a regular expression anchored at `/` (`~^/srv/...`,
         `~*^/srv/...`) moves with the roots as an `if ($request_filename ~ ...)` test does (the translation
         gates the onsuccess headers of a refusal a left-out <Directory ~> may lift with one); any other as it is."""
         m = re.match(r"~\*?", key)

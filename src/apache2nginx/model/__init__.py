@@ -132,6 +132,11 @@ class Stmt:
 # nginx block it meets send nothing where the variable is set, and is then left out (emit.inherit).
 UNSET_WHEN = "a2n_unset_when"
 
+# The name httpd's directory walk stops at (r->filename), which the Header lines of a <DirectoryMatch> test:
+# set in the server and in every location, empty where a backend answers (emit.layout._set_walk_file,
+# passes.headers._in_regex_directory).
+WALK_FILE = "$a2n_walk_file"
+
 # nginx array-like directives: a block that defines any of a family inherits none of its
 # parent's, so the emitter repeats the parent's list first (Apache merges them instead).
 ARRAY_FAMILIES = (

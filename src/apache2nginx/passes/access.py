@@ -551,6 +551,11 @@ def directory(ctx: Context, section: Section) -> Disposition:
     regex = section.key == "directorymatch" or (len(args) >= 2 and args[0] == "~")
     if regex and ctx.scope is None and args and _directory_match_refusal(ctx, section, args[-1]):
         return Disposition.EXACT
+    headers = regex and ctx.scope is None and args and any(c.key == "header" for c in section.children)
+    if headers and all(c.key == "header" for c in section.children):
+        # Header lines alone: each is sent where the name httpd's walk stops at matches (headers._in_regex_directory)
+        ctx.walk(section.children, untranslated=section)
+        return Disposition.EXACT
     if ctx.scope is not None or regex or not args or any(c in args[0] for c in "*?["):
         what = "inside another section" if ctx.scope is not None else \
             "a regular expression or wildcard" if args else "without a path"
@@ -570,7 +575,8 @@ def directory(ctx: Context, section: Section) -> Disposition:
         # applies), so the rest of the server is served as translated
         granting = refusing and ctx.scope is None and _only_grants(section)
         ctx.diags.add("A2N740", f"<{section.name} {' '.join(args)}>: {what} is not translated; nothing inside it "
-                      "was emitted" + (", and its access rules only grant: nginx may refuse there what httpd "
+                      + ("but its Header lines " if headers else "") + "was emitted"
+                      + (", and its access rules only grant: nginx may refuse there what httpd "
                                        "lets through (its refusals there send the onsuccess headers too)"
                                        if granting else
                                        ", and since it holds access rules the whole server is refused (deny all)"

@@ -92,6 +92,9 @@ class Context:
     redispose: Callable | None = None   # settle a directive's disposition after the fact (set by the driver)
     count: Callable | None = None       # tally a directive a section handler translated itself (set by the driver)
     directory: Section | None = None    # the <Directory> a per-directory directive stands in
+    # the expression of the server-level <DirectoryMatch> (or <Directory ~>) whose Header line is translated
+    # (headers.regex_directory_section)
+    filename_regex: str | None = None
 
     def emit(self, name: str, args: list[str], span=None, block: list[Stmt] | None = None) -> Stmt:
         stmt = Stmt(name, list(args), span, block=block)

@@ -10,10 +10,11 @@ enclosing list repeated first, as Apache merges Header lists.
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 
-from ..model import UNSET_WHEN, Stmt
+from ..model import UNSET_WHEN, WALK_FILE, Stmt
 from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, Rule, table
@@ -122,7 +123,77 @@ def _in_file_section(ctx: Context) -> bool:
     return scope is not None and scope.kind == "files"
 
 
+def regex_directory_section(ctx: Context, d: Directive, section) -> str | None:
+    """The expression of SECTION where D is one of its own Header lines and SECTION a <DirectoryMatch> (or
+    <Directory ~>) of the server level, which the layout does not place: None otherwise."""
+    regex = section.key == "directorymatch" or (section.key == "directory" and len(section.args) >= 2
+                                                and section.args[0] == "~")
+    if d.key != "header" or not regex or d.parent is not section or ctx.scope is not None \
+            or section.unresolved is not None or not section.args:
+        return None
+    return section.args[-1].strip('"')
+
+
+def _in_regex_directory(ctx: Context, d: Directive) -> Disposition:
+    """A `Header [always|onsuccess] set|add|append|merge NAME VALUE` of a <DirectoryMatch re> (or <Directory ~
+    re>): httpd matches the expression against the request's whole file name (r->filename, as the section's
+    access rules: observed, `/data/` matches /srv/www/data/a.txt and the missing /srv/www/data/missing, whose
+    404 carries the `Header always` line) and merges the section after every plain <Directory>. nginx has no
+    such section; the line becomes a server-level add_header whose value is a map over the name httpd's walk
+    stops at (model.WALK_FILE, set from $request_filename in every location: emit.layout._set_walk_file),
+    empty (nothing sent) where the expression does not match, as `Header ... expr=` lines are.
+    httpd's merge order is kept where other lines name the same header (_order_regex_directory_headers). A
+    line with a condition of its own, and other actions, are reported as not translated."""
+    condition, action, rest, extras = _split(d)
+    if _empty_name(ctx, d, rest):
+        return Disposition.UNSUPPORTED
+    if extras or len(rest) != 2 or action not in ("set", "add", "append", "merge"):
+        ctx.diags.add("A2N101", f"Header {' '.join(d.args)} inside <{d.parent.name} {' '.join(d.parent.args)}>: "
+                      "only set, add, append and merge lines without a condition are translated there; nothing "
+                      "was emitted for it", d.span, directive=d.name, related=[d.parent.span])
+        return Disposition.UNSUPPORTED
+    holds = ctx.model.shared_map("a2n_hdr_", WALK_FILE, [("~" + ctx.filename_regex, "1")], '""')
+    before = len(ctx.server.statements)
+    done = _conditional(ctx, d, condition, action, rest, None, holds=holds)
+    ctx.server.settings.setdefault("regex_directory_headers", []).extend(
+        st for st in ctx.server.statements[before:] if st.name == "add_header")
+    return done
+
+
+def _order_regex_directory_headers(server, main) -> None:
+    """httpd merges a <DirectoryMatch>'s Header lines after the server's own and every plain <Directory>'s,
+    whatever the order of the file: a `Header always set X-Frame-Options DENY` of <DirectoryMatch "/data/">
+    replaces the SAMEORIGIN of <Directory /srv/www/data/sub> (observed: /data/sub/b.txt carries DENY alone).
+    nginx adds a block's own add_header after the server's, so the server-level lines of the same header
+    that stand after one of them in the file are moved before it, a virtual host naming the header repeats
+    the main server's line after its own, and so does each <Directory> naming it (a <Files> or <Location>
+    section's lines come after it in both)."""
+    own = server.settings.get("regex_directory_headers", [])
+    shared = main.settings.get("regex_directory_headers", []) if main is not None and main is not server else []
+    for st in own:
+        later = server.statements[server.statements.index(st) + 1:]
+        if any(_names_header(other, st.args[0]) for other in later):
+            server.statements.remove(st)
+            server.statements.append(st)
+    for st in shared:
+        # (the main server's line, at http level, comes before a virtual host's own lines)
+        if any(_names_header(other, st.args[0]) for other in server.statements):
+            server.statements.append(copy.copy(st))
+    lines = own + shared
+    for scope in server.settings.get("directories", []):
+        for st in lines:
+            if any(_names_header(other, st.args[0]) for other in scope.statements):
+                scope.statements.append(copy.copy(st))
+
+
+def _names_header(st: Stmt, name: str) -> bool:
+    """Whether ST, an add_header or proxy_hide_header, stands for a Header line of the header NAME."""
+    return st.name in ("add_header", "proxy_hide_header") and bool(st.args) and st.args[0].lower() == name.lower()
+
+
 def _header(ctx: Context, d: Directive) -> Disposition:
+    if ctx.filename_regex is not None:
+        return _in_regex_directory(ctx, d)
     condition, action, rest, extras = _split(d)
     if _empty_name(ctx, d, rest):
         return Disposition.UNSUPPORTED
@@ -499,9 +570,9 @@ def _env_reader(ctx: Context, d: Directive, value: str, env: str) -> "setenvif.E
 
 
 def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str | None,
-                 env: "setenvif.EnvReader | None" = None) -> Disposition:
+                 env: "setenvif.EnvReader | None" = None, holds: str | None = None) -> Disposition:
     """Header set|add NAME VALUE expr=...|env=...: a map yields VALUE when the condition holds, and add_header
-    sends nothing for an empty value."""
+    sends nothing for an empty value. HOLDS: the variable (1 or empty) of a condition already compiled."""
     name, value = rest
     if _FORMAT.search(value):
         ctx.diags.add("A2N502", f"Header {name}: the format specifiers in {value!r} are not translated; "
@@ -512,7 +583,7 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         if env is not None:
             variable = env.variable
         else:
-            holds = compiler.compile(expr)
+            holds = compiler.compile(expr) if holds is None else holds
             if action in ("append", "merge") and _join_when(ctx, compiler, holds, action, name, value, condition):
                 emit_vary(ctx, compiler, d.span, condition == "always")
                 return Disposition.EXACT
@@ -864,8 +935,10 @@ def finish_server(ctx: Context, server) -> None:
     their chain is), before the later passes finish the server: the rewrite pass carries the Header lines of
     the <Location> sections of a request's own URL to the answers of its rewritten request
     (rewrite_location_headers), which reads each line's value and how it replaces the lines before it (the
-    main server, whose sections every virtual host merges, is finished first)."""
+    main server, whose sections every virtual host merges, is finished first). The Header lines of its
+    <DirectoryMatch> sections take their place in httpd's merge order once every <Directory> is read."""
     _finish_if_chains(ctx, server)
+    _order_regex_directory_headers(server, ctx.main)
 
 
 def finish_model(ctx: Context) -> None:

@@ -184,6 +184,14 @@ class Translator:
             # mod_rewrite inside <Directory> is translated (per-directory context) even though the section's
             # access semantics are not yet: the rules are compiled for the URL path the directory serves.
             directory = untranslated
+        elif untranslated is not None and headers.regex_directory_section(self.ctx, d, untranslated) is not None:
+            # a Header line of a <DirectoryMatch>: sent where the name httpd's walk stops at matches (headers)
+            self.ctx.filename_regex = headers.regex_directory_section(self.ctx, d, untranslated)
+            try:
+                self.directive(d, None)
+            finally:
+                self.ctx.filename_regex = None
+            return
         elif untranslated is not None and rule.disposition is not Disposition.NOT_APPLICABLE:
             if d.key == "options":
                 access.untranslated_options(self.ctx, d, untranslated)
