@@ -376,7 +376,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "backend@status-403"),  # the rule's requests are refused (403)
     "A2N890": effects("status@status-403", "header@status-403", "location@status-403",
                       "backend@status-403"),  # the regex location is refused (403)
-    "A2N839": effects("status@status-403", "header@status-403"),  # 403 before nginx's access checks
+    "A2N839": effects("status@status-403", "header@status-403", "location@status-403"),  # 403 before nginx's
+    # access checks (a redirect of httpd's where a <LocationMatch> taking FollowSymLinks away is refused whole)
+    "A2N844": effects("status@status-403", "header@status-403", "location@status-403"),  # the directory refused
     "A2N837": effects(),                # httpd does not run them either
     "A2N836": effects("status@path-info", "body@path-info", "header@path-info", "location@path-info"),
     "A2N829": effects("header set-cookie:changed"),  # Max-Age instead of expires=

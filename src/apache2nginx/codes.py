@@ -2096,6 +2096,18 @@ _short("A2N839", "rewrite-directory-symlinks", "warning", "Per-directory Rewrite
        "a request httpd would first refuse otherwise (401 from authentication) gets 403 from nginx; so does a "
        "URL with path info after a file whose <Files> section brings FollowSymLinks back (404 from httpd).",
        "add Options +SymLinksIfOwnerMatch to the directory if the rules are meant to run, or turn the engine off.")
+_short("A2N844", "rewrite-directory-symlinks-unplaced", "error",
+       "Per-directory RewriteEngine where an untranslated section takes FollowSymLinks away: the directory "
+       "answers 403.",
+       "a <Directory> turns RewriteEngine on, and an <If>, <DirectoryMatch> or <Directory ~> section that may apply "
+       "to its files sets Options without FollowSymLinks or SymLinksIfOwnerMatch. httpd merges that section after "
+       "the <Directory> sections and answers 403 wherever it applies (mod_rewrite's fixup, AH00670). The "
+       "translation cannot tell where the section applies, and running the rules there would serve what httpd "
+       "refuses, so it answers 403 for every URL of the directory.",
+       "requests httpd serves or redirects under the directory, where the section does not apply, get 403 from "
+       "nginx.",
+       "set those Options in a <Directory>, <Files> or <Location> section, or add Options +SymLinksIfOwnerMatch to "
+       "the section if the rules are meant to run there.")
 _short("A2N780", "rewrite-passthrough-location-proxy", "error",
        "RewriteRule [PT] into a <Location> that proxies: not translated, its requests refused.",
        "[PT] hands the rewritten URL to httpd's translate hooks, but mod_proxy finds a ProxyPass written inside a "

@@ -388,6 +388,7 @@ def _server_defaults(ctx: Context, span: Span) -> AccessConfig:
 
 
 def options(ctx: Context, d: Directive) -> Disposition:
+    _record_symlink_options(ctx, d)
     config = _config(ctx)
     if config is None:
         config = _server_defaults(ctx, d.span)
@@ -423,6 +424,36 @@ def _report_listing_page(ctx: Context, d: Directive, granted: set[str]) -> None:
         ctx.diags.add("A2N235", f"Options {' '.join(d.args)}: nginx's autoindex listing page is its own (it "
                       "shows each file's time and size; httpd's lists the names only unless IndexOptions "
                       "FancyIndexing); the files listed are the same", d.span, directive=d.name)
+
+
+def _record_symlink_options(ctx: Context, d: Directive) -> None:
+    """Keep the Options of a <Files> section for mod_rewrite's symlink check (rewrite._symlinks_taken_files):
+    httpd merges them after the directory walk, and its per-directory rewrite fixup reads the merged Options
+    (observed: `<Files "*.txt"> Options None` answered 403 for /data/a.txt under a <Directory> with
+    RewriteEngine On)."""
+    if ctx.scope is not None and ctx.scope.kind == "files":
+        ctx.scope.settings.setdefault("section_options", []).extend((a, d.span) for a in d.args)
+
+
+def record_unplaced_options(ctx: Context, d: Directive, section) -> None:
+    """Keep the Options of a section the translation leaves out (<If>, <DirectoryMatch>, <Directory ~>) for
+    mod_rewrite's symlink check (rewrite._symlinks_taken_unplaced): httpd merges them after the plain
+    <Directory> sections, and its per-directory rewrite fixup reads the merged Options (observed: `<If
+    "%{REQUEST_URI} =~ /\\.txt$/"> Options None` answered 403 for /data/a.txt under a <Directory> with
+    RewriteEngine On). Recorded with the section's directory regex (None: it may apply anywhere) and the
+    plain <Directory> it stands in, if any."""
+    args = [a.strip('"') for a in section.args] if getattr(section, "is_section", False) else []
+    regex = None
+    if section.key == "directorymatch" or section.key == "directory" and args[:1] == ["~"]:
+        regex = args[-1] if args else None
+    where, parent = None, d.parent
+    while where is None and parent is not None and getattr(parent, "is_section", False):
+        path = parent.args[-1].strip('"') if parent.args else ""
+        if parent.key == "directory" and parent.args[:1] != ["~"] and not any(c in path for c in "*?["):
+            where = path.rstrip("/")
+        parent = parent.parent
+    label = f"<{section.name} {' '.join(section.args)}>" if args else f"<{section.name}>"
+    ctx.server.settings.setdefault("unplaced_options", []).append((label, regex, where, [(a, d.span) for a in d.args]))
 
 
 def _section_options(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:

@@ -887,6 +887,7 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
     own = {(s.directory or "").rstrip("/") for h in (server, ctx.main)
            for s in h.settings.get("directory_rewrites", {}).values()}
     whole = refused(directory)
+    unplaced = [] if whole else _symlinks_taken_unplaced(ctx, server, directory)
     reopened = _reopened(ctx, server, directory, own, refused) if whole else []
     files = _reopening_files(ctx, server, directory) if whole else []
     matches = _reopening_matches(ctx, server, directory) if whole else []
@@ -905,12 +906,15 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
         server.settings.setdefault("symlinks_reopened_files", []).append(
             (refusal, [(regex, nocase) for _, regex, nocase in files], matches))
         server.settings.setdefault("symlinks_reopened_at", []).append((loc, refusal))
-    elif whole or state.per_dir is not None and _location_options_refused(ctx, server, state, directory, refuse):
-        refuse(state.per_dir.rstrip("/") + "/")
+    elif whole or unplaced or _location_options_refused(ctx, server, state, directory, refuse):
+        if unplaced:
+            _refuse_unplaced(ctx, server, state, span, unplaced)
+        else:
+            refuse(state.per_dir.rstrip("/") + "/")
         for rule in state.rules:
             ctx.diags.add("A2N818", f"RewriteRule {rule.pattern}: httpd refuses the directory before its rules run "
-                          "(FollowSymLinks is off), so the translation leaves the rule out", rule.span,
-                          directive="RewriteRule")
+                          "(FollowSymLinks is off" + (", A2N844" if unplaced else "") + "), so the translation "
+                          "leaves the rule out", rule.span, directive="RewriteRule")
         for directive in state.directives:
             ctx.redispose(directive, Disposition.NOT_APPLICABLE)
         return True
@@ -919,7 +923,89 @@ def _symlinks_refused(ctx: Context, server: Server, state: RewriteContext) -> bo
             prefix = _directory_url(ctx, server, below)
             if prefix is not None:
                 refuse(prefix, SYMLINKS_REFUSAL_BELOW)
+    for pattern, regex, nocase, at in [] if whole else _symlinks_taken_files(ctx, server, directory):
+        prefix = _directory_url(ctx, server, at)
+        if prefix is not None:
+            loc, refusal = refuse(prefix.rstrip("/") + "/", but=f" in the files named like <Files {pattern}>")
+            _only_matching(server, loc, refusal, regex, nocase)
     return False
+
+
+def _symlinks_taken_files(ctx: Context, server: Server, directory: str) -> list[tuple[str, str, bool, str]]:
+    """The <Files>/<FilesMatch> sections whose Options, merged after the directory walk over those in force in
+    DIRECTORY (or the directory below it that holds the section), allow neither FollowSymLinks nor
+    SymLinksIfOwnerMatch: httpd's rewrite fixup refuses the files they match (AH00670; observed: `<Files
+    "*.txt"> Options None` at server level answered 403 for /data/a.txt, and the rules of <Directory
+    /srv/www/data> ran for /data/old). Each as its pattern, its URL regular expression, whether it ignores case
+    and the directory whose URLs it refuses."""
+    from .access import _merge_options
+    from .rewrite_handler import directory_options
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    out = []
+    for scope in (s for h in holders for s in h.settings.get("files", [])):
+        parent, words = scope.parent, scope.settings.get("section_options")
+        at = directory if parent is None else (parent.fs_path or "").rstrip("/")
+        if scope.kind != "files" or not scope.files_regex or not words or parent is not None and \
+                (parent.kind != "directory" or parent.regex or not _related(directory, at)):
+            continue
+        at = max(directory, at, key=len)
+        options = directory_options(ctx, server, at)
+        if options is not None and not _merge_options(options, words) & _SYMLINK_OPTIONS:
+            out.append((scope.path, scope.files_regex, scope.nocase, at))
+    return out
+
+
+def _only_matching(server: Server, loc: Location, refusal: Stmt, regex: str, nocase: bool) -> None:
+    """The REFUSAL in LOC made to refuse only the URLs whose name a <Files> section's REGEX matches, ahead of
+    the directory's rules (_reopened_refusal_first): httpd refuses before any rule runs."""
+    guard = Stmt("if", [f"($uri {'~*' if nocase else '~'} {_quote_regex(regex)})"], refusal.span, block=[refusal])
+    for stmts in (loc.statements, loc.directory_rules):
+        stmts[:] = [guard if st is refusal else st for st in stmts]
+    server.settings.setdefault("symlinks_reopened_at", []).append((loc, guard))
+
+
+def _symlinks_taken_unplaced(ctx: Context, server: Server, directory: str) -> list[tuple[str, object]]:
+    r"""The sections the translation cannot place (<If>, <DirectoryMatch>, <Directory ~>, recorded by
+    access.record_unplaced_options) that may apply to DIRECTORY or below it and whose Options take both
+    FollowSymLinks and SymLinksIfOwnerMatch away. httpd merges them after the plain <Directory> sections, and
+    its rewrite fixup refuses where they apply (AH00670; observed: `<If "%{REQUEST_URI} =~ /\.txt$/"> Options
+    None` and `<Directory ~ "/data/sub"> Options -FollowSymLinks` answered 403 there). Each as its label and
+    the span of its Options."""
+    from .access import _merge_options
+    from .rewrite_handler import directory_options
+    base = directory_options(ctx, server, directory, plain=True)
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    out = []
+    for label, regex, where, words in (r for h in holders for r in h.settings.get("unplaced_options", [])):
+        if where is not None and not _related(directory, where) or regex is not None and \
+                not _may_match_below(regex, directory):
+            continue
+        if base is not None and not _merge_options(base, words) & _SYMLINK_OPTIONS:
+            out.append((label, words[0][1]))
+    return out
+
+
+def _may_match_below(regex: str, directory: str) -> bool:
+    """Whether a <DirectoryMatch> REGEX may match DIRECTORY or a directory below it: unless anchored at a
+    literal path beside it."""
+    literal = re.match(r"\^((?:[\w/.~-]|\\[./-])*)", regex)
+    start = literal.group(1).replace("\\", "") if literal else ""
+    return start.startswith(directory) or directory.startswith(start)
+
+
+def _refuse_unplaced(ctx: Context, server: Server, state: RewriteContext, span, unplaced: list) -> None:
+    """Refuse the whole directory of STATE, whose rewrite fixup httpd refuses (AH00670) where sections the
+    translation cannot place take its symlink Options away (_symlinks_taken_unplaced): nginx cannot tell
+    where they apply, and running the rules there would serve what httpd refuses."""
+    prefix = state.per_dir.rstrip("/") + "/"
+    _refuse_prefix(server, prefix, span, SYMLINKS_REFUSAL, ("", "^~"))
+    labels = ", ".join(label for label, _ in unplaced)
+    ctx.diags.add("A2N844", f"RewriteEngine On in <Directory {state.directory}> while Options in {labels} allow "
+                  "neither FollowSymLinks nor SymLinksIfOwnerMatch where that section applies: httpd answers 403 "
+                  f"there (AH00670); the translation cannot place the section and answers 403 for all of {prefix}",
+                  span, directive="RewriteEngine", related=[s for _, s in unplaced],
+                  hint="set the Options in a <Directory>, <Files> or <Location> section the translation places, or "
+                  "add Options +SymLinksIfOwnerMatch to that section if the rules are meant to run")
 
 
 def _reopened(ctx: Context, server: Server, directory: str, own: set[str], refused) -> list[str]:
@@ -979,7 +1065,8 @@ def _reopening_files(ctx: Context, server: Server, directory: str) -> list[tuple
     """The <Files>/<FilesMatch> sections without Options or mod_rewrite directives of their own that apply to
     files of DIRECTORY (at server level, or in a <Directory> at or above it) where the modifiers applied again
     allow symlinks (_reapplied): httpd merges them after the directory walk and runs the directory's rules for
-    the files they match. Each as its pattern, its URL regular expression and whether it ignores case."""
+    the files they match (not for a section with Options of its own: access._record_symlink_options). Each as
+    its pattern, its URL regular expression and whether it ignores case."""
     from .rewrite_handler import _under, _written_options
     if not _reapplied(ctx, server, directory):
         return []
@@ -989,7 +1076,8 @@ def _reopening_files(ctx: Context, server: Server, directory: str) -> list[tuple
         for scope in h.settings.get("files", []):
             parent = scope.parent
             if scope.kind != "files" or not scope.files_regex or "rewrite" in scope.settings \
-                    or _written_options(scope) or any(scope.files_regex == r for _, r, _ in out):
+                    or _written_options(scope) or scope.settings.get("section_options") \
+                    or any(scope.files_regex == r for _, r, _ in out):
                 continue
             if parent is None or parent.kind == "directory" and not parent.regex \
                     and _under(directory, (parent.fs_path or "").rstrip("/")):

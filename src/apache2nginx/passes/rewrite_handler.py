@@ -79,20 +79,21 @@ def _written_options(scope) -> list:
     return access.options if access is not None and access.options else []
 
 
-def directory_options(ctx, server, directory: str) -> set[str] | None:
+def directory_options(ctx, server, directory: str, plain: bool = False) -> set[str] | None:
     """The Options httpd merges for the directory itself from the <Directory> sections above it (None when a
     regex section sets Options, which may or may not match). Every plain section counts, one without Options
     too: httpd creates the core configuration of each section, and merge_core_dir_configs applies the +/-
     modifiers carried from above again over the options in force where a section sets none
     (`Options +FollowSymLinks` then `Options None` in <Directory /srv/www/data>: none there, FollowSymLinks
-    back in a <Directory /srv/www/data/sub> holding only Header lines)."""
+    back in a <Directory /srv/www/data/sub> holding only Header lines). PLAIN: from the plain sections alone,
+    whatever a regex section sets."""
     from .access import _merge_options
     holders = [server] if server is ctx.main else [ctx.main, server]
     scopes = [s for h in holders for s in h.settings.get("directories", []) if s.kind == "directory"]
     covering: list = []
     for scope in scopes:
         if scope.regex:
-            if _written_options(scope):
+            if _written_options(scope) and not plain:
                 return None
             continue
         if _under(directory.rstrip("/"), (scope.fs_path or "").rstrip("/")):

@@ -195,6 +195,7 @@ class Translator:
         elif untranslated is not None and rule.disposition is not Disposition.NOT_APPLICABLE:
             if d.key == "options":
                 access.untranslated_options(self.ctx, d, untranslated)
+                access.record_unplaced_options(self.ctx, d, untranslated)
             self.report(d, Disposition.UNSUPPORTED, untranslated)
             return
         scope = self.ctx.scope
