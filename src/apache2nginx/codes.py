@@ -1295,7 +1295,8 @@ _short("A2N742", "access-refused", "error", "An access rule nginx cannot check e
        "express the rule with Require ip, Require valid-user (AuthType Basic, AuthUserFile) or Require all, or "
        "put the check in front of nginx (auth_request to a service that implements it).")
 _short("A2N743", "options-outside-directory", "error", "Options outside <Directory> is only partly translated.",
-       "in <Location> or <Files> httpd applies Options only partly (symlink checks need a directory), but "
+       "in <Location> or <Files> httpd applies Options only partly (it checks symlinks in its directory walk, "
+       "before these sections merge; only mod_rewrite's own check reads their symlink options), but "
        "mod_autoindex reads their Indexes: the translation carries it into a <Location>'s nginx locations "
        "(autoindex on or off). Where the section cannot be placed (an <If>, a <DirectoryMatch>, a <Files> "
        "matching every directory request) and may refuse listings, listings are off in the whole server.",

@@ -483,7 +483,9 @@ def _section_options(ctx: Context, d: Directive, config: AccessConfig) -> Dispos
     others = " ".join(a for a in d.args if a.lower().lstrip("+-") != "indexes")
     ctx.diags.add("A2N743", f"Options {' '.join(d.args)} outside <Directory>: "
                   + ("only its Indexes is translated (listings on or off); " if ctx.scope.kind == "location" else "")
-                  + f"{others} is not (no symlink checks outside <Directory>)", d.span, directive=d.name)
+                  + f"{others} is not: httpd checks symlinks in its directory walk, before this section merges (its "
+                  "symlink options count only for mod_rewrite's own check, which the rewrite pass follows)",
+                  d.span, directive=d.name)
     return Disposition.UNSUPPORTED
 
 
