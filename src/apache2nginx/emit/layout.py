@@ -1476,7 +1476,8 @@ class Layout:
         <Location> sections and SCOPE merged in configuration order, and their statements. False (nothing
         done) where that would not be what httpd does: LOC is not a plain region serving files (an exact
         location, a handler or rewrite-phase statements nginx does not inherit into a nested location), or
-        holds a nested location the URLs may also match (which nginx would try first or instead), or an earlier
+        holds a nested location the URLs may also match (which nginx would try first or instead) that cannot
+        hold the section's location too (`_hosts_nested`: a <Files> section's does), or an earlier
         <LocationMatch> not nested there changes what httpd decides for URLs both match (`_merged_with_earlier`).
         A region a ProxyPass serves is one too: httpd merges the <Location> sections after its <Proxy> sections,
         and the nested location passes the same backend URL (`_nested_proxy_pass`)."""
@@ -1498,8 +1499,9 @@ class Layout:
         if any(st.name in _NOT_INHERITED and not (st.name == "if" and st.comment in ACCESS_IF_COMMENTS)
                and not (proxied and st.name == "proxy_pass") and id(st) not in rules for st in loc.statements):
             return False
-        if any(n.modifier not in ("~", "~*") or _regexes_may_overlap(n.path, n.modifier == "~*", scope.path,
-                                                                    bool(scope.nocase)) for n in loc.locations):
+        hosts = [n for n in loc.locations if n.modifier not in ("~", "~*") or _regexes_may_overlap(
+            n.path, n.modifier == "~*", scope.path, bool(scope.nocase))]
+        if hosts and (scope.statements or loc.directory_rules or not all(self._hosts_nested(n, loc) for n in hosts)):
             return False
         if any(_reads_captures(st) for st in scope.statements):
             return False
@@ -1511,10 +1513,35 @@ class Layout:
         statements = _last_wins([st for d in dirs for st in d.statements] +
                                 [st for s in sections for st in s.statements], self.index_names)
         inner = Location("~*" if scope.nocase else "~", scope.path,
-                         _detached(access, loc.statements, scope.span) + statements + passing, scope.span)
+                         _detached(access, loc.statements, scope.span) + _own_listing(access, loc.statements,
+                                                                                      scope.span)
+                         + statements + passing, scope.span)
+        for n in hosts:
+            # (its own statements are all inherited: the section's location adds the merged rules alone)
+            parent = loc.statements + n.statements
+            n.locations.append(Location(inner.modifier, scope.path, _detached(access, parent, scope.span) +
+                                        _own_listing(access, parent, scope.span), scope.span))
+            self.nested_regex[id(n.locations[-1])] = scope
         loc.locations.append(inner)
         self.nested_regex[id(inner)] = scope
         return True
+
+    def _hosts_nested(self, n: Location, loc: Location) -> bool:
+        """Whether a <LocationMatch>'s location with its merged access rules alone can be nested in N, a
+        regular expression location nested in a prefix one that matches some of the section's URLs too (a
+        <Files> section's): nginx picks N there and never the section's own nested location after it, so
+        under `<FilesMatch "\\.(txt|html)$">` in the document root the URLs of `<LocationMatch
+        "^/img/.*\\.txt$">` with `Require valid-user` were refused to everyone, where httpd serves the file to
+        a valid user with its onsuccess headers (X-Frame-Options DENY beside the always line's SAMEORIGIN).
+        So where N holds nothing its nested location would not inherit (no rewrite-phase statement or handler)
+        nor access rules but those of LOC's region (httpd merges <Files> sections before <Location> ones, and
+        SCOPE's rules replace the directories' there: the nested location's rules are its own), and nests
+        nothing, the section's location goes there too, and inherits N's headers."""
+        def access(stmts: list[Stmt]) -> list:
+            return [_shape(st) for st in stmts if st.name in _ACCESS_NAMES]
+        return n.modifier in ("~", "~*") and not n.locations and id(n) not in self.nested_regex and \
+            not any(st.name in _NOT_INHERITED or st.name == "alias" for st in n.statements) and \
+            access(n.statements) in ([], access(loc.statements))
 
     def _merged_with_earlier(self, scope: Scope, loc: Location, dir_configs: list, sections: list[Scope]) -> bool:
         """Whether an earlier <LocationMatch> with access settings, not nested in LOC (it decided there as the
@@ -2157,6 +2184,9 @@ def _last_wins(statements: list[Stmt], index_names: dict | None = None) -> list[
 
 # the comment of the `set` that keeps a location's capture for its alias (statements put in front stay after it)
 CAPTURE_COPY = "the capture, kept for the alias"
+
+# the access rules a location holds (what a nested location's own rules replace, _detached)
+_ACCESS_NAMES = {"allow", "deny", "auth_basic", "auth_basic_user_file", "auth_request", "satisfy"}
 
 # what nginx does not inherit into a nested location: the rewrite phase, the content handlers, try_files
 _NOT_INHERITED = {"rewrite", "return", "if", "set", "break", "try_files", "internal", "limit_except",
@@ -4453,6 +4483,16 @@ def _detached(access: list[Stmt], parent: list[Stmt], span) -> list[Stmt]:
     if "satisfy" not in names and any(st.name == "satisfy" and st.args != ["all"] for st in parent):
         extra.append(Stmt("satisfy", ["all"], span))
     return access + extra
+
+
+def _own_listing(access: list[Stmt], parent: list[Stmt], span) -> list[Stmt]:
+    """`autoindex off` for a location nested in one that lists directories, where the Options merged for its
+    section (ACCESS, which holds `autoindex on` where they keep Indexes) do not: nginx would inherit the
+    listing that httpd's mod_autoindex refuses (403) under `<LocationMatch "^/x/"> Options None`."""
+    if any(st.name == "autoindex" for st in access) or not any(st.name == "autoindex" and st.args == ["on"]
+                                                               for st in parent):
+        return []
+    return [Stmt("autoindex", ["off"], span)]
 
 
 # a directive nginx inherits into a nested location, and its value where nothing sets it
