@@ -724,6 +724,15 @@ _short("A2N239", "error-document-refused", "warning", "An ErrorDocument page is 
        "nginx's own page.",
        "the error answer's body is nginx's page rather than httpd's message.",
        "grant access to the error page (e.g. `<Files 404.html> Require all granted`), or drop the ErrorDocument.")
+_short("A2N240", "directory-index-climbs", "error", "A DirectoryIndex entry climbs out of its directory.",
+       "httpd resolves a relative DirectoryIndex entry such as `../other/x.html` against the requested directory "
+       "and cleans the URL of the subrequest (`/a/../other/x.html` is `/other/x.html`), so the access rules and "
+       "handlers of that URL apply. nginx's index module redirects to the URL as written, which no location "
+       "of the cleaned URL matches, so it would serve the file past those rules. The translation answers 403 "
+       "where a directory request reaches that entry (its earlier entries are kept).",
+       "a directory request httpd answers with that entry's file (or with the next entry, where the file is "
+       "missing) is refused by nginx.",
+       "name the file by its absolute URL (`DirectoryIndex /other/x.html`), or copy it into the directory.")
 _short("A2N881", "error-document-guarded", "warning",
        "An ErrorDocument page is refused to some clients by its own access rules.",
        "httpd serves a local ErrorDocument through an internal redirect that passes the page's own access "

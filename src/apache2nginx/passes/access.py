@@ -25,7 +25,7 @@ from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
 from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
-from .base import Context, Disposition, Rule, loosest, table
+from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
 from .fallback import fallback_resource
 from .header_expr import Untranslatable
@@ -632,8 +632,7 @@ def directory(ctx: Context, section: Section) -> Disposition:
             ctx.server.settings.setdefault("granting_sections", []).append(_granting_config(section))
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
-    path = re.sub("/+", "/", args[0])
-    path = path.rstrip("/") or "/"
+    path = re.sub("/+", "/", clean_path(args[0])).rstrip("/") or "/"
     scope = Scope(path, span=section.span, kind="directory", fs_path=path, settings={"section": section})
     tree = ctx.options.get("docroot_tree")
     if tree is not None:

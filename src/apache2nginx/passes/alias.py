@@ -12,7 +12,7 @@ import re
 
 from ..model import Route
 from ..syntax.tree import Directive
-from .base import Context, Disposition, Rule, table
+from .base import Context, Disposition, Rule, clean_path, table
 from .pcre import httpd_refuses
 
 STATUS = {"permanent": 301, "temp": 302, "seeother": 303, "gone": 410}
@@ -83,7 +83,7 @@ def alias(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) < 2:
         ctx.diags.add("A2N001", f"{d.name} needs a URL path and a directory", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    url, fs = d.args[0], d.args[1]
+    url, fs = d.args[0], clean_path(d.args[1])
     regex = d.key == "aliasmatch"
     if not regex and url.endswith("/") != fs.endswith("/"):
         ctx.diags.add("A2N402", f"Alias {url} {fs}: the trailing slashes differ; httpd maps {url}x to "
@@ -106,7 +106,7 @@ def script_alias(ctx: Context, d: Directive) -> Disposition:
     translation hands them to fcgiwrap (the first path segment after the prefix is the program, the rest its
     PATH_INFO, as httpd does for a flat cgi-bin)."""
     if d.key == "scriptalias" and ctx.scope is None and len(d.args) == 2 and d.args[0].endswith("/"):
-        url, fs = d.args
+        url, fs = d.args[0], clean_path(d.args[1])
         fs = fs if fs.endswith("/") else fs + "/"
         from ..model import MapBlock
         variable = ctx.model.new_variable("a2n_cgi_")
@@ -122,7 +122,7 @@ def script_alias(ctx: Context, d: Directive) -> Disposition:
     # httpd answers these URLs with the program's output or with the target directory's refusal; nginx would
     # serve the document root's files there (the program's source, or a file past its access rules): refused
     if ctx.scope is None and len(d.args) >= 2:
-        url, fs = d.args[0], d.args[1]
+        url, fs = d.args[0], clean_path(d.args[1])
         regex = d.key == "scriptaliasmatch"
         if regex and httpd_refuses(url) is not None:
             ctx.diags.add("A2N001", f"{d.name} {url}: regular expression could not be compiled "

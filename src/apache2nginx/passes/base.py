@@ -9,6 +9,7 @@ disposition being counted and, where behaviour differs, a diagnostic.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable
@@ -139,6 +140,39 @@ def table(*rules: Rule) -> dict[str, Rule]:
         assert key not in out, key
         out[key] = rule
     return out
+
+
+def clean_path(path: str) -> str:
+    """An absolute path as httpd uses it: slashes merged, `.` and `..` segments resolved lexically (`..`
+    at the root stays there), a trailing slash kept. httpd cleans <Directory> paths, DocumentRoot and the
+    file names Alias, AliasMatch and ScriptAlias build (apr_filepath_merge) and the URL of an internal
+    redirect (ap_getparents, MergeSlashes On); nginx uses `alias /a/../b/` and a redirect to `/a/../b` as
+    written, so a location for /b or a <Directory /b> refusal would never apply there. Only the fixed part
+    before the first `$` or `%` (a capture or variable) is cleaned: what is substituted there is known
+    only to the request."""
+    if not path.startswith("/"):
+        return path
+    variable = re.search(r"[$%]", path)
+    cut = path.rfind("/", 0, variable.start()) + 1 if variable else len(path)
+    head, tail = path[:cut], path[cut:]
+    segments = re.sub("/+", "/", head).split("/")
+    out: list[str] = []
+    for segment in segments[1:]:
+        if segment == "..":
+            if out:
+                out.pop()
+        elif segment != ".":
+            out.append(segment)
+    if segments[-1] in (".", "..") and (not out or out[-1]):
+        out.append("")
+    return "/" + "/".join(out).lstrip("/") + tail if out else "/" + tail
+
+
+def clean_url(url: str) -> str:
+    """A local URL (`/path?query`) with its path cleaned as httpd cleans an internal redirect's
+    (clean_path); the query string is kept as written. Other values (relative, full URLs) are unchanged."""
+    path, sep, query = url.partition("?")
+    return clean_path(path) + sep + query if url.startswith("/") else url
 
 
 def flag(d: Directive) -> str:

@@ -16,7 +16,7 @@ from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
 from . import vhost_alias
 from . import contexts
-from .base import Context, Disposition, flag, on_off_directive, Rule, table
+from .base import Context, Disposition, clean_path, clean_url, flag, on_off_directive, Rule, table
 from .pcre import httpd_refuses
 
 DEFAULT_DOCUMENT_ROOT = "/var/www/html"   # DocumentRoot compiled into Debian's httpd
@@ -127,9 +127,9 @@ def document_root(ctx: Context, d: Directive) -> Disposition:
     if not d.args:
         ctx.diags.add("A2N001", "DocumentRoot requires a directory", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    ctx.server.root = d.args[0]
+    ctx.server.root = clean_path(d.args[0])
     ctx.server.root_span = d.span
-    ctx.server.settings["static_root"] = (d.args[0], d.span)
+    ctx.server.settings["static_root"] = (ctx.server.root, d.span)
     return Disposition.EXACT
 
 
@@ -465,6 +465,7 @@ def directory_index(ctx: Context, d: Directive) -> Disposition:
                       "directory request is answered 403 from an internal location (httpd lists the directory "
                       "where Options Indexes is on)", d.span, directive=d.name)
         return Disposition.APPROXIMATE
+    names = _clean_index_names(ctx, d, names)
     # nginx accepts an absolute (URL) entry only last; httpd tries them in order.
     if any(n.startswith("/") for n in names[:-1]):
         ctx.diags.add("A2N210", "DirectoryIndex: nginx accepts an absolute entry only in the last position; "
@@ -475,10 +476,44 @@ def directory_index(ctx: Context, d: Directive) -> Disposition:
     holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
     own = next((st for st in holder if st.name == "index" and st.args != [dirindex.DISABLED_INDEX]), None)
     if own is not None:
-        own.args.extend(names)
+        if own.args[-1] != dirindex.DISABLED_INDEX:    # entries after a refused one are never reached
+            own.args.extend(names)
         return Disposition.EXACT
     ctx.emit("index", names, d.span)
     return Disposition.EXACT
+
+
+def _clean_index_names(ctx: Context, d: Directive, names: list[str]) -> list[str]:
+    """DirectoryIndex entries as httpd's subrequests reach them: mod_dir looks each entry up as a URL relative
+    to the requested directory, and httpd cleans that URL (`.`, `..`, `//`: base.clean_path) before it walks
+    its sections. nginx's index module redirects to the URL as written, which no location of the cleaned URL
+    matches, so the entries are cleaned here. A relative entry that climbs above its directory (or names it)
+    cannot be, its target depending on the directory requested: it and the later entries become a refusal
+    (A2N240)."""
+    out = []
+    for name in names:
+        if name.startswith("/"):
+            out.append(clean_url(name))
+            continue
+        cleaned = clean_url("/" + name)[1:]
+        if _climbs(name.partition("?")[0]) or not cleaned.partition("?")[0]:
+            ctx.diags.add("A2N240", f"DirectoryIndex {name}: nginx's index module does not clean the URL it "
+                          "redirects to, so a directory request that reaches this entry is refused (403)",
+                          d.span, directive=d.name)
+            ctx.main.settings["directory_index_disabled"] = d.span
+            return out + [dirindex.DISABLED_INDEX]
+        out.append(cleaned)
+    return out
+
+
+def _climbs(path: str) -> bool:
+    """Whether a relative path's `..` segments go above the directory it starts from."""
+    depth = 0
+    for segment in path.split("/"):
+        depth += -1 if segment == ".." else 0 if segment in ("", ".") else 1
+        if depth < 0:
+            return True
+    return False
 
 
 def error_document(ctx: Context, d: Directive) -> Disposition:
@@ -497,7 +532,7 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
                       "answers with its own 401 page; the translation leaves it out too", d.span, directive=d.name)
         return Disposition.NOT_APPLICABLE
     if not quoted and (target.startswith("/") or re.match(r"^https?://", target)) and " " not in target:
-        ctx.emit("error_page", [code, target], d.span)
+        ctx.emit("error_page", [code, clean_url(target)], d.span)
         return Disposition.EXACT
     name = f"@a2n_error_{code}_{len(ctx.server.locations) + len(ctx.model.maps)}"
     from ..model import Location, Stmt

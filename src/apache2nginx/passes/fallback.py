@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..model import Location, MapBlock, Stmt, routes_in_force
 from ..syntax.tree import Directive
-from .base import Context, Disposition
+from .base import Context, Disposition, clean_url
 
 DEPTH = 10          # names below the document root (or alias) whose prefixes are tested
 PATH_INFO_TEST = "a file with path info: httpd does not fall back (404)"
@@ -46,7 +46,7 @@ def fallback_resource(ctx: Context, d: Directive) -> Disposition:
             # drops it: see _carry_fallback)
             ctx.scope.statements.append(Stmt("try_files", [], d.span, comment=FALLBACK_DISABLED))
         return Disposition.EXACT
-    target = d.args[0] if d.args[0].startswith("/") else "/" + d.args[0]
+    target = clean_url(d.args[0] if d.args[0].startswith("/") else "/" + d.args[0])
     ctx.settings[FALLBACK] = target
     fallback = Stmt("try_files", ["$uri", "$uri/", target + "$is_args$args"], d.span, comment=FALLBACK)
     if ctx.scope is not None:

@@ -28,7 +28,7 @@ import re
 
 from ..model import Location, MapBlock, Server, Stmt, routes_in_force
 from ..syntax.tree import Directive
-from .base import Context, Disposition, flag, Rule, table
+from .base import Context, Disposition, clean_url, flag, Rule, table
 from .pcre import httpd_refuses
 from .fallback import FALLBACK_PASS, falls_back, subrequest_pass
 from . import rewrite_dirindex as dirindex
@@ -151,7 +151,9 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) > 3:
         ctx.diags.add("A2N801", f"RewriteRule has {len(d.args)} arguments; httpd refuses more than three "
                       "(a comment after the flags?)", d.span, directive=d.name)
-    rule = RRule(d.args[0], d.args[1], flags, state.pending, d.span, d, len(state.rules))
+    # the result of an internal rewrite is cleaned by httpd (base.clean_path); a redirect's is sent as written
+    substitution = d.args[1] if {"R", "P"} & set(flags) else clean_url(d.args[1])
+    rule = RRule(d.args[0], substitution, flags, state.pending, d.span, d, len(state.rules))
     for setting in flag_values(flags, "E"):
         record_env(ctx.options, setting, rule, ctx.directory is not None or state.per_dir is not None)
     state.pending = []
