@@ -269,6 +269,11 @@ def synthesize_docroots(config: LoadedConfig, probes: list[Probe], base: Path,
                 comment = "# " if rel.rsplit("/", 1)[-1].startswith(".ht") else ""
                 _new_file(f"{top}/{rel}", f"{comment}{rel} of {original}\n", made)
         paths[original] = top
+    # the translation writes these paths cleaned of `.`, `..` and `//` (as httpd reads them): the same stand-in
+    from ..passes.base import clean_path
+    for original in dict.fromkeys(originals):
+        if original in paths and clean_path(original) not in paths:
+            paths[clean_path(original)] = paths[original]
     # password files: the user's own where it exists, else one with the user verify:verify
     (base / "auth").mkdir(parents=True, exist_ok=True)
     for node in list(config.walk()) + list(htaccess_nodes):
