@@ -531,11 +531,13 @@ not written.
 _code("A2N905", "unknown-variable-in-output", "error", "The generated configuration reads a variable nginx does not know.", """
 What it means: a directive of the generated configuration reads an nginx
 variable (`$name`) that no nginx module provides and nothing in the
-configuration declares (`set`, `map`, `geo`, a named regex capture ...).
-It is a bug in the translator, never in your input.
+configuration declares (`set`, `map`, `geo`, a named regex capture ...),
+or writes a `$` that no variable name follows (a literal dollar sign of the
+input the translator failed to write as `${a2n_dollar}`). It is a bug in
+the translator, never in your input.
 
 Why it matters: nginx refuses the whole configuration (`unknown "name"
-variable`), so no site would start.
+variable`, or `invalid variable name`), so no site would start.
 
 How to fix it: report the bug with the input that caused it; the output was
 not written.
@@ -692,7 +694,9 @@ that no module of nginx 1.22 (as Debian builds it) provides and nothing in
 the configuration declares: no `set`, `map`, `geo`, `split_clients`,
 `auth_request_set`, `perl_set`/`js_set` and no named capture of a regex
 (`(?<name>...)`). Declarations count wherever they stand in the http block.
-Found without running nginx; not checked when the configuration loads a
+A `$` that no name follows (`"a$"`, `"$-"`) is reported too: nginx refuses
+it (`invalid variable name`) and has no escape for a dollar sign; a `geo` or
+`map` variable whose value is `$` writes one. Found without running nginx; not checked when the configuration loads a
 dynamic module whose variables are not modelled, nor in the stream and mail
 contexts.
 

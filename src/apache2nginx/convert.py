@@ -258,9 +258,11 @@ def _unknown_in_outputs(outputs: dict[str, str], scans: list[Scan], diags: Diagn
     for (output, text), scan in zip(outputs.items(), scans):
         for var in dict.fromkeys(var for var, _ in scan.reads if var in unknown):
             m = re.search(r"\$(?:\{" + re.escape(var) + r"\}|" + re.escape(var) + r"(?![A-Za-z0-9_]))", text, re.I)
-            line = text.count("\n", 0, m.start()) + 1 if m else 0
-            diags.add("A2N905", f"generated {output} reads ${var}" + (f" (line {line})" if line else "")
-                      + ", a variable nginx does not know (nginx -t would refuse the configuration)", None)
+            line = text.count("\n", 0, m.start()) + 1 if m and var else 0
+            what, why = (f"reads ${var}", "a variable nginx does not know") if var else \
+                ("writes a `$` that no variable name follows", "which nginx refuses (invalid variable name)")
+            diags.add("A2N905", f"generated {output} {what}" + (f" (line {line})" if line else "")
+                      + f", {why} (nginx -t would refuse the configuration)", None)
     return True
 
 

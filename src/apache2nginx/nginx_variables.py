@@ -13,8 +13,9 @@ removed and backslashes kept, the enclosing block names), and only reports what 
 * The script compiler's reading: `$name` takes `[A-Za-z0-9_]`; `${name}` the same up to `}`; a `$` directly
   followed by a digit 1-9 is a regex capture, accepted wherever it stands (`$10` is `$1` then `0`); `$0` and
   `${1}` are variables named `0` and `1`, unknown; a backslash does not escape `$` (`\\$x` reads `$x`); a `$`
-  with no name after it (`$$`, a `$` at the end) is a different error, not reported here. `log_format` has its
-  own parser, where `$1` is a variable named `1`. Names are compared case-insensitively (`$REQUEST_URI`).
+  with no name after it (`$$`, `$-`, a `$` at the end) is refused too ("invalid variable name"): read as the
+  variable named "" (NAMELESS), which nothing declares. `log_format` has its own parser, where `$1` is a
+  variable named `1`. Names are compared case-insensitively (`$REQUEST_URI`).
 * Declarations: `set`, `map` (second argument), `geo` (last), `split_clients` (second), `auth_request_set`,
   `perl_set`, `js_set`, `js_var`; named captures `(?<n>...)`, `(?P<n>...)`, `(?'n'...)` of a regex anywhere.
 * Built-in variables (`BUILTIN`, read off nginx 1.22.1's binary and confirmed one by one with nginx -t) and the
@@ -96,6 +97,9 @@ _DECLARING_OR_CONTEXT = frozenset({*DECLARES, *_OTHER_CONTEXTS, "load_module"})
 _SCRIPT_VAR = re.compile(r"\$(?:[1-9]|\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))")
 # log_format's own parser: digits are a name like any other
 _LOG_VAR = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))")
+# a `$` no name follows (a literal dollar sign the script compiler refuses), read as the variable named ""
+_NAMELESS = re.compile(r"\$(?![A-Za-z0-9_]|\{[A-Za-z0-9_]+\})")
+NAMELESS = ""
 _NAMED_CAPTURE = re.compile(r"\(\?(?:<|P<|')([A-Za-z_][A-Za-z0-9_]*)[>']")
 
 
@@ -147,9 +151,11 @@ class Scan:
             if "(?" in arg:
                 self._captures(arg)
         pattern = _LOG_VAR if name == "log_format" else _SCRIPT_VAR
-        return tuple(var for arg in _compiled_args(name, args, ctx) if "$" in arg
-                     for var in ((braced or bare).lower() for braced, bare in pattern.findall(arg))
-                     if var and var not in BUILTIN and not var.startswith(PREFIXES))
+        compiled = [arg for arg in _compiled_args(name, args, ctx) if "$" in arg]
+        nameless = (NAMELESS,) if any(_NAMELESS.search(arg) for arg in compiled) else ()
+        return nameless + tuple(var for arg in compiled
+                                for var in ((braced or bare).lower() for braced, bare in pattern.findall(arg))
+                                if var and var not in BUILTIN and not var.startswith(PREFIXES))
 
     def _declaration(self, name: str, args: list[str], ctx: tuple[str, ...]) -> bool:
         """Note what a declaring statement declares; True when the statement is done with (load_module, a

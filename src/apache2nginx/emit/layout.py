@@ -2080,7 +2080,7 @@ class Layout:
             return [answer]
         rest = "(.*)" if route.path.endswith("/") else "((?:/.*)?)"
         escaped = Stmt("rewrite", [_quote_if_needed("^" + _regex_escape(route.path) + rest + "$"),
-                                   _quote_if_needed(target + "$1" + ("?" if "?" in target else "")),
+                                   target + "$1" + ("?" if "?" in target else ""),     # (quoted as written)
                                    _REWRITE_REDIRECT_FLAGS[code]], route.span)
         self.redirect_answers[id(route)].insert(0, Stmt(
             "if", [f'({var} = "")'], route.span, block=[escaped],

@@ -476,6 +476,11 @@ def check_unknown_variables(cfg: Config) -> Iterator[Finding]:
             stack.extend((child, inner) for child in reversed(node.block))
     for var, where in scan.unknown():
         node = where if isinstance(where, Node) else cfg.root
+        if not var:
+            yield Finding("A2N969", node, f"{node.name} reads $, a dollar sign no variable name follows (invalid "
+                          f"variable name; nginx has no escape for it, a geo or map variable can hold one): nginx "
+                          f"-t refuses the whole configuration")
+            continue
         yield Finding("A2N969", node, f"{node.name} reads ${var}, which no nginx module provides and nothing in "
                       f"the configuration declares (set, map, geo, a named capture ...): nginx -t refuses the whole "
                       f"configuration")

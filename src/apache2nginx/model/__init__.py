@@ -6,6 +6,7 @@ diagnostics can point back at the source.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..syntax.span import Span
@@ -136,6 +137,8 @@ UNSET_WHEN = "a2n_unset_when"
 # set in the server and in every location, empty where a backend answers (emit.layout._set_walk_file,
 # passes.headers._in_regex_directory).
 WALK_FILE = "$a2n_walk_file"
+# always `$`: how a literal dollar sign is written where nginx reads variables (NginxModel.literal)
+DOLLAR = "$a2n_dollar"
 
 # nginx array-like directives: a block that defines any of a family inherits none of its
 # parent's, so the emitter repeats the parent's list first (Apache merges them instead).
@@ -391,6 +394,23 @@ class NginxModel:
         """Append BLOCK unless a map already defines its variable."""
         if not self.has_map(block.variable):
             self.maps.append(block)
+
+    def literal(self, text: str) -> str:
+        """Apache's literal TEXT as the argument of an nginx directive that reads variables in its value
+        (add_header, proxy_set_header, map values, return, rewrite): httpd sends a `$` as it is written
+        (observed: `Header set X "a$args"` sends `a$args`), nginx reads `$name` as a variable (the client's
+        query string, a request header) and refuses a `$` before no name ("invalid variable name"). nginx has
+        no escape for `$`: each is written `${a2n_dollar}`, a geo block's variable that is always `$`."""
+        if "$" not in text:
+            return text
+        self.add_map(MapBlock("", DOLLAR, [], '"$"'))
+        return text.replace("$", "${" + DOLLAR[1:] + "}")
+
+    def literal_but_captures(self, text: str) -> str:
+        """TEXT as `literal` gives it, but a `$` before a digit stays a regex capture (`$1`: RedirectMatch's
+        target and an ErrorDocument message take httpd's captures there, as nginx reads them)."""
+        return "".join(self.literal(part) if i % 2 == 0 else part
+                       for i, part in enumerate(re.split(r"(\$[0-9])", text)))
 
     def new_variable(self, prefix: str, suffix: str = "") -> str:
         """`$<prefix><n><suffix>`, numbered per prefix in the order they are asked for."""

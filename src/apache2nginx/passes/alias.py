@@ -50,8 +50,8 @@ def redirect(ctx: Context, d: Directive) -> Disposition:
     if 300 <= status < 400 and not target:
         ctx.diags.add("A2N001", f"{d.name}: a {status} redirect needs a URL", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    if regex:
-        target = _nginx_captures(target)
+    # httpd sends the target as written (RedirectMatch: but its $N captures): a `$` is no nginx variable
+    target = ctx.model.literal_but_captures(target) if regex else ctx.model.literal(target)
     ctx.server.routes.append(Route("redirect", path, target, status=status, regex=regex, span=d.span,
                                    params={"directive": d.name}))
     if regex:

@@ -540,10 +540,17 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
     # an empty types map: the message is text/html whatever the URL's extension (/favicon.ico), as in httpd
     ctx.server.locations.append(Location("", name, [Stmt("types", [], d.span, block=[]),
                                                     Stmt("default_type", ["text/html"], d.span),
-                                                    Stmt("return", [code, target], d.span)], d.span))
+                                                    Stmt("return", [code, _message(ctx, target)], d.span)],
+                                     d.span))
     ctx.diags.add("A2N211", f"ErrorDocument {code} with a message: nginx returns the text from a named location "
                   "(as text/html); httpd sends it as is", d.span, directive=d.name)
     return Disposition.APPROXIMATE
+
+
+def _message(ctx: Context, text: str) -> str:
+    """An ErrorDocument message as the body of nginx's `return`: httpd sends a `$` as written (`$1`: an empty
+    capture in both), nginx's return reads `$name` as a variable (`$args`: the client's query string)."""
+    return ctx.model.literal_but_captures(text)
 
 
 def keepalive(ctx: Context, d: Directive) -> Disposition:

@@ -24,15 +24,19 @@ from . import header_join, header_refusals, setenvif
 _FORMAT = re.compile(r"%(?:\{[^}]*\}[a-zA-Z]|[a-zA-Z%])")
 
 
-def _split(d: Directive) -> tuple[str, str, list[str], list[str]]:
+def _split(d: Directive, model=None) -> tuple[str, str, list[str], list[str]]:
+    """CONDITION, ACTION, [NAME, VALUE...] and the extras of a Header line; with MODEL, a value httpd sends
+    as written has its `$` kept literal (NginxModel.literal: add_header and map values read variables)."""
     args = list(d.args)
     condition = "onsuccess"
     if args and args[0].lower() in ("always", "onsuccess"):
         condition = args.pop(0).lower()
     action = args.pop(0).lower() if args else ""
     extras = [a for a in args if a.lower() == "early" or a.lower().startswith(("env=", "expr="))]
-    rest = [a for a in args if a not in extras]
-    return condition, action, _header_name(action, rest), extras
+    rest = _header_name(action, [a for a in args if a not in extras])
+    if model is not None and len(rest) == 2 and action in ("set", "add", "append", "merge", "setifempty"):
+        rest[1] = model.literal(rest[1])
+    return condition, action, rest, extras
 
 
 def _header_name(action: str, rest: list[str]) -> list[str]:
@@ -144,7 +148,7 @@ def _in_regex_directory(ctx: Context, d: Directive) -> Disposition:
     empty (nothing sent) where the expression does not match, as `Header ... expr=` lines are.
     httpd's merge order is kept where other lines name the same header (_order_regex_directory_headers). A
     line with a condition of its own, and other actions, are reported as not translated."""
-    condition, action, rest, extras = _split(d)
+    condition, action, rest, extras = _split(d, ctx.model)
     if _empty_name(ctx, d, rest):
         return Disposition.UNSUPPORTED
     if extras or len(rest) != 2 or action not in ("set", "add", "append", "merge"):
@@ -194,7 +198,7 @@ def _names_header(st: Stmt, name: str) -> bool:
 def _header(ctx: Context, d: Directive) -> Disposition:
     if ctx.filename_regex is not None:
         return _in_regex_directory(ctx, d)
-    condition, action, rest, extras = _split(d)
+    condition, action, rest, extras = _split(d, ctx.model)
     if _empty_name(ctx, d, rest):
         return Disposition.UNSUPPORTED
     if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
@@ -728,19 +732,20 @@ def request_header(ctx: Context, d: Directive) -> Disposition:
                       directive=d.name)
         return Disposition.UNSUPPORTED
     disposition = Disposition.EXACT
+    literal = ctx.model.literal(value) if action in ("set", "setifempty", "append", "merge") else value
     if action == "set" and len(rest) == 2:
-        new = value
+        new = literal
     elif action == "unset" and len(rest) == 1:
         new = ""
     elif action == "setifempty" and len(rest) == 2:
-        new = ctx.model.shared_map("a2n_reqhdr_", original, [('""', value)], original)
+        new = ctx.model.shared_map("a2n_reqhdr_", original, [('""', literal)], original)
     elif action in ("append", "merge") and len(rest) == 2 and '"' not in value:
         # httpd joins with ", " (merge: unless the value is already one of the list's members)
-        entries = [('""', value)]
+        entries = [('""', literal)]
         if action == "merge":
             entries.append((f"~(?:^|,)\\s*{re.escape(value)}\\s*(?:,|$)", original))
         from ..emit.render import quote
-        new = ctx.model.shared_map("a2n_reqhdr_", original, entries, quote(f"{original}, {value}"))
+        new = ctx.model.shared_map("a2n_reqhdr_", original, entries, quote(f"{original}, {literal}"))
     elif action == "edit" and len(rest) == 3:
         new = _edit_map(ctx, d, original, rest[1], rest[2])
         if new is None:
@@ -1044,7 +1049,7 @@ def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
             last[(rest[0].lower(), condition)] = d
     holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
     for d in children:
-        condition, action, rest, extras = _split(d)
+        condition, action, rest, extras = _split(d, ctx.model)
         table_name = "always" if condition == "always" else "onsuccess"
         if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
                 and len(rest) == 2 and rest[0] and not _FORMAT.search(rest[1]):

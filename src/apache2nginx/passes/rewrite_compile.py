@@ -165,10 +165,7 @@ class Compiler:
                     rule_names: dict[int, str] | None = None) -> str:
         """One piece of a substitution (see `pieces`) as nginx text."""
         if kind == "text":
-            if "$" in value:
-                self._dollar()
-                value = value.replace("$", "${a2n_dollar}")
-            return value
+            return self.ctx.model.literal(value)
         if kind == "var":
             return "${" + self.variable(value, rule)[1:] + "}"
         if kind == "map":
@@ -181,10 +178,6 @@ class Compiler:
         if kind == "rule":
             return f"${n}" if n else "${uri}"   # nginx reads exactly one digit after $
         return "${" + cond_names[n] + "}" if n in cond_names else ""
-
-    def _dollar(self) -> None:
-        if not self.ctx.model.has_map("$a2n_dollar"):
-            self.ctx.model.maps.append(MapBlock("", "$a2n_dollar", [], '"$"'))
 
     # -- RewriteMap lookups --------------------------------------------------
     def random_value(self, mapdef: RewriteMapDef, key: str, default: str | None, rule: RRule) -> str:
