@@ -526,7 +526,14 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
     on no answer httpd makes for such a file (`expr=%{REQUEST_STATUS} == 404`) is sent where the request
     names none, and the onsuccess lines of its header where it names one. So are httpd's own refusals (a
     deny, a login) that a section the translation leaves out may lift (Stmt.lifted): there httpd may serve,
-    so their 401 or 403 sends the onsuccess headers too."""
+    so their 401 or 403 sends the onsuccess headers too. A <Location> refused for a RewriteRule left out sends
+    each header where any reading of the `SetEnvIf Request_URI` variables sends it (_read_any)."""
+    return _read_any(_refused_headers(stmts, parent, ungate, nested, unless), stmts, ungate)
+
+
+def _refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
+                     nested: list = (), unless: Unless | None = None) -> list[Stmt]:
+    """refused_headers, before the readings of _read_any."""
     whole = any(_refusal(s) for s in stmts)
     lifted = tuple(sorted({c for s in stmts for c in s.lifted}))
     if not whole and not lifted:
@@ -543,6 +550,27 @@ def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str
         return _guarded_headers(stmts, parent, ungate, nested, unless)
     return [s for s in stmts if s.name != "add_header"] + _reread(sent, [s for s in stmts if s.name == "error_page"],
                                                                   ungate)
+
+
+def _read_any(out: list[Stmt], stmts: list[Stmt], ungate: Callable[[str], str]) -> list[Stmt]:
+    """OUT, the statements of a location refused for a <Location>'s RewriteRule left out (a refusal in STMTS
+    with Stmt.readings), with each header sent where any reading of the `SetEnvIf Request_URI` variables sends
+    it: httpd's internal redirect to the rule's result (not known) sets them again on the new path, and its
+    answer's Header lines (an `env=!txt` line of `Header always`) test those values, not the request's own
+    path's, which nginx's refusal reads. A security header goes on more answers rather than fewer."""
+    readings = next((s.readings for s in stmts if _refusal(s) and s.readings), ())
+    reread = getattr(ungate, "reread", None)
+    if not readings or reread is None:
+        return out
+    return [replace(s, args=[s.args[0], _any_reading(s.args[1], readings, reread)] + s.args[2:])
+            if s.name == "add_header" and len(s.args) >= 2 else s for s in out]
+
+
+def _any_reading(value: str, readings: tuple[tuple[str, str], ...], reread: Callable) -> str:
+    """VALUE, sent where the request's own reading or any of READINGS (each its own) sends it."""
+    for pair in readings:
+        value = reread(value, (pair,))
+    return value
 
 
 def _guarded_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str], nested: list,

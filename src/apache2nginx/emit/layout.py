@@ -3209,6 +3209,7 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
     if not maps or len(maps) != len(names):
         return set()
     followed: set[int] = set()
+    _read_any_after_location_rules(model, server, maps)
 
     def followable(st: Stmt) -> bool:
         return st.name == "rewrite" and len(st.args) >= 2 and st.args[-1] not in ("redirect", "permanent") \
@@ -3352,6 +3353,26 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
             if at is not None and not any(st.name == "return" for st in loc.statements[:at]):
                 loc.statements[at:at] = tests
     return followed
+
+
+def _read_any_after_location_rules(model: NginxModel, server: Server, maps: list) -> None:
+    """A <Location> refused for a RewriteRule the translation leaves out (LOCATION_REFUSAL, A2N805): httpd
+    runs the rule on the mapped file path, and its internal redirect to the result runs the server's
+    `SetEnvIf Request_URI` lines (MAPS: each variable's map of $uri) again on the new path, renaming the
+    old values REDIRECT_*; the answer's Header lines test the new values (observed with httpd 2.4:
+    `RewriteRule "^(.*)$" /app/ [L,PT]` in <Location /app> answered /app/a.txt with the <FilesMatch>'s
+    `Header always append Referrer-Policy no-referrer env=!txt`, as /app/ sets no `txt`). The result is not
+    known, so the refusal's headers are sent where any value of a variable sends them (Stmt.readings: a
+    map giving each value the variable's map may take), a security header on more answers rather than
+    fewer (emit.inherit.refused_headers)."""
+    refusals = [st for loc in all_nested(server.locations) for st in loc.statements
+                if st.name == "return" and st.comment == LOCATION_REFUSAL]
+    if not refusals:
+        return
+    readings = tuple((m.variable, model.shared_map(m.variable.lstrip("$") + "_any_", "$uri", [], value, m.span))
+                     for m in maps for value in dict.fromkeys([m.default or '""'] + [v for _, v in m.entries]))
+    for st in refusals:
+        st.readings = readings
 
 
 def _rules_ahead(rules: list[Stmt], followable, reread, reread_rule) -> list[Stmt]:

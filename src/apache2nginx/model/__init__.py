@@ -122,6 +122,11 @@ class Stmt:
     # (emit.refusal_pages): the variables httpd's internal redirect to that page sets again on its path (SetEnvIf
     # Request_URI), each with the variable of its value there (emit.layout._reread_env_on_error_pages)
     rereads: tuple[tuple[str, str], ...] = ()
+    # on the `return 403` of a <Location> refused for its RewriteRules (LOCATION_REFUSAL): the readings of the
+    # `SetEnvIf Request_URI` variables httpd's internal redirect to the rules' result (not known) may set again,
+    # each pair a reading of its own (a variable, and a map giving one of its values) (emit.layout.
+    # _read_any_after_location_rules)
+    readings: tuple[tuple[str, str], ...] = ()
     # on the statements of a Header line inside an <If>/<ElseIf>/<Else>: httpd merges the expression sections
     # after every other section, even one enclosed in a <Directory> (ap_if_walk), so the line acts after the
     # plain Header lines of every block, an inner <Directory>'s or <Location>'s too (emit.inherit.header_order)
