@@ -297,6 +297,8 @@ class Compiler:
         if negate:
             pattern = pattern[1:]
         nocase = "NC" in cond.flags
+        if test.lower() == "expr":
+            return self._expr_condition(pattern, negate), None
         m = re.fullmatch(r"%\{([^}]+)\}", test)
         if m:
             var = self.variable(m.group(1), rule)
@@ -355,6 +357,20 @@ class Compiler:
             pattern, names = _name_groups(pattern, name_prefix)
         op = ("!~*" if negate else "~*") if nocase else ("!~" if negate else "~")
         return f"{var} {op} {_quote_regex(pattern)}", names
+
+    def _expr_condition(self, expression: str, negate: bool) -> str:
+        """`RewriteCond expr "..."`: mod_rewrite reads the second argument (after a `!`) as an ap_expr, as <If>
+        does, never as a regex tested against the text "expr" (observed: `expr "%{REQUEST_URI} =~ m#^/p4#"`
+        holds for /p4/a.txt). The expression is compiled into maps as an <If>'s is; %{REQUEST_URI} is httpd's
+        r->uri, which earlier rewrites of these rules do not change."""
+        from .header_expr import HeaderCondition, Untranslatable
+        compiler = HeaderCondition(self.ctx.model, request_only=True, prefix="a2n_rwx_", exact_case=True,
+                                   uri_source=lambda: self.variable("REQUEST_URI"))
+        try:
+            variable = compiler.compile(expression)
+        except Untranslatable as e:
+            raise Unsupported("A2N806", f"RewriteCond expr {expression!r}: the expression is not translated ({e})")
+        return f'{variable} {"=" if negate else "!="} ""'
 
     # -- one rule ------------------------------------------------------------
     def rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
