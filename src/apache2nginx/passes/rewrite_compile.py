@@ -82,7 +82,9 @@ class Compiler:
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
         upper = name.upper()
-        if (upper.startswith("HTTP:") or upper.startswith("HTTP_")) and not _HEADER_NAME.fullmatch(name[5:]):
+        if upper.startswith("HTTP_") and upper not in VARIABLES:
+            return self._unset_variable()
+        if upper.startswith("HTTP:") and not _HEADER_NAME.fullmatch(name[5:]):
             # a header name nginx cannot spell as a variable (a brace or a blank would break the file)
             raise Unsupported("A2N806", f"%{{{name}}}: {name[5:]!r} is not a header name nginx can read")
         if upper.startswith("HTTP:"):
@@ -125,9 +127,18 @@ class Compiler:
             if value == "$a2n_https":
                 self._https_map()
             return value
-        if upper.startswith("HTTP_"):
-            return "$http_" + upper[5:].lower()
         raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
+
+    def _unset_variable(self) -> str:
+        """An always empty value: mod_rewrite knows only a fixed list of %{HTTP_*} names (HTTP_ACCEPT,
+        HTTP_COOKIE, HTTP_FORWARDED, HTTP_HOST, HTTP_PROXY_CONNECTION, HTTP_REFERER, HTTP_USER_AGENT); any other,
+        such as %{HTTP_X_ROLE} or %{HTTP_AUTHORIZATION}, expands to "" in httpd (observed: `!^admin$` holds with
+        "X-Role: admin" sent), whereas nginx's $http_x_role is the header the client sends. A header is read
+        with %{HTTP:X-Role}."""
+        variable = "$a2n_rw_unset"
+        if not self.ctx.model.has_map(variable):
+            self.ctx.model.maps.append(MapBlock("$uri", variable, [], '""'))
+        return variable
 
     def _redirect_status(self, rule: RRule | None) -> None:
         if rule is None or id(rule.directive) in self.redirect_status_rules:
