@@ -20,7 +20,7 @@ from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME
 from . import rewrite_dirslash as dirslash
 from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
-from .vhost_alias import server_name_variable
+from .vhost_alias import server_name_variable, server_port_variable
 
 # %{REQUEST_METHOD} in server context: the request's method, GET on the pass after nginx's index redirect
 # (rewrite._method_pass)
@@ -114,6 +114,8 @@ class Compiler:
             return PER_DIR_VARIABLES[upper]
         if upper == "SERVER_NAME":
             return server_name_variable(self.ctx, self.server)
+        if upper == "SERVER_PORT":
+            return server_port_variable(self.ctx, self.server)
         if upper == "REQUEST_METHOD" and self.per_dir is None:
             self.needs_method = True
             return METHOD
