@@ -32,7 +32,7 @@ from .base import Context, Disposition, clean_url, flag, Rule, table
 from .pcre import httpd_refuses
 from .fallback import FALLBACK_PASS, falls_back, subrequest_pass
 from . import rewrite_dirindex as dirindex
-from .rewrite_compile import DIR_METHOD, METHOD, Compiler, Unsupported, _apart, _map_key
+from .rewrite_compile import DIR_METHOD, METHOD, Compiler, Unsupported, _apart, _map_key, cond_operator
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
 from .rewrite_compile import _quote_regex
@@ -168,8 +168,8 @@ def _cond_regex_refused(test: str, pattern: str) -> tuple[str, str] | None:
     if test.lower() == "expr":
         return None
     body = pattern[1:] if pattern.startswith("!") else pattern
-    if body in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h") or body[:1] in ("<", ">", "=") or \
-            re.match(r"-(lt|le|eq|ne|ge|gt)", body):
+    if cond_operator(body) and (body in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h")
+                                or body[:1] in ("<", ">", "=") or re.match(r"-(lt|le|eq|ne|ge|gt)", body)):
         return None
     why = httpd_refuses(body)
     return (body, why) if why is not None else None

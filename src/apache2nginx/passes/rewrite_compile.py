@@ -321,8 +321,9 @@ class Compiler:
             var = f"${name_prefix}t{len(self.tests_built)}"
             self.tests_built.extend(self.lookups + [Stmt("set", [var, value], cond.span)])
             self.lookups = []
+        operator = cond_operator(pattern)
         # file tests
-        if pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
+        if operator and pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
             kinds = {"-f": "-f", "-d": "-d", "-x": "-x", "-s": "-f"}
             if pattern == "-U" and test.upper() == "%{REQUEST_URI}":
                 why = url_lookup_blocker(self.ctx, self.server, self.state)
@@ -342,13 +343,13 @@ class Compiler:
                 self.ctx.diags.add("A2N810", "RewriteCond -s (non-empty file) becomes -f: the size is not checked",
                                    cond.span, directive="RewriteCond")
             return f"{'!' if negate else ''}{kinds[pattern]} {var}", None
-        compare = re.match(r"(<=|>=|<|>)(.*)$", pattern, re.S)
+        compare = operator and re.match(r"(<=|>=|<|>)(.*)$", pattern, re.S)
         if compare:
             if nocase:
                 raise Unsupported("A2N811", f"RewriteCond comparison {pattern!r} with [NC] is not translated")
             regex = string_compare(compare.group(1), compare.group(2))
             return f"{var} {'!~' if negate else '~'} {_quote_regex(regex)}", None
-        compare = re.match(r"-(lt|le|eq|ne|ge|gt)(.*)$", pattern, re.S)
+        compare = operator and re.match(r"-(lt|le|eq|ne|ge|gt)(.*)$", pattern, re.S)
         if compare:
             op = compare.group(1)
             regex = integer_compare("-eq" if op == "ne" else "-" + op, compare.group(2))
@@ -356,7 +357,7 @@ class Compiler:
                 raise Unsupported("A2N811", f"RewriteCond {pattern!r}: the value compared with is not an integer")
             negate = negate != (op == "ne")
             return f"{var} {'!~' if negate else '~'} {_quote_regex(regex)}", None
-        if pattern.startswith("="):
+        if operator and pattern.startswith("="):
             literal = pattern[1:]
             if literal == '""':
                 literal = ""      # httpd's spelling of the empty string
@@ -1724,6 +1725,14 @@ def _split_default(text: str) -> tuple[str, str, str]:
         elif c == "|" and depth == 0:
             return text[:i], "|", text[i + 1:]
     return text, "", ""
+
+
+def cond_operator(body: str) -> bool:
+    """Whether httpd may read a CondPattern (without its `!`) as an operator (a file test, a string or integer
+    comparison) rather than a regex: mod_rewrite's cmd_rewritecond looks for one only where the pattern has at
+    least two characters, so a lone `=`, `<`, `>` or `-` is a regex matching that character (observed:
+    `RewriteCond %{HTTP_REFERER} !=` holds for a request without Referer)."""
+    return len(body) >= 2
 
 
 _HEADER_NAME = re.compile(r"[A-Za-z0-9_-]+")
