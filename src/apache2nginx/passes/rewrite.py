@@ -32,7 +32,7 @@ from .base import Context, Disposition, clean_url, flag, Rule, table
 from .pcre import httpd_refuses
 from .fallback import FALLBACK_PASS, falls_back, subrequest_pass
 from . import rewrite_dirindex as dirindex
-from .rewrite_compile import DIR_METHOD, METHOD, Compiler, Unsupported, _apart, _map_key
+from .rewrite_compile import DIR_METHOD, METHOD, Compiler, Unsupported, _apart, _map_key, cond_operator
 from .rewrite_handler import per_directory_access
 from . import rewrite_merge
 from .rewrite_compile import _quote_regex
@@ -168,8 +168,8 @@ def _cond_regex_refused(test: str, pattern: str) -> tuple[str, str] | None:
     if test.lower() == "expr":
         return None
     body = pattern[1:] if pattern.startswith("!") else pattern
-    if body in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h") or body[:1] in ("<", ">", "=") or \
-            re.match(r"-(lt|le|eq|ne|ge|gt)", body):
+    if cond_operator(body) and (body in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h")
+                                or body[:1] in ("<", ">", "=") or re.match(r"-(lt|le|eq|ne|ge|gt)", body)):
         return None
     why = httpd_refuses(body)
     return (body, why) if why is not None else None
@@ -327,7 +327,10 @@ def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=(
     """A rule left out because its result crosses access rules (server context, or a per-directory [END]): the requests it applies to (its
     pattern, conditions and the guards of its chain) are refused (403), as an [F] rule of the same tests; httpd
     may refuse them (the rewritten URL's <Directory> rules, 401 or 403) where nginx would serve the original
-    URL. Nothing where the tests themselves cannot be compiled (the error says so)."""
+    URL. Nothing where the tests themselves cannot be compiled (the error says so), except for an [F] rule
+    (`_forbidden_anyway`)."""
+    if "F" in rule.flags and rule.conds:
+        return _forbidden_anyway(compiler, rule, guards)
     if exc.code not in (_REFUSED_INSTEAD if compiler.per_dir is None else _DIRECTORY_REFUSED_INSTEAD):
         return []
     flags = {k: v for k, v in rule.flags.items() if k == "NC"}
@@ -356,6 +359,18 @@ def _refused_instead(compiler: Compiler, rule: RRule, exc: Unsupported, guards=(
                 mark(st.block)
     mark(stmts)
     return stmts
+
+
+def _forbidden_anyway(compiler: Compiler, rule: RRule, guards=()) -> list[Stmt]:
+    """An [F] rule left out (a condition nginx cannot test, such as an ap_expr the translation does not read):
+    the requests its pattern (and the guards of its chain) applies to are refused (403) whatever its conditions
+    say, since httpd refuses those of them the conditions hold for; left out, nginx would serve them all."""
+    copy = RRule(rule.pattern, "-", {k: v for k, v in rule.flags.items() if k in ("NC", "F")}, [], rule.span,
+                 rule.directive, rule.index)
+    try:
+        return compiler.rule_statements(copy, list(guards))
+    except Unsupported:
+        return []
 
 
 def _rule_result(compiler: Compiler, rule: RRule, exc: Unsupported) -> tuple[str, str] | None:

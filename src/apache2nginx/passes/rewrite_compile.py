@@ -20,7 +20,7 @@ from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME
 from . import rewrite_dirslash as dirslash
 from . import rewrite_unsafe as unsafe_rules
 from .rewrite_prefix import ABSOLUTE_KEY, leading_kinds
-from .vhost_alias import server_name_variable
+from .vhost_alias import server_name_variable, server_port_variable
 
 # %{REQUEST_METHOD} in server context: the request's method, GET on the pass after nginx's index redirect
 # (rewrite._method_pass)
@@ -82,7 +82,9 @@ class Compiler:
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
         upper = name.upper()
-        if (upper.startswith("HTTP:") or upper.startswith("HTTP_")) and not _HEADER_NAME.fullmatch(name[5:]):
+        if upper.startswith("HTTP_") and upper not in VARIABLES:
+            return self._unset_variable()
+        if upper.startswith("HTTP:") and not _HEADER_NAME.fullmatch(name[5:]):
             # a header name nginx cannot spell as a variable (a brace or a blank would break the file)
             raise Unsupported("A2N806", f"%{{{name}}}: {name[5:]!r} is not a header name nginx can read")
         if upper.startswith("HTTP:"):
@@ -112,6 +114,8 @@ class Compiler:
             return PER_DIR_VARIABLES[upper]
         if upper == "SERVER_NAME":
             return server_name_variable(self.ctx, self.server)
+        if upper == "SERVER_PORT":
+            return server_port_variable(self.ctx, self.server)
         if upper == "REQUEST_METHOD" and self.per_dir is None:
             self.needs_method = True
             return METHOD
@@ -125,9 +129,18 @@ class Compiler:
             if value == "$a2n_https":
                 self._https_map()
             return value
-        if upper.startswith("HTTP_"):
-            return "$http_" + upper[5:].lower()
         raise Unsupported("A2N806", f"%{{{name}}} has no nginx equivalent in this translator")
+
+    def _unset_variable(self) -> str:
+        """An always empty value: mod_rewrite knows only a fixed list of %{HTTP_*} names (HTTP_ACCEPT,
+        HTTP_COOKIE, HTTP_FORWARDED, HTTP_HOST, HTTP_PROXY_CONNECTION, HTTP_REFERER, HTTP_USER_AGENT); any other,
+        such as %{HTTP_X_ROLE} or %{HTTP_AUTHORIZATION}, expands to "" in httpd (observed: `!^admin$` holds with
+        "X-Role: admin" sent), whereas nginx's $http_x_role is the header the client sends. A header is read
+        with %{HTTP:X-Role}."""
+        variable = "$a2n_rw_unset"
+        if not self.ctx.model.has_map(variable):
+            self.ctx.model.maps.append(MapBlock("$uri", variable, [], '""'))
+        return variable
 
     def _redirect_status(self, rule: RRule | None) -> None:
         if rule is None or id(rule.directive) in self.redirect_status_rules:
@@ -290,6 +303,8 @@ class Compiler:
         if negate:
             pattern = pattern[1:]
         nocase = "NC" in cond.flags
+        if test.lower() == "expr":
+            return self._expr_condition(pattern, negate), None
         m = re.fullmatch(r"%\{([^}]+)\}", test)
         if m:
             var = self.variable(m.group(1), rule)
@@ -299,8 +314,9 @@ class Compiler:
             var = f"${name_prefix}t{len(self.tests_built)}"
             self.tests_built.extend(self.lookups + [Stmt("set", [var, value], cond.span)])
             self.lookups = []
+        operator = cond_operator(pattern)
         # file tests
-        if pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
+        if operator and pattern in ("-f", "-d", "-x", "-s", "-F", "-U", "-l", "-L", "-h"):
             kinds = {"-f": "-f", "-d": "-d", "-x": "-x", "-s": "-f"}
             if pattern == "-U" and test.upper() == "%{REQUEST_URI}":
                 why = url_lookup_blocker(self.ctx, self.server, self.state)
@@ -320,13 +336,13 @@ class Compiler:
                 self.ctx.diags.add("A2N810", "RewriteCond -s (non-empty file) becomes -f: the size is not checked",
                                    cond.span, directive="RewriteCond")
             return f"{'!' if negate else ''}{kinds[pattern]} {var}", None
-        compare = re.match(r"(<=|>=|<|>)(.*)$", pattern, re.S)
+        compare = operator and re.match(r"(<=|>=|<|>)(.*)$", pattern, re.S)
         if compare:
             if nocase:
                 raise Unsupported("A2N811", f"RewriteCond comparison {pattern!r} with [NC] is not translated")
             regex = string_compare(compare.group(1), compare.group(2))
             return f"{var} {'!~' if negate else '~'} {_quote_regex(regex)}", None
-        compare = re.match(r"-(lt|le|eq|ne|ge|gt)(.*)$", pattern, re.S)
+        compare = operator and re.match(r"-(lt|le|eq|ne|ge|gt)(.*)$", pattern, re.S)
         if compare:
             op = compare.group(1)
             regex = integer_compare("-eq" if op == "ne" else "-" + op, compare.group(2))
@@ -334,7 +350,7 @@ class Compiler:
                 raise Unsupported("A2N811", f"RewriteCond {pattern!r}: the value compared with is not an integer")
             negate = negate != (op == "ne")
             return f"{var} {'!~' if negate else '~'} {_quote_regex(regex)}", None
-        if pattern.startswith("="):
+        if operator and pattern.startswith("="):
             literal = pattern[1:]
             if literal == '""':
                 literal = ""      # httpd's spelling of the empty string
@@ -348,6 +364,20 @@ class Compiler:
             pattern, names = _name_groups(pattern, name_prefix)
         op = ("!~*" if negate else "~*") if nocase else ("!~" if negate else "~")
         return f"{var} {op} {_quote_regex(pattern)}", names
+
+    def _expr_condition(self, expression: str, negate: bool) -> str:
+        """`RewriteCond expr "..."`: mod_rewrite reads the second argument (after a `!`) as an ap_expr, as <If>
+        does, never as a regex tested against the text "expr" (observed: `expr "%{REQUEST_URI} =~ m#^/p4#"`
+        holds for /p4/a.txt). The expression is compiled into maps as an <If>'s is; %{REQUEST_URI} is httpd's
+        r->uri, which earlier rewrites of these rules do not change."""
+        from .header_expr import HeaderCondition, Untranslatable
+        compiler = HeaderCondition(self.ctx.model, request_only=True, prefix="a2n_rwx_", exact_case=True,
+                                   uri_source=lambda: self.variable("REQUEST_URI"))
+        try:
+            variable = compiler.compile(expression)
+        except Untranslatable as e:
+            raise Unsupported("A2N806", f"RewriteCond expr {expression!r}: the expression is not translated ({e})")
+        return f'{variable} {"=" if negate else "!="} ""'
 
     # -- one rule ------------------------------------------------------------
     def rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
@@ -1688,6 +1718,14 @@ def _split_default(text: str) -> tuple[str, str, str]:
         elif c == "|" and depth == 0:
             return text[:i], "|", text[i + 1:]
     return text, "", ""
+
+
+def cond_operator(body: str) -> bool:
+    """Whether httpd may read a CondPattern (without its `!`) as an operator (a file test, a string or integer
+    comparison) rather than a regex: mod_rewrite's cmd_rewritecond looks for one only where the pattern has at
+    least two characters, so a lone `=`, `<`, `>` or `-` is a regex matching that character (observed:
+    `RewriteCond %{HTTP_REFERER} !=` holds for a request without Referer)."""
+    return len(body) >= 2
 
 
 _HEADER_NAME = re.compile(r"[A-Za-z0-9_-]+")

@@ -12,15 +12,14 @@ _HTTPS_OFF = {"off", "^off$", "!on", "!^on$", "!=on", "=off"}
 
 
 def _https_test(cond: Cond) -> str | None:
-    """'off' when the condition holds on plain HTTP, 'on' when it holds on TLS, None otherwise."""
+    """'off' when the condition holds on plain HTTP, 'on' when it holds on TLS, None otherwise. (%{SERVER_PORT}
+    is no such test: httpd takes it from the Host header's port, vhost_alias.server_port_variable.)"""
     if cond.test.upper() == "%{HTTPS}":
         p = cond.pattern.lower()
         if p in _HTTPS_OFF:
             return "off"
         if p in ("on", "^on$", "=on", "!off", "!^off$", "!=off"):
             return "on"
-    if cond.test.upper() in ("%{SERVER_PORT}",) and cond.pattern in ("80", "^80$", "=80"):
-        return "off"
     if cond.test.upper() == "%{REQUEST_SCHEME}" and cond.pattern.lower() in ("http", "^http$", "=http"):
         return "off"
     return None
