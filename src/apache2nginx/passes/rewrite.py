@@ -429,7 +429,11 @@ class _Flow:
 
     A rule after a [C] rule runs only if that rule matched (`$a2n_chainN = 1`); the N rules after an [S=N]
     rule run only if it did not (`$a2n_skipN = ""`). A rule whose head could not be translated is not
-    translated either: it would run where httpd skips it."""
+    translated either: it would run where httpd skips it.
+
+    httpd (apply_rewrite_list) skips the rest of a chain only after a [C] rule it ran failed; [S=N] skips N
+    single rules, chained or not. A chained rule an [S] skipped therefore lets the next rule run on its
+    own: its mark starts at 1 where the [S] applied (_skipped_link)."""
 
     def __init__(self) -> None:
         self.number = 0
@@ -451,18 +455,20 @@ class _Flow:
             blocked = blocked or self.chain_broken
         never = self.chain_never
         self.chain, self.chain_broken, self.chain_never = None, None, False
+        skipping = [g.split()[0] for g in guards if g.startswith("$a2n_skip")]
+        self.pending_init = []
         if rule is None or never:
-            # A rule that can never fire never skips, and the rules chained to it never run either.
-            self.chain_never = "C" in original.flags
+            # A rule that can never fire never skips, and the rules chained to it never run either (unless
+            # an [S] skipped it).
+            if "C" in original.flags and skipping:
+                self.chain = self._skipped_link(skipping, original)
+            else:
+                self.chain_never = "C" in original.flags
             return guards, [], None, True
         marks: list[str] = []
-        self.pending_init = []
         if "C" in rule.flags:
-            self.number += 1
-            mark = f"$a2n_chain{self.number}"
-            marks.append(mark)
-            self.pending_init.append(Stmt("set", [mark, ""], rule.span))
-            self.chain = f"{mark} = 1"
+            self.chain = self._skipped_link(skipping, rule)
+            marks.append(self.chain.split()[0])
         skip = rule.flags.get("S")
         if skip is not None:
             if not skip.isdigit() or int(skip) < 1:
@@ -477,8 +483,19 @@ class _Flow:
             self.chain, self.chain_broken = None, "it is chained ([C]) to a rule that is not translated"
         return guards, marks, blocked, False
 
+    def _skipped_link(self, skipping: list[str], rule: RRule) -> str:
+        """A new chain mark for RULE, 1 from the start where one of the SKIPPING marks says an [S] skipped it;
+        the guard of the rule after it."""
+        self.number += 1
+        mark = f"$a2n_chain{self.number}"
+        self.pending_init.append(Stmt("set", [mark, ""], rule.span))
+        for skip in skipping:
+            self.pending_init.append(Stmt("if", [f"({skip} = 1)"], rule.span, block=[
+                Stmt("set", [mark, "1"], rule.span, comment="skipped by [S]: the next rule runs on its own")]))
+        return f"{mark} = 1"
+
     def emitted(self, stmts: list[Stmt]) -> None:
-        stmts[:0] = self.pending_init
+        stmts[:0], self.pending_init = self.pending_init, []
 
     def failed(self, rule: RRule) -> None:
         if "C" in rule.flags:
@@ -1741,6 +1758,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             guards = guards + [f'{_INDEX_PASS} = ""']
             index_pass = True
         if never:
+            # (the chain mark of a rule an [S] may skip, all that stands in its place)
+            (location_statements if state.per_dir is not None else statements).extend(flow_state.pending_init)
             if rule is not None:
                 ctx.diags.add("A2N819", f"RewriteRule {rule.pattern}: it is chained ([C]) to a rule that never "
                               "applies on this server, so httpd never applies it either", rule.span,

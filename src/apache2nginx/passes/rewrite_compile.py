@@ -425,12 +425,7 @@ class Compiler:
             tests.append((groups, f"$uri {'!~' if negate else '~'} {_quote_regex(named or pattern)}", []))
             groups += 1
         self.capturing_cond = None
-        cond_groups: list[list[Cond]] = []
-        for cond in rule.conds:
-            if cond_groups and "OR" in cond_groups[-1][-1].flags:
-                cond_groups[-1].append(cond)
-            else:
-                cond_groups.append([cond])
+        cond_groups = _deciding_groups(rule)
         cond_names: dict[int, str] = {}
         for group in cond_groups:
             for cond in group:
@@ -440,6 +435,9 @@ class Compiler:
                 if names is not None:
                     cond_names = names   # %N come from the last regular expression that matched
                     self.capturing_cond = cond
+            if "OR" in group[-1].flags:
+                # an [OR] chain left open, read for its %N only: the rule applies whatever it tests
+                tests.append((groups, "$uri", []))
             groups += 1
         self.lookups = []
         action = self.action(rule, pattern, negate, cond_names, rule_names)
@@ -1685,6 +1683,27 @@ def _internal_rewrite(stmt: Stmt) -> bool:
     """A `rewrite` that changes the URI and searches locations again (httpd: an internal redirect)."""
     return stmt.name == "rewrite" and (len(stmt.args) < 3 or stmt.args[2] in ("last",)) and \
         not stmt.args[1].startswith(("http://", "https://", "/a2n_proxy_", "$scheme"))
+
+
+def _deciding_groups(rule: RRule) -> list[list[Cond]]:
+    """The rule's conditions as [OR] groups.
+
+    httpd (apply_rewrite_rule) goes through the conditions in order: a false [OR] condition just moves on
+    (another may still be true), a true one skips the rest of its [OR] chain together with the plain
+    condition that closes it, and only a false plain condition fails the rule. An [OR] chain left open at
+    the end of the list (no plain condition after it) therefore never fails the rule: httpd applies it
+    whatever the chain tests. The chain is dropped here, or kept open (always true) where the rule reads %N,
+    which such a condition sets where it matches."""
+    groups: list[list[Cond]] = []
+    for cond in rule.conds:
+        if groups and "OR" in groups[-1][-1].flags:
+            groups[-1].append(cond)
+        else:
+            groups.append([cond])
+    if not groups or "OR" not in groups[-1][-1].flags:
+        return groups
+    texts = [rule.substitution] + [c.test for c in rule.conds] + list(rule.flags.values())
+    return groups if any(re.search(r"(?<!\\)%\d", str(t)) for t in texts) else groups[:-1]
 
 
 def _uses_rule_capture(text: str) -> bool:
