@@ -275,6 +275,9 @@ def _header(ctx: Context, d: Directive) -> Disposition:
             return Disposition.EXACT
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
+    if action == "setifempty" and len(rest) == 2 and _UPSTREAM_NAME.match(name) \
+            and name.lower() not in _GENERATED:
+        return _setifempty(ctx, d, name, value, table)
     if action == "unset":
         ctx.emit("proxy_hide_header", [name], d.span).resets = (name.lower(), table)
         if name.lower() in _GENERATED:
@@ -284,6 +287,37 @@ def _header(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+# a header name nginx's $upstream_http_<name> can read
+_UPSTREAM_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _setifempty(ctx: Context, d: Directive, name: str, value: str, table: str) -> Disposition:
+    """`Header [always] setifempty NAME VALUE`: httpd (mod_headers' fixup) sets NAME in the line's own table
+    only when that table has no NAME yet (observed: a static file gets the header). The onsuccess table
+    holds a backend's headers, so there a backend's NAME is kept and VALUE is not added: nginx passes the
+    backend's header and adds VALUE through a map over $upstream_http_<name> that is empty when the backend
+    sent one (nginx skips an add_header whose value is empty). The always table never holds a backend's
+    headers: there it is `add_header ... always`. After this block's own line for NAME in the same table
+    (since its last set/unset) httpd has NAME already and does nothing, nor does the translation."""
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    found = block_lines(ctx, holder, name, table)
+    if found is not None and found[0]:
+        return Disposition.EXACT
+    if table == "always":
+        _report_htaccess_level(ctx, d)
+        stmt = ctx.emit("add_header", [name, value, "always"], d.span)
+        stmt.adds = True
+        _plain(ctx)[id(stmt)] = (stmt, value)
+        return Disposition.EXACT
+    source = "$upstream_http_" + name.lower().replace("-", "_")
+    absent = ctx.model.shared_map("a2n_ifempty_", source, [('""', value)], '""')
+    stmt = ctx.emit("add_header", [name, onsuccess(ctx, absent)], d.span)
+    stmt.adds = True
+    ctx.diags.add("A2N503", f"Header setifempty {name}: nginx add_header without always fires only on 2xx/3xx; "
+                  "a proxied 4xx/5xx without the header lacks it", d.span, directive=d.name)
+    return Disposition.APPROXIMATE
 
 
 # headers nginx makes itself, which no add_header takes away
