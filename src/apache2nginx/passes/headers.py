@@ -197,6 +197,8 @@ def _header(ctx: Context, d: Directive) -> Disposition:
     condition, action, rest, extras = _split(d)
     if _empty_name(ctx, d, rest):
         return Disposition.UNSUPPORTED
+    if [e.lower() for e in extras] == ["early"] and d.args[-1].lower() == "early":
+        return _early(ctx, d, condition, action)
     if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
             and len(rest) == 2:
         return _conditional(ctx, d, condition, action, rest, extras[0][5:])
@@ -287,6 +289,28 @@ def _header(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _early(ctx: Context, d: Directive, condition: str, action: str) -> Disposition:
+    """`Header ... early`: httpd applies the line once, when the request is read (post_read_request), to the
+    table the response will be sent with, and not again as it leaves. An always-table line stays on every
+    answer (err_headers_out survives errors, internal redirects and a backend's answer); an onsuccess line is
+    dropped where httpd replaces its table (a backend's answer, an error, an internal redirect), and a later
+    late line of the header acts on it. nginx has nothing that runs this early: the line is translated as the
+    same line without `early`, so the header may be sent on more answers than httpd's, never on fewer.
+    An early unset or edit finds both tables still empty and does nothing: nothing is emitted."""
+    if action in ("unset", "edit", "edit*"):
+        return Disposition.EXACT    # the tables are still empty when the request is read: nothing to act on
+    late = copy.copy(d)
+    late.args = list(d.args[:-1])
+    done = _header(ctx, late)
+    if done is not Disposition.UNSUPPORTED:
+        ctx.diags.add("A2N516", f"Header {' '.join(d.args)}: httpd applies this line when the request is read, "
+                      "so a backend's answer, an error or an internal redirect (onsuccess table) and a later "
+                      "line of the header can drop it; nginx sends it as a line applied as the answer leaves",
+                      d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return done
 
 
 # a header name nginx's $upstream_http_<name> can read
