@@ -32,7 +32,19 @@ def _split(d: Directive) -> tuple[str, str, list[str], list[str]]:
     action = args.pop(0).lower() if args else ""
     extras = [a for a in args if a.lower() == "early" or a.lower().startswith(("env=", "expr="))]
     rest = [a for a in args if a not in extras]
+    if action in ("set", "add", "append", "merge", "setifempty") and len(rest) == 2:
+        rest[1] = _literal_percent(rest[1])
     return condition, action, _header_name(action, rest), extras
+
+
+def _literal_percent(value: str) -> str:
+    """VALUE with mod_headers' `%%` read as the one `%` it stands for (its format parser passes `%%` through
+    as `%`; observed: `"camera=() %%"` is sent as `camera=() %`), where no other format specifier is in it;
+    otherwise unchanged, for the format check to report."""
+    literal = value.replace("%%", "%")
+    if "%%" in value and not _FORMAT.search(re.sub("%%", "", value)) and not _FORMAT.search(literal):
+        return literal
+    return value
 
 
 def _header_name(action: str, rest: list[str]) -> list[str]:
