@@ -219,6 +219,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "location@status-403"),   # the proxied URLs refused
     "A2N515": effects("header:changed@nginx-refused"),  # a refusal sends the always line of a header named in
     # both tables alone, where httpd's success sends both
+    "A2N516": effects("header:added", "header:changed@proxied"),  # an early line sent as a late one: on answers
+    # whose table httpd replaced after the request was read, and in place of a backend's copy
     "A2N884": effects("header:changed@nginx-refused"),  # a refusal sends a status-gated always line and the
     # header's onsuccess line together, where httpd sends one of them
     "A2N513": effects(),    # the SetEnvIf header is one verify's requests never carry (nginx ignores it)

@@ -1007,6 +1007,14 @@ _short("A2N514", "proxy-rule-location-headers", "error", "A [P] rule's proxied a
        "the URLs the rule proxies are answered 403.",
        "give the sections' Header lines to the server (or to fewer, nested sections), or translate the rule by "
        "hand.")
+_short("A2N516", "header-early", "warning", "A `Header ... early` line is applied as the answer leaves.",
+       "httpd applies an `early` line once, when the request is read, to the table the answer will be sent "
+       "with: a backend's answer, httpd's own error or an internal redirect replaces the onsuccess table and "
+       "drops it, and the header's later lines act on it. nginx has nothing that runs this early; the "
+       "translation sends the line like the same line without `early`.",
+       "some answers (a backend's, an error page's, an internally redirected one) carry the header, or the "
+       "translation's value of it, in nginx only.",
+       "drop `early` unless the header must be seen by the request's own processing.")
 _short("A2N515", "header-both-tables", "warning", "A header named both by `Header always` and by an onsuccess "
        "Header line: a refused region sends the always line alone.",
        "mod_headers keeps two tables: `Header always` lines go to the one httpd sends on every answer, the others "

@@ -9,7 +9,8 @@ by further maps for `&&`, `||` and `!`, and the header's value becomes a map
 that is the value when the condition holds and empty otherwise.
 
 The subset translated: `%{VAR} =~ m#re#flags` / `!~`, `==` / `!=` against a
-quoted string or a number, `-z` / `-n`, `true` / `false`, parentheses, `!`, `&&`, `||`,
+quoted string or a number, `%{REQUEST_STATUS}` against a number with the integer comparisons (`-eq`,
+`-ne`, `-lt`, `-le`, `-gt`, `-ge`), `-z` / `-n`, `true` / `false`, parentheses, `!`, `&&`, `||`,
 over CONTENT_TYPE, HTTPS, REQUEST_METHOD, REQUEST_SCHEME, REMOTE_ADDR,
 HTTP_HOST, SERVER_PROTOCOL, REQUEST_STATUS ($status), `req:`/`http:` request headers (also as
 `req('Name')`) and `resp:` response headers. `<If>` sections use the same
@@ -53,7 +54,7 @@ _TOKEN = re.compile(r"""\s*(?:
         | /(?P<sbody>(?:\\.|[^/])*)/(?P<sflags>[a-z]*)) |
     (?P<str>'[^']*'|"[^"]*") |
     (?P<num>\d+)(?![\w.]) |
-    (?P<op>=~|!~|==|!=|=|&&|\|\||-z\b|-n\b|-ipmatch\b|-R\b|!|\(|\)|\{|\}|,) |
+    (?P<op>=~|!~|==|!=|=|&&|\|\||-(?:eq|ne|lt|le|gt|ge)\b|-z\b|-n\b|-ipmatch\b|-R\b|!|\(|\)|\{|\}|,) |
     (?P<word>(?:true|false|and|or|not|in|eq|ne)\b)
     )""", re.X)
 
@@ -315,6 +316,8 @@ class HeaderCondition:
                 return self._dn_compare(dn, values, True)
             return self._map(source, self._literal_keys(values, "1"))
         k, operand, flags = self._take()
+        if op in _INTEGER_OPS:
+            return self._integer_compare(source, op, k, operand)
         if dn:
             if op not in ("==", "!=") or k != "str":
                 raise Untranslatable(f"%{{{value}}} {op} {operand!r}")
@@ -333,6 +336,22 @@ class HeaderCondition:
                 return self._map(source, self._literal_keys([operand], "1"))
             return self._map(source, self._literal_keys([operand], '""'), "1")
         raise Untranslatable(f"the comparison {op!r} with {operand!r}")
+
+    def _integer_compare(self, source: str, op: str, kind: str, operand: str) -> str:
+        """%{REQUEST_STATUS} -eq|-ne|-lt|-le|-gt|-ge NUMBER: ap_expr compares the two sides as integers
+        (apr_atoi64 of each). nginx's $status is always a number without leading zeros, so a map over it
+        with one regular expression for "at least K" (or the number itself, for -eq/-ne) decides it. Other
+        variables are refused: apr_atoi64 reads leading blanks, a sign and stops at the first non-digit."""
+        if source != "$status" or kind != "str" or not operand.isdigit():
+            raise Untranslatable(f"the integer comparison {op!r} with {operand!r} on anything but "
+                                 "%{REQUEST_STATUS} and a number")
+        number = int(operand)
+        if op in ("-eq", "-ne"):
+            return self._map(source, [(str(number), "1" if op == "-eq" else '""')], '""' if op == "-eq" else "1")
+        least = number + 1 if op in ("-gt", "-le") else number
+        holds = op in ("-gt", "-ge")
+        return self._map(source, [(f"~^(?:{_at_least(least)})$", "1" if holds else '""')],
+                         '""' if holds else "1")
 
     def _verify_compare(self) -> str:
         """%{SSL_CLIENT_VERIFY} ==/!=/in SUCCESS or NONE: httpd's and nginx's $ssl_client_verify agree on those
@@ -423,6 +442,22 @@ class HeaderCondition:
         key = (f"~^(?:{token}[,+])*{part}=(?:{alternatives})"
                f"(?:[,+](?!{part}=){token})*$")
         return self._map(source, [(key, "1")] if equal else [(key, '""')], '""' if equal else "1")
+
+
+_INTEGER_OPS = ("-eq", "-ne", "-lt", "-le", "-gt", "-ge")
+
+
+def _at_least(number: int) -> str:
+    """A regular expression for the decimal numbers (no leading zeros) of at least NUMBER."""
+    if number <= 0:
+        return r"\d+"
+    digits = str(number)
+    parts = [rf"[1-9]\d{{{len(digits)},}}", digits]
+    for i, digit in enumerate(digits):
+        if digit != "9":
+            rest = len(digits) - i - 1
+            parts.append(digits[:i] + f"[{int(digit) + 1}-9]" + (rf"\d{{{rest}}}" if rest else ""))
+    return "|".join(parts)
 
 
 def simple_match(text: str) -> tuple[str, str] | None:

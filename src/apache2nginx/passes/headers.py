@@ -34,9 +34,21 @@ def _split(d: Directive, model=None) -> tuple[str, str, list[str], list[str]]:
     action = args.pop(0).lower() if args else ""
     extras = [a for a in args if a.lower() == "early" or a.lower().startswith(("env=", "expr="))]
     rest = _header_name(action, [a for a in args if a not in extras])
-    if model is not None and len(rest) == 2 and action in ("set", "add", "append", "merge", "setifempty"):
-        rest[1] = model.literal(rest[1])
+    if len(rest) == 2 and action in ("set", "add", "append", "merge", "setifempty"):
+        rest[1] = _literal_percent(rest[1])
+        if model is not None:
+            rest[1] = model.literal(rest[1])
     return condition, action, rest, extras
+
+
+def _literal_percent(value: str) -> str:
+    """VALUE with mod_headers' `%%` read as the one `%` it stands for (its format parser passes `%%` through
+    as `%`; observed: `"camera=() %%"` is sent as `camera=() %`), where no other format specifier is in it;
+    otherwise unchanged, for the format check to report."""
+    literal = value.replace("%%", "%")
+    if "%%" in value and not _FORMAT.search(re.sub("%%", "", value)) and not _FORMAT.search(literal):
+        return literal
+    return value
 
 
 def _header_name(action: str, rest: list[str]) -> list[str]:
@@ -201,6 +213,8 @@ def _header(ctx: Context, d: Directive) -> Disposition:
     condition, action, rest, extras = _split(d, ctx.model)
     if _empty_name(ctx, d, rest):
         return Disposition.UNSUPPORTED
+    if [e.lower() for e in extras] == ["early"] and d.args[-1].lower() == "early":
+        return _early(ctx, d, condition, action)
     if len(extras) == 1 and extras[0].lower().startswith("expr=") and action in ("set", "add", "append", "merge") \
             and len(rest) == 2:
         return _conditional(ctx, d, condition, action, rest, extras[0][5:])
@@ -279,6 +293,9 @@ def _header(ctx: Context, d: Directive) -> Disposition:
             return Disposition.EXACT
         _list_header(ctx, d, action, name)
         return Disposition.APPROXIMATE
+    if action == "setifempty" and len(rest) == 2 and _UPSTREAM_NAME.match(name) \
+            and name.lower() not in _GENERATED:
+        return _setifempty(ctx, d, name, value, table)
     if action == "unset":
         ctx.emit("proxy_hide_header", [name], d.span).resets = (name.lower(), table)
         if name.lower() in _GENERATED:
@@ -288,6 +305,59 @@ def _header(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N505", f"Header {action}: no nginx equivalent without a map over the backend header or the "
                   "headers-more module; nothing was emitted", d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _early(ctx: Context, d: Directive, condition: str, action: str) -> Disposition:
+    """`Header ... early`: httpd applies the line once, when the request is read (post_read_request), to the
+    table the response will be sent with, and not again as it leaves. An always-table line stays on every
+    answer (err_headers_out survives errors, internal redirects and a backend's answer); an onsuccess line is
+    dropped where httpd replaces its table (a backend's answer, an error, an internal redirect), and a later
+    late line of the header acts on it. nginx has nothing that runs this early: the line is translated as the
+    same line without `early`, so the header may be sent on more answers than httpd's, never on fewer.
+    An early unset or edit finds both tables still empty and does nothing: nothing is emitted."""
+    if action in ("unset", "edit", "edit*"):
+        return Disposition.EXACT    # the tables are still empty when the request is read: nothing to act on
+    late = copy.copy(d)
+    late.args = list(d.args[:-1])
+    done = _header(ctx, late)
+    if done is not Disposition.UNSUPPORTED:
+        ctx.diags.add("A2N516", f"Header {' '.join(d.args)}: httpd applies this line when the request is read, "
+                      "so a backend's answer, an error or an internal redirect (onsuccess table) and a later "
+                      "line of the header can drop it; nginx sends it as a line applied as the answer leaves",
+                      d.span, directive=d.name)
+        return Disposition.APPROXIMATE
+    return done
+
+
+# a header name nginx's $upstream_http_<name> can read
+_UPSTREAM_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _setifempty(ctx: Context, d: Directive, name: str, value: str, table: str) -> Disposition:
+    """`Header [always] setifempty NAME VALUE`: httpd (mod_headers' fixup) sets NAME in the line's own table
+    only when that table has no NAME yet (observed: a static file gets the header). The onsuccess table
+    holds a backend's headers, so there a backend's NAME is kept and VALUE is not added: nginx passes the
+    backend's header and adds VALUE through a map over $upstream_http_<name> that is empty when the backend
+    sent one (nginx skips an add_header whose value is empty). The always table never holds a backend's
+    headers: there it is `add_header ... always`. After this block's own line for NAME in the same table
+    (since its last set/unset) httpd has NAME already and does nothing, nor does the translation."""
+    holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
+    found = block_lines(ctx, holder, name, table)
+    if found is not None and found[0]:
+        return Disposition.EXACT
+    if table == "always":
+        _report_htaccess_level(ctx, d)
+        stmt = ctx.emit("add_header", [name, value, "always"], d.span)
+        stmt.adds = True
+        _plain(ctx)[id(stmt)] = (stmt, value)
+        return Disposition.EXACT
+    source = "$upstream_http_" + name.lower().replace("-", "_")
+    absent = ctx.model.shared_map("a2n_ifempty_", source, [('""', value)], '""')
+    stmt = ctx.emit("add_header", [name, onsuccess(ctx, absent)], d.span)
+    stmt.adds = True
+    ctx.diags.add("A2N503", f"Header setifempty {name}: nginx add_header without always fires only on 2xx/3xx; "
+                  "a proxied 4xx/5xx without the header lacks it", d.span, directive=d.name)
+    return Disposition.APPROXIMATE
 
 
 # headers nginx makes itself, which no add_header takes away

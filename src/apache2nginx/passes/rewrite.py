@@ -40,7 +40,7 @@ from .rewrite_location_headers import (REFUSED_RULE, carry_dirslash_headers, car
                                        carry_location_headers, carry_proxy_headers, carry_refusal_headers,
                                        carry_rewrite_headers, header_scopes, refused_directory_headers,
                                        refused_rule_results, rewrite_pass_again)
-from .rewrite_prefix import record_env
+from .rewrite_prefix import record_env, server_env
 from .vhost_alias import server_name_variable
 from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_slash, fold_proxy_env,
                              front_controller, literal_redirect, qmark_refusal, static_https,
@@ -156,6 +156,7 @@ def rewrite_rule(ctx: Context, d: Directive) -> Disposition:
     rule = RRule(d.args[0], substitution, flags, state.pending, d.span, d, len(state.rules))
     for setting in flag_values(flags, "E"):
         record_env(ctx.options, setting, rule, ctx.directory is not None or state.per_dir is not None)
+        server_env(ctx.server, setting, ctx.directory is None and state.per_dir is None)
     state.pending = []
     state.rules.append(rule)
     state.directives.append(d)

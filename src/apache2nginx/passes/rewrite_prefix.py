@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .rewrite_model import RRule, regex_tokens
+from .rewrite_model import RRule, env_variable, regex_tokens
 
 ALL = frozenset({"/", "rel", "abs", "empty"})
 # is_absolute_uri() of mod_rewrite (httpd 2.4): these schemes, case-insensitive
@@ -39,6 +39,20 @@ def record_env(options: dict, value: str, rule: RRule, per_dir: bool) -> None:
     if name.startswith("!"):
         return                        # unset: empty, which `empty` already covers
     options.setdefault("rewrite_env_values", {}).setdefault(name, []).append((val, rule, per_dir))
+
+
+def server_env(server, value: str, server_level: bool) -> None:
+    """Note on SERVER which variables its [E=NAME:VALUE] flags set (settings "rewrite_env"): NAME -> the
+    nginx variable, for a server-level rule setting a literal non-empty value; NAME -> None where another
+    rule unsets it, sets it per directory, or to a value that may be empty (present in httpd, where the
+    nginx variable would read as unset). setenvif.resolve reads it for env= readers."""
+    name, _, val = value.lstrip("!").partition(":")
+    known = server.settings.setdefault("rewrite_env", {})
+    plain = server_level and not value.startswith("!") and val and not re.search(r"[$%\\]", val)
+    if plain and known.get(name.lower(), env_variable(name)) == env_variable(name):
+        known[name.lower()] = env_variable(name)
+    else:
+        known[name.lower()] = None
 
 
 def _pieces(text: str):

@@ -350,6 +350,18 @@ def input_words(options: dict, server) -> set[str] | None:
     return options.get("input_words_shared", set()) | by_host[server.span]
 
 
+def rewrite_variable(model, server, name: str) -> str | None:
+    """The nginx variable a server-level RewriteRule [E=NAME:VALUE] of SERVER sets (rewrite_prefix.server_env),
+    where no other rule of SERVER or the main server unsets NAME, sets it per directory or to a value that may
+    be empty. httpd runs a server's rewrite rules at translate_name, before the response's headers are made;
+    the translation's `set` runs in the server's rewrite phase, before nginx's add_header reads it. A main
+    server's rules do not run for a virtual host's requests (unless inherited), nor does its `set`."""
+    found = [s.settings.get("rewrite_env", {}) for s in (server, model.main_server) if s is not None]
+    if any(name in known and known[name] is None for known in found):
+        return None
+    return server.settings.get("rewrite_env", {}).get(name) if server is not None else None
+
+
 def read_after_request_line(model, variable: str | None) -> str | None:
     """VARIABLE (a server-level chain) as readers see it: empty for a request whose request line was refused.
     httpd answers a request line it cannot use (a target that is neither a path nor an absolute URL, `GET ~`,
@@ -386,6 +398,8 @@ def resolve(model, server, scope: Scope | None, name: str, words: set[str] | Non
                           f"for some of the requests a reader at {where} applies to, and nginx would need another "
                           "value per location")
     if not chain:
+        if start is None and (rewritten := rewrite_variable(model, server, name)) is not None:
+            return read_after_request_line(model, rewritten), None
         if start is None and (unset := never_set(model, words, name)) is not None:
             return unset, None      # set nowhere: empty for every request, as in httpd
         return start, (None if start is not None else f"no translated SetEnvIf sets {name}")
