@@ -1883,6 +1883,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         for proxy_location in compiler.per_dir_proxies:
             proxy_location.statements.extend(dirindex.in_proxy(variants, _directory_slash_on(ctx, server), span,
                                                                moved=bool(moving)))
+        dirindex.fresh_after_index_redirect(location_statements, _INDEX_PASS)
         location_statements[:0] = dirindex.entry(span)
         location_statements.extend(dirindex.leaving(variants, span))
     if state.per_dir is None and server.settings.get("rewrite_pdir_moving"):

@@ -184,6 +184,34 @@ def _moved_refusal(span) -> list[Stmt]:
     return out
 
 
+_KEPT = "$a2n_pdir_kept"
+
+
+def fresh_after_index_redirect(statements: list[Stmt], index_pass: str) -> None:
+    """Where a rule rewrites the index file's URL on nginx's index pass (an `if` on INDEX_PASS, such as
+    rewrite.py's copy of an [END] rule): httpd serves the subrequest's result through an internal redirect of
+    the main request, a new request whose mod_dir fixup looks the index file up again (observed with httpd
+    2.4: `^([^/]+)/?$ /static/ [END]` before `^(.*)$ http://backend/$1 [P]` in /static/.htaccess answers GET
+    /static/ with 500, AH00124, each index lookup rewritten back to the directory). nginx's marker of the tried
+    directory outlives its internal redirect, so the second pass proxied the directory instead: the rewrite now
+    clears it (kept where the rewrite does not apply), and the cycle ends in nginx's limit of internal redirects
+    (500) as httpd's does."""
+    for st in statements:
+        if st.name != "if" or not st.block or f"{index_pass} = 1" not in " ".join(st.args):
+            continue
+        block: list[Stmt] = []
+        for inner in st.block:
+            if inner.name == "rewrite" and inner.args[-1:] == ["last"]:
+                span = inner.span
+                block += [Stmt("set", [_KEPT, TRIED], span),
+                          Stmt("set", [TRIED, ""], span,
+                               comment="httpd's internal redirect is a new request: mod_dir looks the index up again"),
+                          inner, Stmt("set", [TRIED, _KEPT], span)]
+            else:
+                block.append(inner)
+        st.block[:] = block
+
+
 def in_proxy(variants: list[tuple[str, list[str]]], slash: bool, span, moved: bool = False) -> list[Stmt]:
     """In the internal location of a per-directory [P]: mod_dir's answer for a directory URL comes first (where a
     server rule may have MOVED the request's path here, a refusal of what nginx cannot look up as httpd does)."""
