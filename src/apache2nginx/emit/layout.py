@@ -32,7 +32,7 @@ from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH
     options_statements, refuses_all as _refuses_all, server_conditionals
 from ..passes.access_cond import KEPT_FROM, KEPT_URI, Conditions
 from ..passes.rewrite_model import ALIAS_REFUSAL, DIRECTORY_REFUSAL, LOCATION_REFUSAL, REDIRECTED_FROM, \
-    REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW
+    REWRITE_REFUSALS, SYMLINKS_REFUSAL_BELOW, SYMLINKS_UNPLACED
 from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, FALLBACK_MARK, PATH_INFO_TEST, \
     UNDER_FALLBACK, merged_index
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
@@ -3282,10 +3282,12 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
             loc.statements = out
     preludes: dict[int, list[Stmt]] = {}
 
-    def prelude(loc: Location) -> list[Stmt]:
-        """_rules_ahead of the rules of LOC, made once (its maps only where a refusal takes it)."""
+    def prelude(loc: Location | Stmt) -> list[Stmt]:
+        """_rules_ahead of the rules of LOC (or those a refusal keeps unplaced: Stmt.unplaced_rules), made once
+        (its maps only where a refusal takes it)."""
         if id(loc) not in preludes:
-            preludes[id(loc)] = _rules_ahead(loc.directory_rules, followable, reread, reread_rule)
+            rules = loc.unplaced_rules if isinstance(loc, Stmt) else loc.directory_rules
+            preludes[id(loc)] = _rules_ahead(rules, followable, reread, reread_rule)
         return preludes[id(loc)]
     _reread_ahead_of_refusals(server.locations, prelude)
     # A location the translation refuses (403 where httpd may answer) over a directory whose parent has rules:
@@ -3428,7 +3430,7 @@ def _tests_read(tests: list[Stmt], answers: list[list[Stmt]]) -> list[Stmt]:
 
 
 def _reread_ahead_of_refusals(locations: list[Location], prelude: Callable[[Location], list[Stmt]],
-                              ruled: Location | None = None) -> None:
+                              ruled: Location | None = None, kept: Stmt | None = None) -> None:
     """The translation's refusal of a region under a directory with per-directory rules (a section it cannot
     place, `deny all`): httpd, where that section does not apply, runs the rules and serves their result
     through an internal redirect, which runs the server's `SetEnvIf Request_URI` lines again on the
@@ -3441,7 +3443,10 @@ def _reread_ahead_of_refusals(locations: list[Location], prelude: Callable[[Loca
     _rules_ahead), or those of the nearest enclosing location with rules (RULED) for a nested location
     without rules of its own. So too before the refusal after a region's own rules (_refused_after_rules) of
     a nested location the rules are not carried into (_carry_rules_into_nested): httpd runs them where the
-    section the translation leaves out does not apply."""
+    section the translation leaves out does not apply. So too before the refusal of a directory whose rules
+    an unplaced section may keep from running (A2N844, Stmt.unplaced_rules), and its copies in the locations
+    nested in the directory's (KEPT: the refusal holding the rules), from those rules: httpd runs them where
+    that section does not apply."""
     for loc in locations:
         source = loc if loc.directory_rules else ruled
         # (not where the region's own rules refuse everyone: httpd refuses there before the rules run)
@@ -3449,12 +3454,17 @@ def _reread_ahead_of_refusals(locations: list[Location], prelude: Callable[[Loca
                       and not st.shut_region for st in loc.statements) or _refused_after_rules(loc)
         at = next((n for n, st in enumerate(loc.statements) if st.name == "return" and st.comment == ACCESS_REFUSAL),
                   None)
-        if source is not None and refused and at is not None:
+        unplaced = next((n for n, st in enumerate(loc.statements) if st.name == "return"
+                         and st.comment == SYMLINKS_UNPLACED and (st.unplaced_rules or kept is not None)), None)
+        if unplaced is not None:
+            kept = loc.statements[unplaced] if loc.statements[unplaced].unplaced_rules else kept
+            loc.statements[unplaced:unplaced] = copy.deepcopy(prelude(kept))
+        elif source is not None and refused and at is not None:
             loc.statements[at:at] = copy.deepcopy(prelude(source))
         elif source is not None and refused and not loc.directory_rules and loc.modifier != "@" \
                 and not any(st.name == "internal" for st in loc.statements):
             loc.statements[:0] = copy.deepcopy(prelude(source))
-        _reread_ahead_of_refusals(loc.locations, prelude, source)
+        _reread_ahead_of_refusals(loc.locations, prelude, source, kept)
 
 
 def _settled_result(result: str, own: set[str], refused_rules: list) -> str | None:

@@ -118,6 +118,10 @@ class Stmt:
     # the regex's own captures: httpd's internal redirect to it runs the server's `SetEnvIf Request_URI` lines
     # again there (emit.layout._reread_env_after_rewrites)
     rule_result: tuple[str, str] | None = None
+    # on the `return 403` refusing a directory whose rules httpd runs only where an unplaced section leaves
+    # FollowSymLinks on (passes.rewrite._refuse_unplaced): the rules compiled but not placed, from which the
+    # layout sets the `SetEnvIf Request_URI` variables again ahead of the refusal (emit.layout._rules_ahead)
+    unplaced_rules: list | None = None
     # on an `error_page 403` naming the translation's plain refusal page in place of a local ErrorDocument page
     # (emit.refusal_pages): the variables httpd's internal redirect to that page sets again on its path (SetEnvIf
     # Request_URI), each with the variable of its value there (emit.layout._reread_env_on_error_pages)

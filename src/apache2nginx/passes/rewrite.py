@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from ..diagnostics import Diagnostics
 from ..model import Location, MapBlock, Server, Stmt, routes_in_force
 from ..syntax.tree import Directive
 from .base import Context, Disposition, clean_url, flag, Rule, table
@@ -47,7 +48,7 @@ from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_sla
                              whole_site_redirect)
 from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, END_MARK, LOCATION_REFUSAL, PER_DIRECTORY,
                             RULE_FLAGS, ends_rewriting,
-                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, _LONG, _MATCH_ALL,
+                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, SYMLINKS_UNPLACED, _LONG, _MATCH_ALL,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
                             _normalise, read_txt_map, REWRITE_FILE, REWRITE_URI)
 from ..syntax.parser import read_text
@@ -1020,6 +1021,31 @@ def _symlinks_taken_unplaced(ctx: Context, server: Server, directory: str) -> li
     return out
 
 
+def _unplaced_rule_statements(ctx: Context, server: Server, state: RewriteContext) -> list[Stmt]:
+    """The rules of STATE as nginx statements, not placed and saying nothing (the directory is refused in
+    their place, A2N844): where the unplaced section does not apply, httpd runs them, and its internal redirect
+    to a rule's result runs the server's `SetEnvIf Request_URI` lines again there, which the Header lines of its
+    answer test (`Header onsuccess set X-Content-Type-Options nosniff env=!txt` sent on /admin/a.txt?debug=1,
+    which a rule under a query condition rewrote to /api/). The layout sets those variables again from them
+    ahead of the refusal (emit.layout._reread_ahead_of_refusals). They stop at a rule not compiled as is (the
+    403 standing for it, _refused_instead); empty where the rules chain, skip or start over."""
+    if any("C" in r.flags or "S" in r.flags or "N" in r.flags for r in state.rules):
+        return []
+    said, ctx.diags = ctx.diags, Diagnostics()    # (the rules' own diagnostics are said where they are left out)
+    try:
+        compiler = Compiler(ctx, server, state)
+        out: list[Stmt] = []
+        for rule in state.rules:
+            try:
+                out.extend(compiler.rule_statements(rule))
+            except Unsupported as exc:
+                out.extend(_refused_instead(compiler, rule, exc))
+                break
+    finally:
+        ctx.diags = said
+    return out
+
+
 def _may_match_below(regex: str, directory: str) -> bool:
     """Whether a <DirectoryMatch> REGEX may match DIRECTORY or a directory below it: unless anchored at a
     literal path beside it."""
@@ -1031,9 +1057,13 @@ def _may_match_below(regex: str, directory: str) -> bool:
 def _refuse_unplaced(ctx: Context, server: Server, state: RewriteContext, span, unplaced: list) -> None:
     """Refuse the whole directory of STATE, whose rewrite fixup httpd refuses (AH00670) where sections the
     translation cannot place take its symlink Options away (_symlinks_taken_unplaced): nginx cannot tell
-    where they apply, and running the rules there would serve what httpd refuses."""
+    where they apply, and running the rules there would serve what httpd refuses. The 403 is the translation's
+    (SYMLINKS_UNPLACED): where the section does not apply httpd runs the rules and answers, so the refusal
+    carries the headers that answer may (emit.inherit.refused_headers), read as the rules leave the
+    `SetEnvIf Request_URI` variables (_unplaced_rule_statements)."""
     prefix = state.per_dir.rstrip("/") + "/"
-    _refuse_prefix(server, prefix, span, SYMLINKS_REFUSAL, ("", "^~"))
+    _, refusal = _refuse_prefix(server, prefix, span, SYMLINKS_UNPLACED, ("", "^~"))
+    refusal.unplaced_rules = _unplaced_rule_statements(ctx, server, state)
     labels = ", ".join(label for label, _ in unplaced)
     ctx.diags.add("A2N844", f"RewriteEngine On in <Directory {state.directory}> while Options in {labels} allow "
                   "neither FollowSymLinks nor SymLinksIfOwnerMatch where that section applies: httpd answers 403 "

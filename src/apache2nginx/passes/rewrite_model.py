@@ -118,7 +118,11 @@ REWRITE_URI = "$a2n_rwuri"
 SYMLINKS_REFUSAL = "RewriteEngine On without FollowSymLinks: httpd refuses the directory (AH00670)"
 # the same below the directory whose rules they are: there the directory's own name (no slash) is refused too
 SYMLINKS_REFUSAL_BELOW = "RewriteEngine On above, without FollowSymLinks here: httpd refuses the directory (AH00670)"
-REWRITE_REFUSALS = (DIRECTORY_REFUSAL, LOCATION_REFUSAL, SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW)
+# the same where a section the translation cannot place may take FollowSymLinks away (A2N844): httpd refuses only
+# where it applies and runs the rules elsewhere, so the 403 is the translation's (emit.inherit._refusal)
+SYMLINKS_UNPLACED = "RewriteEngine On where a section may take FollowSymLinks away: not translated, the " \
+    "directory refused (AH00670 there)"
+REWRITE_REFUSALS = (DIRECTORY_REFUSAL, LOCATION_REFUSAL, SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, SYMLINKS_UNPLACED)
 
 
 def _status(value: str) -> str | None:
