@@ -466,7 +466,7 @@ def _section_options(ctx: Context, d: Directive, config: AccessConfig) -> Dispos
     its Indexes would turn listings off everywhere, so they are off in the whole server."""
     words = [a.lower().lstrip("+-") for a in d.args]
     if ctx.scope.kind == "location":
-        _report_listing_page(ctx, d, {w.lstrip("+") for w in (a.lower() for a in d.args) if not w.startswith("-")})
+        _report_listing_page(ctx, d, {a.lower().lstrip("+") for a in d.args if not a.startswith("-")})
         # httpd merges them after the directory's all the same: mod_rewrite's symlink check reads them
         ctx.scope.settings.setdefault("location_options", []).extend((a, d.span) for a in d.args)
         config.listing = (config.listing or []) + [(a, d.span) for a in d.args]

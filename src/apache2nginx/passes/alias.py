@@ -61,21 +61,6 @@ def redirect(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
-def _nginx_captures(text: str) -> str:
-    """httpd's $1..$9 are nginx's too; a literal $ must not start a variable."""
-    out = []
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "$" and i + 1 < len(text) and text[i + 1].isdigit():
-            out.append("$" + text[i + 1])
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
 def alias(ctx: Context, d: Directive) -> Disposition:
     if ctx.scope is not None:
         ctx.diags.add("A2N101", f"{d.name} inside <Location> is not translated yet", d.span, directive=d.name)
@@ -90,7 +75,6 @@ def alias(ctx: Context, d: Directive) -> Disposition:
                       f"{fs}{'' if fs.endswith('/') else ''}x literally and so does the translation", d.span,
                       directive=d.name)
     if regex:
-        fs = _nginx_captures(fs)
         ctx.diags.add("A2N403", f"AliasMatch {url}: check that no capture can contain '..' after a '/'", d.span,
                       directive=d.name)
     ctx.server.routes.append(Route("alias", url, fs, regex=regex, span=d.span, params={"directive": d.name}))
@@ -128,7 +112,7 @@ def script_alias(ctx: Context, d: Directive) -> Disposition:
             ctx.diags.add("A2N001", f"{d.name} {url}: regular expression could not be compiled "
                           f"({httpd_refuses(url)}); httpd refuses the configuration", d.span, directive=d.name)
             return Disposition.UNSUPPORTED
-        ctx.server.routes.append(Route("alias", url, _nginx_captures(fs) if regex else fs, regex=regex,
+        ctx.server.routes.append(Route("alias", url, fs, regex=regex,
                                        span=d.span, params={"directive": d.name, "refused": CGI_REFUSAL}))
     elif ctx.scope is not None:
         ctx.emit("return", ["403"], d.span).comment = CGI_REFUSAL
