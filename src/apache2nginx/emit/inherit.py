@@ -613,13 +613,14 @@ def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable
     does not apply and httpd answers 404, where nginx, matching the URL's last name, refuses or asks for the
     login (A2N747). A `Header always` whose condition reads the status (`expr=%{REQUEST_STATUS} == 404`) is
     sent on that 403 or 401 with its value, as on the translation's own refusals: httpd's status is not known
-    there, and a security header is never to be lost. The onsuccess lines stay as they are: httpd's answer
-    is an error either way."""
+    there, and a security header is never to be lost. The onsuccess lines are sent on that 403 or 401 too
+    where a local ErrorDocument page answers the 404 (_missing_file_page)."""
     statuses = _file_section_statuses(stmts)
     # (a client an `allow` admits gets nginx's own answer, whose status the header's map reads as before)
     if not statuses or any(_refusal(s) for s in stmts):
         return stmts
     headers = [s for s in stmts if s.name == "add_header"] or [s for s in parent if s.name == "add_header"]
+    paged = _local_404_page(stmts, parent)
     sent, changed = [], False
     for s in headers:
         if len(s.args) >= 3 and s.args[-1] == "always" and s.args[1].startswith("$") and not from_gate(s.args[1]):
@@ -629,8 +630,36 @@ def file_section_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable
                                  s.span, comment="also on the refusal: httpd answers 404 where a directory is missing"))
                 changed = True
                 continue
-        sent.append(s)
+        missing = _missing_file_page(s, ungate, from_gate, statuses) if paged else None
+        sent.append(missing or s)
+        changed = changed or missing is not None
     return [s for s in stmts if s.name != "add_header"] + sent if changed else stmts
+
+
+def _local_404_page(stmts: list[Stmt], parent: list[Stmt]) -> bool:
+    """Whether the 404 of a location of STMTS (inheriting PARENT's error_page lines where it has none: nginx)
+    is answered by a local ErrorDocument page, a URL of the server."""
+    pages = [s for s in stmts if s.name == "error_page"] or [s for s in parent if s.name == "error_page"]
+    page = next((p for p in reversed(_last_error_pages(pages)) if "404" in p.args[:-1]), None)
+    return page is not None and page.args[-1].startswith("/")
+
+
+def _missing_file_page(s: Stmt, ungate: Callable[[str], str], from_gate: Callable[[str], bool],
+                       statuses: tuple[str, ...]) -> Stmt | None:
+    """S, an onsuccess add_header of a file section's location refusing with STATUSES, sent on that refusal
+    too where the request names no file (ungate's `served`), or None where S is no such line. Under a missing
+    directory httpd's 404 is the local ErrorDocument page's answer, carrying the onsuccess headers:
+    `GET /sub/.htaccess` under <FilesMatch "^\\.ht"> with `ErrorDocument 404 /errors/404.html` came with the
+    server's `Header onsuccess set X-Frame-Options SAMEORIGIN`, where nginx's 403 carried none. Where the file
+    exists httpd refuses it itself, with no onsuccess header (its 403 for /.htpasswd)."""
+    served = getattr(ungate, "served", None)
+    if served is None or len(s.args) < 2 or not s.args[1].startswith("$") or not from_gate(s.args[1]):
+        return None
+    value = _ungated(s, ungate)
+    if value is None:
+        return None
+    return Stmt("add_header", [s.args[0], on_refusal(ungate, served(value, True), s.args[1], statuses), "always"],
+                s.span, comment="also on the refusal: httpd answers a missing directory with its 404 page")
 
 
 def _file_section_statuses(stmts: list[Stmt]) -> tuple[str, ...]:
