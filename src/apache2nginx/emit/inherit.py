@@ -448,7 +448,9 @@ def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], name
     page is a copy sending the block's `Header always` lines. INSIDE: the location's effective statements,
     the guards' blocks holding the refusal's headers, in the same order as in STMTS. A guard sending its 403
     to a named page of its own (the plain refusal, where the location's is a local page: refusal_pages) names
-    such a copy in place of it."""
+    such a copy in place of it. A block adding no header sends the location's list (nginx inherits it into the
+    `if`), so its page is a copy sending the location's `Header always` lines: a <Directory>'s `Header always
+    set X-Frame-Options`, which httpd sends on the page it serves there, was lost on the refusal's plain 403."""
     def page_for_403(block: list[Stmt]) -> Stmt | None:
         return next((p for p in reversed(_last_error_pages([s for s in block if s.name == "error_page"]))
                      if "403" in p.args[:-1]), None)
@@ -466,7 +468,7 @@ def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], name
     for s in stmts:
         if _guard(s) and k < len(blocks):
             block, k = blocks[k], k + 1
-            headers = [b for b in block if b.name == "add_header" and b.args and b.args[-1] == "always"]
+            headers = _always_headers(block if any(b.name == "add_header" for b in block) else inside)
             own = page_for_403(s.block)
             if named_page(s.block):
                 path = _page_copy(named[own.args[-1]], headers, server, copies, unless)
@@ -485,6 +487,11 @@ def _guard_pages(stmts: list[Stmt], inside: list[Stmt], parent: list[Stmt], name
                              rereads=page.rereads)] + s.block[at:])
         out.append(s)
     return out
+
+
+def _always_headers(stmts: list[Stmt]) -> list[Stmt]:
+    """The add_header lines of STMTS that nginx sends on errors too (`always`): those an error page's copy sends."""
+    return [s for s in stmts if s.name == "add_header" and s.args and s.args[-1] == "always"]
 
 
 def _challenge(s: Stmt) -> bool:
