@@ -14,7 +14,7 @@ import zlib
 from dataclasses import replace
 from typing import Callable
 
-from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt, all_nested
+from ..model import ARRAY_FAMILIES, UNSET_WHEN, Stmt
 from ..passes.alias import CGI_REFUSAL
 from ..passes.rewrite_compile import DIR_METHOD
 from ..passes.rewrite_location_headers import REFUSED_RULE, TARGET_HEADER
@@ -518,23 +518,24 @@ def _guard(s: Stmt) -> bool:
 
 def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
                     nested: list = (), unless: Unless | None = None) -> list[Stmt]:
-    """STMTS of a location the translation refuses (403 where httpd answers, likely with success), with
-    every onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is
-    never to be lost (but one a plain `Header always` line sends too: httpd's errors carry that line alone);
-    so is a `Header always` whose condition reads the response's status. UNGATE: such a
-    header's variable -> its value wherever httpd sends it (a KeyError for any other value). NESTED: the
-    location's own nested locations (file sections): a request the refusal answers may be one httpd serves a
-    matching file for (a directory's index: `GET /` is /index.html to a <FilesMatch "\\.html$">), so their
-    headers are sent on it too. A refusal of some URLs only (an `if` guard) gets the headers in its block,
-    whose add_header list nginx uses for the 403 it answers. Where the whole server is refused over a region
-    of static files without access rules of its own (_serving), the onsuccess line of a header a `Header
-    always` line names too is sent where the request names a file httpd would serve (SERVED), as httpd's
-    200 carries both lines and its 404 the always line alone; a `Header always` line whose condition holds
-    on no answer httpd makes for such a file (`expr=%{REQUEST_STATUS} == 404`) is sent where the request
-    names none, and the onsuccess lines of its header where it names one. So are httpd's own refusals (a
-    deny, a login) that a section the translation leaves out may lift (Stmt.lifted): there httpd may serve,
-    so their 401 or 403 sends the onsuccess headers too. A <Location> refused for a RewriteRule left out sends
-    each header where any reading of the `SetEnvIf Request_URI` variables sends it (_read_any)."""
+    """STMTS of a location the translation refuses (403 where httpd answers, likely with success), with every
+    onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is never to be
+    lost (but one a plain `Header always` line sends too: httpd's errors carry that line alone); so is a `Header
+    always` whose condition reads the response's status. UNGATE: such a header's variable -> its value wherever
+    httpd sends it (a KeyError for any other value). NESTED: the location's own nested locations (file
+    sections): a request the refusal answers may be one httpd serves a matching file for (a directory's index:
+    `GET /` is /index.html to a <FilesMatch "\\.html$">), so their headers are sent on it too; not those of a
+    nested location matching exactly the URLs its section applies to (Location.exact, _answered_by_refusal),
+    which answers them itself. A refusal of some URLs only (an `if` guard) gets the headers in its block, whose
+    add_header list nginx uses for the 403 it answers. Where the whole server is refused over a region of static
+    files without access rules of its own (_serving), the onsuccess line of a header a `Header always` line
+    names too is sent where the request names a file httpd would serve (SERVED), as httpd's 200 carries both
+    lines and its 404 the always line alone; a `Header always` line whose condition holds on no answer httpd
+    makes for such a file (`expr=%{REQUEST_STATUS} == 404`) is sent where the request names none, and the
+    onsuccess lines of its header where it names one. So are httpd's own refusals (a deny, a login) that a
+    section the translation leaves out may lift (Stmt.lifted): there httpd may serve, so their 401 or 403 sends
+    the onsuccess headers too. A <Location> refused for a RewriteRule left out sends each header where any
+    reading of the `SetEnvIf Request_URI` variables sends it (_read_any)."""
     return _read_any(_refused_headers(stmts, parent, ungate, nested, unless), stmts, ungate)
 
 
@@ -1180,7 +1181,7 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
             changed = True
     _undecided(everywhere, succeeding, ungate)
     taken: set[tuple[str, str]] = set()
-    for inner in all_nested(nested):
+    for inner in _answered_by_refusal(nested):
         try:
             # the section's own lines as httpd runs them: a later `Header set` replaces a merge/add before it
             own = header_order(list(inner.statements), 0, unless)
@@ -1200,6 +1201,20 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
                              comment="also on the refusal (a file section under it)"))
             changed = True
     return sent if changed else None
+
+
+def _answered_by_refusal(nested: list) -> list:
+    """The locations of NESTED (at any depth) whose URLs a refusal of the enclosing location may answer: not
+    a location matching exactly the URLs its section applies to (Location.exact), nor those under it. An
+    AliasMatch's nested location for a directory below its target matches where the capture leads into that
+    directory, and nginx picks it there before the enclosing location's refusal could answer: httpd sends
+    that directory's headers on those files only, not on the AliasMatch's other files."""
+    out, queue = [], [loc for loc in nested if not loc.exact]
+    while queue:
+        loc = queue.pop(0)
+        out.append(loc)
+        queue.extend(inner for inner in loc.locations if not inner.exact)
+    return out
 
 
 # the variables of the headers a server-context rewrite rule's own answer carries (passes/

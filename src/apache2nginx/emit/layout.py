@@ -1075,9 +1075,11 @@ class Layout:
                           for k, v in kept.items()] + access
         files = self.file_statements_for_alias(r, files_by_parent) if checked else []
         loc.statements.extend(access + own + files + loc_statements + handler)
-        if checked and self.refuse_all is None:
+        if checked:
             # a directory further down the target adds its headers to the files the captures reach in it:
-            # deepest first, as nginx takes the first nested regex location that matches
+            # deepest first, as nginx takes the first nested regex location that matches. In a server refused
+            # as a whole too: httpd serves those files with them, and the nested location's refusal sends them
+            # (emit.inherit.refused_headers), where the AliasMatch location's own refusal does not
             seen: set[str] = set()
             below = [d for d in self.directories if d.fs_path]
             for d in sorted(below, key=lambda d: -d.fs_path.rstrip("/").count("/")):
@@ -1085,7 +1087,7 @@ class Layout:
                 if found is not None and found[0] not in seen:
                     seen.add(found[0])
                     loc.locations.append(Location(loc.modifier, found[0], access + own + found[1] + files
-                                                  + loc_statements + handler, d.span))
+                                                  + loc_statements + handler, d.span, exact=True))
         return loc
 
     def deeper_headers(self, route: Route, d: Scope) -> tuple[str, list[Stmt]] | None:

@@ -198,6 +198,10 @@ class Location:
     # an AliasMatch nested in that directory's region to map them elsewhere): the render keeps nginx from
     # inheriting them (it repeats the rest of their families here, or stops an add_header list)
     not_inherited: list = field(default_factory=list)
+    # a nested location whose expression matches exactly the URLs its section applies to (an AliasMatch's for
+    # a directory below its target): the enclosing location never answers them, so its refusal sends none of
+    # this one's headers (emit.inherit.refused_headers)
+    exact: bool = False
 
     def key(self) -> tuple[str, str]:
         return (self.modifier, self.path)
