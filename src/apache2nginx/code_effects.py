@@ -105,6 +105,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N236": effects("body@directory-request"),  # listings show names httpd hid
     "A2N237": effects("connection:changed@https"),  # httpd's handshake failure is nginx's 400
     "A2N239": effects("body@error-status"),  # nginx's own error page where httpd sends its message
+    "A2N241": effects("connection@https,nginx-failed"),  # a worker that cannot read the file fails handshakes
     "A2N240": effects("status@directory-request", "body@directory-request",  # a refusal where httpd
                       "header@directory-request"),  # answers with the entry's file or the next entry's
     "A2N881": effects("body@error-status", "header www-authenticate:added@error-status,credentials"),  # nginx's

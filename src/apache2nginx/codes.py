@@ -737,6 +737,16 @@ _short("A2N240", "directory-index-climbs", "error", "A DirectoryIndex entry clim
        "a directory request httpd answers with that entry's file (or with the next entry, where the file is "
        "missing) is refused by nginx.",
        "name the file by its absolute URL (`DirectoryIndex /other/x.html`), or copy it into the directory.")
+_short("A2N241", "tls-file-name-dollar", "warning", "A certificate or key file name holds a `$`.",
+       "httpd reads a `$` in SSLCertificateFile, SSLCertificateKeyFile or SSLProxyMachineCertificateFile as "
+       "itself. nginx reads `$name` in ssl_certificate, ssl_certificate_key and proxy_ssl_certificate as a "
+       "variable, so the translation writes each `$` as `${a2n_dollar}` (a variable that is always `$`). A file "
+       "name with variables makes nginx load the file at every TLS handshake, in its worker process rather than "
+       "as root at startup.",
+       "where the worker's user cannot read the file (a private key readable by root alone), every handshake "
+       "fails; otherwise handshakes cost a file read more.",
+       "rename the files without `$` (and point both servers at the new names).",
+       "rename the file without `$`")
 _short("A2N881", "error-document-guarded", "warning",
        "An ErrorDocument page is refused to some clients by its own access rules.",
        "httpd serves a local ErrorDocument through an internal redirect that passes the page's own access "

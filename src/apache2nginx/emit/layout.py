@@ -26,7 +26,7 @@ from typing import Callable
 
 from ..diagnostics import Diagnostics
 from ..model import UNSET_WHEN, WALK_FILE, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, \
-    Route, Scope, Server, Stmt, routes_in_force
+    Route, Scope, Server, Stmt, routes_in_force, read_literally, written_literally
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
     _grants, access_statements, asks_login, directory_slash_statements, fails_authn, fnmatch_regex, merge, \
     options_statements, refuses_all as _refuses_all, server_conditionals
@@ -1021,7 +1021,7 @@ class Layout:
         nested `^~` location for every <Directory> (or .htaccess) below the root, with what that directory's
         region holds; the nested locations inherit the alias."""
         alias = next(st for st in loc.statements if st.name == "alias")
-        root = alias.args[0].rstrip("/") or "/"
+        root = read_literally(alias.args[0]).rstrip("/") or "/"
         slash = [st for st in loc.statements if st.comment in DOCROOT_DIRECTORY]   # a nested location runs its own
         below = sorted({d.fs_path.rstrip("/") for d in self.directories
                         if d.fs_path.startswith("/") and fs_within(root, d.fs_path)
@@ -1922,10 +1922,11 @@ class Layout:
                     Stmt("fastcgi_param", ["PATH_INFO", "$fastcgi_path_info"], span),
                     Stmt("fastcgi_pass", [FCGIWRAP_SOCKET], span)] + self._cgi_failure_page(route, before)
         if route.kind == "alias":
+            # the directory as httpd reads it, `$` and all (passes.alias): nginx's alias reads variables
             if route.regex:
-                return [Stmt("alias", [route.target], route.span)]
+                return [Stmt("alias", [written_literally(route.target, captures=True)], route.span)]
             rest = matched[len(route.path):] if matched.startswith(route.path) else ""
-            return [Stmt("alias", [route.target + rest], route.span)]
+            return [Stmt("alias", [written_literally(route.target + rest)], route.span)]
         if route.kind == "redirect":
             return self._redirect(route, region, matched)
         return []

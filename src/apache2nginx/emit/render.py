@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from jinja2.filters import do_indent
 
 from .. import __version__
-from ..model import ARRAY_FAMILIES, Location, NginxModel, Server, Stmt
+from ..model import ARRAY_FAMILIES, Location, NginxModel, Server, Stmt, written_literally
 from ..nginx_variables import Scan
 from .hashes import server_names_hash, variables_hash
 from . import dirindex
@@ -86,7 +86,8 @@ class Renderer:
                 # an onsuccess header: its variable is empty wherever httpd does not send it
                 args = [*args, "always"]
             elif name == "index":
-                args = dirindex.written(args)
+                # the names as httpd reads them, `$` and all (passes.core.directory_index): index reads variables
+                args = [written_literally(a) for a in dirindex.written(args)]
             line = " ".join([name] + [quote(a) for a in args]) + (" {" if opens_block else ";")
             if self.diags is not None and (why := out_of_range(name, args)):
                 self._refuse(why, span)
@@ -229,6 +230,7 @@ class Renderer:
             statements=self.statements,
             location=self.location,
             quote=quote,
+            written_root=_written_root,
         )
         # One server block at a time: jinja collects every piece of a template's output before joining
         # them, which for a whole large configuration holds millions of small strings at once.
@@ -694,6 +696,13 @@ def _nested(loc: Location, parent: list[Stmt], unless, others: Alternatives | No
                               comment="not inherited: httpd does not apply the enclosing location's pages here"))
     return _merged(replace(loc, statements=extra + loc.statements), kept, unless, True, others=others, outer=outer,
                    index=index)
+
+
+def _written_root(server: Server) -> str:
+    """The server's `root`: httpd reads a `$` in DocumentRoot as itself, nginx's root reads variables (the
+    client's `$host` would pick the directory), so a path is written as NginxModel.literal writes it; a
+    VirtualDocumentRoot's root is an expression already."""
+    return server.root if server.root_expression else written_literally(server.root)
 
 
 @lru_cache(maxsize=1)

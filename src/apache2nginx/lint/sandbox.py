@@ -99,6 +99,19 @@ def rebased_regex(regex: str, paths: dict[str, str]) -> str:
     return regex
 
 
+def _dollars(path: str) -> str:
+    """PATH as the translation writes a literal `$` in it (model.written_literally)."""
+    return path.replace("$", "${a2n_dollar}")
+
+
+def _literal_file(value: str) -> str | None:
+    """The file VALUE names where it reads no variable but `${a2n_dollar}` (a literal `$`: see `_dollars`);
+    None where it reads others (a file nginx picks per request or handshake)."""
+    if "$" in value.replace("${a2n_dollar}", ""):
+        return None
+    return value.replace("${a2n_dollar}", "$")
+
+
 def free_port(taken: set = frozenset()) -> int:
     """A free loopback port not in `taken` (the kernel may hand the same port out twice in a row)."""
     while True:
@@ -255,8 +268,8 @@ class Sandbox:
         """The block's own certificate and key can be loaded here as they are."""
         for st in block:
             if st.name in _PAIR and len(st.words) > 1:
-                value = st.words[1].value
-                if "$" in value or value.startswith("data:"):
+                value = _literal_file(st.words[1].value)
+                if value is None or value.startswith("data:"):
                     continue
                 if self._file_state(value) != "ok":
                     return False
@@ -271,9 +284,10 @@ class Sandbox:
         return True
 
     def _cert_arg(self, name: str, value: str, usable: bool) -> str:
-        if "$" in value or value.startswith("data:"):
+        path = _literal_file(value)
+        if path is None or value.startswith("data:"):
             return value
-        if usable and self._file_state(value) == "ok":
+        if usable and self._file_state(path) == "ok":
             return value
         crt, key = self.certificate()
         if name.endswith("_key"):
@@ -288,11 +302,12 @@ class Sandbox:
         for original, stand_in in self.backends.items():
             if original in arg:
                 arg = re.sub(re.escape(original) + r"(?![0-9])", stand_in, arg)
-        # the longest original first: an Alias target inside a DocumentRoot has a stand-in of its own
+        # the longest original first: an Alias target inside a DocumentRoot has a stand-in of its own. A path
+        # holding a `$` is written with `${a2n_dollar}` for it (NginxModel.literal): its stand-in is too.
         for original, stand_in in sorted(self.paths.items(), key=lambda kv: -len(kv[0].rstrip("/"))):
-            base = original.rstrip("/")
-            if arg == original or arg == base or arg.startswith(base + "/"):
-                return stand_in.rstrip("/") + arg[len(base):]
+            for base, write in ((original.rstrip("/"), str), (_dollars(original.rstrip("/")), _dollars)):
+                if arg == base or arg == original or arg.startswith(base + "/"):
+                    return write(stand_in.rstrip("/")) + arg[len(base):]
         return arg
 
     def port_for(self, port: int) -> int | None:

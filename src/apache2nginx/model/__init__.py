@@ -149,6 +149,21 @@ WALK_FILE = "$a2n_walk_file"
 # always `$`: how a literal dollar sign is written where nginx reads variables (NginxModel.literal)
 DOLLAR = "$a2n_dollar"
 
+
+def written_literally(text: str, captures: bool = False) -> str:
+    """TEXT with each `$` written `${a2n_dollar}` (NginxModel.literal, which also defines the variable);
+    CAPTURES: but a `$` before a digit, a regex capture (`$1`) in both servers."""
+    if not captures:
+        return text.replace("$", "${" + DOLLAR[1:] + "}")
+    return "".join(written_literally(part) if i % 2 == 0 else part
+                   for i, part in enumerate(re.split(r"(\$[0-9])", text)))
+
+
+def read_literally(text: str) -> str:
+    """The Apache text `written_literally` wrote as TEXT."""
+    return text.replace("${" + DOLLAR[1:] + "}", "$")
+
+
 # nginx array-like directives: a block that defines any of a family inherits none of its
 # parent's, so the emitter repeats the parent's list first (Apache merges them instead).
 ARRAY_FAMILIES = (
@@ -275,6 +290,8 @@ class Server:
     listens: list[ListenDirective] = field(default_factory=list)
     root: str | None = None
     root_span: Span | None = None
+    # `root` is an nginx expression (VirtualDocumentRoot's per-host directory), not a path written as is
+    root_expression: bool = False
     ssl: bool = False
     statements: list[Stmt] = field(default_factory=list)
     # Statements that stay inside this server block even for Apache's main server (whose `statements`
@@ -417,13 +434,13 @@ class NginxModel:
         if "$" not in text:
             return text
         self.add_map(MapBlock("", DOLLAR, [], '"$"'))
-        return text.replace("$", "${" + DOLLAR[1:] + "}")
+        return written_literally(text)
 
     def literal_but_captures(self, text: str) -> str:
         """TEXT as `literal` gives it, but a `$` before a digit stays a regex capture (`$1`: RedirectMatch's
         target and an ErrorDocument message take httpd's captures there, as nginx reads them)."""
-        return "".join(self.literal(part) if i % 2 == 0 else part
-                       for i, part in enumerate(re.split(r"(\$[0-9])", text)))
+        self.literal(re.sub(r"\$[0-9]", "", text))      # (defines the variable where one is written)
+        return written_literally(text, captures=True)
 
     def new_variable(self, prefix: str, suffix: str = "") -> str:
         """`$<prefix><n><suffix>`, numbered per prefix in the order they are asked for."""

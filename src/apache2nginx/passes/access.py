@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..htaccess import NOT_ALLOWED, missing_from_tree
-from ..model import Scope, Stmt
+from ..model import Scope, Stmt, written_literally
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
@@ -269,6 +269,8 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
                               directive=d.name)
             except OSError:
                 pass
+    if d.key in ("authuserfile", "authname"):
+        ctx.model.literal(value)      # `$` is itself to httpd: the statements write it literally (_basic_auth)
     config.auth[_AUTH_KEYS[d.key]] = (value, d.span)
     if (d.key == "authtype" and value.lower() not in ("basic", "none")) or \
             (d.key == "authbasicprovider" and value.lower() != "file"):
@@ -1856,7 +1858,8 @@ def _user_filter(eff: Effective, form: tuple, span: Span | None) -> list[Stmt]:
     realm = eff.auth.get("name", ("Restricted", span))[0].replace('"', "")
     pattern = "^(?:|" + "|".join(_literal_regex(n) for n in sorted(names)) + ")$"
     return [Stmt("if", [f'($remote_user !~ "{pattern}")'], span, comment="Require user/group",
-                 block=[Stmt("add_header", ["WWW-Authenticate", f'Basic realm="{realm}"', "always"], span),
+                 block=[Stmt("add_header", ["WWW-Authenticate", written_literally(f'Basic realm="{realm}"'), "always"],
+                             span),
                         Stmt("return", ["401"], span)])]
 
 
@@ -2241,7 +2244,9 @@ def _basic_auth(eff: Effective, span: Span | None) -> list[Stmt]:
     if userfile is None:
         raise Refused("Require valid-user without an AuthUserFile", span)
     name = eff.auth.get("name", ("", span))[0] or "Restricted"
-    return [Stmt("auth_basic", [name], kind[1]), Stmt("auth_basic_user_file", [userfile[0]], userfile[1])]
+    # httpd reads a `$` of the realm and of the file name as itself; auth_basic and its file read variables
+    return [Stmt("auth_basic", [written_literally(name)], kind[1]),
+            Stmt("auth_basic_user_file", [written_literally(userfile[0])], userfile[1])]
 
 
 def options_statements(eff: Effective, listings_off: bool = False) -> list[Stmt]:

@@ -77,6 +77,9 @@ def alias(ctx: Context, d: Directive) -> Disposition:
     if regex:
         ctx.diags.add("A2N403", f"AliasMatch {url}: check that no capture can contain '..' after a '/'", d.span,
                       directive=d.name)
+    # httpd reads a `$` in the directory as itself (AliasMatch: but its $N captures); the layout writes the
+    # target as NginxModel.literal does, since nginx's alias reads variables
+    ctx.model.literal_but_captures(fs) if regex else ctx.model.literal(fs)
     ctx.server.routes.append(Route("alias", url, fs, regex=regex, span=d.span, params={"directive": d.name}))
     return Disposition.APPROXIMATE if regex else Disposition.EXACT
 
@@ -94,8 +97,10 @@ def script_alias(ctx: Context, d: Directive) -> Disposition:
         fs = fs if fs.endswith("/") else fs + "/"
         from ..model import MapBlock
         variable = ctx.model.new_variable("a2n_cgi_")
+        # (a `$` of the directory is itself to httpd: the map's value reads variables)
         ctx.model.maps.append(MapBlock("$fastcgi_script_name", variable,
-                                       [(f"~^{re.escape(url)}(.*)$", fs + "$1")], '""', span=d.span))
+                                       [(f"~^{re.escape(url)}(.*)$", ctx.model.literal(fs) + "$1")], '""',
+                                       span=d.span))
         ctx.server.routes.append(Route("alias", url, fs, span=d.span,
                                        params={"directive": d.name, "cgi": variable}))
         ctx.diags.add("A2N406", f"{d.name} {url}: the programs run through fcgiwrap at "

@@ -127,7 +127,10 @@ def document_root(ctx: Context, d: Directive) -> Disposition:
     if not d.args:
         ctx.diags.add("A2N001", "DocumentRoot requires a directory", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
+    # httpd reads a `$` in the path as itself: nginx's root reads variables (see NginxModel.literal)
     ctx.server.root = clean_path(d.args[0])
+    ctx.model.literal(ctx.server.root)
+    ctx.server.root_expression = False
     ctx.server.root_span = d.span
     ctx.server.settings["static_root"] = (ctx.server.root, d.span)
     return Disposition.EXACT
@@ -386,6 +389,7 @@ def resolve_sockets(ctx: Context) -> None:
         if server.root is None:
             if main.root is not None:
                 server.root, server.root_span = main.root, main.root_span
+                server.root_expression = main.root_expression
             else:
                 server.root = DEFAULT_DOCUMENT_ROOT
     _taken_names(ctx, vhosts)
@@ -473,6 +477,7 @@ def directory_index(ctx: Context, d: Directive) -> Disposition:
         names = names[:next(i for i, n in enumerate(names) if n.startswith("/")) + 1]
     # Several DirectoryIndex lines of one section add to its list; a later section's list replaces an earlier
     # one's (mod_dir's merge), which the layout does by keeping the last `index` of a location
+    ctx.model.literal("".join(names))    # the renderer writes a `$` of a name literally (index reads variables)
     holder = ctx.scope.statements if ctx.scope is not None else ctx.server.statements
     own = next((st for st in holder if st.name == "index" and st.args != [dirindex.DISABLED_INDEX]), None)
     if own is not None:
@@ -532,7 +537,8 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
                       "answers with its own 401 page; the translation leaves it out too", d.span, directive=d.name)
         return Disposition.NOT_APPLICABLE
     if not quoted and (target.startswith("/") or re.match(r"^https?://", target)) and " " not in target:
-        ctx.emit("error_page", [code, clean_url(target)], d.span)
+        # httpd redirects to the URL as written, `$` and all; error_page reads variables in it
+        ctx.emit("error_page", [code, ctx.model.literal(clean_url(target))], d.span)
         return Disposition.EXACT
     name = f"@a2n_error_{code}_{len(ctx.server.locations) + len(ctx.model.maps)}"
     from ..model import Location, Stmt

@@ -48,7 +48,10 @@ def fallback_resource(ctx: Context, d: Directive) -> Disposition:
         return Disposition.EXACT
     target = clean_url(d.args[0] if d.args[0].startswith("/") else "/" + d.args[0])
     ctx.settings[FALLBACK] = target
-    fallback = Stmt("try_files", ["$uri", "$uri/", target + "$is_args$args"], d.span, comment=FALLBACK)
+    # httpd takes a `$` of the URL as itself; try_files (and the joined `index`, see finish_server) read
+    # variables
+    fallback = Stmt("try_files", ["$uri", "$uri/", ctx.model.literal(target) + "$is_args$args"], d.span,
+                    comment=FALLBACK)
     if ctx.scope is not None:
         ctx.scope.statements.extend(_path_info_tests(ctx, d) + [fallback])
     elif ctx.in_vhost:

@@ -186,6 +186,14 @@ def custom_log(ctx: Context, d: Directive) -> Disposition:
                       d.arg_span(0), directive=d.name,
                       hint="log to a file and rotate it externally, or to syslog:server=unix:/dev/log")
         return Disposition.UNSUPPORTED
+    if "$" in target:
+        # httpd opens the file named as written at startup; nginx reads `$name` in access_log's file name as a
+        # variable, and a name with variables (`${a2n_dollar}` too) is opened by the worker for each line,
+        # unbuffered, and only where the request's root directory exists
+        ctx.diags.add("A2N101", f"{d.name} {target}: nginx would open a file name holding `$` for every "
+                      "request, as its worker user; nothing was emitted for it", d.arg_span(0),
+                      directive=d.name, hint="rename the log file without `$`")
+        return Disposition.UNSUPPORTED
     disposition = Disposition.EXACT
     if spec is not None:
         if "%" in spec:

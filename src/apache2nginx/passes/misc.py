@@ -93,8 +93,9 @@ def set_env(ctx: Context, d: Directive) -> Disposition:
                       directive=d.name)
         return Disposition.UNSUPPORTED
     # httpd hands the request's environment to CGI and FastCGI programs (mod_proxy_fcgi, fcgiwrap for CGI):
-    # as a fastcgi_param it reaches the same programs, and only them.
-    ctx.emit("fastcgi_param", [name, value], d.span)
+    # as a fastcgi_param it reaches the same programs, and only them. httpd passes a `$` as itself, where
+    # fastcgi_param reads variables (NginxModel.literal).
+    ctx.emit("fastcgi_param", [name, ctx.model.literal(value)], d.span)
     ctx.diags.add("A2N760", f"SetEnv {name}: passed to FastCGI (and CGI) programs as a fastcgi_param; httpd's own "
                   "conditions on it (Header env=, CustomLog env=, %{ENV:...}e) do not see it in nginx", d.span,
                   directive=d.name)

@@ -13,7 +13,8 @@ from .base import Context
 from .fallback import FALLBACK
 from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_granting, access_restricted, document_root,
-                              handler_route, per_directory_access, url_lookup_blocker, _static_directory)
+                              handler_route, per_directory_access, url_lookup_blocker, written_document_root,
+                              _static_directory)
 from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable, END_MARK, ends_rewriting, rule_urls)
@@ -1009,7 +1010,8 @@ class Compiler:
             made[(id(self.server), root)] = prefix
             self.server.locations.append(Location("^~", prefix + "/", [
                 Stmt("internal", [], rule.span),
-                Stmt("alias", [root + "/"], rule.span, comment=DOCROOT_MAP)]
+                Stmt("alias", [written_document_root(self.ctx, self.server, root + "/")], rule.span,
+                     comment=DOCROOT_MAP)]
                 + dirslash.in_document_root(rule.span, index), rule.span))
         self.needs_request_uri = True      # mod_dir's redirect there names the request's own path
         dirslash.note_escaping(self, rule)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Location, Stmt
+from ..model import Location, Stmt, written_literally
 from .access_proxy import literal_prefix
 from .alias import FCGIWRAP_SOCKET
 from .fastcgi import FASTCGI_SOCKET, fcgi_target, script_handler
@@ -39,6 +39,14 @@ class HandlerRefused(Exception):
 def document_root(ctx, server) -> str:
     from .core import DEFAULT_DOCUMENT_ROOT
     return (server.root or ctx.main.root or DEFAULT_DOCUMENT_ROOT).rstrip("/")
+
+
+def written_document_root(ctx, server, path: str) -> str:
+    """PATH, the document root or a path under it, as nginx's alias is given it: httpd reads a `$` in
+    DocumentRoot as itself, where alias reads variables (NginxModel.literal); a VirtualDocumentRoot's root is
+    an nginx expression already."""
+    holder = server if server.root else ctx.main
+    return path if holder.root_expression else written_literally(path)
 
 
 def _under(path: str, directory: str) -> bool:
@@ -241,7 +249,8 @@ def handler_route(compiler, rule: RRule, pattern: str, negate: bool, target: str
     else:
         statements = [
             Stmt("internal", [], span),
-            Stmt("alias", [root + "/"], span, comment="the document root, as httpd maps a local substitution"),
+            Stmt("alias", [written_document_root(ctx, server, root + "/")], span,
+                 comment="the document root, as httpd maps a local substitution"),
         ]
         if fcgi_target(handler) is None:
             # mod_php, mod_cgi and mod_fcgid answer 404 for a missing file (mod_proxy_fcgi passes it on)

@@ -125,13 +125,15 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         if not name:
             continue
         value = "" if unset else (value if "=" in assignment else "1")
+        # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value; any other `$` is
+        # itself (httpd sends `V=$host` as `$host`), where a map value would read the client's Host
+        value = ctx.model.literal_but_captures(value)
         if per_dir:
             # kept per region; readers build the chain that applies where they stand (`resolve`)
             registry.add(ctx.scope, ctx.server, name.lower(), source, key, value or '""', d.span)
             continue
         previous = env.get(name.lower()) or main.get(name.lower())
         variable = ctx.model.new_variable("a2n_setenv_", "_" + _safe(name))
-        # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value
         ctx.model.maps.append(MapBlock(source, variable, map_entries(key, value or '""'), previous or '""',
                                        span=d.span))
         env[name.lower()] = variable

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Server, Stmt
+from ..model import Server, Stmt, read_literally
 from ..syntax.tree import Directive
 from .base import Context, Disposition, flag, on_off_directive, Rule, table, value_directive
 
@@ -43,15 +43,35 @@ def finish_server(ctx: Context, server: Server) -> None:
         server.statements.append(Stmt("ssl_reject_handshake", ["on"], server.span))
     elif "ssl_certificate_key" not in names:
         cert = next(s for s in server.statements if s.name == "ssl_certificate")
-        ctx.diags.add("A2N207", f"no SSLCertificateKeyFile: httpd reads the private key from {cert.args[0]}, "
-                      "so ssl_certificate_key names the same file", cert.span, directive="SSLCertificateFile")
+        ctx.diags.add("A2N207", "no SSLCertificateKeyFile: httpd reads the private key from "
+                      f"{read_literally(cert.args[0])}, so ssl_certificate_key names the same file", cert.span,
+                      directive="SSLCertificateFile")
         server.statements.append(Stmt("ssl_certificate_key", [cert.args[0]], cert.span))
+
+
+def certificate_file(nginx_name: str):
+    """SSLCertificateFile and its kin: httpd reads a `$` in the file name as itself, where nginx's
+    ssl_certificate, ssl_certificate_key and proxy_ssl_certificate read variables. The name is written as
+    NginxModel.literal writes it; nginx then loads the file at every handshake, in the worker process (as its
+    user, where httpd reads it as root at startup): reported (A2N241)."""
+    plain = value_directive(nginx_name)
+
+    def handler(ctx: Context, d: Directive) -> Disposition:
+        if not d.args or "$" not in d.args[0]:
+            return plain(ctx, d)
+        ctx.emit(nginx_name, [ctx.model.literal(d.args[0])], d.span)
+        ctx.diags.add("A2N241", f"{d.name} {d.args[0]}: nginx reads a `$` in {nginx_name} as a variable; the "
+                      "translation writes it as `${a2n_dollar}`, so nginx loads the file at every TLS handshake, "
+                      "as its worker user", d.span, directive=d.name,
+                      hint="rename the file without `$`")
+        return Disposition.APPROXIMATE
+    return handler
 
 
 RULES = table(
     Rule("SSLEngine", Disposition.EXACT, ssl_engine),
-    Rule("SSLCertificateFile", Disposition.EXACT, value_directive("ssl_certificate")),
-    Rule("SSLCertificateKeyFile", Disposition.EXACT, value_directive("ssl_certificate_key")),
+    Rule("SSLCertificateFile", Disposition.EXACT, certificate_file("ssl_certificate")),
+    Rule("SSLCertificateKeyFile", Disposition.EXACT, certificate_file("ssl_certificate_key")),
 )
 
 
@@ -374,7 +394,7 @@ RULES.update(table(
     Rule("SSLProxyCheckPeerCN", Disposition.EXACT, ssl_proxy_check),
     Rule("SSLProxyCheckPeerExpire", Disposition.EXACT, ssl_proxy_check),
     Rule("SSLProxyCACertificateFile", Disposition.EXACT, value_directive("proxy_ssl_trusted_certificate")),
-    Rule("SSLProxyMachineCertificateFile", Disposition.EXACT, value_directive("proxy_ssl_certificate")),
+    Rule("SSLProxyMachineCertificateFile", Disposition.EXACT, certificate_file("proxy_ssl_certificate")),
     Rule("SSLProxyProtocol", Disposition.EXACT, ssl_proxy_protocol),
     Rule("SSLProxyCipherSuite", Disposition.EXACT, value_directive("proxy_ssl_ciphers")),
     Rule("SSLInsecureRenegotiation", Disposition.NOT_APPLICABLE, note="nginx never allows insecure renegotiation"),

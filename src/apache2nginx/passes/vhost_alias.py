@@ -178,6 +178,7 @@ def virtual_root(ctx: Context, d: Directive) -> Disposition:
     if key == "vhost_root" and value is not None and not ip:
         # Provisional, so that passes reading the root while the server is walked see a per-host one.
         ctx.server.root = nginx_expression(ctx, value, "$host", "$server_port")[0].rstrip("/") or "/"
+        ctx.server.root_expression = True
         ctx.server.root_span = d.span
     return Disposition.APPROXIMATE if key == "vhost_cgi" and value is not None else Disposition.EXACT
 
@@ -255,6 +256,7 @@ def finish_server(ctx: Context, server: Server) -> None:
         if setting[0] is None:
             if key == "vhost_root":   # `none`: the plain DocumentRoot applies again
                 server.root, server.root_span = _static_root(ctx, server)
+                server.root_expression = False
             continue
         fmt, ip, d = setting
         source, static = _name_source(ctx, server, d, ip)
@@ -286,6 +288,7 @@ def finish_server(ctx: Context, server: Server) -> None:
                           directive=d.name, hint="use named captures (?<name>...) in regex locations")
         if key == "vhost_root":
             server.root = value.rstrip("/") or "/"
+            server.root_expression = True
             server.root_span = d.span
             _directories_below(ctx, server, fmt, d)
         elif server is ctx.main:
