@@ -20,9 +20,11 @@ runs before mod_dir's): a directory without its slash is redirected (`return 301
 which no onsuccess header goes) and a directory with it is rewritten to its first index file that exists.
 Both are answered in nginx's rewrite phase, before its access phase: they are added only to locations without
 access rules of nginx's access phase, and only where they change the headers sent (the server has onsuccess
-headers, or file sections or <LocationMatch> sections with Header lines); a server that had no location gets
-a `location /` holding them. They go in last, after the rules carried between locations. A path that would
-need escaping in the redirect (nginx's static module escapes it, `return` does not) is left to nginx's 405.
+headers, or file sections or <LocationMatch> sections with Header lines) or the answer (`rules_reach_index`:
+the location's per-directory rewrite rules may apply to an index file's URL, to refuse, proxy or rewrite it);
+a server that had no location gets a `location /` holding them. They go in last, after the rules carried
+between locations. A path that would need escaping in the redirect (nginx's static module escapes it,
+`return` does not) is left to nginx's 405.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import re
 
 from ..model import Stmt
 from ..passes.fallback import UNDER_FALLBACK, WITHOUT_FALLBACK
+from ..passes.rewrite_dirindex import TRIED
 from .dirindex import DISABLED_INDEX
 
 _OTHER_METHOD = "~^(?!(?:GET|HEAD|POST):)[^:]*:"
@@ -37,6 +40,55 @@ _PLAIN_PATH = r"[-\w./~]*"
 _PLAIN_NAME = re.compile(r"^[-\w.~]+$")
 # nginx's access phase runs after the rewrite phase these statements answer in
 _ACCESS_PHASE = {"allow", "deny", "auth_basic", "auth_basic_user_file", "auth_request", "satisfy"}
+
+
+def rules_reach_index(loc, names: list[str]) -> bool:
+    """Whether the per-directory rewrite rules of LOC (a prefix location of a directory URL) may apply to the
+    URL of an index file NAMES: of the location's directory, or of one below it. mod_dir's subrequest for the
+    index file runs the directory's rules for every method, so httpd answers PUT / with the rules' refusal
+    (403) or their proxy's answer where they match /index.html (observed with httpd 2.4), and nginx, whose
+    index module declines PUT, with the 405 of its static module. A test this module cannot read may match."""
+    if not loc.directory_rules or loc.modifier not in ("", "^~") or not loc.path.endswith("/") or not names:
+        return False
+    rules = every_rule_statement(loc.directory_rules)
+    if any(st.name == "set" and st.args[:1] == [TRIED] for st in rules):
+        return False    # the rules follow mod_dir's lookup themselves, for every method (passes.rewrite_dirindex)
+    urls = [loc.path + below + name for below in ("", "a2n/") for name in names]
+    return any(_may_match(st, urls) for st in rules)
+
+
+# tests that an index file (a regular file mod_dir found) never passes: the statements under them do not apply
+_NOT_AN_INDEX_FILE = re.compile(r"^\((?:-d|!-f) ")
+
+
+def every_rule_statement(statements: list[Stmt]) -> list[Stmt]:
+    """STATEMENTS and the statements nested in their blocks, but for those under a test of a directory or of
+    a missing file."""
+    out = []
+    for st in statements:
+        out.append(st)
+        if not (st.name == "if" and _NOT_AN_INDEX_FILE.match(" ".join(st.args))):
+            out.extend(every_rule_statement(st.block or []))
+    return out
+
+
+_URI_TEST = re.compile(r'^\(\$uri (~\*?) "?(.*?)"?\)$')
+
+
+def _may_match(st: Stmt, urls: list[str]) -> bool:
+    """Whether the URI test of the rewrite-phase statement ST (an `if ($uri ~ R)`, a `rewrite R`) may match
+    one of URLS; statements testing something else leave the answer to the tests they stand under."""
+    if st.name == "rewrite" and st.args:
+        pattern, flags = st.args[0].strip('"'), 0
+    elif st.name == "if" and st.args and (found := _URI_TEST.match(" ".join(st.args))):
+        pattern, flags = found.group(2), re.I if found.group(1) == "~*" else 0
+    else:
+        return False
+    try:
+        compiled = re.compile(re.sub(r"\(\?<(?![=!])", "(?P<", pattern), flags)
+    except re.error:
+        return True
+    return any(compiled.search(url) for url in urls)
 
 
 def has_access_phase(statements: list[Stmt]) -> bool:
@@ -62,26 +114,37 @@ def index_names(statements: list[Stmt], outer: list[list[Stmt]]) -> list[str]:
     return out
 
 
+INDEX_FIXUP = "mod_dir maps a directory to its index file for every method"
+SLASH_FIXUP = "mod_dir redirects a directory without its slash for every method"
+# mod_dir's fixup steps aside for a request a per-directory rule rewrote (fixup_dir: its handler is mod_rewrite's
+# redirect-handler): these statements never see a rewritten URI in httpd, which the internal redirect brings to
+# the fixup of its own location (emit.rerun does not count them among the statements after a rewrite)
+FIXUPS = frozenset({INDEX_FIXUP, SLASH_FIXUP})
+
+
 # the maps' value for the other requests: a path that is never a file or a directory (its parent is a device).
 # Not "": with disable_symlinks on, nginx's -d opens an empty path as the directory it walks from, and finds it.
 NO_PATH = "/dev/null/-"
 
 
-def statements(model, names: list[str], slash: bool, span) -> list[Stmt]:
+def statements(model, names: list[str], slash: bool, span, volatile: bool = False) -> list[Stmt]:
     """The rewrite-phase statements: the index files NAMES tried in order for a directory URL, and (SLASH)
-    the redirect of a directory without its trailing slash, for the methods other than GET, HEAD and POST."""
+    the redirect of a directory without its trailing slash, for the methods other than GET, HEAD and POST.
+    VOLATILE: the index file's URL may come back to the same location (rules_reach_index), whose `if` must
+    not read the directory's cached value again (a loop of rewrites, 500)."""
     out = []
     for name in names:
         variable = model.shared_map("a2n_dirmethod_", "$request_method:$uri",
-                                    [(_OTHER_METHOD + ".*/$", "${request_filename}" + name)], NO_PATH, span=span)
+                                    [(_OTHER_METHOD + ".*/$", "${request_filename}" + name)], NO_PATH, span=span,
+                                    volatile=volatile)
         out.append(Stmt("if", [f"(-f {variable})"], span, block=[Stmt("rewrite", ["^", "${uri}" + name, "last"], span)],
-                        comment="mod_dir maps a directory to its index file for every method"))
+                        comment=INDEX_FIXUP))
     if slash:
         variable = model.shared_map("a2n_dirmethod_", "$request_method:$uri",
                                     [(_OTHER_METHOD + _PLAIN_PATH + "[-\\w.~]$", "$request_filename")], NO_PATH,
                                     span=span)
         out.append(Stmt("if", [f"(-d {variable})"], span, block=[Stmt("return", ["301", "$uri/$is_args$args"], span)],
-                        comment="mod_dir redirects a directory without its slash for every method"))
+                        comment=SLASH_FIXUP))
     return out
 
 

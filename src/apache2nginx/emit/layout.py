@@ -579,23 +579,42 @@ class Layout:
                     for block in blocks for st in block)
         return index, slash
 
-    def dir_methods(self, configs: list, access: list[Stmt], statements: list[Stmt], span) -> list[Stmt]:
+    def dir_methods(self, configs: list, access: list[Stmt], statements: list[Stmt], span,
+                    index: bool = False) -> list[Stmt]:
         """mod_dir's fixup for PUT, DELETE, OPTIONS and the like over a region serving files (DirectorySlash
         On), where no access rule of nginx's access phase would be skipped (see emit.dirmethods); and for every
-        method, the later index names of a list joined with a FallbackResource whose file is missing."""
+        method, the later index names of a list joined with a FallbackResource whose file is missing. INDEX:
+        the index files are tried even where their sections send no header of their own (the location's rules
+        may answer their URLs: dirmethods.rules_reach_index)."""
         eff = merge([c for c in configs if c is not None])
         if eff.directory_slash is not None and not eff.directory_slash[0]:
             return []
         if dirmethods.has_access_phase(access + statements):
             return []
+        forced = index and not self.method_fixups[0]
+        index, slash = self.method_fixups[0] or index, self.method_fixups[1]
+        names = dirmethods.index_names(statements, self.outer_blocks()) if index else []
+        fallback = dirmethods.fallback_statements(self.model, statements, self.outer_blocks(), self.index_names,
+                                                  span, self.mapped_elsewhere)
+        return fallback + (dirmethods.statements(self.model, names, slash, span, volatile=forced)
+                           if index or slash else [])
+
+    def index_fixups(self, loc: Location, fixup: tuple | None) -> list[Stmt]:
+        """mod_dir's fixup for other methods with the index files tried, for a location whose per-directory rules
+        (its own and those carried to it) may answer an index file's URL (dirmethods.rules_reach_index), where
+        the server's headers alone would not have it try them; else nothing."""
+        if fixup is None or self.method_fixups[0]:
+            return []
+        names = dirmethods.index_names(fixup[2], self.outer_blocks())
+        if not dirmethods.rules_reach_index(loc, names):
+            return []
+        return self.dir_methods(*fixup, index=True)
+
+    def outer_blocks(self) -> list[list[Stmt]]:
+        """The blocks a location of this server inherits from, innermost first."""
         main = self.model.main_server
-        outer = [self.server.statements] + ([main.statements] if main is not None and main is not self.server
-                                            else []) + [self.model.http_statements]
-        index, slash = self.method_fixups
-        names = dirmethods.index_names(statements, outer) if index else []
-        fallback = dirmethods.fallback_statements(self.model, statements, outer, self.index_names, span,
-                                                  self.mapped_elsewhere)
-        return fallback + (dirmethods.statements(self.model, names, slash, span) if index or slash else [])
+        return [self.server.statements] + ([main.statements] if main is not None and main is not self.server
+                                           else []) + [self.model.http_statements]
 
     def mapped_elsewhere(self, url: str) -> bool:
         """Whether a route of the lists in force (the server's own Alias, ProxyPass, Redirect and their Match
@@ -760,11 +779,15 @@ class Layout:
             slash = [] if fs is None or self.refuse_all is not None or \
                 (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else \
                 self.dir_slash(dir_configs + loc_configs, access, _describe(path))
-            methods = self.dir_methods(dir_configs + loc_configs, access, statements, span) \
+            # mod_dir's fixup for other methods, and what it needs to be made again where the location's rules
+            # turn out to reach an index file (after the rules carried between locations: index_fixups)
+            fixup = (dir_configs + loc_configs, access, statements, span) \
                 if fs is not None and not slash and self.refuse_all is None and \
-                not (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else []
+                not (handler is not None and (handler.params.get("cgi") or handler.params.get("refused"))) else None
+            methods = self.dir_methods(*fixup) if fixup is not None else []
             if path == "/" and handler is None and not statements and not slash and not methods and not self.files and \
-                    not self.filename_refusals:
+                    not self.filename_refusals and not (fixup is not None and by_key.get(("", "/")) is not None
+                                                        and by_key[("", "/")].directory_rules):
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
                     and not any(r.kind != "redirect" for r in all_routes) and not scopes:
@@ -805,8 +828,8 @@ class Layout:
                     hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements],
                                    handler))
                 (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
-                if methods:
-                    dir_methods.append((existing or loc, methods))
+                if methods or fixup is not None:
+                    dir_methods.append((existing or loc, methods, fixup))
             if path.endswith("/") and path != "/" and handler is not None and handler.kind == "proxy" \
                     and path[:-1] not in regions:
                 # nginx would 301 `/p` to `/p/` for a proxied `^~ /p/`; httpd's `/p/` prefix simply does not
@@ -946,13 +969,13 @@ class Layout:
             todo.extend((sub, [loc.statements] + outer) for sub in loc.locations)
             self._name_captures(loc, outer)
         self.redirects_after_rewrites(server)
-        for loc, stmts in dir_methods:
+        for loc, stmts, fixup in dir_methods:
             if dirmethods.has_access_phase(loc.statements):
                 # access rules a later step laid out here (a <LocationMatch>'s merge, take_merged_rules): httpd
                 # checks them before mod_dir's fixup, and the fixup's answer in nginx's rewrite phase would not
                 continue
             # last, after everything carried between locations: mod_dir's fixup runs after every rewrite
-            loc.statements.extend(stmts)
+            loc.statements.extend(self.index_fixups(loc, fixup) or stmts)
         # (only where a location kept its auth_request: that location declares the FILE the refusal reads, and
         # nginx refuses a configuration reading a variable nothing declares)
         if self.refused_after_rules is not None and any(

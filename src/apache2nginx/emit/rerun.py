@@ -13,6 +13,7 @@ has read the rewrites' own targets (where they land, which refusals they meet).
 from __future__ import annotations
 
 from ..model import Location, NginxModel, Stmt
+from .dirmethods import FIXUPS
 
 RERUN = "httpd runs the server's rules again on the result (an internal redirect)"
 PREFIX = "/a2n_rerun"
@@ -51,7 +52,8 @@ def _statements(stmts: list[Stmt], done: dict[int, Stmt]) -> list[Stmt]:
     out = []
     for n, st in enumerate(stmts):
         if st.name == "rewrite" and st.comment == RERUN and not st.args[1].startswith(PREFIX + "/"):
-            if len(st.args) == 2 and any(later.name in _REWRITE_PHASE for later in stmts[n + 1:]):
+            if len(st.args) == 2 and any(later.name in _REWRITE_PHASE and later.comment not in FIXUPS
+                                         for later in stmts[n + 1:]):
                 # a rewrite without a flag that statements after it see: the location's own go on with the
                 # rewritten URI, as they did
                 st = Stmt("rewrite", st.args, st.span)
