@@ -1628,10 +1628,14 @@ def _cond_user_enforce(eff: Effective, authz: Authz, conditions: Conditions | No
         auth[1:]
 
 
+_REALM_OFF = "AuthName off (a realm to httpd, which asks for the login; nginx reads auth_basic off as no login)"
+
+
 def _quote_realm(realm: str) -> str:
-    """A realm as a map value (nginx reads `off` there as no authentication)."""
-    if realm.lower() == "off":
-        raise Refused("AuthName off (nginx would read it as no authentication)", None)
+    """A realm as a map value: nginx reads exactly `off` there as no authentication (its comparison minds
+    case: `Off` is a realm), httpd asks for the login with the realm "off"."""
+    if realm == "off":
+        raise Refused(_REALM_OFF, None)
     return realm
 
 
@@ -2241,6 +2245,8 @@ def _basic_auth(eff: Effective, span: Span | None) -> list[Stmt]:
     if userfile is None:
         raise Refused("Require valid-user without an AuthUserFile", span)
     name = eff.auth.get("name", ("", span))[0] or "Restricted"
+    if name == "off":
+        raise Refused(_REALM_OFF, eff.auth["name"][1])
     return [Stmt("auth_basic", [name], kind[1]), Stmt("auth_basic_user_file", [userfile[0]], userfile[1])]
 
 
