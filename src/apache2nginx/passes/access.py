@@ -25,6 +25,7 @@ from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
 from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
+from .auth_files import group_members
 from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
 from .fallback import fallback_resource
@@ -256,6 +257,7 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
     if d.key in ("authuserfile", "authgroupfile") and not value.startswith("/"):
         # httpd reads a relative name under ServerRoot; nginx would read it under its own prefix
         value = (ctx.options.get("server_root") or DEBIAN_SERVER_ROOT).rstrip("/") + "/" + value
+    config.auth.pop(_READ_FROM.get(_AUTH_KEYS[d.key], ""), None)
     if d.key == "authuserfile":
         _check_password_file(ctx, d, value)
     if d.key == "authgroupfile":
@@ -275,6 +277,21 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
         _refused_now(ctx, f"{d.name} {value} (only Basic with password files is translated)", d.span)
         return Disposition.UNSUPPORTED
     return Disposition.EXACT
+
+
+# what the translation reads from a setting's file now, dropped where a later section names another file
+_READ_FROM = {"groupfile": "groupfile_local"}
+
+
+def merge_auth(into: dict, settings: dict) -> dict:
+    """INTO with a later section's Auth* SETTINGS (httpd inherits each one by one): what was read from an
+    earlier section's file goes where SETTINGS names another (httpd reads that one, even one the translation
+    cannot read)."""
+    for key, derived in _READ_FROM.items():
+        if key in settings:
+            into.pop(derived, None)
+    into.update(settings)
+    return into
 
 
 def password_scheme(hashed: str) -> str:
@@ -795,7 +812,7 @@ def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Dispo
         ctx.scope = previous
     if inner.authz is None and not inner.has_compat and not inner.auth:
         return Disposition.EXACT      # nothing about access inside
-    config.auth.update(inner.auth)
+    merge_auth(config.auth, inner.auth)
     unknown = [m for m in methods if m not in NGINX_METHODS]
     if unknown or config.limits or inner.refuse:
         why = f"methods nginx does not know ({', '.join(unknown)})" if unknown else \
@@ -1193,7 +1210,7 @@ def merge(configs: list[AccessConfig]) -> Effective:
             eff.denies = list(c.denies or [])
             eff.compat_span = c.compat_span or c.satisfy_span
             eff.satisfy = c.satisfy or "all"
-        eff.auth.update(c.auth)
+        merge_auth(eff.auth, c.auth)
         if c.options:
             eff.options = _merge_options(eff.options, c.options)
             eff.options_span = c.options[0][1]
@@ -1872,12 +1889,7 @@ def _group_members(eff: Effective, groups: frozenset, span: Span | None) -> set[
     local = eff.auth.get("groupfile_local")
     if local is None:
         raise Refused(f"Require group {' '.join(sorted(groups))} (the AuthGroupFile cannot be read here)", span)
-    members: set[str] = set()
-    for line in local[0].splitlines():
-        name, colon, users = line.partition(":")
-        if colon and name.strip() in groups:
-            members |= set(users.split())
-    return members
+    return group_members(local[0], groups)
 
 
 def _grants(node: Authz) -> bool:
@@ -2038,8 +2050,8 @@ def _project(config: AccessConfig, inside: bool) -> AccessConfig:
     view = AccessConfig(merging=config.merging, walk=config.walk,
                         satisfy=(inner.satisfy if inside else None) or config.satisfy,
                         satisfy_span=(inner.satisfy_span if inside else None) or config.satisfy_span,
-                        auth={**config.auth, **inner.auth}, options=config.options, refuse=config.refuse,
-                        ssl_only=config.ssl_only)
+                        auth=merge_auth(dict(config.auth), inner.auth), options=config.options,
+                        refuse=config.refuse, ssl_only=config.ssl_only)
     lines = (config.authz.children if config.authz else []) + \
         (inner.authz.children if inside and inner.authz else [])
     if config.authz is not None or inner.authz is not None:
