@@ -25,7 +25,7 @@ from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
 from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
-from .auth_files import group_members
+from .auth_files import NGINX_ONLY_SCHEMES, group_members, nginx_passwords, nginx_reads_otherwise
 from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
 from .fallback import fallback_resource
@@ -259,7 +259,7 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
         value = (ctx.options.get("server_root") or DEBIAN_SERVER_ROOT).rstrip("/") + "/" + value
     config.auth.pop(_READ_FROM.get(_AUTH_KEYS[d.key], ""), None)
     if d.key == "authuserfile":
-        _check_password_file(ctx, d, value)
+        _check_password_file(ctx, d, value, config)
     if d.key == "authgroupfile":
         locate = ctx.options.get("locate")
         found = locate(d.args[0]) if locate and d.args else None
@@ -280,7 +280,7 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
 
 
 # what the translation reads from a setting's file now, dropped where a later section names another file
-_READ_FROM = {"groupfile": "groupfile_local"}
+_READ_FROM = {"groupfile": "groupfile_local", "userfile": "userfile_refused"}
 
 
 def merge_auth(into: dict, settings: dict) -> dict:
@@ -300,6 +300,8 @@ def password_scheme(hashed: str) -> str:
         return "apr1"
     if hashed.startswith("{SHA}"):
         return "sha1"
+    if hashed.startswith(NGINX_ONLY_SCHEMES):
+        return "nginx-only"
     if hashed.startswith(("$2y$", "$2a$", "$2b$")):
         return "bcrypt"
     if hashed.startswith(("$1$", "$5$", "$6$")) or (len(hashed) == 13 and "$" not in hashed):
@@ -307,18 +309,23 @@ def password_scheme(hashed: str) -> str:
     return "unknown"
 
 
-def _check_password_file(ctx: Context, d: Directive, path: str) -> None:
+def _check_password_file(ctx: Context, d: Directive, path: str, config: AccessConfig) -> None:
     """Report password hashes nginx may not check: bcrypt needs the system crypt(3) to know it (libxcrypt,
-    Debian 12 and later); anything unrecognised fails every login."""
+    Debian 12 and later); anything unrecognised fails every login. Where nginx reads the file otherwise than
+    httpd (nginx_reads_otherwise: a continuation line, {PLAIN} or {SSHA} hashes httpd refuses), the logins under
+    this file are refused."""
     locate = ctx.options.get("locate")
     found = locate(d.args[0]) if locate and d.args else None
     if found is None:
         return
     try:
-        lines = read_text(found).splitlines()
+        text = read_text(found)
     except OSError:
         return
-    schemes = {password_scheme(line.split(":", 1)[1].strip()) for line in lines if ":" in line}
+    otherwise = nginx_reads_otherwise(text)
+    if otherwise:
+        config.auth["userfile_refused"] = (f"AuthUserFile {path} with {otherwise}", d.span)
+    schemes = {password_scheme(hashed.strip()) for hashed in nginx_passwords(text).values()}
     if "bcrypt" in schemes:
         ctx.diags.add("A2N754", f"{path}: bcrypt password hashes: nginx checks them with the system's crypt(3), "
                       "which knows bcrypt only with libxcrypt (Debian 12 and later); elsewhere every such login "
@@ -2256,6 +2263,8 @@ def _basic_auth(eff: Effective, span: Span | None) -> list[Stmt]:
     userfile = eff.auth.get("userfile")
     if userfile is None:
         raise Refused("Require valid-user without an AuthUserFile", span)
+    if "userfile_refused" in eff.auth:
+        raise Refused(*eff.auth["userfile_refused"])
     name = eff.auth.get("name", ("", span))[0] or "Restricted"
     if name == "off":
         raise Refused(_REALM_OFF, eff.auth["name"][1])
