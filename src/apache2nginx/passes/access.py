@@ -271,6 +271,8 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
                               directive=d.name)
             except OSError:
                 pass
+    if d.key == "authname":
+        value = _realm(ctx, config, value, d.span)
     config.auth[_AUTH_KEYS[d.key]] = (value, d.span)
     if (d.key == "authtype" and value.lower() not in ("basic", "none")) or \
             (d.key == "authbasicprovider" and value.lower() != "file"):
@@ -279,8 +281,32 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
     return Disposition.EXACT
 
 
-# what the translation reads from a setting's file now, dropped where a later section names another file
-_READ_FROM = {"groupfile": "groupfile_local", "userfile": "userfile_refused"}
+# what the translation reads from a setting (its file) now, dropped where a later section sets it again
+_READ_FROM = {"groupfile": "groupfile_local", "userfile": "userfile_refused", "name": "name_refused"}
+_EXPR_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
+
+
+def _realm(ctx: Context, config: AccessConfig, value: str, span: Span) -> str:
+    """AuthName as nginx's auth_basic is to send it. httpd 2.4 reads AuthName as an ap_expr string
+    (mod_authn_core set_authname): backslash escapes decoded, %{VAR} and $0-$9 filled in per request (those
+    are refused here: `%{SERVER_NAME}` was sent as the request's host name); mod_auth_basic sends the result
+    with its quotes escaped (ap_escape_quotes: `Basic realm="Staff \\"only\\""`) and a `$` as written. nginx
+    puts auth_basic's value in the challenge as it is, reading `$name` as a variable."""
+    if "%{" in value or re.search(r"\$[0-9]", value):
+        config.auth["name_refused"] = (f"AuthName {value} (an expression httpd fills in per request)", span)
+        return value
+    text = re.sub(r"\\([0-7]{1,3}|.)", _expr_escape, value, flags=re.S)
+    return ctx.model.literal(re.sub(r'\\.|"', lambda m: m.group(0) if len(m.group(0)) == 2 else '\\"', text,
+                                    flags=re.S))
+
+
+def _expr_escape(m: re.Match) -> str:
+    """One backslash escape of an ap_expr string (ap_expr_scan.l): octal, \\n \\r \\t \\b \\f, or the
+    character itself."""
+    code = m.group(1)
+    if code[0] in "01234567":
+        return chr(int(code, 8) & 0xFF)
+    return _EXPR_ESCAPES.get(code, code)
 
 
 def merge_auth(into: dict, settings: dict) -> dict:
@@ -1061,7 +1087,8 @@ def _plain_config(section: Section) -> AccessConfig | None:
             _add(config, Authz("leaf", "valid-user", [], False, span=node.span))
         elif node.key in ("authtype", "authname", "authuserfile") and node.args:
             if (node.key == "authtype" and words != ["basic"]) or \
-                    (node.key == "authuserfile" and not node.args[0].startswith("/")):
+                    (node.key == "authuserfile" and not node.args[0].startswith("/")) or \
+                    (node.key == "authname" and re.search(r'[$%"\\]', node.args[0])):
                 return None
             config.auth[_AUTH_KEYS[node.key]] = (" ".join(node.args), node.span)
         elif node.key == "require":
@@ -1881,7 +1908,7 @@ def _user_filter(eff: Effective, form: tuple, span: Span | None) -> list[Stmt]:
     names = set(form[1])
     if len(form) > 2:
         names |= _group_members(eff, form[2], span)
-    realm = eff.auth.get("name", ("Restricted", span))[0].replace('"', "")
+    realm = eff.auth.get("name", ("Restricted", span))[0]     # (quotes escaped as mod_auth_basic does)
     pattern = "^(?:|" + "|".join(_literal_regex(n) for n in sorted(names)) + ")$"
     return [Stmt("if", [f'($remote_user !~ "{pattern}")'], span, comment="Require user/group",
                  block=[Stmt("add_header", ["WWW-Authenticate", f'Basic realm="{realm}"', "always"], span),
@@ -2263,8 +2290,9 @@ def _basic_auth(eff: Effective, span: Span | None) -> list[Stmt]:
     userfile = eff.auth.get("userfile")
     if userfile is None:
         raise Refused("Require valid-user without an AuthUserFile", span)
-    if "userfile_refused" in eff.auth:
-        raise Refused(*eff.auth["userfile_refused"])
+    for refused in ("userfile_refused", "name_refused"):
+        if refused in eff.auth:
+            raise Refused(*eff.auth[refused])
     name = eff.auth.get("name", ("", span))[0] or "Restricted"
     if name == "off":
         raise Refused(_REALM_OFF, eff.auth["name"][1])
