@@ -6,6 +6,7 @@ import itertools
 import re
 
 from apache2nginx.passes.access import basename_regex, password_scheme
+from apache2nginx.passes.auth_files import group_members, httpd_lines, nginx_reads_otherwise
 from apache2nginx.passes.rewrite_compare import integer_compare, string_compare
 
 
@@ -67,6 +68,29 @@ def test_password_schemes():
     assert password_scheme("$6$salt$hash") == "crypt"
     assert password_scheme("abcdefghijklm") == "crypt"   # 13-character DES
     assert password_scheme("plaintext") == "unknown"
+    assert password_scheme("{PLAIN}secret") == "nginx-only"
+    assert password_scheme("{SSHA}abc=") == "nginx-only"
+
+
+def test_auth_file_lines_as_httpd_reads_them():
+    """ap_cfg_getline: a trailing backslash joins the next line (not on a last line without a newline),
+    blanks around a line are dropped."""
+    assert httpd_lines("a: x \\\nb: y\n  c: z \r\nd\\") == ["a: x b: y", "c: z", "d\\"]
+    assert httpd_lines("a\\\r\nb\n") == ["ab"]
+
+
+def test_group_members_as_httpd_reads_them():
+    text = "editors: alice \\\nstaff: bob\n# old: carol \\\nadmins: carol\n  Team: dave \"e ve\"\n"
+    assert group_members(text, {"staff"}) == set()
+    assert group_members(text, {"EDITORS"}) == {"alice", "staff:", "bob"}
+    assert group_members(text, {"admins"}) == set()
+    assert group_members(text, {"team"}) == {"dave", "e ve"}
+
+
+def test_password_file_nginx_reads_otherwise():
+    assert nginx_reads_otherwise("alice:$apr1$a$b\n# note\n") is None
+    assert "alice" in nginx_reads_otherwise("# off: carol\\\nalice:$apr1$a$b\n")
+    assert "{PLAIN}" in nginx_reads_otherwise("alice:{PLAIN}secret\n")
 
 
 def test_require_all_of_a_user_and_an_address_without_auth_type_is_refused_not_a_crash(tmp_path):

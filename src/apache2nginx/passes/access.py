@@ -25,6 +25,7 @@ from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
 from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
+from .auth_files import NGINX_ONLY_SCHEMES, group_members, nginx_passwords, nginx_reads_otherwise
 from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
 from .fallback import fallback_resource
@@ -256,8 +257,9 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
     if d.key in ("authuserfile", "authgroupfile") and not value.startswith("/"):
         # httpd reads a relative name under ServerRoot; nginx would read it under its own prefix
         value = (ctx.options.get("server_root") or DEBIAN_SERVER_ROOT).rstrip("/") + "/" + value
+    config.auth.pop(_READ_FROM.get(_AUTH_KEYS[d.key], ""), None)
     if d.key == "authuserfile":
-        _check_password_file(ctx, d, value)
+        _check_password_file(ctx, d, value, config)
     if d.key == "authgroupfile":
         locate = ctx.options.get("locate")
         found = locate(d.args[0]) if locate and d.args else None
@@ -269,8 +271,10 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
                               directive=d.name)
             except OSError:
                 pass
-    if d.key in ("authuserfile", "authname"):
+    if d.key == "authuserfile":
         ctx.model.literal(value)      # `$` is itself to httpd: the statements write it literally (_basic_auth)
+    if d.key == "authname":
+        value = _realm(ctx, config, value, d.span)
     config.auth[_AUTH_KEYS[d.key]] = (value, d.span)
     if (d.key == "authtype" and value.lower() not in ("basic", "none")) or \
             (d.key == "authbasicprovider" and value.lower() != "file"):
@@ -279,12 +283,53 @@ def auth_setting(ctx: Context, d: Directive, config: AccessConfig) -> Dispositio
     return Disposition.EXACT
 
 
+# what the translation reads from a setting (its file) now, dropped where a later section sets it again
+_READ_FROM = {"groupfile": "groupfile_local", "userfile": "userfile_refused", "name": "name_refused"}
+_EXPR_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
+
+
+def _realm(ctx: Context, config: AccessConfig, value: str, span: Span) -> str:
+    """AuthName as nginx's auth_basic is to send it. httpd 2.4 reads AuthName as an ap_expr string
+    (mod_authn_core set_authname): backslash escapes decoded, %{VAR} and $0-$9 filled in per request (those
+    are refused here: `%{SERVER_NAME}` was sent as the request's host name); mod_auth_basic sends the result
+    with its quotes escaped (ap_escape_quotes: `Basic realm="Staff \\"only\\""`) and a `$` as written. nginx
+    puts auth_basic's value in the challenge as it is, reading `$name` as a variable."""
+    if "%{" in value or re.search(r"\$[0-9]", value):
+        config.auth["name_refused"] = (f"AuthName {value} (an expression httpd fills in per request)", span)
+        return value
+    text = re.sub(r"\\([0-7]{1,3}|.)", _expr_escape, value, flags=re.S)
+    return ctx.model.literal(re.sub(r'\\.|"', lambda m: m.group(0) if len(m.group(0)) == 2 else '\\"', text,
+                                    flags=re.S))
+
+
+def _expr_escape(m: re.Match) -> str:
+    """One backslash escape of an ap_expr string (ap_expr_scan.l): octal, \\n \\r \\t \\b \\f, or the
+    character itself."""
+    code = m.group(1)
+    if code[0] in "01234567":
+        return chr(int(code, 8) & 0xFF)
+    return _EXPR_ESCAPES.get(code, code)
+
+
+def merge_auth(into: dict, settings: dict) -> dict:
+    """INTO with a later section's Auth* SETTINGS (httpd inherits each one by one): what was read from an
+    earlier section's file goes where SETTINGS names another (httpd reads that one, even one the translation
+    cannot read)."""
+    for key, derived in _READ_FROM.items():
+        if key in settings:
+            into.pop(derived, None)
+    into.update(settings)
+    return into
+
+
 def password_scheme(hashed: str) -> str:
     """The scheme of one htpasswd hash, as nginx's auth_basic sees it."""
     if hashed.startswith("$apr1$"):
         return "apr1"
     if hashed.startswith("{SHA}"):
         return "sha1"
+    if hashed.startswith(NGINX_ONLY_SCHEMES):
+        return "nginx-only"
     if hashed.startswith(("$2y$", "$2a$", "$2b$")):
         return "bcrypt"
     if hashed.startswith(("$1$", "$5$", "$6$")) or (len(hashed) == 13 and "$" not in hashed):
@@ -292,18 +337,23 @@ def password_scheme(hashed: str) -> str:
     return "unknown"
 
 
-def _check_password_file(ctx: Context, d: Directive, path: str) -> None:
+def _check_password_file(ctx: Context, d: Directive, path: str, config: AccessConfig) -> None:
     """Report password hashes nginx may not check: bcrypt needs the system crypt(3) to know it (libxcrypt,
-    Debian 12 and later); anything unrecognised fails every login."""
+    Debian 12 and later); anything unrecognised fails every login. Where nginx reads the file otherwise than
+    httpd (nginx_reads_otherwise: a continuation line, {PLAIN} or {SSHA} hashes httpd refuses), the logins under
+    this file are refused."""
     locate = ctx.options.get("locate")
     found = locate(d.args[0]) if locate and d.args else None
     if found is None:
         return
     try:
-        lines = read_text(found).splitlines()
+        text = read_text(found)
     except OSError:
         return
-    schemes = {password_scheme(line.split(":", 1)[1].strip()) for line in lines if ":" in line}
+    otherwise = nginx_reads_otherwise(text)
+    if otherwise:
+        config.auth["userfile_refused"] = (f"AuthUserFile {path} with {otherwise}", d.span)
+    schemes = {password_scheme(hashed.strip()) for hashed in nginx_passwords(text).values()}
     if "bcrypt" in schemes:
         ctx.diags.add("A2N754", f"{path}: bcrypt password hashes: nginx checks them with the system's crypt(3), "
                       "which knows bcrypt only with libxcrypt (Debian 12 and later); elsewhere every such login "
@@ -797,7 +847,7 @@ def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Dispo
         ctx.scope = previous
     if inner.authz is None and not inner.has_compat and not inner.auth:
         return Disposition.EXACT      # nothing about access inside
-    config.auth.update(inner.auth)
+    merge_auth(config.auth, inner.auth)
     unknown = [m for m in methods if m not in NGINX_METHODS]
     if unknown or config.limits or inner.refuse:
         why = f"methods nginx does not know ({', '.join(unknown)})" if unknown else \
@@ -1039,7 +1089,8 @@ def _plain_config(section: Section) -> AccessConfig | None:
             _add(config, Authz("leaf", "valid-user", [], False, span=node.span))
         elif node.key in ("authtype", "authname", "authuserfile") and node.args:
             if (node.key == "authtype" and words != ["basic"]) or \
-                    (node.key == "authuserfile" and not node.args[0].startswith("/")):
+                    (node.key == "authuserfile" and not node.args[0].startswith("/")) or \
+                    (node.key == "authname" and re.search(r'[$%"\\]', node.args[0])):
                 return None
             config.auth[_AUTH_KEYS[node.key]] = (" ".join(node.args), node.span)
         elif node.key == "require":
@@ -1195,7 +1246,7 @@ def merge(configs: list[AccessConfig]) -> Effective:
             eff.denies = list(c.denies or [])
             eff.compat_span = c.compat_span or c.satisfy_span
             eff.satisfy = c.satisfy or "all"
-        eff.auth.update(c.auth)
+        merge_auth(eff.auth, c.auth)
         if c.options:
             eff.options = _merge_options(eff.options, c.options)
             eff.options_span = c.options[0][1]
@@ -1630,10 +1681,14 @@ def _cond_user_enforce(eff: Effective, authz: Authz, conditions: Conditions | No
         auth[1:]
 
 
+_REALM_OFF = "AuthName off (a realm to httpd, which asks for the login; nginx reads auth_basic off as no login)"
+
+
 def _quote_realm(realm: str) -> str:
-    """A realm as a map value (nginx reads `off` there as no authentication)."""
-    if realm.lower() == "off":
-        raise Refused("AuthName off (nginx would read it as no authentication)", None)
+    """A realm as a map value: nginx reads exactly `off` there as no authentication (its comparison minds
+    case: `Off` is a realm), httpd asks for the login with the realm "off"."""
+    if realm == "off":
+        raise Refused(_REALM_OFF, None)
     return realm
 
 
@@ -1855,11 +1910,10 @@ def _user_filter(eff: Effective, form: tuple, span: Span | None) -> list[Stmt]:
     names = set(form[1])
     if len(form) > 2:
         names |= _group_members(eff, form[2], span)
-    realm = eff.auth.get("name", ("Restricted", span))[0].replace('"', "")
+    realm = eff.auth.get("name", ("Restricted", span))[0]     # (quotes escaped as mod_auth_basic does)
     pattern = "^(?:|" + "|".join(_literal_regex(n) for n in sorted(names)) + ")$"
     return [Stmt("if", [f'($remote_user !~ "{pattern}")'], span, comment="Require user/group",
-                 block=[Stmt("add_header", ["WWW-Authenticate", written_literally(f'Basic realm="{realm}"'), "always"],
-                             span),
+                 block=[Stmt("add_header", ["WWW-Authenticate", f'Basic realm="{realm}"', "always"], span),
                         Stmt("return", ["401"], span)])]
 
 
@@ -1871,12 +1925,7 @@ def _group_members(eff: Effective, groups: frozenset, span: Span | None) -> set[
     local = eff.auth.get("groupfile_local")
     if local is None:
         raise Refused(f"Require group {' '.join(sorted(groups))} (the AuthGroupFile cannot be read here)", span)
-    members: set[str] = set()
-    for line in local[0].splitlines():
-        name, colon, users = line.partition(":")
-        if colon and name.strip() in groups:
-            members |= set(users.split())
-    return members
+    return group_members(local[0], groups)
 
 
 def _grants(node: Authz) -> bool:
@@ -2037,8 +2086,8 @@ def _project(config: AccessConfig, inside: bool) -> AccessConfig:
     view = AccessConfig(merging=config.merging, walk=config.walk,
                         satisfy=(inner.satisfy if inside else None) or config.satisfy,
                         satisfy_span=(inner.satisfy_span if inside else None) or config.satisfy_span,
-                        auth={**config.auth, **inner.auth}, options=config.options, refuse=config.refuse,
-                        ssl_only=config.ssl_only)
+                        auth=merge_auth(dict(config.auth), inner.auth), options=config.options,
+                        refuse=config.refuse, ssl_only=config.ssl_only)
     lines = (config.authz.children if config.authz else []) + \
         (inner.authz.children if inside and inner.authz else [])
     if config.authz is not None or inner.authz is not None:
@@ -2243,9 +2292,14 @@ def _basic_auth(eff: Effective, span: Span | None) -> list[Stmt]:
     userfile = eff.auth.get("userfile")
     if userfile is None:
         raise Refused("Require valid-user without an AuthUserFile", span)
+    for refused in ("userfile_refused", "name_refused"):
+        if refused in eff.auth:
+            raise Refused(*eff.auth[refused])
     name = eff.auth.get("name", ("", span))[0] or "Restricted"
-    # httpd reads a `$` of the realm and of the file name as itself; auth_basic and its file read variables
-    return [Stmt("auth_basic", [written_literally(name)], kind[1]),
+    if name == "off":
+        raise Refused(_REALM_OFF, eff.auth["name"][1])
+    # httpd reads a `$` of the file name as itself; auth_basic_user_file reads variables (_realm wrote the name)
+    return [Stmt("auth_basic", [name], kind[1]),
             Stmt("auth_basic_user_file", [written_literally(userfile[0])], userfile[1])]
 
 
