@@ -24,7 +24,8 @@ from ..model import Scope, Stmt
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
-from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
+from .access_cond import DENIED, GRANTED, NEUTRAL, NGINX_METHODS, CondRefused, Conditions, check_expression, \
+    compat_condition, httpd_methods
 from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
 from .fallback import fallback_resource
@@ -145,6 +146,8 @@ def require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     try:
         _leaf_form(leaf)
     except Refused as exc:
+        if exc.maps:
+            return Disposition.EXACT    # the layout refuses the region itself where no map can decide
         _refused_now(ctx, exc.message, d.span)
         return Disposition.UNSUPPORTED
     return Disposition.EXACT
@@ -776,16 +779,13 @@ def _login_under_missing_page(ctx: Context, server) -> None:
                                 "httpd redirects")
 
 
-NGINX_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "MKCOL", "COPY", "MOVE", "OPTIONS", "PROPFIND",
-                 "PROPPATCH", "LOCK", "UNLOCK", "PATCH")
-
-
 @in_section
 def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Disposition:
     """<Limit>/<LimitExcept>: access rules for some methods only (observed on httpd 2.4: the section's
     rules replace earlier sections' for every method, and a method no rule applies to is granted).
-    Translated with nginx's limit_except; what it cannot express refuses the region."""
-    methods = [m.upper() for m in section.args]
+    Translated with nginx's limit_except; what it cannot express refuses the region. The names are httpd's
+    method numbers (httpd_methods): `post` is no method nginx has, and HEAD covers GET."""
+    methods, unknown = httpd_methods(section.args)
     inner = AccessConfig()
     scope = Scope(section.name, span=section.span, kind="limit", settings={"access": inner})
     previous, ctx.scope = ctx.scope, scope
@@ -796,15 +796,23 @@ def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Dispo
     if inner.authz is None and not inner.has_compat and not inner.auth:
         return Disposition.EXACT      # nothing about access inside
     config.auth.update(inner.auth)
-    unknown = [m for m in methods if m not in NGINX_METHODS]
     if unknown or config.limits or inner.refuse:
-        why = f"methods nginx does not know ({', '.join(unknown)})" if unknown else \
+        why = _unknown_methods(unknown) if unknown else \
             "a second method section" if config.limits else inner.refuse[0]
         config.refuse = (f"<{section.name} {' '.join(section.args)}> ({why})", section.span)
         _refused_now(ctx, f"<{section.name} {' '.join(section.args)}> ({why})", section.span)
         return Disposition.UNSUPPORTED
-    config.limits.append((section.key, set(methods), inner, section.span))
+    config.limits.append((section.key, methods, inner, section.span))
     return Disposition.EXACT
+
+
+def _unknown_methods(names: list[str]) -> str:
+    """Why method names nginx has no method for refuse: a name httpd would read as a known method in capitals
+    is one of its own there (case-sensitive lookup), which no request of a known method matches."""
+    said = f"methods nginx does not know: {', '.join(names)}"
+    if any(n.upper() in NGINX_METHODS for n in names):
+        said += "; httpd reads method names case-sensitively"
+    return said
 
 
 def if_section(ctx: Context, section: Section) -> Disposition:
@@ -1356,11 +1364,12 @@ def _with_indexes_of(mine, theirs) -> frozenset:
 
 
 class Refused(Exception):
-    """A construct nginx cannot check exactly: the region is refused (deny all)."""
+    """A construct nginx cannot check exactly: the region is refused (deny all). MAPS: nginx's allow/deny
+    list cannot, but the layout's decision maps (access_cond) evaluate it, so a directive is not refused for it."""
 
-    def __init__(self, message: str, span: Span | None):
+    def __init__(self, message: str, span: Span | None, maps: bool = False):
         super().__init__(message)
-        self.message, self.span = message, span
+        self.message, self.span, self.maps = message, span, maps
 
 
 def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span: Span | None,
@@ -2158,10 +2167,12 @@ def _leaf_form(leaf: Authz) -> tuple:
         except Untranslatable as exc:
             raise Refused(f"{what} ({exc})", leaf.span)
         return ("cond",)
-    if kind == "method" and not leaf.negated:
-        methods = {m.upper() for m in args}
-        if "TRACE" in methods:
-            raise Refused(what + " (TRACE)", leaf.span)
+    if kind == "method":
+        methods, unknown = httpd_methods(args)
+        if unknown or not methods:
+            raise Refused(f"{what} ({_unknown_methods(unknown) if unknown else 'no method'})", leaf.span)
+        if leaf.negated:
+            raise Refused(what, leaf.span, maps=True)
         return ("method", methods)
     raise Refused(what, leaf.span)
 
