@@ -793,9 +793,9 @@ def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Dispo
         ctx.walk(section.children)
     finally:
         ctx.scope = previous
-    if inner.authz is None and not inner.has_compat and not inner.auth:
-        return Disposition.EXACT      # nothing about access inside
-    config.auth.update(inner.auth)
+    _lift_from_limit(inner, config)
+    if inner.authz is None and not inner.has_compat and inner.satisfy is None and inner.refuse is None:
+        return Disposition.EXACT      # nothing that holds for some methods only
     if unknown or config.limits or inner.refuse:
         why = _unknown_methods(unknown) if unknown else \
             "a second method section" if config.limits else inner.refuse[0]
@@ -804,6 +804,20 @@ def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Dispo
         return Disposition.UNSUPPORTED
     config.limits.append((section.key, methods, inner, section.span))
     return Disposition.EXACT
+
+
+def _lift_from_limit(inner: AccessConfig, config: AccessConfig) -> None:
+    """What a <Limit>/<LimitExcept> holds that httpd keeps per section, not per method, goes to the section
+    around it, for every method: the Auth* settings, AuthMerging (mod_authz_core keeps one merge mode per
+    section and only tags the Require lines with the methods), SSLRequireSSL and SSLRequire (mod_ssl). Only
+    Require lines and mod_access_compat's Order, Allow, Deny and Satisfy are per method (observed on httpd 2.4:
+    `<Limit GET> AuthMerging And </Limit>` ANDs the section's own Require lines with the earlier sections'
+    for every method)."""
+    config.auth.update(inner.auth)
+    if inner.merging is not None:
+        config.merging = inner.merging
+    config.ssl_only = config.ssl_only or inner.ssl_only
+    config.ssl_requires.extend(inner.ssl_requires)
 
 
 def _unknown_methods(names: list[str]) -> str:
