@@ -24,7 +24,8 @@ from ..model import Scope, Stmt, written_literally
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
-from .access_cond import DENIED, GRANTED, NEUTRAL, CondRefused, Conditions, check_expression, compat_condition
+from .access_cond import DENIED, GRANTED, NEUTRAL, NGINX_METHODS, CondRefused, Conditions, check_expression, \
+    compat_condition, httpd_methods
 from .auth_files import NGINX_ONLY_SCHEMES, group_members, nginx_passwords, nginx_reads_otherwise
 from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
@@ -146,6 +147,8 @@ def require(ctx: Context, d: Directive, config: AccessConfig) -> Disposition:
     try:
         _leaf_form(leaf)
     except Refused as exc:
+        if exc.maps:
+            return Disposition.EXACT    # the layout refuses the region itself where no map can decide
         _refused_now(ctx, exc.message, d.span)
         return Disposition.UNSUPPORTED
     return Disposition.EXACT
@@ -828,16 +831,13 @@ def _login_under_missing_page(ctx: Context, server) -> None:
                                 "httpd redirects")
 
 
-NGINX_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "MKCOL", "COPY", "MOVE", "OPTIONS", "PROPFIND",
-                 "PROPPATCH", "LOCK", "UNLOCK", "PATCH")
-
-
 @in_section
 def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Disposition:
     """<Limit>/<LimitExcept>: access rules for some methods only (observed on httpd 2.4: the section's
     rules replace earlier sections' for every method, and a method no rule applies to is granted).
-    Translated with nginx's limit_except; what it cannot express refuses the region."""
-    methods = [m.upper() for m in section.args]
+    Translated with nginx's limit_except; what it cannot express refuses the region. The names are httpd's
+    method numbers (httpd_methods): `post` is no method nginx has, and HEAD covers GET."""
+    methods, unknown = httpd_methods(section.args)
     inner = AccessConfig()
     scope = Scope(section.name, span=section.span, kind="limit", settings={"access": inner})
     previous, ctx.scope = ctx.scope, scope
@@ -845,18 +845,40 @@ def limit_section(ctx: Context, section: Section, config: AccessConfig) -> Dispo
         ctx.walk(section.children)
     finally:
         ctx.scope = previous
-    if inner.authz is None and not inner.has_compat and not inner.auth:
-        return Disposition.EXACT      # nothing about access inside
-    merge_auth(config.auth, inner.auth)
-    unknown = [m for m in methods if m not in NGINX_METHODS]
+    _lift_from_limit(inner, config)
+    if inner.authz is None and not inner.has_compat and inner.satisfy is None and inner.refuse is None:
+        return Disposition.EXACT      # nothing that holds for some methods only
     if unknown or config.limits or inner.refuse:
-        why = f"methods nginx does not know ({', '.join(unknown)})" if unknown else \
+        why = _unknown_methods(unknown) if unknown else \
             "a second method section" if config.limits else inner.refuse[0]
         config.refuse = (f"<{section.name} {' '.join(section.args)}> ({why})", section.span)
         _refused_now(ctx, f"<{section.name} {' '.join(section.args)}> ({why})", section.span)
         return Disposition.UNSUPPORTED
-    config.limits.append((section.key, set(methods), inner, section.span))
+    config.limits.append((section.key, methods, inner, section.span))
     return Disposition.EXACT
+
+
+def _lift_from_limit(inner: AccessConfig, config: AccessConfig) -> None:
+    """What a <Limit>/<LimitExcept> holds that httpd keeps per section, not per method, goes to the section
+    around it, for every method: the Auth* settings, AuthMerging (mod_authz_core keeps one merge mode per
+    section and only tags the Require lines with the methods), SSLRequireSSL and SSLRequire (mod_ssl). Only
+    Require lines and mod_access_compat's Order, Allow, Deny and Satisfy are per method (observed on httpd 2.4:
+    `<Limit GET> AuthMerging And </Limit>` ANDs the section's own Require lines with the earlier sections'
+    for every method)."""
+    merge_auth(config.auth, inner.auth)
+    if inner.merging is not None:
+        config.merging = inner.merging
+    config.ssl_only = config.ssl_only or inner.ssl_only
+    config.ssl_requires.extend(inner.ssl_requires)
+
+
+def _unknown_methods(names: list[str]) -> str:
+    """Why method names nginx has no method for refuse: a name httpd would read as a known method in capitals
+    is one of its own there (case-sensitive lookup), which no request of a known method matches."""
+    said = f"methods nginx does not know: {', '.join(names)}"
+    if any(n.upper() in NGINX_METHODS for n in names):
+        said += "; httpd reads method names case-sensitively"
+    return said
 
 
 def if_section(ctx: Context, section: Section) -> Disposition:
@@ -1409,11 +1431,12 @@ def _with_indexes_of(mine, theirs) -> frozenset:
 
 
 class Refused(Exception):
-    """A construct nginx cannot check exactly: the region is refused (deny all)."""
+    """A construct nginx cannot check exactly: the region is refused (deny all). MAPS: nginx's allow/deny
+    list cannot, but the layout's decision maps (access_cond) evaluate it, so a directive is not refused for it."""
 
-    def __init__(self, message: str, span: Span | None):
+    def __init__(self, message: str, span: Span | None, maps: bool = False):
         super().__init__(message)
-        self.message, self.span = message, span
+        self.message, self.span, self.maps = message, span, maps
 
 
 def access_statements(ctx_diags, configs: list[AccessConfig], region: str, span: Span | None,
@@ -2210,10 +2233,12 @@ def _leaf_form(leaf: Authz) -> tuple:
         except Untranslatable as exc:
             raise Refused(f"{what} ({exc})", leaf.span)
         return ("cond",)
-    if kind == "method" and not leaf.negated:
-        methods = {m.upper() for m in args}
-        if "TRACE" in methods:
-            raise Refused(what + " (TRACE)", leaf.span)
+    if kind == "method":
+        methods, unknown = httpd_methods(args)
+        if unknown or not methods:
+            raise Refused(f"{what} ({_unknown_methods(unknown) if unknown else 'no method'})", leaf.span)
+        if leaf.negated:
+            raise Refused(what, leaf.span, maps=True)
         return ("method", methods)
     raise Refused(what, leaf.span)
 
