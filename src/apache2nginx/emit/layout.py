@@ -62,7 +62,7 @@ _WILDCARD_REALM = "$a2n_wildcard_realm"
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
 # the entries whose ^~ region may hide a regex entry httpd tries first there (`_maps_under`)
-_HIDES_REGEX_ROUTES = ("alias", "proxy-exclude", "redirect")
+_HIDES_REGEX_ROUTES = ("alias", "proxy-exclude", "redirect", "proxy", "proxy-unreachable")
 
 
 def _regex_may_reach(pattern: str, fs: str) -> bool:
@@ -835,7 +835,13 @@ class Layout:
             if loc.modifier in ("~", "~*") and root_access and not any(st.name == "internal" for st in loc.statements):
                 loc.statements[:0] = root_access
         root_configs = [s.settings.get("access") for s in prefix_scopes if s.path == "/"]
-        regex_routes = [r for r in all_routes if r.regex]
+        shadowed = _shadowed_regex_proxies(all_routes, prefix_scopes)
+        for r in server.routes:
+            if id(r) in shadowed:
+                self.diags.add("A2N301", f"{r.params.get('directive', r.kind)} {r.path}: a ProxyPass of / tried "
+                               "before it matches every request, so httpd never uses it; it is left out", r.span,
+                               directive=r.params.get("directive"))
+        regex_routes = [r for r in all_routes if r.regex and id(r) not in shadowed]
         regex_redirects: list[tuple[Route, Location]] = []
         self.regex_route_locations = []
         for r in regex_routes:
@@ -2162,20 +2168,39 @@ def _maps_under(regex_route: Route, owner: Route | None, order: dict[int, int]) 
     mod_alias's, so an Alias's or a Redirect's region: every ProxyPassMatch (observed: httpd 2.4 proxies
     /docs/x.php by `ProxyPassMatch ^/(.*\\.php)$` under `Alias /docs`, and under `Redirect 410 /old`), and under
     an Alias an AliasMatch listed before it (mod_alias tries its list in order, first match wins; a
-    RedirectMatch is nested by `nest_regex_redirects`). A `ProxyPass P !` exclusion's: mod_proxy stops at the
-    first entry that matches, so a ProxyPassMatch only if listed before the exclusion, but mod_alias runs after it
-    and maps the excluded URL with every AliasMatch and RedirectMatch (observed: httpd 2.4 answers an excluded URL
-    from the AliasMatch's file, or 404 where that file is missing, never from the document root's file of that
-    URL)."""
+    RedirectMatch is nested by `nest_regex_redirects`). A ProxyPass's (or `ProxyPass P !` exclusion's): mod_proxy
+    tries ProxyPass and ProxyPassMatch as one list in configuration order and stops at the first entry that
+    matches, so a ProxyPassMatch only if listed before it (a <Location>'s own ProxyPass, tried before that list,
+    is in no order: nothing); past an exclusion mod_alias maps the excluded URL with every AliasMatch and
+    RedirectMatch (observed: httpd 2.4 answers an excluded URL from the AliasMatch's file, or 404 where that file
+    is missing, never from the document root's file of that URL)."""
     if owner is None:
         return True
     before = id(regex_route) in order and id(owner) in order and order[id(regex_route)] < order[id(owner)]
     proxied = regex_route.kind in ("proxy", "proxy-unreachable")
     if owner.kind == "proxy-exclude":
         return not proxied or before
+    if owner.kind in ("proxy", "proxy-unreachable"):
+        return proxied and before
     if owner.kind == "redirect":
         return proxied
     return proxied or regex_route.kind == "alias" and before
+
+
+def _shadowed_regex_proxies(routes: list[Route], prefix_scopes: list[Scope]) -> set[int]:
+    """The ProxyPassMatch entries httpd never uses: mod_proxy tries a <Location />'s ProxyPass first, then
+    the server's ProxyPass and ProxyPassMatch lines as one list in configuration order, and stops at the
+    first that matches, so a `ProxyPass /` (or `ProxyPass / !`) takes every request from those after it. nginx
+    lays `ProxyPass /` out as `location /`, which lets a regex location win over it: the ProxyPassMatch's
+    location would answer requests httpd sends to the other backend, under its <Proxy> rules."""
+    whole = any(s.path == "/" and s.proxy is not None and s.proxy.kind in ("proxy", "proxy-unreachable")
+                for s in prefix_scopes)
+    shadowed: set[int] = set()
+    for r in routes:
+        if r.regex and r.kind in ("proxy", "proxy-unreachable") and whole:
+            shadowed.add(id(r))
+        whole = whole or not r.regex and r.path == "/" and r.kind in ("proxy", "proxy-unreachable", "proxy-exclude")
+    return shadowed
 
 
 def _exact_groups(regex: str, path: str, nocase: bool) -> tuple[str, ...] | bool | None:
