@@ -911,7 +911,7 @@ class Layout:
                 own_access = self.access([s.settings.get("access")], s.path, s.span)
                 self.guard_prefixes(s, own_access, prefix_locations)
                 self.guard_regex_routes(s, own_access)
-            self.carry_regex_headers(s, prefix_locations)
+            self.carry_regex_headers(s, prefix_locations + self.regex_routes_before(s))
         self.overlap_budget = _REGEX_OVERLAPS
         for i, (s, loc) in enumerate(laid_regex):
             self.nest_regex_overlaps(loc, [s], laid_regex[i + 1:], root_region_configs, root_configs,
@@ -1598,9 +1598,20 @@ class Layout:
                              _describe(loc.path), scope.span, quiet=True)
         return [_shape(st) for st in merged] != [_shape(st) for st in alone]
 
+    def regex_routes_before(self, scope: Scope) -> list[Location]:
+        """The regex locations of the AliasMatch/ProxyPassMatch/RedirectMatch entries that may match URLs of
+        the <LocationMatch> SCOPE: httpd maps the URL by the entry and then merges every matching <Location>
+        section, SCOPE's Header lines included (observed: httpd 2.4 sends `Header always set` of `<LocationMatch
+        "\\.json$">` with the answer `ProxyPassMatch ^/api/(.*)$` proxies for /api/v1/x.json); nginx lays the
+        entry's location out first and stops at the first regex location that matches, so the section's own
+        location is never reached there."""
+        return [loc for loc in self.regex_route_locations
+                if _regexes_may_overlap(loc.path, loc.modifier == "~*", scope.path, bool(scope.nocase))]
+
     def carry_regex_headers(self, scope: Scope, locations: list[Location]) -> None:
         """A <LocationMatch>'s Header lines also apply to its URLs under ^~ and = locations (and under nested
-        ones), where nginx never consults a regex location of the server: there each add_header is repeated
+        ones), where nginx never consults a regex location of the server, and under the regex locations of the
+        entries laid out before it (`regex_routes_before`): there each add_header is repeated
         with a value that is its own where the URL matches the expression, and empty elsewhere (a `set`
         replacing the location's own header only there). Its `Header unset` cannot be made conditional."""
         headers = [st for st in scope.statements if st.name == "add_header" and len(st.args) >= 2]
