@@ -4621,7 +4621,11 @@ def _own_listing(access: list[Stmt], parent: list[Stmt], span) -> list[Stmt]:
 
 
 # a directive nginx inherits into a nested location, and its value where nothing sets it
-_RESETS = {"expires": ["off"], "charset": ["off"], "autoindex": ["off"]}
+_RESETS = {"expires": ["off"], "charset": ["off"], "autoindex": ["off"],
+           # a ProxyPass region's worker settings (timeout=, connectiontimeout=, keepalive=): httpd's are the
+           # nested ProxyPassMatch's own worker's, whose unset ones are httpd's defaults (60s, as nginx's)
+           "proxy_read_timeout": ["60s"], "proxy_send_timeout": ["60s"], "proxy_connect_timeout": ["60s"],
+           "proxy_socket_keepalive": ["off"]}
 
 
 def _detach_from_region(inner: Location, region: Location, applied: list[Stmt], outer: list[Stmt]) -> None:
