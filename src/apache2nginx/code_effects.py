@@ -178,6 +178,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
                       "status@directory-request", "location@directory-request", "body@directory-request",
                       "header@directory-request"),
     # the document root's internal location refuses a directory whose index lookup it cannot follow (403)
+    "A2N347": effects("status@status-403", "header@status-403", "location@status-403",
+                      "backend@status-403"),  # the one URL of an exact location is refused (403)
     "A2N346": effects("status@directory-request", "location@directory-request", "body@directory-request",
                       "header@directory-request"),
     "A2N344": effects("status@encoded-slash", "backend:missing@encoded-slash", "header@encoded-slash",

@@ -1790,6 +1790,16 @@ _short("A2N346", "rewrite-document-root-index-refused", "error",
        "its file sections', onsuccess ones too), whether or not the index file is one of those sections'.",
        "add [PT] if the substitution is meant to reach the route, end the substitution with the file's name, or "
        "give the server one DirectoryIndex list.")
+_short("A2N347", "regex-route-exact-refused", "error",
+       "A URL an earlier regex entry maps is refused: nginx answers it from an exact location.",
+       "httpd maps a URL by ProxyPassMatch before any Alias, Redirect or later ProxyPass (and by AliasMatch before "
+       "a later Alias), whatever <Location> the URL is in. The translation lays `Alias /docs` out as `location = "
+       "/docs` and `location ^~ /docs/`, which nginx picks before any regex location: it nests a copy of the "
+       "entry's regex location in the `^~` one, and fills the exact one with the entry's answer, its captures "
+       "taken from the one URL. Where those cannot be known (an expression the translator does not read, a "
+       "capture that is not plain text, a location the entry nests), the exact location refuses the URL.",
+       "the one URL gets 403 from nginx where httpd proxies it or serves the regex entry's file.",
+       "give the entries paths and expressions that do not overlap, or write the exact URL as its own entry.")
 _short("A2N344", "proxy-encoded-mapping-slash", "warning", "mapping=encoded paths holding %2F answer 404.",
        "with mapping=encoded httpd matches the ProxyPass path against the request as the client encoded it and "
        "passes encoded slashes (%2F) to the backend even with AllowEncodedSlashes Off. The translation keeps "

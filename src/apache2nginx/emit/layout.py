@@ -61,6 +61,8 @@ REFUSED_AFTER_RULES = "/.a2n-refused-after-rules"
 _WILDCARD_REALM = "$a2n_wildcard_realm"
 
 KIND_ORDER = {"proxy": 0, "proxy-exclude": 0, "proxy-unreachable": 0, "redirect": 1, "alias": 2}
+# the entries whose ^~ region may hide a regex entry httpd tries first there (`_maps_under`)
+_HIDES_REGEX_ROUTES = ("alias", "proxy-exclude", "redirect", "proxy", "proxy-unreachable")
 
 
 def _regex_may_reach(pattern: str, fs: str) -> bool:
@@ -824,7 +826,7 @@ class Layout:
                         self.prefix_regions[id(existing)] = (dir_configs, covering, dirs, handler)
                 if handler is not None and handler.kind == "redirect":
                     redirected.add(id(existing or loc))
-                if modifier in ("^~", "") and (handler is None or handler.kind in ("alias", "proxy-exclude")):
+                if modifier in ("^~", "", "=") and (handler is None or handler.kind in _HIDES_REGEX_ROUTES):
                     hiding.append((existing or loc, loc_configs, [st for s in covering for st in s.statements],
                                    handler))
                 (existing or loc).statements.extend(slash)     # after the rewrites, as mod_dir runs after them
@@ -856,7 +858,13 @@ class Layout:
             if loc.modifier in ("~", "~*") and root_access and not any(st.name == "internal" for st in loc.statements):
                 loc.statements[:0] = root_access
         root_configs = [s.settings.get("access") for s in prefix_scopes if s.path == "/"]
-        regex_routes = [r for r in all_routes if r.regex]
+        shadowed = _shadowed_regex_proxies(all_routes, prefix_scopes)
+        for r in server.routes:
+            if id(r) in shadowed:
+                self.diags.add("A2N301", f"{r.params.get('directive', r.kind)} {r.path}: a ProxyPass of / tried "
+                               "before it matches every request, so httpd never uses it; it is left out", r.span,
+                               directive=r.params.get("directive"))
+        regex_routes = [r for r in all_routes if r.regex and id(r) not in shadowed]
         regex_redirects: list[tuple[Route, Location]] = []
         self.regex_route_locations = []
         for r in regex_routes:
@@ -872,6 +880,9 @@ class Layout:
         # Under an Alias, only an AliasMatch listed before it: mod_alias tries its list in order, first match wins
         order = {id(r): i for i, r in enumerate(all_routes)}
         for loc, loc_configs, loc_statements, owner in hiding if self.refuse_all is None else ():
+            if loc.modifier == "=":
+                self.exact_regex_route(loc, loc_configs, loc_statements, owner, regex_routes, order, files_by_parent)
+                continue
             if loc.modifier != "^~" and not loc.locations:
                 continue        # nginx goes on to the server's regex locations from a plain prefix without nested ones
             nested = [self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
@@ -923,7 +934,7 @@ class Layout:
                 own_access = self.access([s.settings.get("access")], s.path, s.span)
                 self.guard_prefixes(s, own_access, prefix_locations)
                 self.guard_regex_routes(s, own_access)
-            self.carry_regex_headers(s, prefix_locations)
+            self.carry_regex_headers(s, prefix_locations + self.regex_routes_before(s))
         self.overlap_budget = _REGEX_OVERLAPS
         for i, (s, loc) in enumerate(laid_regex):
             self.nest_regex_overlaps(loc, [s], laid_regex[i + 1:], root_region_configs, root_configs,
@@ -1112,6 +1123,31 @@ class Layout:
                     loc.locations.append(Location(loc.modifier, found[0], access + own + found[1] + files
                                                   + loc_statements + handler, d.span, exact=True))
         return loc
+
+    def exact_regex_route(self, loc: Location, loc_configs: list, loc_statements: list[Stmt], owner: Route | None,
+                          regex_routes: list[Route], order: dict[int, int], files_by_parent: dict) -> None:
+        """An exact location (`= /docs` of `Alias /docs`, `= /old` of `Redirect /old`) hides the server's regex
+        locations, and nginx nests nothing in it. Where a regex entry httpd maps first there (`_maps_under`:
+        observed, httpd 2.4 proxies /docs by `ProxyPassMatch ^/(docs)$` under `Alias /docs`) matches its one
+        URL, the location becomes that entry's, under the <Location> sections of the URL, with the captures it
+        reads taken from the URL. Where they cannot be (an expression Python's re does not read, a capture that
+        is not plain text, a location the entry nests), the URL is refused (A2N347)."""
+        for r in regex_routes:
+            if not _maps_under(r, owner, order):
+                continue
+            groups = _exact_groups(r.path, loc.path, bool(r.params.get("nocase")))
+            if groups is False:
+                continue
+            made = self.regex_route(r, loc_configs, None, loc_statements, files_by_parent)
+            if groups is not None and not made.locations:
+                loc.statements = [_with_groups(st, groups) for st in made.statements]
+                return
+            self.diags.add("A2N347", f"{r.params.get('directive', r.kind)} {r.path} may match {loc.path}, which "
+                           "httpd maps by it first and nginx answers from an exact location that cannot hold its "
+                           f"regex location: {loc.path} is refused (deny all)", r.span,
+                           directive=r.params.get("directive"), related=[loc.span] if loc.span else ())
+            loc.statements = [Stmt("deny", ["all"], r.span, comment=f"{loc.path} is mapped by {r.path} first")]
+            return
 
     def deeper_headers(self, route: Route, d: Scope) -> tuple[str, list[Stmt]] | None:
         """An AliasMatch location's nested location for the files under the directory D further down its
@@ -1587,9 +1623,20 @@ class Layout:
                              _describe(loc.path), scope.span, quiet=True)
         return [_shape(st) for st in merged] != [_shape(st) for st in alone]
 
+    def regex_routes_before(self, scope: Scope) -> list[Location]:
+        """The regex locations of the AliasMatch/ProxyPassMatch/RedirectMatch entries that may match URLs of
+        the <LocationMatch> SCOPE: httpd maps the URL by the entry and then merges every matching <Location>
+        section, SCOPE's Header lines included (observed: httpd 2.4 sends `Header always set` of `<LocationMatch
+        "\\.json$">` with the answer `ProxyPassMatch ^/api/(.*)$` proxies for /api/v1/x.json); nginx lays the
+        entry's location out first and stops at the first regex location that matches, so the section's own
+        location is never reached there."""
+        return [loc for loc in self.regex_route_locations
+                if _regexes_may_overlap(loc.path, loc.modifier == "~*", scope.path, bool(scope.nocase))]
+
     def carry_regex_headers(self, scope: Scope, locations: list[Location]) -> None:
         """A <LocationMatch>'s Header lines also apply to its URLs under ^~ and = locations (and under nested
-        ones), where nginx never consults a regex location of the server: there each add_header is repeated
+        ones), where nginx never consults a regex location of the server, and under the regex locations of the
+        entries laid out before it (`regex_routes_before`): there each add_header is repeated
         with a value that is its own where the URL matches the expression, and empty elsewhere (a `set`
         replacing the location's own header only there). Its `Header unset` cannot be made conditional."""
         headers = [st for st in scope.statements if st.name == "add_header" and len(st.args) >= 2]
@@ -2154,18 +2201,65 @@ def _last_fallback_wins(statements: list[Stmt]) -> list[Stmt]:
 
 def _maps_under(regex_route: Route, owner: Route | None, order: dict[int, int]) -> bool:
     """Whether httpd may map a URL of OWNER's prefix region with REGEX_ROUTE (an AliasMatch, RedirectMatch,
-    ProxyPassMatch). The document root's region (no OWNER): any of them. An Alias's: only an AliasMatch listed
-    before it (mod_alias tries its list in order, first match wins). A `ProxyPass P !` exclusion's: mod_proxy
-    stops at the first entry that matches, so a ProxyPassMatch only if listed before the exclusion, but mod_alias
-    runs after it and maps the excluded URL with every AliasMatch and RedirectMatch (observed: httpd 2.4 answers
-    an excluded URL from the AliasMatch's file, or 404 where that file is missing, never from the document
-    root's file of that URL)."""
+    ProxyPassMatch). The document root's region (no OWNER): any of them. mod_proxy's translate hook runs before
+    mod_alias's, so an Alias's or a Redirect's region: every ProxyPassMatch (observed: httpd 2.4 proxies
+    /docs/x.php by `ProxyPassMatch ^/(.*\\.php)$` under `Alias /docs`, and under `Redirect 410 /old`), and under
+    an Alias an AliasMatch listed before it (mod_alias tries its list in order, first match wins; a
+    RedirectMatch is nested by `nest_regex_redirects`). A ProxyPass's (or `ProxyPass P !` exclusion's): mod_proxy
+    tries ProxyPass and ProxyPassMatch as one list in configuration order and stops at the first entry that
+    matches, so a ProxyPassMatch only if listed before it (a <Location>'s own ProxyPass, tried before that list,
+    is in no order: nothing); past an exclusion mod_alias maps the excluded URL with every AliasMatch and
+    RedirectMatch (observed: httpd 2.4 answers an excluded URL from the AliasMatch's file, or 404 where that file
+    is missing, never from the document root's file of that URL)."""
     if owner is None:
         return True
     before = id(regex_route) in order and id(owner) in order and order[id(regex_route)] < order[id(owner)]
+    proxied = regex_route.kind in ("proxy", "proxy-unreachable")
     if owner.kind == "proxy-exclude":
-        return regex_route.kind != "proxy" or before
-    return regex_route.kind == "alias" and before
+        return not proxied or before
+    if owner.kind in ("proxy", "proxy-unreachable"):
+        return proxied and before
+    if owner.kind == "redirect":
+        return proxied
+    return proxied or regex_route.kind == "alias" and before
+
+
+def _shadowed_regex_proxies(routes: list[Route], prefix_scopes: list[Scope]) -> set[int]:
+    """The ProxyPassMatch entries httpd never uses: mod_proxy tries a <Location />'s ProxyPass first, then
+    the server's ProxyPass and ProxyPassMatch lines as one list in configuration order, and stops at the
+    first that matches, so a `ProxyPass /` (or `ProxyPass / !`) takes every request from those after it. nginx
+    lays `ProxyPass /` out as `location /`, which lets a regex location win over it: the ProxyPassMatch's
+    location would answer requests httpd sends to the other backend, under its <Proxy> rules."""
+    whole = any(s.path == "/" and s.proxy is not None and s.proxy.kind in ("proxy", "proxy-unreachable")
+                for s in prefix_scopes)
+    shadowed: set[int] = set()
+    for r in routes:
+        if r.regex and r.kind in ("proxy", "proxy-unreachable") and whole:
+            shadowed.add(id(r))
+        whole = whole or not r.regex and r.path == "/" and r.kind in ("proxy", "proxy-unreachable", "proxy-exclude")
+    return shadowed
+
+
+def _exact_groups(regex: str, path: str, nocase: bool) -> tuple[str, ...] | bool | None:
+    """The captures ($0 first) of REGEX matching PATH, False where it does not match, None where that is not
+    known (an expression Python's re does not read) or a capture is not plain path text."""
+    try:
+        found = re.search(regex, path, re.IGNORECASE if nocase else 0)
+    except (re.error, OverflowError):
+        return None
+    if found is None:
+        return False
+    groups = (found.group(0),) + tuple(g or "" for g in found.groups())
+    return None if any(re.search(r"[$\s\"'{};\\]", g) for g in groups) else groups
+
+
+def _with_groups(st: Stmt, groups: tuple[str, ...]) -> Stmt:
+    """ST reading the captures GROUPS ($0, $1...) as the text they hold."""
+    def text(m: re.Match) -> str:
+        n = int(m.group(1) or m.group(2))
+        return groups[n] if n < len(groups) else ""
+    return dataclasses.replace(st, args=[re.sub(r"\$(?:\{(\d)\}|(\d))", text, a) for a in st.args],
+                               block=[_with_groups(b, groups) for b in st.block] if st.block is not None else None)
 
 
 def _may_match_under(regex: str, prefix: str, nocase: bool) -> bool:
@@ -4553,7 +4647,11 @@ def _own_listing(access: list[Stmt], parent: list[Stmt], span) -> list[Stmt]:
 
 
 # a directive nginx inherits into a nested location, and its value where nothing sets it
-_RESETS = {"expires": ["off"], "charset": ["off"], "autoindex": ["off"]}
+_RESETS = {"expires": ["off"], "charset": ["off"], "autoindex": ["off"],
+           # a ProxyPass region's worker settings (timeout=, connectiontimeout=, keepalive=): httpd's are the
+           # nested ProxyPassMatch's own worker's, whose unset ones are httpd's defaults (60s, as nginx's)
+           "proxy_read_timeout": ["60s"], "proxy_send_timeout": ["60s"], "proxy_connect_timeout": ["60s"],
+           "proxy_socket_keepalive": ["off"]}
 
 
 def _detach_from_region(inner: Location, region: Location, applied: list[Stmt], outer: list[Stmt]) -> None:
