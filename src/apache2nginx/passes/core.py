@@ -88,9 +88,30 @@ def _glob_regex(name: str) -> str:
                           for c in name) + "$"
 
 
-def _nginx_name(ctx: Context, d: Directive, index: int, name: str) -> str:
-    """httpd wildcards (`*`, `?` anywhere) in nginx form."""
+# The characters of a host name as httpd keeps it from a Host header (fix_hostname answers 400 to any
+# other), plus the `*` and `?` of a wildcard; an IPv6 literal is kept without its brackets.
+_HTTPD_HOST_NAME = re.compile(r"[a-z0-9._:*?-]+")
+
+
+def _nginx_name(ctx: Context, d: Directive, index: int, name: str) -> str | None:
+    """httpd wildcards (`*`, `?` anywhere) in nginx form, or None for a name no Host header ever matches.
+    httpd compares a name without `*` or `?` literally, so `.example.net` (nginx: example.net and every
+    subdomain) becomes the regular expression of that literal name. httpd takes an IPv6 Host without its
+    brackets (`[::1]` is matched as `::1`), while nginx's $host keeps them: `::1` becomes `[::1]`, and a
+    bracketed name, like one with a character httpd refuses in a Host header (`~`, `^`), never matches."""
+    if not _HTTPD_HOST_NAME.fullmatch(name):
+        ctx.diags.add("A2N241", f"ServerAlias {name}: httpd never takes a Host header to this name (it answers "
+                      "400 to one with these characters, and matches an IPv6 address without brackets); the "
+                      "name is left out", d.arg_span(index), directive=d.name)
+        return None
+    if ":" in name:
+        name = f"[{name}]"
     if "*" not in name and "?" not in name:
+        if name.startswith("."):
+            regex = _glob_regex(name)
+            ctx.diags.add("A2N204", f"ServerAlias {name} is a literal name to httpd; it becomes the regular "
+                          f"expression {regex}", d.arg_span(index), directive=d.name)
+            return regex
         return name
     if (name.startswith("*.") and "*" not in name[2:] and "?" not in name) or \
        (name.endswith(".*") and "*" not in name[:-2] and "?" not in name):
@@ -123,8 +144,10 @@ def server_name(ctx: Context, d: Directive) -> Disposition:
 
 def server_alias(ctx: Context, d: Directive) -> Disposition:
     for i, alias in enumerate(d.args):
-        ctx.server.names.append(_nginx_name(ctx, d, i, alias.lower()))
-        ctx.server.name_spans.append(d.arg_span(i))
+        name = _nginx_name(ctx, d, i, alias.lower())
+        if name is not None:
+            ctx.server.names.append(name)
+            ctx.server.name_spans.append(d.arg_span(i))
     return Disposition.EXACT
 
 
