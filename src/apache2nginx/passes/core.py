@@ -100,7 +100,7 @@ def _nginx_name(ctx: Context, d: Directive, index: int, name: str) -> str | None
     brackets (`[::1]` is matched as `::1`), while nginx's $host keeps them: `::1` becomes `[::1]`, and a
     bracketed name, like one with a character httpd refuses in a Host header (`~`, `^`), never matches."""
     if not _HTTPD_HOST_NAME.fullmatch(name):
-        ctx.diags.add("A2N241", f"ServerAlias {name}: httpd never takes a Host header to this name (it answers "
+        ctx.diags.add("A2N242", f"ServerAlias {name}: httpd never takes a Host header to this name (it answers "
                       "400 to one with these characters, and matches an IPv6 address without brackets); the "
                       "name is left out", d.arg_span(index), directive=d.name)
         return None
