@@ -92,6 +92,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N224": effects("backend:added", "status@server-error"),  # nginx accepts a backend certificate httpd refuses
     "A2N227": effects("connection@https"),      # OpenSSL's default for the setting
     "A2N238": effects(),                # names httpd never selects are left out; nothing else changes
+    "A2N242": effects(),                # the alias matches no Host header in httpd; it is left out
     "A2N225": effects(),                # the name is left out of the later server: httpd never selects it either
     "A2N226": effects("status@unsafe-method,status-405", "header@unsafe-method,status-405",
                       "location@unsafe-method,status-405"),  # nginx's 405 replaces httpd's directory redirect too

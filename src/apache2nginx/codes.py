@@ -1641,6 +1641,13 @@ _short("A2N238", "name-taken-by-earlier-host", "warning", "A virtual host's name
        "nothing, when the Apache configuration meant it; a virtual host that was meant to answer is missing in "
        "both servers.",
        "give each virtual host its own ServerName, or remove the one that never answers.")
+_short("A2N242", "server-name-never-matches", "info", "A ServerAlias no Host header matches in httpd is left out.",
+       "httpd answers 400 to a Host header with characters other than letters, digits, `-`, `_`, `.` (and an "
+       "IPv6 address in brackets), and matches an IPv6 Host without its brackets, so an alias such as `~^adm` "
+       "or `[::1]` never selects its virtual host. nginx would read `~^adm` as a regular expression and match "
+       "`[::1]` literally, so the translation leaves the name out.",
+       "nothing: the name selects no virtual host in either server.",
+       "remove the alias, or write an IPv6 address without brackets (`ServerAlias ::1`).")
 _short("A2N321", "fastcgi-uwsgi-backend", "warning", "A FastCGI or uwsgi backend is approximated.",
        "ProxyPass to fcgi:// or uwsgi:// becomes fastcgi_pass/uwsgi_pass with nginx's standard parameters; "
        "httpd builds SCRIPT_FILENAME, PATH_INFO and the environment its own way.",

@@ -82,18 +82,44 @@ def _clean_name(ctx: Context, d: Directive, index: int, name: str) -> str:
     return name.lower()
 
 
-def _nginx_name(ctx: Context, d: Directive, index: int, name: str) -> str:
-    """httpd wildcards (`*`, `?` anywhere) in nginx form."""
+def _glob_regex(name: str) -> str:
+    """An httpd name (`*` and `?` as wildcards, every other character literal) as an anchored nginx regex."""
+    return "~^" + "".join(".*" if c == "*" else "." if c == "?" else "\\" + c if c in ".+()[]{}^$|\\~" else c
+                          for c in name) + "$"
+
+
+# The characters of a host name as httpd keeps it from a Host header (fix_hostname answers 400 to any
+# other), plus the `*` and `?` of a wildcard; an IPv6 literal is kept without its brackets.
+_HTTPD_HOST_NAME = re.compile(r"[a-z0-9._:*?-]+")
+
+
+def _nginx_name(ctx: Context, d: Directive, index: int, name: str) -> str | None:
+    """httpd wildcards (`*`, `?` anywhere) in nginx form, or None for a name no Host header ever matches.
+    httpd compares a name without `*` or `?` literally, so `.example.net` (nginx: example.net and every
+    subdomain) becomes the regular expression of that literal name. httpd takes an IPv6 Host without its
+    brackets (`[::1]` is matched as `::1`), while nginx's $host keeps them: `::1` becomes `[::1]`, and a
+    bracketed name, like one with a character httpd refuses in a Host header (`~`, `^`), never matches."""
+    if not _HTTPD_HOST_NAME.fullmatch(name):
+        ctx.diags.add("A2N242", f"ServerAlias {name}: httpd never takes a Host header to this name (it answers "
+                      "400 to one with these characters, and matches an IPv6 address without brackets); the "
+                      "name is left out", d.arg_span(index), directive=d.name)
+        return None
+    if ":" in name:
+        name = f"[{name}]"
     if "*" not in name and "?" not in name:
+        if name.startswith("."):
+            regex = _glob_regex(name)
+            ctx.diags.add("A2N204", f"ServerAlias {name} is a literal name to httpd; it becomes the regular "
+                          f"expression {regex}", d.arg_span(index), directive=d.name)
+            return regex
         return name
     if (name.startswith("*.") and "*" not in name[2:] and "?" not in name) or \
        (name.endswith(".*") and "*" not in name[:-2] and "?" not in name):
         return name
-    regex = "".join(".*" if c == "*" else "." if c == "?" else "\\" + c if c in ".+()[]{}^$|\\" else c
-                    for c in name)
-    ctx.diags.add("A2N204", f"ServerAlias {name} becomes the regular expression ~^{regex}$", d.arg_span(index),
+    regex = _glob_regex(name)
+    ctx.diags.add("A2N204", f"ServerAlias {name} becomes the regular expression {regex}", d.arg_span(index),
                   directive=d.name)
-    return f"~^{regex}$"
+    return regex
 
 
 def server_name(ctx: Context, d: Directive) -> Disposition:
@@ -118,8 +144,10 @@ def server_name(ctx: Context, d: Directive) -> Disposition:
 
 def server_alias(ctx: Context, d: Directive) -> Disposition:
     for i, alias in enumerate(d.args):
-        ctx.server.names.append(_nginx_name(ctx, d, i, alias.lower()))
-        ctx.server.name_spans.append(d.arg_span(i))
+        name = _nginx_name(ctx, d, i, alias.lower())
+        if name is not None:
+            ctx.server.names.append(name)
+            ctx.server.name_spans.append(d.arg_span(i))
     return Disposition.EXACT
 
 
@@ -277,61 +305,91 @@ def _wildcard_matches(pattern: str, name: str) -> bool:
     return False
 
 
+class _NameIndex:
+    """The earlier virtual hosts' wildcard and regex names, indexed by what they match (`*.example.com` by
+    `.example.com`, `www.example.*` by `www.example.`), and the sockets where an earlier host has a trailing
+    wildcard or a regex: each later name looks up its own suffixes and prefixes, so the checks stay linear in
+    the number of names; regular expressions, which no index serves, are tried one by one for exact names."""
+
+    def __init__(self) -> None:
+        self.suffixes: dict[str, list[tuple[int, Server, set]]] = {}
+        self.prefixes: dict[str, list[tuple[int, Server, set]]] = {}
+        self.regexes: list[tuple[int, Server, set, list[str]]] = []
+        self.trailing_sockets: set = set()
+        self.regex_sockets: set = set()
+
+    def add(self, order: int, server: Server, sockets: set, names: list[str]) -> None:
+        patterns = []
+        for p in names:
+            if p.startswith("*."):
+                self.suffixes.setdefault(p[1:], []).append((order, server, sockets))
+            elif p.endswith(".*") and not p.startswith("~"):
+                self.prefixes.setdefault(p[:-1], []).append((order, server, sockets))
+                self.trailing_sockets |= sockets
+            elif p.startswith("~"):
+                patterns.append(p)
+        if patterns:
+            self.regexes.append((order, server, sockets, patterns))
+            self.regex_sockets |= sockets
+
+    def covering(self, name: str, sockets: set) -> list[tuple[int, Server, set]]:
+        """Earlier hosts sharing a socket whose name matches every name NAME matches, yet which nginx ranks
+        below NAME (an exact name below any wildcard or regex; a wildcard below a longer one of its side)."""
+        if name.startswith("*."):
+            dots = [i for i, c in enumerate(name) if c == "." and i > 1]
+            lists = [self.suffixes.get(name[i:], ()) for i in dots] + [self.suffixes.get(name[1:], ())]
+        elif name.endswith(".*"):
+            stem = name[:-1]
+            lists = [self.prefixes.get(stem[:i + 1], ()) for i, c in enumerate(stem) if c == "."]
+        else:
+            dots = [i for i, c in enumerate(name) if c == "."]
+            lists = [self.suffixes.get(name[i:], ()) for i in dots] + \
+                    [self.prefixes.get(name[:i + 1], ()) for i in dots]
+            lists.append([(o, h, hs) for o, h, hs, patterns in self.regexes
+                          if any(_wildcard_matches(p, name) for p in patterns)])
+        return [e for entries in lists for e in entries if sockets & e[2]]
+
+    def overlapping(self, name: str, sockets: set) -> bool:
+        """Whether an earlier host sharing a socket may match some names NAME matches with a name nginx ranks
+        below NAME: for a leading wildcard, any trailing wildcard (both match www.x.example.com for `www.*`
+        and `*.example.com`) or regex; for a trailing wildcard, any regex."""
+        if name.startswith("*."):
+            return bool(sockets & (self.trailing_sockets | self.regex_sockets))
+        return name.endswith(".*") and bool(sockets & self.regex_sockets)
+
+
 def _shadowed_names(ctx: Context, vhosts: list[Server]) -> None:
-    """httpd takes the first virtual host (config order) whose name or alias matches; nginx prefers exact
-    names over wildcards. An exact name on a later vhost that an earlier vhost's wildcard already matches is
-    never selected by httpd, so it is dropped to keep nginx from routing those requests elsewhere.
-    The earlier hosts' wildcards are indexed by what they match (`*.example.com` by `.example.com`,
-    `www.example.*` by `www.example.`), so each name looks up its own suffixes and prefixes: linear in the
-    number of names; regular expressions, which no index serves, are tried one by one."""
-    suffixes: dict[str, list[tuple[int, Server, set]]] = {}
-    prefixes: dict[str, list[tuple[int, Server, set]]] = {}
-    regexes: list[tuple[int, Server, set, list[str]]] = []
+    """httpd takes the first virtual host (config order) whose name or alias matches; nginx prefers an exact
+    name, then the longest leading wildcard, then the longest trailing wildcard, then the first regex. A later
+    name that an earlier host's name covers on all its sockets is never selected by httpd, so it is dropped;
+    one an earlier host's name only partly covers (on some sockets, or some names) becomes a regular
+    expression, which nginx tries after every exact and wildcard name and in configuration order, as httpd
+    does. A regex written for an exact name is recorded so later exact duplicates still see it."""
+    index = _NameIndex()
     for order, later in enumerate(vhosts):
         sockets = {l.socket.key() for l in later.listens}
         keep = []
         for name in later.names:
-            owner = None
-            if not name.startswith("~") and "*" not in name:
-                owner = _wildcard_owner(name, sockets, suffixes, prefixes, regexes)
-            if owner is not None:
+            if name.startswith(("~", "$")):
+                keep.append(name)
+                continue
+            owners = index.covering(name, sockets)
+            first = min(owners, key=lambda e: e[0]) if owners else None
+            if first is not None and any(sockets <= e[2] for e in owners):
                 ctx.diags.add("A2N225", f"server name {name}: an earlier virtual host's wildcard name already "
                               "matches it, so httpd never selects this one for it; the name is left out (nginx "
-                              "would prefer the exact name)", later.span, related=[owner.span] if owner.span else [])
+                              "would prefer it)", later.span, related=[first[1].span] if first[1].span else [])
                 continue
+            if first is not None or index.overlapping(name, sockets):
+                regex = _glob_regex(name)
+                ctx.diags.add("A2N204", f"server name {name}: an earlier virtual host's name matches some of "
+                              f"the same requests; it becomes the regular expression {regex}, which nginx tries "
+                              "after the earlier names, in configuration order as httpd does", later.span)
+                later.settings.setdefault("regex_names", {})[regex] = name
+                name = regex
             keep.append(name)
         later.names = keep
-        patterns = []
-        for p in keep:
-            if p.startswith("*."):
-                suffixes.setdefault(p[1:], []).append((order, later, sockets))
-            elif p.endswith(".*") and not p.startswith("~"):
-                prefixes.setdefault(p[:-1], []).append((order, later, sockets))
-            elif p.startswith("~"):
-                patterns.append(p)
-        if patterns:
-            regexes.append((order, later, sockets, patterns))
-
-
-def _wildcard_owner(name: str, sockets: set, suffixes: dict, prefixes: dict, regexes: list) -> Server | None:
-    """The first earlier virtual host sharing a socket whose wildcard or regex name matches NAME."""
-    best: tuple[int, Server] | None = None
-    dots = [i for i, c in enumerate(name) if c == "."]
-    candidates = [suffixes.get(name[i:], ()) for i in dots] + [prefixes.get(name[:i + 1], ()) for i in dots]
-    for entries in candidates:
-        for order, host, host_sockets in entries:
-            if best is not None and order >= best[0]:
-                break
-            if sockets & host_sockets:
-                best = (order, host)
-                break
-    for order, host, host_sockets, patterns in regexes:
-        if best is not None and order >= best[0]:
-            break
-        if sockets & host_sockets and any(_wildcard_matches(p, name) for p in patterns):
-            best = (order, host)
-            break
-    return best[1] if best else None
+        index.add(order, later, sockets, keep)
 
 
 def resolve_sockets(ctx: Context) -> None:
@@ -380,28 +438,34 @@ def resolve_sockets(ctx: Context) -> None:
             ctx.diags.add("A2N205", "the main server (directives outside <VirtualHost>) answers on "
                           + ", ".join(l.socket.nginx() for l in main.listens), main.listens[0].span)
             model.servers.insert(0, main)
-    _shadowed_names(ctx, vhosts)
     # Virtual hosts inherit the main server's name and document root where they set none; with no
     # DocumentRoot anywhere, httpd serves its compiled-in default (Debian's build: /var/www/html).
+    # A host with ServerAlias but no ServerName takes the main ServerName too (ap_fixup_virtual_hosts)
+    # and httpd selects it for that name like for its aliases.
     for server in vhosts + ([main] if main in model.servers else []):
-        if not server.names and main.names:
-            server.names, server.name_spans = [main.names[0]], main.name_spans[:1]
+        if not server.has_server_name and main.names and server is not main:
+            server.names = [main.names[0]] + server.names
+            server.name_spans = main.name_spans[:1] + server.name_spans
         if server.root is None:
             if main.root is not None:
                 server.root, server.root_span = main.root, main.root_span
                 server.root_expression = main.root_expression
             else:
                 server.root = DEFAULT_DOCUMENT_ROOT
+    _shadowed_names(ctx, vhosts)
     _taken_names(ctx, vhosts)
 
 
 def _taken_names(ctx: Context, vhosts: list[Server]) -> None:
     """httpd selects the first virtual host of an address whose name matches; a later one with the same
-    exact name never answers for it (nginx would warn "conflicting server name" and ignore it too), so the
-    name is left out of the later server. A virtual host with no name of its own (and no main ServerName)
-    is known by the machine's name: nginx's `$hostname`, unless an earlier nameless one has it. One left
-    with no name, default on none of its addresses, is a host httpd never answers from (A2N238): it is
-    not emitted, since nginx would give it the requests without a Host header."""
+    exact name never answers for it there (nginx would warn "conflicting server name" and ignore it too), so
+    the name is left out of the later server when an earlier one has it on every socket of the later one.
+    Where the earlier one has it on some sockets only, httpd still selects the later one on the others: the
+    name becomes a regular expression there, which nginx tries after the earlier exact name. A virtual host
+    with no name of its own (and no main ServerName) is known by the machine's name: nginx's `$hostname`,
+    unless an earlier nameless one has it. One left with no name, default on none of its addresses, is a
+    host httpd never answers from (A2N238): it is not emitted, since nginx would give it the requests
+    without a Host header."""
     owners: dict[tuple[str, tuple], Server] = {}
     for server in vhosts:
         sockets = [l.socket.key() for l in server.listens]
@@ -409,18 +473,27 @@ def _taken_names(ctx: Context, vhosts: list[Server]) -> None:
         machine_name = not server.names and not server.has_server_name and not default
         if machine_name:
             server.names, server.name_spans = ["$hostname"], [server.span] if server.span else []
+        regex_names = server.settings.get("regex_names", {})
         keep, spans, dropped, earlier_hosts = [], [], [], []
         for i, name in enumerate(server.names):
-            earlier = None if name.startswith("~") else next(
-                (owners[(name.lower(), sock)] for sock in sockets if (name.lower(), sock) in owners), None)
-            if earlier is not None and earlier is not server:
+            plain = regex_names.get(name, name).lower()
+            taken = [] if plain.startswith("~") else [
+                owners[(plain, sock)] for sock in sockets if owners.get((plain, sock), server) is not server]
+            if taken and (len(taken) == len(sockets) or plain.startswith("$")):
                 dropped.append(name)
-                earlier_hosts.append(earlier)
+                earlier_hosts.extend(taken[:1])
                 continue
+            if taken and not name.startswith("~"):
+                regex = _glob_regex(plain)
+                ctx.diags.add("A2N204", f"server name {name}: an earlier virtual host has it on some of this "
+                              f"one's addresses only; it becomes the regular expression {regex}, which nginx "
+                              "tries after the earlier exact name, as httpd selects the earlier host there",
+                              server.span, related=[taken[0].span] if taken[0].span else [])
+                name = regex
             keep.append(name)
             spans.append(server.name_spans[min(i, len(server.name_spans) - 1)] if server.name_spans else None)
             for sock in sockets:
-                owners.setdefault((name.lower(), sock), server)
+                owners.setdefault((plain, sock), server)
         related = list({id(e): e.span for e in earlier_hosts if e.span}.values())[:3]
         if not keep and not default and server.listens:
             ctx.diags.add("A2N238", "httpd never answers from this virtual host: it is not the first of its "
@@ -428,8 +501,9 @@ def _taken_names(ctx: Context, vhosts: list[Server]) -> None:
                           related=related, directive="<VirtualHost")
             ctx.model.servers.remove(server)
             continue
+        server.names = keep
         if dropped:
-            server.names, server.name_spans = keep, [s for s in spans if s is not None]
+            server.name_spans = [s for s in spans if s is not None]
             ctx.diags.add("A2N238", f"server name {', '.join(dropped)}: an earlier virtual host of the same address "
                           "has it, so httpd never selects this one for it; the name is left out", server.span,
                           related=related, directive="<VirtualHost")
