@@ -90,3 +90,25 @@ def _tree_behaves(tmp_path: Path, apache_bin: str, nginx_bin: str) -> None:
     # the one known difference: httpd's 500 for the forbidden directive, the translation's 403
     assert statuses and all("files-only" in r for r in statuses), statuses
     assert set(statuses.values()) == {500}
+
+
+def test_servers_reading_different_access_files_refuse_the_directory(tmp_path):
+    """A virtual host whose AccessFileName names another file of a directory than the main server's reads
+    another file there (or none): the directory is refused, an error, rather than one file applied to all."""
+    site = tmp_path / "site"
+    (site / "d").mkdir(parents=True)
+    (site / "d" / ".acl").write_text("Require all granted\n")
+    (site / "e").mkdir()
+    (site / "e" / ".htaccess").write_text("Require all denied\n")
+    (tmp_path / "site.conf").write_text(
+        "Listen 80\nListen 8080\nDocumentRoot /srv/site\n<Directory /srv/site>\nAllowOverride All\n</Directory>\n"
+        "<VirtualHost *:80>\nServerName a.test\nAccessFileName .acl\n</VirtualHost>\n"
+        "<VirtualHost *:8080>\nServerName b.test\nAccessFileName .acl\n</VirtualHost>\n"
+        "<VirtualHost *:80>\nServerName c.test\n</VirtualHost>\n")
+    proc = run_cli("convert", str(tmp_path / "site.conf"), "--docroot", f"{site}=/srv/site", "--format", "json")
+    doc = json.loads(proc.stdout)
+    refused = [d for d in doc["diagnostics"] if d["code"] == "A2N779"]
+    assert len(refused) == 2 and refused[0]["severity"] == "error"     # d/ and e/: .acl read by some servers only
+    text = "".join(doc["output"].values())
+    for prefix in ("/d/", "/e/"):
+        assert "deny all" in text.split(f"location ^~ {prefix}")[1].split("}")[0]

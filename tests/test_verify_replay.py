@@ -399,3 +399,21 @@ def test_benchmark_runs_in_its_tiny_mode(apache_bin, nginx_bin):
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "--all" in proc.stdout and "compared/s" in proc.stdout and "load average" in proc.stdout
+
+
+def test_generated_probes_encode_what_a_configured_path_cannot_hold_raw(tmp_path):
+    """A <Directory> or <Location> path holding a space or a `%` (decoded, as httpd matches it) is probed with
+    the URL a client sends for it, and a request line no client could send is an observation of its own error,
+    never a crash of the replay."""
+    from conftest import load_text
+    from apache2nginx.verify.client import request_bytes
+    from apache2nginx.verify.probes import generate
+    config, _ = load_text(tmp_path, "Listen 80\n<VirtualHost *:80>\nServerName t.test\nDocumentRoot /srv/www\n"
+                                 "<Directory \"/srv/www/my docs\">\nRequire all denied\n</Directory>\n"
+                                 "<Location \"/50%\">\nRequire all denied\n</Location>\n</VirtualHost>\n")
+    paths = [p.path for p in generate(config)]
+    assert "/my%20docs/a.txt" in paths and "/50%25/" in paths
+    for probe in generate(config):
+        request_bytes(probe)
+    answer = Client().send(Probe("GET", "http", "t.test", 80, "/a b"), 1)
+    assert answer.error and "control characters" in answer.error

@@ -292,6 +292,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N749": effects(),
     "A2N778": effects("status@status-403", "header@status-403", "location@status-403",
                       "backend@status-403"),  # the directory is refused (403)
+    "A2N779": effects("status@status-403", "header@status-403", "location@status-403",
+                      "backend@status-403"),  # the directory is refused (403)
     "A2N750": effects(),                # a handler outside the input: the verified httpd lacks it too
     "A2N751": effects("status@status-404", "header@status-404"),  # no negotiation: extensionless URLs 404
     "A2N752": effects("body"),          # pages sent unparsed

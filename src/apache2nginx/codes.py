@@ -1374,6 +1374,14 @@ _short("A2N778", "htaccess-override-per-server", "error",
        "does not, or leave it out where httpd applies it.",
        "set AllowOverride for the directory the same way in every server (or in the main server only), or let "
        "virtual hosts answer every port.")
+_short("A2N779", "access-file-name-per-server", "error",
+       "Servers' AccessFileName lists name different per-directory files of one directory.",
+       "httpd reads, in each directory, the first file of the server's AccessFileName list that the directory "
+       "holds, and only that one; a virtual host with its own AccessFileName can so read another file of the "
+       "directory than the main server or another virtual host, or none.",
+       "the translation refuses every request under the directory (403) rather than apply one server's file to "
+       "all of them.",
+       "give every server the same AccessFileName, then convert again.")
 _short("A2N749", "htaccess-tree", "info", "The .htaccess files of a document root were read.",
        "convert --docroot walks the directory, reads every .htaccess httpd would honour (AllowOverride is not "
        "None for its directory) and translates each as the <Directory> section httpd merges it as.",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from fnmatch import fnmatchcase
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,7 +109,7 @@ def effective_override(overrides: list[tuple[str, _Setting]], directory: str) ->
     classes: tuple[int, _Setting] | None = None
     names: tuple[int, _Setting] | None = None
     for path, setting in overrides:
-        if path == "/" or directory == path or directory.startswith(path + "/"):
+        if _covers(path, directory):
             depth = 0 if path == "/" else path.count("/")
             if setting.classes is not None and (classes is None or depth >= classes[0]):
                 classes = (depth, setting)
@@ -118,6 +119,34 @@ def effective_override(overrides: list[tuple[str, _Setting]], directory: str) ->
                     names=set(names[1].names) if names else set(),
                     span=classes[1].span if classes else names[1].span if names else None,
                     unset=classes is None)
+
+
+def _covers(path: str, directory: str) -> bool:
+    """Does the <Directory PATH> section apply to DIRECTORY? A wildcard path (`*`, `?`, `[...]`, none of them
+    crossing a `/`) is matched, as httpd's directory walk matches it (apr_fnmatch with FNM_PATHNAME), against
+    DIRECTORY's leading components of the same number, and so covers what lies below them too."""
+    if path == "/" or directory == path or directory.startswith(path + "/"):
+        return True
+    if not any(c in path for c in "*?["):
+        return False
+    depth = path.count("/")
+    parts = directory.split("/")
+    return len(parts) > depth and fnmatchcase("/".join(parts[:depth + 1]), path)
+
+
+def access_names(config: LoadedConfig, vhost: Section | None) -> tuple[str, ...]:
+    """The per-directory file names httpd looks for in VHOST's directories (None: the main server's):
+    the last AccessFileName of the server (a virtual host without one keeps the main server's), by default
+    `.htaccess`. httpd reads the first of them a directory holds, and only that one (observed with two)."""
+    found: dict[Section | None, tuple[str, ...]] = {}
+    for node in config.walk():
+        if node.is_section or node.key != "accessfilename" or not node.args:
+            continue
+        holder = node.parent
+        while holder is not None and holder.key != "virtualhost":
+            holder = holder.parent
+        found[holder] = tuple(node.args)
+    return found.get(vhost) or found.get(None) or (".htaccess",)
 
 
 def permitted(name: str, override: Override) -> bool:
@@ -257,13 +286,19 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
     Where the servers agree the file joins the main server (every virtual host inherits it); where they
     differ each virtual host gets the file as it reads it, or, when the main server answers requests too
     (its section would reach every virtual host), the directory is refused everywhere (A2N778)."""
-    files: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(docroot):
-        dirnames.sort()
-        if ".htaccess" in filenames:
-            files.append(Path(dirpath) / ".htaccess")
     vhosts = virtual_hosts(config)
     servers: list[Section | None] = [None] + vhosts
+    names = list(dict.fromkeys(access_names(config, v) for v in servers))
+    files: list[Path] = []
+    disagree: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(docroot):
+        dirnames.sort()
+        present = set(filenames)
+        chosen = {next((n for n in each if n in present), None) for each in names}
+        if len(chosen) > 1:
+            disagree.append(Path(dirpath))
+        elif None not in chosen:
+            files.append(Path(dirpath) / chosen.pop())
     overrides = [overrides_by_directory(config, v) for v in servers]
     wanted: list[tuple[Path, str, list[Override]]] = []
     result = HtaccessResult([], tree=(config_root, Path(docroot)))
@@ -285,6 +320,16 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
             parsed = list(_tracked(pool.map(_parse, paths, chunksize=64), len(paths), progress))
     else:
         parsed = list(_tracked(map(_parse, paths), len(paths), progress))
+    for where in disagree:
+        rel = where.relative_to(docroot).as_posix()
+        directory = config_root.rstrip("/") + ("/" + rel if rel != "." else "") or "/"
+        node = next(n for n in config.walk() if not n.is_section and n.key == "accessfilename")
+        diags.add("A2N779", f"{where}: the servers' AccessFileName lists name different files of this directory, "
+                  f"so httpd reads one file for one server and another (or none) for the next: every request "
+                  f"under {directory} is refused (deny all)", node.span, directive="AccessFileName",
+                  hint="give every server the same AccessFileName")
+        result.refused.setdefault(directory, ("the servers read different per-directory files here", node.span))
+        result.sections.append(_section(directory, where / names[0][0], []))
     answers = main_answers(config, vhosts)
     for (f, directory, per_server), (_, children, file_diags) in zip(wanted, parsed):
         diags.extend(file_diags)

@@ -38,6 +38,7 @@ from ..passes.fallback import FALLBACK, FALLBACK_COMMENTS, FALLBACK_DISABLED, FA
 from ..passes.rewrite_compile import DOCROOT_MAP, PER_DIR_PROXY
 from ..passes.rewrite_location_headers import REFUSED_RULE
 from ..passes.rewrite_dirslash import DOCROOT_DIRECTORY
+from ..passes.setenvif import URI_SOURCES
 from .render import _unless
 from .refused_error_pages import find_location, serving_levels
 from .inherit import _FAILS_EARLY as FAILS_EARLY, ACCESS_REFUSAL, FILE, SERVED, _fails_early
@@ -3325,7 +3326,7 @@ def _reread_env_after_rewrites(model: NginxModel, server: Server) -> set[int]:
     if pin is None:
         return set()
     names = ["$" + n for n in re.findall(r"\$\{(\w+)\}", pin.args[1])]
-    maps = [m for m in model.maps if m.variable in names and m.source == "$uri" and not m.hostnames]
+    maps = [m for m in model.maps if m.variable in names and m.source in URI_SOURCES and not m.hostnames]
     if not maps or len(maps) != len(names):
         return set()
     followed: set[int] = set()
@@ -3644,7 +3645,7 @@ def _reread_env_on_error_pages(model: NginxModel, server: Server) -> None:
     if pin is None:
         return
     names = ["$" + n for n in re.findall(r"\$\{(\w+)\}", pin.args[1])]
-    maps = [m for m in model.maps if m.variable in names and m.source == "$uri" and not m.hostnames]
+    maps = [m for m in model.maps if m.variable in names and m.source in URI_SOURCES and not m.hostnames]
     if not maps or len(maps) != len(names):
         return
     holders = [server] if server.is_main else [model.main_server, server]

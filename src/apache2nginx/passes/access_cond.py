@@ -22,7 +22,7 @@ import re
 from ..model import Stmt, every_statement
 from ..syntax.span import Span
 from .header_expr import HeaderCondition, Untranslatable
-from .setenvif import notes_for, server_variable
+from .setenvif import RAW_PATH, URI_SOURCES, notes_for, server_variable
 
 GRANTED, DENIED, NEUTRAL = "G", "D", "N"
 PREFIX = "a2n_authz_"
@@ -158,7 +158,7 @@ class Conditions:
         before mod_rewrite's translate_name, and whose variables a subrequest (mod_dir's index) inherits."""
         pinned = self._pin_names()
         return bool(pinned) and not [m for m in self._maps_behind(variable)
-                                     if "$uri" in m.source and m.variable not in pinned]
+                                     if ("$uri" in m.source or RAW_PATH in m.source) and m.variable not in pinned]
 
     def _pin_names(self) -> set[str]:
         """The variables setenvif's pin reads first thing in the server."""
@@ -189,7 +189,7 @@ class Conditions:
         names = self._pin_names()
         maps = [m for m in self.model.maps if m.variable in names]
         return bool(names) and len(maps) == len(names) and \
-            all(m.source == "$uri" and not m.hostnames for m in maps)
+            all(m.source in URI_SOURCES and not m.hostnames for m in maps)
 
     def _maps_behind(self, variable: str) -> list:
         maps = {m.variable: m for m in self.model.maps}

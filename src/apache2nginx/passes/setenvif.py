@@ -37,9 +37,18 @@ from ..model import MapBlock, Scope, Stmt, every_statement
 from ..syntax.tree import Directive, Section
 from .base import Context, Disposition
 
-# SetEnvIf attribute -> nginx variable (httpd's Request_URI is the decoded path, like nginx's $uri).
+# SetEnvIf attribute -> nginx variable (in a per-directory line httpd's Request_URI is the decoded path, like
+# nginx's $uri; a server-level line reads the raw one: RAW_PATH).
 _ATTRIBUTES = {"remote_addr": "$remote_addr", "server_addr": "$server_addr", "request_method": "$request_method",
                "request_protocol": "$server_protocol", "request_uri": "$uri"}
+# The request's path as the client wrote it (its query left out). httpd's server-level SetEnvIf lines run at
+# post_read_request, before ap_process_request_internal decodes the path and removes its `.`/`..` segments, so
+# `Request_URI ^/pub/` matches neither /%70ub/a.txt nor /./pub/a.txt there (observed: httpd 2.4.71); only a
+# run of leading slashes is one already (ap_parse_uri: the target is a path, not a network-path reference).
+RAW_PATH = "$a2n_request_path"
+# The sources of a server-level Request_URI map: what the layout reads again on an internal redirect's path
+# (where httpd's header_parser runs the lines again on the new, decoded path).
+URI_SOURCES = ("$uri", RAW_PATH)
 
 
 def _attribute(name: str) -> str | None:
@@ -118,6 +127,9 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
                       hint="express the condition with a map over the matching nginx variable")
         return Disposition.UNSUPPORTED
     key = ("~*" if nocase else "~") + regex
+    if source == "$uri" and not per_dir:
+        ctx.model.add_map(MapBlock("$request_uri", RAW_PATH, [("~^/*(/[^?]*)", "$1"), ("~^([^?]*)", "$1")], '""'))
+        source = RAW_PATH
     registry = _registry(ctx.model)
     for assignment in assignments:
         unset = assignment.startswith("!")
@@ -137,7 +149,7 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         ctx.model.maps.append(MapBlock(source, variable, map_entries(key, value or '""'), previous or '""',
                                        span=d.span))
         env[name.lower()] = variable
-        if source == "$uri":
+        if source == RAW_PATH:
             # read before the server's rewrite rules change $uri (rewrite.finish_server pins it)
             ctx.server.settings.setdefault("setenvif_uri", []).append(variable)
     return Disposition.APPROXIMATE if unseen else Disposition.EXACT

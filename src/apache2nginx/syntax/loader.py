@@ -574,11 +574,9 @@ class _Loader:
                 nums = [int(x) for x in re.findall(r"\d+", v)[:3]]
                 return tuple(nums + [0] * (3 - len(nums)))
             a, b = parts(have), parts(want)
-            # Missing minor/patch in the wanted version match anything, as mod_version does for "=".
-            n = len(re.findall(r"\d+", want)[:3]) or 3
-            a_cut, b_cut = a[:n], b[:n]
-            result = {"=": a_cut == b_cut, "==": a_cut == b_cut, ">": a > b, ">=": a >= b,
-                      "<": a < b, "<=": a <= b}.get(op, False)
+            # mod_version's compare_version fills a missing minor or patch with 0, for "=" too: <IfVersion 2.4>
+            # means 2.4.0, false on 2.4.62 (observed: httpd 2.4.71 skips it)
+            result = {"=": a == b, "==": a == b, ">": a > b, ">=": a >= b, "<": a < b, "<=": a <= b}.get(op, False)
         self.diags.add("A2N023", f"<IfVersion {' '.join(section.args)}> evaluated for Apache {have}: "
                        f"{'true' if result != negate else 'false'}", section.span, directive="<IfVersion")
         return result != negate

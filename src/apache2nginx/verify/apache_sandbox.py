@@ -84,7 +84,7 @@ DROPPED = {"loadmodule", "loadfile", "user", "group", "pidfile", "mutex", "defau
            "lockfile", "scoreboardfile", "coredumpdirectory", "listen", "sslmutex", "sslstaplingcache",
            "sslsessioncache", "sslrandomseed", "sslpassphrasedialog", "sslcertificatechainfile",
            "sslcacertificatepath", "sslcarevocationpath", "sslcarevocationfile", "listenbacklog",
-           "accessfilename", "include",
+           "include",
            "includeoptional"}
 # Files a directive needs at startup: (directive, argument index) -> what stands in for it when the machine lacks
 # the file ("cert", "key", "certkey": the generated pair; "dh": Diffie-Hellman parameters; "dir": an empty

@@ -67,7 +67,7 @@ def request_bytes(probe: Probe) -> bytes:
     if _BAD_METHOD.search(probe.method):
         raise ValueError(f"method can't contain control characters. {probe.method!r}")
     if _BAD_TARGET.search(probe.path):
-        raise http.client.InvalidURL(f"URL can't contain control characters. {probe.path!r}")
+        raise ValueError(f"URL can't contain control characters. {probe.path!r}")
     lines = [f"{probe.method} {probe.path} HTTP/1.1".encode("ascii")]
     headers = ([("Host", probe.host)] if probe.host else []) + list(probe.headers.items())
     body = BODY if probe.method in BODY_METHODS else None

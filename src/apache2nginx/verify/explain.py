@@ -13,6 +13,7 @@ from ..codes import explains
 from ..diagnostics import Diagnostic
 from ..effects import Effect, directive_effects
 from ..emit.layout import segment_prefix
+from ..htaccess import access_names
 from ..syntax.loader import LoadedConfig
 from .compare import Observation
 from .paths import names_directory, normalized_path, request_path
@@ -75,9 +76,11 @@ def htaccess_regions(docroot: str | None, config: LoadedConfig | None = None
             for root in roots:
                 if target == root or target.startswith(root + "/"):
                     aliases.append((url, target[len(root):]))
+    names = access_names(config, None) if config is not None else (".htaccess",)
     out: dict[str, list[str | AliasedRegion]] = {}
     for dirpath, _, filenames in os.walk(docroot) if docroot else ():
-        if ".htaccess" in filenames:
+        name = next((n for n in names if n in filenames), None)
+        if name is not None:
             rel = os.path.relpath(dirpath, docroot)
             place = "" if rel == "." else "/" + rel.replace(os.sep, "/")
             prefixes = [place or "/"]
@@ -87,7 +90,7 @@ def htaccess_regions(docroot: str | None, config: LoadedConfig | None = None
                 elif target.startswith(place + "/"):
                     prefixes.append(url)        # the file's directory holds the alias's target
             prefixes += [AliasedRegion(regex, target, root + place) for regex, target in matches for root in roots]
-            out[os.path.join(dirpath, ".htaccess")] = prefixes
+            out[os.path.join(dirpath, name)] = prefixes
     return out
 
 

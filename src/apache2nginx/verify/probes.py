@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ..syntax.loader import LoadedConfig
 
@@ -109,7 +109,15 @@ def _main_server(config: LoadedConfig) -> VHostInfo:
                      first_file, min(lines, default=1), max(lines, default=1))
 
 
+def url_path(path: str) -> str:
+    """A path the configuration names (a <Directory>'s, a <Location>'s, an Alias's: decoded, as httpd matches
+    it) as a request target: what a URL cannot hold raw (a space, a `%`, a control character) percent-encoded,
+    as a client sends it."""
+    return quote(path, safe="/;:@!$&'()*+,=~")
+
+
 def _variants(prefix: str) -> list[str]:
+    prefix = url_path(prefix)
     if prefix == "/":
         return ["/", "/index.html", "/a?b=c", "//", "/.htaccess", "/%2e%2e/etc/passwd", "/nonexistent"]
     p = prefix.rstrip("/")
@@ -152,7 +160,7 @@ def _generate(config: LoadedConfig) -> list[Probe]:
                 probes.append(Probe("GET", scheme, "unknown.invalid", port, path, origin="security"))
             if any(not n.is_section and n.key == "authtype" for n in config.walk()):
                 # verify's own password files hold verify:verify (a user's own file keeps its users)
-                for path in security_paths(config, vh)[:1] + restricted_prefixes(config, vh):
+                for path in security_paths(config, vh)[:1] + [url_path(p) for p in restricted_prefixes(config, vh)]:
                     for credentials in ("dmVyaWZ5OnZlcmlmeQ==", "dmVyaWZ5Ondyb25n"):   # verify:verify, verify:wrong
                         probes.append(Probe("GET", scheme, vh.names[0], port, path.rstrip("/") + "/a.txt",
                                             {"Authorization": "Basic " + credentials}, origin="security"))
@@ -204,7 +212,7 @@ def security_paths(config: LoadedConfig, vh: VHostInfo) -> list[str]:
     a trailing slash, path info, `;` parameters; and sensitive file names where file sections exist."""
     paths: list[str] = []
     for prefix in restricted_prefixes(config, vh):
-        base = prefix.rstrip("/")
+        base = url_path(prefix).rstrip("/")
         if not base:
             continue
         head, _, last = base.rpartition("/")
