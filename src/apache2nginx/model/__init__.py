@@ -362,6 +362,8 @@ class NginxModel:
     apache_listens: list[ApacheListen] = field(default_factory=list)
     http_statements: list[Stmt] = field(default_factory=list)
     upstreams: dict[str, Upstream] = field(default_factory=dict)
+    # what an upstream stands for (a backend's scheme, host and port; a balancer of a server) -> its name
+    upstream_keys: dict = field(default_factory=dict)
     maps: list[MapBlock] = field(default_factory=list)
     log_formats: dict[str, LogFormat] = field(default_factory=dict)
     main_statements: list[Stmt] = field(default_factory=list)   # nginx main context (full configs)
