@@ -226,6 +226,7 @@ class UpstreamServer:
     loadfactor: object = 1            # fractions.Fraction; scaled to integer weights
     route: str | None = None
     ignore_errors: bool = False
+    spare: bool = False               # httpd's status=+R: it only stands in for an unusable member
 
 
 @dataclass

@@ -505,6 +505,7 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
                 if letter in ("H", "R"):
                     member.params.append("backup")
                     if letter == "R":
+                        member.spare = True
                         ctx.diags.add("A2N312", "status=+R (hot spare) becomes backup: nginx uses backups only when "
                                       "every primary server is down", d.span, directive=d.name)
                         disposition = Disposition.APPROXIMATE
@@ -676,6 +677,19 @@ def _apply_to_routes(ctx: Context, d: Directive, label: str, url: str, params: d
                       "ProxyPass's own value", d.span, directive=d.name, hint="set the parameter in one place")
         disposition = loosest(disposition, Disposition.APPROXIMATE)
     return disposition
+
+
+def _standbys_only(up: Upstream) -> None:
+    """A balancer whose every member is a hot standby (status=+H), a spare (+R) or of a higher lbset, all
+    nginx backup servers, which nginx refuses alone ("no servers in upstream"). httpd finds no member of the
+    first set and takes the next set or the standbys, which then serve every request: they become the primary
+    servers. A spare only stands in for a member httpd finds unusable: a balancer of spares only answers 503,
+    and beside a standby the standby serves every request (observed), so spares are left out (beside a higher
+    lbset httpd may still use one: the lbset's A2N312 says the tiers differ)."""
+    if up.servers and all("backup" in s.params for s in up.servers):
+        up.servers = [s for s in up.servers if not s.spare]
+        for s in up.servers:
+            s.params = [p for p in s.params if p != "backup"]
 
 
 def _resolve_balancers(ctx: Context) -> None:
@@ -1164,6 +1178,8 @@ def finish_model(ctx: Context) -> None:
     connections."""
     _resolve_balancers(ctx)
     _apply_worker_sets(ctx)
+    for up in ctx.model.upstreams.values():
+        _standbys_only(up)
     # upstreams only FastCGI handlers pass to: their locations set the script's parameters themselves
     routed = {r.proxy.upstream for s in [ctx.main] + ctx.model.servers
               for r in s.routes + [sc.proxy for sc in s.scopes if sc.proxy is not None] if r.proxy}
