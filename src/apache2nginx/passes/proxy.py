@@ -477,6 +477,8 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
                       "nginx equivalent; the member is left out", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     scheme, host, port, path = parsed
+    if up.servers and (PROTOCOLS[scheme], HTTP_SCHEMES.get(scheme, "http")) != (up.protocol, up.scheme):
+        return _other_scheme_member(ctx, d, up, args[0])
     port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
     member = UpstreamServer(f"{host}:{port_num}", [], d.span, url=args[0].rstrip("/"), loadfactor=Fraction(1))
     if scheme in ("ws", "wss"):
@@ -547,6 +549,19 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
                           directive=d.name)
             disposition = Disposition.APPROXIMATE
     return disposition
+
+
+def _other_scheme_member(ctx: Context, d: Directive, up: Upstream, url: str) -> Disposition:
+    """A member spoken to in another protocol than the balancer's first (https:// beside http://, fcgi://
+    beside http://): httpd speaks to each member by its own URL; an nginx upstream is passed to in one
+    protocol (proxy_pass https://NAME), which the other members do not answer. The member is left out: the
+    requests httpd sends it go to the other members, and fail where they are down."""
+    first = up.servers[0].url or up.servers[0].address
+    ctx.diags.add("A2N302", f"BalancerMember {url}: nginx speaks one protocol to every server of an upstream and "
+                  f"balancer://{up.name} is spoken to as its first member {first} is; the member is left out, "
+                  "and the requests httpd sends it go to the other members", d.span, directive=d.name,
+                  hint="put the members of each protocol in a balancer of their own")
+    return Disposition.UNSUPPORTED
 
 
 def proxy_set(ctx: Context, d: Directive) -> Disposition:
