@@ -241,6 +241,7 @@ class UpstreamServer:
     loadfactor: object = 1            # fractions.Fraction; scaled to integer weights
     route: str | None = None
     ignore_errors: bool = False
+    spare: bool = False               # httpd's status=+R: it only stands in for an unusable member
 
 
 @dataclass
@@ -379,6 +380,8 @@ class NginxModel:
     apache_listens: list[ApacheListen] = field(default_factory=list)
     http_statements: list[Stmt] = field(default_factory=list)
     upstreams: dict[str, Upstream] = field(default_factory=dict)
+    # what an upstream stands for (a backend's scheme, host and port; a balancer of a server) -> its name
+    upstream_keys: dict = field(default_factory=dict)
     maps: list[MapBlock] = field(default_factory=list)
     log_formats: dict[str, LogFormat] = field(default_factory=dict)
     main_statements: list[Stmt] = field(default_factory=list)   # nginx main context (full configs)

@@ -108,6 +108,48 @@ def _upstream_name(scheme: str, host: str, port: str | None) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", host.strip("[]")) + f"_{port_num}"
 
 
+def _claim_upstream(model, key: tuple, base: str, make) -> Upstream:
+    """The upstream standing for KEY (what httpd tells its workers and balancers apart by), made by
+    MAKE(name) the first time. nginx compares upstream names case-insensitively and refuses two of one name
+    ("duplicate upstream"), and a balancer's name may be a host upstream's (balancer://app_8080 and
+    http://app:8080): a name another key holds, in any letter case, gets a number appended."""
+    name = model.upstream_keys.get(key)
+    if name is not None:
+        return model.upstreams[name]
+    taken = {n.lower() for n in model.upstreams}
+    name, n = base, 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{base}_{n}"
+    model.upstream_keys[key] = name
+    up = model.upstreams[name] = make(name)
+    return up
+
+
+def _balancer_key(server: Server, name: str) -> tuple:
+    """httpd keeps a balancer in the server that defines it (its name lower-cased: balancer://App is
+    balancer://app) and a virtual host sees its own and the main server's; two virtual hosts' balancers of
+    one name are two balancers."""
+    return ("balancer", id(server), name.lower())
+
+
+def _balancer(ctx: Context, name: str, span) -> Upstream:
+    """The upstream of balancer://NAME as the current server defines it."""
+    return _claim_upstream(ctx.model, _balancer_key(ctx.server, name), name,
+                           lambda n: Upstream(n, span=span, balancer=True))
+
+
+def balancer_upstream(model, server: Server, main: Server, name: str) -> Upstream | None:
+    """The balancer a request of SERVER reaches by balancer://NAME: the main server's, which httpd lists
+    before a virtual host's own, where it has members, else the server's own."""
+    for holder in (main, server):
+        found = model.upstream_keys.get(_balancer_key(holder, name))
+        if found is not None and model.upstreams[found].servers:
+            return model.upstreams[found]
+    found = model.upstream_keys.get(_balancer_key(server, name))
+    return model.upstreams[found] if found is not None else None
+
+
 # httpd 2.4.7+: `unix:/path/to.sock|http://host/path` reaches the backend over a Unix domain socket
 _UNIX_SOCKET = re.compile(r"^unix:(?P<sock>/[^|]+)\|(?P<url>.+)$", re.I)
 
@@ -125,8 +167,10 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
     if scheme == "balancer":
         # The <Proxy balancer://> section may come later in the file: httpd reads the whole
         # configuration first, so the members are checked when the server is laid out.
-        up = ctx.model.upstreams.setdefault(host, Upstream(host, span=d.span, balancer=True))
-        return ProxyTarget(up.scheme, host, path, up.host_header, d.span)
+        up = balancer_upstream(ctx.model, ctx.server, ctx.main, host)
+        if up is None or not up.servers:
+            up = _balancer(ctx, host, d.span)
+        return ProxyTarget(up.scheme, up.name, path, up.host_header, d.span)
     if scheme not in PROTOCOLS:
         ctx.diags.add("A2N302", f"{d.name}: the {scheme}:// backend protocol has no nginx equivalent; its requests "
                       "answer 502 in the translation", d.arg_span(index), directive=d.name)
@@ -135,19 +179,21 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
     port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
     name = _upstream_name(scheme, host, port)
     address = f"{host}:{port_num}"
+    # one upstream per host as written and per scheme (what nginx speaks to it); nginx would take two
+    # spellings of one name in another letter case for one upstream name, so the second gets a number
+    key = ("host", protocol, HTTP_SCHEMES.get(scheme, "http"), host, port_num)
     if sock:
         # the host part names the backend (its Host header) but is never resolved or connected to
         name = "unix" + re.sub(r"[^A-Za-z0-9_.-]", "_", sock.group("sock"))
         address = f"unix:{sock.group('sock')}"
-    up = ctx.model.upstreams.get(name)
-    if up is None:
-        up = Upstream(name, [UpstreamServer(address, [], d.span, url=f"{scheme}://{host}"
-                                            + (f":{port}" if port else ""))], span=d.span, protocol=protocol,
-                      scheme=HTTP_SCHEMES.get(scheme, "http"), host_header=host + (f":{port}" if port else ""),
-                      # mod_proxy_fcgi and _uwsgi reuse connections only with enablereuse=on.
-                      reuse=protocol == "http")
-        ctx.model.upstreams[name] = up
-    return ProxyTarget(up.scheme, name, path, up.host_header, d.span)
+        key = ("unix", protocol, HTTP_SCHEMES.get(scheme, "http"), sock.group("sock"))
+    host_header = host + (f":{port}" if port else "")
+    up = _claim_upstream(ctx.model, key, name, lambda n: Upstream(
+        n, [UpstreamServer(address, [], d.span, url=f"{scheme}://{host}" + (f":{port}" if port else ""))],
+        span=d.span, protocol=protocol, scheme=HTTP_SCHEMES.get(scheme, "http"), host_header=host_header,
+        # mod_proxy_fcgi and _uwsgi reuse connections only with enablereuse=on.
+        reuse=protocol == "http"))
+    return ProxyTarget(up.scheme, up.name, path, up.host_header, d.span)
 
 
 # ----------------------------------------------------------------- ProxyPass
@@ -395,8 +441,7 @@ def proxy_section(ctx: Context, section: Section) -> Disposition:
                           "nothing inside it was emitted", section.span, directive="<Proxy")
         ctx.walk(section.children, untranslated=section)
         return Disposition.UNSUPPORTED
-    name = parsed[1]
-    up = ctx.model.upstreams.setdefault(name, Upstream(name, span=section.span, balancer=True))
+    up = _balancer(ctx, parsed[1], section.span)
     up.balancer, up.span = True, section.span
     previous = ctx.options.get("balancer")
     ctx.options["balancer"] = up
@@ -418,7 +463,7 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
         if len(args) >= 2 and args[0].lower().startswith("balancer://"):
             name = parse_url(args[0])[1] if parse_url(args[0]) else None
             if name:
-                up = ctx.model.upstreams.setdefault(name, Upstream(name, span=d.span, balancer=True))
+                up = _balancer(ctx, name, d.span)
                 args = args[1:]
         if up is None:
             ctx.diags.add("A2N001", "BalancerMember outside <Proxy balancer://...>", d.span, directive=d.name)
@@ -432,6 +477,8 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
                       "nginx equivalent; the member is left out", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     scheme, host, port, path = parsed
+    if up.servers and (PROTOCOLS[scheme], HTTP_SCHEMES.get(scheme, "http")) != (up.protocol, up.scheme):
+        return _other_scheme_member(ctx, d, up, args[0])
     port_num = int(port) if port else DEFAULT_PORTS.get(scheme, 80)
     member = UpstreamServer(f"{host}:{port_num}", [], d.span, url=args[0].rstrip("/"), loadfactor=Fraction(1))
     if scheme in ("ws", "wss"):
@@ -460,6 +507,7 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
                 if letter in ("H", "R"):
                     member.params.append("backup")
                     if letter == "R":
+                        member.spare = True
                         ctx.diags.add("A2N312", "status=+R (hot spare) becomes backup: nginx uses backups only when "
                                       "every primary server is down", d.span, directive=d.name)
                         disposition = Disposition.APPROXIMATE
@@ -503,13 +551,26 @@ def balancer_member(ctx: Context, d: Directive) -> Disposition:
     return disposition
 
 
+def _other_scheme_member(ctx: Context, d: Directive, up: Upstream, url: str) -> Disposition:
+    """A member spoken to in another protocol than the balancer's first (https:// beside http://, fcgi://
+    beside http://): httpd speaks to each member by its own URL; an nginx upstream is passed to in one
+    protocol (proxy_pass https://NAME), which the other members do not answer. The member is left out: the
+    requests httpd sends it go to the other members, and fail where they are down."""
+    first = up.servers[0].url or up.servers[0].address
+    ctx.diags.add("A2N302", f"BalancerMember {url}: nginx speaks one protocol to every server of an upstream and "
+                  f"balancer://{up.name} is spoken to as its first member {first} is; the member is left out, "
+                  "and the requests httpd sends it go to the other members", d.span, directive=d.name,
+                  hint="put the members of each protocol in a balancer of their own")
+    return Disposition.UNSUPPORTED
+
+
 def proxy_set(ctx: Context, d: Directive) -> Disposition:
     up: Upstream | None = ctx.options.get("balancer")
     args = list(d.args)
     if up is None and args and args[0].lower().startswith("balancer://"):
         parsed = parse_url(args[0])
         if parsed:
-            up = ctx.model.upstreams.setdefault(parsed[1], Upstream(parsed[1], span=d.span, balancer=True))
+            up = _balancer(ctx, parsed[1], d.span)
         args = args[1:]
     if up is None:
         worker = ctx.options.get("worker")
@@ -631,6 +692,34 @@ def _apply_to_routes(ctx: Context, d: Directive, label: str, url: str, params: d
                       "ProxyPass's own value", d.span, directive=d.name, hint="set the parameter in one place")
         disposition = loosest(disposition, Disposition.APPROXIMATE)
     return disposition
+
+
+def _standbys_only(up: Upstream) -> None:
+    """A balancer whose every member is a hot standby (status=+H), a spare (+R) or of a higher lbset, all
+    nginx backup servers, which nginx refuses alone ("no servers in upstream"). httpd finds no member of the
+    first set and takes the next set or the standbys, which then serve every request: they become the primary
+    servers. A spare only stands in for a member httpd finds unusable: a balancer of spares only answers 503,
+    and beside a standby the standby serves every request (observed), so spares are left out (beside a higher
+    lbset httpd may still use one: the lbset's A2N312 says the tiers differ)."""
+    if up.servers and all("backup" in s.params for s in up.servers):
+        up.servers = [s for s in up.servers if not s.spare]
+        for s in up.servers:
+            s.params = [p for p in s.params if p != "backup"]
+
+
+def _resolve_balancers(ctx: Context) -> None:
+    """Each virtual host's balancer:// routes on the balancer httpd finds for them at request time (see
+    `balancer_upstream`): a ProxyPass is read before the server's own <Proxy balancer://> may come, so its
+    route first names the server's own balancer."""
+    for server in ctx.model.servers:
+        if server is ctx.main:
+            continue
+        for r in server.routes + [sc.proxy for sc in server.scopes if sc.proxy is not None]:
+            parsed = parse_url(r.target) if r.proxy and r.target else None
+            if parsed and parsed[0] == "balancer":
+                found = balancer_upstream(ctx.model, server, ctx.main, parsed[1])
+                if found is not None:
+                    r.proxy.upstream = found.name
 
 
 def _worker_url(handler_url: str) -> str:
@@ -916,10 +1005,10 @@ def emitter(model, main: Server, diags):
             maps_done.add(var)
             model.maps.append(block)
 
-    def reverse_urls(url: str) -> list[str]:
+    def reverse_urls(server: Server, url: str) -> list[str]:
         parsed = parse_url(url)
         if parsed and parsed[0] == "balancer":
-            up = model.upstreams.get(parsed[1])
+            up = balancer_upstream(model, server, main, parsed[1])
             return [(s.url or f"http://{s.address}") + parsed[3] for s in up.servers] if up else []
         return [url]
 
@@ -1036,7 +1125,7 @@ def emitter(model, main: Server, diags):
                           "default; nginx checks nothing unless proxy_ssl_verify is on", span)
         reverse = [(u, path, rspan) for holder in (scope_settings or {}, server.settings)
                    for url, path, rspan in holder.get("reverse", []) if segment_prefix_or_equal(path, region)
-                   for u in reverse_urls(url)]
+                   for u in reverse_urls(server, url)]
         if reverse:
             ensure_map("$a2n_host", MapBlock("$http_host", "$a2n_host", [('""', "$host")], "$http_host"))
             out += [Stmt("proxy_redirect", [u, f"$scheme://$a2n_host{path}"], rspan) for u, path, rspan in reverse]
@@ -1102,7 +1191,10 @@ def segment_prefix_or_equal(prefix: str, path: str) -> bool:
 def finish_model(ctx: Context) -> None:
     """Worker parameters set by ProxySet, and connection reuse for every upstream whose Apache workers reuse
     connections."""
+    _resolve_balancers(ctx)
     _apply_worker_sets(ctx)
+    for up in ctx.model.upstreams.values():
+        _standbys_only(up)
     # upstreams only FastCGI handlers pass to: their locations set the script's parameters themselves
     routed = {r.proxy.upstream for s in [ctx.main] + ctx.model.servers
               for r in s.routes + [sc.proxy for sc in s.scopes if sc.proxy is not None] if r.proxy}
