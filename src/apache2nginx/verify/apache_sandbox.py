@@ -249,6 +249,7 @@ class ApacheSandbox:
     def __init__(self, config: LoadedConfig, backends: dict[str, str], paths: dict[str, str],
                  cert: tuple[str, str], apache_bin: str, htaccess_dir: str | None = None, extra_nodes=()):
         self.htaccess_dir = htaccess_dir
+        self._written_backends: list[str] | None = None
         self.extra_nodes = list(extra_nodes)   # directives httpd reads elsewhere (.htaccess): their modules
         self.config = config
         self.backends = backends          # "host:port" -> "127.0.0.1:port"
@@ -312,6 +313,39 @@ class ApacheSandbox:
                 return f"{scheme}://{self.backends[k]}"
             return m.group(0)
         return _URL.sub(repl, arg)
+
+    def _proxy_section_url(self, url: str) -> str:
+        """A <Proxy URL> section's URL in the sandbox. httpd's proxy_walk compares the section's text with the
+        request's proxy URL as the ProxyPass line (or BalancerMember, [P] rule) wrote it, a plain prefix
+        comparison: `<Proxy http://backend/>` does not apply to `ProxyPass /a/ http://backend:80/a/` (observed:
+        httpd 2.4.71 proxies there). The stand-ins give both spellings one text, so a section whose text is the
+        prefix of no backend URL the input writes keeps its own and matches nothing, as in httpd."""
+        if any(c in url for c in "*?[") or url.startswith("balancer:") or \
+                any(target.startswith(url) for target in self._backend_urls()):
+            return self._map_urls(url)
+        return url
+
+    def _backend_urls(self) -> list[str]:
+        """The backend URLs the input writes (ProxyPass and ProxyPassMatch targets, BalancerMembers, SetHandler
+        proxy: handlers, [P] rules' substitutions), as written."""
+        if self._written_backends is None:
+            found = []
+            for node in [*self.config.walk(), *self.extra_nodes]:
+                if node.is_section:
+                    continue
+                if node.key in ("proxypass", "proxypassmatch", "balancermember", "sethandler") or \
+                        (node.key == "rewriterule" and len(node.args) > 2 and _PROXY_FLAG.search(node.args[2])):
+                    found += [a.removeprefix("proxy:") for a in node.args if "://" in a]
+            self._written_backends = found
+        return self._written_backends
+
+    def _map_url_pattern(self, pattern: str) -> str:
+        """A <ProxyMatch> regex in the sandbox: its backend host and port, written with escaped dots
+        (`^http://127\\.0\\.0\\.1:9003/`), become the stand-in's. The pattern then reads every `\\.` as `.`,
+        which still matches each URL it matched."""
+        plain = pattern.replace("\\.", ".")
+        mapped = self._map_urls(plain)
+        return pattern if mapped == plain else mapped
 
     def _map_path(self, arg: str) -> str:
         for original, stand_in in sorted(self.paths.items(), key=lambda kv: -len(kv[0])):
@@ -576,6 +610,10 @@ class ApacheSandbox:
                 skey = "<" + key
                 if key == "virtualhost":
                     args = self._vhost_args(args)
+                elif key == "proxy" and args:
+                    args = [self._proxy_section_url(args[0])] + [self._map_urls(a) for a in args[1:]]
+                elif key == "proxymatch" and args:
+                    args = [self._map_url_pattern(args[0])] + args[1:]
                 elif skey in URL_DIRECTIVES:
                     args = [self._map_urls(a) for a in args]
                 elif key == "directorymatch" and args:
