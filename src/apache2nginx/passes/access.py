@@ -29,6 +29,7 @@ from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
 from .fallback import fallback_resource
 from .header_expr import Untranslatable
+from .rewrite_model import alternates_at_top
 from .setenvif import set_env_if_expr
 from ..syntax.parser import read_text
 
@@ -1076,14 +1077,17 @@ def basename_regex(pattern: str, regex: bool) -> str | None:
     flags = re.match(r"\(\?([imsx]+)\)", body)
     if flags:
         body = body[flags.end():]
-    anchored = body.startswith("^")
+    # `^`/`$` bind to one alternative of a top-level `|` (`^\.ht|\.bak$`), not to the whole expression:
+    # there they stay assertions on the name, kept inside the group
+    alternates = alternates_at_top(body)
+    anchored = body.startswith("^") and not alternates
     if anchored:
         body = body[1:]
-    # `^` opening an alternative (`(^a|b)`, `x|^y`) is the start of the name too
-    body = re.sub(r"(?<=[(|])\^", "(?<![^/])", body)
+    # `^` opening an alternative (`(^a|b)`, `x|^y`, `^a|b`) is the start of the name too
+    body = re.sub(r"(?:(?<=[(|])|^)\^", "(?<![^/])", body)
     if "^" in body.replace("[^", "").replace("(?<![^/])", "") or "/" in body.replace("(?<![^/])", ""):
         return None
-    ends = body.endswith("$") and not body.endswith("\\$")
+    ends = body.endswith("$") and not body.endswith("\\$") and not alternates
     if ends:
         body = body[:-1]
     body = _within_segment(body)
@@ -1147,7 +1151,7 @@ def _within_segment(body: str) -> str:
             while j < len(body) and body[j] != "]":
                 j += 2 if body[j] == "\\" else 1
             cls = body[i:j + 1]
-            out.append("[^/" + cls[2:] if cls.startswith("[^") else cls)
+            out.append("[^/" + cls[2:] if cls.startswith("[^") and not cls.startswith("[^/") else cls)
             i = j + 1
             continue
         out.append("[^/]" if c == "." else "(?=/|$)" if c == "$" else c)
