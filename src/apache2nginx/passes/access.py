@@ -1114,20 +1114,39 @@ def fnmatch_regex(pattern: str) -> str | None:
         elif c == "?":
             out.append("[^/]")
         elif c == "[":
-            j = pattern.find("]", i + 1)
-            if j < 0:
+            klass = _fnmatch_class(pattern, i)
+            if klass is None:
                 return None
-            body = pattern[i + 1:j]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("/", "") + "]")
-            i = j
+            out.append(klass[0])
+            i = klass[1]
         elif c == "/":
             return None
         else:
             out.append(re.escape(c))
         i += 1
     return "".join(out)
+
+
+def _fnmatch_class(pattern: str, i: int) -> tuple[str, int] | None:
+    """The PCRE class for the wildcard class opening at PATTERN[I] and the index of its closing `]`; None
+    where it is not closed. As httpd's fnmatch reads it: `!` or `^` first negates, a `]` right after `[` (or
+    `[!`) is a member, `\\` escapes the next character; a name holds no `/`, so a negated class excludes it."""
+    j = i + 1
+    negate = pattern[j:j + 1] in ("!", "^")
+    j += negate
+    members = []
+    while j < len(pattern) and (pattern[j] != "]" or not members):
+        if pattern[j] == "\\" and j + 1 < len(pattern):
+            members.append(pattern[j:j + 2])
+            j += 2
+            continue
+        members.append("\\" + pattern[j] if pattern[j] in "[]" else "" if pattern[j] == "/" else pattern[j])
+        j += 1
+    if j >= len(pattern):
+        return None
+    if not "".join(members):        # `[/]`: no name holds it
+        return "[^/]" if negate else "(?!)", j
+    return "[" + ("^/" if negate else "") + "".join(members) + "]", j
 
 
 def _within_segment(body: str) -> str:
