@@ -811,7 +811,8 @@ class Layout:
                     loc.statements.extend(self._handler(handler, path, matched, loc.statements))
                 self.nest_files(loc, files, dir_configs, loc_configs, matched,
                                 [st for s in covering for st in s.statements if st.name in _ORDERED_LINES],
-                                fs=fs if handler is None or handler.kind != "proxy" else None)
+                                fs=fs if handler is None or handler.kind != "proxy" else None,
+                                renamed=_aliased_name(handler, path))
                 existing = by_key.get(loc.key())
                 if existing is None:
                     server.locations.append(loc)
@@ -1753,8 +1754,21 @@ class Layout:
         existing.statements[:0] = [st for st in loc.statements if st not in existing.statements]
         existing.locations.extend(loc.locations)
 
+    def _report_aliased_name(self, f: Scope, renamed: str, matched: str) -> None:
+        """A2N747 for the URLs of an Alias onto a path whose name a file section with access rules matches:
+        nginx applies the section to all of them, as httpd does where that path is a file (the rest of the URL
+        being path info), not where it is a directory."""
+        url = matched.rstrip("/")
+        if ("A2N747", f.span, url) in self.reported:
+            return
+        self.reported.add(("A2N747", f.span, url))
+        self.diags.add("A2N747", f"<Files {f.path}>: {url} is aliased to a path named {renamed[1:]}, which the "
+                       f"section matches: nginx applies its rules to {url} and every URL below it; httpd does so "
+                       f"where that path is a file, not a directory", f.span, urls=[(url, False)])
+
     def nest_files(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list,
-                   matched: str, loc_headers: list[Stmt] = (), fs: str | None = None) -> None:
+                   matched: str, loc_headers: list[Stmt] = (), fs: str | None = None,
+                   renamed: str | None = None) -> None:
         """<Files> sections merge between directories and locations; nginx needs them nested in every
         location they apply to (a ^~ location hides the server's regex locations). httpd merges every
         section matching a name, nginx picks the first matching location: see `nest_overlaps` (access) and
@@ -1763,7 +1777,8 @@ class Layout:
         (ap_location_walk merges after ap_file_walk): a section naming one of their headers gets them again
         after its own lines, so a Location's `Header set` replaces the Files' line as in httpd, instead of
         the Files' line coming after the Location's it inherits (the render drops the inherited copies). FS: the
-        directory httpd's directory walk reaches for LOC, where one does (see `access`)."""
+        directory httpd's directory walk reaches for LOC, where one does (see `access`). RENAMED: `/NAME` of the
+        file an Alias maps LOC onto (`_aliased_name`), which the sections matching it hold over all of LOC."""
         before, headers_of, after_of = len(loc.locations), {}, {}
         nested: list[tuple[Scope, Location]] = []
         merged: list = []       # the access of the sections matching an exact location's URL, in order
@@ -1773,9 +1788,12 @@ class Layout:
             if config is None and not f.statements and not static:
                 continue
             access = self.access(dir_configs + [config] + loc_configs, f"files matching {f.path}", f.span, fs=fs)
-            if loc.modifier == "=":
-                # an exact location cannot hold another: decide for its one URL here
-                if re.search(f.files_regex, matched):
+            if loc.modifier == "=" or (renamed is not None and re.search(f.files_regex, renamed)):
+                # an exact location cannot hold another: decide for its one URL here; an Alias naming a file of
+                # a matching name holds the section over its whole location (the rest of the URL is path info)
+                if re.search(f.files_regex, renamed or matched):
+                    if renamed is not None and config is not None:
+                        self._report_aliased_name(f, renamed, matched)
                     if config is not None:
                         merged.append(config)
                         access = self.access(dir_configs + merged + loc_configs, f"files matching {f.path}",
@@ -4801,6 +4819,18 @@ def _join(base: str, rest: str) -> str:
 def _quote_if_needed(pattern: str) -> str:
     return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r'[\s;{}"\']|^#', pattern) \
         else pattern
+
+
+def _aliased_name(handler: Route | None, region: str) -> str | None:
+    """`/NAME` where the region is an Alias onto a path of another last name, written as a file's
+    (`Alias /doc /srv/www/p/secret.txt`, no `/` closing either side): httpd's file walk tests <Files> sections
+    against that path's name (secret.txt), not the URL's (doc), and the rest of a longer URL (/doc/a) is path
+    info after that file; None elsewhere."""
+    if handler is None or handler.kind != "alias" or handler.regex or region != handler.path or \
+            region.endswith("/") or handler.target.endswith("/"):
+        return None
+    name, url_name = handler.target.rsplit("/", 1)[-1], region.rsplit("/", 1)[-1]
+    return None if not name or not url_name or name == url_name else "/" + name
 
 
 def _describe(region: str) -> str:

@@ -31,6 +31,7 @@ from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
 from .fallback import fallback_resource
 from .header_expr import Untranslatable
+from .rewrite_model import alternates_at_top
 from .setenvif import set_env_if_expr
 from ..syntax.parser import read_text
 
@@ -1151,14 +1152,17 @@ def basename_regex(pattern: str, regex: bool) -> str | None:
     flags = re.match(r"\(\?([imsx]+)\)", body)
     if flags:
         body = body[flags.end():]
-    anchored = body.startswith("^")
+    # `^`/`$` bind to one alternative of a top-level `|` (`^\.ht|\.bak$`), not to the whole expression:
+    # there they stay assertions on the name, kept inside the group
+    alternates = alternates_at_top(body)
+    anchored = body.startswith("^") and not alternates
     if anchored:
         body = body[1:]
-    # `^` opening an alternative (`(^a|b)`, `x|^y`) is the start of the name too
-    body = re.sub(r"(?<=[(|])\^", "(?<![^/])", body)
+    # `^` opening an alternative (`(^a|b)`, `x|^y`, `^a|b`) is the start of the name too
+    body = re.sub(r"(?:(?<=[(|])|^)\^", "(?<![^/])", body)
     if "^" in body.replace("[^", "").replace("(?<![^/])", "") or "/" in body.replace("(?<![^/])", ""):
         return None
-    ends = body.endswith("$") and not body.endswith("\\$")
+    ends = body.endswith("$") and not body.endswith("\\$") and not alternates
     if ends:
         body = body[:-1]
     body = _within_segment(body)
@@ -1185,20 +1189,39 @@ def fnmatch_regex(pattern: str) -> str | None:
         elif c == "?":
             out.append("[^/]")
         elif c == "[":
-            j = pattern.find("]", i + 1)
-            if j < 0:
+            klass = _fnmatch_class(pattern, i)
+            if klass is None:
                 return None
-            body = pattern[i + 1:j]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("/", "") + "]")
-            i = j
+            out.append(klass[0])
+            i = klass[1]
         elif c == "/":
             return None
         else:
             out.append(re.escape(c))
         i += 1
     return "".join(out)
+
+
+def _fnmatch_class(pattern: str, i: int) -> tuple[str, int] | None:
+    """The PCRE class for the wildcard class opening at PATTERN[I] and the index of its closing `]`; None
+    where it is not closed. As httpd's fnmatch reads it: `!` or `^` first negates, a `]` right after `[` (or
+    `[!`) is a member, `\\` escapes the next character; a name holds no `/`, so a negated class excludes it."""
+    j = i + 1
+    negate = pattern[j:j + 1] in ("!", "^")
+    j += negate
+    members = []
+    while j < len(pattern) and (pattern[j] != "]" or not members):
+        if pattern[j] == "\\" and j + 1 < len(pattern):
+            members.append(pattern[j:j + 2])
+            j += 2
+            continue
+        members.append("\\" + pattern[j] if pattern[j] in "[]" else "" if pattern[j] == "/" else pattern[j])
+        j += 1
+    if j >= len(pattern):
+        return None
+    if not "".join(members):        # `[/]`: no name holds it
+        return "[^/]" if negate else "(?!)", j
+    return "[" + ("^/" if negate else "") + "".join(members) + "]", j
 
 
 def _within_segment(body: str) -> str:
@@ -1222,7 +1245,7 @@ def _within_segment(body: str) -> str:
             while j < len(body) and body[j] != "]":
                 j += 2 if body[j] == "\\" else 1
             cls = body[i:j + 1]
-            out.append("[^/" + cls[2:] if cls.startswith("[^") else cls)
+            out.append("[^/" + cls[2:] if cls.startswith("[^") and not cls.startswith("[^/") else cls)
             i = j + 1
             continue
         out.append("[^/]" if c == "." else "(?=/|$)" if c == "$" else c)

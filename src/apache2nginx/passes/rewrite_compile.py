@@ -15,7 +15,8 @@ from .rewrite_compare import integer_compare, string_compare
 from .rewrite_handler import (SUBREQUEST_FAILS, HandlerRefused, access_granting, access_restricted, document_root,
                               handler_route, per_directory_access, url_lookup_blocker, written_document_root,
                               _static_directory)
-from .rewrite_model import (flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond, PER_DIR_VARIABLES,
+from .rewrite_model import (alternates_at_top, flag_values, pieces, regex_tokens, _MATCH_ALL, _TIME_PARTS, Cond,
+                            PER_DIR_VARIABLES,
                             RewriteContext, RewriteMapDef, RRule, VARIABLES, _capture_starts_path, _status,
                             env_variable, END_MARK, ends_rewriting, rule_urls)
 from . import rewrite_dirslash as dirslash
@@ -282,6 +283,8 @@ class Compiler:
             # httpd matches the path without the directory's prefix: a `^` inside the pattern (`(^|/)\.`) means
             # just after that prefix, which a fixed-length lookbehind says
             inner = f"(?<=^{esc})"
+            if alternates_at_top(pattern):
+                pattern = "(?:" + pattern + ")"     # the prefix comes before every alternative (`^a|b$`)
             if pattern.startswith("^"):
                 pattern = "^" + esc + _inner_anchors(pattern[1:], inner)
             else:

@@ -42,6 +42,7 @@ import re
 
 from ..model import UNSET_WHEN, Location, Server, Stmt
 from .rewrite_compile import _apart, _quote_regex
+from .rewrite_model import alternates_at_top
 
 __all__ = ["TARGET_HEADER", "carry_location_error_pages", "carry_location_headers", "carry_proxy_headers",
            "refused_directory_headers"]
@@ -822,7 +823,7 @@ def _rewritten_urls(rules, prefix: str) -> str | None:
     parts, nocase = [], False
     for rule in rules:
         pattern = getattr(rule, "pattern", None)
-        if not isinstance(pattern, str) or pattern.startswith("!") or _top_level_bar(pattern):
+        if not isinstance(pattern, str) or pattern.startswith("!") or alternates_at_top(pattern):
             return None
         nocase = nocase or "NC" in rule.flags
         if pattern.startswith("^"):
@@ -841,26 +842,6 @@ def _rewritten_urls(rules, prefix: str) -> str | None:
     except re.error:
         return None
     return ("~*" if nocase else "~") + regex
-
-
-def _top_level_bar(pattern: str) -> bool:
-    depth, escaped, klass = 0, False, False
-    for ch in pattern:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif klass:
-            klass = ch != "]"
-        elif ch == "[":
-            klass = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            return True
-    return False
 
 
 def _result_file_sections(ctx, server: Server, rules, prefix: str, urls: list[tuple[str, bool]] | None) -> list:

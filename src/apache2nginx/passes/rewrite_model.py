@@ -304,6 +304,18 @@ def regex_tokens(pattern: str):
         i = end
 
 
+def alternates_at_top(pattern: str) -> bool:
+    """Whether a regular expression holds a `|` outside every group and class: its `^` and `$` then bind to
+    one alternative each (`^/a|\\.bak$` is `(^/a)|(\\.bak$)`), so text put before or after it needs a group."""
+    depth = 0
+    for i, j in regex_tokens(pattern):
+        atom = pattern[i:j]
+        depth += {"(": 1, ")": -1}.get(atom, 0)
+        if atom == "|" and depth == 0:
+            return True
+    return False
+
+
 def rule_urls(rule: RRule) -> list[tuple[str, bool]]:
     """The URLs a server-context rule applies to, as a diagnostic names them (Diagnostic.urls): its pattern;
     none named (every URL) for a negated pattern."""
