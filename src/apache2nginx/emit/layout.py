@@ -1887,7 +1887,7 @@ class Layout:
             access = current if config is None else \
                 self.access(dir_configs + configs + [config] + loc_configs, f"files matching {f.path}", f.span,
                             fs=fs)
-            if not headers and [_shape(st) for st in access] == [_shape(st) for st in current]:
+            if not headers and [_refusal_shape(st) for st in access] == [_refusal_shape(st) for st in current]:
                 continue
             path = loc.path
             if _admits_more(_rules(access), _rules(current)):
@@ -4616,6 +4616,19 @@ def _realm(stmts: list[Stmt]) -> str | None:
 def _shape(st: Stmt) -> tuple:
     """A statement as nginx reads it (wherever in the input it came from)."""
     return st.name, tuple(st.args), tuple(_shape(b) for b in st.block or ())
+
+
+def _refusal_shape(st: Stmt) -> tuple:
+    r"""A statement as nginx reads it, and, on the translation's refusal of a refused server's region, what it
+    stands for: httpd's handler (Stmt.open_region: a success carrying the onsuccess headers), its own error for
+    everyone (Stmt.shut_region: none of them), a login or an error its rules may answer. Two `deny all` lines
+    alike to nginx send different headers on the refusal (emit.inherit.refused_headers): under a refused
+    server, `<FilesMatch "^notes\.">` with `Require all denied` and a later `<FilesMatch "\.bak$">` with
+    `Require all granted` were both `deny all`, so no location was nested for the names matching both, and
+    the first section's refusal (httpd's 403 for everyone) dropped the onsuccess headers (HSTS) on
+    /notes.bak, which httpd serves with them (it merges the later section's grant)."""
+    return _shape(st) + (st.open_region, st.shut_region, tuple(st.lifted), st.login, st.fails_authn,
+                         tuple(g[0] for g in st.wildcard_gates))
 
 
 def _nested_proxy_pass(loc: Location, span) -> list[Stmt] | None:
