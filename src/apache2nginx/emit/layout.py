@@ -43,7 +43,7 @@ from .refused_error_pages import find_location, serving_levels
 from .inherit import _FAILS_EARLY as FAILS_EARLY, ACCESS_REFUSAL, FILE, SERVED, _fails_early
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
-from ..passes import access_proxy
+from ..passes import access_proxy, vhost_alias
 from ..passes.alias import FCGIWRAP_SOCKET
 from ..syntax.span import Span
 
@@ -2058,10 +2058,9 @@ class Layout:
         code = str(route.status)
         if not route.target:
             return [Stmt("return", [code], route.span)]
+        target = self._absolute_target(route.target)
         if route.regex:
-            target = route.target
             return [Stmt("return", [code, target + ("" if "?" in target else "$is_args$args")], route.span)]
-        target = route.target
         if "raw-uri" not in route.params:
             route.params["raw-uri"] = True
             self.diags.add("A2N405", f"Redirect {route.path}: the remainder of the path is taken from the raw "
@@ -2113,6 +2112,33 @@ class Layout:
             comment="the decoded path's remainder holds what httpd escapes: nginx's rewrite escapes it"))
         return self._redirect(route, region, matched)
 
+    def _absolute_target(self, target: str) -> str:
+        """A local redirect target (a path) as the absolute URL httpd sends: mod_alias makes it one with
+        ap_construct_url (scheme, the client's host name, the port it named unless the scheme's default). On a
+        server that sends relative Locations (`absolute_redirect off`) nginx would send the path itself, and a
+        path starting with "//" (`Redirect /go /` asked for /go/evil.example.net/x) is read by a client as
+        another host's URL; so there the URL is written whole. Elsewhere nginx makes it absolute itself."""
+        if not target.startswith("/") or not any(st.name == "absolute_redirect" and st.args == ["off"]
+                                                 for st in self.server.statements + self.server.own_statements):
+            return target
+        holder = self.server.own_statements if self.server.is_main else self.server.statements
+        if not any(st.name == "set" and st.args[:1] == [_ORIGIN] for st in holder):
+            # (set in the server's rewrite phase: the port map's regular expression, run later, would replace
+            # the captures of a location's regular expression or of a `rewrite` before its replacement reads them)
+            port = self.model.shared_map("a2n_client_port_", "$request|$http_host", _CLIENT_PORT, '""',
+                                         span=self.server.span)
+            suffix = self.model.shared_map("a2n_url_port_", f"$scheme:{port}",
+                                           [("http:", '""'), ("https:", '""'), ("http:80", '""'),
+                                            ("https:443", '""')], f":{port}", span=self.server.span)
+            holder.append(Stmt("set", [_ORIGIN, f"$scheme://$host{suffix}"], None,
+                               comment="the site's URL as httpd names it in a redirect (ap_construct_url)"))
+        return _ORIGIN + target
+
+
+# the variable holding the site's own URL a local redirect target is made absolute with (Layout._absolute_target)
+_ORIGIN = "$a2n_origin"
+# the port a client names (httpd's r->parsed_uri.port): in an absolute request URI, else in the Host header
+_CLIENT_PORT = [(key, value or '""') for key, value in vhost_alias.CLIENT_PORT]
 
 # the name ending of a Redirect's map over $uri, which its map over the raw request line falls back to
 _URI_FALLBACK = "_uri"
