@@ -2060,7 +2060,8 @@ class Layout:
             return [Stmt("return", [code], route.span)]
         target = self._absolute_target(route.target)
         if route.regex:
-            return [Stmt("return", [code, target + ("" if "?" in target else "$is_args$args")], route.span)]
+            answer = Stmt("return", [code, target + ("" if "?" in target else "$is_args$args")], route.span)
+            return self._escaped_captures(route, code, target) + [answer]
         if "raw-uri" not in route.params:
             route.params["raw-uri"] = True
             self.diags.add("A2N405", f"Redirect {route.path}: the remainder of the path is taken from the raw "
@@ -2111,6 +2112,33 @@ class Layout:
             "if", [f'({var} = "")'], route.span, block=[escaped],
             comment="the decoded path's remainder holds what httpd escapes: nginx's rewrite escapes it"))
         return self._redirect(route, region, matched)
+
+    def _escaped_captures(self, route: Route, code: str, target: str) -> list[Stmt]:
+        """What answers a RedirectMatch whose target reads captures, for a path holding characters httpd
+        escapes. httpd substitutes the captures of the decoded path and then escapes the URL but its query
+        (mod_alias try_alias_list: ap_escape_uri), so /u/bob%0d%0aSet-Cookie:%20x=y is redirected with one
+        Location header; nginx's `return` writes the decoded captures as they are, a CR LF among them a header
+        of the client's choosing. For such a path (a test without captures, which keeps the location's) nginx's
+        `rewrite` makes the redirect, escaping the captures (A2N405 tells how its escaping differs); it redirects
+        with 301 and 302 only, so another status refuses the request (A2N408)."""
+        if not re.search(r"\$\d", target):
+            return []
+        test = f'($uri !~ "^{_HTTPD_UNESCAPED}*$")'
+        if code not in _REWRITE_REDIRECT_FLAGS:
+            self.diags.add("A2N408", f"RedirectMatch {code} {route.path}: nginx cannot escape the captures of a "
+                           f"{code} redirect as httpd does; a request whose path holds a character httpd escapes "
+                           "(a space, a %-escaped control character, `<`, `\"`...) is refused (403)",
+                           route.span, directive=route.params.get("directive"))
+            return [Stmt("if", [test], route.span, block=[Stmt("return", ["403"], route.span)],
+                         comment="the captures hold what httpd escapes, which nginx's `return` would not")]
+        self.diags.add("A2N405", f"RedirectMatch {route.path}: where the path holds characters httpd escapes, "
+                       "nginx's rewrite escapes the captures, otherwise than httpd for some of them",
+                       route.span, directive=route.params.get("directive"))
+        regex = ("(?i)" if route.params.get("nocase") else "") + route.path
+        escaped = Stmt("rewrite", [_quote_if_needed(regex), target + ("?" if "?" in target else ""),
+                                   _REWRITE_REDIRECT_FLAGS[code]], route.span)
+        return [Stmt("if", [test], route.span, block=[escaped],
+                     comment="the captures hold what httpd escapes: nginx's rewrite escapes them")]
 
     def _absolute_target(self, target: str) -> str:
         """A local redirect target (a path) as the absolute URL httpd sends: mod_alias makes it one with
