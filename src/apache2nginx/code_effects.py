@@ -195,6 +195,8 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N404": effects("status@status-403", "header@status-403", "location@status-403", "body@status-403",
                       "backend@status-403"),  # ScriptAlias: the programs are not run, their URLs refused (403)
     "A2N405": effects("location@unnormalised-path", "location@encoded-path"),  # raw path in the Location
+    "A2N408": effects("status@nginx-refused", "location:missing@nginx-refused", "body@nginx-refused",
+                      "header@nginx-refused"),  # refused where the captures need escaping
     "A2N407": effects("header:added@nginx-refused,credentials,directory-request"),  # wrong credentials: the
     # index's 401, with its file sections' headers
     "A2N406": effects("status", "header:missing", "body"),  # fcgiwrap: not run by verify; 403 for a missing program

@@ -909,6 +909,16 @@ _short("A2N401", "regex-redirect-order", "warning", "A RedirectMatch became a re
        "finding the longest prefix, and skips them under ^~ prefixes.",
        "a request under a translated prefix location is not redirected in nginx.",
        "check the regex locations' order, or move the redirect to a server-level rewrite.")
+_short("A2N408", "redirectmatch-captures-refused", "error",
+       "A RedirectMatch with captures and a status nginx's rewrite cannot send refuses escaped paths.",
+       "httpd substitutes a RedirectMatch's captures from the decoded path and then escapes the URL (but its "
+       "query), so a %-escaped CR LF in the path stays escaped in the Location. nginx's `return` writes decoded "
+       "captures as they are (a CR LF among them would start a header of the client's choosing), and its "
+       "`rewrite`, which escapes them, redirects with 301 or 302 only. For another status (303, 307, 308...) the "
+       "translation refuses (403) a request whose path holds a character httpd escapes.",
+       "such requests get 403 in nginx where httpd redirects them.",
+       "use 301 or 302 for the redirect, or keep the captures to characters that need no escaping "
+       "(for example `([-\\w.]+)`).")
 _short("A2N402", "alias-slash-mismatch", "info", "An Alias has a trailing slash on one side only.",
        "httpd maps the URL remainder literally, so Alias /a /fs/ turns /a/x into /fs//x and Alias /a/ /fs turns "
        "/a/x into /fsx; the translation keeps this literal mapping (and so never serves outside the directory).",

@@ -44,7 +44,7 @@ from .refused_error_pages import find_location, serving_levels
 from .inherit import _FAILS_EARLY as FAILS_EARLY, ACCESS_REFUSAL, FILE, SERVED, _fails_early
 from . import dirmethods
 from .rule_proxy_headers import carry_directory_proxy_headers
-from ..passes import access_proxy
+from ..passes import access_proxy, vhost_alias
 from ..passes.alias import FCGIWRAP_SOCKET
 from ..syntax.span import Span
 
@@ -2124,10 +2124,10 @@ class Layout:
         code = str(route.status)
         if not route.target:
             return [Stmt("return", [code], route.span)]
+        target = self._absolute_target(route.target)
         if route.regex:
-            target = route.target
-            return [Stmt("return", [code, target + ("" if "?" in target else "$is_args$args")], route.span)]
-        target = route.target
+            answer = Stmt("return", [code, target + ("" if "?" in target else "$is_args$args")], route.span)
+            return self._escaped_captures(route, code, target) + [answer]
         if "raw-uri" not in route.params:
             route.params["raw-uri"] = True
             self.diags.add("A2N405", f"Redirect {route.path}: the remainder of the path is taken from the raw "
@@ -2179,6 +2179,60 @@ class Layout:
             comment="the decoded path's remainder holds what httpd escapes: nginx's rewrite escapes it"))
         return self._redirect(route, region, matched)
 
+    def _escaped_captures(self, route: Route, code: str, target: str) -> list[Stmt]:
+        """What answers a RedirectMatch whose target reads captures, for a path holding characters httpd
+        escapes. httpd substitutes the captures of the decoded path and then escapes the URL but its query
+        (mod_alias try_alias_list: ap_escape_uri), so /u/bob%0d%0aSet-Cookie:%20x=y is redirected with one
+        Location header; nginx's `return` writes the decoded captures as they are, a CR LF among them a header
+        of the client's choosing. For such a path (a test without captures, which keeps the location's) nginx's
+        `rewrite` makes the redirect, escaping the captures (A2N405 tells how its escaping differs); it redirects
+        with 301 and 302 only, so another status refuses the request (A2N408)."""
+        if not re.search(r"\$\d", target):
+            return []
+        test = f'($uri !~ "^{_HTTPD_UNESCAPED}*$")'
+        if code not in _REWRITE_REDIRECT_FLAGS:
+            self.diags.add("A2N408", f"RedirectMatch {code} {route.path}: nginx cannot escape the captures of a "
+                           f"{code} redirect as httpd does; a request whose path holds a character httpd escapes "
+                           "(a space, a %-escaped control character, `<`, `\"`...) is refused (403)",
+                           route.span, directive=route.params.get("directive"))
+            return [Stmt("if", [test], route.span, block=[Stmt("return", ["403"], route.span)],
+                         comment="the captures hold what httpd escapes, which nginx's `return` would not")]
+        self.diags.add("A2N405", f"RedirectMatch {route.path}: where the path holds characters httpd escapes, "
+                       "nginx's rewrite escapes the captures, otherwise than httpd for some of them",
+                       route.span, directive=route.params.get("directive"))
+        regex = ("(?i)" if route.params.get("nocase") else "") + route.path
+        escaped = Stmt("rewrite", [_quote_if_needed(regex), target + ("?" if "?" in target else ""),
+                                   _REWRITE_REDIRECT_FLAGS[code]], route.span)
+        return [Stmt("if", [test], route.span, block=[escaped],
+                     comment="the captures hold what httpd escapes: nginx's rewrite escapes them")]
+
+    def _absolute_target(self, target: str) -> str:
+        """A local redirect target (a path) as the absolute URL httpd sends: mod_alias makes it one with
+        ap_construct_url (scheme, the client's host name, the port it named unless the scheme's default). On a
+        server that sends relative Locations (`absolute_redirect off`) nginx would send the path itself, and a
+        path starting with "//" (`Redirect /go /` asked for /go/evil.example.net/x) is read by a client as
+        another host's URL; so there the URL is written whole. Elsewhere nginx makes it absolute itself."""
+        if not target.startswith("/") or not any(st.name == "absolute_redirect" and st.args == ["off"]
+                                                 for st in self.server.statements + self.server.own_statements):
+            return target
+        holder = self.server.own_statements if self.server.is_main else self.server.statements
+        if not any(st.name == "set" and st.args[:1] == [_ORIGIN] for st in holder):
+            # (set in the server's rewrite phase: the port map's regular expression, run later, would replace
+            # the captures of a location's regular expression or of a `rewrite` before its replacement reads them)
+            port = self.model.shared_map("a2n_client_port_", "$request|$http_host", _CLIENT_PORT, '""',
+                                         span=self.server.span)
+            suffix = self.model.shared_map("a2n_url_port_", f"$scheme:{port}",
+                                           [("http:", '""'), ("https:", '""'), ("http:80", '""'),
+                                            ("https:443", '""')], f":{port}", span=self.server.span)
+            holder.append(Stmt("set", [_ORIGIN, f"$scheme://$host{suffix}"], None,
+                               comment="the site's URL as httpd names it in a redirect (ap_construct_url)"))
+        return _ORIGIN + target
+
+
+# the variable holding the site's own URL a local redirect target is made absolute with (Layout._absolute_target)
+_ORIGIN = "$a2n_origin"
+# the port a client names (httpd's r->parsed_uri.port): in an absolute request URI, else in the Host header
+_CLIENT_PORT = [(key, value or '""') for key, value in vhost_alias.CLIENT_PORT]
 
 # the name ending of a Redirect's map over $uri, which its map over the raw request line falls back to
 _URI_FALLBACK = "_uri"

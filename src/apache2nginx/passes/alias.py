@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Route
+from ..model import Route, Stmt
 from ..syntax.tree import Directive
 from .base import Context, Disposition, Rule, clean_path, table
 from .pcre import httpd_refuses
@@ -34,9 +34,7 @@ def redirect(ctx: Context, d: Directive) -> Disposition:
     parsed = _status(ctx, d, list(d.args))
     status, rest = parsed
     if ctx.scope is not None:
-        ctx.diags.add("A2N101", f"{d.name} inside <Location> (expression form) is not translated yet", d.span,
-                      directive=d.name)
-        return Disposition.UNSUPPORTED
+        return _redirect_in_section(ctx, d, status, rest)
     regex = d.key == "redirectmatch"
     if not rest:
         ctx.diags.add("A2N001", f"{d.name} needs a path", d.span, directive=d.name)
@@ -59,6 +57,27 @@ def redirect(ctx: Context, d: Directive) -> Disposition:
                       "ones; check that no other location takes these requests first", d.span, directive=d.name)
         return Disposition.APPROXIMATE
     return Disposition.EXACT
+
+
+def _redirect_in_section(ctx: Context, d: Directive, status: int, rest: list[str]) -> Disposition:
+    """A Redirect in a <Location>, <Directory> or .htaccess. Without a path it is the section's fixed answer
+    (mod_alias redirect_status): httpd answers every request there with that status, as `return` does where
+    it is no redirect (`Redirect 403`, `Redirect gone`). A RedirectMatch with such a status answers the
+    requests its regular expression matches (fixup_redir). Other forms are not translated: the section is
+    refused (403) rather than served, since httpd never serves its files."""
+    if not 300 <= status < 400 and (not rest or d.key == "redirectmatch" and len(rest) == 1):
+        if not rest:
+            ctx.emit("return", [str(status)], d.span)
+            return Disposition.EXACT
+        if httpd_refuses(rest[0]) is None:
+            from ..emit.layout import _quote_if_needed
+            ctx.emit("if", [f"($uri ~ {_quote_if_needed(rest[0])})"], d.span,
+                     block=[Stmt("return", [str(status)], d.span)])
+            return Disposition.EXACT
+    ctx.emit("return", ["403"], d.span).comment = "a redirect that is not translated: refused"
+    ctx.diags.add("A2N101", f"{d.name} {' '.join(d.args)}: this form is not translated inside a section; the "
+                  "translation refuses the section's requests (403)", d.span, directive=d.name)
+    return Disposition.UNSUPPORTED
 
 
 def alias(ctx: Context, d: Directive) -> Disposition:

@@ -203,7 +203,7 @@ def server_name_variable(ctx: Context, server: Server) -> str:
 
 # httpd's r->parsed_uri.port: the port of an absolute request URI (the Host header is not read then), else of
 # the Host header (vhost.c fix_hostname keeps it there for ap_get_server_port); leading zeros are dropped
-_CLIENT_PORT = [(r"~^\S+\s[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]*?:0*(\d+)[/?#\s]", "$1"),
+CLIENT_PORT = [(r"~^\S+\s[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]*?:0*(\d+)[/?#\s]", "$1"),
                 (r"~^\S+\s[A-Za-z][A-Za-z0-9+.-]*://", None), (r"~\|[^|]*:0*(\d+)$", "$1")]
 
 
@@ -213,7 +213,7 @@ def server_port_variable(ctx: Context, server: Server) -> str:
     "Host: www.example.com:8443" sees 8443 on a server listening on 80), without one the ServerName's port, else
     the scheme's default; under On always the latter. nginx's $server_port is the port it listens on."""
     port = _port(ctx, server)
-    entries = [] if _canonical(ctx, server) == "on" else [(key, value or port) for key, value in _CLIENT_PORT]
+    entries = [] if _canonical(ctx, server) == "on" else [(key, value or port) for key, value in CLIENT_PORT]
     return ctx.model.shared_map("a2n_server_port_", "$request|$http_host", entries, port)
 
 
