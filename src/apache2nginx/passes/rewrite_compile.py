@@ -393,7 +393,8 @@ class Compiler:
         if self.dirslash is None or not _holds(stmts, dirslash.DIRSLASH):
             return stmts
         return [dirslash.reset(rule)] + stmts + dirslash.after(rule, *self.dirslash,
-                                                              missing=dirslash.missing_answer(self))
+                                                              missing=dirslash.missing_answer(self),
+                                                              no_index=dirslash.location_index_lists(self))
 
     def _rule_statements(self, rule: RRule, guards: list[str] = (), marks: list[str] = ()) -> list[Stmt]:
         flags = rule.flags

@@ -24,7 +24,10 @@ look the index up under the rewritten path. Where every DirectoryIndex list of t
 name and no directory the rule maps to allows a listing, the translation follows httpd for GET and HEAD: the
 rule answers a status of its own that the server's error_page turns into an internal redirect to the request's
 path plus the name, which runs the server's rewrite phase again, as the subrequest does (A2N841 for what
-stays apart: 404 where nothing is found, other methods).
+stays apart: 404 where nothing is found, other methods). mod_dir takes the DirectoryIndex list of the request's
+own path's <Location> sections, so where the last one to cover it says `disabled`, httpd looks no index up and
+refuses the directory (403); the statements after the rule answer 403 for GET and HEAD there
+(`location_index_lists`), where nginx would serve the rewritten directory's index.
 
 The same subrequest meets a rule ([PT] or not) that rewrites the index file URL of a directory it leaves
 alone or makes (/private/ rewritten [PT] to /private/inner/, whose index.html the rule takes further): httpd
@@ -275,15 +278,20 @@ def _index_name(compiler, target: str) -> str | None:
     return names[0]
 
 
-def after(rule: RRule, flag: str | None, index: str | None = None, missing: bool = False) -> list[Stmt]:
+def after(rule: RRule, flag: str | None, index: str | None = None, missing: bool = False,
+          no_index: list[tuple[str, bool]] = ()) -> list[Stmt]:
     """The statements after the rule: mod_dir's redirect where the mapped file is a directory and the request's
     path has no trailing slash, then the stop of [L]/[END] where the rule applied. With INDEX, mod_dir's index
     lookup where the path has the slash: the status the server's error_page redirects to the path plus INDEX.
-    With MISSING (see `missing_answer`), the 404 of a result that names no file, answered here."""
+    With MISSING (see `missing_answer`), the 404 of a result that names no file, answered here. NO_INDEX (see
+    `location_index_lists`): the refusal of a directory result whose request path a <Location> with
+    DirectoryIndex disabled covers."""
     span = rule.span
     out = _missing(span) if missing and flag else []
     out += [Stmt("if", [f"(-d {DIRSLASH})"], span, block=[Stmt("set", [DIRSLASH, "d"], span)]),
             Stmt("set", [DIRSLASH, f"{DIRSLASH}:$a2n_request_uri"], span)]
+    if index is None and any(disabled for _, disabled in no_index):
+        out += _no_index_refusal(span, no_index)
     if index is not None:
         out += [Stmt("set", [DIRINDEX, f"{DIRSLASH}:$request_method"], span),
                 Stmt("if", [f'({DIRINDEX} ~ "^d:[^?]*/:(?:GET|HEAD)$")'], span,
@@ -294,6 +302,56 @@ def after(rule: RRule, flag: str | None, index: str | None = None, missing: bool
     if flag:
         out.append(Stmt("if", [f'({DIRSLASH} !~ "^:")'], span,
                         block=[Stmt("break", [], span)], comment=f"RewriteRule [{'END' if 'END' in rule.flags else 'L'}]"))
+    return out
+
+
+def location_index_lists(compiler) -> list[tuple[str, bool]]:
+    """The <Location>/<LocationMatch> sections of the server (the main server's first) that set a DirectoryIndex
+    list, in the order httpd merges them (config order), each as a regular expression over the request's path
+    and whether its list is `disabled`. mod_dir takes the list of the request's merged configuration, and a
+    server-context rule that maps to a file keeps the request's own path (r->uri), so the <Location> sections
+    of that path choose it, not those of the rewritten one (observed with httpd 2.4: GET /private/ rewritten to
+    the directory /shop/ under `<Location /private> DirectoryIndex disabled` answers 403, no listing allowed,
+    although /shop/index.html exists). nginx looks the index up in the rewritten URI's location and serves
+    /shop/index.html. A section whose pattern cannot be written in nginx's double quotes is left out."""
+    from ..emit.dirindex import DISABLED_INDEX
+    ctx, server = compiler.ctx, compiler.server
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    out = []
+    for scope in (sc for h in holders for sc in h.scopes if sc.kind == "location"):
+        names = next((st.args for st in scope.statements if st.name == "index"), None)
+        regex = _location_regex(scope)
+        if names is not None and regex is not None:
+            out.append((regex, names == [DISABLED_INDEX]))
+    return out
+
+
+def _location_regex(scope: Scope) -> str | None:
+    """A regular expression over the request's path matching where the <Location> section does: a plain path
+    as a prefix ending at a slash or at the path's end (httpd's location walk), a regex as written."""
+    if scope.regex:
+        pattern = scope.path.strip('"')
+        pattern = ("(?i)" if scope.nocase else "") + pattern
+    else:
+        path = scope.path.strip('"')
+        if any(c in path for c in "*?["):
+            return None
+        pattern = "^" + re.escape(path) + ("" if path.endswith("/") else "(?:/|$)")
+    return None if '"' in pattern or pattern.endswith("\\") else pattern
+
+
+def _no_index_refusal(span, no_index: list[tuple[str, bool]]) -> list[Stmt]:
+    """403 for GET and HEAD where the result is a directory, the request's path ends with a slash and the last
+    <Location> section with a DirectoryIndex list to match that path says `disabled`: httpd's mod_dir then looks
+    no index up and the directory itself stands (403 without Options Indexes; a listing with it, which nginx
+    refuses too: A2N209). Other methods stay with nginx's lookup (A2N841)."""
+    out = [Stmt("set", [DIRINDEX, ""], span)]
+    for regex, disabled in no_index:
+        value = f"{DIRSLASH}:$request_method" if disabled else ""
+        out.append(Stmt("if", [f'($a2n_request_uri ~ "{regex}")'], span, block=[Stmt("set", [DIRINDEX, value], span)],
+                        comment="DirectoryIndex disabled for the request's own path" if disabled else None))
+    out.append(Stmt("if", [f'({DIRINDEX} ~ "^d:[^?]*/:(?:GET|HEAD)$")'], span, block=[Stmt("return", ["403"], span)],
+                    comment="mod_dir: the result is a directory, no index is looked up for the request's own path"))
     return out
 
 
