@@ -999,7 +999,7 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
     "allowoverride", "allowoverridelist", "directoryindex", "header", "rewriteengine", "rewritecond", "rewriterule",
     "rewritebase", "rewriteoptions", "requireall", "requireany", "requirenone", "files", "filesmatch",
     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset", "fcgiwrapper", "fcgidwrapper",
-    "contentdigest", "addhandler", "errordocument", *MIME_EXTENSION_DIRECTIVES}
+    "contentdigest", "addhandler", "sethandler", "errordocument", *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 # Options in a <Files> section: only the SSI gate is taken (options() reports the rest there)
 IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {

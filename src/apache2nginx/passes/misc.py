@@ -245,6 +245,15 @@ def set_handler(ctx: Context, d: Directive) -> Disposition:
     handler = flag(d)
     if ctx.scope is not None and ctx.scope.kind == "files":
         return _files_handler(ctx, d, handler)
+    if ctx.scope is not None and ctx.scope.kind in ("directory", "location") and not handler.startswith("proxy:"):
+        from .fastcgi import _file_handler, directory_handler, refuse_in_location
+        if _file_handler(d.args[0]) is not None:
+            return directory_handler(ctx, d) if ctx.scope.kind == "directory" else \
+                refuse_in_location(ctx, d, None)
+    if ctx.scope is not None and ctx.scope.kind == "directory" and handler not in ("server-status",):
+        ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} inside a <Directory>: not translated "
+                      "there; nothing was emitted for it", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
     if ctx.scope is None and handler not in ("none", "default-handler"):
         # nginx takes a content handler (stub_status, fastcgi_pass) only in a location
         ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} outside any section (for the whole "
