@@ -108,6 +108,31 @@ def segment_prefix(prefix: str, path: str) -> bool:
     return path.startswith(prefix) and path[len(prefix)] == "/"
 
 
+def _handlers_off(dirs: list[Scope], covering: list[Scope]) -> tuple[str, int, object]:
+    """Whether SetHandler default-handler takes the script handlers back where DIRS (the directories httpd's
+    walk reaches, outermost first) and COVERING (the <Location> sections, merged after them) apply: ("all",
+    index, directive) where the last SetHandler is a <Location>'s, ("mime", ...) where it is a <Directory>'s
+    (mod_mime's AddHandler handlers only: <Files> sections merge after it), else ("", -1, None). SetHandler
+    None takes nothing back (passes.misc._handler_off)."""
+    last = None
+    for i, scope in enumerate(dirs + covering):
+        if scope.settings.get("handler"):
+            last = (i, scope.settings["handler"])
+    if last is None or last[1][0] != "default-handler":
+        return ("", -1, None)
+    return ("all" if last[1][1] == "location" else "mime", last[0], last[1][2])
+
+
+def _files_kept(files: list[Scope], off: tuple) -> list[Scope]:
+    """FILES without the script handlers SetHandler default-handler takes back (see `_handlers_off`): every
+    one for a <Location>'s, AddHandler's for a <Directory>'s."""
+    if off[0] == "all":
+        return [f for f in files if not f.settings.get("script_alias")]
+    if off[0] == "mime":
+        return [f for f in files if not f.settings.get("mime_handler")]
+    return files
+
+
 def _variants(path: str) -> list[tuple[str, str]]:
     """(modifier, matched text) of the nginx locations for an Apache prefix."""
     if path == "/":
@@ -801,8 +826,13 @@ class Layout:
                 # `/p/` is a region of its own, laid out with the entry httpd uses there (the first that
                 # matches: `ProxyPass /p/ A` before `ProxyPass /p B` sends /p/x to A, /p alone to B)
                 variants = [(m, v) for m, v in variants if v != path + "/"]
+            off = _handlers_off(dirs, covering)
+            files = _files_kept(files, off)
             for modifier, matched in variants:
                 loc = Location(modifier, matched, span=span)
+                loc.static_only, loc.mime_off = off[0] == "all", off[0] == "mime"
+                if off[0] and modifier == "":
+                    self.handler_off_unplaced(server, off)
                 loc.statements.extend(statements)
                 if handler is not None:
                     loc.statements.extend(self._handler(handler, path, matched, loc.statements))
@@ -1704,6 +1734,17 @@ class Layout:
                                hint="repeat the access rules in the locations the rules rewrite to")
         existing.statements[:0] = [st for st in loc.statements if st not in existing.statements]
         existing.locations.extend(loc.locations)
+
+    def handler_off_unplaced(self, server: Server, off: tuple) -> None:
+        """SetHandler default-handler over the whole document root: the server's script handler locations are regex
+        locations nginx picks before `location /`, which cannot keep them out."""
+        kept_out = [l for l in server.locations if l.runs_scripts and (off[0] == "all" or l.mime_handler)]
+        if kept_out and ("A2N101", off[2].span) not in self.reported:
+            self.reported.add(("A2N101", off[2].span))
+            self.diags.add("A2N101", f"SetHandler {' '.join(off[2].args)} over the document root: the server's "
+                           "script handler locations still run the scripts there, which httpd serves as files",
+                           off[2].span, directive="SetHandler",
+                           hint="scope the script handler to the directories that run scripts")
 
     def nest_files(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list,
                    matched: str, loc_headers: list[Stmt] = (), fs: str | None = None) -> None:
@@ -4399,6 +4440,10 @@ def _nest_script_handlers(server: Server) -> None:
         return [_aliased_handler(c.modifier, c.path, c.statements, c.span, []) for c in copies()
                 if any(st.name in ("fastcgi_pass", "return") for st in c.statements)]
 
+    def kept(loc: Location, made: list[Location]) -> list[Location]:
+        # SetHandler default-handler in a <Directory> takes back mod_mime's handlers only (AddHandler)
+        return [c for c, h in zip(made, handlers) if not (loc.mime_off and h.mime_handler)]
+
     for loc in server.locations:
         alias = loc.modifier == "^~" and any(st.name == "alias" for st in loc.statements) and \
             not any(st.name in _CONTENT - {"alias"} for st in loc.statements)
@@ -4406,15 +4451,15 @@ def _nest_script_handlers(server: Server) -> None:
             continue
         if loc.modifier == "=":
             h = next((h for h in handlers if re.search(h.path, loc.path, re.I if h.modifier == "~*" else 0)), None)
-            if h is not None:
+            if h is not None and not (loc.mime_off and h.mime_handler):
                 loc.statements.extend(copies()[handlers.index(h)].statements)
             continue
         make = aliased if alias else copies
         for nested in loc.locations:
             if nested.modifier in ("~", "~*") and serves_files(nested):
-                nested.locations.extend(make())
+                nested.locations.extend(make() if alias else kept(loc, make()))
         if loc.modifier == "^~":
-            loc.locations.extend(make())
+            loc.locations.extend(make() if alias else kept(loc, make()))
 
 
 def _guard_filenames(loc: Location, refusals: list) -> None:

@@ -128,10 +128,12 @@ def files_section(ctx: Context, section: Section) -> Disposition:
     return Disposition.APPROXIMATE
 
 
-def _script_location(ctx: Context, d: Directive, location_regex: str, split: str, name: str, span):
+def _script_location(ctx: Context, d: Directive, location_regex: str, split: str, name: str, span,
+                     mime: bool = False):
     """The regex location handing the scripts `d` (SetHandler in a file section, AddHandler) names to their
     server: at server level one of the server's, inside a <Directory> a file scope nested into every location
-    serving it (returned, with the disposition, for the section's other directives)."""
+    serving it (returned, with the disposition, for the section's other directives). MIME: mod_mime's
+    handler (AddHandler), which SetHandler default-handler in a <Directory> takes back."""
     handler = d.args[0]
     target, server = _file_handler(handler)
     statements = [
@@ -156,11 +158,13 @@ def _script_location(ctx: Context, d: Directive, location_regex: str, split: str
     else:
         _say_where_scripts_go(ctx, d, target, server)
     if inside is None:
-        ctx.server.locations.append(Location("~", location_regex, statements, span, runs_scripts=True))
+        ctx.server.locations.append(Location("~", location_regex, statements, span, runs_scripts=True,
+                                             mime_handler=mime))
         return disposition, None
     # nested into every location serving the directory, with the access rules of the section
     scope = Scope(name, regex=True, span=span, kind="files", files_regex=location_regex, parent=inside,
-                  statements=statements, settings={"script_alias": location_regex.removesuffix("(/|$)") + "$"})
+                  statements=statements, settings={"script_alias": location_regex.removesuffix("(/|$)") + "$",
+                                                   "mime_handler": mime})
     ctx.server.settings.setdefault("files", []).append(scope)
     return disposition, scope
 
@@ -181,7 +185,7 @@ def add_handler(ctx: Context, d: Directive) -> Disposition:
     exts = "|".join(re.escape(e.lstrip(".")) for e in d.args[1:] if e.lstrip("."))
     location_regex = f"(?i)\\.(?:{exts})(?:\\.[^/]*)?(/|$)"
     split = f"(?i)^(.+?\\.(?:{exts})(?:\\.[^/]*)?)(/.*)$"
-    disposition, _ = _script_location(ctx, d, location_regex, split, f"*.{exts}", d.span)
+    disposition, _ = _script_location(ctx, d, location_regex, split, f"*.{exts}", d.span, mime=True)
     ctx.diags.add("A2N726", f"AddHandler {' '.join(d.args)}: httpd hands every file with one of these extensions "
                   "anywhere in its name to the handler (a.php.jpg too), and so does `location ~ "
                   f"{location_regex}`; nginx matches the URL where httpd matched the file's name", d.span,
@@ -221,6 +225,7 @@ def directory_handler(ctx: Context, d: Directive) -> Disposition:
                   Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], d.span),
                   Stmt("fastcgi_pass", [target], d.span)]
     ctx.scope.statements.extend(statements)
+    ctx.scope.settings["handler"] = (d.args[0].lower(), "directory", d)    # (misc._handler_off)
     if d.args[0].lower() in _NEEDS_EXEC_CGI:
         ctx.server.settings.setdefault("exec_cgi_gates", []).append(
             (statements, ctx.scope.fs_path, d, (target, server), ctx.scope.statements))
