@@ -839,6 +839,7 @@ class Layout:
                 self.nest_files(loc, files, dir_configs, loc_configs, matched,
                                 [st for s in covering for st in s.statements if st.name in _ORDERED_LINES],
                                 fs=fs if handler is None or handler.kind != "proxy" else None)
+                self.refused_index_listing(loc, files, dir_configs, loc_configs)
                 existing = by_key.get(loc.key())
                 if existing is None:
                     server.locations.append(loc)
@@ -1734,6 +1735,24 @@ class Layout:
                                hint="repeat the access rules in the locations the rules rewrite to")
         existing.statements[:0] = [st for st in loc.statements if st not in existing.statements]
         existing.locations.extend(loc.locations)
+
+    def refused_index_listing(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list) -> None:
+        """mod_dir looks each DirectoryIndex name up with a subrequest, and where one is refused (any status
+        but 200 and 404) and no name is found, it answers that refusal instead of letting mod_autoindex list the
+        directory (mod_dir.c fixup_dir; observed: 403 for a listing directory under <Files index.php> Require all
+        denied, index.php missing). nginx's index module only looks for the files, so autoindex listed it: where
+        a <Files> section refuses everyone an index name of LOC, its listing is turned off (nginx answers 403)."""
+        if not any(st.name == "autoindex" and st.args == ["on"] for st in loc.statements):
+            return
+        names = dirmethods.index_names(loc.statements, self.outer_blocks())
+        for f in files:
+            config = f.settings.get("access")
+            if config is None or not f.files_regex or not _refuses_all(dir_configs + [config] + loc_configs):
+                continue
+            if any(re.search(f.files_regex, "/" + name, re.I if f.nocase else 0) for name in names):
+                loc.statements = [Stmt("autoindex", ["off"], st.span, comment=f"httpd refuses the index {f.path}")
+                                  if st.name == "autoindex" else st for st in loc.statements]
+                return
 
     def handler_off_unplaced(self, server: Server, off: tuple) -> None:
         """SetHandler default-handler over the whole document root: the server's script handler locations are regex
