@@ -2193,7 +2193,8 @@ _PATH_INFO = "(?:/|$)"
 
 # directives nginx takes once per block, which several merged sections may each set: the last merged wins,
 # as in httpd's merge of the same setting
-_SINGLE_VALUED = {"expires", "index"}   # index: a later section's DirectoryIndex replaces
+# index: a later section's DirectoryIndex replaces; types, default_type: a later section's AddType or ForceType
+_SINGLE_VALUED = {"expires", "index", "types", "default_type"}
 
 
 def _last_fallback_wins(statements: list[Stmt]) -> list[Stmt]:
