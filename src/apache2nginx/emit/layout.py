@@ -111,6 +111,31 @@ def segment_prefix(prefix: str, path: str) -> bool:
     return path.startswith(prefix) and path[len(prefix)] == "/"
 
 
+def _handlers_off(dirs: list[Scope], covering: list[Scope]) -> tuple[str, int, object]:
+    """Whether SetHandler default-handler takes the script handlers back where DIRS (the directories httpd's
+    walk reaches, outermost first) and COVERING (the <Location> sections, merged after them) apply: ("all",
+    index, directive) where the last SetHandler is a <Location>'s, ("mime", ...) where it is a <Directory>'s
+    (mod_mime's AddHandler handlers only: <Files> sections merge after it), else ("", -1, None). SetHandler
+    None takes nothing back (passes.misc._handler_off)."""
+    last = None
+    for i, scope in enumerate(dirs + covering):
+        if scope.settings.get("handler"):
+            last = (i, scope.settings["handler"])
+    if last is None or last[1][0] != "default-handler":
+        return ("", -1, None)
+    return ("all" if last[1][1] == "location" else "mime", last[0], last[1][2])
+
+
+def _files_kept(files: list[Scope], off: tuple) -> list[Scope]:
+    """FILES without the script handlers SetHandler default-handler takes back (see `_handlers_off`): every
+    one for a <Location>'s, AddHandler's for a <Directory>'s."""
+    if off[0] == "all":
+        return [f for f in files if not f.settings.get("script_alias")]
+    if off[0] == "mime":
+        return [f for f in files if not f.settings.get("mime_handler")]
+    return files
+
+
 def _variants(path: str) -> list[tuple[str, str]]:
     """(modifier, matched text) of the nginx locations for an Apache prefix."""
     if path == "/":
@@ -804,8 +829,13 @@ class Layout:
                 # `/p/` is a region of its own, laid out with the entry httpd uses there (the first that
                 # matches: `ProxyPass /p/ A` before `ProxyPass /p B` sends /p/x to A, /p alone to B)
                 variants = [(m, v) for m, v in variants if v != path + "/"]
+            off = _handlers_off(dirs, covering)
+            files = _files_kept(files, off)
             for modifier, matched in variants:
                 loc = Location(modifier, matched, span=span)
+                loc.static_only, loc.mime_off = off[0] == "all", off[0] == "mime"
+                if off[0] and modifier == "":
+                    self.handler_off_unplaced(server, off)
                 loc.statements.extend(statements)
                 if handler is not None:
                     loc.statements.extend(self._handler(handler, path, matched, loc.statements))
@@ -813,6 +843,7 @@ class Layout:
                                 [st for s in covering for st in s.statements if st.name in _ORDERED_LINES],
                                 fs=fs if handler is None or handler.kind != "proxy" else None,
                                 renamed=_aliased_name(handler, path))
+                self.refused_index_listing(loc, files, dir_configs, loc_configs)
                 existing = by_key.get(loc.key())
                 if existing is None:
                     server.locations.append(loc)
@@ -1766,6 +1797,35 @@ class Layout:
                        f"section matches: nginx applies its rules to {url} and every URL below it; httpd does so "
                        f"where that path is a file, not a directory", f.span, urls=[(url, False)])
 
+    def refused_index_listing(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list) -> None:
+        """mod_dir looks each DirectoryIndex name up with a subrequest, and where one is refused (any status
+        but 200 and 404) and no name is found, it answers that refusal instead of letting mod_autoindex list the
+        directory (mod_dir.c fixup_dir; observed: 403 for a listing directory under <Files index.php> Require all
+        denied, index.php missing). nginx's index module only looks for the files, so autoindex listed it: where
+        a <Files> section refuses everyone an index name of LOC, its listing is turned off (nginx answers 403)."""
+        if not any(st.name == "autoindex" and st.args == ["on"] for st in loc.statements):
+            return
+        names = dirmethods.index_names(loc.statements, self.outer_blocks())
+        for f in files:
+            config = f.settings.get("access")
+            if config is None or not f.files_regex or not _refuses_all(dir_configs + [config] + loc_configs):
+                continue
+            if any(re.search(f.files_regex, "/" + name, re.I if f.nocase else 0) for name in names):
+                loc.statements = [Stmt("autoindex", ["off"], st.span, comment=f"httpd refuses the index {f.path}")
+                                  if st.name == "autoindex" else st for st in loc.statements]
+                return
+
+    def handler_off_unplaced(self, server: Server, off: tuple) -> None:
+        """SetHandler default-handler over the whole document root: the server's script handler locations are regex
+        locations nginx picks before `location /`, which cannot keep them out."""
+        kept_out = [l for l in server.locations if l.runs_scripts and (off[0] == "all" or l.mime_handler)]
+        if kept_out and ("A2N101", off[2].span) not in self.reported:
+            self.reported.add(("A2N101", off[2].span))
+            self.diags.add("A2N101", f"SetHandler {' '.join(off[2].args)} over the document root: the server's "
+                           "script handler locations still run the scripts there, which httpd serves as files",
+                           off[2].span, directive="SetHandler",
+                           hint="scope the script handler to the directories that run scripts")
+
     def nest_files(self, loc: Location, files: list[Scope], dir_configs: list, loc_configs: list,
                    matched: str, loc_headers: list[Stmt] = (), fs: str | None = None,
                    renamed: str | None = None) -> None:
@@ -2253,7 +2313,8 @@ _PATH_INFO = "(?:/|$)"
 
 # directives nginx takes once per block, which several merged sections may each set: the last merged wins,
 # as in httpd's merge of the same setting
-_SINGLE_VALUED = {"expires", "index"}   # index: a later section's DirectoryIndex replaces
+# index: a later section's DirectoryIndex replaces; types, default_type: a later section's AddType or ForceType
+_SINGLE_VALUED = {"expires", "index", "types", "default_type"}
 
 
 def _last_fallback_wins(statements: list[Stmt]) -> list[Stmt]:
@@ -4566,6 +4627,10 @@ def _nest_script_handlers(server: Server) -> None:
         return [_aliased_handler(c.modifier, c.path, c.statements, c.span, []) for c in copies()
                 if any(st.name in ("fastcgi_pass", "return") for st in c.statements)]
 
+    def kept(loc: Location, made: list[Location]) -> list[Location]:
+        # SetHandler default-handler in a <Directory> takes back mod_mime's handlers only (AddHandler)
+        return [c for c, h in zip(made, handlers) if not (loc.mime_off and h.mime_handler)]
+
     for loc in server.locations:
         alias = loc.modifier == "^~" and any(st.name == "alias" for st in loc.statements) and \
             not any(st.name in _CONTENT - {"alias"} for st in loc.statements)
@@ -4573,15 +4638,15 @@ def _nest_script_handlers(server: Server) -> None:
             continue
         if loc.modifier == "=":
             h = next((h for h in handlers if re.search(h.path, loc.path, re.I if h.modifier == "~*" else 0)), None)
-            if h is not None:
+            if h is not None and not (loc.mime_off and h.mime_handler):
                 loc.statements.extend(copies()[handlers.index(h)].statements)
             continue
         make = aliased if alias else copies
         for nested in loc.locations:
             if nested.modifier in ("~", "~*") and serves_files(nested):
-                nested.locations.extend(make())
+                nested.locations.extend(make() if alias else kept(loc, make()))
         if loc.modifier == "^~":
-            loc.locations.extend(make())
+            loc.locations.extend(make() if alias else kept(loc, make()))
 
 
 def _guard_filenames(loc: Location, refusals: list) -> None:

@@ -202,8 +202,13 @@ class Location:
     locations: list["Location"] = field(default_factory=list)
     # a script handler (or its 403 where Options ExecCGI is off): the layout repeats it in prefix locations
     runs_scripts: bool = False
-    # files served as files (SetHandler None in a <Files> section): no script handler is nested into it
+    # files served as files (SetHandler None in a <Files> section, default-handler in a <Location>): no script
+    # handler is nested into it
     static_only: bool = False
+    # a script handler mod_mime gives by extension (AddHandler): default-handler in a <Directory> takes it back
+    mime_handler: bool = False
+    # where SetHandler default-handler of a <Directory> is in force: no mod_mime handler is nested into it
+    mime_off: bool = False
     # per-directory rewrite statements a <Directory> or .htaccess put here: never run for proxied URLs
     directory_rules: list = field(default_factory=list)
     # the per-directory statements of a directory whose URL a ProxyPass takes here: they never run in this

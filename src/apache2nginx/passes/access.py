@@ -1011,7 +1011,7 @@ ACCESS_DIRECTIVES = {"require", "order", "allow", "deny", "satisfy", "authtype",
                      "authldapurl", "authdbmuserfile", "authdbduserpwquery", "sslrequire", "sslrequiressl"}
 # What a <Directory> or <Files> region can hold in this translation (anything else is reported there).
 # their handler itself decides in a section: a no-op for dotted extensions (never matched), else reported
-MIME_EXTENSION_DIRECTIVES = {"addtype", "addcharset", "addencoding"}
+MIME_EXTENSION_DIRECTIVES = {"addtype", "addcharset", "addencoding", "forcetype"}
 # Per-path client certificates and ciphers are access rules too: their handlers refuse the region.
 TLS_PER_PATH = {"sslverifyclient", "sslverifydepth", "sslciphersuite"}
 # mod_include's directives (the include pass decides per section whether httpd parses there)
@@ -1022,7 +1022,7 @@ IN_DIRECTORY = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
     "allowoverride", "allowoverridelist", "directoryindex", "header", "rewriteengine", "rewritecond", "rewriterule",
     "rewritebase", "rewriteoptions", "requireall", "requireany", "requirenone", "files", "filesmatch",
     "expiresactive", "expiresbytype", "expiresdefault", "adddefaultcharset", "fcgiwrapper", "fcgidwrapper",
-    "contentdigest", "addhandler", "errordocument", "redirect", "redirectmatch", "redirectpermanent",
+    "contentdigest", "addhandler", "sethandler", "errordocument", "redirect", "redirectmatch", "redirectpermanent",
     "redirecttemp", *MIME_EXTENSION_DIRECTIVES}
 IN_LIMIT = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
 # Options in a <Files> section: only the SSI gate is taken (options() reports the rest there)

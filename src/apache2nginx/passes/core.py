@@ -721,7 +721,7 @@ def _mime_extensions(ctx: Context, d: Directive, args: list[str]) -> list[str] |
             continue
         if ext:
             exts.append(ext)
-    if exts and ctx.scope is not None:
+    if exts and ctx.scope is not None and not (d.key == "addtype" and ctx.scope.kind in ("directory", "location")):
         ctx.diags.add("A2N101", f"{d.name} inside <{ctx.scope.kind.capitalize()}>: only server-wide MIME mappings "
                       "are translated; nothing was emitted for it", d.span, directive=d.name)
         return None
@@ -742,6 +742,39 @@ def add_type(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) < 2:
         return Disposition.UNSUPPORTED
     return _record_extensions(ctx, d, "types")
+
+
+def force_type(ctx: Context, d: Directive) -> Disposition:
+    """ForceType TYPE in a section: httpd's core sets TYPE on every file there after mod_mime has typed it
+    (observed: /f/a.txt goes out as text/html, and a Header condition on %{CONTENT_TYPE} sees it). nginx: an
+    empty `types` map with TYPE as default_type, in the section's locations. At server level, and ForceType
+    None (which takes an outer one back), it is not translated."""
+    if not d.args:
+        ctx.diags.add("A2N001", "ForceType needs a media type", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    if ctx.scope is None or d.args[0].lower() == "none":
+        ctx.diags.add("A2N101", f"ForceType {d.args[0]}: translated inside a <Directory>, <Location> or <Files> "
+                      "section only; nothing was emitted for it", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    from ..emit.render import quote
+    # a file of the section always has a type now: the section's own typing (default_type "") gives way
+    ctx.scope.statements[:] = [st for st in ctx.scope.statements if st.name not in ("types", "default_type")]
+    ctx.emit("types", [], d.span, block=[]).comment = f"ForceType {d.args[0]}: every file has this type"
+    ctx.emit("default_type", [quote(d.args[0])], d.span)
+    return Disposition.EXACT
+
+
+def finish_section_types(ctx: Context, server: Server) -> None:
+    """AddType in a <Directory> or <Location>: httpd adds the mapping for the files there. A `types` block in a
+    location replaces the whole inherited map, so each such section gets the server's map (nginx's mime.types,
+    the main server's and the server's AddType lines) with its own lines last (Layout keeps the last section's
+    block where several merge)."""
+    main = ctx.main
+    base = (main.settings.get("types") or []) + ((server.settings.get("types") or []) if server is not main else [])
+    for scope in server.settings.get("directories", []) + server.scopes:
+        own = scope.settings.get("types")
+        if own:
+            scope.statements += _types_statements(base + own, charsets=[], whole=True)
 
 
 def add_charset(ctx: Context, d: Directive) -> Disposition:
@@ -851,9 +884,16 @@ def _encodings(ctx: Context, server: Server, encodings: list) -> None:
 
 
 def _types(server: Server, types: list, full_main: bool, charsets: list = ()) -> None:
+    """AddType (and AddCharset) on top of nginx's mime.types, in the server block."""
+    server.statements += _types_statements(types, charsets)
+    if full_main:
+        server.statements.append(Stmt("default_type", ["application/octet-stream"], None))
+
+
+def _types_statements(types: list, charsets: list = (), whole: bool = False) -> list[Stmt]:
     """AddType (and AddCharset) on top of nginx's mime.types. A `types` block replaces the inherited map, so it
-    either follows `include mime.types` or, when an extension is already there, carries the merged map whole
-    (nginx warns about a duplicate extension otherwise)."""
+    either follows `include mime.types` or, when an extension is already there (or WHOLE: one block only, for
+    a location), carries the merged map whole (nginx warns about a duplicate extension otherwise)."""
     added = {ext: (mime, span) for mime, exts, span in types for ext in exts}
     stock = stock_mime_types()
     stock_type = {e: mime for mime, exts in stock for e in exts}
@@ -872,25 +912,19 @@ def _types(server: Server, types: list, full_main: bool, charsets: list = ()) ->
     from ..emit.render import quote
     # a type with a parameter holds `;` and a blank: the entry's name must be quoted
     final = [(quote(mime), exts, span) for (mime, span), exts in entries.items()]
-    if not final and not full_main:
-        return
     stock_exts = set(stock_type)
-    if added.keys() & stock_exts:
+    if final and (whole or added.keys() & stock_exts):
         block = []
         for mime, exts in stock:
             kept = [e for e in exts if e not in added]
             if kept:
                 block.append(Stmt(mime, kept, None))
         block += [Stmt(mime, exts, span) for mime, exts, span in final]
-        server.statements.append(Stmt("types", [], final[0][2], block=block,
-                                      comment="nginx's mime.types with the AddType overrides"))
-    else:
-        server.statements.append(Stmt("include", ["mime.types"], None))
-        if final:
-            server.statements.append(Stmt("types", [], final[0][2],
-                                          block=[Stmt(mime, exts, span) for mime, exts, span in final]))
-    if full_main:
-        server.statements.append(Stmt("default_type", ["application/octet-stream"], None))
+        return [Stmt("types", [], final[0][2], block=block, comment="nginx's mime.types with the AddType overrides")]
+    out = [Stmt("include", ["mime.types"], None)]
+    if final:
+        out.append(Stmt("types", [], final[0][2], block=[Stmt(mime, exts, span) for mime, exts, span in final]))
+    return out
 
 
 DEFAULTS = (
@@ -987,6 +1021,7 @@ def finish_server(ctx: Context, server: Server) -> None:
         charsets = (main.settings.get("charsets") or []) + charsets
     if types or charsets or (server is main and ctx.model.full):
         _types(server, types, full_main=server is main and ctx.model.full, charsets=charsets)
+    finish_section_types(ctx, server)
     # Each server block gets one header over its whole extension table (the main server's entries first):
     # an http-level one would be repeated next to a server's own by the add_header inheritance.
     encodings = (main.settings.get("encodings") or []) + (server.settings.get("encodings") or [])
@@ -1030,6 +1065,7 @@ RULES.update(table(
     Rule("TraceEnable", Disposition.EXACT, trace_enable),
     Rule("AddDefaultCharset", Disposition.APPROXIMATE, add_default_charset),
     Rule("AddType", Disposition.EXACT, add_type),
+    Rule("ForceType", Disposition.EXACT, force_type),
     Rule("AddCharset", Disposition.EXACT, add_charset),
     Rule("AddEncoding", Disposition.EXACT, add_encoding),
     Rule("TypesConfig", Disposition.APPROXIMATE, types_config),

@@ -128,10 +128,12 @@ def files_section(ctx: Context, section: Section) -> Disposition:
     return Disposition.APPROXIMATE
 
 
-def _script_location(ctx: Context, d: Directive, location_regex: str, split: str, name: str, span):
+def _script_location(ctx: Context, d: Directive, location_regex: str, split: str, name: str, span,
+                     mime: bool = False):
     """The regex location handing the scripts `d` (SetHandler in a file section, AddHandler) names to their
     server: at server level one of the server's, inside a <Directory> a file scope nested into every location
-    serving it (returned, with the disposition, for the section's other directives)."""
+    serving it (returned, with the disposition, for the section's other directives). MIME: mod_mime's
+    handler (AddHandler), which SetHandler default-handler in a <Directory> takes back."""
     handler = d.args[0]
     target, server = _file_handler(handler)
     statements = [
@@ -156,11 +158,13 @@ def _script_location(ctx: Context, d: Directive, location_regex: str, split: str
     else:
         _say_where_scripts_go(ctx, d, target, server)
     if inside is None:
-        ctx.server.locations.append(Location("~", location_regex, statements, span, runs_scripts=True))
+        ctx.server.locations.append(Location("~", location_regex, statements, span, runs_scripts=True,
+                                             mime_handler=mime))
         return disposition, None
     # nested into every location serving the directory, with the access rules of the section
     scope = Scope(name, regex=True, span=span, kind="files", files_regex=location_regex, parent=inside,
-                  statements=statements, settings={"script_alias": location_regex.removesuffix("(/|$)") + "$"})
+                  statements=statements, settings={"script_alias": location_regex.removesuffix("(/|$)") + "$",
+                                                   "mime_handler": mime})
     ctx.server.settings.setdefault("files", []).append(scope)
     return disposition, scope
 
@@ -172,6 +176,8 @@ def add_handler(ctx: Context, d: Directive) -> Disposition:
     if len(d.args) < 2:
         ctx.diags.add("A2N001", "AddHandler needs a handler and at least one extension", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
+    if _file_handler(d.args[0]) is not None and ctx.scope is not None and ctx.scope.kind == "location":
+        return refuse_in_location(ctx, d, d.args[1:])
     if _file_handler(d.args[0]) is None or (ctx.scope is not None and ctx.scope.kind != "directory"):
         ctx.diags.add("A2N101", f"AddHandler {d.args[0]}: only script handlers (CGI, FastCGI, PHP) at server level "
                       "or in a <Directory> are translated; nothing was emitted", d.span, directive=d.name)
@@ -179,13 +185,53 @@ def add_handler(ctx: Context, d: Directive) -> Disposition:
     exts = "|".join(re.escape(e.lstrip(".")) for e in d.args[1:] if e.lstrip("."))
     location_regex = f"(?i)\\.(?:{exts})(?:\\.[^/]*)?(/|$)"
     split = f"(?i)^(.+?\\.(?:{exts})(?:\\.[^/]*)?)(/.*)$"
-    disposition, _ = _script_location(ctx, d, location_regex, split, f"*.{exts}", d.span)
+    disposition, _ = _script_location(ctx, d, location_regex, split, f"*.{exts}", d.span, mime=True)
     ctx.diags.add("A2N726", f"AddHandler {' '.join(d.args)}: httpd hands every file with one of these extensions "
                   "anywhere in its name to the handler (a.php.jpg too), and so does `location ~ "
                   f"{location_regex}`; nginx matches the URL where httpd matched the file's name", d.span,
                   directive=d.name, hint="prefer <FilesMatch \\.ext$> with SetHandler on the Apache side, so a "
                   "double extension does not run")
     return Disposition.APPROXIMATE
+
+
+def refuse_in_location(ctx: Context, d: Directive, extensions: list[str] | None) -> Disposition:
+    """A script handler in a <Location> (AddHandler for EXTENSIONS, SetHandler for every file when None):
+    httpd runs the files there, or answers 403 where Options ExecCGI is off (mod_cgi, mod_fcgid). It is not
+    translated; leaving it out would make nginx send the scripts' source, so those URLs answer 403."""
+    span = d.span
+    refusal = Stmt("return", ["403"], span, comment=f"{d.name} {d.args[0]}: not translated in a <Location>")
+    if extensions is None:
+        ctx.emit(refusal.name, refusal.args, span).comment = refusal.comment
+        which = "every URL of the section answers 403"
+    else:
+        exts = "|".join(re.escape(e.lstrip(".")) for e in extensions if e.lstrip("."))
+        ctx.emit("if", [f'($uri ~ "(?i)\\.(?:{exts})(?:\\.[^/]*)?(/|$)")'], span, block=[refusal])
+        which = "URLs naming a file with one of these extensions answer 403"
+    ctx.diags.add("A2N101", f"{d.name} {' '.join(d.args)} inside a <Location>: script handlers are translated at "
+                  f"server level or in a <Directory> only; {which} instead of running the scripts (httpd answers "
+                  "403 too where Options ExecCGI is off)", span, directive=d.name,
+                  hint="move the handler into the <Directory> of the files")
+    return Disposition.UNSUPPORTED
+
+
+def directory_handler(ctx: Context, d: Directive) -> Disposition:
+    """SetHandler HANDLER in a <Directory>: httpd hands every request mapped into the directory to the handler,
+    whatever the file's name. mod_cgi and mod_fcgid answer 403 where Options ExecCGI is off, before looking
+    for the file ("Options ExecCGI is off in this directory"), so the gate settles it with the server's
+    Options (finish_server); where ExecCGI holds, the directory's locations pass the requested file to
+    fcgiwrap or the FastCGI server."""
+    target, server = _file_handler(d.args[0])
+    statements = [Stmt("include", ["fastcgi_params"], d.span),
+                  Stmt("fastcgi_param", ["SCRIPT_FILENAME", "$request_filename"], d.span),
+                  Stmt("fastcgi_pass", [target], d.span)]
+    ctx.scope.statements.extend(statements)
+    ctx.scope.settings["handler"] = (d.args[0].lower(), "directory", d)    # (misc._handler_off)
+    if d.args[0].lower() in _NEEDS_EXEC_CGI:
+        ctx.server.settings.setdefault("exec_cgi_gates", []).append(
+            (statements, ctx.scope.fs_path, d, (target, server), ctx.scope.statements))
+    else:
+        _say_where_scripts_go(ctx, d, target, server)
+    return Disposition.APPROXIMATE if server is not None else Disposition.EXACT
 
 
 def set_handler_fcgi(ctx: Context, d: Directive) -> Disposition:
@@ -314,9 +360,14 @@ def _served_directories(ctx: Context, server) -> list[str]:
 
 def _gate_exec_cgi(ctx: Context, server) -> None:
     """Settle the ExecCGI handlers of `server` (see the module docstring)."""
-    for statements, directory, directive, (target, runner) in server.settings.get("exec_cgi_gates", []):
+    for statements, directory, directive, (target, runner), *host in server.settings.get("exec_cgi_gates", []):
         before = len(ctx.diags)
+        placed = list(statements)
         disposition = _gate(ctx, server, statements, directory, directive, target, runner)
+        if host:
+            # the statements stand in a region's own list (SetHandler in a <Directory>): put the gate's there
+            at = next(i for i, st in enumerate(host[0]) if st is placed[0])
+            host[0][at:at + len(placed)] = statements
         section = directive.parent
         if getattr(section, "is_section", False) and section.key in ("files", "filesmatch"):
             # the file section stands or falls with its handler, and its diagnostics name it

@@ -245,6 +245,17 @@ def set_handler(ctx: Context, d: Directive) -> Disposition:
     handler = flag(d)
     if ctx.scope is not None and ctx.scope.kind == "files":
         return _files_handler(ctx, d, handler)
+    if ctx.scope is not None and ctx.scope.kind in ("directory", "location") and handler in ("none", "default-handler"):
+        return _handler_off(ctx, d)
+    if ctx.scope is not None and ctx.scope.kind in ("directory", "location") and not handler.startswith("proxy:"):
+        from .fastcgi import _file_handler, directory_handler, refuse_in_location
+        if _file_handler(d.args[0]) is not None:
+            return directory_handler(ctx, d) if ctx.scope.kind == "directory" else \
+                refuse_in_location(ctx, d, None)
+    if ctx.scope is not None and ctx.scope.kind == "directory" and handler not in ("server-status",):
+        ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} inside a <Directory>: not translated "
+                      "there; nothing was emitted for it", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
     if ctx.scope is None and handler not in ("none", "default-handler"):
         # nginx takes a content handler (stub_status, fastcgi_pass) only in a location
         ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} outside any section (for the whole "
@@ -268,6 +279,17 @@ def set_handler(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N101", f"SetHandler {d.args[0] if d.args else ''} is not translated; nothing was emitted",
                   d.span, directive=d.name)
     return Disposition.UNSUPPORTED
+
+
+def _handler_off(ctx: Context, d: Directive) -> Disposition:
+    """SetHandler default-handler (or None) in a <Directory> or <Location>. Observed in httpd 2.4: core's
+    type-checker sets the merged SetHandler after mod_mime has given AddHandler's handler, so default-handler
+    serves the files there as files (a <Location> merges after every other section and also takes back a
+    <FilesMatch> handler; a <Directory>'s only mod_mime's), while None sets nothing and AddHandler's scripts
+    still run. The layout keeps the handlers default-handler takes back out of the region's locations
+    (Location.static_only, Location.mime_off); a later section's own SetHandler replaces it."""
+    ctx.scope.settings["handler"] = (flag(d), ctx.scope.kind, d)
+    return Disposition.EXACT
 
 
 def _files_handler(ctx: Context, d: Directive, handler: str) -> Disposition:
