@@ -316,9 +316,9 @@ def _error_page_headers(model: NginxModel, server: Server, main: Server | None, 
     the names of those nginx cannot give there (one read from the page's own answer, see _page_headers): a
     local page it serves, or the named location already standing for one the translation refuses
     (plain_location, which reports its own). No headers where no such page answers, or its own rules refuse
-    it."""
-    page = next((st for level in levels for st in level if st.name == "error_page" and code in st.args[:-1]),
-                None)
+    it. A level's latest ErrorDocument for CODE is httpd's (the rendering keeps that one: _last_error_pages)."""
+    page = next((st for level in levels for st in reversed(level) if st.name == "error_page"
+                 and code in st.args[:-1]), None)
     if page is None or any(a.startswith("=") for a in page.args[:-1]):
         return page, [], []
     target = page.args[-1]

@@ -22,7 +22,7 @@ from . import dirindex
 from .refusal_alternatives import Alternatives
 from .inherit import (early_failures, effective, error_pages_with_headers, file_section_refusal, header_order,
                       if_blocks, late_unset, merge, served_tests,
-                      refused_headers, server_block)
+                      refused_headers, server_block, _last_error_pages as last_error_pages)
 from .limits import out_of_range
 from .selfcheck import fast_clean
 from ..syntax.span import Span
@@ -161,8 +161,10 @@ class Renderer:
         if self.diags is not None:
             unless.ungate.report = self._undecided_header
         self._gated = model.onsuccess_ungated
-        http_level = header_order(list(model.http_statements) + (main.statements if main is not None else []),
-                                  0, unless)
+        # (one error_page per status there too: httpd's main server keeps its latest ErrorDocument for a
+        # status, nginx would answer with the first error_page naming it)
+        http_level = last_error_pages(header_order(
+            list(model.http_statements) + (main.statements if main is not None else []), 0, unless))
         first = shared or full
         defined = first if definitions is None else definitions
         # The main server's statements are written at http level, where nginx refuses a few that are valid
