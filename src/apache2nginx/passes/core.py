@@ -602,15 +602,16 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     code, target = d.args[0], d.args[1]
     quoted = d.quoted[1] if len(d.quoted) > 1 else False
+    kind = _error_document_kind(target)
     if target == "default":
         return Disposition.EXACT
-    if code == "401" and " " not in target and re.match(r"^[A-Za-z0-9+.-]+:", target):
+    if code == "401" and kind == "url":
         # core.c set_error_document: a full URL for 401 is ignored (AH00113), so it neither sets nor resets the
         # 401 document: httpd sends its own 401 with the challenge; nginx's error_page would redirect instead
         ctx.diags.add("A2N784", f"ErrorDocument 401 {target}: httpd ignores a full URL for 401 (AH00113) and "
                       "answers with its own 401 page; the translation leaves it out too", d.span, directive=d.name)
         return Disposition.NOT_APPLICABLE
-    if not quoted and (target.startswith("/") or re.match(r"^https?://", target)) and " " not in target:
+    if kind != "message" and not quoted:
         # httpd redirects to the URL as written, `$` and all; error_page reads variables in it
         ctx.emit("error_page", [code, ctx.model.literal(clean_url(target))], d.span)
         return Disposition.EXACT
@@ -625,6 +626,19 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N211", f"ErrorDocument {code} with a message: nginx returns the text from a named location "
                   "(as text/html); httpd sends it as is", d.span, directive=d.name)
     return Disposition.APPROXIMATE
+
+
+def _error_document_kind(target: str) -> str:
+    """What httpd makes of an ErrorDocument target (core.c set_error_document), from its text alone: with a
+    blank it is a message, else a leading `/` is a local page and a scheme (ap_is_url: letters, digits, `+`, `-`,
+    `.` then `:`, any case: `ftp:`, `HTTPS:`) a URL to redirect to, anything else a message. nginx's error_page
+    redirects to any target not starting with `/` or `@`, so each kind keeps its form."""
+    if " " in target:
+        return "message"
+    if target.startswith("/"):
+        return "local"
+    from ..model import redirects_to
+    return "url" if redirects_to(target) else "message"
 
 
 def _message(ctx: Context, text: str) -> str:
