@@ -601,7 +601,6 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
                       "several words is quoted); httpd refuses the configuration", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     code, target = d.args[0], d.args[1]
-    quoted = d.quoted[1] if len(d.quoted) > 1 else False
     kind = _error_document_kind(target)
     if target == "default":
         return Disposition.EXACT
@@ -611,7 +610,7 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
         ctx.diags.add("A2N784", f"ErrorDocument 401 {target}: httpd ignores a full URL for 401 (AH00113) and "
                       "answers with its own 401 page; the translation leaves it out too", d.span, directive=d.name)
         return Disposition.NOT_APPLICABLE
-    if kind != "message" and not quoted:
+    if kind != "message":
         # httpd redirects to the URL as written, `$` and all; error_page reads variables in it
         ctx.emit("error_page", [code, ctx.model.literal(clean_url(target))], d.span)
         return Disposition.EXACT
@@ -631,8 +630,10 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
 def _error_document_kind(target: str) -> str:
     """What httpd makes of an ErrorDocument target (core.c set_error_document), from its text alone: with a
     blank it is a message, else a leading `/` is a local page and a scheme (ap_is_url: letters, digits, `+`, `-`,
-    `.` then `:`, any case: `ftp:`, `HTTPS:`) a URL to redirect to, anything else a message. nginx's error_page
-    redirects to any target not starting with `/` or `@`, so each kind keeps its form."""
+    `.` then `:`, any case: `ftp:`, `HTTPS:`) a URL to redirect to, anything else a message. The quotes around
+    the word are config syntax the parser strips: `"/errors/404.html"` is the local page, a quoted URL a
+    redirect (observed with httpd 2.4). nginx's error_page redirects to any target not starting with `/` or `@`,
+    so each kind keeps its form."""
     if " " in target:
         return "message"
     if target.startswith("/"):
