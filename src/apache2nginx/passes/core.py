@@ -601,6 +601,8 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
                       "several words is quoted); httpd refuses the configuration", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     code, target = d.args[0], d.args[1]
+    if _error_document_status_left_out(ctx, d, code):
+        return Disposition.UNSUPPORTED if int(code) not in _HTTPD_STATUSES else Disposition.NOT_APPLICABLE
     kind = _error_document_kind(target)
     if target == "default":
         return Disposition.EXACT
@@ -625,6 +627,29 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N211", f"ErrorDocument {code} with a message: nginx returns the text from a named location "
                   "(as text/html); httpd sends it as is", d.span, directive=d.name)
     return Disposition.APPROXIMATE
+
+
+# the statuses httpd 2.4 knows (http_protocol.c status_lines): ErrorDocument refuses any other
+# ("Unsupported HTTP response code", observed with apache2 -t for every code from 100 to 599)
+_HTTPD_STATUSES = frozenset([100, 101, 102, 103, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226,
+                             300, 301, 302, 303, 304, 305, 307, 308, *range(400, 418), 421, 422, 423, 424, 426,
+                             428, 429, 431, 451, 500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511])
+
+
+def _error_document_status_left_out(ctx: Context, d: Directive, code: str) -> bool:
+    """Whether ErrorDocument's status CODE leaves the directive out, saying why: httpd refuses a status it does
+    not know, and accepts one below 300 (`ErrorDocument 200 /ok.html` passes apache2 -t) which no error answer
+    ever uses; nginx's error_page refuses a status outside 300-599, and the whole configuration with it."""
+    if int(code) not in _HTTPD_STATUSES:
+        ctx.diags.add("A2N001", f"ErrorDocument {code}: httpd refuses the configuration (Unsupported HTTP "
+                      "response code)", d.span, directive=d.name)
+        return True
+    if int(code) < 300:
+        ctx.diags.add("A2N258", f"ErrorDocument {code}: httpd never sends an error document for a status below "
+                      "300, and nginx's error_page refuses one; the translation leaves it out",
+                      d.span, directive=d.name)
+        return True
+    return False
 
 
 def _error_document_kind(target: str) -> str:
