@@ -604,8 +604,8 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
     if _error_document_status_left_out(ctx, d, code):
         return Disposition.UNSUPPORTED if int(code) not in _HTTPD_STATUSES else Disposition.NOT_APPLICABLE
     kind = _error_document_kind(target)
-    if target == "default":
-        return Disposition.EXACT
+    if target.lower() == "default":
+        return _default_document(ctx, d, code)
     if code == "401" and kind == "url":
         # core.c set_error_document: a full URL for 401 is ignored (AH00113), so it neither sets nor resets the
         # 401 document: httpd sends its own 401 with the challenge; nginx's error_page would redirect instead
@@ -650,6 +650,23 @@ def _error_document_status_left_out(ctx: Context, d: Directive, code: str) -> bo
                       d.span, directive=d.name)
         return True
     return False
+
+
+def _default_document(ctx: Context, d: Directive, code: str) -> Disposition:
+    """`ErrorDocument CODE default` (any case): httpd's own answer for CODE again, overriding the document an
+    enclosing level set for it (core.c stores errordocument_default for the status, which the merge keeps):
+    a <Directory> refusal under a server's `ErrorDocument 403 http://...` answers a plain 403. nginx has no
+    way to take one status out of the error_page lines a block inherits, so CODE goes to the named location
+    answering it with nginx's own page (emit.refused_error_pages.plain_location); the main server's has nothing
+    to override."""
+    if ctx.scope is None and ctx.server is ctx.model.main_server:
+        return Disposition.EXACT
+    from ..emit.refused_error_pages import plain_location, plain_page
+    name = plain_page(code)
+    ctx.emit("error_page", [code, name], d.span)
+    if not any(loc.path == name for loc in ctx.server.locations):
+        ctx.server.locations.append(plain_location(name, code, "", []))
+    return Disposition.EXACT
 
 
 def _error_document_kind(target: str) -> str:
