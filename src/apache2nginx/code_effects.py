@@ -310,6 +310,7 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N785": effects("status@status-403", "header@status-403", "location@status-403",
                       "backend@status-403"),  # the aliased URLs are refused (403)
     "A2N784": effects(),                # httpd ignores the directive, and so does the translation
+    "A2N258": effects(),                # httpd never uses the directive; the translation leaves it out
     "A2N768": effects("header"),       # a Header line's env= read on the request's own path, not the rewritten one
     "A2N770": effects("status:changed@status-403", "header www-authenticate:missing@status-403"),  # 403 before
     # the login where httpd answers 401

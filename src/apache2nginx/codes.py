@@ -1466,6 +1466,12 @@ _short("A2N784", "error-document-401-url", "info", "ErrorDocument 401 names a fu
        "and ignores the directive, keeping whatever 401 document applied before. The translation leaves it out.",
        "nothing: both servers answer 401 with the challenge.",
        "remove the directive, or point it to a local document.")
+_short("A2N258", "error-document-success-status", "info", "An ErrorDocument for a status below 300 is left out.",
+       "httpd accepts an ErrorDocument for a status it knows below 300 (100-103, 200-208, 226) but never sends an "
+       "error document for it: such an answer is no error. nginx's error_page refuses a status outside 300-599 "
+       "and with it the whole configuration, so the translation leaves the directive out.",
+       "nothing: neither server uses it.",
+       "remove the directive.")
 _short("A2N785", "rewrite-aliased-directory", "error", "Per-directory rewrite rules reached through an Alias: its URLs are refused.",
        "httpd runs a directory's rewrite rules (a <Directory> section or its .htaccess) for every URL that maps "
        "into the directory, an Alias's too; without RewriteBase a relative substitution there is not a URL of the "

@@ -25,7 +25,7 @@ from itertools import combinations
 from typing import Callable
 
 from ..diagnostics import Diagnostics
-from ..model import UNSET_WHEN, WALK_FILE, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, \
+from ..model import UNSET_WHEN, WALK_FILE, redirects_to, Location, all_nested, every_statement, MapBlock, NginxModel, ProxyTarget, \
     Route, Scope, Server, Stmt, routes_in_force, read_literally, written_literally
 from ..passes.access import AUTHZ_MISSING, BASIC_WITHOUT_NAME, USER_WITHOUT_AUTH, AccessConfig, \
     _grants, access_statements, asks_login, directory_slash_statements, fails_authn, fnmatch_regex, merge, \
@@ -2097,7 +2097,7 @@ class Layout:
         if page is None:
             return []
         target = page.args[-1]
-        answer = [] if target.lower().startswith(("http://", "https://")) else ["=500"]
+        answer = [] if redirects_to(target) else ["=500"]
         return [Stmt("error_page", ["502", *answer, target], route.span,
                      comment="mod_cgi answers a program that fails with 500 and its ErrorDocument")]
 
@@ -4494,7 +4494,7 @@ def _gate_file_headers_on_walk(server: Server, files: list[Scope], model: NginxM
 
     def redirects_errors(pages: list[Stmt]) -> bool:
         # nginx answers an error sent to a URL with a 302 to it, from the location the error arose in
-        return any(st.args and st.args[-1].lower().startswith(("http://", "https://")) for st in pages)
+        return any(st.args and redirects_to(st.args[-1]) for st in pages)
 
     main = model.main_server
 

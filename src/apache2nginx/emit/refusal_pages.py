@@ -34,7 +34,7 @@ refused_headers).
 """
 from __future__ import annotations
 
-from ..model import Location, NginxModel, Server, Stmt
+from ..model import Location, NginxModel, Server, Stmt, redirects_to
 from ..passes.rewrite_model import ALIAS_REFUSAL, DIRECTORY_REFUSAL, LOCATION_REFUSAL
 from .inherit import _FAILS_EARLY as FAILS_EARLY, _guard, _last_error_pages
 
@@ -74,7 +74,7 @@ def _in_force(own: list[Stmt], inherited: list[Stmt]) -> list[Stmt]:
 
 def _replaces_403(pages: list[Stmt]) -> bool:
     """A page for 403 that is a redirect or a local URL (a message page is a named location already)."""
-    return any("403" in st.args[:-1] and st.args[-1].lower().startswith(("http://", "https://", "/"))
+    return any("403" in st.args[:-1] and (redirects_to(st.args[-1]) or st.args[-1].startswith("/"))
                for st in pages)
 
 
@@ -86,7 +86,7 @@ def _without_403(pages: list[Stmt], target: str = REFUSED_PAGE, why: str | None 
     out = []
     redirect = False
     for st in pages:
-        if "403" in st.args[:-1] and st.args[-1].lower().startswith(("http://", "https://")):
+        if "403" in st.args[:-1] and redirects_to(st.args[-1]):
             redirect = True
         args = [a for a in st.args[:-1] if a != "403"]
         if any(a.isdigit() for a in args):
@@ -157,7 +157,7 @@ def _failure_page(pages: list[Stmt], server: Server, main: Server | None) -> Stm
     first request's 500 with its own message and headers, as the plain refusal does."""
     from .refused_error_pages import serving_levels
     page = next((st for st in reversed(pages) if "500" in st.args[:-1]), None)
-    if page is None or not page.args[-1].lower().startswith(("http://", "https://", "/")):
+    if page is None or not (redirects_to(page.args[-1]) or page.args[-1].startswith("/")):
         return None
     if page.args[-1].startswith("/") and any(_fails_early(loc)
                                              for loc in serving_levels(server, main, page.args[-1])[0]):

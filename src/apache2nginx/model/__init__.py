@@ -150,6 +150,12 @@ WALK_FILE = "$a2n_walk_file"
 DOLLAR = "$a2n_dollar"
 
 
+def redirects_to(target: str) -> bool:
+    """Whether an error_page TARGET is a URL to redirect to (nginx answers a 302 to it), as httpd redirects to
+    an ErrorDocument URL of any scheme (`ftp:`, `HTTPS:`; passes.core._error_document_kind)."""
+    return re.match(r"[A-Za-z0-9+.-]+:", target) is not None
+
+
 def written_literally(text: str, captures: bool = False) -> str:
     """TEXT with each `$` written `${a2n_dollar}` (NginxModel.literal, which also defines the variable);
     CAPTURES: but a `$` before a digit, a regex capture (`$1`) in both servers."""

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..htaccess import NOT_ALLOWED, missing_from_tree
-from ..model import Scope, Stmt, written_literally
+from ..model import Scope, Stmt, redirects_to, written_literally
 from ..syntax.span import Span
 from ..syntax.tree import Directive, Section
 from .access_proxy import proxy_match_section
@@ -809,7 +809,7 @@ def _missing_page_redirects(server) -> bool:
     """Whether the server may answer 404 with a redirect: an ErrorDocument 404 to a full URL, at server level or
     in one of its sections."""
     scopes = server.settings.get("directories", []) + server.settings.get("files", []) + server.scopes
-    return any(s.name == "error_page" and "404" in s.args[:-1] and re.match(r"https?://", s.args[-1])
+    return any(s.name == "error_page" and "404" in s.args[:-1] and redirects_to(s.args[-1])
                for holder in [server.statements] + [scope.statements for scope in scopes] for s in holder)
 
 

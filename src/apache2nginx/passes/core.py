@@ -601,16 +601,18 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
                       "several words is quoted); httpd refuses the configuration", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
     code, target = d.args[0], d.args[1]
-    quoted = d.quoted[1] if len(d.quoted) > 1 else False
-    if target == "default":
-        return Disposition.EXACT
-    if code == "401" and " " not in target and re.match(r"^[A-Za-z0-9+.-]+:", target):
+    if _error_document_status_left_out(ctx, d, code):
+        return Disposition.UNSUPPORTED if int(code) not in _HTTPD_STATUSES else Disposition.NOT_APPLICABLE
+    kind = _error_document_kind(target)
+    if target.lower() == "default":
+        return _default_document(ctx, d, code)
+    if code == "401" and kind == "url":
         # core.c set_error_document: a full URL for 401 is ignored (AH00113), so it neither sets nor resets the
         # 401 document: httpd sends its own 401 with the challenge; nginx's error_page would redirect instead
         ctx.diags.add("A2N784", f"ErrorDocument 401 {target}: httpd ignores a full URL for 401 (AH00113) and "
                       "answers with its own 401 page; the translation leaves it out too", d.span, directive=d.name)
         return Disposition.NOT_APPLICABLE
-    if not quoted and (target.startswith("/") or re.match(r"^https?://", target)) and " " not in target:
+    if kind != "message":
         # httpd redirects to the URL as written, `$` and all; error_page reads variables in it
         ctx.emit("error_page", [code, ctx.model.literal(clean_url(target))], d.span)
         return Disposition.EXACT
@@ -625,6 +627,61 @@ def error_document(ctx: Context, d: Directive) -> Disposition:
     ctx.diags.add("A2N211", f"ErrorDocument {code} with a message: nginx returns the text from a named location "
                   "(as text/html); httpd sends it as is", d.span, directive=d.name)
     return Disposition.APPROXIMATE
+
+
+# the statuses httpd 2.4 knows (http_protocol.c status_lines): ErrorDocument refuses any other
+# ("Unsupported HTTP response code", observed with apache2 -t for every code from 100 to 599)
+_HTTPD_STATUSES = frozenset([100, 101, 102, 103, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226,
+                             300, 301, 302, 303, 304, 305, 307, 308, *range(400, 418), 421, 422, 423, 424, 426,
+                             428, 429, 431, 451, 500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511])
+
+
+def _error_document_status_left_out(ctx: Context, d: Directive, code: str) -> bool:
+    """Whether ErrorDocument's status CODE leaves the directive out, saying why: httpd refuses a status it does
+    not know, and accepts one below 300 (`ErrorDocument 200 /ok.html` passes apache2 -t) which no error answer
+    ever uses; nginx's error_page refuses a status outside 300-599, and the whole configuration with it."""
+    if int(code) not in _HTTPD_STATUSES:
+        ctx.diags.add("A2N001", f"ErrorDocument {code}: httpd refuses the configuration (Unsupported HTTP "
+                      "response code)", d.span, directive=d.name)
+        return True
+    if int(code) < 300:
+        ctx.diags.add("A2N258", f"ErrorDocument {code}: httpd never sends an error document for a status below "
+                      "300, and nginx's error_page refuses one; the translation leaves it out",
+                      d.span, directive=d.name)
+        return True
+    return False
+
+
+def _default_document(ctx: Context, d: Directive, code: str) -> Disposition:
+    """`ErrorDocument CODE default` (any case): httpd's own answer for CODE again, overriding the document an
+    enclosing level set for it (core.c stores errordocument_default for the status, which the merge keeps):
+    a <Directory> refusal under a server's `ErrorDocument 403 http://...` answers a plain 403. nginx has no
+    way to take one status out of the error_page lines a block inherits, so CODE goes to the named location
+    answering it with nginx's own page (emit.refused_error_pages.plain_location); the main server's has nothing
+    to override."""
+    if ctx.scope is None and ctx.server is ctx.model.main_server:
+        return Disposition.EXACT
+    from ..emit.refused_error_pages import plain_location, plain_page
+    name = plain_page(code)
+    ctx.emit("error_page", [code, name], d.span)
+    if not any(loc.path == name for loc in ctx.server.locations):
+        ctx.server.locations.append(plain_location(name, code, "", []))
+    return Disposition.EXACT
+
+
+def _error_document_kind(target: str) -> str:
+    """What httpd makes of an ErrorDocument target (core.c set_error_document), from its text alone: with a
+    blank it is a message, else a leading `/` is a local page and a scheme (ap_is_url: letters, digits, `+`, `-`,
+    `.` then `:`, any case: `ftp:`, `HTTPS:`) a URL to redirect to, anything else a message. The quotes around
+    the word are config syntax the parser strips: `"/errors/404.html"` is the local page, a quoted URL a
+    redirect (observed with httpd 2.4). nginx's error_page redirects to any target not starting with `/` or `@`,
+    so each kind keeps its form."""
+    if " " in target:
+        return "message"
+    if target.startswith("/"):
+        return "local"
+    from ..model import redirects_to
+    return "url" if redirects_to(target) else "message"
 
 
 def _message(ctx: Context, text: str) -> str:
