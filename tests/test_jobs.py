@@ -80,3 +80,46 @@ def test_jobs_with_an_input_in_error_reports_as_sequentially(tmp_path):
         runs[jobs] = (proc.returncode, proc.stderr, _tree(out))
     assert runs["1"][0] == 2 and not runs["1"][2]
     assert runs["2"] == runs["1"]
+
+
+def test_jobs_never_start_more_workers_than_cores_or_tasks(monkeypatch):
+    """--jobs 600 on two cores starts two workers: ProcessPoolExecutor forks every worker it is given."""
+    from apache2nginx import workers
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)
+    assert workers.worker_count(600, 1000) == 2
+    assert workers.worker_count(0, 1000) == 2
+    assert workers.worker_count(600, 1) == 1
+    assert workers.worker_count(1, 1000) == 1
+
+
+def test_htaccess_tree_with_many_jobs_starts_at_most_the_cores(tmp_path, monkeypatch):
+    """A docroot of 200 .htaccess files read with --jobs 600 asks the pool for the cores, not 600."""
+    from apache2nginx import htaccess, workers
+    from apache2nginx.diagnostics import Diagnostics
+    from apache2nginx.syntax.loader import LoadOptions, load
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)
+    asked = []
+
+    class Pool:
+        def __init__(self, max_workers, initializer):
+            asked.append(max_workers)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def map(self, fn, items, chunksize):
+            return map(fn, items)
+
+    monkeypatch.setattr(htaccess, "ProcessPoolExecutor", Pool)
+    for i in range(htaccess.PARALLEL_FROM):
+        (tmp_path / "tree" / f"d{i}").mkdir(parents=True)
+        (tmp_path / "tree" / f"d{i}" / ".htaccess").write_text("Options -Indexes\n")
+    conf = tmp_path / "apache.conf"
+    conf.write_text(f'<Directory "{tmp_path}/tree">\nAllowOverride All\n</Directory>\n')
+    diags = Diagnostics()
+    config = load(str(conf), LoadOptions(), diags)
+    htaccess.collect(tmp_path / "tree", f"{tmp_path}/tree", config, diags, jobs=600)
+    assert asked == [2]

@@ -177,6 +177,23 @@ def test_generated_configurations_are_clean():
         assert [(f.code, f.node.line) for f in found] == [], conf
 
 
+def test_blocks_nested_past_the_limit_are_refused_where_they_open(nginx_bin, tmp_path):
+    """nginx -t accepts 1000 nested locations; lint refuses the block past its depth limit, located, and
+    still writes its SARIF report instead of failing whole on Python's recursion limit."""
+    depth = 1000
+    text = "events {}\nhttp {\nserver {\nlisten 80;\n" + "location /a {\n" * depth + "}\n" * (depth + 2)
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(text)
+    out = tmp_path / "lint.sarif"
+    proc = lint("--nginx", nginx_bin, "--no-gixy", "--diagnostics", "sarif", "-o", str(out), str(conf))
+    assert_no_traceback(proc)
+    assert proc.returncode == 1 and "nested too deeply" not in proc.stderr
+    (result,) = json.loads(out.read_text())["runs"][0]["results"]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert result["ruleId"] == "A2N901" and "more than 100 deep" in result["message"]["text"]
+    assert (region["startLine"], region["startColumn"]) == (3 + 100, 1)
+
+
 # ------------------------------------------------------------------ severity threshold and exit codes
 
 def test_severity_threshold_and_exit_codes(nginx_bin, tmp_path):

@@ -25,7 +25,7 @@ from .passes.base import Tally
 from .passes.translate import translate
 from .syntax.loader import LoadedConfig, LoadOptions, load
 from .syntax.span import Span
-from .workers import quiet_worker
+from .workers import quiet_worker, worker_count
 
 NGINX_VERSION_DEFAULT = "1.22"
 # Errors found while loading that do not stop the conversion: the directive is left out of the translation
@@ -153,7 +153,7 @@ def _workers(options: ConvertOptions, tasks: int) -> int:
     """Worker processes for `tasks` independent pieces of work (1: do them here)."""
     if tasks < PARALLEL_FROM:
         return 1
-    return max(1, min(options.jobs or os.cpu_count() or 1, tasks))
+    return worker_count(options.jobs, tasks)
 
 
 def _progress(options: ConvertOptions):

@@ -28,7 +28,7 @@ from .syntax.span import Span
 # request there is a 500 in httpd
 NOT_ALLOWED = "is not allowed in .htaccess here (AllowOverride)"
 from .syntax.tree import Section
-from .workers import quiet_worker
+from .workers import quiet_worker, worker_count
 
 OVERRIDE_CLASSES = {"authconfig", "fileinfo", "indexes", "limit", "options"}
 PARALLEL_FROM = 200          # below this many files one process is faster than starting workers
@@ -310,11 +310,11 @@ def collect(docroot: Path, config_root: str, config: LoadedConfig, diags: Diagno
             result.skipped += 1
             continue
         wanted.append((f, directory, per_server))
-    workers = jobs or (os.cpu_count() or 1)
     # httpd reads a .htaccess with the Defines and the environment the server configuration ended with
     options = LoadOptions(missing_includes="warn", defines=dict(config.defines), env=dict(config.env),
                           env_only=True)
     paths = [(str(f), options) for f, _, _ in wanted]
+    workers = worker_count(jobs, len(paths))
     if workers > 1 and len(paths) >= PARALLEL_FROM:
         with ProcessPoolExecutor(max_workers=workers, initializer=quiet_worker) as pool:
             parsed = list(_tracked(pool.map(_parse, paths, chunksize=64), len(paths), progress))

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import source as source_mod
-from .lexer import Stmt, Word, quote
+from .lexer import Stmt, Word, quote, walk as _walk
 
 HTTP_TEMP_PATHS = ("client_body_temp_path", "proxy_temp_path", "fastcgi_temp_path", "uwsgi_temp_path",
                    "scgi_temp_path")
@@ -803,13 +803,6 @@ def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
 
 MIME_TYPES = (Path("/etc/nginx/mime.types"), Path("/usr/local/nginx/conf/mime.types"),
               Path("/usr/local/etc/nginx/mime.types"))
-
-
-def _walk(stmts: list[Stmt]):
-    for st in stmts:
-        yield st
-        if st.block:
-            yield from _walk(st.block)
 
 
 def nginx_test(path: str, nginx: str, conf_prefix: str | None = None,

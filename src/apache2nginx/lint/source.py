@@ -31,6 +31,13 @@ from .lexer import Parsed, Stmt, parse, walk
 MAX_TOTAL = 10 * 1024 * 1024
 MAX_GLOB = 1000
 MAX_EXPANSIONS = 100_000
+MAX_DEPTH = 100      # nested blocks: nginx -t takes thousands, lint's checks walk the tree recursively
+
+
+class _Problem(str):
+    """Why a file was not read, with the line and column it concerns (1:1 when it is the whole file)."""
+    line = 1
+    column = 1
 SYSTEM_DIR = "/etc/nginx"
 # Blocks whose handler reads `include` as a key, not as an include.
 NO_INCLUDE_BLOCKS = {"split_clients", "charset_map"}
@@ -98,7 +105,7 @@ def load(path: str, prefix: str | None = None, allow: tuple[str, ...] = (),
     src = Source(main, pfx, roots)
     problem = _read(src, main)
     if isinstance(problem, str):
-        src.refusals.append(Refusal(main, 1, 1, problem))
+        src.refusals.append(Refusal(main, getattr(problem, "line", 1), getattr(problem, "column", 1), problem))
         return src
     _follow(src, main, "main", [main], system_dir)
     expanded = _expansions(src, main, {})
@@ -149,8 +156,30 @@ def _read(src: Source, path: str) -> SourceFile | str:
     src.total += len(data)
     text = data.decode("latin-1")
     sf = SourceFile(path, real, text, parse(text))
+    deep = _too_deep(sf)
+    if deep is not None:
+        return deep
     src.files[path] = sf
     return sf
+
+
+def _too_deep(sf: SourceFile) -> _Problem | None:
+    """The first block opened more than MAX_DEPTH blocks deep in `sf`, as a located refusal, else None.
+
+    nginx -t accepts thousands of nested blocks (5000 nested locations pass); lint's checks visit the
+    tree recursively, so past MAX_DEPTH the file is refused where the block opens instead of failing whole."""
+    for st in walk(sf.parsed.stmts):
+        if st.block is None:
+            continue
+        depth, up = 1, st.parent
+        while up is not None and depth <= MAX_DEPTH:
+            depth, up = depth + 1, up.parent
+        if depth > MAX_DEPTH:
+            problem = _Problem(f"{sf.path} nests blocks more than {MAX_DEPTH} deep (line {st.line}): not read")
+            problem.line = st.line
+            problem.column = st.start - (sf.text.rfind("\n", 0, st.start) + 1) + 1
+            return problem
+    return None
 
 
 def _follow(src: Source, path: str, context: str, stack: list[str], system_dir: str) -> None:

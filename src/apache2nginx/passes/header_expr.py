@@ -59,6 +59,9 @@ _TOKEN = re.compile(r"""\s*(?:
     )""", re.X)
 
 
+MAX_NESTING = 50     # parentheses and negations one inside another that an expression may hold
+
+
 class Untranslatable(ValueError):
     """The expression uses something this translation does not express."""
 
@@ -128,6 +131,7 @@ class HeaderCondition:
         self.model = model
         # gives the nginx variable holding httpd's r->uri where it is not $uri (access_cond.kept_request_uri)
         self.uri_source = uri_source
+        self._depth = 0      # parentheses and negations open where the parser stands
         self.reads_uri = False
         # nginx compares a map's plain strings ignoring case; ap_expr's == does not, so literals become
         # case-sensitive regexes (exact_case=False only where the compared value has no case)
@@ -258,6 +262,20 @@ class HeaderCondition:
         return values
 
     def _unary(self) -> str:
+        """A negation, a parenthesised expression or an atom.
+
+        httpd's bison parser takes hundreds of nested parentheses or negations (200 pass `apache2 -t`);
+        this parser recurses per level, so past MAX_NESTING the expression is refused, located by the caller,
+        instead of overflowing Python's recursion limit and losing the whole conversion."""
+        self._depth += 1
+        try:
+            if self._depth > MAX_NESTING:
+                raise Untranslatable(f"the expression nests more than {MAX_NESTING} deep")
+            return self._unary_inner()
+        finally:
+            self._depth -= 1
+
+    def _unary_inner(self) -> str:
         if self._peek("op", "!") or self._peek("word", "not"):
             self._take()
             return self._map(self._unary(), [('""', "1")])

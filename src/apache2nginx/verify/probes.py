@@ -229,6 +229,9 @@ def security_paths(config: LoadedConfig, vh: VHostInfo) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+MAX_REQUEST_LINE = 64 * 1024     # characters of one line of a requests file
+
+
 class RequestLineError(ValueError):
     """A line of a requests file that names no request a client could send (`line`: 1-based)."""
 
@@ -246,6 +249,11 @@ def parse_request_file(text: str, default_port: int, default_scheme: str = "http
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
+        if len(line) > MAX_REQUEST_LINE:
+            # httpd answers a request line over 8190 bytes with 414 (LimitRequestLine); shlex.split grows a
+            # token a character at a time, so a 1 MB line took half a minute before any request was sent
+            raise RequestLineError(number, f"{len(line)} characters, more than {MAX_REQUEST_LINE}: "
+                                           "no request a server would read")
         try:
             words = shlex.split(line)
         except ValueError as exc:
