@@ -35,3 +35,20 @@ def test_a_link_to_the_own_stdout_writes_to_stdout_and_stays_a_link(tmp_path: Pa
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert link.is_symlink() and os.readlink(link) == "/proc/self/fd/1"
     assert "server {" in proc.stdout
+
+
+def test_out_dir_refuses_a_symlinked_subdirectory_that_leads_outside(tmp_path: Path):
+    """A link planted in the output tree (out/conf.d -> ../elsewhere) must not carry the write outside."""
+    (tmp_path / "ap" / "sites-enabled").mkdir(parents=True)
+    (tmp_path / "ap" / "apache2.conf").write_text("Listen 80\nIncludeOptional sites-enabled/*.conf\n")
+    (tmp_path / "ap" / "sites-enabled" / "a.conf").write_text(
+        "<VirtualHost *:80>\nServerName a\nDocumentRoot /srv/x\n</VirtualHost>\n")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "conf.d").symlink_to("../elsewhere")
+    proc = run_cli("convert", "ap/apache2.conf", "--out-dir", "out", cwd=tmp_path)
+    assert_no_traceback(proc)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "leads outside out" in proc.stderr
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+    assert not (tmp_path / "out" / "nginx.conf").exists()

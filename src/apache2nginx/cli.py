@@ -225,7 +225,7 @@ def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, thresh
                "diagnostics": [d.to_json() for d in diags.sorted()],
                "summary": result.tally.summary(),
                "files": [r.to_json() for r in rows]}
-        _write_outputs(files, specs, result, stale)
+        _write_outputs(files, specs, result, stale, Path(out_dir) if out_dir else None)
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         if diag_format == "text":
@@ -236,7 +236,7 @@ def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, thresh
             _emit_diagnostics(diags, diag_format, colour, sources)
         if not result.fatal:
             if files:
-                _write_outputs(files, specs, result, stale)
+                _write_outputs(files, specs, result, stale, Path(out_dir) if out_dir else None)
             else:
                 sys.stdout.write("".join(result.outputs.values()))
         if diag_format == "text":
@@ -270,7 +270,8 @@ def _leftovers(out_dir: Path, tree, diags: Diagnostics) -> list[Path]:
     return stale
 
 
-def _write_outputs(files: list[tuple[Path, str | Link]], specs, result, stale: list[Path] = ()) -> None:
+def _write_outputs(files: list[tuple[Path, str | Link]], specs, result, stale: list[Path] = (),
+                   root: Path | None = None) -> None:
     """Write every output or none; a target that cannot be written, or that is one of the Apache files
     read, is a usage error (exit 2) with a plain message. `stale` files go once all are written."""
     if not files:
@@ -286,7 +287,7 @@ def _write_outputs(files: list[tuple[Path, str | Link]], specs, result, stale: l
                        "reads; no output was written", err=True)
             sys.exit(2)
     try:
-        write_all(files)
+        write_all(files, root)
     except OutputError as exc:
         click.echo(f"apache2nginx: {exc}; no output was written", err=True)
         sys.exit(2)

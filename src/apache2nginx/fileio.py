@@ -81,9 +81,19 @@ def _special_kind(path: Path) -> str | None:
 WRITE_CHUNK = 1 << 20   # characters encoded and written at once
 
 
-def write_all(files: list[tuple[str | Path, "str | Link"]]) -> None:
+def _check_inside(path: Path, root: Path) -> None:
+    """Refuse `path` when the directory it goes in, its symbolic links followed, is not under `root`: a
+    link planted in an output tree (out/conf.d -> ../elsewhere) would otherwise carry the write outside."""
+    if not path.parent.resolve().is_relative_to(root.resolve()):
+        raise OutputError(f"cannot write {path}: a symbolic link on its way leads outside {root}")
+
+
+def write_all(files: list[tuple[str | Path, "str | Link"]], root: Path | None = None) -> None:
     """Write every (path, text or Link) or, on any failure (OutputError), none: nothing is left behind but
-    the files as they were."""
+    the files as they were. With `root`, every file must land inside it (links followed)."""
+    if root is not None:
+        for target, _ in files:
+            _check_inside(Path(target), root)
     staged: list[tuple[str, Path]] = []
     streams: list[tuple[Path, str]] = []
     created: list[Path] = []
