@@ -249,6 +249,17 @@ def test_devices_fifos_and_huge_files_are_never_read(leg, nginx_bin, hostile):
 
 
 @pytest.mark.parametrize("leg", LEGS)
+def test_ssl_conf_command_file_that_is_a_fifo_is_never_opened(leg, nginx_bin, hostile):
+    d, _ = hostile
+    os.mkfifo(d / "ca.pem")
+    (d / "ca.pem").chmod(0o644)
+    conf = write(d, "n.conf", HTTP.format(f"    server {{\n        listen 127.0.0.1:18081;\n"
+                                          f"        ssl_conf_command VerifyCAFile {d}/ca.pem;\n    }}"))
+    proc = run_lint(leg, nginx_bin, str(conf), timeout=30)
+    refused(proc, conf, 5, "ssl_conf_command VerifyCAFile", "not a regular file")
+
+
+@pytest.mark.parametrize("leg", LEGS)
 def test_glob_of_too_many_files_is_refused(leg, nginx_bin, hostile):
     d, _ = hostile
     many = d / "many"

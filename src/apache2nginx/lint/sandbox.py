@@ -62,6 +62,12 @@ CERT_DIRECTIVES = {"ssl_certificate", "ssl_certificate_key", "ssl_trusted_certif
                    "grpc_ssl_trusted_certificate", "grpc_ssl_crl", "grpc_ssl_password_file",
                    "uwsgi_ssl_certificate", "uwsgi_ssl_certificate_key", "uwsgi_ssl_trusted_certificate",
                    "uwsgi_ssl_crl", "uwsgi_ssl_password_file"}
+# ssl_conf_command names OpenSSL's SSL_CONF_cmd takes a file or directory for: nginx -t opens them as it loads
+# the configuration (a FIFO there blocks nginx -t in open()).
+CONF_COMMANDS = {"ssl_conf_command", "proxy_ssl_conf_command", "grpc_ssl_conf_command", "uwsgi_ssl_conf_command"}
+CONF_COMMAND_FILES = {"certificate", "privatekey", "serverinfofile", "dhparameters", "verifycafile",
+                      "verifycapath", "chaincafile", "chaincapath", "requestcafile", "clientcafile",
+                      "clientcapath", "verifycastore", "chaincastore", "requestcastore"}
 _PAIR = {"ssl_certificate", "ssl_certificate_key", "proxy_ssl_certificate", "proxy_ssl_certificate_key",
          "grpc_ssl_certificate", "grpc_ssl_certificate_key", "uwsgi_ssl_certificate", "uwsgi_ssl_certificate_key"}
 # Blocks whose lines are keys and values read by the block's own handler, not directives.
@@ -613,6 +619,10 @@ class Sandbox:
                                       "name OpenSSL knows; not loaded")
             blank(st)
             return
+        if name in CONF_COMMANDS and len(args) == 2 and args[0].value.lower() in CONF_COMMAND_FILES:
+            if self._conf_command_file(sf, name, args):
+                blank(st)
+                return
         if not args:
             if name == "http" and st.block is not None and ctx == "main":
                 pass
@@ -670,6 +680,18 @@ class Sandbox:
         if name == "http" and st.block is not None and ctx == "main":
             names = self._level_names(sf.path, st.block)
             edits.append((st.end, st.end, " " + " ".join(self._http_additions(names)) + " "))
+
+    def _conf_command_file(self, sf, name: str, args: list[Word]) -> bool:
+        """ssl_conf_command hands its value to OpenSSL, which nginx -t opens as a file like ssl_dhparam's: a FIFO
+        or device there is refused before nginx -t runs, as for the certificate directives (True: refused)."""
+        v = args[1].value
+        if not v or "$" in v:
+            return False
+        path = v if v.startswith("/") else os.path.join(str(self.prefix), v)
+        if self._file_state(path) != "special":
+            return False
+        self._refuse(sf, args[1], f"{name} {args[0].value} {v} is not a regular file: not read")
+        return True
 
     def _check_user(self, sf, args: list[Word]) -> None:
         """nginx -t as root checks the user and group exist; run unprivileged it cannot, so lint does."""
