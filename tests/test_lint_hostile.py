@@ -260,6 +260,17 @@ def test_ssl_conf_command_file_that_is_a_fifo_is_never_opened(leg, nginx_bin, ho
 
 
 @pytest.mark.parametrize("leg", LEGS)
+def test_shared_memory_zones_beyond_the_memory_cap_fail_nginx_t(leg, nginx_bin, hostile):
+    d, _ = hostile
+    zones = "\n".join(f"    limit_req_zone $binary_remote_addr zone=z{i}:2000m rate=1r/s;" for i in range(4))
+    conf = write(d, "n.conf", HTTP.format(zones))
+    proc = run_lint(leg, nginx_bin, str(conf), timeout=30)
+    assert proc.returncode == 1, proc.stderr
+    items = json.loads(proc.stderr)
+    assert any("Cannot allocate memory" in i["message"] and i["file"] == str(conf) for i in items), items
+
+
+@pytest.mark.parametrize("leg", LEGS)
 def test_glob_of_too_many_files_is_refused(leg, nginx_bin, hostile):
     d, _ = hostile
     many = d / "many"

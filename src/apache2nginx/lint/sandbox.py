@@ -757,11 +757,12 @@ class Sandbox:
 
 
 def _confine(runner: tuple[int, int] | None):
-    """What nginx -t's process does before it execs: no core dumps, no huge files; as root, a network namespace
+    """What nginx -t's process does before it execs: no core dumps, no huge files, at most 1 GB of address space
+    (shared-memory zones are mapped by nginx -t itself: without a cap a few lines map gigabytes); as root, a network namespace
     of its own with only loopback (when the kernel allows one: nothing it resolves or connects to leaves the
     machine), then the unprivileged user."""
     def confine() -> None:
-        for which, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 64 << 20)):
+        for which, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 64 << 20), (resource.RLIMIT_AS, 1 << 30)):
             _, hard = resource.getrlimit(which)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)
             resource.setrlimit(which, (value, value))
