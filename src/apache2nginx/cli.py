@@ -170,7 +170,9 @@ unreadable input."""
 @click.option("--jobs", type=int, default=0, show_default=True,
               help="Worker processes for reading many inputs, checking many outputs and reading large .htaccess "
                    "trees (0: every core).")
-@click.option("--max-input-size", type=int, default=DEFAULT_MAX_INPUT, show_default=True,
+# read(max + 1) takes an index-sized integer: a larger bound raised OverflowError (an internal error)
+@click.option("--max-input-size", type=click.IntRange(max=sys.maxsize - 1), default=DEFAULT_MAX_INPUT,
+              show_default=True,
               help="Refuse input files larger than this many bytes.")
 @click.option("--source-comments/--no-source-comments", default=True, show_default=True,
               help="Mark emitted lines with the Apache file:line they come from.")
