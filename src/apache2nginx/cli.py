@@ -190,7 +190,8 @@ def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, thresh
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--nginx-version")
     diags = Diagnostics()
-    stdin = sys.stdin.buffer.read() if "-" in inputs else None
+    # read no more than the cap allows: an endless stream (< /dev/zero) grew without bound before the check
+    stdin = sys.stdin.buffer.read(max_input_size + 1) if "-" in inputs else None
     specs = gather_inputs(list(inputs), diags, stdin)
     options = ConvertOptions(
         load=LoadOptions(server_root=server_root, defines=_defines(defines), modules=set(modules), without_modules=set(without_modules),
