@@ -141,3 +141,21 @@ def test_a_region_wide_diagnostic_names_every_line_it_covers(tmp_path):
     assert len(expires) == 1 and [r["line"] for r in expires[0]["related"]] == list(range(4, 14))
     text = run_cli("convert", "apache.conf", cwd=tmp_path).stderr
     assert text.count("= see: apache.conf:") == 6 and "= see: 4 more lines (--format json lists them all)" in text
+
+
+def test_a_max_input_size_past_an_index_sized_integer_is_a_usage_error(tmp_path):
+    """--max-input-size 2**63-1 or more raised OverflowError in read(max + 1): now a usage error naming it."""
+    (tmp_path / "site.conf").write_text("ServerName a\n")
+    proc = run_cli("convert", "site.conf", "--max-input-size", str(2**63 - 1), cwd=tmp_path)
+    assert proc.returncode == 2 and "--max-input-size" in proc.stderr, proc.stderr
+    assert "internal error" not in proc.stderr
+
+
+def test_an_endless_stdin_stops_at_the_input_cap(tmp_path):
+    """`convert - < /dev/zero` read the whole stream before the size check (memory grew without bound)."""
+    import subprocess
+    import sys
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.run([sys.executable, "-m", "apache2nginx", "convert", "-", "--max-input-size", "100"],
+                              stdin=zero, capture_output=True, text=True, timeout=20, cwd=tmp_path)
+    assert proc.returncode == 2 and "A2N011" in proc.stderr, proc.stderr

@@ -419,6 +419,8 @@ def test_echo_backend_answers_uwsgi():
     ("GET http:///x", "needs http:// or https:// and a host"),
     # a 1 MB line is refused at once (shlex.split took half a minute on it)
     ("GET /" + "a" * 1_000_000, "more than 65536"),
+    # a NUL in the path was an internal error where verify writes a stand-in file for the path
+    ("GET /a\0b", "a NUL byte"),
 ])
 def test_a_request_line_that_names_no_request_is_refused_with_its_line(tmp_path, line, says):
     """A --requests file is input like a configuration: a bad line is an error naming the file and line,

@@ -170,7 +170,9 @@ unreadable input."""
 @click.option("--jobs", type=int, default=0, show_default=True,
               help="Worker processes for reading many inputs, checking many outputs and reading large .htaccess "
                    "trees (0: every core).")
-@click.option("--max-input-size", type=int, default=DEFAULT_MAX_INPUT, show_default=True,
+# read(max + 1) takes an index-sized integer: a larger bound raised OverflowError (an internal error)
+@click.option("--max-input-size", type=click.IntRange(max=sys.maxsize - 1), default=DEFAULT_MAX_INPUT,
+              show_default=True,
               help="Refuse input files larger than this many bytes.")
 @click.option("--source-comments/--no-source-comments", default=True, show_default=True,
               help="Mark emitted lines with the Apache file:line they come from.")
@@ -188,7 +190,8 @@ def convert_cmd(inputs, output, out_dir, layout, out_format, diag_format, thresh
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--nginx-version")
     diags = Diagnostics()
-    stdin = sys.stdin.buffer.read() if "-" in inputs else None
+    # read no more than the cap allows: an endless stream (< /dev/zero) grew without bound before the check
+    stdin = sys.stdin.buffer.read(max_input_size + 1) if "-" in inputs else None
     specs = gather_inputs(list(inputs), diags, stdin)
     options = ConvertOptions(
         load=LoadOptions(server_root=server_root, defines=_defines(defines), modules=set(modules), without_modules=set(without_modules),

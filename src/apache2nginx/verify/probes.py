@@ -243,7 +243,8 @@ class RequestLineError(ValueError):
 def parse_request_file(text: str, default_port: int, default_scheme: str = "http") -> list[Probe]:
     """One request a line: `METHOD URL [Header: value]...` (shell quoting; `Name:value`, `Name: value` or
     `"Name: value with spaces"`); URL absolute (sets Host) or a path. A line that names no request (an
-    unclosed quote, a URL without a host or with a port that is no number) raises RequestLineError."""
+    unclosed quote, a URL without a host or with a port that is no number, a NUL byte) raises
+    RequestLineError."""
     probes = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -254,6 +255,10 @@ def parse_request_file(text: str, default_port: int, default_scheme: str = "http
             # token a character at a time, so a 1 MB line took half a minute before any request was sent
             raise RequestLineError(number, f"{len(line)} characters, more than {MAX_REQUEST_LINE}: "
                                            "no request a server would read")
+        if "\0" in line:
+            # a NUL byte is no character of an HTTP request line, and a path holding one cannot name the
+            # stand-in file verify writes for each requested path (os.open raised ValueError on it)
+            raise RequestLineError(number, "a NUL byte: no request a server would read")
         try:
             words = shlex.split(line)
         except ValueError as exc:
