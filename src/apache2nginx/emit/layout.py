@@ -5020,6 +5020,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
     from .missing_error_pages import keep_statuses_of_missing_pages
     from .refusal_pages import keep_refusals_plain
     from .refused_error_pages import keep_statuses_of_refused_pages, send_login_page_headers
+    from .refused_index_names import try_later_index_names
     from .rerun import route_reruns
     for server in model.servers:
         Layout(model, server, diags, proxy_emitter).run()
@@ -5037,6 +5038,7 @@ def lay_out(model: NginxModel, diags: Diagnostics, proxy_emitter) -> None:
         hold_redirected_from(model, server)
         _drop_unreached_rule_proxies(server)
         _refuse_limited_methods_past_rewrite_refusals(server.locations, diags)
+    try_later_index_names(model)
 
 
 def keep_request_uri(model: NginxModel, server: Server) -> None:
