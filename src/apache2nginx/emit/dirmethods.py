@@ -22,8 +22,9 @@ Both are answered in nginx's rewrite phase, before its access phase: they are ad
 access rules of nginx's access phase, and only where they change the headers sent (the server has onsuccess
 headers, or file sections or <LocationMatch> sections with Header lines) or the answer (`rules_reach_index`:
 the location's per-directory rewrite rules may apply to an index file's URL, to refuse, proxy or rewrite it);
-a server that had no location gets a `location /` holding them. They go in last, after the rules carried
-between locations. A path that would need escaping in the redirect (nginx's static module escapes it,
+a server that had no location gets a `location /` holding them, and the regex location of a <LocationMatch>
+serving the document root holds them too (its index file's URL may come back to it). They go in last, after
+the rules carried between locations. A path that would need escaping in the redirect (nginx's static module escapes it,
 `return` does not) is left to nginx's 405.
 """
 from __future__ import annotations

@@ -194,6 +194,7 @@ class Layout:
         self.nested_regex: dict[int, Scope] = {}    # a <LocationMatch>'s location nested in a prefix one
         self.regex_scopes: list[Scope] = []     # the <LocationMatch> sections, in configuration order
         self.regex_route_locations: list[Location] = []     # the server's AliasMatch-style regex locations
+        self.regex_fixups: list[tuple] = []     # mod_dir's fixup for the <LocationMatch> locations (regex_dir_methods)
         self._access_memo: dict[tuple, tuple] = {}  # see `access`
         self._quiet_memo: dict[tuple, tuple] = {}   # ... its questions asked quietly (nothing reported)
         self.refused_after_rules = None     # the span of a refusal after a region's rules (REFUSED_AFTER_RULES)
@@ -608,12 +609,13 @@ class Layout:
         return index, slash
 
     def dir_methods(self, configs: list, access: list[Stmt], statements: list[Stmt], span,
-                    index: bool = False) -> list[Stmt]:
+                    index: bool = False, again: bool = False) -> list[Stmt]:
         """mod_dir's fixup for PUT, DELETE, OPTIONS and the like over a region serving files (DirectorySlash
         On), where no access rule of nginx's access phase would be skipped (see emit.dirmethods); and for every
         method, the later index names of a list joined with a FallbackResource whose file is missing. INDEX:
         the index files are tried even where their sections send no header of their own (the location's rules
-        may answer their URLs: dirmethods.rules_reach_index)."""
+        may answer their URLs: dirmethods.rules_reach_index). AGAIN: an index file's URL may come back to this
+        location (a regex location), whose `if` must read it afresh (dirmethods.statements' VOLATILE)."""
         eff = merge([c for c in configs if c is not None])
         if eff.directory_slash is not None and not eff.directory_slash[0]:
             return []
@@ -624,7 +626,7 @@ class Layout:
         names = dirmethods.index_names(statements, self.outer_blocks()) if index else []
         fallback = dirmethods.fallback_statements(self.model, statements, self.outer_blocks(), self.index_names,
                                                   span, self.mapped_elsewhere)
-        return fallback + (dirmethods.statements(self.model, names, slash, span, volatile=forced)
+        return fallback + (dirmethods.statements(self.model, names, slash, span, volatile=forced or again)
                            if index or slash else [])
 
     def index_fixups(self, loc: Location, fixup: tuple | None) -> list[Stmt]:
@@ -637,6 +639,19 @@ class Layout:
         if not dirmethods.rules_reach_index(loc, names):
             return []
         return self.dir_methods(*fixup, index=True)
+
+    def regex_dir_methods(self, loc: Location, proxy: Route | None, configs: list, access: list[Stmt],
+                          span) -> None:
+        """mod_dir's fixup for other methods in the location LOC of <LocationMatch> sections serving the
+        document root (CONFIGS: the sections httpd merges there; PROXY: their handler), kept with the prefix
+        regions' to be added last: httpd's fixup runs wherever the URL maps to a directory, so `OPTIONS /d`
+        matched by a section is redirected with the `Header always` lines alone (observed with httpd 2.4),
+        where nginx's static module answered the regex location's 405 with the onsuccess lines too. The index
+        file's URL a directory is rewritten to may match the same location again."""
+        if proxy is not None or self.refuse_all is not None:
+            return
+        fixup = (configs, access, loc.statements, span)
+        self.regex_fixups.append((loc, self.dir_methods(*fixup, again=True), fixup))
 
     def outer_blocks(self) -> list[list[Stmt]]:
         """The blocks a location of this server inherits from, innermost first."""
@@ -961,6 +976,7 @@ class Layout:
                 loc.statements.extend(self._handler(s.proxy, s.path, s.path, loc.statements))
             server.locations.append(loc)
             laid_regex.append((s, loc))
+            self.regex_dir_methods(loc, s.proxy, root_region_configs + [s.settings.get("access")], own, s.span)
             if s.settings.get("access") is not None:
                 # (rules of its own or not: merged into a region's chain of <Location> sections, an `AuthMerging`
                 # may bring back rules of the region's directories that an earlier section replaced)
@@ -972,6 +988,7 @@ class Layout:
         for i, (s, loc) in enumerate(laid_regex):
             self.nest_regex_overlaps(loc, [s], laid_regex[i + 1:], root_region_configs, root_configs,
                                      root_dir_headers + root_statements)
+        dir_methods.extend(self.regex_fixups)
 
         if self.filename_refusals and self.refuse_all is None:
             for loc in server.locations:
@@ -2036,6 +2053,7 @@ class Layout:
                                  _last_wins(statements, self.index_names), span)
                 if proxy is not None:
                     inner.statements.extend(self._handler(proxy, f.path, f.path, inner.statements))
+                self.regex_dir_methods(inner, proxy, root_configs + configs, access, span)
             else:
                 inner = Location(loc.modifier, loc.path,
                                  [Stmt("deny", ["all"], span, comment="overlapping <LocationMatch> sections: refused")],
