@@ -519,23 +519,24 @@ def _guard(s: Stmt) -> bool:
 def refused_headers(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[str], str],
                     nested: list = (), unless: Unless | None = None) -> list[Stmt]:
     """STMTS of a location the translation refuses (403 where httpd answers, likely with success), with every
-    onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is never to be
-    lost (but one a plain `Header always` line sends too: httpd's errors carry that line alone); so is a `Header
-    always` whose condition reads the response's status. UNGATE: such a header's variable -> its value wherever
-    httpd sends it (a KeyError for any other value). NESTED: the location's own nested locations (file
+    onsuccess header sent on that 403: httpd's answer there may carry it, and a security header is never to be lost
+    (but one a plain `Header always` line sends too: httpd's errors carry that line alone); so is a `Header always`
+    whose condition reads the response's status, and an onsuccess line's condition on the status is read as holding
+    (the 403 says nothing of httpd's status: render.any_status). UNGATE: such a header's variable -> its value
+    wherever httpd sends it (a KeyError for any other value). NESTED: the location's own nested locations (file
     sections): a request the refusal answers may be one httpd serves a matching file for (a directory's index:
-    `GET /` is /index.html to a <FilesMatch "\\.html$">), so their headers are sent on it too; not those of a
-    nested location matching exactly the URLs its section applies to (Location.exact, _answered_by_refusal),
-    which answers them itself. A refusal of some URLs only (an `if` guard) gets the headers in its block, whose
-    add_header list nginx uses for the 403 it answers. Where the whole server is refused over a region of static
-    files without access rules of its own (_serving), the onsuccess line of a header a `Header always` line
-    names too is sent where the request names a file httpd would serve (SERVED), as httpd's 200 carries both
-    lines and its 404 the always line alone; a `Header always` line whose condition holds on no answer httpd
-    makes for such a file (`expr=%{REQUEST_STATUS} == 404`) is sent where the request names none, and the
-    onsuccess lines of its header where it names one. So are httpd's own refusals (a deny, a login) that a
-    section the translation leaves out may lift (Stmt.lifted): there httpd may serve, so their 401 or 403 sends
-    the onsuccess headers too. A <Location> refused for a RewriteRule left out sends each header where any
-    reading of the `SetEnvIf Request_URI` variables sends it (_read_any)."""
+    `GET /` is /index.html to a <FilesMatch "\\.html$">), so their headers are sent on it too; not those of a nested
+    location matching exactly the URLs its section applies to (Location.exact, _answered_by_refusal), which answers
+    them itself. A refusal of some URLs only (an `if` guard) gets the headers in its block, whose add_header list
+    nginx uses for the 403 it answers. Where the whole server is refused over a region of static files without
+    access rules of its own (_serving), the onsuccess line of a header a `Header always` line names too is sent
+    where the request names a file httpd would serve (SERVED), as httpd's 200 carries both lines and its 404 the
+    always line alone; a `Header always` line whose condition holds on no answer httpd makes for such a file
+    (`expr=%{REQUEST_STATUS} == 404`) is sent where the request names none, and the onsuccess lines of its header
+    where it names one. So are httpd's own refusals (a deny, a login) that a section the translation leaves out may
+    lift (Stmt.lifted): there httpd may serve, so their 401 or 403 sends the onsuccess headers too. A <Location>
+    refused for a RewriteRule left out sends each header where any reading of the `SetEnvIf Request_URI` variables
+    sends it (_read_any)."""
     return _read_any(_refused_headers(stmts, parent, ungate, nested, unless), stmts, ungate)
 
 
@@ -782,11 +783,18 @@ def _on_errors_only(s: Stmt, value: str | None, ungate: Callable[[str], str], fr
     """Whether S, an add_header of a refused location whose VALUE is sent on every refusal, is a `Header
     always` line whose condition reads the response's status alone and holds on none of the answers httpd
     may make for a file it finds (_FILE_STATUSES: `expr=%{REQUEST_STATUS} == 404`): httpd sends it only
-    where the request names no such file."""
+    where the request names no such file. So for an onsuccess line gated so (its value where httpd sends the
+    table: ungate's `gated`), which httpd sends with the ErrorDocument page of its 404 alone."""
     at_status = getattr(ungate, "at_status", None)
-    return value is not None and at_status is not None and from_gate is not None and len(s.args) >= 3 \
-        and s.args[-1] == "always" and not _carried(s) and not from_gate(s.args[1]) \
-        and all(at_status(s.args[1], status) == "" for status in _FILE_STATUSES)
+    if value is None or at_status is None or from_gate is None or len(s.args) < 2 or _carried(s):
+        return False
+    if s.args[-1] == "always" and len(s.args) >= 3 and not from_gate(s.args[1]):
+        read = s.args[1]
+    elif from_gate(s.args[1]) and getattr(ungate, "gated", None) is not None:
+        read = ungate.gated(s.args[1])
+    else:
+        return False
+    return all(at_status(read, status) == "" for status in _FILE_STATUSES)
 
 
 def _undecided(everywhere: list[Stmt], succeeding: set[str], ungate: Callable[[str], str]) -> None:
@@ -1149,6 +1157,8 @@ def _sent_on_refusal(stmts: list[Stmt], parent: list[Stmt], ungate: Callable[[st
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value, absent=True),
                                                                   s.args[1], statuses), "always"], s.span,
                              comment=_FOR_ERRORS))
+            if from_gate is not None and from_gate(s.args[1]):
+                succeeding.add(s.args[0].lower())     # (an onsuccess line: sent with httpd's 404 page)
             changed = True
         elif value is not None and serving and s.args[0].lower() in twins and (from_gate is None or from_gate(s.args[1])):
             sent.append(Stmt("add_header", [s.args[0], on_refusal(ungate, ungate.served(value), s.args[1],

@@ -31,7 +31,9 @@ login) where they refuse it. Those statuses answer from the same named location 
 and always alike: the redirected request runs the page's handler and output filters); where its rules refuse
 the page, none of them (observed with httpd 2.4). nginx cannot tell the two apart, so the named location
 sends the page's headers with the original status, as for a page httpd serves (A2N885); a header whose value
-depends on the answer itself (its status or URL, a file found) is not sent (A2N886).
+depends on the answer itself (its URL, a file found) is not sent (A2N886). One gated on the status is sent with
+its value, as on a refusal (render.any_status): httpd sent an onsuccess `Header append Referrer-Policy
+no-referrer "expr=%{REQUEST_STATUS} == 404"` with its 404 page for a `%2F` path, which the named location lost.
 """
 from __future__ import annotations
 
@@ -93,17 +95,20 @@ def _request_only(model: NginxModel, value: str, seen: frozenset = frozenset()) 
 
 
 def _page_headers(model: NginxModel, server: Server, main: Server | None,
-                  target: str) -> tuple[list[Stmt], list[str]]:
+                  target: str, code: str | None = None) -> tuple[list[Stmt], list[str]]:
     """The statements of the page's Header lines, from its location chain (outermost first, after the server's
     and the http level's onsuccess ones, whose gate the named location inherits shut), as httpd sends
     them on the page it serves: an onsuccess header's gate opened (the named location is not at the page's
     URL, where the gate sends it on any status), always. And the names of the headers whose value the named
     location cannot give (one read from the answer). None where the refusal stands for an error httpd answers
-    the page with for certain (a .htaccess that fails, rules that refuse everyone: shut_region)."""
+    the page with for certain (a .htaccess that fails, rules that refuse everyone: shut_region). A line gated on
+    the status is read at CODE, the status httpd sends the page with and the named location answers (at any
+    status where CODE is None: render.any_status)."""
     chain, levels = serving_levels(server, main, target)
     access = _access_rules(levels)
     if access and (access[0].shut_region or (access[0].comment or "").startswith(FAILS_EARLY)):
         return [], []
+    from .render import any_status
     ungated = model.onsuccess_ungated
     out: list[Stmt] = []
     lost: list[str] = []
@@ -118,7 +123,10 @@ def _page_headers(model: NginxModel, server: Server, main: Server | None,
             args = list(st.args)
             if st.name == "add_header" and len(args) > 1:
                 if isinstance(ungated.get(args[1]), str):
-                    args[1] = ungated[args[1]]
+                    # (a `Header always` line gated on the status has its plain value there: its own map)
+                    args[1] = any_status(model, args[1] if "always" in args[2:] else ungated[args[1]], code)
+                    if not args[1]:
+                        continue    # (its condition does not hold on CODE: it sends nothing, nor replaces)
                 if not _request_only(model, args[1]):
                     lost.append(args[0])
                     continue
@@ -271,12 +279,13 @@ def _refused_codes(model: NginxModel, server: Server, main: Server | None, pages
         statuses, challenge, refused_to = _refusals(server, main, target)
         # httpd serves the page to the clients its rules let in (with its headers): nginx's named location
         # cannot tell them apart, so it sends the page's headers on every answer it stands for
-        headers, lost = _page_headers(model, server, main, target) if refused_to != "everybody" else ([], [])
         # (`error_page 502 =500 /page`: the status the page is sent with, httpd's)
         answer = next((a[1:] for a in st.args[:-1] if a.startswith("=") and a[1:].isdigit()), None)
         for code in st.args[:-1]:
             if not code.isdigit() or code in statuses or not statuses:
                 continue   # a page refused with its own status: httpd answers that status, and so does nginx
+            headers, lost = _page_headers(model, server, main, target, answer or code) \
+                if refused_to != "everybody" else ([], [])
             refused[code] = plain_page(answer or code, challenge, target if headers else "")
             needed[refused[code]] = (answer or code, challenge, headers)
             if answer is not None or (id(st), code) in reported:
@@ -328,7 +337,7 @@ def _error_page_headers(model: NginxModel, server: Server, main: Server | None, 
                       if st.name in _HEADERS and st.args[:1] != ["WWW-Authenticate"]], []
     if not target.startswith("/") or _refusals(server, main, target)[2] == "everybody":
         return page, [], []
-    return page, *_page_headers(model, server, main, target)
+    return page, *_page_headers(model, server, main, target, code)
 
 
 def _own_statuses(stmts: list[Stmt]) -> list[str]:

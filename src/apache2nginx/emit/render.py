@@ -345,14 +345,18 @@ def _unless(model: NginxModel):
             ungated[out] = (variable, value)
         return out
 
-    def ungate(variable: str) -> str:
+    def gated(variable: str) -> str:
         """The value of an onsuccess header's VARIABLE wherever httpd sends its onsuccess table."""
         found = ungated[variable]
         if isinstance(found, str):
             return found
         condition, value = found
-        return model.shared_map("a2n_hdr_", ungate(condition) if condition in ungated else condition,
-                                [('""', ungate(value))], '""')
+        return model.shared_map("a2n_hdr_", gated(condition) if condition in ungated else condition,
+                                [('""', gated(value))], '""')
+
+    def ungate(variable: str) -> str:
+        """That value (`gated`) as a refusal the translation writes sends it: at any status (any_status)."""
+        return any_status(model, gated(variable))
     def join(value: str, old: str, new: str, conditional: bool = False) -> str | None:
         """An add_header's VALUE (OLD itself, or an onsuccess gate sending OLD; with CONDITIONAL, a map
         sending OLD where a condition holds, or an onsuccess gate sending one) sending NEW instead, on the
@@ -522,6 +526,7 @@ def _unless(model: NginxModel):
         """The variable of a geo block over the client's address with ENTRIES and DEFAULT."""
         return model.shared_map("a2n_refused_addr_", "", list(entries), default)
     ungate.refusal = refusal
+    ungate.gated = gated
     ungate.geo = geo
     ungate.served = served
     ungate.reread = reread
@@ -585,6 +590,77 @@ def _swapped(model: NginxModel, variable: str, old: str, new: str) -> str | None
     prefix = re.sub(r"[0-9]+$", "", block.variable.lstrip("$"))
     return model.shared_map(prefix, block.source, [(k, value(v)) for k, v in block.entries], value(block.default),
                             block.span)
+
+
+def any_status(model: NginxModel, value: str, status: str | None = None) -> str:
+    """VALUE, an onsuccess header's value wherever httpd sends its table (maps over the response's status, through
+    other maps), as it is where some status sends it: a map over `$status` reads as its first value that is not
+    empty (its entries in order, then its default). On a refusal the translation writes, nginx's 403 says nothing
+    of httpd's status there: httpd answered path info after a file (/a.txt/x) with 404 and its ErrorDocument
+    page, carrying an onsuccess `Header append Referrer-Policy no-referrer "expr=%{REQUEST_STATUS} == 404"`,
+    where the refusal read the map at 403 and sent nothing. A security header is never to be lost, so the
+    refusal sends it, as it sends a `Header always` line gated so (passes.headers). With STATUS, each such map
+    is read at that status (a named location answering it). VALUE where it reads no such map."""
+    blocks = {b.variable: b for b in model.maps}
+    done: dict[str, str] = {}
+
+    def bare(v: str | None) -> str:
+        v = '""' if v is None else v
+        return v[1:-1] if len(v) >= 2 and v[0] == v[-1] == '"' else v
+
+    def copy(variable: str, depth: int) -> str:
+        """VARIABLE's copy (a variable), or the text it reads as (no map: VARIABLE)."""
+        block = blocks.get(variable)
+        if variable in done or block is None or block.hostnames or block.volatile or depth > 50:
+            return done.get(variable, variable)
+        done[variable] = variable       # (a map reading itself again is left as it is)
+        if block.source == "$status" and status is not None:
+            done[variable] = text(_looked_up(status, list(block.entries), block.default or '""'), depth)
+            return done[variable]
+        if block.source == "$status":
+            sent = [v for v in [v for _, v in block.entries] + [block.default] if bare(v)]
+            done[variable] = text(sent[0], depth) if sent else ""
+            return done[variable]
+        source = text(block.source, depth)
+        entries = [(k, text(v, depth)) for k, v in block.entries]
+        default = text(block.default, depth)
+        if "$" not in source:
+            done[variable] = _looked_up(source, entries, default)
+        elif (source, [(k, bare(v)) for k, v in block.entries], bare(block.default)) != \
+                (block.source, entries, default):
+            prefix = re.sub(r"[0-9]+$", "", variable.lstrip("$"))
+            done[variable] = model.shared_map(prefix if prefix.endswith("_") else prefix + "_", source,
+                                              [(k, v or '""') for k, v in entries], default or '""', block.span)
+        return done[variable]
+
+    def text(v: str | None, depth: int) -> str:
+        v = bare(v)
+        if "$" not in v:
+            return v
+
+        def read(m: re.Match) -> str:
+            found = copy("$" + (m[1] or m[2]), depth + 1)
+            return "${%s}" % found[1:] if m[1] and found.startswith("$") else found
+        return re.sub(r"\$\{(\w+)\}|\$(\w+)", read, v)
+    return text(value, 0)
+
+
+def _looked_up(key: str, entries: list[tuple[str, str]], default: str) -> str:
+    """The value of a map with ENTRIES and DEFAULT (as they read) for the plain KEY: nginx compares its plain
+    strings ignoring case, then tries its regular expressions in order."""
+    for k, v in entries:
+        plain = k[1:-1] if len(k) >= 2 and k[0] == k[-1] == '"' else k.lstrip("\\")
+        if not k.startswith("~") and plain.lower() == key.lower():
+            return v
+    for k, v in entries:
+        if k.startswith("~"):
+            try:
+                hit = re.search(k[2:], key, re.I) if k.startswith("~*") else re.search(k[1:], key)
+            except re.error:
+                continue
+            if hit:
+                return v
+    return default
 
 
 # the start of a file section's regex location (<Files>, <FilesMatch>: the last name of the URL)
