@@ -12,7 +12,7 @@ import ipaddress
 import re
 
 from ..emit import dirindex
-from ..model import ApacheListen, ListenDirective, Scope, Server, Socket, Stmt
+from ..model import ApacheListen, ListenDirective, MapBlock, Scope, Server, Socket, Stmt
 from ..syntax.tree import Directive, Section
 from . import vhost_alias
 from . import contexts
@@ -889,6 +889,58 @@ def stock_mime_types() -> list[tuple[str, list[str]]]:
         if len(words) >= 2 and not words[0].startswith("#"):
             out.append((words[0], words[1:]))
     return out
+
+
+# the variable standing for httpd's %{CONTENT_TYPE} in translated conditions (passes.header_expr)
+CONTENT_TYPE = "$a2n_content_type"
+# extensions httpd's stock table types (Debian's /etc/mime.types, which httpd reads by default there) and
+# nginx's mime.types does not, that end the names of precompressed files (page.html.gz is application/gzip
+# to httpd, AddEncoding or not: observed with httpd 2.4)
+_HTTPD_ONLY_TYPES = {"gz": "application/gzip", "tgz": "application/x-gtar-compressed", "xz": "application/x-xz",
+                     "zst": "application/zstd"}
+
+
+def content_type_maps(ctx: Context) -> None:
+    """The type httpd gives a file, for the conditions that read %{CONTENT_TYPE} (CONTENT_TYPE). mod_mime types
+    a file by every extension of its name, left to right, the last one with a type winning; an extension of
+    no type (a language such as .en, a charset, an encoding, an unknown word) leaves the earlier one's
+    (observed with httpd 2.4: page.html.en and page.html.foo are text/html, page.html.utf8 with AddCharset
+    too, its charset added, which the map leaves out). nginx types a file by the last extension of its URL only, and sends nothing for page.html.en where the block has
+    `default_type ""` (passes.headers._untyped_stays_untyped). So where nginx sends no type, the condition
+    reads the type of the name's last extension that has one (the served file's name: an Alias's target
+    names it, as httpd's does); a type nginx sends (a backend's, ForceType's, a known last extension's)
+    is read as it is."""
+    if not any(CONTENT_TYPE in block.source for block in ctx.model.maps):
+        return
+    table = _file_types(ctx)
+    typed = "|".join(re.escape(ext) for ext in sorted(table))
+    # the base name (leading dots are part of it), then the extension, then only extensions of no type
+    last_typed = f"~*/\\.*[^/.][^/]*?\\.([^/.]+)(?:\\.(?!(?:{typed})(?:\\.|$))[^/.]*)*$"
+    ext = ctx.model.shared_map("a2n_file_ext_", "$request_filename", [(last_typed, "$1")], '""')
+    by_type = ctx.model.shared_map("a2n_file_type_", ext, sorted(table.items()), '""')
+    ctx.model.add_map(MapBlock("$sent_http_content_type", CONTENT_TYPE, [('""', by_type)],
+                               "$sent_http_content_type"))
+
+
+def content_type_source(ctx: Context) -> str:
+    """The variable a map reads httpd's content type from: CONTENT_TYPE where a condition reads it already
+    (its block sends no type for a file of no known last extension, `default_type ""`), else nginx's own
+    (where nginx types every file, the file maps would never be read)."""
+    return CONTENT_TYPE if any(CONTENT_TYPE in block.source for block in ctx.model.maps) else \
+        "$sent_http_content_type"
+
+
+def _file_types(ctx: Context) -> dict[str, str]:
+    """Extension -> type as the translation types files: nginx's mime.types, the extensions httpd's stock
+    table adds that end precompressed names, and every server's AddType (a server's own map is not
+    told apart: one map serves them all)."""
+    table = {ext: mime for mime, exts in stock_mime_types() for ext in exts}
+    table.update(_HTTPD_ONLY_TYPES)
+    for server in [ctx.main] + ctx.model.servers:
+        for mime, exts, _span in server.settings.get("types") or []:
+            for ext in exts:
+                table[ext] = mime
+    return table
 
 
 def add_encoding(ctx: Context, d: Directive) -> Disposition:

@@ -12,6 +12,7 @@ import re
 from ..model import Stmt
 from ..syntax.tree import Directive
 from . import contexts
+from .core import content_type_source
 from .base import Context, Disposition, flag, Rule, table
 
 MAX_SECONDS = 10 ** 12    # some 31,700 years
@@ -140,8 +141,9 @@ def finish_server(ctx: Context, server) -> None:
             continue
         modified, types, default = _base(ctx, types, default)
         entries = [(_type_regex(mime), value) for mime, (value, _) in types.items()]
-        # (sites with the same expiry rules share one map)
-        var = ctx.model.shared_map("a2n_expires_", "$sent_http_content_type", entries,
+        # (sites with the same expiry rules share one map) over the type httpd gives the file where nginx
+        # sends none (core.content_type_maps: page.html.en is text/html to mod_mime, which mod_expires reads)
+        var = ctx.model.shared_map("a2n_expires_", content_type_source(ctx), entries,
                                    default[0] if default else "off", active[1])
         statements.append(Stmt("expires", (["modified"] if modified else []) + [var], active[1]))
         said = ctx.diags.add("A2N709", "mod_expires becomes `expires` with a Content-Type map: nginx also replaces "

@@ -29,12 +29,14 @@ from __future__ import annotations
 import re
 
 from ..model import MapBlock
+from .core import CONTENT_TYPE
 
 # ap_expr variable -> the nginx variable holding the same text.
 # REQUEST_URI is r->uri, the decoded path without the query, and after an internal redirect (a front
 # controller's rewrite, a directory index) the new one (observed with httpd 2.4: /log%69n matches m#/login$#,
 # /login rewritten to /index.php does not); nginx's $uri is the same, and $args the raw query as QUERY_STRING.
-_VARIABLES = {"content_type": "$sent_http_content_type", "https": "$a2n_https", "request_method": "$request_method",
+# CONTENT_TYPE: the type httpd gives the file where nginx sends none (core.content_type_maps).
+_VARIABLES = {"content_type": CONTENT_TYPE, "https": "$a2n_https", "request_method": "$request_method",
               "request_uri": "$uri", "query_string": "$args",
               "request_scheme": "$scheme", "remote_addr": "$remote_addr", "http_host": "$http_host",
               "server_protocol": "$server_protocol", "ssl_protocol": "$ssl_protocol", "ssl_cipher": "$ssl_cipher",
@@ -45,7 +47,7 @@ _VARIABLES = {"content_type": "$sent_http_content_type", "https": "$a2n_https", 
 _DN_PARTS = {"c": "C", "st": "ST", "l": "L", "o": "O", "ou": "OU", "cn": "CN", "uid": "UID", "email": "emailAddress"}
 _DN_SOURCES = {"ssl_client_s_dn_": "$ssl_client_s_dn", "ssl_client_i_dn_": "$ssl_client_i_dn"}
 # What only exists once the response does: an <If> (evaluated before the handler) cannot test it.
-RESPONSE_VARIABLES = ("$sent_http_", "$status")
+RESPONSE_VARIABLES = ("$sent_http_", "$status", CONTENT_TYPE)
 
 _TOKEN = re.compile(r"""\s*(?:
     (?P<var>%\{[^}]+\}) |

@@ -76,6 +76,7 @@ class Translator:
             hook = getattr(module, "finish_model", None)
             if hook is not None:
                 hook(self.ctx)
+        core.content_type_maps(self.ctx)   # once every condition and AddType is known
         lay_out(self.model, self.diags, proxy.emitter(self.model, self.ctx.main, self.diags))
         nodes = list(self.loaded.consumed) + list(self.loaded.walk())
         self.settle(nodes)
