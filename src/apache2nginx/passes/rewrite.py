@@ -48,7 +48,7 @@ from .rewrite_idioms import (_split_canonical, _script_passthrough, captures_sla
                              whole_site_redirect)
 from .rewrite_model import (ALIAS_REFUSAL, COND_FLAGS, DIRECTORY_REFUSAL, END_MARK, LOCATION_REFUSAL, PER_DIRECTORY,
                             RULE_FLAGS, ends_rewriting,
-                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, SYMLINKS_UNPLACED, _LONG, _MATCH_ALL,
+                            SYMLINKS_REFUSAL, SYMLINKS_REFUSAL_BELOW, SYMLINKS_UNPLACED, _LONG, _MATCH_ALL, _WHOLE,
                             _status, Cond, flag_values, RewriteContext, RewriteMapDef, RRule, _bracketed, _flags,
                             _normalise, read_txt_map, REWRITE_FILE, REWRITE_URI)
 from ..syntax.parser import read_text
@@ -1313,6 +1313,9 @@ def _merged_with_main(state: RewriteContext | None, main: RewriteContext) -> Rew
 
 _INDEX_FROM = "$a2n_index_from"
 _INDEX_PASS = "$a2n_index_pass"
+# the server's rewrite phase: which pass it is (_method_pass), and its value on mod_dir's subrequests
+_PASS_KIND = "$a2n_rw_method_pass"
+_SUBREQUEST_PASS = "1::000"
 
 
 def _skipped_in_subrequest(rule: RRule) -> bool:
@@ -1334,6 +1337,12 @@ def _may_rewrite_index(ctx: Context, server: Server, state: RewriteContext, rule
     from .rewrite_handler import document_root
     directory = state.directory or document_root(ctx, server) + state.per_dir
     names = {n for _, found in dirindex.index_variants(ctx, server, directory, state.per_dir) for n in found}
+    return _may_match_names(rule, names)
+
+
+def _may_match_names(rule: RRule, names: set[str]) -> bool:
+    """Whether RULE's pattern may match a path ending in one of NAMES: false only where there is none, or the
+    pattern ends with a literal text that is neither the end of one of them nor a path ending in one."""
     if not names:
         return False
     tail = re.search(r"((?:\\[^A-Za-z0-9]|[^\\.^$*+?()\[\]{}|])+)\$$", rule.pattern)
@@ -1341,7 +1350,44 @@ def _may_rewrite_index(ctx: Context, server: Server, state: RewriteContext, rule
         return True
     literal = re.sub(r"\\(.)", r"\1", tail.group(1))
     fold = (lambda t: t.lower()) if "NC" in rule.flags else (lambda t: t)
-    return any(fold(n).endswith(fold(literal)) for n in names)
+    return any(fold(n).endswith(fold(literal)) or fold(literal).endswith("/" + fold(n)) for n in names)
+
+
+# conditions that read the same value on mod_dir's index subrequest as on the directory URL's own request
+_PATH_FREE_TESTS = {"%{HTTP_HOST}", "%{HTTPS}", "%{SERVER_NAME}", "%{SERVER_PORT}", "%{REQUEST_SCHEME}"}
+
+
+def _skipped_on_index_pass(ctx: Context, server: Server, rule: RRule) -> bool:
+    """Whether a server-context RULE must not run on nginx's index pass. mod_dir looks a directory's index
+    file up in a subrequest, where httpd skips [R=3xx] and [NS] rules (_skipped_in_subrequest), and serves its
+    result: observed with httpd 2.4, `RewriteRule ^/x/index\\.html$ http://... [R]` answers GET /x/ with the
+    index file (and GET /x/index.html with the redirect), as does `RewriteRule ^/admin(?:/(.*))?$ ... [R]` for
+    a per-directory [END] rewrite to /admin/, whose result runs no rule but whose index subrequest runs the
+    server's rules again. nginx's index module redirects internally to the index file's URL, which runs the
+    server's rewrite phase again, the redirect included. Only where the pattern may match an index file's URL,
+    and not for a rule that matches every URL under conditions the index file's URL does not change: that
+    one applied to the directory URL already."""
+    if not _skipped_in_subrequest(rule):
+        return False
+    if rule.pattern in _MATCH_ALL | _WHOLE and \
+            all(c.test.upper() in _PATH_FREE_TESTS and not c.pattern.lstrip("!").startswith("-") for c in rule.conds):
+        return False
+    return _may_match_names(rule, _server_index_names(ctx, server))
+
+
+def _server_index_names(ctx: Context, server: Server) -> set[str]:
+    """Every relative DirectoryIndex name the server's requests may meet (httpd's default index.html among
+    them): those of the main server, the server and each of their sections."""
+    from ..emit.dirindex import DISABLED_INDEX
+    holders = [server] if server is ctx.main else [ctx.main, server]
+    names = {"index.html"}
+    for holder in holders:
+        scopes = holder.scopes + holder.settings.get("directories", []) + holder.settings.get("files", [])
+        for statements in [holder.statements] + [scope.statements for scope in scopes]:
+            for st in statements:
+                if st.name == "index":
+                    names.update(n for n in st.args if n != DISABLED_INDEX and not n.startswith("/") and "$" not in n)
+    return names
 
 
 def _end_lost_in_subrequest(ctx: Context, server: Server, state: RewriteContext, rule: RRule) -> bool:
@@ -1735,7 +1781,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
     # a server's rules that httpd skips on a FallbackResource's subrequest (fallback.subrequest_pass)
     fallback_skips = state.per_dir is None and falls_back(ctx, server)
     # (each such rule compiled on its own, for its test of that pass)
-    literal = [literal_redirect(r) if not flow and not fallback_skips else None for r in rules]
+    literal = [literal_redirect(r) if not flow and not fallback_skips and not (
+        state.per_dir is None and r is not None and _skipped_on_index_pass(ctx, server, r)) else None for r in rules]
     run: list[int] = [i for i, lit in enumerate(literal) if lit is not None]
     map_indices: set[int] = set()
     if len(run) >= LITERAL_MAP_THRESHOLD and state.per_dir is None:
@@ -1768,6 +1815,7 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
     flow_state = _Flow()
     index_pass = False          # some rule must not run on the pass after nginx's index redirect
     fallback_pass = False       # some server rule must not run on the pass after try_files' fallback
+    subrequest_skips = False    # some server rule must not run on the pass after nginx's index redirect
     starts: list[int] = []      # where each rule's statements begin among the location's
     for i, rule in enumerate(rules):
         starts.append(len(location_statements))
@@ -1782,6 +1830,10 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
             # httpd skips it in mod_dir's fallback subrequest; nginx's try_files runs the server's rules again
             guards = guards + [f'{FALLBACK_PASS} = ""']
             fallback_pass = True
+        if state.per_dir is None and rule is not None and _skipped_on_index_pass(ctx, server, rule):
+            # httpd skips it in mod_dir's index subrequest; nginx's index redirect runs the server's rules again
+            guards = guards + [f'{_PASS_KIND} != "{_SUBREQUEST_PASS}"']
+            subrequest_skips = True
         end_lost = state.per_dir is not None and rule is not None and _end_lost_in_subrequest(ctx, server, state, rule)
         if end_lost:
             # in mod_dir's index subrequest its END is lost to the main request: [L] there (_index_pass_end)
@@ -1921,8 +1973,8 @@ def _finish_state(ctx: Context, server: Server, state: RewriteContext) -> None:
         # rule mapped it to a directory of per-directory [P] rules (rewrite_dirindex)
         _mark_moving(statements, server.settings["rewrite_pdir_moving"])
         statements[:0] = [Stmt("set", [dirindex.REQUEST, "$uri"], None), Stmt("set", [dirindex.MOVER, ""], None)]
-    if state.per_dir is None and compiler.needs_method:
-        statements[:0] = _method_pass(server)
+    if state.per_dir is None and (compiler.needs_method or subrequest_skips):
+        statements[:0] = _method_pass(server, compiler.needs_method)
     if compiler.needs_request_uri:
         # %{REQUEST_URI} keeps the original path through the whole ruleset in server context.
         statements.insert(0, Stmt("set", ["$a2n_request_uri", "$uri"], None))
@@ -2052,26 +2104,30 @@ def _mark_moving(statements: list[Stmt], lines: set) -> None:
     statements[:] = place(statements, True)
 
 
-def _method_pass(server: Server) -> list[Stmt]:
-    """%{REQUEST_METHOD} of the server's rules (rewrite_compile.METHOD). mod_dir looks a directory's index file
-    up in a subrequest (ap_sub_req_lookup_uri, whose method is always GET), and the server's rules see that
-    subrequest with GET whatever the request's own method (a POST rewritten to a directory does not meet a
-    POST-only rule again on its index file). nginx's index redirect keeps the request's method ($request_method)
-    as it runs the server's rewrite phase again. Every later pass (a variable set in the first one is still set)
-    reads GET here (a FallbackResource is a GET subrequest too), except an error_page pass (nginx's own GET, or
-    HEAD, as httpd's ErrorDocument) and a per-directory rewrite's result (emit.rerun marks it: httpd's internal
-    redirect keeps the method)."""
+def _method_pass(server: Server, method: bool = True) -> list[Stmt]:
+    """Which pass through the server's rules this is (_PASS_KIND), and with METHOD %{REQUEST_METHOD} of the
+    server's rules (rewrite_compile.METHOD). mod_dir looks a directory's index file up in a subrequest
+    (ap_sub_req_lookup_uri, whose method is always GET), and the server's rules see that subrequest with GET
+    whatever the request's own method (a POST rewritten to a directory does not meet a POST-only rule again on
+    its index file), and without their [R=3xx] and [NS] rules (_skipped_on_index_pass). nginx's index redirect
+    keeps the request's method ($request_method) as it runs the server's rewrite phase again, every rule
+    included. Every later pass (a variable set in the first one is still set) is such a subrequest
+    (_SUBREQUEST_PASS: a FallbackResource is a GET subrequest too), except an error_page pass (nginx's own GET,
+    or HEAD, as httpd's ErrorDocument, which runs every rule) and a per-directory rewrite's result (emit.rerun
+    marks it: httpd's internal redirect keeps the method and runs every rule)."""
     from ..emit.rerun import RERUN_PASS
     server.settings["rewrite_method_pass"] = True
-    kind, passed = "$a2n_rw_method_pass", "$a2n_rw_passed"
-    return [
-        Stmt("set", [METHOD, "$request_method"], None),
-        Stmt("set", [kind, "${" + passed[1:] + "}:${" + RERUN_PASS[1:] + "}:$status"], None),
+    passed = "$a2n_rw_passed"
+    kind = [
+        Stmt("set", [_PASS_KIND, "${" + passed[1:] + "}:${" + RERUN_PASS[1:] + "}:$status"], None),
         Stmt("set", [passed, "1"], None),
         Stmt("set", [RERUN_PASS, ""], None),
-        Stmt("if", [f'({kind} = "1::000")'], None, block=[Stmt("set", [METHOD, "GET"], None)],
-             comment="mod_dir looks the index file up in a GET subrequest"),
     ]
+    if not method:
+        return kind
+    return [Stmt("set", [METHOD, "$request_method"], None), *kind,
+            Stmt("if", [f'({_PASS_KIND} = "{_SUBREQUEST_PASS}")'], None, block=[Stmt("set", [METHOD, "GET"], None)],
+                 comment="mod_dir looks the index file up in a GET subrequest")]
 
 
 def _pin_request_uri_conditions(ctx: Context, statements: list[Stmt], points: list[Stmt]) -> None:
