@@ -33,6 +33,7 @@ MAX_GLOB_MATCHES = 65536     # names one Include's glob may match (one file per 
 MAX_TOTAL_FACTOR = 4         # an input with all it includes: at most this many times --max-input-size bytes
 MAX_EXPANDED_ARG = 1 << 16   # characters of one argument after ${VAR} substitution
 DEFAULT_APACHE_VERSION = (2, 4, 62)
+MAX_UNBOUNDED_REPEATS = 8    # of one regular expression run by Python's re (no match limit) when PCRE2 is missing
 
 # Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config: the environment
 # assumed for an input with no envvars file beside it and no other distribution's layout (a site file alone).
@@ -565,10 +566,7 @@ class _Loader:
         have = ".".join(map(str, self.options.apache_version))
         if op in ("~",) or (want.startswith("/") and want.endswith("/") and len(want) > 1):
             pattern = want.strip("/") if want.startswith("/") else want
-            try:
-                result = re.search(pattern, have) is not None
-            except re.error:
-                result = False
+            result = self._version_matches(section, pattern, have)
         else:
             def parts(v: str) -> tuple[int, ...]:
                 nums = [int(x) for x in re.findall(r"\d+", v)[:3]]
@@ -580,6 +578,35 @@ class _Loader:
         self.diags.add("A2N023", f"<IfVersion {' '.join(section.args)}> evaluated for Apache {have}: "
                        f"{'true' if result != negate else 'false'}", section.span, directive="<IfVersion")
         return result != negate
+
+    def _version_matches(self, section: Section, pattern: str, have: str) -> bool:
+        """`<IfVersion ~ regex>`: mod_version runs the pattern with ap_regexec, PCRE2 under its match limit, so
+        a pattern that backtracks without end (`^.*.*...x`, `(.?)*(.?)*...`) is answered at once: PCRE2 gives
+        up and the section is false (httpd 2.4.71: `apache2 -t` says Syntax OK in 0.04 s). Python's re has no
+        such limit and ran for ever: the match runs on PCRE2 itself; without that library, a pattern with
+        nested or many unbounded repeats is refused (false, an error) before re would run it."""
+        from ..passes import pcre
+        try:
+            found = pcre.search(pattern, have)
+        except ValueError:
+            return False
+        except pcre.MatchGaveUp:
+            self.diags.add("A2N023", f"<IfVersion {' '.join(section.args)}>: the regular expression backtracks "
+                           "past PCRE's match limit; httpd answers no match, so the section is false",
+                           section.span, directive="<IfVersion", severity=Severity.WARNING)
+            return False
+        if found is not None:
+            return found
+        if _backtracks_without_bound(pattern):
+            self.diags.add("A2N023", f"<IfVersion {' '.join(section.args)}>: the regular expression has nested or "
+                           f"more than {MAX_UNBOUNDED_REPEATS} unbounded repeats and no PCRE2 library is loaded to "
+                           "run it with a match limit; the section is taken as false",
+                           section.span, directive="<IfVersion", severity=Severity.ERROR)
+            return False
+        try:
+            return re.search(pattern, have) is not None
+        except re.error:
+            return False
 
     # -- mod_macro ---------------------------------------------------------
     @property
@@ -854,3 +881,37 @@ def _load(path, options, diags, data, display_name, name, base):
     return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,
                         loader.skipped, loader.full, loader.locate, loader.server_root, loader.env,
                         loader.undefined)
+
+
+def _backtracks_without_bound(pattern: str) -> bool:
+    """Whether PATTERN holds an unbounded repeat inside another, or more than MAX_UNBOUNDED_REPEATS of them:
+    what makes a backtracking engine without a match limit take exponential or high-polynomial time."""
+    try:
+        import re._parser as sre_parse   # Python 3.11+
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse
+    try:
+        tree = sre_parse.parse(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    count = 0
+
+    def walk(items, inside: bool) -> bool:
+        nonlocal count
+        for op, av in items:
+            if op in (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, getattr(sre_parse, "POSSESSIVE_REPEAT", None)):
+                unbounded = av[1] == sre_parse.MAXREPEAT
+                if unbounded:
+                    count += 1
+                    if inside or count > MAX_UNBOUNDED_REPEATS:
+                        return True
+                if walk(av[2], inside or unbounded):
+                    return True
+            elif op == sre_parse.SUBPATTERN and walk(av[-1], inside):
+                return True
+            elif op == sre_parse.BRANCH and any(walk(b, inside) for b in av[1]):
+                return True
+            elif op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT) and walk(av[1], inside):
+                return True
+        return False
+    return walk(tree, False)
