@@ -262,6 +262,17 @@ def test_macro_expansion_is_bounded(tmp_path):
     assert any(d.code == "A2N011" for d in diags)
 
 
+def test_macro_expansion_is_bounded_in_words_as_well_as_characters(tmp_path):
+    """Short words multiply into millions of arguments long before the character budget is spent: the
+    expansions may hold at most --max-input-size / 128 words (here 1,562), the Use past it refused."""
+    body = "ServerAlias" + " $v" * 100
+    text = f"<Macro M $v>\n{body}\n</Macro>\n" + "Use M a\n" * 20
+    cfg, diags = _load_text(tmp_path, text, max_input_size=200_000)
+    refused = [d for d in diags if d.code == "A2N011"]
+    assert refused and "words" in refused[0].message and refused[0].span.line == 3 + 16
+    assert len([n for n in cfg.walk() if n.name == "ServerAlias"]) == 15
+
+
 def test_macro_module_left_out_of_the_profile_leaves_macros_unread(tmp_path):
     cfg, diags = _load_text(tmp_path, "<Macro A>\nServerName a\n</Macro>\nUse A\n", without_modules={"macro"})
     assert [n.name for n in cfg.walk()] == ["Macro", "ServerName", "Use"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import glob
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ MAX_GLOB_MATCHES = 65536     # names one Include's glob may match (one file per 
 MAX_TOTAL_FACTOR = 4         # an input with all it includes: at most this many times --max-input-size bytes
 MAX_EXPANDED_ARG = 1 << 16   # characters of one argument after ${VAR} substitution
 DEFAULT_APACHE_VERSION = (2, 4, 62)
+MACRO_CHARS_PER_WORD = 128   # macro expansions may hold at most --max-input-size / this many words (512 Ki by default)
+_WORD = re.compile(r"\S+")
 MAX_UNBOUNDED_REPEATS = 8    # of one regular expression run by Python's re (no match limit) when PCRE2 is missing
 
 # Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config: the environment
@@ -240,6 +243,7 @@ class _Loader:
         self.macro_defined = False                # a <Macro> was read (httpd's messages differ)
         self.expanding: list[str] = []            # the macros being expanded, outermost first
         self.expanded = 0                         # characters of macro and ${VAR} text expanded so far
+        self.macro_words = 0                      # words of macro expansions so far
         self.depth = 0                            # sections open across files and macro expansions
         self.total_bytes = 0                      # bytes of every file read so far
         self.chain: tuple[Span, ...] = ()         # the Use lines the current text comes through
@@ -613,6 +617,19 @@ class _Loader:
     def macro_enabled(self) -> bool:
         return self.profile.has("macro_module")
 
+    @property
+    def macro_word_limit(self) -> int:
+        return max(1, self.options.max_input_size // MACRO_CHARS_PER_WORD)
+
+    def _count_macro_words(self, text: str) -> bool:
+        """Add the words (directive names and arguments) of a macro expansion to the run's count; False once
+        the count passes macro_word_limit. The character budget alone let a macro used inside another
+        multiply a long value into some 30 million arguments within 64 MB, each parsed and built into
+        objects: minutes and gigabytes. Counting stops at the limit, so it costs at most that many steps."""
+        room = self.macro_word_limit - self.macro_words
+        self.macro_words += sum(1 for _ in itertools.islice(_WORD.finditer(text), room + 1))
+        return self.macro_words <= self.macro_word_limit
+
     def macro_error(self, code: str, message: str, node: Directive, hint: str | None = None) -> None:
         self.diags.add(code, message, node.span, directive=("<" + node.name) if node.is_section else node.name,
                        related=list(self.chain), hint=hint)
@@ -677,6 +694,10 @@ class _Loader:
         if self.expanded > self.options.max_input_size:
             self.macro_error("A2N011", f"macro expansion exceeds the input limit of "
                              f"{self.options.max_input_size:,} characters at Use {name}", node)
+            return
+        if not self._count_macro_words(text):
+            self.macro_error("A2N011", f"macro expansion exceeds the limit of {self.macro_word_limit:,} words "
+                             f"(--max-input-size / {MACRO_CHARS_PER_WORD}) at Use {name}", node)
             return
         chain = (node.span,) + node.include_chain
         if HUGE_NUMBER.search(text):
