@@ -147,6 +147,22 @@ def test_unusable_input_exits_2(pair: Path, case: str):
     assert {p: p.read_bytes() for p in (pair / "nginx").iterdir()} == before
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_an_nginx_file_that_is_a_pipe_or_a_device_is_refused_unread(pair: Path, kind: str):
+    """A FIFO blocked check's open for ever and a link to /dev/zero was read until memory ran out: the nginx
+    file is read as an input is, so either is refused before it is opened (A2N013), exit 2."""
+    target = pair / "nginx" / "other.conf"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    for extra in ([], ["--fix"]):
+        proc = run_cli("check", *extra, "apache/site.conf", "nginx/other.conf", cwd=pair, timeout=60)
+        assert_no_traceback(proc)
+        assert proc.returncode == 2, (proc.stdout, proc.stderr)
+        assert "nginx/other.conf: error[A2N013]: nginx/other.conf is a " in proc.stderr
+
+
 def test_bad_nginx_version_exits_2(pair: Path):
     proc = run_cli("check", "--nginx-version", "latest", "apache/site.conf", "nginx/site.conf", cwd=pair)
     assert proc.returncode == 2 and "not an nginx version" in proc.stderr

@@ -354,3 +354,18 @@ def test_site_table_of_many_sites_none_needing_work_is_one_line():
     assert site_table(rows) == "2000 sites: 1 with approximate directives, 1999 all exact " \
                                "(--format json lists every one)\n"
     assert site_table(rows, quiet=True) == ""
+
+
+def test_sarif_names_a_file_that_is_not_utf8_by_its_bytes(tmp_path):
+    """A file name that is not UTF-8 (read as surrogate escapes) is percent-encoded byte by byte in the
+    artifact URI and shown as \\xNN in message texts: the log stays UTF-8 JSON."""
+    from apache2nginx.diagnostics import Diagnostic, render_sarif
+    name = os.fsdecode(b"bad\xff.conf")
+    span = Span(name, 2, 1, 2, 5)
+    diag = Diagnostic("A2N011", f"{name} is too large", span, related=[span])
+    text = render_sarif([diag])
+    text.encode("utf-8")
+    result = json.loads(text)["runs"][0]["results"][0]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF.conf"
+    assert result["message"]["text"].startswith("bad\\xff.conf is too large")
+    assert result["relatedLocations"][0]["message"]["text"] == "source: bad\\xff.conf:2"

@@ -1,7 +1,10 @@
 """Include/Define/IfModule/IfDefine/IfVersion/IfFile resolution, with spans kept."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+import pytest
 
 from apache2nginx.diagnostics import Diagnostics, Severity
 from apache2nginx.passes.base import Disposition
@@ -112,6 +115,32 @@ def test_input_loadmodule_of_an_mpm_replaces_the_default(tmp_path):
                                "</IfModule>\n"})
     cfg = load(tmp_path / "m.conf", None, Diagnostics())
     assert [n.name for n in cfg.walk()] == ["LoadModule", "A"]
+
+
+@pytest.mark.parametrize("pattern, gives_up", [("^" + ".*" * 80 + "x", False), ("^" + "(.?)*" * 12 + "(?!)", True)])
+def test_ifversion_regex_that_backtracks_without_end_is_false_at_once(tmp_path, pattern: str, gives_up: bool):
+    """httpd runs <IfVersion ~ regex> on PCRE2 with its match limit: answered at once, the section false
+    (Python's re ran these for ever)."""
+    write(tmp_path, {"m.conf": f"<IfVersion ~ {pattern}>\nA 1\n</IfVersion>\nB 1\n"})
+    diags = Diagnostics()
+    started = time.monotonic()
+    cfg = load(tmp_path / "m.conf", None, diags)
+    assert time.monotonic() - started < 15
+    assert names(cfg) == [("B", ["1"])]
+    warned = [d for d in diags if d.code == "A2N023" and d.severity is Severity.WARNING]
+    assert bool(warned) == gives_up and all(d.span.line == 1 for d in warned)
+
+
+def test_ifversion_regex_with_nested_repeats_is_refused_without_pcre(tmp_path, monkeypatch):
+    from apache2nginx.passes import pcre
+    monkeypatch.setattr(pcre, "_library", lambda: None)
+    write(tmp_path, {"m.conf": "<IfVersion ~ ^(.*)*(.*)*(.*)*(.*)*(.*)*(.*)*(.*)*(.*)*(.*)*(.*)*(.*)*(.*)*x>\nA 1\n"
+                               "</IfVersion>\n<IfVersion ~ ^2\\.4>\nB 1\n</IfVersion>\n"})
+    diags = Diagnostics()
+    cfg = load(tmp_path / "m.conf", None, diags)
+    assert names(cfg) == [("B", ["1"])]
+    refused = [d for d in diags if d.code == "A2N023" and d.severity is Severity.ERROR]
+    assert len(refused) == 1 and refused[0].span.line == 1
 
 
 def test_ifversion_iffile_ifdirective_ifsection(tmp_path):
@@ -231,6 +260,17 @@ def test_macro_expansion_is_bounded(tmp_path):
     levels += [f"<Macro L{i} $x>\nUse L{i - 1} $x\nUse L{i - 1} $x\n</Macro>\n" for i in range(1, 41)]
     cfg, diags = _load_text(tmp_path, "".join(levels) + "Use L40 a\n", max_input_size=200_000)
     assert any(d.code == "A2N011" for d in diags)
+
+
+def test_macro_expansion_is_bounded_in_words_as_well_as_characters(tmp_path):
+    """Short words multiply into millions of arguments long before the character budget is spent: the
+    expansions may hold at most --max-input-size / 128 words (here 1,562), the Use past it refused."""
+    body = "ServerAlias" + " $v" * 100
+    text = f"<Macro M $v>\n{body}\n</Macro>\n" + "Use M a\n" * 20
+    cfg, diags = _load_text(tmp_path, text, max_input_size=200_000)
+    refused = [d for d in diags if d.code == "A2N011"]
+    assert refused and "words" in refused[0].message and refused[0].span.line == 3 + 16
+    assert len([n for n in cfg.walk() if n.name == "ServerAlias"]) == 15
 
 
 def test_macro_module_left_out_of_the_profile_leaves_macros_unread(tmp_path):

@@ -52,3 +52,16 @@ def test_out_dir_refuses_a_symlinked_subdirectory_that_leads_outside(tmp_path: P
     assert "leads outside out" in proc.stderr
     assert list((tmp_path / "elsewhere").iterdir()) == []
     assert not (tmp_path / "out" / "nginx.conf").exists()
+
+
+def test_a_file_name_that_is_not_utf8_reaches_out_dir_as_its_bytes(tmp_path: Path):
+    """Linux file names are bytes: a name that is not UTF-8 is read as surrogate escapes and reaches the
+    generated text in its source comments; the written file holds the name's bytes, as standard output does."""
+    site = Path(os.fsdecode(bytes(tmp_path) + b"/site\xff.conf"))
+    site.write_text("<VirtualHost *:80>\nServerName a\nDocumentRoot /srv/x\n</VirtualHost>\n")
+    out = tmp_path / "o"
+    proc = run_cli("convert", str(site), "--out-dir", str(out))
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    written = b"".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
+    assert b"site\xff.conf" in written

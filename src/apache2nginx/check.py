@@ -40,6 +40,7 @@ from .diagnostics import Diagnostics, render
 from .emit.render import crossplane_parse_text
 from .fileio import write_atomic
 from .syntax.loader import LoadOptions
+from .syntax.parser import InputRefused, read_text
 
 try:  # Python 3.11+
     import tomllib
@@ -190,7 +191,11 @@ def refused_target(pair: Pair, root: Path | None) -> str | None:
 
 
 def check_pair(pair: Pair, fix: bool, root: Path | None = None) -> int:
-    """Check (or with fix, rewrite) one pair; prints the diff on stdout and status on stderr."""
+    """Check (or with fix, rewrite) one pair; prints the diff on stdout and status on stderr.
+
+    The nginx file is read as convert reads an input (parser.read_text): a device, pipe or socket is refused
+    before it is opened (a FIFO blocked the open for ever, /dev/zero was read until memory ran out) and a
+    file over the input limit is refused (A2N013, A2N011)."""
     apache_name = " ".join(pair.apache)
     refused = refused_target(pair, root)
     if refused:
@@ -205,7 +210,10 @@ def check_pair(pair: Pair, fix: bool, root: Path | None = None) -> int:
     committed: str | None = None
     if target.exists() or target.is_symlink():
         try:
-            committed = target.read_text(encoding="utf-8")
+            committed = read_text(target, errors="strict")
+        except InputRefused as exc:
+            click.echo(f"apache2nginx check: {pair.nginx}: error[{exc.code}]: {pair.nginx} {exc}", err=True)
+            return UNUSABLE
         except (OSError, UnicodeDecodeError) as exc:
             click.echo(f"apache2nginx check: cannot read {pair.nginx}: {exc}", err=True)
             return UNUSABLE
@@ -256,7 +264,9 @@ def load_config(path: Path) -> list[Pair]:
 
     Paths stay as written: they are relative to the file's directory, where the caller runs them."""
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        doc = tomllib.loads(read_text(path, errors="strict"))
+    except InputRefused as exc:
+        raise CheckError(f"{path}: error[{exc.code}]: {path} {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CheckError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -326,7 +326,14 @@ def _sarif_uri(file: str) -> str:
             path = path.resolve().relative_to(Path.cwd().resolve())
         except (ValueError, OSError):
             return path.as_uri()
-    return quote(path.as_posix(), safe="/-._~!$&'()*+,;=:@")
+    # a name that is not UTF-8 holds surrogate escapes: its bytes are percent-encoded as they are on disk
+    return quote(path.as_posix(), safe="/-._~!$&'()*+,;=:@", errors="surrogateescape")
+
+
+def _sarif_text(text: str) -> str:
+    """TEXT as a SARIF message can hold it: a file name that is not UTF-8 (read as surrogate escapes) shows
+    its bytes as \\xNN escapes, since a SARIF log is UTF-8 and a lone surrogate is no character of it."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _sarif_location(span: Span) -> dict:
@@ -378,13 +385,13 @@ def sarif_document(diags: Iterable[Diagnostic]) -> dict:
             "ruleId": d.code,
             "ruleIndex": rule_index[d.code],
             "level": _SARIF_LEVEL[d.severity],
-            "message": {"text": d.message + (f" (hint: {d.hint})" if d.hint else "")},
+            "message": {"text": _sarif_text(d.message + (f" (hint: {d.hint})" if d.hint else ""))},
         }
         if d.span:
             result["locations"] = [_sarif_location(d.span)]
         if d.related:
             result["relatedLocations"] = [
-                dict(_sarif_location(s), id=i, message={"text": f"source: {s.file}:{s.line}"})
+                dict(_sarif_location(s), id=i, message={"text": _sarif_text(f"source: {s.file}:{s.line}")})
                 for i, s in enumerate(d.related)]
         results.append(result)
     return {

@@ -79,6 +79,9 @@ def _special_kind(path: Path) -> str | None:
 
 
 WRITE_CHUNK = 1 << 20   # characters encoded and written at once
+# A file name that is not UTF-8 (Linux allows any bytes) is read as surrogate escapes and reaches the generated
+# text in its source comments: written back as the bytes it was read from, as on standard output.
+ENCODING_ERRORS = "surrogateescape"
 
 
 def _check_inside(path: Path, root: Path) -> None:
@@ -120,7 +123,7 @@ def write_all(files: list[tuple[str | Path, "str | Link"]], root: Path | None = 
                 raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
             staged.append((tmp, path))
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                with os.fdopen(fd, "w", encoding="utf-8", errors=ENCODING_ERRORS) as fh:
                     for start in range(0, len(text), WRITE_CHUNK):   # encoded a piece at a time, not whole
                         fh.write(text[start:start + WRITE_CHUNK])
                     fh.flush()
@@ -148,7 +151,7 @@ def write_all(files: list[tuple[str | Path, "str | Link"]], root: Path | None = 
         staged = []
         for path, text in streams:
             try:
-                with open(path, "w", encoding="utf-8") as fh:
+                with open(path, "w", encoding="utf-8", errors=ENCODING_ERRORS) as fh:
                     fh.write(text)
             except OSError as exc:
                 raise OutputError(f"cannot write {path}: {_reason(exc)}") from None

@@ -81,3 +81,54 @@ def nginx_refuses(pattern: str) -> str | None:
     if httpd_refuses(pattern) is not None:
         return None
     return compile_error(pattern, 0)
+
+
+PCRE2_ERROR_NOMATCH = -1
+
+
+class MatchGaveUp(Exception):
+    """PCRE2 stopped before it knew whether the pattern matches (its match or heap limit): httpd's ap_regexec
+    answers "no match" then."""
+
+
+def _declare_match(lib) -> None:
+    if getattr(lib, "_a2n_match_declared", False):
+        return
+    lib.pcre2_match_data_create_from_pattern_8.restype = ctypes.c_void_p
+    lib.pcre2_match_data_create_from_pattern_8.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.pcre2_match_8.restype = ctypes.c_int
+    lib.pcre2_match_8.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_size_t,
+                                  ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p]
+    lib.pcre2_match_data_free_8.argtypes = [ctypes.c_void_p]
+    lib.pcre2_match_data_free_8.restype = None
+    lib._a2n_match_declared = True
+
+
+def search(pattern: str, subject: str, options: int = HTTPD_OPTIONS) -> bool | None:
+    """Whether PATTERN matches somewhere in SUBJECT as httpd runs it (ap_regcomp, ap_regexec: PCRE2 with its
+    default match and heap limits, so a pattern that backtracks without end costs bounded time); None when no
+    PCRE2 library can be loaded. ValueError when PCRE2 refuses the pattern; MatchGaveUp at a limit."""
+    lib = _library()
+    if lib is None:
+        return None
+    _declare_match(lib)
+    data = pattern.encode("utf-8", "surrogateescape")
+    text = subject.encode("utf-8", "surrogateescape")
+    code, offset = ctypes.c_int(0), ctypes.c_size_t(0)
+    compiled = lib.pcre2_compile_8(data, len(data), options, ctypes.byref(code), ctypes.byref(offset), None)
+    if not compiled:
+        raise ValueError(compile_error(pattern, options) or "PCRE2 refuses the pattern")
+    match_data = lib.pcre2_match_data_create_from_pattern_8(compiled, None)
+    try:
+        if not match_data:
+            raise MemoryError
+        rc = lib.pcre2_match_8(compiled, text, len(text), 0, 0, match_data, None)
+    finally:
+        if match_data:
+            lib.pcre2_match_data_free_8(match_data)
+        lib.pcre2_code_free_8(compiled)
+    if rc == PCRE2_ERROR_NOMATCH:
+        return False
+    if rc < 0:
+        raise MatchGaveUp(f"PCRE2 error {rc}")
+    return True

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import glob
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ MAX_GLOB_MATCHES = 65536     # names one Include's glob may match (one file per 
 MAX_TOTAL_FACTOR = 4         # an input with all it includes: at most this many times --max-input-size bytes
 MAX_EXPANDED_ARG = 1 << 16   # characters of one argument after ${VAR} substitution
 DEFAULT_APACHE_VERSION = (2, 4, 62)
+MACRO_CHARS_PER_WORD = 128   # macro expansions may hold at most --max-input-size / this many words (512 Ki by default)
+_WORD = re.compile(r"\S+")
+MAX_UNBOUNDED_REPEATS = 8    # of one regular expression run by Python's re (no match limit) when PCRE2 is missing
 
 # Debian's /etc/apache2/envvars, which apache2ctl exports before httpd reads its config: the environment
 # assumed for an input with no envvars file beside it and no other distribution's layout (a site file alone).
@@ -239,6 +243,7 @@ class _Loader:
         self.macro_defined = False                # a <Macro> was read (httpd's messages differ)
         self.expanding: list[str] = []            # the macros being expanded, outermost first
         self.expanded = 0                         # characters of macro and ${VAR} text expanded so far
+        self.macro_words = 0                      # words of macro expansions so far
         self.depth = 0                            # sections open across files and macro expansions
         self.total_bytes = 0                      # bytes of every file read so far
         self.chain: tuple[Span, ...] = ()         # the Use lines the current text comes through
@@ -565,10 +570,7 @@ class _Loader:
         have = ".".join(map(str, self.options.apache_version))
         if op in ("~",) or (want.startswith("/") and want.endswith("/") and len(want) > 1):
             pattern = want.strip("/") if want.startswith("/") else want
-            try:
-                result = re.search(pattern, have) is not None
-            except re.error:
-                result = False
+            result = self._version_matches(section, pattern, have)
         else:
             def parts(v: str) -> tuple[int, ...]:
                 nums = [int(x) for x in re.findall(r"\d+", v)[:3]]
@@ -581,10 +583,52 @@ class _Loader:
                        f"{'true' if result != negate else 'false'}", section.span, directive="<IfVersion")
         return result != negate
 
+    def _version_matches(self, section: Section, pattern: str, have: str) -> bool:
+        """`<IfVersion ~ regex>`: mod_version runs the pattern with ap_regexec, PCRE2 under its match limit, so
+        a pattern that backtracks without end (`^.*.*...x`, `(.?)*(.?)*...`) is answered at once: PCRE2 gives
+        up and the section is false (httpd 2.4.71: `apache2 -t` says Syntax OK in 0.04 s). Python's re has no
+        such limit and ran for ever: the match runs on PCRE2 itself; without that library, a pattern with
+        nested or many unbounded repeats is refused (false, an error) before re would run it."""
+        from ..passes import pcre
+        try:
+            found = pcre.search(pattern, have)
+        except ValueError:
+            return False
+        except pcre.MatchGaveUp:
+            self.diags.add("A2N023", f"<IfVersion {' '.join(section.args)}>: the regular expression backtracks "
+                           "past PCRE's match limit; httpd answers no match, so the section is false",
+                           section.span, directive="<IfVersion", severity=Severity.WARNING)
+            return False
+        if found is not None:
+            return found
+        if _backtracks_without_bound(pattern):
+            self.diags.add("A2N023", f"<IfVersion {' '.join(section.args)}>: the regular expression has nested or "
+                           f"more than {MAX_UNBOUNDED_REPEATS} unbounded repeats and no PCRE2 library is loaded to "
+                           "run it with a match limit; the section is taken as false",
+                           section.span, directive="<IfVersion", severity=Severity.ERROR)
+            return False
+        try:
+            return re.search(pattern, have) is not None
+        except re.error:
+            return False
+
     # -- mod_macro ---------------------------------------------------------
     @property
     def macro_enabled(self) -> bool:
         return self.profile.has("macro_module")
+
+    @property
+    def macro_word_limit(self) -> int:
+        return max(1, self.options.max_input_size // MACRO_CHARS_PER_WORD)
+
+    def _count_macro_words(self, text: str) -> bool:
+        """Add the words (directive names and arguments) of a macro expansion to the run's count; False once
+        the count passes macro_word_limit. The character budget alone let a macro used inside another
+        multiply a long value into some 30 million arguments within 64 MB, each parsed and built into
+        objects: minutes and gigabytes. Counting stops at the limit, so it costs at most that many steps."""
+        room = self.macro_word_limit - self.macro_words
+        self.macro_words += sum(1 for _ in itertools.islice(_WORD.finditer(text), room + 1))
+        return self.macro_words <= self.macro_word_limit
 
     def macro_error(self, code: str, message: str, node: Directive, hint: str | None = None) -> None:
         self.diags.add(code, message, node.span, directive=("<" + node.name) if node.is_section else node.name,
@@ -650,6 +694,10 @@ class _Loader:
         if self.expanded > self.options.max_input_size:
             self.macro_error("A2N011", f"macro expansion exceeds the input limit of "
                              f"{self.options.max_input_size:,} characters at Use {name}", node)
+            return
+        if not self._count_macro_words(text):
+            self.macro_error("A2N011", f"macro expansion exceeds the limit of {self.macro_word_limit:,} words "
+                             f"(--max-input-size / {MACRO_CHARS_PER_WORD}) at Use {name}", node)
             return
         chain = (node.span,) + node.include_chain
         if HUGE_NUMBER.search(text):
@@ -854,3 +902,37 @@ def _load(path, options, diags, data, display_name, name, base):
     return LoadedConfig(name, out, loader.files, loader.lines, loader.profile, loader.defines, loader.consumed,
                         loader.skipped, loader.full, loader.locate, loader.server_root, loader.env,
                         loader.undefined)
+
+
+def _backtracks_without_bound(pattern: str) -> bool:
+    """Whether PATTERN holds an unbounded repeat inside another, or more than MAX_UNBOUNDED_REPEATS of them:
+    what makes a backtracking engine without a match limit take exponential or high-polynomial time."""
+    try:
+        import re._parser as sre_parse   # Python 3.11+
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse
+    try:
+        tree = sre_parse.parse(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    count = 0
+
+    def walk(items, inside: bool) -> bool:
+        nonlocal count
+        for op, av in items:
+            if op in (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, getattr(sre_parse, "POSSESSIVE_REPEAT", None)):
+                unbounded = av[1] == sre_parse.MAXREPEAT
+                if unbounded:
+                    count += 1
+                    if inside or count > MAX_UNBOUNDED_REPEATS:
+                        return True
+                if walk(av[2], inside or unbounded):
+                    return True
+            elif op == sre_parse.SUBPATTERN and walk(av[-1], inside):
+                return True
+            elif op == sre_parse.BRANCH and any(walk(b, inside) for b in av[1]):
+                return True
+            elif op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT) and walk(av[1], inside):
+                return True
+        return False
+    return walk(tree, False)
