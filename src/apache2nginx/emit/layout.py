@@ -201,6 +201,8 @@ class Layout:
         self.granting: list = []    # the rules of the <DirectoryMatch> sections left out that only grant (`lifted`)
         self.refusing_globs: list[str] = []     # the wildcards of the <Directory> sections the server is refused for
         self.refusing_regexes: list[str] = []   # ... and the regular expressions (<Directory ~>, <DirectoryMatch>)
+        # ... and those whose rules refuse every client where they match (passes.access._compat_shuts)
+        self.shut_regexes: list[tuple[str, Span]] = []
         # ... each wildcard with its access rules where they are addresses alone (None: other rules)
         self.wildcard_rules: list[tuple[str, AccessConfig | None, Span]] = []
         # the index lists joined with a FallbackResource -> their own names (passes.fallback.finish_server)
@@ -411,20 +413,38 @@ class Layout:
         (see wildcard_reaches)."""
         return all(fnmatchcase(have, want) for have, want in zip([p for p in fs.split("/") if p], parts))
 
-    def regex_reaches(self, fs: str) -> bool:
+    def regex_reaches(self, fs: str, shut: list = ()) -> bool:
         """Whether a regular expression <Directory ~> (or <DirectoryMatch>) with access rules the server is
         refused for may apply to a request in the directory FS or below it: httpd merges it after every
         plain <Directory> and .htaccess, so its rules may let in what the region's own rules refuse. Under
         `<Directory ~ "/old/sub/?$">` with `Require all granted`, httpd served /old/sub/ (its index.html,
         with a <FilesMatch>'s onsuccess X-Frame-Options) where the document root's login alone answered 401."""
-        return any(_regex_may_reach(pattern, fs) for pattern in self.refusing_regexes)
+        skip = {pattern for pattern, _ in shut}
+        return any(_regex_may_reach(pattern, fs) for pattern in self.refusing_regexes if pattern not in skip)
 
-    def lift_gate(self, fs: str) -> str:
+    def shut_at(self, configs: list, fs: str | None) -> list[tuple[str, Span]]:
+        """(pattern, span) per regular expression <Directory> section the server is refused for that may reach
+        the directory FS and refuses every client where it matches (shut_regexes), over a region of CONFIGS
+        without mod_access_compat lines or Satisfy of its own (which could lift its refusal): such a section
+        lifts none of the region's refusals (regex_reaches), and where it matches, httpd answers its own 403,
+        with the `Header always` lines alone, not the file with the onsuccess ones (an open region's refusal
+        tests it as a wildcard's gate, Stmt.wildcard_gates). Under `<DirectoryMatch
+        "^/srv/www/docs/?$">` holding `<RequireAny> Require all granted` beside `Order allow,deny`, `Allow from
+        127.0.0.1` and `Deny from all`, httpd answered /docs/ with its 403 and X-Frame-Options DENY alone,
+        where the refusal of the open region sent the onsuccess SAMEORIGIN too."""
+        if fs is None or any(c is not None and (not isinstance(c, AccessConfig) or c.has_compat
+                                                or c.satisfy is not None) for c in configs):
+            return []
+        return [(pattern, at) for pattern, at in self.shut_regexes if _regex_may_reach(pattern, fs)]
+
+    def lift_gate(self, fs: str, shut: list = ()) -> str:
         """The regular expressions of the <Directory> sections the server is refused for that may reach the
         directory FS (regex_reaches), one a line: httpd merges one where it matches the request's file name
         (r->filename: the document root's /old/sub/ for GET /old/sub/, as nginx's $request_filename). The
         renderer tests them where a header reads them (render.refusal)."""
-        return "\n".join(pattern for pattern in self.refusing_regexes if _regex_may_reach(pattern, fs))
+        skip = {pattern for pattern, _ in shut}
+        return "\n".join(pattern for pattern in self.refusing_regexes if _regex_may_reach(pattern, fs)
+                         and pattern not in skip)
 
     # -- filesystem ----------------------------------------------------------
     def fs_routes(self, routes: list[Route]) -> list[tuple[str, str]]:
@@ -472,7 +492,8 @@ class Layout:
             # a refused server stays refused in every location, nested ones (<Files>) and internal ones too:
             # rules of their own would replace the parent's deny
             unknown = fs is not None and self.wildcard_reaches(fs)
-            lifting = fs is not None and self.regex_reaches(fs)
+            shut = self.shut_at(configs, fs)
+            lifting = fs is not None and self.regex_reaches(fs, shut)
             refuses_all = _refuses_all(configs)
             refusal = Stmt("deny", ["all"], self.refuse_all[1], comment="refused: " + self.refuse_all[0],
                            open_region=unknown or _no_access_rules(configs) or _grants_everyone(configs)
@@ -483,16 +504,18 @@ class Layout:
             if unknown:
                 refusal.wildcard_gates = self.wildcard_gates(configs, fs, region, span,
                                                              frozenset(regex for regex, *_ in logins))
+            if refusal.open_region:
+                refusal.wildcard_gates += tuple((_quote_if_needed(pattern), ((), "1"), at) for pattern, at in shut)
             if logins:
                 return self.wildcard_login_refusal(logins, refusal, quiet)
             if lifting and refuses_all:
                 # (the region's rules refuse everyone, but where the expression matches httpd may serve: the
                 # refusal sends the onsuccess headers there alone, emit.inherit.refused_headers)
-                refusal.lifted = (f"403?{self.lift_gate(fs)}",)
+                refusal.lifted = (f"403?{self.lift_gate(fs, shut)}",)
             if refusal.open_region or refusal.shut_region:
                 return [refusal]
             after = self.refusal_after_rules(configs, region, span, quiet)
-            return _lift_own_refusals(after, self.lift_gate(fs)) if after and lifting else after or [refusal]
+            return _lift_own_refusals(after, self.lift_gate(fs, shut)) if after and lifting else after or [refusal]
         return self.lifted(self.own_access(configs, region, span, quiet), configs, region, span)
 
     def lifted(self, own: list[Stmt], configs: list, region: str, span) -> list[Stmt]:
@@ -693,6 +716,8 @@ class Layout:
             self.refuse_all = self.wildcard_refusal(all_routes)
         self.refusing_regexes = server.settings.get("refusing_regexes", []) + \
             (main.settings.get("refusing_regexes", []) if main is not None and main is not server else [])
+        self.shut_regexes = server.settings.get("shut_regexes", []) + \
+            (main.settings.get("shut_regexes", []) if main is not None and main is not server else [])
         self.files = self.sections("files")
         self.filename_refusals = self.server.settings.get("filename_refusals", []) + \
             (main.settings.get("filename_refusals", []) if main is not None and main is not server else [])

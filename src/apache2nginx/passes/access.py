@@ -679,6 +679,9 @@ def directory(ctx: Context, section: Section) -> Disposition:
                 if regex and args:
                     # where it may match, its rules may lift the region's own (the layout says where)
                     ctx.server.settings.setdefault("refusing_regexes", []).append(args[-1].strip('"'))
+                if regex and args and _compat_shuts(section):
+                    # ... unless they refuse every client there (where the region has no compat rules of its own)
+                    ctx.server.settings.setdefault("shut_regexes", []).append((args[-1].strip('"'), section.span))
             else:
                 _config(ctx).refuse = (f"<{section.name} {' '.join(args)}> (access rules)", section.span)
         if refusing:
@@ -733,6 +736,23 @@ def _refuses_everyone(section: Section) -> bool:
         return requires == [["all", "denied"]] and not compat
     denies = [[a.lower() for a in c.args] for c in compat if c.key == "deny"]
     return ["from", "all"] in denies and not any(c.key == "allow" for c in compat)
+
+
+def _compat_shuts(section: Section) -> bool:
+    """The section's mod_access_compat lines refuse every client, and no `Satisfy any` lets its Require lines
+    admit one instead: `Deny from all` under `Order allow,deny` or `Mutual-failure` (a deny overrides any
+    allow), or under `Order deny,allow` (the default) without an Allow line. With Satisfy All (the default)
+    httpd needs both halves to let a request in, so its own 403 answers there whatever the Require lines
+    (or a <RequireAny> holding `Require all granted`) say: observed under a <DirectoryMatch> holding both."""
+    lines = [(c.key, [a.lower() for a in c.args]) for c in section.children if not c.is_section]
+    if any(c.is_section and c.key not in ("requireany", "requireall", "requirenone") for c in section.children) \
+            or any(key == "satisfy" and words != ["all"] for key, words in lines):
+        return False
+    orders = ["".join(words) for key, words in lines if key == "order"]
+    order = orders[-1] if orders else "deny,allow"
+    if order not in ("deny,allow", "allow,deny", "mutual-failure") or ("deny", ["from", "all"]) not in lines:
+        return False
+    return order != "deny,allow" or not any(key == "allow" for key, _ in lines)
 
 
 def _directory_match_refusal(ctx: Context, section: Section, pattern: str) -> bool:
