@@ -1164,9 +1164,12 @@ class Layout:
         observed, httpd 2.4 proxies /docs by `ProxyPassMatch ^/(docs)$` under `Alias /docs`) matches its one
         URL, the location becomes that entry's, under the <Location> sections of the URL, with the captures it
         reads taken from the URL. Where they cannot be (an expression Python's re does not read, a capture that
-        is not plain text, a location the entry nests), the URL is refused (A2N347)."""
+        is not plain text, a location the entry nests), the URL is refused (A2N347). A RedirectMatch mod_alias
+        tries first there (`_redirects_first`) is taken the same way: `nest_regex_redirects` nests its copies in
+        `^~` locations only, and an exact one holds none (observed: httpd 2.4 refuses /dump.sql by
+        `RedirectMatch 403 \\.sql$` under `Alias /dump.sql`)."""
         for r in regex_routes:
-            if not _maps_under(r, owner, order):
+            if not (_maps_under(r, owner, order) or _redirects_first(r, owner, order)):
                 continue
             groups = _exact_groups(r.path, loc.path, bool(r.params.get("nocase")))
             if groups is False:
@@ -2356,6 +2359,17 @@ def _maps_under(regex_route: Route, owner: Route | None, order: dict[int, int]) 
     if owner.kind == "redirect":
         return proxied
     return proxied or regex_route.kind == "alias" and before
+
+
+def _redirects_first(regex_route: Route, owner: Route | None, order: dict[int, int]) -> bool:
+    """Whether REGEX_ROUTE is a RedirectMatch mod_alias answers before OWNER's entry in OWNER's region: its
+    translate hook tries the redirect list before the alias list (any Alias), and the redirect list in
+    configuration order (a Redirect listed after it). mod_proxy's hook runs first (a ProxyPass: never)."""
+    if regex_route.kind != "redirect" or owner is None:
+        return False
+    if owner.kind == "alias":
+        return True
+    return owner.kind == "redirect" and order.get(id(regex_route), 0) < order.get(id(owner), 0)
 
 
 def _shadowed_regex_proxies(routes: list[Route], prefix_scopes: list[Scope]) -> set[int]:
