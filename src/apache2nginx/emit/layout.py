@@ -818,13 +818,16 @@ class Layout:
                                                         and by_key[("", "/")].directory_rules):
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
-                    and not any(r.kind != "redirect" for r in all_routes) and not scopes:
+                    and all(r is handler for r in all_routes if r.kind != "redirect" or
+                            all_routes.index(r) < all_routes.index(handler)) and not scopes:
                 # The whole server redirects: a server-level return is the idiomatic form.
                 server.statements.extend(self._handler(handler, "/", "/"))
                 continue
             files = [] if fs is None else \
                 files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
             variants = [("=", path)] if path in exact_only else _variants(path)
+            if path == "/" and handler is not None and handler.kind == "redirect" and ("", "/") not in by_key:
+                variants = [("^~", "/")]    # mod_alias redirects before any <LocationMatch> or AliasMatch applies
             if not path.endswith("/") and path + "/" in seen_regions:
                 # `/p/` is a region of its own, laid out with the entry httpd uses there (the first that
                 # matches: `ProxyPass /p/ A` before `ProxyPass /p B` sends /p/x to A, /p alone to B)
