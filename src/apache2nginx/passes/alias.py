@@ -48,8 +48,9 @@ def redirect(ctx: Context, d: Directive) -> Disposition:
     if 300 <= status < 400 and not target:
         ctx.diags.add("A2N001", f"{d.name}: a {status} redirect needs a URL", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    # httpd sends the target as written (RedirectMatch: but its $N captures): a `$` is no nginx variable
-    target = ctx.model.literal_but_captures(target) if regex else ctx.model.literal(target)
+    # httpd sends the target as written (RedirectMatch: but its $N captures and backslash escapes): a `$` is
+    # no nginx variable
+    target = ctx.model.literal_substitution(target) if regex else ctx.model.literal(target)
     written = path
     if regex and "$0" in target:
         whole = _whole_match(path, target)
