@@ -858,13 +858,16 @@ class Layout:
                                                         and by_key[("", "/")].directory_rules):
                 continue
             if path == "/" and not statements and handler is not None and handler.kind == "redirect" \
-                    and not any(r.kind != "redirect" for r in all_routes) and not scopes:
+                    and all(r is handler for r in all_routes if r.kind != "redirect" or
+                            all_routes.index(r) < all_routes.index(handler)) and not scopes:
                 # The whole server redirects: a server-level return is the idiomatic form.
                 server.statements.extend(self._handler(handler, "/", "/"))
                 continue
             files = [] if fs is None else \
                 files_by_parent.get(0, []) + [f for d in dirs for f in files_by_parent.get(id(d), ())]
             variants = [("=", path)] if path in exact_only else _variants(path)
+            if path == "/" and handler is not None and handler.kind == "redirect" and ("", "/") not in by_key:
+                variants = [("^~", "/")]    # mod_alias redirects before any <LocationMatch> or AliasMatch applies
             if not path.endswith("/") and path + "/" in seen_regions:
                 # `/p/` is a region of its own, laid out with the entry httpd uses there (the first that
                 # matches: `ProxyPass /p/ A` before `ProxyPass /p B` sends /p/x to A, /p alone to B)
@@ -1206,9 +1209,12 @@ class Layout:
         observed, httpd 2.4 proxies /docs by `ProxyPassMatch ^/(docs)$` under `Alias /docs`) matches its one
         URL, the location becomes that entry's, under the <Location> sections of the URL, with the captures it
         reads taken from the URL. Where they cannot be (an expression Python's re does not read, a capture that
-        is not plain text, a location the entry nests), the URL is refused (A2N347)."""
+        is not plain text, a location the entry nests), the URL is refused (A2N347). A RedirectMatch mod_alias
+        tries first there (`_redirects_first`) is taken the same way: `nest_regex_redirects` nests its copies in
+        `^~` locations only, and an exact one holds none (observed: httpd 2.4 refuses /dump.sql by
+        `RedirectMatch 403 \\.sql$` under `Alias /dump.sql`)."""
         for r in regex_routes:
-            if not _maps_under(r, owner, order):
+            if not (_maps_under(r, owner, order) or _redirects_first(r, owner, order)):
                 continue
             groups = _exact_groups(r.path, loc.path, bool(r.params.get("nocase")))
             if groups is False:
@@ -2227,17 +2233,17 @@ class Layout:
         code = str(route.status)
         if not route.target:
             return [Stmt("return", [code], route.span)]
-        target = self._absolute_target(route.target)
+        target = self._absolute_target(route.target, whole=code not in _NGINX_REDIRECTS)
         if route.regex:
-            answer = Stmt("return", [code, target + ("" if "?" in target else "$is_args$args")], route.span)
-            return self._escaped_captures(route, code, target) + [answer]
+            answer = self._redirect_answer(code, target + ("" if "?" in target else "$is_args$args"), route.span)
+            return self._escaped_captures(route, code, target) + answer
         if "raw-uri" not in route.params:
             route.params["raw-uri"] = True
             self.diags.add("A2N405", f"Redirect {route.path}: the remainder of the path is taken from the raw "
                            "request line ($request_uri); httpd merges repeated slashes and re-escapes it",
                            route.span, directive=route.params.get("directive"))
         if route.path == "/" and target.endswith("/") and "?" not in target:
-            return [Stmt("return", [code, target[:-1] + "$request_uri"], route.span)]
+            return self._redirect_answer(code, target[:-1] + "$request_uri", route.span)
         # Prefix + remainder + (query unless the target has one), taken from the raw request line.
         if id(route) in self.redirect_vars:
             # (copies: the statements are placed in each location the route answers in, and changed there)
@@ -2269,10 +2275,9 @@ class Layout:
                                 target + "$a2n_urest" + ("" if "?" in target else "$is_args$args"))],
             default='""', span=route.span))
         self.model.redirect_uri_fallbacks += 1
-        answer = Stmt("return", [code, var], route.span)
-        self.redirect_answers[id(route)] = [answer]
+        self.redirect_answers[id(route)] = self._redirect_answer(code, var, route.span)
         if not escaping:
-            return [answer]
+            return self._redirect(route, region, matched)
         rest = "(.*)" if route.path.endswith("/") else "((?:/.*)?)"
         escaped = Stmt("rewrite", [_quote_if_needed("^" + _regex_escape(route.path) + rest + "$"),
                                    target + "$1" + ("?" if "?" in target else ""),     # (quoted as written)
@@ -2281,6 +2286,21 @@ class Layout:
             "if", [f'({var} = "")'], route.span, block=[escaped],
             comment="the decoded path's remainder holds what httpd escapes: nginx's rewrite escapes it"))
         return self._redirect(route, region, matched)
+
+    def _redirect_answer(self, code: str, url: str, span) -> list[Stmt]:
+        """The answer of a redirect with status CODE to URL. mod_alias takes every 3xx status for a redirect
+        (ap_is_HTTP_REDIRECT): httpd 2.4 answers `Redirect 300 /p http://...` with 300 and a Location header.
+        nginx's `return` sends a Location only for 301, 302, 303, 307 and 308; with another status it writes the
+        URL as the body. There the header is written by `add_header ... always` before a bare `return` (with the
+        whole URL: `_absolute_target`). A status httpd has no status line for (306, 309-399) it sends as 500,
+        with the Location header (observed: httpd 2.4, `Redirect 306 /p URL`)."""
+        if code in _NGINX_REDIRECTS or not code.startswith("3"):
+            return [Stmt("return", [code, url], span)]
+        sent = code if code in _HTTPD_REDIRECTS else "500"
+        return [Stmt("add_header", ["Location", url, "always"], span,
+                     comment=f"nginx's return {sent} sends no Location" + ("" if sent == code else
+                                                                           f": httpd answers {code} with 500")),
+                Stmt("return", [sent], span)]
 
     def _escaped_captures(self, route: Route, code: str, target: str) -> list[Stmt]:
         """What answers a RedirectMatch whose target reads captures, for a path holding characters httpd
@@ -2309,14 +2329,16 @@ class Layout:
         return [Stmt("if", [test], route.span, block=[escaped],
                      comment="the captures hold what httpd escapes: nginx's rewrite escapes them")]
 
-    def _absolute_target(self, target: str) -> str:
+    def _absolute_target(self, target: str, whole: bool = False) -> str:
         """A local redirect target (a path) as the absolute URL httpd sends: mod_alias makes it one with
         ap_construct_url (scheme, the client's host name, the port it named unless the scheme's default). On a
         server that sends relative Locations (`absolute_redirect off`) nginx would send the path itself, and a
         path starting with "//" (`Redirect /go /` asked for /go/evil.example.net/x) is read by a client as
-        another host's URL; so there the URL is written whole. Elsewhere nginx makes it absolute itself."""
-        if not target.startswith("/") or not any(st.name == "absolute_redirect" and st.args == ["off"]
-                                                 for st in self.server.statements + self.server.own_statements):
+        another host's URL; so there the URL is written whole, and for a Location header nginx does not make
+        (WHOLE: `_redirect_answer`). Elsewhere nginx makes it absolute itself."""
+        if not target.startswith("/") or not whole and not any(
+                st.name == "absolute_redirect" and st.args == ["off"]
+                for st in self.server.statements + self.server.own_statements):
             return target
         holder = self.server.own_statements if self.server.is_main else self.server.statements
         if not any(st.name == "set" and st.args[:1] == [_ORIGIN] for st in holder):
@@ -2343,6 +2365,10 @@ _URI_FALLBACK = "_uri"
 _HTTPD_UNESCAPED = r"[-\w.$+!*'(),:;@&=/~]"
 # the statuses nginx's `rewrite` can redirect with, and its flag for each
 _REWRITE_REDIRECT_FLAGS = {"302": "redirect", "301": "permanent"}
+# the statuses nginx's `return` answers with a Location header (Layout._redirect_answer)
+_NGINX_REDIRECTS = ("301", "302", "303", "307", "308")
+# the 3xx statuses httpd has a status line for (any other one it answers with 500: Layout._redirect)
+_HTTPD_REDIRECTS = ("300", "301", "302", "303", "304", "305", "307", "308")
 # the name ending of its map telling a rewritten URI (made from $uri) from the requested one, and what it compares
 _REWRITTEN = "_rw"
 _FIRST_URI = "$a2n_first_uri"
@@ -2399,6 +2425,17 @@ def _maps_under(regex_route: Route, owner: Route | None, order: dict[int, int]) 
     if owner.kind == "redirect":
         return proxied
     return proxied or regex_route.kind == "alias" and before
+
+
+def _redirects_first(regex_route: Route, owner: Route | None, order: dict[int, int]) -> bool:
+    """Whether REGEX_ROUTE is a RedirectMatch mod_alias answers before OWNER's entry in OWNER's region: its
+    translate hook tries the redirect list before the alias list (any Alias), and the redirect list in
+    configuration order (a Redirect listed after it). mod_proxy's hook runs first (a ProxyPass: never)."""
+    if regex_route.kind != "redirect" or owner is None:
+        return False
+    if owner.kind == "alias":
+        return True
+    return owner.kind == "redirect" and order.get(id(regex_route), 0) < order.get(id(owner), 0)
 
 
 def _shadowed_regex_proxies(routes: list[Route], prefix_scopes: list[Scope]) -> set[int]:

@@ -456,6 +456,16 @@ class NginxModel:
         self.literal(re.sub(r"\$[0-9]", "", text))      # (defines the variable where one is written)
         return written_literally(text, captures=True)
 
+    def literal_substitution(self, text: str) -> str:
+        """An ap_pregsub template (a RedirectMatch's target) as `literal_but_captures` gives it: `$0`..`$9`
+        are the captures, and a backslash takes the next character as itself (observed: httpd 2.4 redirects
+        by `http://x.example.com/\\$1/$1` to the text `$1` then the capture, by `\\x` to `x`), where nginx
+        would keep the backslash and read the capture."""
+        parts = re.findall(r"\$[0-9]|\\.|.", text, re.DOTALL)     # a capture, an escaped character, any other
+        captured = [len(p) == 2 and p[0] == "$" for p in parts]
+        self.literal("".join(p[-1] for p, c in zip(parts, captured) if not c))   # (defines the variable)
+        return "".join(p if c else written_literally(p[-1]) for p, c in zip(parts, captured))
+
     def new_variable(self, prefix: str, suffix: str = "") -> str:
         """`$<prefix><n><suffix>`, numbered per prefix in the order they are asked for."""
         n = self._variable_counts[prefix] = self._variable_counts.get(prefix, 0) + 1

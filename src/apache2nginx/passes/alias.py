@@ -48,15 +48,46 @@ def redirect(ctx: Context, d: Directive) -> Disposition:
     if 300 <= status < 400 and not target:
         ctx.diags.add("A2N001", f"{d.name}: a {status} redirect needs a URL", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    # httpd sends the target as written (RedirectMatch: but its $N captures): a `$` is no nginx variable
-    target = ctx.model.literal_but_captures(target) if regex else ctx.model.literal(target)
+    # httpd sends the target as written (RedirectMatch: but its $N captures and backslash escapes): a `$` is
+    # no nginx variable
+    target = ctx.model.literal_substitution(target) if regex else ctx.model.literal(target)
+    written = path
+    if regex and "$0" in target:
+        whole = _whole_match(path, target)
+        if whole is None:
+            ctx.diags.add("A2N101", f"{d.name} {path}: its target reads the whole match ($0), which nginx has no "
+                          "variable for, and the expression cannot be wrapped in a capture (a backreference, or "
+                          "nine captures already): the URLs it matches are refused (403)", d.span, directive=d.name)
+            status, target = 403, ""
+        else:
+            path, target = whole
     ctx.server.routes.append(Route("redirect", path, target, status=status, regex=regex, span=d.span,
                                    params={"directive": d.name}))
+    path = written
     if regex:
         ctx.diags.add("A2N401", f"{d.name} {path}: regular-expression locations are tried in order after prefix "
                       "ones; check that no other location takes these requests first", d.span, directive=d.name)
         return Disposition.APPROXIMATE
     return Disposition.EXACT
+
+
+def _whole_match(regex: str, target: str) -> tuple[str, str] | None:
+    """REGEX and TARGET (the nginx form of a RedirectMatch's target) with the whole match a capture of its own:
+    ap_pregsub reads `$0` as the whole match (observed: httpd 2.4 redirects /zero/z by `^/zero/(.*)$` to
+    `http://x.example.com/$0` as http://x.example.com//zero/z), nginx has no `$0`. The expression is wrapped
+    in a group ahead of its own (an inline `(?i)` stays first), which become $2..$9. None where it holds a
+    backreference (its number would move) or nine captures (nginx reads $1..$9), or Python's re cannot
+    count its groups."""
+    if re.search(r"\\[1-9]|\\[gk]|\(\?P=", regex):
+        return None
+    try:
+        if re.compile(regex).groups >= 9:
+            return None
+    except (re.error, OverflowError):
+        return None
+    flags = "(?i)" if regex.startswith("(?i)") else ""
+    wrapped = flags + "(" + regex[len(flags):] + ")"
+    return wrapped, re.sub(r"\$([0-9])", lambda m: f"${int(m.group(1)) + 1}", target)
 
 
 def _redirect_in_section(ctx: Context, d: Directive, status: int, rest: list[str]) -> Disposition:
