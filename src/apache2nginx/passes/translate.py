@@ -318,7 +318,10 @@ def _setenvif_first(nodes: list) -> list:
     """NODES with their SetEnvIf lines moved, in their own order, before the first `env=` reader of a variable
     one of them sets: httpd sets the variables as it reads the request, before any directive reads them,
     wherever the lines stand in the configuration (a `Header ... env=!X` above `SetEnvIf ... X` tests the
-    line's X). Unchanged where every reader comes after the lines it reads."""
+    line's X). A <VirtualHost> counts as a reader of every variable: mod_setenvif's server merge puts the
+    main server's lines before the host's own (base conditionals, then the host's), so a main-server line
+    written after the host applies in it too, first. Unchanged where every reader comes after the lines it
+    reads."""
     sets = [_env_set(n) for n in nodes]
     last: dict[str, int] = {}       # each variable -> the last line of NODES setting it
     for index, names in enumerate(sets):
@@ -327,7 +330,8 @@ def _setenvif_first(nodes: list) -> list:
     if not last:
         return nodes
     first = next((index for index, node in enumerate(nodes)
-                  if not sets[index] and any(last.get(name, -1) > index for name in _env_read(node))), None)
+                  if not sets[index] and any(last.get(name, -1) > index for name in _env_read(node) | (
+                      set(last) if node.is_section and node.key == "virtualhost" else set()))), None)
     if first is None:
         return nodes
     moved = [n for i, n in enumerate(nodes) if i > first and sets[i]]
