@@ -63,6 +63,7 @@ class Translator:
             self.dispositions[id(node)] = disposition
             self.tally.add(disposition, ("<" + node.name) if node.is_section else node.name)
         self.ctx.options.update(_input_facts(self.loaded))
+        self.model.main_server.settings["early_request_headers"] = _early_request_headers(self.loaded)
         # where a diagnostic about the main server as a whole points (it has no section line of its own)
         # (a directive outside every section: a section's line would narrow it to the section's region)
         self.ctx.options["main_span"] = _main_span(self.loaded.children)
@@ -282,6 +283,22 @@ def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
             proxy_html = proxy_html or (node.args[:1] or [""])[0].lower() == "on"
     return {"listings": listings, "proxy_html": proxy_html, "whole_config": whole, "input_words": words,
             "input_words_shared": shared, "input_words_by_host": by_host}
+
+
+def _early_request_headers(loaded: LoadedConfig) -> dict:
+    """The request headers a `RequestHeader ... early` line changes, as nginx variables, by the span of the
+    <VirtualHost> it stands in (None: the main server's, which every host merges): httpd runs it when the
+    request is read (post_read_request, before mod_setenvif's server lines), so every later reader sees the
+    changed header, wherever the line stands in the file (access_cond refuses the decisions that read one)."""
+    out: dict = {}
+    for node in loaded.walk():
+        if node.is_section or node.key != "requestheader" or len(node.args) < 2 or \
+                not any(a.lower() == "early" for a in node.args[2:]):
+            continue
+        host = _virtual_host(node)
+        out.setdefault(host.span if host is not None else None, set()).add(
+            "http_" + re.sub(r"[^a-z0-9]", "_", node.args[1].lower()))
+    return out
 
 
 def _virtual_host(node) -> Section | None:
