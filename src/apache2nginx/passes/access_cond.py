@@ -66,6 +66,14 @@ def check_expression(text: str, ssl_compat: bool) -> None:
     HeaderCondition(NginxModel(), request_only=True, ssl_compat=ssl_compat, exact_case=True).compile(text)
 
 
+def early_request_headers(model, server) -> set[str]:
+    """The request headers (as nginx variable names) a `RequestHeader ... early` line of SERVER or the main
+    server, which every host merges, changes before httpd's other modules read them (translate collects them)."""
+    early = model.main_server.settings.get("early_request_headers", {}) if model.main_server is not None else {}
+    own = early.get(server.span, set()) if server is not None and not server.is_main else set()
+    return early.get(None, set()) | own
+
+
 class Conditions:
     """Compiles conditions of one server's regions into maps on the model."""
 
@@ -231,9 +239,7 @@ class Conditions:
         and the access checks read it (observed: `RequestHeader set X-Role guest early` makes `SetEnvIf X-Role
         ^admin$` never match); nginx has no phase that runs first and its $http_ variables keep the client's
         value, so a decision reading such a header would follow the client's: refused."""
-        early = self.model.main_server.settings.get("early_request_headers", {}) \
-            if self.model.main_server is not None else {}
-        changed = early.get(None, set()) | (early.get(self.server.span, set()) if not self.server.is_main else set())
+        changed = early_request_headers(self.model, self.server)
         if headers & changed:
             names = ", ".join(sorted(h[5:].replace("_", "-") for h in headers & changed))
             raise CondRefused(f"the request header(s) {names}, which a `RequestHeader ... early` line changes "
