@@ -23,12 +23,23 @@ def _sections(patterns: list[str], body: str) -> str:
             f"{inner}</VirtualHost>\n")
 
 
+def _block(text: str, opening: str) -> str:
+    """The block TEXT opens with OPENING, up to its own closing brace."""
+    start = text.index(opening)
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0 and text[i] == "}":
+            return text[start:i + 1]
+    raise AssertionError(f"{opening} is not closed")
+
+
 def test_a_later_refusal_is_nested_in_the_earlier_location(tmp_path):
     out, codes = _convert(tmp_path, _sections(["^/api", "^/api/.*\\.txt$"], "        Header set X-A 1\n")
                           .replace('"^/api/.*\\.txt$">\n        Header set X-A 1',
                                    '"^/api/.*\\.txt$">\n        Require all denied'))
-    outer = out[out.index("location ~ ^/api {"):]
-    assert outer.index("location ~ ^/api/.*\\.txt$ {") < outer.index("}")
+    outer = _block(out, "location ~ ^/api {")
+    assert "location ~ ^/api/.*\\.txt$ {" in outer
     nested = outer[outer.index("location ~ ^/api/.*\\.txt$ {"):]
     assert "deny all;" in nested.split("}")[0]
     assert "A2N730" not in codes

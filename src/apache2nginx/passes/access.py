@@ -31,6 +31,7 @@ from .base import Context, Disposition, Rule, clean_path, loosest, table
 from . import fallback
 from .fallback import fallback_resource
 from .header_expr import Untranslatable
+from .pcre import empty_match
 from .rewrite_model import alternates_at_top
 from .setenvif import set_env_if_expr
 from ..syntax.parser import read_text
@@ -556,10 +557,7 @@ def files_directories(section) -> bool:
     pattern = args[-1] if args else ""
     if section.key == "files" and not (len(args) >= 2 and args[0] == "~"):
         return set(pattern) <= {"*"}
-    try:
-        return re.search(pattern, "") is not None
-    except re.error:
-        return True
+    return empty_match(pattern) is not False     # PCRE's answer (Python's `re` reads `\h` otherwise)
 
 
 def may_stop_listings(args: list[str]) -> bool:

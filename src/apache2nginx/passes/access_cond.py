@@ -22,6 +22,7 @@ import re
 from ..model import Stmt, every_statement
 from ..syntax.span import Span
 from .header_expr import HeaderCondition, Untranslatable
+from .early_headers import early_request_headers
 from .setenvif import RAW_PATH, URI_SOURCES, notes_for, server_variable
 
 GRANTED, DENIED, NEUTRAL = "G", "D", "N"
@@ -141,7 +142,7 @@ class Conditions:
                               "which nginx cannot tell from unset)", span)
         variable = server_variable(self.model, self.server, lower)
         if variable is not None:
-            self._note_headers(variable)
+            self._note_headers(variable, span)
             if "uri" in self.read and not self._pinned(variable):
                 # httpd's SetEnvIf reads the URI as the client sent it; nginx's $uri after the server's rewrites
                 raise CondRefused(f"the environment variable {name} (a SetEnvIf on Request_URI, and the server "
@@ -204,15 +205,15 @@ class Conditions:
                                                                            [v for _, v in m.entries]))]
         return found
 
-    def _note_headers(self, variable: str) -> None:
+    def _note_headers(self, variable: str, span: Span | None) -> None:
         """Record the request headers the maps behind VARIABLE read (Host excepted: both servers refuse a
-        repeated one)."""
+        repeated one); refuse a decision reading one an early RequestHeader changes (_early_headers)."""
         holder = self.model.main_server.settings if self.model.main_server is not None else {}
         count, maps = holder.get("access_map_index", (-1, {}))
         if count != len(self.model.maps):
             maps = {m.variable: m for m in self.model.maps}
             holder["access_map_index"] = (len(self.model.maps), maps)
-        stack, seen = [variable], set()
+        stack, seen, headers = [variable], set(), set()
         while stack:
             m = maps.get(stack.pop())
             if m is None or m.variable in seen:
@@ -221,8 +222,21 @@ class Conditions:
             for name in re.findall(r"\$(\w+)", m.source + " " + (m.default or "")):
                 self.read.add(name)
                 if name.startswith("http_") and name != "http_host":
-                    self.headers.add(name)
+                    headers.add(name)
                 stack.append("$" + name)
+        self.headers |= headers
+        self._early_headers(headers, span)
+
+    def _early_headers(self, headers: set[str], span: Span | None) -> None:
+        """`RequestHeader ... early` changes the request header when httpd reads the request, before SetEnvIf
+        and the access checks read it (observed: `RequestHeader set X-Role guest early` makes `SetEnvIf X-Role
+        ^admin$` never match); nginx has no phase that runs first and its $http_ variables keep the client's
+        value, so a decision reading such a header would follow the client's: refused."""
+        changed = early_request_headers(self.model, self.server)
+        if headers & changed:
+            names = ", ".join(sorted(h[5:].replace("_", "-") for h in headers & changed))
+            raise CondRefused(f"the request header(s) {names}, which a `RequestHeader ... early` line changes "
+                              "before httpd's access checks read them", span)
 
     def expression(self, text: str, ssl_compat: bool, span: Span | None) -> str:
         """A variable that is 1 when the ap_expr holds, empty otherwise."""
@@ -238,7 +252,7 @@ class Conditions:
                 self.read.add("uri")
             self.vary.extend(compiler.vary_values())
             self.boolean.add(variable)
-            self._note_headers(variable)
+            self._note_headers(variable, span)
             return variable
         except Untranslatable as exc:
             raise CondRefused(f"the expression {text!r} ({exc})", span)

@@ -167,10 +167,11 @@ def _pick(conditions: Conditions, select: str, outcomes: dict[int, str]) -> str:
     """The decision of the selected outcome."""
     if all(not v.startswith(("$", "@")) for v in outcomes.values()):
         return conditions.pick_constant(select, outcomes)
-    # the selector's digit, then the decisions that are maps (one character each): a constant outcome is
-    # the entry's value, a map's is read from its position
+    # the selector's number and a colon, then the decisions that are maps (one character each): a constant
+    # outcome is the entry's value, a map's is read from its position. The colon ends the number: nginx tries
+    # the regexes in order, and without it the selector 10 would match member 1's key `~^1` first
     variables = [k for k in sorted(outcomes) if outcomes[k].startswith(("$", "@"))]
-    source = conditions.variable(select) + "".join(conditions.variable(outcomes[k]) for k in variables)
-    entries = [(f"~^{k}" + "." * variables.index(k) + "(.)", "$1") if k in variables else (f"~^{k}", outcomes[k])
+    source = conditions.variable(select) + ":" + "".join(conditions.variable(outcomes[k]) for k in variables)
+    entries = [(f"~^{k}:" + "." * variables.index(k) + "(.)", "$1") if k in variables else (f"~^{k}:", outcomes[k])
                for k in sorted(outcomes)]
     return conditions.map(source, entries, NEUTRAL)

@@ -30,6 +30,7 @@ import re
 
 from ..model import MapBlock
 from .core import CONTENT_TYPE
+from .pcre import empty_match
 
 # ap_expr variable -> the nginx variable holding the same text.
 # REQUEST_URI is r->uri, the decoded path without the query, and after an internal redirect (a front
@@ -96,13 +97,15 @@ def _tokens(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def _matches_empty(pattern: str) -> bool:
-    """Whether the regular expression finds a match in the empty string (Python's reading of the PCRE; one it
-    cannot read is taken to need something to match)."""
-    try:
-        return re.search(pattern, "") is not None
-    except (re.error, OverflowError, RecursionError):
-        return False
+def _matches_empty(pattern: str, caseless: bool) -> bool:
+    """Whether httpd's PCRE finds a match for the regular expression in the empty string (pcre.empty_match:
+    Python's `re` reads `\\h` or `{,3}` otherwise). Where that cannot be told the comparison is refused: a
+    guess would add or leave out the map's `""` key, and with it decide every request without the header."""
+    empty = empty_match(pattern, caseless)
+    if empty is None:
+        raise Untranslatable(f"the regular expression {pattern!r}: whether it matches an empty value (a missing "
+                             "header) cannot be told")
+    return empty
 
 
 def _vary_name(name: str) -> str | None:
@@ -347,7 +350,7 @@ class HeaderCondition:
                 raise Untranslatable(f"regex flags {flags!r}")
             key = ("~*" if "i" in flags else "~") + operand
             entries = [(key, "1")] if op == "=~" else [(key, '""')]
-            if _matches_empty(operand):
+            if _matches_empty(operand, "i" in flags):
                 # nginx's map tries no regular expression on an empty value (a response with no type)
                 entries.insert(0, ('""', entries[0][1]))
             return self._map(source, entries, '""' if op == "=~" else "1")

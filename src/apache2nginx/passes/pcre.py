@@ -9,6 +9,10 @@ nginx configuration nginx refuses.
 
 Where the library cannot be loaded nothing is refused: a guess from another engine would refuse
 configurations httpd runs.
+
+Whether a pattern matches a given text (the empty value of a missing header, above all) is asked of the
+same library (regex_search): where it cannot be loaded, Python's `re` answers only for the syntax both
+engines read alike, and callers refuse what depends on an answer nobody can give.
 """
 from __future__ import annotations
 
@@ -132,3 +136,49 @@ def search(pattern: str, subject: str, options: int = HTTPD_OPTIONS) -> bool | N
     if rc < 0:
         raise MatchGaveUp(f"PCRE2 error {rc}")
     return True
+
+
+@functools.lru_cache(maxsize=4096)
+def pcre_search(pattern: str, subject: str, caseless: bool = False) -> bool | None:
+    """Whether PATTERN finds a match in SUBJECT as httpd's PCRE2 reads it (HTTPD_OPTIONS), asked of the PCRE2
+    library both servers link: Python's `re` reads some patterns otherwise (`\\h` is unknown to it; `{,3}` is
+    a quantifier to it, literal text to PCRE2 before 10.43). None when it cannot be told: no library, a
+    pattern PCRE2 refuses, or a match error."""
+    try:
+        return search(pattern, subject, HTTPD_OPTIONS | (PCRE2_CASELESS if caseless else 0))
+    except (ValueError, MatchGaveUp, MemoryError):
+        return None
+
+
+# escapes Python's `re` reads as PCRE2 does; any other escape letter may differ
+_SHARED_ESCAPES = set("dDsSwWbBAZ")
+
+
+def _python_search(pattern: str, subject: str, caseless: bool) -> bool | None:
+    """Python's reading, trusted only for syntax both engines share: a `{,n}` (a quantifier to Python, text
+    to PCRE2 before 10.43), an escape letter outside the shared ones or a `(?` other than a group, a
+    lookaround or a name leaves it unknown (None), as does a pattern Python refuses."""
+    import re
+    if "{," in pattern or re.search(r"\(\?(?![:=!]|<[=!]|P?<\w+>|i\))", pattern):
+        return None
+    if any(c.isalnum() and c not in _SHARED_ESCAPES for c in re.findall(r"\\(.)", pattern, re.S)):
+        return None
+    try:
+        return re.search(pattern, subject, re.IGNORECASE if caseless else 0) is not None
+    except (re.error, OverflowError, RecursionError):
+        return None
+
+
+def regex_search(pattern: str, subject: str, caseless: bool = False) -> bool | None:
+    """Whether httpd's regular expression PATTERN matches SUBJECT: PCRE2's answer (pcre_search), or, where the
+    library cannot be loaded, Python's where both read the pattern alike; None when neither can tell
+    (callers take the side that refuses access)."""
+    if available():
+        return pcre_search(pattern, subject, caseless)
+    return _python_search(pattern, subject, caseless)
+
+
+def empty_match(pattern: str, caseless: bool = False) -> bool | None:
+    """Whether PATTERN matches the empty string (httpd matches a missing header or variable as ""; an nginx
+    map never runs its regular expressions on an empty value, so the answer decides a `""` key)."""
+    return regex_search(pattern, "", caseless)

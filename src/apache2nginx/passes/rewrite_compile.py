@@ -9,6 +9,7 @@ from dataclasses import replace
 from ..model import Location, MapBlock, Server, Stmt
 from ..syntax.span import Span
 from . import access_proxy
+from .early_headers import early_request_headers
 from .base import Context
 from .fallback import FALLBACK
 from .rewrite_compare import integer_compare, string_compare
@@ -83,6 +84,15 @@ class Compiler:
 
     # -- values --------------------------------------------------------------
     def variable(self, name: str, rule: RRule | None = None) -> str:
+        value = self._variable(name, rule)
+        if value.startswith("$http_") and value[1:] in early_request_headers(self.ctx.model, self.server):
+            # httpd runs `RequestHeader ... early` when it reads the request, before mod_rewrite reads the
+            # header; nginx's $http_ variable keeps the client's value (access_cond refuses alike)
+            raise Unsupported("A2N806", f"%{{{name}}}: a `RequestHeader ... early` line changes the header before "
+                              "httpd's rewrite rules read it, and nginx reads the client's")
+        return value
+
+    def _variable(self, name: str, rule: RRule | None = None) -> str:
         upper = name.upper()
         if upper.startswith("HTTP_") and upper not in VARIABLES:
             return self._unset_variable()

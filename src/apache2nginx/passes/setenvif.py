@@ -36,6 +36,7 @@ import re
 from ..model import MapBlock, Scope, Stmt, every_statement
 from ..syntax.tree import Directive, Section
 from .base import Context, Disposition
+from .pcre import empty_match
 
 # SetEnvIf attribute -> nginx variable (in a per-directory line httpd's Request_URI is the decoded path, like
 # nginx's $uri; a server-level line reads the raw one: RAW_PATH).
@@ -111,6 +112,8 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         region = _enclosing_section(d)
         why = f"a line inside <{region.name} {' '.join(region.args)}> (a section left untranslated)" \
             if region is not None else "a per-directory line outside its section"
+    elif empty_match(regex, nocase) is None:
+        why = f"the regular expression {regex!r} (whether it matches a missing header, read as empty, cannot be told)"
     written = ctx.model.main_server.settings.setdefault("setenvif_written", {})
     for assignment in assignments:
         name, _, value = assignment.lstrip("!").partition("=")
@@ -158,14 +161,12 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
 def map_entries(key: str, value: str) -> list[tuple[str, str]]:
     """The map entries of one line (`~regex` or `~*regex`). httpd matches a missing header as the empty
     string (`^$` is the idiom for "no Referer"); an nginx map never tries its regular expressions on an empty
-    value, only an exact `""` key: a regex that matches the empty string gets one too, its captures empty."""
+    value, only an exact `""` key: a regex that matches the empty string gets one too, its captures empty.
+    Whether it does is PCRE's answer (pcre.empty_match; Python's `re` reads `\\h` or `{,3}` otherwise);
+    set_env_if refuses a line whose answer cannot be told."""
     nocase = key.startswith("~*")
     regex = key[2:] if nocase else key[1:]
-    try:
-        empty = re.search(regex, "", re.IGNORECASE if nocase else 0) is not None
-    except (re.error, OverflowError, RecursionError):
-        empty = False       # not a Python expression: PCRE's extensions (nginx reads it as httpd does)
-    if not empty:
+    if not empty_match(regex, nocase):
         return [(key, value)]
     on_empty = re.sub(r"\$\d", "", value) or '""'
     return [('""', on_empty)] + ([] if regex == "^$" else [(key, value)])

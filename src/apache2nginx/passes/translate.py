@@ -63,6 +63,7 @@ class Translator:
             self.dispositions[id(node)] = disposition
             self.tally.add(disposition, ("<" + node.name) if node.is_section else node.name)
         self.ctx.options.update(_input_facts(self.loaded))
+        self.model.main_server.settings["early_request_headers"] = _early_request_headers(self.loaded)
         # where a diagnostic about the main server as a whole points (it has no section line of its own)
         # (a directive outside every section: a section's line would narrow it to the section's region)
         self.ctx.options["main_span"] = _main_span(self.loaded.children)
@@ -285,6 +286,22 @@ def _input_facts(loaded: LoadedConfig) -> dict[str, bool]:
             "input_words_shared": shared, "input_words_by_host": by_host}
 
 
+def _early_request_headers(loaded: LoadedConfig) -> dict:
+    """The request headers a `RequestHeader ... early` line changes, as nginx variables, by the span of the
+    <VirtualHost> it stands in (None: the main server's, which every host merges): httpd runs it when the
+    request is read (post_read_request, before mod_setenvif's server lines), so every later reader sees the
+    changed header, wherever the line stands in the file (access_cond refuses the decisions that read one)."""
+    out: dict = {}
+    for node in loaded.walk():
+        if node.is_section or node.key != "requestheader" or len(node.args) < 2 or \
+                not any(a.lower() == "early" for a in node.args[2:]):
+            continue
+        host = _virtual_host(node)
+        out.setdefault(host.span if host is not None else None, set()).add(
+            "http_" + re.sub(r"[^a-z0-9]", "_", node.args[1].lower()))
+    return out
+
+
 def _virtual_host(node) -> Section | None:
     """The <VirtualHost> NODE stands in (or is), if any."""
     while node is not None:
@@ -319,7 +336,10 @@ def _setenvif_first(nodes: list) -> list:
     """NODES with their SetEnvIf lines moved, in their own order, before the first `env=` reader of a variable
     one of them sets: httpd sets the variables as it reads the request, before any directive reads them,
     wherever the lines stand in the configuration (a `Header ... env=!X` above `SetEnvIf ... X` tests the
-    line's X). Unchanged where every reader comes after the lines it reads."""
+    line's X). A <VirtualHost> counts as a reader of every variable: mod_setenvif's server merge puts the
+    main server's lines before the host's own (base conditionals, then the host's), so a main-server line
+    written after the host applies in it too, first. Unchanged where every reader comes after the lines it
+    reads."""
     sets = [_env_set(n) for n in nodes]
     last: dict[str, int] = {}       # each variable -> the last line of NODES setting it
     for index, names in enumerate(sets):
@@ -328,7 +348,8 @@ def _setenvif_first(nodes: list) -> list:
     if not last:
         return nodes
     first = next((index for index, node in enumerate(nodes)
-                  if not sets[index] and any(last.get(name, -1) > index for name in _env_read(node))), None)
+                  if not sets[index] and any(last.get(name, -1) > index for name in _env_read(node) | (
+                      set(last) if node.is_section and node.key == "virtualhost" else set()))), None)
     if first is None:
         return nodes
     moved = [n for i, n in enumerate(nodes) if i > first and sets[i]]
