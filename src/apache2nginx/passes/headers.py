@@ -1454,6 +1454,7 @@ def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple
         # the last members that give what the default gives need no entry of their own
         while entries and (values[len(entries) - 1] or "") == raw_default:
             entries.pop()
+        _empty_entry(entries, matches, values, raw_default)
         ctx.model.maps.append(MapBlock(matches[0][0], record.variable, entries, default))
         return
     compiler = HeaderCondition(ctx.model, request_only=True, prefix=IF_PREFIX)
@@ -1461,6 +1462,19 @@ def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple
     # one digit per expression, so the first that holds is the first 1: every entry excludes the others
     entries = [("~^" + "0" * i + "1", v or '""') for i, v in enumerate(values) if (v or "") != raw_default]
     ctx.model.maps.append(MapBlock("".join(digits), record.variable, entries, default))
+
+
+def _empty_entry(entries: list, matches: list, values: list, raw_default: str) -> None:
+    """A `""` key first in ENTRIES for the member whose test is the first to hold on an empty value: httpd
+    merges the first <If>/<ElseIf> that holds, and `%{QUERY_STRING} == ''` (or `=~ /^$/`) holds on a request
+    without a query, but nginx's map tries no regular expression on an empty value and falls to its default
+    (as the `""` keys of HeaderCondition's regex tests say)."""
+    from .header_expr import key_matches_empty
+    for (_, key), value in zip(matches, values):
+        if key_matches_empty(key):
+            if (value or "") != raw_default:
+                entries.insert(0, ('""', value or '""'))
+            return
 
 
 RULES = table(
