@@ -142,9 +142,11 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         value = ctx.model.literal_but_captures(value)
         if per_dir:
             # kept per region; readers build the chain that applies where they stand (`resolve`)
-            registry.add(ctx.scope, ctx.server, name.lower(), source, key, value or '""', d.span)
+            registry.add(ctx.scope, ctx.server, name.lower(), source, key, value or '""', d.span,
+                         '""' if unset else "1")
             continue
         previous = env.get(name.lower()) or main.get(name.lower())
+        _presence(ctx, name.lower(), source, key, unset, not unset and (not value or "$" in value), previous)
         variable = ctx.model.new_variable("a2n_setenv_", "_" + _safe(name))
         ctx.model.maps.append(MapBlock(source, variable, map_entries(key, value or '""'), previous or '""',
                                        span=d.span))
@@ -153,6 +155,27 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
             # read before the server's rewrite rules change $uri (rewrite.finish_server pins it)
             ctx.server.settings.setdefault("setenvif_uri", []).append(variable)
     return Disposition.APPROXIMATE if unseen else Disposition.EXACT
+
+
+def _presence(ctx: Context, name: str, source: str, key: str, unset: bool, may_be_empty: bool,
+              previous: str | None) -> None:
+    """The variable telling whether the server-level lines set NAME (1, or empty where it is unset), kept
+    beside its value once a line may set it to the empty string (`v=` or a capture `v=$1` that matched
+    nothing): httpd's env= tests only whether the variable exists, and sends `Header ... env=v` for a value
+    of "", which the value's map cannot tell from unset. Before that line the value is never empty where
+    set, and stands for its own presence."""
+    present = ctx.server.settings.setdefault("setenvif_present", {})
+    main = ctx.model.main_server.settings.get("setenvif_present", {}) \
+        if ctx.model.main_server is not ctx.server else {}
+    before = present.get(name) or main.get(name)
+    if before is None and not may_be_empty:
+        return
+    variable = ctx.model.new_variable("a2n_setenv_present_", "_" + _safe(name))
+    ctx.model.maps.append(MapBlock(source, variable, map_entries(key, '""' if unset else "1"),
+                                   before or previous or '""'))
+    present[name] = variable
+    if source == RAW_PATH:
+        ctx.server.settings.setdefault("setenvif_uri", []).append(variable)     # see _pin_request_uri
 
 
 def map_entries(key: str, value: str) -> list[tuple[str, str]]:
@@ -220,6 +243,17 @@ def server_variable(model, server, name: str) -> str | None:
     return found
 
 
+def present_variable(model, server, name: str) -> str | None:
+    """The nginx variable that is non-empty exactly where SetEnvIf in SERVER (or the main server) left NAME set
+    (see _presence), if any."""
+    name = name.lower()
+    for holder in (server, model.main_server):
+        found = holder.settings.get("setenvif_present", {}).get(name) if holder is not None else None
+        if found is not None:
+            return found
+    return server_variable(model, server, name)
+
+
 def variable_for(ctx: Context, name: str) -> str | None:
     """The nginx variable holding NAME as SetEnvIf in this server (or the main server) left it, if any."""
     return server_variable(ctx.model, ctx.server, name)
@@ -243,11 +277,12 @@ def condition_variable(ctx: Context, condition: str, span=None) -> str | None:
 # ----------------------------------------------------------------- per-directory lines and their readers
 
 class _Line:
-    __slots__ = ("scope", "server", "name", "source", "key", "value", "span", "seq")
+    __slots__ = ("scope", "server", "name", "source", "key", "value", "span", "seq", "present")
 
-    def __init__(self, scope, server, name, source, key, value, span, seq):
+    def __init__(self, scope, server, name, source, key, value, span, seq, present):
         self.scope, self.server, self.name, self.source = scope, server, name, source
         self.key, self.value, self.span, self.seq = key, value, span, seq
+        self.present = present      # 1 where the line sets the variable (its value may be ""), "" where it unsets
 
 
 class _Registry:
@@ -260,9 +295,9 @@ class _Registry:
         self.order: dict[int, int] = {}         # id(scope) -> configuration order of its first line
         self.chains: dict[tuple, str] = {}
 
-    def add(self, scope: Scope, server, name: str, source: str, key: str, value: str, span) -> None:
+    def add(self, scope: Scope, server, name: str, source: str, key: str, value: str, span, present: str) -> None:
         self.order.setdefault(id(scope), len(self.order))
-        self.lines.append(_Line(scope, server, name, source, key, value, span, len(self.lines)))
+        self.lines.append(_Line(scope, server, name, source, key, value, span, len(self.lines), present))
         self.names.add(name)
 
 
@@ -391,13 +426,13 @@ def read_after_request_line(model, variable: str | None) -> str | None:
 
 def resolve(model, server, scope: Scope | None, name: str, words: set[str] | None = None
             ) -> tuple[str | None, str | None]:
-    """The variable holding NAME as httpd has it for a reader in SCOPE of SERVER (after the server-level and
-    the per-directory lines), or (None, why) when no translated line sets it or one variable cannot serve
-    every request the reader applies to."""
+    """A variable that is non-empty exactly where NAME is set (env= tests only that, a value of "" is set)
+    for a reader in SCOPE of SERVER (after the server-level and the per-directory lines), or (None, why) when
+    no translated line sets it or one variable cannot serve every request the reader applies to."""
     name = name.lower()
     registry = _registry(model)
     main = model.main_server
-    start = read_after_request_line(model, server_variable(model, server, name))
+    start = read_after_request_line(model, present_variable(model, server, name))
     chain: list[_Line] = []
     for line in registry.lines:
         if line.name != name:
@@ -419,12 +454,11 @@ def resolve(model, server, scope: Scope | None, name: str, words: set[str] | Non
         return start, (None if start is not None else f"no translated SetEnvIf sets {name}")
     variable = start
     for line in sorted(chain, key=lambda l: _merge_key(registry, l, main)):
-        key = (name, line.source, line.key, line.value, variable)
+        key = (name, line.source, line.key, line.present, variable)
         found = registry.chains.get(key)
         if found is None:
             found = registry.chains[key] = model.new_variable("a2n_setenv_", "_" + _safe(name))
-            # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value
-            model.maps.append(MapBlock(line.source, found, map_entries(line.key, line.value), variable or '""',
+            model.maps.append(MapBlock(line.source, found, map_entries(line.key, line.present), variable or '""',
                                        span=line.span))
         variable = found
     return variable, None
