@@ -1032,15 +1032,15 @@ IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
     *MIME_EXTENSION_DIRECTIVES}
 
 
-def walk_access_into(ctx: Context, section: Section, scope: Scope, keys) -> None:
-    """Translate a section's access directives (names in `keys`) into `scope`; the rest of it is reported
-    as not translated there."""
+def walk_access_into(ctx: Context, section: Section, scope: Scope, keys, done: set[int] = frozenset()) -> None:
+    """Translate a section's access directives (names in `keys`) into `scope`; the rest of it (but the
+    directives whose ids are in DONE, translated by the caller) is reported as not translated there."""
     previous, ctx.scope = ctx.scope, scope
     try:
         ctx.walk([c for c in section.children if c.key in keys])
     finally:
         ctx.scope = previous
-    ctx.walk([c for c in section.children if c.key not in keys], untranslated=section)
+    ctx.walk([c for c in section.children if c.key not in keys and id(c) not in done], untranslated=section)
 
 
 def _has_access(section: Section) -> bool:

@@ -99,10 +99,23 @@ def if_access(ctx: Context, section: Section, config, expression_text) -> Dispos
         texts.append(text)
     inner = AccessConfig(walk="if")
     scope = Scope(section.name, span=section.span, kind="if", settings={"access": inner})
-    walk_access_into(ctx, section, scope, ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"})
+    keys = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
+    rest = [c for c in section.children if c.key not in keys]
+    walk_access_into(ctx, section, scope, keys, _member_headers(ctx, section, rest, expression_text))
     config.conditionals.append(IfMember(id(members[0]), position + 1, texts, inner, section.span,
                                         section.key == "else"))
     return Disposition.EXACT
+
+
+def _member_headers(ctx: Context, section: Section, rest: list, expression_text) -> set[int]:
+    """The Header lines beside a member's access rules, translated as a member holding only them is
+    (headers.if_headers): httpd merges the whole member where its expression holds, its headers with its
+    Require lines. The ids of the lines so translated (none when if_headers cannot take them)."""
+    from .headers import if_headers
+    lines = [c for c in rest if c.key == "header"]
+    if not lines or if_headers(ctx, section, expression_text, lines) is None:
+        return set()
+    return {id(c) for c in lines}
 
 
 def chains(conditionals: list[IfMember]) -> list[IfChain]:

@@ -1068,11 +1068,12 @@ class _Chain:
     settled: bool = False
 
 
-def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
+def if_headers(ctx: Context, section, expression_text, children=None) -> Disposition | None:
     """An <If>/<ElseIf>/<Else> that holds only Header lines (set, unset, add, append, merge), or None when
-    it holds anything else (the caller reports it)."""
+    it holds anything else (the caller reports it). CHILDREN: the Header lines of a member whose access rules
+    were translated apart (access_if.if_access), which httpd merges under the same condition."""
     from .access_if import _chain as chain_of
-    children = list(section.children)
+    children = list(section.children if children is None else children)
     if not children or any(c.is_section or c.key != "header" or c.unresolved is not None for c in children):
         return None
     found = chain_of(section, ctx)
