@@ -929,10 +929,12 @@ def if_redirect(ctx: Context, section: Section) -> bool:
     the prefix (whole segments, as mod_alias does) and builds the target."""
     from .alias import _status
     from .header_expr import HeaderCondition, Untranslatable
-    siblings = section.parent.children if section.parent is not None else []
+    # the next expression section of the block, whatever stands between (access_if._chain)
+    siblings = [c for c in section.parent.children if c.is_section and c.key in ("if", "elseif", "else")] \
+        if section.parent is not None else []
     following = siblings[siblings.index(section) + 1:] if section in siblings else []
     if section.key != "if" or ctx.scope is not None or not section.args or \
-            (following and following[0].is_section and following[0].key in ("elseif", "else")):
+            (following and following[0].key in ("elseif", "else")):
         return False
     redirects = []
     for child in section.children:

@@ -51,24 +51,25 @@ def track(ctx: Context, section: Section) -> None:
 
 def _chain(section: Section, ctx: Context | None = None) -> tuple[list[Section], int] | None:
     """The If/ElseIf/Else chain SECTION belongs to (its siblings, or the members read so far), and its
-    position in it."""
+    position in it. httpd's <ElseIf>/<Else> follows the last expression section of its block whatever stands
+    between them (core keeps a block's <If> sections in a list of their own and checks only its last entry):
+    a directive or another kind of section between two members leaves the chain whole."""
     parent = section.parent
     if parent is None and ctx is not None:
         members = ctx.server.settings.get("if_chain") or []
         return (list(members), len(members) - 1) if members and members[-1] is section else None
-    siblings = list(parent.children) if parent is not None else None
+    siblings = [c for c in parent.children if c.is_section and c.key in ("if", "elseif", "else")] \
+        if parent is not None else None
     if not siblings or section not in siblings:
         return None
     i = siblings.index(section)
     start = i
     while siblings[start].key in ("elseif", "else"):
         start -= 1
-        if start < 0 or not siblings[start].is_section:
+        if start < 0:
             return None
-    if siblings[start].key != "if":
-        return None
     end = start + 1
-    while end < len(siblings) and siblings[end].is_section and siblings[end].key in ("elseif", "else"):
+    while end < len(siblings) and siblings[end].key in ("elseif", "else"):
         end += 1
         if siblings[end - 1].key == "else":
             break
