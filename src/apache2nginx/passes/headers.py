@@ -640,7 +640,7 @@ def _env_reader(ctx: Context, d: Directive, value: str, env: str) -> "setenvif.E
     """The reader of `env=[!]NAME`: VALUE when the condition holds where the Header stands, else empty."""
     negate = env.startswith("!")
     return setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d,
-                              lambda source: HeaderCondition(ctx.model).value_when_set(source, value, negate))
+                              lambda source: HeaderCondition(ctx.model).value_when_set(source, value, negate), negate)
 
 
 def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str | None,
@@ -1242,7 +1242,7 @@ def _if_member_env(ctx: Context, d: Directive, chain: "_Chain", known: int, inde
     reader = None
     if selected is not None:
         reader = setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda source: compiler.value_map(
-            compiler.all_of([selected, compiler.value_when_set(source, "1", negate)]), value))
+            compiler.all_of([selected, compiler.value_when_set(source, "1", negate)]), value), negate)
     if reader is None or reader.variable is None:
         reason = why if reader is None else reader.reason
         per_directory = bool(reason and "per-directory" in reason)
@@ -1283,7 +1283,7 @@ def _if_member_unset(ctx: Context, d: Directive, chain: "_Chain", known: int, in
         else:
             env = extra[4:]
             reader = setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda source: compiler.all_of(
-                [selected, compiler.value_when_set(source, "1", env.startswith("!"))]))
+                [selected, compiler.value_when_set(source, "1", env.startswith("!"))]), env.startswith("!"))
             holds, why = reader.variable, reader.reason
     except Untranslatable as e:
         holds, why = None, str(e)

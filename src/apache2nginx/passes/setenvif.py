@@ -119,6 +119,8 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         # and per-directory lines (access_cond reads only the server-level chain)
         if why is not None or per_dir:
             _note(ctx, name, "untranslated")
+        if why is not None:
+            _note(ctx, name, _untranslated_move(assignment))
         elif not assignment.startswith("!") and "=" in assignment and (not value or "$" in value):
             _note(ctx, name, "empty")       # set to an empty string (or a capture that may be empty)
     if why is not None:
@@ -217,10 +219,16 @@ def set_env_if_expr(ctx: Context, d: Directive) -> Disposition:
     """SetEnvIfExpr: not translated; the variables it may set are remembered (Require env refuses them)."""
     for assignment in d.args[1:]:
         _note(ctx, assignment.lstrip("!").partition("=")[0], "untranslated")
+        _note(ctx, assignment.lstrip("!").partition("=")[0], _untranslated_move(assignment))
     ctx.diags.add("A2N702", f"{d.name}: expression conditions are not translated; the variables it sets are not "
                   "carried into nginx", d.span, directive=d.name,
                   hint="express the condition with a map over the matching nginx variable")
     return Disposition.UNSUPPORTED
+
+
+def _untranslated_move(assignment: str) -> str:
+    """The note of a variable an untranslated line may set ("untranslated-set") or unset ("-unset")."""
+    return "untranslated-unset" if assignment.startswith("!") else "untranslated-set"
 
 
 def _note(ctx: Context, name: str, what: str) -> None:
@@ -270,7 +278,7 @@ def condition_variable(ctx: Context, condition: str, span=None) -> str | None:
         # httpd tests whether the variable is set; an unset one is empty here
         return ctx.model.shared_map("a2n_unset_" if negate else "a2n_set_", source,
                                     [('""', "1" if negate else "0")], "0" if negate else "1")
-    reader = EnvReader(ctx, name, span, None, build)
+    reader = EnvReader(ctx, name, span, None, build, negate)
     return reader.variable
 
 
@@ -469,15 +477,38 @@ class EnvReader:
     it is read, and checked again once the whole input is read (a per-directory line may come later in the
     file than its reader, as httpd's order does not depend on it)."""
 
-    def __init__(self, ctx: Context, name: str, span, directive: Directive | None, build):
+    def __init__(self, ctx: Context, name: str, span, directive: Directive | None, build,
+                 negate: bool | None = None):
         self.ctx, self.name, self.span, self.directive, self.build = ctx, name, span, directive, build
-        self.scope, self.server = ctx.scope, ctx.server
-        self.source, self.reason = resolve(ctx.model, ctx.server, ctx.scope, name,
-                                           input_words(ctx.options, ctx.server))
+        self.scope, self.server, self.negate, self.widened = ctx.scope, ctx.server, negate, False
+        self.source, self.reason = self._resolve()
         self.variable = build(self.source) if self.source is not None else None
         self.statements: list[tuple[list[Stmt], Stmt]] = []
         if self.variable is not None:
             _registry(ctx.model).readers.append(self)
+
+    def _resolve(self) -> tuple[str | None, str | None]:
+        """resolve(), but where an untranslated line (A2N702) may set the variable (for `env=NAME`; unset it,
+        for `env=!NAME`) the condition holds for every request: httpd may send the header for any of them,
+        and a header lost is worse than one sent where httpd would not."""
+        source, reason = resolve(self.ctx.model, self.server, self.scope, self.name,
+                                 input_words(self.ctx.options, self.server))
+        if self.negate is None:
+            return source, reason
+        notes = notes_for(self.ctx.model, self.name)
+        moves = {"untranslated-unset" if self.negate else "untranslated-set"} if source is not None else \
+            {"untranslated-set", "untranslated-unset"}
+        if not notes & moves:
+            return source, reason
+        if not self.widened:
+            self.widened = True
+            self.ctx.diags.add("A2N702", f"env={'!' if self.negate else ''}{self.name}: a SetEnvIf line that is not "
+                               f"translated may {'unset' if self.negate else 'set'} {self.name}; the condition is "
+                               "taken to hold for every request, so the header is also sent where httpd would not "
+                               "send it", self.span, directive=self.directive.name if self.directive else None)
+        holds = "" if self.negate else "1"
+        return self.ctx.model.shared_map("a2n_env_always_" if holds else "a2n_env_unset_", "$request_method", [],
+                                         holds or '""'), None
 
     def emitted(self, stmt: Stmt) -> None:
         """A statement carrying the reader's variable: patched or taken out if the final check differs."""
@@ -486,8 +517,7 @@ class EnvReader:
 
     def settle(self) -> bool:
         """Re-resolve; True when the reader's statements were taken out."""
-        source, reason = resolve(self.ctx.model, self.server, self.scope, self.name,
-                                 input_words(self.ctx.options, self.server))
+        source, reason = self._resolve()
         if source == self.source:
             return False
         label = f"{self.directive.name} {' '.join(self.directive.args)}" if self.directive is not None else \
