@@ -978,7 +978,7 @@ def _request_condition(ctx: Context, d: Directive, extras: list[str]) -> str | N
                           "nothing was emitted", d.span, directive=d.name)
             return None
     if len(extras) == 1 and extra.lower().startswith("env="):
-        variable = setenvif.condition_variable(ctx, extra[4:], d.span)
+        variable = setenvif.condition_variable(ctx, extra[4:], d.span, widen=False)
         if variable is not None:
             return variable
     ctx.diags.add("A2N501", f"RequestHeader {' '.join(d.args)}: the condition {extra!r} is not translated; nothing "

@@ -267,10 +267,11 @@ def variable_for(ctx: Context, name: str) -> str | None:
     return server_variable(ctx.model, ctx.server, name)
 
 
-def condition_variable(ctx: Context, condition: str, span=None) -> str | None:
+def condition_variable(ctx: Context, condition: str, span=None, widen: bool = True) -> str | None:
     """For `env=NAME` / `env=!NAME`: a variable that is 1 when the condition holds and 0 otherwise (nginx's
     `if=` and add_header values read it), or None when NAME is not set by a translated SetEnvIf where the
-    reader stands (reported by the caller)."""
+    reader stands (reported by the caller). WIDEN: where httpd may hold the condition for any request, it
+    holds for every one (EnvReader._resolve), as a header reader wants; a log's does not."""
     negate = condition.startswith("!")
     name = condition.lstrip("!")
 
@@ -278,7 +279,7 @@ def condition_variable(ctx: Context, condition: str, span=None) -> str | None:
         # httpd tests whether the variable is set; an unset one is empty here
         return ctx.model.shared_map("a2n_unset_" if negate else "a2n_set_", source,
                                     [('""', "1" if negate else "0")], "0" if negate else "1")
-    reader = EnvReader(ctx, name, span, None, build, negate)
+    reader = EnvReader(ctx, name, span, None, build, negate if widen else None)
     return reader.variable
 
 
@@ -488,24 +489,31 @@ class EnvReader:
             _registry(ctx.model).readers.append(self)
 
     def _resolve(self) -> tuple[str | None, str | None]:
-        """resolve(), but where an untranslated line (A2N702) may set the variable (for `env=NAME`; unset it,
-        for `env=!NAME`) the condition holds for every request: httpd may send the header for any of them,
-        and a header lost is worse than one sent where httpd would not."""
+        """resolve(), but where httpd may send the header for any request the condition holds for every one
+        (a header lost is worse than one sent where httpd would not): an untranslated line (A2N702) may set
+        the variable (for `env=NAME`; unset it, for `env=!NAME`), or a per-directory line sets it for some of
+        the reader's requests only (A2N717)."""
         source, reason = resolve(self.ctx.model, self.server, self.scope, self.name,
                                  input_words(self.ctx.options, self.server))
         if self.negate is None:
             return source, reason
+        if source is None and reason is not None and reason.startswith("a per-directory SetEnvIf"):
+            return self._always("A2N717", reason)
         notes = notes_for(self.ctx.model, self.name)
         moves = {"untranslated-unset" if self.negate else "untranslated-set"} if source is not None else \
             {"untranslated-set", "untranslated-unset"}
         if not notes & moves:
             return source, reason
+        return self._always("A2N702", f"a SetEnvIf line that is not translated may "
+                            f"{'unset' if self.negate else 'set'} {self.name}")
+
+    def _always(self, code: str, why: str) -> tuple[str, None]:
+        """A variable for which the condition holds for every request (WHY it must, reported once)."""
         if not self.widened:
             self.widened = True
-            self.ctx.diags.add("A2N702", f"env={'!' if self.negate else ''}{self.name}: a SetEnvIf line that is not "
-                               f"translated may {'unset' if self.negate else 'set'} {self.name}; the condition is "
-                               "taken to hold for every request, so the header is also sent where httpd would not "
-                               "send it", self.span, directive=self.directive.name if self.directive else None)
+            self.ctx.diags.add(code, f"env={'!' if self.negate else ''}{self.name}: {why}; the condition is taken "
+                               "to hold for every request, so the header is also sent where httpd would not send it",
+                               self.span, directive=self.directive.name if self.directive else None)
         holds = "" if self.negate else "1"
         return self.ctx.model.shared_map("a2n_env_always_" if holds else "a2n_env_unset_", "$request_method", [],
                                          holds or '""'), None
