@@ -231,6 +231,11 @@ def _untranslated_move(assignment: str) -> str:
     return "untranslated-unset" if assignment.startswith("!") else "untranslated-set"
 
 
+def note_untranslated(ctx: Context, name: str) -> None:
+    """NAME is set by a line the translation does not carry into nginx's conditions (SetEnv)."""
+    _note(ctx, name, "untranslated-set")
+
+
 def _note(ctx: Context, name: str, what: str) -> None:
     ctx.model.main_server.settings.setdefault("setenvif_notes", {}).setdefault(name.lower(), set()).add(what)
 
@@ -504,7 +509,7 @@ class EnvReader:
             {"untranslated-set", "untranslated-unset"}
         if not notes & moves:
             return source, reason
-        return self._always("A2N702", f"a SetEnvIf line that is not translated may "
+        return self._always("A2N702", f"a line that is not translated (SetEnvIf, SetEnvIfExpr, SetEnv) may "
                             f"{'unset' if self.negate else 'set'} {self.name}")
 
     def _always(self, code: str, why: str) -> tuple[str, None]:
