@@ -245,8 +245,9 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N701": effects(),                # httpd ignores it too
     "A2N702": effects("header", "backend header", "status@status-403", "connection", "body"),  # readers of the
     # variable (Header env=, RequestHeader env=, Require env, no-gzip, nokeepalive, ...) see it unset
-    "A2N717": effects("header:missing", "header:changed@proxied", "backend header:missing",
-                      "backend header:changed"),  # the reader's header is not sent where the value differs
+    "A2N717": effects("header:missing", "header:added", "header:changed@proxied", "backend header:missing",
+                      "backend header:changed"),  # the reader's header is not sent where the value differs,
+    # or (a header's env= condition taken to hold everywhere) sent where httpd does not send it
     "A2N715": effects("body"),          # a script's output or an SSI page's echo without the variable
     "A2N716": effects("body"),          # the variable empty in httpd, unset in nginx
     "A2N703": effects(),

@@ -1132,7 +1132,8 @@ _short("A2N717", "setenvif-region-reader", "error", "A variable set by a per-dir
        "RequestHeader env=, CustomLog env=) at the server level or in another section sees the per-directory "
        "value for some requests only, and nginx would need a different variable per location.",
        "the header is not sent (or the log condition tests the server-level value) where httpd has the "
-       "per-directory value.",
+       "per-directory value; a Header's env= condition is instead taken to hold for every request, so that "
+       "header is also sent where httpd would not send it.",
        "move the SetEnvIf line into the section that reads the variable (or the reader into the section of "
        "the line), or write a map per nginx location by hand.")
 _short("A2N715", "setenvif-not-in-script-env", "error", "A variable set per directory by SetEnvIf does not reach scripts or SSI pages.",

@@ -947,10 +947,12 @@ def if_redirect(ctx: Context, section: Section) -> bool:
     the prefix (whole segments, as mod_alias does) and builds the target."""
     from .alias import _status
     from .header_expr import HeaderCondition, Untranslatable
-    siblings = section.parent.children if section.parent is not None else []
+    # the next expression section of the block, whatever stands between (access_if._chain)
+    siblings = [c for c in section.parent.children if c.is_section and c.key in ("if", "elseif", "else")] \
+        if section.parent is not None else []
     following = siblings[siblings.index(section) + 1:] if section in siblings else []
     if section.key != "if" or ctx.scope is not None or not section.args or \
-            (following and following[0].is_section and following[0].key in ("elseif", "else")):
+            (following and following[0].key in ("elseif", "else")):
         return False
     redirects = []
     for child in section.children:
@@ -1050,15 +1052,15 @@ IN_FILES = ACCESS_DIRECTIVES | TLS_PER_PATH | SSI_DIRECTIVES | {
     *MIME_EXTENSION_DIRECTIVES}
 
 
-def walk_access_into(ctx: Context, section: Section, scope: Scope, keys) -> None:
-    """Translate a section's access directives (names in `keys`) into `scope`; the rest of it is reported
-    as not translated there."""
+def walk_access_into(ctx: Context, section: Section, scope: Scope, keys, done: set[int] = frozenset()) -> None:
+    """Translate a section's access directives (names in `keys`) into `scope`; the rest of it (but the
+    directives whose ids are in DONE, translated by the caller) is reported as not translated there."""
     previous, ctx.scope = ctx.scope, scope
     try:
         ctx.walk([c for c in section.children if c.key in keys])
     finally:
         ctx.scope = previous
-    ctx.walk([c for c in section.children if c.key not in keys], untranslated=section)
+    ctx.walk([c for c in section.children if c.key not in keys and id(c) not in done], untranslated=section)
 
 
 def _has_access(section: Section) -> bool:

@@ -51,24 +51,25 @@ def track(ctx: Context, section: Section) -> None:
 
 def _chain(section: Section, ctx: Context | None = None) -> tuple[list[Section], int] | None:
     """The If/ElseIf/Else chain SECTION belongs to (its siblings, or the members read so far), and its
-    position in it."""
+    position in it. httpd's <ElseIf>/<Else> follows the last expression section of its block whatever stands
+    between them (core keeps a block's <If> sections in a list of their own and checks only its last entry):
+    a directive or another kind of section between two members leaves the chain whole."""
     parent = section.parent
     if parent is None and ctx is not None:
         members = ctx.server.settings.get("if_chain") or []
         return (list(members), len(members) - 1) if members and members[-1] is section else None
-    siblings = list(parent.children) if parent is not None else None
+    siblings = [c for c in parent.children if c.is_section and c.key in ("if", "elseif", "else")] \
+        if parent is not None else None
     if not siblings or section not in siblings:
         return None
     i = siblings.index(section)
     start = i
     while siblings[start].key in ("elseif", "else"):
         start -= 1
-        if start < 0 or not siblings[start].is_section:
+        if start < 0:
             return None
-    if siblings[start].key != "if":
-        return None
     end = start + 1
-    while end < len(siblings) and siblings[end].is_section and siblings[end].key in ("elseif", "else"):
+    while end < len(siblings) and siblings[end].key in ("elseif", "else"):
         end += 1
         if siblings[end - 1].key == "else":
             break
@@ -99,10 +100,23 @@ def if_access(ctx: Context, section: Section, config, expression_text) -> Dispos
         texts.append(text)
     inner = AccessConfig(walk="if")
     scope = Scope(section.name, span=section.span, kind="if", settings={"access": inner})
-    walk_access_into(ctx, section, scope, ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"})
+    keys = ACCESS_DIRECTIVES | {"requireall", "requireany", "requirenone"}
+    rest = [c for c in section.children if c.key not in keys]
+    walk_access_into(ctx, section, scope, keys, _member_headers(ctx, section, rest, expression_text))
     config.conditionals.append(IfMember(id(members[0]), position + 1, texts, inner, section.span,
                                         section.key == "else"))
     return Disposition.EXACT
+
+
+def _member_headers(ctx: Context, section: Section, rest: list, expression_text) -> set[int]:
+    """The Header lines beside a member's access rules, translated as a member holding only them is
+    (headers.if_headers): httpd merges the whole member where its expression holds, its headers with its
+    Require lines. The ids of the lines so translated (none when if_headers cannot take them)."""
+    from .headers import if_headers
+    lines = [c for c in rest if c.key == "header"]
+    if not lines or if_headers(ctx, section, expression_text, lines) is None:
+        return set()
+    return {id(c) for c in lines}
 
 
 def chains(conditionals: list[IfMember]) -> list[IfChain]:

@@ -509,6 +509,14 @@ def simple_match(text: str) -> tuple[str, str] | None:
     return None
 
 
+def key_matches_empty(key: str) -> bool:
+    """Whether the map KEY (a `~`/`~*` regular expression, as simple_match gives) matches the empty value:
+    nginx's map tries no regular expression on an empty value, so such a key needs a `""` twin."""
+    if not key.startswith("~"):
+        return key == '""'
+    return _matches_empty(key[2:] if key.startswith("~*") else key[1:])
+
+
 def _rfc2253(value: str) -> str:
     """VALUE as OpenSSL writes it in an RFC 2253 name (X509_NAME_print_ex, XN_FLAG_RFC2253)."""
     out = []

@@ -640,7 +640,7 @@ def _env_reader(ctx: Context, d: Directive, value: str, env: str) -> "setenvif.E
     """The reader of `env=[!]NAME`: VALUE when the condition holds where the Header stands, else empty."""
     negate = env.startswith("!")
     return setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d,
-                              lambda source: HeaderCondition(ctx.model).value_when_set(source, value, negate))
+                              lambda source: HeaderCondition(ctx.model).value_when_set(source, value, negate), negate)
 
 
 def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str | None,
@@ -978,7 +978,7 @@ def _request_condition(ctx: Context, d: Directive, extras: list[str]) -> str | N
                           "nothing was emitted", d.span, directive=d.name)
             return None
     if len(extras) == 1 and extra.lower().startswith("env="):
-        variable = setenvif.condition_variable(ctx, extra[4:], d.span)
+        variable = setenvif.condition_variable(ctx, extra[4:], d.span, widen=False)
         if variable is not None:
             return variable
     ctx.diags.add("A2N501", f"RequestHeader {' '.join(d.args)}: the condition {extra!r} is not translated; nothing "
@@ -1068,11 +1068,12 @@ class _Chain:
     settled: bool = False
 
 
-def if_headers(ctx: Context, section, expression_text) -> Disposition | None:
+def if_headers(ctx: Context, section, expression_text, children=None) -> Disposition | None:
     """An <If>/<ElseIf>/<Else> that holds only Header lines (set, unset, add, append, merge), or None when
-    it holds anything else (the caller reports it)."""
+    it holds anything else (the caller reports it). CHILDREN: the Header lines of a member whose access rules
+    were translated apart (access_if.if_access), which httpd merges under the same condition."""
     from .access_if import _chain as chain_of
-    children = list(section.children)
+    children = list(section.children if children is None else children)
     if not children or any(c.is_section or c.key != "header" or c.unresolved is not None for c in children):
         return None
     found = chain_of(section, ctx)
@@ -1241,7 +1242,7 @@ def _if_member_env(ctx: Context, d: Directive, chain: "_Chain", known: int, inde
     reader = None
     if selected is not None:
         reader = setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda source: compiler.value_map(
-            compiler.all_of([selected, compiler.value_when_set(source, "1", negate)]), value))
+            compiler.all_of([selected, compiler.value_when_set(source, "1", negate)]), value), negate)
     if reader is None or reader.variable is None:
         reason = why if reader is None else reader.reason
         per_directory = bool(reason and "per-directory" in reason)
@@ -1282,7 +1283,7 @@ def _if_member_unset(ctx: Context, d: Directive, chain: "_Chain", known: int, in
         else:
             env = extra[4:]
             reader = setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d, lambda source: compiler.all_of(
-                [selected, compiler.value_when_set(source, "1", env.startswith("!"))]))
+                [selected, compiler.value_when_set(source, "1", env.startswith("!"))]), env.startswith("!"))
             holds, why = reader.variable, reader.reason
     except Untranslatable as e:
         holds, why = None, str(e)
@@ -1454,6 +1455,7 @@ def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple
         # the last members that give what the default gives need no entry of their own
         while entries and (values[len(entries) - 1] or "") == raw_default:
             entries.pop()
+        _empty_entry(entries, matches, values, raw_default)
         ctx.model.maps.append(MapBlock(matches[0][0], record.variable, entries, default))
         return
     compiler = HeaderCondition(ctx.model, request_only=True, prefix=IF_PREFIX)
@@ -1461,6 +1463,19 @@ def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple
     # one digit per expression, so the first that holds is the first 1: every entry excludes the others
     entries = [("~^" + "0" * i + "1", v or '""') for i, v in enumerate(values) if (v or "") != raw_default]
     ctx.model.maps.append(MapBlock("".join(digits), record.variable, entries, default))
+
+
+def _empty_entry(entries: list, matches: list, values: list, raw_default: str) -> None:
+    """A `""` key first in ENTRIES for the member whose test is the first to hold on an empty value: httpd
+    merges the first <If>/<ElseIf> that holds, and `%{QUERY_STRING} == ''` (or `=~ /^$/`) holds on a request
+    without a query, but nginx's map tries no regular expression on an empty value and falls to its default
+    (as the `""` keys of HeaderCondition's regex tests say)."""
+    from .header_expr import key_matches_empty
+    for (_, key), value in zip(matches, values):
+        if key_matches_empty(key):
+            if (value or "") != raw_default:
+                entries.insert(0, ('""', value or '""'))
+            return
 
 
 RULES = table(

@@ -216,7 +216,7 @@ def custom_log(ctx: Context, d: Directive) -> Disposition:
         nickname = "transfer"
     name = _define(ctx, nickname, fmt, src, d)
     out = [_under_server_root(ctx, target), name]
-    conditions = [condition_variable(ctx, r[4:]) if r.lower().startswith("env=") else None for r in rest]
+    conditions = [condition_variable(ctx, r[4:], widen=False) if r.lower().startswith("env=") else None for r in rest]
     if len(rest) == 1 and conditions[0] is not None:
         out.append(f"if={conditions[0]}")
         rest = []

@@ -58,6 +58,9 @@ def set_env(ctx: Context, d: Directive) -> Disposition:
         return Disposition.UNSUPPORTED
     name = d.args[0]
     value = d.args[1] if len(d.args) > 1 else ""
+    # mod_env sets it before the response's headers are made: Header env= readers widen (setenvif.EnvReader)
+    from .setenvif import note_untranslated
+    note_untranslated(ctx, name)
     if name.lower() == "rate-limit":
         ctx.settings["rate_limit"] = (value, d.span)
         return Disposition.EXACT

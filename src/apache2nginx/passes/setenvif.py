@@ -122,6 +122,8 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         # and per-directory lines (access_cond reads only the server-level chain)
         if why is not None or per_dir:
             _note(ctx, name, "untranslated")
+        if why is not None:
+            _note(ctx, name, _untranslated_move(assignment))
         elif not assignment.startswith("!") and "=" in assignment and (not value or "$" in value):
             _note(ctx, name, "empty")       # set to an empty string (or a capture that may be empty)
     if why is not None:
@@ -145,9 +147,11 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
         value = ctx.model.literal_but_captures(value)
         if per_dir:
             # kept per region; readers build the chain that applies where they stand (`resolve`)
-            registry.add(ctx.scope, ctx.server, name.lower(), source, key, value or '""', d.span)
+            registry.add(ctx.scope, ctx.server, name.lower(), source, key, value or '""', d.span,
+                         '""' if unset else "1")
             continue
         previous = env.get(name.lower()) or main.get(name.lower())
+        _presence(ctx, name.lower(), source, key, unset, not unset and (not value or "$" in value), previous)
         variable = ctx.model.new_variable("a2n_setenv_", "_" + _safe(name))
         ctx.model.maps.append(MapBlock(source, variable, map_entries(key, value or '""'), previous or '""',
                                        span=d.span))
@@ -156,6 +160,27 @@ def set_env_if(ctx: Context, d: Directive, assignments: list[str], attribute: st
             # read before the server's rewrite rules change $uri (rewrite.finish_server pins it)
             ctx.server.settings.setdefault("setenvif_uri", []).append(variable)
     return Disposition.APPROXIMATE if unseen else Disposition.EXACT
+
+
+def _presence(ctx: Context, name: str, source: str, key: str, unset: bool, may_be_empty: bool,
+              previous: str | None) -> None:
+    """The variable telling whether the server-level lines set NAME (1, or empty where it is unset), kept
+    beside its value once a line may set it to the empty string (`v=` or a capture `v=$1` that matched
+    nothing): httpd's env= tests only whether the variable exists, and sends `Header ... env=v` for a value
+    of "", which the value's map cannot tell from unset. Before that line the value is never empty where
+    set, and stands for its own presence."""
+    present = ctx.server.settings.setdefault("setenvif_present", {})
+    main = ctx.model.main_server.settings.get("setenvif_present", {}) \
+        if ctx.model.main_server is not ctx.server else {}
+    before = present.get(name) or main.get(name)
+    if before is None and not may_be_empty:
+        return
+    variable = ctx.model.new_variable("a2n_setenv_present_", "_" + _safe(name))
+    ctx.model.maps.append(MapBlock(source, variable, map_entries(key, '""' if unset else "1"),
+                                   before or previous or '""'))
+    present[name] = variable
+    if source == RAW_PATH:
+        ctx.server.settings.setdefault("setenvif_uri", []).append(variable)     # see _pin_request_uri
 
 
 def map_entries(key: str, value: str) -> list[tuple[str, str]]:
@@ -195,10 +220,21 @@ def set_env_if_expr(ctx: Context, d: Directive) -> Disposition:
     """SetEnvIfExpr: not translated; the variables it may set are remembered (Require env refuses them)."""
     for assignment in d.args[1:]:
         _note(ctx, assignment.lstrip("!").partition("=")[0], "untranslated")
+        _note(ctx, assignment.lstrip("!").partition("=")[0], _untranslated_move(assignment))
     ctx.diags.add("A2N702", f"{d.name}: expression conditions are not translated; the variables it sets are not "
                   "carried into nginx", d.span, directive=d.name,
                   hint="express the condition with a map over the matching nginx variable")
     return Disposition.UNSUPPORTED
+
+
+def _untranslated_move(assignment: str) -> str:
+    """The note of a variable an untranslated line may set ("untranslated-set") or unset ("-unset")."""
+    return "untranslated-unset" if assignment.startswith("!") else "untranslated-set"
+
+
+def note_untranslated(ctx: Context, name: str) -> None:
+    """NAME is set by a line the translation does not carry into nginx's conditions (SetEnv)."""
+    _note(ctx, name, "untranslated-set")
 
 
 def _note(ctx: Context, name: str, what: str) -> None:
@@ -221,15 +257,27 @@ def server_variable(model, server, name: str) -> str | None:
     return found
 
 
+def present_variable(model, server, name: str) -> str | None:
+    """The nginx variable that is non-empty exactly where SetEnvIf in SERVER (or the main server) left NAME set
+    (see _presence), if any."""
+    name = name.lower()
+    for holder in (server, model.main_server):
+        found = holder.settings.get("setenvif_present", {}).get(name) if holder is not None else None
+        if found is not None:
+            return found
+    return server_variable(model, server, name)
+
+
 def variable_for(ctx: Context, name: str) -> str | None:
     """The nginx variable holding NAME as SetEnvIf in this server (or the main server) left it, if any."""
     return server_variable(ctx.model, ctx.server, name)
 
 
-def condition_variable(ctx: Context, condition: str, span=None) -> str | None:
+def condition_variable(ctx: Context, condition: str, span=None, widen: bool = True) -> str | None:
     """For `env=NAME` / `env=!NAME`: a variable that is 1 when the condition holds and 0 otherwise (nginx's
     `if=` and add_header values read it), or None when NAME is not set by a translated SetEnvIf where the
-    reader stands (reported by the caller)."""
+    reader stands (reported by the caller). WIDEN: where httpd may hold the condition for any request, it
+    holds for every one (EnvReader._resolve), as a header reader wants; a log's does not."""
     negate = condition.startswith("!")
     name = condition.lstrip("!")
 
@@ -237,18 +285,19 @@ def condition_variable(ctx: Context, condition: str, span=None) -> str | None:
         # httpd tests whether the variable is set; an unset one is empty here
         return ctx.model.shared_map("a2n_unset_" if negate else "a2n_set_", source,
                                     [('""', "1" if negate else "0")], "0" if negate else "1")
-    reader = EnvReader(ctx, name, span, None, build)
+    reader = EnvReader(ctx, name, span, None, build, negate if widen else None)
     return reader.variable
 
 
 # ----------------------------------------------------------------- per-directory lines and their readers
 
 class _Line:
-    __slots__ = ("scope", "server", "name", "source", "key", "value", "span", "seq")
+    __slots__ = ("scope", "server", "name", "source", "key", "value", "span", "seq", "present")
 
-    def __init__(self, scope, server, name, source, key, value, span, seq):
+    def __init__(self, scope, server, name, source, key, value, span, seq, present):
         self.scope, self.server, self.name, self.source = scope, server, name, source
         self.key, self.value, self.span, self.seq = key, value, span, seq
+        self.present = present      # 1 where the line sets the variable (its value may be ""), "" where it unsets
 
 
 class _Registry:
@@ -261,9 +310,9 @@ class _Registry:
         self.order: dict[int, int] = {}         # id(scope) -> configuration order of its first line
         self.chains: dict[tuple, str] = {}
 
-    def add(self, scope: Scope, server, name: str, source: str, key: str, value: str, span) -> None:
+    def add(self, scope: Scope, server, name: str, source: str, key: str, value: str, span, present: str) -> None:
         self.order.setdefault(id(scope), len(self.order))
-        self.lines.append(_Line(scope, server, name, source, key, value, span, len(self.lines)))
+        self.lines.append(_Line(scope, server, name, source, key, value, span, len(self.lines), present))
         self.names.add(name)
 
 
@@ -392,13 +441,13 @@ def read_after_request_line(model, variable: str | None) -> str | None:
 
 def resolve(model, server, scope: Scope | None, name: str, words: set[str] | None = None
             ) -> tuple[str | None, str | None]:
-    """The variable holding NAME as httpd has it for a reader in SCOPE of SERVER (after the server-level and
-    the per-directory lines), or (None, why) when no translated line sets it or one variable cannot serve
-    every request the reader applies to."""
+    """A variable that is non-empty exactly where NAME is set (env= tests only that, a value of "" is set)
+    for a reader in SCOPE of SERVER (after the server-level and the per-directory lines), or (None, why) when
+    no translated line sets it or one variable cannot serve every request the reader applies to."""
     name = name.lower()
     registry = _registry(model)
     main = model.main_server
-    start = read_after_request_line(model, server_variable(model, server, name))
+    start = read_after_request_line(model, present_variable(model, server, name))
     chain: list[_Line] = []
     for line in registry.lines:
         if line.name != name:
@@ -420,12 +469,11 @@ def resolve(model, server, scope: Scope | None, name: str, words: set[str] | Non
         return start, (None if start is not None else f"no translated SetEnvIf sets {name}")
     variable = start
     for line in sorted(chain, key=lambda l: _merge_key(registry, l, main)):
-        key = (name, line.source, line.key, line.value, variable)
+        key = (name, line.source, line.key, line.present, variable)
         found = registry.chains.get(key)
         if found is None:
             found = registry.chains[key] = model.new_variable("a2n_setenv_", "_" + _safe(name))
-            # httpd's $1..$9 in the value are the regex's captures, as in an nginx map value
-            model.maps.append(MapBlock(line.source, found, map_entries(line.key, line.value), variable or '""',
+            model.maps.append(MapBlock(line.source, found, map_entries(line.key, line.present), variable or '""',
                                        span=line.span))
         variable = found
     return variable, None
@@ -436,15 +484,45 @@ class EnvReader:
     it is read, and checked again once the whole input is read (a per-directory line may come later in the
     file than its reader, as httpd's order does not depend on it)."""
 
-    def __init__(self, ctx: Context, name: str, span, directive: Directive | None, build):
+    def __init__(self, ctx: Context, name: str, span, directive: Directive | None, build,
+                 negate: bool | None = None):
         self.ctx, self.name, self.span, self.directive, self.build = ctx, name, span, directive, build
-        self.scope, self.server = ctx.scope, ctx.server
-        self.source, self.reason = resolve(ctx.model, ctx.server, ctx.scope, name,
-                                           input_words(ctx.options, ctx.server))
+        self.scope, self.server, self.negate, self.widened = ctx.scope, ctx.server, negate, False
+        self.source, self.reason = self._resolve()
         self.variable = build(self.source) if self.source is not None else None
         self.statements: list[tuple[list[Stmt], Stmt]] = []
         if self.variable is not None:
             _registry(ctx.model).readers.append(self)
+
+    def _resolve(self) -> tuple[str | None, str | None]:
+        """resolve(), but where httpd may send the header for any request the condition holds for every one
+        (a header lost is worse than one sent where httpd would not): an untranslated line (A2N702) may set
+        the variable (for `env=NAME`; unset it, for `env=!NAME`), or a per-directory line sets it for some of
+        the reader's requests only (A2N717)."""
+        source, reason = resolve(self.ctx.model, self.server, self.scope, self.name,
+                                 input_words(self.ctx.options, self.server))
+        if self.negate is None:
+            return source, reason
+        if source is None and reason is not None and reason.startswith("a per-directory SetEnvIf"):
+            return self._always("A2N717", reason)
+        notes = notes_for(self.ctx.model, self.name)
+        moves = {"untranslated-unset" if self.negate else "untranslated-set"} if source is not None else \
+            {"untranslated-set", "untranslated-unset"}
+        if not notes & moves:
+            return source, reason
+        return self._always("A2N702", f"a line that is not translated (SetEnvIf, SetEnvIfExpr, SetEnv) may "
+                            f"{'unset' if self.negate else 'set'} {self.name}")
+
+    def _always(self, code: str, why: str) -> tuple[str, None]:
+        """A variable for which the condition holds for every request (WHY it must, reported once)."""
+        if not self.widened:
+            self.widened = True
+            self.ctx.diags.add(code, f"env={'!' if self.negate else ''}{self.name}: {why}; the condition is taken "
+                               "to hold for every request, so the header is also sent where httpd would not send it",
+                               self.span, directive=self.directive.name if self.directive else None)
+        holds = "" if self.negate else "1"
+        return self.ctx.model.shared_map("a2n_env_always_" if holds else "a2n_env_unset_", "$request_method", [],
+                                         holds or '""'), None
 
     def emitted(self, stmt: Stmt) -> None:
         """A statement carrying the reader's variable: patched or taken out if the final check differs."""
@@ -453,8 +531,7 @@ class EnvReader:
 
     def settle(self) -> bool:
         """Re-resolve; True when the reader's statements were taken out."""
-        source, reason = resolve(self.ctx.model, self.server, self.scope, self.name,
-                                 input_words(self.ctx.options, self.server))
+        source, reason = self._resolve()
         if source == self.source:
             return False
         label = f"{self.directive.name} {' '.join(self.directive.args)}" if self.directive is not None else \
