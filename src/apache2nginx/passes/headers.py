@@ -227,6 +227,7 @@ def _header(ctx: Context, d: Directive) -> Disposition:
         else:
             reader = _env_reader(ctx, d, rest[1], extras[0][4:])
             if reader.variable is not None:
+                _module_env_note(ctx, d, reader)
                 return _conditional(ctx, d, condition, action, rest, None, reader)
             reason = reader.reason if reader.reason and "per-directory" in reader.reason else None
     if len(extras) == 1 and extras[0].lower().startswith(("env=", "expr=")) and action == "unset" \
@@ -641,6 +642,15 @@ def _env_reader(ctx: Context, d: Directive, value: str, env: str) -> "setenvif.E
     negate = env.startswith("!")
     return setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d,
                               lambda source: HeaderCondition(ctx.model).value_when_set(source, value, negate))
+
+
+def _module_env_note(ctx: Context, d: Directive, reader: "setenvif.EnvReader") -> None:
+    """env=HTTPS read from nginx's $https (setenvif.module_variable): httpd's answers made before mod_ssl's fixup
+    (an access refusal, a server-level redirect) do not see the variable, nginx's do."""
+    if reader.source is not None and reader.source == setenvif.module_variable(ctx.model, reader.name):
+        ctx.diags.add("A2N517", f"Header {' '.join(d.args)}: nginx's $https holds on every answer of a TLS "
+                      "connection, where httpd sets HTTPS only once a request passed its access checks and "
+                      "server-level redirects", d.span, directive=d.name)
 
 
 def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str | None,

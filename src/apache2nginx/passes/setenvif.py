@@ -354,6 +354,19 @@ def never_set(model, words: set[str] | None, name: str) -> str | None:
     return model.shared_map("a2n_env_unset_", "$request_method", [], '""')
 
 
+# What mod_ssl's fixup (ssl_hook_Fixup) puts in every TLS request's environment whatever SSLOptions says: HTTPS=on
+# (observed with httpd 2.4: `Header always set ... env=HTTPS` is sent on the TLS host only). nginx's $https is
+# "on" on a TLS connection and empty otherwise, what env= tests. (The SSL_* variables need SSLOptions +StdEnvVars.)
+_MODULE_VARIABLES = {"https": "$https"}
+
+
+def module_variable(model, name: str) -> str | None:
+    """The nginx variable holding NAME where an httpd module, not a directive of the input, sets it (None for
+    any other NAME); empty for a request whose request line was refused (read_after_request_line)."""
+    source = _MODULE_VARIABLES.get(name.lower())
+    return read_after_request_line(model, source) if source is not None else None
+
+
 def input_words(options: dict, server) -> set[str] | None:
     """The words of the input that may set a variable for SERVER's requests (see never_set): every word for
     the main server (whose lines every virtual host inherits), the main server's and its own for a virtual
@@ -414,6 +427,8 @@ def resolve(model, server, scope: Scope | None, name: str, words: set[str] | Non
     if not chain:
         if start is None and (rewritten := rewrite_variable(model, server, name)) is not None:
             return read_after_request_line(model, rewritten), None
+        if start is None and (module := module_variable(model, name)) is not None:
+            return module, None
         if start is None and (unset := never_set(model, words, name)) is not None:
             return unset, None      # set nowhere: empty for every request, as in httpd
         return start, (None if start is not None else f"no translated SetEnvIf sets {name}")
