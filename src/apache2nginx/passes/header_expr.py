@@ -129,8 +129,10 @@ class HeaderCondition:
     """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
 
     def __init__(self, model, request_only: bool = False, prefix: str = "a2n_hdr_", ssl_compat: bool = False,
-                 exact_case: bool = True, uri_source=None):
+                 exact_case: bool = True, uri_source=None, port_source=None):
         self.model = model
+        # gives the nginx variable holding httpd's SERVER_PORT (vhost_alias.server_port_variable), if known here
+        self.port_source = port_source
         # gives the nginx variable holding httpd's r->uri where it is not $uri (access_cond.kept_request_uri)
         self.uri_source = uri_source
         self._depth = 0      # parentheses and negations open where the parser stands
@@ -237,6 +239,8 @@ class HeaderCondition:
         header = _vary_name(name)
         if header is not None:
             self.vary.append((header, self._guard))
+        if name.lower() == "server_port" and self.port_source is not None:
+            return self.port_source()
         variable = _variable(name)
         if variable == "$uri":
             self.reads_uri = True
@@ -361,10 +365,12 @@ class HeaderCondition:
         """%{REQUEST_STATUS} -eq|-ne|-lt|-le|-gt|-ge NUMBER: ap_expr compares the two sides as integers
         (apr_atoi64 of each). nginx's $status is always a number without leading zeros, so a map over it
         with one regular expression for "at least K" (or the number itself, for -eq/-ne) decides it. Other
-        variables are refused: apr_atoi64 reads leading blanks, a sign and stops at the first non-digit."""
-        if source != "$status" or kind != "str" or not operand.isdigit():
+        variables are refused: apr_atoi64 reads leading blanks, a sign and stops at the first non-digit; but
+        %{SERVER_PORT}'s map holds digits without leading zeros too (vhost_alias.server_port_variable)."""
+        numeric = source == "$status" or (self.port_source is not None and source == self.port_source())
+        if not numeric or kind != "str" or not operand.isdigit():
             raise Untranslatable(f"the integer comparison {op!r} with {operand!r} on anything but "
-                                 "%{REQUEST_STATUS} and a number")
+                                 "%{REQUEST_STATUS}, %{SERVER_PORT} and a number")
         number = int(operand)
         if op in ("-eq", "-ne"):
             return self._map(source, [(str(number), "1" if op == "-eq" else '""')], '""' if op == "-eq" else "1")
