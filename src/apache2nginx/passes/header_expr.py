@@ -96,6 +96,12 @@ def _tokens(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def expression_reads(text: str) -> set[str]:
+    """The names of the %{VAR}s (and req:/http:/resp: reads) TEXT holds, lower-cased; Untranslatable where it
+    cannot be read."""
+    return {value.lower() for kind, value, _ in _tokens(text) if kind == "var"}
+
+
 def _matches_empty(pattern: str) -> bool:
     """Whether the regular expression finds a match in the empty string (Python's reading of the PCRE; one it
     cannot read is taken to need something to match)."""

@@ -191,13 +191,53 @@ def _enclosing_region(d: Directive):
 
 
 def set_env_if_expr(ctx: Context, d: Directive) -> Disposition:
-    """SetEnvIfExpr: not translated; the variables it may set are remembered (Require env refuses them)."""
+    """SetEnvIfExpr: a server-level line whose expression header_expr compiles from what is known when the
+    request is read becomes one map per variable, as a SetEnvIf line does (httpd runs the server's lines at
+    post_read_request, where ap_expr's %{HTTPS} already tells the connection's TLS). Any other line is not
+    translated; the variables it may set are remembered (Require env refuses them)."""
+    holds = _expr_holds(ctx, d)
+    if holds is not None:
+        env = ctx.server.settings.setdefault("setenvif", {})
+        main = ctx.model.main_server.settings.get("setenvif", {}) if ctx.model.main_server is not ctx.server else {}
+        for assignment in d.args[1:]:
+            name, _, value = assignment.lstrip("!").partition("=")
+            value = "" if assignment.startswith("!") else (value if "=" in assignment else "1")
+            if not value:
+                _note(ctx, name, "empty")
+            previous = env.get(name.lower()) or main.get(name.lower())
+            variable = ctx.model.new_variable("a2n_setenv_", "_" + _safe(name))
+            ctx.model.maps.append(MapBlock(holds, variable, [("1", value or '""')], previous or '""', span=d.span))
+            env[name.lower()] = variable
+        return Disposition.EXACT
     for assignment in d.args[1:]:
         _note(ctx, assignment.lstrip("!").partition("=")[0], "untranslated")
     ctx.diags.add("A2N702", f"{d.name}: expression conditions are not translated; the variables it sets are not "
                   "carried into nginx", d.span, directive=d.name,
                   hint="express the condition with a map over the matching nginx variable")
     return Disposition.UNSUPPORTED
+
+
+def _expr_holds(ctx: Context, d: Directive) -> str | None:
+    """The variable (1 or empty) of a server-level SetEnvIfExpr's expression, or None where it is not
+    translated here: inside a section, reading anything but what the connection and the request line tell
+    (the request's path changes by the time nginx reads the map, a request header adds to httpd's Vary), or
+    values with `$` (the expression's captures)."""
+    from .header_expr import HeaderCondition, Untranslatable, expression_reads
+    if ctx.scope is not None or _enclosing_region(d) is not None or len(d.args) < 2 or \
+            any("$" in a or not a.lstrip("!").partition("=")[0] for a in d.args[1:]):
+        return None
+    try:
+        reads = expression_reads(d.args[0])
+    except Untranslatable:
+        return None
+    # checked before anything is compiled: a refused expression leaves no map behind
+    if not reads <= {"https", "request_scheme", "request_method", "remote_addr", "server_protocol", "ssl_protocol",
+                     "ssl_cipher"}:
+        return None
+    try:
+        return HeaderCondition(ctx.model, request_only=True, prefix="a2n_setenv_expr_").compile(d.args[0])
+    except Untranslatable:
+        return None
 
 
 def _note(ctx: Context, name: str, what: str) -> None:
