@@ -209,6 +209,11 @@ DECLARED: dict[str, tuple[Effect, ...]] = {
     "A2N503": effects("header:missing@proxied,error-status",  # proxied 4xx/5xx: nginx's add_header does not fire
                       "header:changed@proxied"),              # a conditional header keeps the backend's copy
     "A2N504": effects("header:added"),  # nginx still sends a header it generates itself
+    "A2N517": effects("header:added@error-status", "header:added@redirect", "header:missing@error-status",
+                      "header:missing@redirect"),  # answers made before mod_ssl's fixup
+    "A2N518": effects("header:added@directory-request,host-port", "header:missing@directory-request,host-port",
+                      "header:added@error-status,host-port", "header:missing@error-status,host-port"),  # the
+    # client's port after an internal redirect, where httpd reads the default one
     "A2N525": effects("header:added@proxied", "header:changed@proxied"),  # the backend's copy is not hidden
     "A2N506": effects("header:changed@same-items"),  # another line instead of a comma-joined value (merge may
     # repeat a value, an append follow a later line)

@@ -1069,6 +1069,22 @@ _short("A2N884", "header-status-gated-refusal-undecided", "error", "A `Header al
        "differs from httpd's.",
        "give the always line an unconditional value (or gate it on what the request says, not the status), or "
        "make the refused section one the translation can place.")
+_short("A2N517", "header-env-https", "warning", "A header on env=HTTPS is sent on every TLS answer.",
+       "mod_ssl sets HTTPS=on in its fixup, after the request's access checks and the redirects of Redirect and "
+       "server-level RewriteRule: an answer httpd makes before it (an access refusal, a refused path, such a "
+       "redirect) does not see the variable and carries no header conditioned on env=HTTPS. nginx's $https "
+       "holds for every request of a TLS connection.",
+       "a refusal or redirect on a TLS connection carries the header in nginx only.",
+       "none needed for Strict-Transport-Security and the like: sending them on every TLS answer is what is meant.")
+_short("A2N518", "header-server-port-redirect", "warning", "A header condition on %{SERVER_PORT} reads the client's "
+       "port after an internal redirect too.",
+       "with UseCanonicalName Off httpd's SERVER_PORT is the port the client named (Host header or absolute URI), "
+       "else the ServerName's or the scheme's; an internal redirect (a directory's index, an ErrorDocument page) "
+       "parses its new URI, which names no port, so there httpd reads the ServerName's or the scheme's port. "
+       "nginx keeps the client's port for the whole request.",
+       "on a directory's index or an error page asked with a port in Host, the header may be sent in one server "
+       "only.",
+       "test the port of the listening socket with a <VirtualHost> of its own instead of %{SERVER_PORT}.")
 _short("A2N525", "header-unset-env-earlier-lines", "warning", "A `Header unset` with env= empties the "
        "earlier lines of the header where the condition holds.",
        "httpd runs a block's Header lines in order, after those of the blocks it merges before it (the server, "

@@ -108,6 +108,12 @@ def _matches_empty(pattern: str, caseless: bool) -> bool:
     return empty
 
 
+def expression_reads(text: str) -> set[str]:
+    """The names of the %{VAR}s (and req:/http:/resp: reads) TEXT holds, lower-cased; Untranslatable where it
+    cannot be read."""
+    return {value.lower() for kind, value, _ in _tokens(text) if kind == "var"}
+
+
 def _vary_name(name: str) -> str | None:
     """The request header whose read httpd adds to Vary: `req:`/`http:`, but never Host (observed with httpd
     2.4: neither %{HTTP_HOST} nor %{HTTP:Host} adds it)."""
@@ -132,8 +138,10 @@ class HeaderCondition:
     """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
 
     def __init__(self, model, request_only: bool = False, prefix: str = "a2n_hdr_", ssl_compat: bool = False,
-                 exact_case: bool = True, uri_source=None):
+                 exact_case: bool = True, uri_source=None, port_source=None):
         self.model = model
+        # gives the nginx variable holding httpd's SERVER_PORT (vhost_alias.server_port_variable), if known here
+        self.port_source = port_source
         # gives the nginx variable holding httpd's r->uri where it is not $uri (access_cond.kept_request_uri)
         self.uri_source = uri_source
         self._depth = 0      # parentheses and negations open where the parser stands
@@ -240,6 +248,8 @@ class HeaderCondition:
         header = _vary_name(name)
         if header is not None:
             self.vary.append((header, self._guard))
+        if name.lower() == "server_port" and self.port_source is not None:
+            return self.port_source()
         variable = _variable(name)
         if variable == "$uri":
             self.reads_uri = True
@@ -364,10 +374,12 @@ class HeaderCondition:
         """%{REQUEST_STATUS} -eq|-ne|-lt|-le|-gt|-ge NUMBER: ap_expr compares the two sides as integers
         (apr_atoi64 of each). nginx's $status is always a number without leading zeros, so a map over it
         with one regular expression for "at least K" (or the number itself, for -eq/-ne) decides it. Other
-        variables are refused: apr_atoi64 reads leading blanks, a sign and stops at the first non-digit."""
-        if source != "$status" or kind != "str" or not operand.isdigit():
+        variables are refused: apr_atoi64 reads leading blanks, a sign and stops at the first non-digit; but
+        %{SERVER_PORT}'s map holds digits without leading zeros too (vhost_alias.server_port_variable)."""
+        numeric = source == "$status" or (self.port_source is not None and source == self.port_source())
+        if not numeric or kind != "str" or not operand.isdigit():
             raise Untranslatable(f"the integer comparison {op!r} with {operand!r} on anything but "
-                                 "%{REQUEST_STATUS} and a number")
+                                 "%{REQUEST_STATUS}, %{SERVER_PORT} and a number")
         number = int(operand)
         if op in ("-eq", "-ne"):
             return self._map(source, [(str(number), "1" if op == "-eq" else '""')], '""' if op == "-eq" else "1")
@@ -511,10 +523,16 @@ def simple_match(text: str) -> tuple[str, str] | None:
 
 def key_matches_empty(key: str) -> bool:
     """Whether the map KEY (a `~`/`~*` regular expression, as simple_match gives) matches the empty value:
-    nginx's map tries no regular expression on an empty value, so such a key needs a `""` twin."""
+    nginx's map tries no regular expression on an empty value, so such a key needs a `""` twin. Where PCRE2
+    cannot tell, it is taken to match: the member's header then goes out on an empty value, where httpd may
+    send it (a header left out where httpd sends it is the worse error)."""
     if not key.startswith("~"):
         return key == '""'
-    return _matches_empty(key[2:] if key.startswith("~*") else key[1:])
+    caseless = key.startswith("~*")
+    try:
+        return _matches_empty(key[2:] if caseless else key[1:], caseless)
+    except Untranslatable:
+        return True
 
 
 def _rfc2253(value: str) -> str:

@@ -19,6 +19,7 @@ from ..syntax.tree import Directive
 from . import contexts
 from .base import Context, Disposition, Rule, table
 from .header_expr import HeaderCondition, Untranslatable
+from .vhost_alias import server_port_variable
 from . import header_join, header_refusals, setenvif
 
 _FORMAT = re.compile(r"%(?:\{[^}]*\}[a-zA-Z]|[a-zA-Z%])")
@@ -227,6 +228,7 @@ def _header(ctx: Context, d: Directive) -> Disposition:
         else:
             reader = _env_reader(ctx, d, rest[1], extras[0][4:])
             if reader.variable is not None:
+                _module_env_note(ctx, d, reader)
                 return _conditional(ctx, d, condition, action, rest, None, reader)
             reason = reader.reason if reader.reason and "per-directory" in reader.reason else None
     if len(extras) == 1 and extras[0].lower().startswith(("env=", "expr=")) and action == "unset" \
@@ -422,7 +424,7 @@ def _unset_later(ctx: Context, d: Directive, condition: str, name: str, env: str
     condition holds. None (the caller reports A2N501) where the condition is not translated. A backend's own
     NAME stays (A2N525)."""
     table = "always" if condition == "always" else "onsuccess"
-    compiler = HeaderCondition(ctx.model)
+    compiler = _compiler(ctx, span=d.span)
     reader = None
     if expr is not None:
         try:
@@ -640,7 +642,35 @@ def _env_reader(ctx: Context, d: Directive, value: str, env: str) -> "setenvif.E
     """The reader of `env=[!]NAME`: VALUE when the condition holds where the Header stands, else empty."""
     negate = env.startswith("!")
     return setenvif.EnvReader(ctx, env.lstrip("!"), d.span, d,
-                              lambda source: HeaderCondition(ctx.model).value_when_set(source, value, negate), negate)
+                              lambda source: _compiler(ctx, span=d.span).value_when_set(source, value, negate), negate)
+
+
+def _compiler(ctx: Context, server=None, span=None, **options) -> HeaderCondition:
+    """A compiler of ap_expr conditions for SERVER (default: the current one), reading %{SERVER_PORT} as httpd
+    has it there (the port the client named, else the ServerName's or the scheme's: not nginx's $server_port).
+    The main server's lines apply to every virtual host, whose default ports differ: not translated there.
+    An internal redirect parses its new URI, without a port, so httpd then reads the ServerName's or the
+    scheme's port (observed with httpd 2.4: `<If "%{SERVER_PORT} -eq 8443">` holds for /index.html asked on
+    :8443, not for / served by its index); nginx keeps the client's: A2N518 at SPAN."""
+    server = server or ctx.server
+    if server is None or server is ctx.main or span is None:
+        return HeaderCondition(ctx.model, **options)    # every virtual host's own port: not one map
+
+    def port() -> str:
+        ctx.diags.add_once("A2N518", "the condition reads %{SERVER_PORT}: httpd's internal redirects (a "
+                           "directory's index, an error page) read the server's default port, not the one the "
+                           "client named", span)
+        return server_port_variable(ctx, server)
+    return HeaderCondition(ctx.model, port_source=port, **options)
+
+
+def _module_env_note(ctx: Context, d: Directive, reader: "setenvif.EnvReader") -> None:
+    """env=HTTPS read from nginx's $https (setenvif.module_variable): httpd's answers made before mod_ssl's fixup
+    (an access refusal, a server-level redirect) do not see the variable, nginx's do."""
+    if reader.source is not None and reader.source == setenvif.module_variable(ctx.model, reader.name):
+        ctx.diags.add("A2N517", f"Header {' '.join(d.args)}: nginx's $https holds on every answer of a TLS "
+                      "connection, where httpd sets HTTPS only once a request passed its access checks and "
+                      "server-level redirects", d.span, directive=d.name)
 
 
 def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: list[str], expr: str | None,
@@ -652,7 +682,7 @@ def _conditional(ctx: Context, d: Directive, condition: str, action: str, rest: 
         ctx.diags.add("A2N502", f"Header {name}: the format specifiers in {value!r} are not translated; "
                       "nothing was emitted for this header", d.span, directive=d.name)
         return Disposition.UNSUPPORTED
-    compiler = HeaderCondition(ctx.model)
+    compiler = _compiler(ctx, span=d.span)
     try:
         if env is not None:
             variable = env.variable
@@ -939,7 +969,7 @@ def _hold_redirected_conditions(ctx: Context) -> None:
         block = next((m for m in ctx.model.maps if m.variable == op.value and m.source == op.condition), None)
         if block is None:
             continue
-        compiler = HeaderCondition(ctx.model, request_only=True, uri_source=lambda: REDIRECTED_FROM)
+        compiler = _compiler(ctx, None, request_only=True, uri_source=lambda: REDIRECTED_FROM)
         held = compiler.compile(op.expr)
         if held == op.condition:
             continue    # the condition reads nothing a redirect changes
@@ -969,7 +999,7 @@ def _request_condition(ctx: Context, d: Directive, extras: list[str]) -> str | N
     extra = extras[0]
     if len(extras) == 1 and extra.lower().startswith("expr="):
         try:
-            compiler = HeaderCondition(ctx.model, request_only=True)
+            compiler = _compiler(ctx, None, span=d.span, request_only=True)
             variable = compiler.compile(extra[5:])
             emit_vary(ctx, compiler, d.span, False)
             return variable
@@ -1088,12 +1118,12 @@ def if_headers(ctx: Context, section, expression_text, children=None) -> Disposi
             if not m.args:
                 raise Untranslatable("no expression")
             texts.append(_if_expression(m, expression_text))
-        compiler = HeaderCondition(ctx.model, request_only=True)
+        compiler = _compiler(ctx, None, span=section.span, request_only=True)
         from .header_expr import simple_match
         if section.key != "else" and simple_match(texts[-1]) is None:
             # checked now (the maps are built once the chain is whole); httpd evaluates it, and adds the
             # request headers it reads to Vary, only where every expression before it failed
-            before = [HeaderCondition(ctx.model, request_only=True).compile(t) for t in texts[:-1]]
+            before = [_compiler(ctx, None, span=section.span, request_only=True).compile(t) for t in texts[:-1]]
             compiler.compile(texts[-1], tuple((c, False) for c in before))
     except Untranslatable as e:
         for d in children:
@@ -1156,8 +1186,8 @@ def if_headers(ctx: Context, section, expression_text, children=None) -> Disposi
             ctx.count(d, Disposition.EXACT)          # replaced by a later line of the member, as in httpd
             continue
         if action in ("add", "append", "merge"):
-            selected = _selected(ctx, chain.texts[:len(texts)], index)
-            variable = HeaderCondition(ctx.model).value_map(selected, value)
+            selected = _selected(ctx, chain.texts[:len(texts)], index, span=section.span)
+            variable = _compiler(ctx, span=section.span).value_map(selected, value)
             if table_name != "always":
                 variable = onsuccess(ctx, variable)
             ctx.emit("add_header", [name, variable, *(["always"] if table_name == "always" else [])],
@@ -1194,9 +1224,9 @@ def _if_member_expr(ctx: Context, d: Directive, chain: "_Chain", known: int, ind
     member is the one httpd merges and the expression holds (evaluated as the response leaves, as outside
     an <If>); a `set` replaces the same header before it only there."""
     name, value = rest
-    compiler = HeaderCondition(ctx.model)
+    compiler = _compiler(ctx, span=d.span)
     try:
-        selected = _selected(ctx, chain.texts[:known], index)
+        selected = _selected(ctx, chain.texts[:known], index, span=d.span)
         condition = compiler.compile(expr, ((selected, True),))
     except Untranslatable as e:
         ctx.diags.add("A2N501", f"Header {' '.join(d.args)} inside {where}: the condition expr={expr} is not "
@@ -1234,9 +1264,9 @@ def _if_member_env(ctx: Context, d: Directive, chain: "_Chain", known: int, inde
     only there."""
     name, value = rest
     negate = env.startswith("!")
-    compiler = HeaderCondition(ctx.model)
+    compiler = _compiler(ctx, span=d.span)
     try:
-        selected = _selected(ctx, chain.texts[:known], index)
+        selected = _selected(ctx, chain.texts[:known], index, span=d.span)
     except Untranslatable as e:
         selected, why = None, str(e)
     reader = None
@@ -1274,10 +1304,10 @@ def _if_member_unset(ctx: Context, d: Directive, chain: "_Chain", known: int, in
     "expr=%{QUERY_STRING} =~ /debug/"` takes away the X a <Directory>'s `Header always merge X 1` gave, for
     ?debug=1 only. As a plain unset of a member (_partial_unset): a marker that makes the add_header lines of
     NAME send nothing where both hold; a backend's copy is kept there (A2N509)."""
-    compiler = HeaderCondition(ctx.model)
+    compiler = _compiler(ctx, span=d.span)
     reader, why = None, None
     try:
-        selected = _selected(ctx, chain.texts[:known], index)
+        selected = _selected(ctx, chain.texts[:known], index, span=d.span)
         if extra.lower().startswith("expr="):
             holds = compiler.all_of([selected, compiler.compile(extra[5:], ((selected, True),))])
         else:
@@ -1331,10 +1361,10 @@ def _onsuccess_warning(ctx: Context, d: Directive, action: str, name: str) -> No
                   hint="use `Header always` on the Apache side if the header belongs on every response")
 
 
-def _selected(ctx: Context, texts: list[str], index: int, server=None) -> str:
+def _selected(ctx: Context, texts: list[str], index: int, server=None, span=None) -> str:
     """1 where member INDEX of the chain (0: the Else) is the one httpd merges: its expression holds and
     none before it does. SERVER: the server whose configuration holds the chain (default: the current one)."""
-    compiler = HeaderCondition(ctx.model, request_only=True, prefix=IF_PREFIX)
+    compiler = _compiler(ctx, server, span=span, request_only=True, prefix=IF_PREFIX)
     conditions = [compiler.compile(t) for t in texts]
     if index == 0:
         selected = compiler.all_of([compiler.negate(c) for c in conditions])
@@ -1354,7 +1384,7 @@ def _partial_unset(ctx: Context, chain: _Chain, record: _ChainHeader, index: int
     one httpd merges. A backend's own NAME is kept there (A2N509). None where the chain's conditions are not
     translated (nothing else is emitted for NAME then)."""
     try:
-        holds = _selected(ctx, chain.texts, index, chain.server)
+        holds = _selected(ctx, chain.texts, index, chain.server, chain.span)
     except Untranslatable:
         holds = None
     ctx.diags.add("A2N509", f"Header {' '.join(d.args)}: httpd removes {record.name} only where this member of the "
@@ -1458,7 +1488,7 @@ def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple
         _empty_entry(entries, matches, values, raw_default)
         ctx.model.maps.append(MapBlock(matches[0][0], record.variable, entries, default))
         return
-    compiler = HeaderCondition(ctx.model, request_only=True, prefix=IF_PREFIX)
+    compiler = _compiler(ctx, chain.server, span=chain.span, request_only=True, prefix=IF_PREFIX)
     digits = [compiler.digit(compiler.compile(t)) for t in chain.texts]
     # one digit per expression, so the first that holds is the first 1: every entry excludes the others
     entries = [("~^" + "0" * i + "1", v or '""') for i, v in enumerate(values) if (v or "") != raw_default]

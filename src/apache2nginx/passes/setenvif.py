@@ -217,7 +217,24 @@ def _enclosing_region(d: Directive):
 
 
 def set_env_if_expr(ctx: Context, d: Directive) -> Disposition:
-    """SetEnvIfExpr: not translated; the variables it may set are remembered (Require env refuses them)."""
+    """SetEnvIfExpr: a server-level line whose expression header_expr compiles from what is known when the
+    request is read becomes one map per variable, as a SetEnvIf line does (httpd runs the server's lines at
+    post_read_request, where ap_expr's %{HTTPS} already tells the connection's TLS). Any other line is not
+    translated; the variables it may set are remembered (Require env refuses them)."""
+    holds = _expr_holds(ctx, d)
+    if holds is not None:
+        env = ctx.server.settings.setdefault("setenvif", {})
+        main = ctx.model.main_server.settings.get("setenvif", {}) if ctx.model.main_server is not ctx.server else {}
+        for assignment in d.args[1:]:
+            name, _, value = assignment.lstrip("!").partition("=")
+            value = "" if assignment.startswith("!") else (value if "=" in assignment else "1")
+            if not value:
+                _note(ctx, name, "empty")
+            previous = env.get(name.lower()) or main.get(name.lower())
+            variable = ctx.model.new_variable("a2n_setenv_", "_" + _safe(name))
+            ctx.model.maps.append(MapBlock(holds, variable, [("1", value or '""')], previous or '""', span=d.span))
+            env[name.lower()] = variable
+        return Disposition.EXACT
     for assignment in d.args[1:]:
         _note(ctx, assignment.lstrip("!").partition("=")[0], "untranslated")
         _note(ctx, assignment.lstrip("!").partition("=")[0], _untranslated_move(assignment))
@@ -235,6 +252,29 @@ def _untranslated_move(assignment: str) -> str:
 def note_untranslated(ctx: Context, name: str) -> None:
     """NAME is set by a line the translation does not carry into nginx's conditions (SetEnv)."""
     _note(ctx, name, "untranslated-set")
+
+
+def _expr_holds(ctx: Context, d: Directive) -> str | None:
+    """The variable (1 or empty) of a server-level SetEnvIfExpr's expression, or None where it is not
+    translated here: inside a section, reading anything but what the connection and the request line tell
+    (the request's path changes by the time nginx reads the map, a request header adds to httpd's Vary), or
+    values with `$` (the expression's captures)."""
+    from .header_expr import HeaderCondition, Untranslatable, expression_reads
+    if ctx.scope is not None or _enclosing_region(d) is not None or len(d.args) < 2 or \
+            any("$" in a or not a.lstrip("!").partition("=")[0] for a in d.args[1:]):
+        return None
+    try:
+        reads = expression_reads(d.args[0])
+    except Untranslatable:
+        return None
+    # checked before anything is compiled: a refused expression leaves no map behind
+    if not reads <= {"https", "request_scheme", "request_method", "remote_addr", "server_protocol", "ssl_protocol",
+                     "ssl_cipher"}:
+        return None
+    try:
+        return HeaderCondition(ctx.model, request_only=True, prefix="a2n_setenv_expr_").compile(d.args[0])
+    except Untranslatable:
+        return None
 
 
 def _note(ctx: Context, name: str, what: str) -> None:
@@ -404,6 +444,19 @@ def never_set(model, words: set[str] | None, name: str) -> str | None:
     return model.shared_map("a2n_env_unset_", "$request_method", [], '""')
 
 
+# What mod_ssl's fixup (ssl_hook_Fixup) puts in every TLS request's environment whatever SSLOptions says: HTTPS=on
+# (observed with httpd 2.4: `Header always set ... env=HTTPS` is sent on the TLS host only). nginx's $https is
+# "on" on a TLS connection and empty otherwise, what env= tests. (The SSL_* variables need SSLOptions +StdEnvVars.)
+_MODULE_VARIABLES = {"https": "$https"}
+
+
+def module_variable(model, name: str) -> str | None:
+    """The nginx variable holding NAME where an httpd module, not a directive of the input, sets it (None for
+    any other NAME); empty for a request whose request line was refused (read_after_request_line)."""
+    source = _MODULE_VARIABLES.get(name.lower())
+    return read_after_request_line(model, source) if source is not None else None
+
+
 def input_words(options: dict, server) -> set[str] | None:
     """The words of the input that may set a variable for SERVER's requests (see never_set): every word for
     the main server (whose lines every virtual host inherits), the main server's and its own for a virtual
@@ -464,6 +517,8 @@ def resolve(model, server, scope: Scope | None, name: str, words: set[str] | Non
     if not chain:
         if start is None and (rewritten := rewrite_variable(model, server, name)) is not None:
             return read_after_request_line(model, rewritten), None
+        if start is None and (module := module_variable(model, name)) is not None:
+            return module, None
         if start is None and (unset := never_set(model, words, name)) is not None:
             return unset, None      # set nowhere: empty for every request, as in httpd
         return start, (None if start is not None else f"no translated SetEnvIf sets {name}")
