@@ -19,7 +19,8 @@ The translation does mod_dir's work for those methods, after the location's rewr
 runs before mod_dir's): a directory without its slash is redirected (`return 301`, nginx's own redirect, to
 which no onsuccess header goes) and a directory with it is rewritten to its first index file that exists.
 Both are answered in nginx's rewrite phase, before its access phase: they are added only to locations without
-access rules of nginx's access phase, and only where they change the headers sent (the server has onsuccess
+access rules of nginx's access phase (where the redirect goes to a named location the location's 405 is sent
+to, after the access checks: slash_after_access), and only where they change the headers sent (the server has onsuccess
 headers, or file sections or <LocationMatch> sections with Header lines) or the answer (`rules_reach_index`:
 the location's per-directory rewrite rules may apply to an index file's URL, to refuse, proxy or rewrite it);
 a server that had no location gets a `location /` holding them, and the regex location of a <LocationMatch>
@@ -29,6 +30,7 @@ the rules carried between locations. A path that would need escaping in the redi
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..model import Stmt
@@ -193,3 +195,59 @@ def _rewrite_if_file(model, path: str, uri: str, span) -> Stmt:
     variable = model.shared_map("a2n_dirmethod_", "$uri", [("~/$", path)], NO_PATH, span=span, volatile=True)
     return Stmt("if", [f"(-f {variable})"], span, block=[Stmt("rewrite", ["^", uri, "last"], span)],
                 comment="mod_dir tries the later index names where the fallback finds no file")
+
+
+# what the named location slash_after_access makes says
+SLASH_AFTER_ACCESS = "mod_dir redirects a directory without its slash for every method, after the access checks"
+
+
+def slash_after_access(model, loc, levels: list[list[Stmt]], headers: list[Stmt], named: dict,
+                       span) -> tuple[list[Stmt], object]:
+    """mod_dir's redirect of a directory without its slash, for the methods nginx's static module refuses
+    (405), in a location LOC with access rules of nginx's access phase. httpd checks the access rules first
+    and then redirects (301, its own answer: the `Header always` lines alone; observed with httpd 2.4 for
+    `OPTIONS /img` under <Location /img> Require ip), where a `return 301` in nginx's rewrite phase would run
+    before the access checks. So the location's 405 goes to a named location (`error_page 405 = @...`),
+    which redirects a directory and answers 405 to anything else: nginx's static module answers that 405
+    after the access phase. LEVELS: the blocks LOC inherits from, innermost first; their error_page lines in
+    force are copied into LOC (an error_page there replaces every inherited one). Not where an error_page
+    for 405 is in force (an ErrorDocument 405), nor under an alias (the named location maps the URL under
+    the server's root); HEADERS: LOC's add_header lines the named location would not inherit. NAMED: the
+    named locations made so far, by the lines they hold. Returns the statements for LOC and the named
+    location to add to the server (None where it is there already), or ([], None)."""
+    from ..model import Location
+    if any(st.name == "alias" for st in loc.statements) or _refuses_everyone(loc.statements):
+        return [], None
+    pages = next((level for level in [loc.statements, *levels] if any(st.name == "error_page" for st in level)), [])
+    pages = [st for st in pages if st.name == "error_page"]
+    if any("405" in st.args[:-1] for st in pages):
+        return [], None
+    roots = [st for st in loc.statements if st.name == "root"]
+    variable = model.shared_map("a2n_dirmethod_", "$request_method:$uri",
+                                [(_OTHER_METHOD + _PLAIN_PATH + "[-\\w.~]$", "$request_filename")], NO_PATH,
+                                span=span)
+    body = [*[dataclasses.replace(st, comment=None) for st in roots], *[dataclasses.replace(st) for st in headers],
+            Stmt("if", [f"(-d {variable})"], span, block=[Stmt("return", ["301", "$uri/$is_args$args"], span)],
+                 comment=SLASH_FIXUP),
+            Stmt("return", ["405"], span, comment="nginx's static module refuses the method")]
+    key = tuple(_shape(st) for st in body)
+    made = None
+    if key not in named:
+        named[key] = f"@a2n_dir_slash_{len(named) + 1}"
+        made = Location("", named[key], body, span)
+    own = [] if any(st.name == "error_page" for st in loc.statements) else \
+        [Stmt(st.name, list(st.args), st.span, comment=st.comment) for st in pages]
+    return own + [Stmt("error_page", ["405", "=", named[key]], span, comment=SLASH_AFTER_ACCESS)], made
+
+
+def _shape(st: Stmt) -> tuple:
+    """ST's name, arguments and block, without its place in the configuration."""
+    return st.name, tuple(st.args), tuple(_shape(inner) for inner in st.block or [])
+
+
+def _refuses_everyone(statements: list[Stmt]) -> bool:
+    """Whether the access rules of STATEMENTS refuse every request (`deny all` that no other rule lifts):
+    nginx never reaches a 405 there."""
+    names = {st.name for st in statements}
+    return any(st.name == "deny" and st.args == ["all"] for st in statements) and \
+        not names & {"allow", "auth_basic", "auth_request"}

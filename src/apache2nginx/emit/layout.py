@@ -652,6 +652,26 @@ class Layout:
         return fallback + (dirmethods.statements(self.model, names, slash, span, volatile=forced or again)
                            if index or slash else [])
 
+    def slash_after_access(self, server: Server, loc: Location, fixup: tuple | None, named: dict) -> None:
+        """mod_dir's redirect of a directory without its slash for other methods in LOC, a location with access
+        rules, after nginx's access phase (dirmethods.slash_after_access); only where it changes the headers
+        sent (the server has onsuccess headers) and DirectorySlash is On."""
+        if fixup is None or not self.method_fixups[1]:
+            return
+        eff = merge([c for c in fixup[0] if c is not None])
+        if eff.directory_slash is not None and not eff.directory_slash[0]:
+            return
+        main = self.model.main_server if self.model.main_server is not server else None
+        outer = [server.own_statements, server.statements] + ([main.statements] if main is not None else [])
+        parents = _parents(server.locations, loc) or []
+        levels = [p.statements for p in reversed(parents)]
+        headers = [st for st in _own_lines_in_force([loc.statements] + levels, outer) if st.name == "add_header"]
+        own, made = dirmethods.slash_after_access(self.model, loc, levels + outer + [self.model.http_statements],
+                                                  headers, named, fixup[3])
+        loc.statements.extend(own)
+        if made is not None:
+            server.locations.append(made)
+
     def index_fixups(self, loc: Location, fixup: tuple | None) -> list[Stmt]:
         """mod_dir's fixup for other methods with the index files tried, for a location whose per-directory rules
         (its own and those carried to it) may answer an index file's URL (dirmethods.rules_reach_index), where
@@ -1058,10 +1078,13 @@ class Layout:
             todo.extend((sub, [loc.statements] + outer) for sub in loc.locations)
             self._name_captures(loc, outer)
         self.redirects_after_rewrites(server)
+        slash_named: dict = {}
         for loc, stmts, fixup in dir_methods:
-            if dirmethods.has_access_phase(loc.statements):
-                # access rules a later step laid out here (a <LocationMatch>'s merge, take_merged_rules): httpd
-                # checks them before mod_dir's fixup, and the fixup's answer in nginx's rewrite phase would not
+            if dirmethods.has_access_phase(loc.statements + (fixup[1] if fixup is not None else [])):
+                # access rules (the region's, or ones a later step laid out here: a <LocationMatch>'s merge,
+                # take_merged_rules): httpd checks them before mod_dir's fixup, and the fixup's answer in nginx's
+                # rewrite phase would not; its redirect goes after them
+                self.slash_after_access(server, loc, fixup, slash_named)
                 continue
             # last, after everything carried between locations: mod_dir's fixup runs after every rewrite
             loc.statements.extend(self.index_fixups(loc, fixup) or stmts)
@@ -3045,6 +3068,18 @@ def _falls_back_again(server: Server, main: Server | None, url: str) -> bool:
     if not chain:
         return _server_fallback(server, main) is not None
     return any(st.name == "try_files" and st.comment == FALLBACK for st in chain[-1].statements)
+
+
+def _parents(locations: list[Location], loc: Location) -> list[Location] | None:
+    """The locations LOC is nested in, outermost first ([] at the top), or None where it is not among
+    LOCATIONS."""
+    for candidate in locations:
+        if candidate is loc:
+            return []
+        below = _parents(candidate.locations, loc)
+        if below is not None:
+            return [candidate] + below
+    return None
 
 
 def _own_lines_in_force(levels: list[list[Stmt]], outer: list[list[Stmt]]) -> list[Stmt]:
