@@ -215,7 +215,10 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
         if len(args) < 2:
             ctx.diags.add("A2N001", "ProxyPass needs a path and a URL", d.span, directive=d.name)
             return Disposition.UNSUPPORTED
-        path, url, rest, url_index = args[0], args[1], args[2:], 1
+        # mod_proxy's alias_match lets a run of slashes in the path match any run in the URL (/t// takes
+        # /t/y and /t//y alike, the rest after the run goes to the backend); nginx's locations see the URL
+        # with its slashes merged, so the location names the path with its runs made one slash
+        path, url, rest, url_index = re.sub("/+", "/", args[0]), args[1], args[2:], 1
     if url == "!":
         exclusion = Route("proxy-exclude", path, span=d.span, params={"directive": "ProxyPass"})
         if in_location:
