@@ -154,6 +154,13 @@ def balancer_upstream(model, server: Server, main: Server, name: str) -> Upstrea
 _UNIX_SOCKET = re.compile(r"^unix:(?P<sock>/[^|]+)\|(?P<url>.+)$", re.I)
 
 
+def _backend_path(path: str) -> str:
+    """The path of a ProxyPass / ProxyPassMatch URL as httpd sends it over HTTP: mod_proxy_http canonicalises
+    the URL's path and encodes a '?' in it (http://b/q.php?p= asks the backend for /q.php%3Fp=abc, the
+    client's own query appended after); nginx's proxy_pass would take the '?' as the start of a query."""
+    return path.replace("?", "%3F")
+
+
 def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarget | None:
     sock = _UNIX_SOCKET.match(url)
     if sock:
@@ -164,6 +171,8 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
                       "502 in the translation", d.arg_span(index), directive=d.name)
         return None
     scheme, host, port, path = parsed
+    if scheme in HTTP_SCHEMES or scheme == "balancer":
+        path = _backend_path(path)
     if scheme == "balancer":
         # The <Proxy balancer://> section may come later in the file: httpd reads the whole
         # configuration first, so the members are checked when the server is laid out.
