@@ -23,6 +23,37 @@ WORKAROUND_VARS = {"nokeepalive", "ssl-unclean-shutdown", "downgrade-1.0", "forc
 
 
 def finish_server(ctx: Context, server) -> None:
+    """The server-level guards of what httpd refuses before any configuration applies."""
+    _encoded_slash_guard(ctx, server)
+    _host_guard(ctx, server)
+
+
+# A Host header httpd takes (vhost.c fix_hostname with HttpProtocolOptions Strict, the default): a name of
+# letters, digits, '-', '_' and single dots whose last label starts with a letter, or a dotted-decimal
+# address of four numbers without leading zeroes, or a bracketed IPv6 address; one trailing dot; an optional
+# port of 1-65535 (leading zeroes allowed). Anything else is answered 400.
+_PORT = r"(:0*([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
+_DECIMAL = r"(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)){3}"
+_NAME = r"[0-9]*[a-z_-][a-z0-9_-]*|\.?([a-z0-9_-]+\.)*[a-z][a-z0-9_-]*"
+_VALID_HOST = rf"~*^(({_NAME}|{_DECIMAL})\.?|\[[0-9a-f:.]+\]){_PORT}$"
+
+
+def _host_guard(ctx: Context, server) -> None:
+    """httpd answers 400 to a Host header it finds malformed before it picks a virtual host: an empty or
+    doubled port, a backslash, '%', '@', ',' or any character but letters, digits, '-', '_' and '.', a
+    top-level label not starting with a letter, a bare number, a dotted-decimal address that is not four
+    numbers without leading zeroes. nginx takes all of these (it refuses only '/', '..' and a few more) and
+    serves the request from the default server or the one the name selects, so every server keeps httpd's
+    refusal. The guard clears its variable as the encoded-slash guard does, for an ErrorDocument 400."""
+    if not ctx.model.has_map("$a2n_bad_host"):
+        ctx.model.maps.append(MapBlock("$http_host", "$a2n_bad_host", [('""', "0"), (_VALID_HOST, "0")], "1"))
+    server.own_statements.insert(0, Stmt("if", ["($a2n_bad_host)"], None,
+                                         block=[Stmt("set", ["$a2n_bad_host", "0"], None),
+                                                Stmt("return", ["400"], None)],
+                                         comment="httpd refuses a malformed Host header"))
+
+
+def _encoded_slash_guard(ctx: Context, server) -> None:
     """httpd answers 404 to a path containing an encoded slash (AllowEncodedSlashes Off, the default); nginx
     would decode it and serve or proxy the request, so every server keeps httpd's refusal. The guard clears its
     variable when it refuses: an ErrorDocument 404 (error_page) redirects internally, the server's rewrite phase

@@ -154,6 +154,13 @@ def balancer_upstream(model, server: Server, main: Server, name: str) -> Upstrea
 _UNIX_SOCKET = re.compile(r"^unix:(?P<sock>/[^|]+)\|(?P<url>.+)$", re.I)
 
 
+def _backend_path(path: str) -> str:
+    """The path of a ProxyPass / ProxyPassMatch URL as httpd sends it over HTTP: mod_proxy_http canonicalises
+    the URL's path and encodes a '?' in it (http://b/q.php?p= asks the backend for /q.php%3Fp=abc, the
+    client's own query appended after); nginx's proxy_pass would take the '?' as the start of a query."""
+    return path.replace("?", "%3F")
+
+
 def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarget | None:
     sock = _UNIX_SOCKET.match(url)
     if sock:
@@ -164,6 +171,8 @@ def _upstream_for(ctx: Context, d: Directive, url: str, index: int) -> ProxyTarg
                       "502 in the translation", d.arg_span(index), directive=d.name)
         return None
     scheme, host, port, path = parsed
+    if scheme in HTTP_SCHEMES or scheme == "balancer":
+        path = _backend_path(path)
     if scheme == "balancer":
         # The <Proxy balancer://> section may come later in the file: httpd reads the whole
         # configuration first, so the members are checked when the server is laid out.
@@ -215,7 +224,10 @@ def proxy_pass(ctx: Context, d: Directive) -> Disposition:
         if len(args) < 2:
             ctx.diags.add("A2N001", "ProxyPass needs a path and a URL", d.span, directive=d.name)
             return Disposition.UNSUPPORTED
-        path, url, rest, url_index = args[0], args[1], args[2:], 1
+        # mod_proxy's alias_match lets a run of slashes in the path match any run in the URL (/t// takes
+        # /t/y and /t//y alike, the rest after the run goes to the backend); nginx's locations see the URL
+        # with its slashes merged, so the location names the path with its runs made one slash
+        path, url, rest, url_index = re.sub("/+", "/", args[0]), args[1], args[2:], 1
     if url == "!":
         exclusion = Route("proxy-exclude", path, span=d.span, params={"directive": "ProxyPass"})
         if in_location:
@@ -902,6 +914,29 @@ def _setting_value(server: Server, main: Server, scope_settings: dict | None, ke
     return default
 
 
+# per-directory proxy settings a <Location> gives every request proxied in it, by whichever ProxyPass
+_LOCATION_SETTINGS = ("preserve_host", "add_headers")
+
+
+def _scope_settings(server: Server, route: Route, region: str) -> dict | None:
+    """The settings of the section holding ROUTE (a ProxyPass inside a <Location>), with ProxyPreserveHost
+    and ProxyAddHeaders from every <Location> covering REGION, the last in the file winning: httpd merges
+    them per directory, so in a <Location /app/> they govern the requests a server-level ProxyPass /app/
+    passes there too (the client's Host sent, no X-Forwarded-* headers), where nginx read them only for a
+    ProxyPass written inside the section."""
+    own = next((s.settings for s in server.scopes if s.proxy is route), None)
+    merged = dict(own or {})
+    for scope in server.scopes:
+        if scope.kind == "location" and not scope.regex and _covers(scope.path, region):
+            merged.update({key: scope.settings[key] for key in _LOCATION_SETTINGS if key in scope.settings})
+    return merged if merged or own is not None else None
+
+
+def _covers(prefix: str, path: str) -> bool:
+    from ..emit.layout import segment_prefix
+    return segment_prefix(prefix, path)
+
+
 def _literal_server_name(server: Server) -> str | None:
     """The server's ServerName as the input writes it, where that is not its lower-cased server_name (httpd sends
     it so in X-Forwarded-Server); None when it is the same or cannot be read back."""
@@ -1023,7 +1058,7 @@ def emitter(model, main: Server, diags):
                 diags.add("A2N303", f"balancer://{up.name} has no usable members in the input; httpd answers 503 "
                           "(no workers) and so does the translation", span)
             return [Stmt("return", ["503"], span)]
-        scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
+        scope_settings = _scope_settings(server, route, region)
         if up.scheme == "https" and not _setting_value(server, main, scope_settings, "ssl_proxy", (False, None))[0]:
             # mod_proxy_http refuses a TLS backend unless SSLProxyEngine is on for the server (AH01961; without
             # mod_ssl, no handler takes the URL, AH01144): every request the route passes fails with 500
@@ -1058,7 +1093,7 @@ def emitter(model, main: Server, diags):
         target: ProxyTarget = route.proxy
         up = model.upstreams[target.upstream]
         span = route.span
-        scope_settings = next((s.settings for s in server.scopes if s.proxy is route), None)
+        scope_settings = _scope_settings(server, route, region)
         if up.protocol == "fastcgi":
             from .fastcgi import set_env_if_variables
             return _fastcgi(route, target, up, matched, span) + [
