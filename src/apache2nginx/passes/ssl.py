@@ -29,13 +29,23 @@ def ssl_engine(ctx: Context, d: Directive) -> Disposition:
 
 
 
+def inherit_engine(ctx: Context, server: Server) -> None:
+    """httpd merges the main server's SSLEngine into every virtual host that sets none of its own (observed:
+    `SSLEngine on` outside <VirtualHost> makes a `*:443` host speak TLS, and plain HTTP to it gets 400). Its
+    certificates merge the same way; the translation writes them at http level, where nginx's servers inherit
+    them. Settled before any server is finished, since others read whether a server is TLS."""
+    if server is not ctx.main and "ssl_engine_span" not in server.settings:
+        server.ssl = ctx.main.ssl
+
+
 def finish_server(ctx: Context, server: Server) -> None:
-    """A TLS server needs a certificate and key in nginx; supply what httpd would use."""
+    """A TLS server needs a certificate and key in nginx; supply what httpd would use: its own, else the main
+    server's (written at http level, which the server block inherits)."""
     finish_openssl_commands(ctx, server)
     if not server.ssl:
         return
     finish_tls(ctx, server)
-    names = {s.name for s in server.statements}
+    names = {s.name for s in server.statements} | {s.name for s in ctx.main.statements}
     if "ssl_certificate" not in names:
         ctx.diags.add("A2N206", "SSLEngine on without SSLCertificateFile: httpd refuses to start such a server; "
                       "the translation rejects every TLS handshake (ssl_reject_handshake on)",
