@@ -19,11 +19,13 @@ from ..model import Scope
 from ..syntax.tree import Section
 from .base import Context, Disposition
 
-# what a <Proxy> section's access part may hold (the rest is reported as not translated)
+# what a <Proxy> section's access part may hold (the rest is reported as not translated); mod_ssl's
+# SSLRequireSSL and SSLRequire are access checks of the per-directory configuration the walk merges
+# (observed: SSLRequireSSL in <Proxy> refuses every plain-HTTP request ProxyPass would forward, 403)
 ACCESS_KEYS = {"require", "order", "allow", "deny", "satisfy", "authtype", "authname", "authuserfile",
                "authgroupfile", "authbasicprovider", "authmerging", "authdigestprovider", "authdigestdomain",
                "authldapurl", "authdbmuserfile", "authdbduserpwquery", "requireall", "requireany", "requirenone",
-               "limit", "limitexcept"}
+               "limit", "limitexcept", "sslrequiressl", "sslrequire"}
 
 
 def proxy_access_section(ctx: Context, section: Section, pattern: str, regex: bool,

@@ -399,7 +399,11 @@ def resolve_sockets(ctx: Context) -> None:
     if not listens and vhosts:
         ctx.diags.add("A2N201", "no Listen directive in the input: listening on the ports the virtual hosts name",
                       vhosts[0].span)
+    # httpd decides TLS per connection by the address's first host (mod_ssl's pre_connection hook reads the
+    # base server's SSLEngine): a later host's own SSLEngine on is served in plain HTTP there, as nginx does
+    # once no listen of the socket says ssl (it refuses to start with a default server lacking a certificate)
     seen_default: set[tuple] = set()
+    socket_tls: dict[tuple, bool] = {}
     covered: set[tuple] = set()
     for server in vhosts:
         added: set[tuple] = set()
@@ -408,12 +412,14 @@ def resolve_sockets(ctx: Context) -> None:
                 continue
             added.add(sock.key())
             covered.add(sock.key())
-            ld = ListenDirective(sock, ssl=ssl, span=server.span,
+            ld = ListenDirective(sock, ssl=socket_tls.setdefault(sock.key(), ssl), span=server.span,
                                  http2=bool(server.settings.get("listen_http2") or ctx.main.settings.get("listen_http2")))
             if sock.key() not in seen_default:
                 ld.default_server = True
                 seen_default.add(sock.key())
             server.listens.append(ld)
+        if server.ssl and server.listens and not any(l.ssl for l in server.listens):
+            server.ssl = False      # its requests arrive in plain HTTP: SSLRequireSSL refuses them
     main = ctx.main
     if not listens and not vhosts and (main.own_statements or main.locations or main.routes or main.scopes):
         # A configuration fragment (a .htaccess, a snippet) with request handling but no socket of its

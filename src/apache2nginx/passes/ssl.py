@@ -29,13 +29,23 @@ def ssl_engine(ctx: Context, d: Directive) -> Disposition:
 
 
 
+def inherit_engine(ctx: Context, server: Server) -> None:
+    """httpd merges the main server's SSLEngine into every virtual host that sets none of its own (observed:
+    `SSLEngine on` outside <VirtualHost> makes a `*:443` host speak TLS, and plain HTTP to it gets 400). Its
+    certificates merge the same way; the translation writes them at http level, where nginx's servers inherit
+    them. Settled before any server is finished, since others read whether a server is TLS."""
+    if server is not ctx.main and "ssl_engine_span" not in server.settings:
+        server.ssl = ctx.main.ssl
+
+
 def finish_server(ctx: Context, server: Server) -> None:
-    """A TLS server needs a certificate and key in nginx; supply what httpd would use."""
+    """A TLS server needs a certificate and key in nginx; supply what httpd would use: its own, else the main
+    server's (written at http level, which the server block inherits)."""
     finish_openssl_commands(ctx, server)
     if not server.ssl:
         return
     finish_tls(ctx, server)
-    names = {s.name for s in server.statements}
+    names = {s.name for s in server.statements} | {s.name for s in ctx.main.statements}
     if "ssl_certificate" not in names:
         ctx.diags.add("A2N206", "SSLEngine on without SSLCertificateFile: httpd refuses to start such a server; "
                       "the translation rejects every TLS handshake (ssl_reject_handshake on)",
@@ -326,6 +336,44 @@ def ssl_proxy_protocol(ctx: Context, d: Directive) -> Disposition:
     return Disposition.EXACT
 
 
+def ssl_strict_sni(ctx: Context, d: Directive) -> Disposition:
+    value = flag(d)
+    if value not in ("on", "off"):
+        ctx.diags.add("A2N001", f"SSLStrictSNIVHostCheck {value}: expected on or off", d.span, directive=d.name)
+        return Disposition.UNSUPPORTED
+    ctx.server.settings["strict_sni"] = (value == "on", d.span)
+    return Disposition.EXACT
+
+
+def _strict_sni(ctx: Context, server: Server):
+    """The server's SSLStrictSNIVHostCheck, its own else the main server's (mod_ssl merges it per server)."""
+    return server.settings.get("strict_sni") or ctx.main.settings.get("strict_sni")
+
+
+def finish_model(ctx: Context) -> None:
+    """SSLStrictSNIVHostCheck on: httpd answers 403 to a request on a TLS connection without SNI when the
+    connection's address is shared by several virtual hosts, where the check is on in the host the Host
+    header selects or in the one that made the handshake (the address's first). nginx selects the server
+    by Host and serves it; each such TLS server refuses requests with an empty $ssl_server_name instead,
+    before anything else (httpd checks when it reads the request)."""
+    vhosts = [s for s in ctx.model.servers if not s.is_main]
+    sharing: dict = {}
+    for server in vhosts:
+        for key in {l.socket.key() for l in server.listens}:
+            sharing.setdefault(key, []).append(server)
+    for server in vhosts:
+        if not server.ssl:
+            continue
+        shared = [servers for key, servers in sharing.items() if server in servers and len(servers) > 1]
+        strict = [_strict_sni(ctx, s) for s in [server] + [servers[0] for servers in shared]]
+        on = next((st for st in strict if st and st[0]), None)
+        if not shared or on is None:
+            continue
+        server.own_statements.insert(0, Stmt("if", ['($ssl_server_name = "")'], on[1],
+                                             block=[Stmt("return", ["403"], on[1])],
+                                             comment="SSLStrictSNIVHostCheck: no SNI, no name-based host"))
+
+
 def _wrap_rules() -> None:
     for key, rule in list(RULES.items()):
         if rule.handler is not None and not key.startswith("sslproxy") and key not in ("sslengine", "ssloptions"):
@@ -398,8 +446,7 @@ RULES.update(table(
     Rule("SSLProxyProtocol", Disposition.EXACT, ssl_proxy_protocol),
     Rule("SSLProxyCipherSuite", Disposition.EXACT, value_directive("proxy_ssl_ciphers")),
     Rule("SSLInsecureRenegotiation", Disposition.NOT_APPLICABLE, note="nginx never allows insecure renegotiation"),
-    Rule("SSLStrictSNIVHostCheck", Disposition.NOT_APPLICABLE, note="nginx selects the server by SNI and Host "
-         "separately; ssl_reject_handshake on the default server refuses clients without SNI"),
+    Rule("SSLStrictSNIVHostCheck", Disposition.EXACT, ssl_strict_sni),
 ))
 
 

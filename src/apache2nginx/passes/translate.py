@@ -70,6 +70,8 @@ class Translator:
         self.walk(self.loaded.children, untranslated=None)
         # Servers are completed once everything is read: httpd merges the whole main server config
         # into every virtual host, wherever in the file it stands.
+        for server in self.model.servers:
+            ssl.inherit_engine(self.ctx, server)
         for server in [self.ctx.main] + self.model.servers:
             self.finish(server)
         core.resolve_sockets(self.ctx)
