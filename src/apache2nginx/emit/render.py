@@ -641,8 +641,21 @@ def any_status(model: NginxModel, value: str, status: str | None = None) -> str:
         def read(m: re.Match) -> str:
             found = copy("$" + (m[1] or m[2]), depth + 1)
             return "${%s}" % found[1:] if m[1] and found.startswith("$") else found
-        return re.sub(r"\$\{(\w+)\}|\$(\w+)", read, v)
+        out = ""
+        for m in re.finditer(r"\$\{(\w+)\}|\$(\w+)|[^$]+|\$", v):
+            out = _joined(out, read(m) if m[1] or m[2] else m[0])
+        return out
     return text(value, 0)
+
+
+def _joined(left: str, right: str) -> str:
+    """LEFT then RIGHT as nginx reads them: a variable ending LEFT unbraced is braced where RIGHT begins with a
+    character of a name. A map key over `$a$b` whose `$b` (a map over the status) reads as the constant 1 at some
+    status is `${a}1` there: written `$a1`, nginx would read a variable of another name, one never defined."""
+    m = re.search(r"\$(\w+)$", left)
+    if m and re.match(r"\w", right):
+        left = left[:m.start()] + "${%s}" % m[1]
+    return left + right
 
 
 def _looked_up(key: str, entries: list[tuple[str, str]], default: str) -> str:
