@@ -911,9 +911,9 @@ def content_type_maps(ctx: Context) -> None:
     a file by every extension of its name, left to right, the last one with a type winning; an extension of
     no type (a language such as .en, a charset, an encoding, an unknown word) leaves the earlier one's
     (observed with httpd 2.4: page.html.en and page.html.foo are text/html, page.html.utf8 with AddCharset
-    too, its charset added, which the map leaves out). nginx types a file by the last extension of its URL only, and sends nothing for page.html.en where the block has
-    `default_type ""` (passes.headers._untyped_stays_untyped). So where nginx sends no type, the condition
-    reads the type of the name's last extension that has one (the served file's name: an Alias's target
+    too, its charset added, which the map leaves out). nginx types a file by the last extension of its URL
+    only, and sends nothing for page.html.en where the block has `default_type ""`
+    (passes.headers._untyped_stays_untyped). So where nginx sends no type, the condition reads the type of the name's last extension that has one (the served file's name: an Alias's target
     names it, as httpd's does); a type nginx sends (a backend's, ForceType's, a known last extension's)
     is read as it is."""
     if not any(CONTENT_TYPE in block.source for block in ctx.model.maps):
