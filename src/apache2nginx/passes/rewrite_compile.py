@@ -64,7 +64,7 @@ class Compiler:
         self.mapped_root: str | None = None   # the document root a server-context result maps under
         self.mapped_alias = False             # the result is a file under an Alias target
         # (the rule's flag, the index name mod_dir's lookup is followed with) where mod_dir's check follows it
-        self.dirslash: tuple[str | None, str | None] | None = None
+        self.dirslash: tuple[str | None, str | None, bool] | None = None
         # server-context rewrites whose answer carries the original URL's <Location> headers (finish_server)
         self.carried_rewrites: list[Stmt] = []
         # the server-context rewrites without [PT]: httpd's r->uri stays the request's own path
@@ -733,9 +733,10 @@ class Compiler:
             self._note_refused_directory(rule, target)
         if "H" in flags:
             return out + self.handler(rule, pattern, negate, target, flag)
-        if self.per_dir is None and "PT" not in flags and dirslash.plan(self, rule, negate, target):
+        planned = self.per_dir is None and "PT" not in flags and dirslash.plan(self, rule, negate, target)
+        if planned or self.per_dir is None and dirslash.index_only(self, rule, negate, target):
             # mod_dir's redirect of a directory result comes after the rewrite, before the rule stops the rules
-            self.dirslash = (flag, dirslash.index_lookup(self, target))
+            self.dirslash = (flag, dirslash.index_lookup(self, target), planned)
             stmt = Stmt("rewrite", ["^" if negate else pattern, target], span)
             self.uri_kept_rewrites.append(stmt)
             if carried:

@@ -60,7 +60,7 @@ def plan(compiler, rule: RRule, negate: bool, target: str) -> bool:
     reports: list[str] = []
     checked = _plan(compiler, rule, negate, target, reports)
     if (compiler.mapped_root is not None or compiler.mapped_alias) and _may_end_with_slash(rule, negate):
-        followed = checked and _index_name(compiler, target) is not None
+        followed = (checked or index_only(compiler, rule, negate, target)) and _index_name(compiler, target) is not None
         nginx = ("nginx does the same for GET and HEAD (an internal redirect to that path), but answers 404 where "
                  "no file is found that way (httpd: 403) and looks other methods' index up under the rewritten "
                  "path") if followed else "nginx looks it up under the rewritten path"
@@ -199,8 +199,9 @@ def _plan(compiler, rule: RRule, negate: bool, target: str, reports: list[str]) 
     return _plan_checks(compiler, rule, target, reports)
 
 
-def _plan_checks(compiler, rule: RRule, target: str, reports: list[str]) -> bool:
-    """Whether the file the result maps to is the one mod_dir's fixup sees (nothing else answers first)."""
+def _plan_checks(compiler, rule: RRule, target: str, reports: list[str], files: bool = True) -> bool:
+    """Whether the file the result maps to is the one mod_dir's fixup sees (nothing else answers first); with
+    FILES False, <Files> sections are left out (index_only)."""
     path = target.split("?", 1)[0]
     static = re.split(r"[$]", path, maxsplit=1)[0]
     dynamic = static != path
@@ -222,7 +223,7 @@ def _plan_checks(compiler, rule: RRule, target: str, reports: list[str]) -> bool
         reports.append(f"the whole server is refused for {refused}, which httpd checks before its "
                        "redirect and nginx only after its server rewrite phase")
         return False
-    scope = _governed(compiler, mapped + static, dynamic, path)
+    scope = _governed(compiler, mapped + static, dynamic, path, files)
     if scope is not None:
         where = f" ({scope.span.file_line})" if scope.span else ""
         reports.append(f"httpd checks the access rules of the section{where} over the directory before "
@@ -239,6 +240,18 @@ def _plan_checks(compiler, rule: RRule, target: str, reports: list[str]) -> bool
         return False
     compiler.needs_request_uri = True
     return True
+
+
+def index_only(compiler, rule: RRule, negate: bool, target: str) -> bool:
+    """Whether the index lookup follows the rule though its redirect does not, because only a <Files> or
+    <FilesMatch> section kept the redirect from following (_governed): httpd checks those against the file
+    name, and a request whose path ends with a slash maps to the directory with its slash, which they do not
+    refuse (observed with httpd 2.4: `<FilesMatch "^sub$"> Require all denied` and /data/ rewritten to
+    /data/sub/ serves /data/sub/index.html, 200). nginx's index module would look the index up under the
+    rewritten path, through the rule again (/data/sub/sub/index.html, 404); the index file's own URL still
+    meets the locations the sections become. Only for a rule that may apply to a path ending with a slash."""
+    return compiler.per_dir is None and "PT" not in rule.flags and _may_end_with_slash(rule, negate) \
+        and _index_name(compiler, target) is not None and _plan_checks(compiler, rule, target, [], files=False)
 
 
 def index_lookup(compiler, target: str) -> str | None:
@@ -278,16 +291,16 @@ def _index_name(compiler, target: str) -> str | None:
     return names[0]
 
 
-def after(rule: RRule, flag: str | None, index: str | None = None, missing: bool = False,
+def after(rule: RRule, flag: str | None, index: str | None = None, redirect: bool = True, missing: bool = False,
           no_index: list[tuple[str, bool]] = ()) -> list[Stmt]:
     """The statements after the rule: mod_dir's redirect where the mapped file is a directory and the request's
     path has no trailing slash, then the stop of [L]/[END] where the rule applied. With INDEX, mod_dir's index
     lookup where the path has the slash: the status the server's error_page redirects to the path plus INDEX.
     With MISSING (see `missing_answer`), the 404 of a result that names no file, answered here. NO_INDEX (see
     `location_index_lists`): the refusal of a directory result whose request path a <Location> with
-    DirectoryIndex disabled covers."""
+    DirectoryIndex disabled covers. Without REDIRECT (index_only), the index lookup alone."""
     span = rule.span
-    out = _missing(span) if missing and flag else []
+    out = _missing(span) if missing and flag and redirect else []
     out += [Stmt("if", [f"(-d {DIRSLASH})"], span, block=[Stmt("set", [DIRSLASH, "d"], span)]),
             Stmt("set", [DIRSLASH, f"{DIRSLASH}:$a2n_request_uri"], span)]
     if index is None and any(disabled for _, disabled in no_index):
@@ -298,7 +311,8 @@ def after(rule: RRule, flag: str | None, index: str | None = None, missing: bool
                      block=[Stmt("set", [DIRINDEX, f"${{a2n_request_uri}}{index}$is_args$args"], span),
                             Stmt("return", [INDEX_STATUS], span)],
                      comment="mod_dir: the result is a directory, its index file is looked up through the rules")]
-    out += slash_redirect(DIRSLASH, span, "mod_dir: the result is a directory, the request's path lacks the slash")
+    if redirect:
+        out += slash_redirect(DIRSLASH, span, "mod_dir: the result is a directory, the request's path lacks the slash")
     if flag:
         out.append(Stmt("if", [f'({DIRSLASH} !~ "^:")'], span,
                         block=[Stmt("break", [], span)], comment=f"RewriteRule [{'END' if 'END' in rule.flags else 'L'}]"))
@@ -609,7 +623,7 @@ def _directory_rules(compiler, fs_static: str, dynamic: bool):
                  and any(_answers_first(r) for r in s.rules)), None)
 
 
-def _governed(compiler, fs_static: str, dynamic: bool, url: str):
+def _governed(compiler, fs_static: str, dynamic: bool, url: str, files: bool = True):
     """A section with access rules that httpd may check on the mapped file before mod_dir answers: the plain
     <Directory> sections over it merged (a later grant lifts an earlier refusal, as httpd merges them), those
     below a value of the request, and regex <Directory> and <Files> sections that may match the file."""
@@ -647,7 +661,7 @@ def _governed(compiler, fs_static: str, dynamic: bool, url: str):
             p = (scope.fs_path or scope.path).rstrip("/")
             if dynamic and p.startswith(fs_static.rstrip("/") + "/"):
                 return scope        # a directory below the part the request chooses
-        elif scope.kind == "files":
+        elif scope.kind == "files" and files:
             if dynamic or scope.files_regex is None:
                 return scope
             try:
