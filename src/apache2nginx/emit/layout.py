@@ -553,8 +553,10 @@ class Layout:
         refusal comes after them: an auth_request to REFUSED_AFTER_RULES, which answers 403 (nginx runs it
         last in the access phase, under `satisfy all`, and an `if` block inherits it) and marks the request
         let in (it sets inherit.SERVED from inherit.FILE: the refusal sends the onsuccess lines where such a
-        request names a file, Stmt.open_region). None where nginx would not run it after every rule: `satisfy
-        any` with an address that lets in (or a method section), or rules nginx cannot check (refused themselves)."""
+        request names a file, Stmt.open_region). Under `satisfy any` an address that lets in would end nginx's
+        access phase before the auth_request: the login is asked of the other addresses alone (_address_login).
+        None where nginx would not run it after every rule (a method section, an address list it cannot tell
+        as a geo block), or rules nginx cannot check (refused themselves)."""
         own = [st for st in self.own_access(configs, region, span, quiet)
                if st.name not in ("autoindex", "disable_symlinks")]
         if not own or any(st.name not in ("satisfy", "allow", "deny", "auth_basic", "auth_basic_user_file",
@@ -563,8 +565,12 @@ class Layout:
                           or (st.name == "if" and st.comment not in ACCESS_IF_COMMENTS) for st in own):
             return None
         if any(st.name == "satisfy" and st.args == ["any"] for st in own):
-            if any(st.name in ("allow", "limit_except") for st in own):
+            if any(st.name == "limit_except" for st in own):
                 return None
+            if any(st.name == "allow" for st in own):
+                own = self._address_login(own, span)
+                if own is None:
+                    return None
             # (without an allow line the address rules let no request in: the login alone decides)
             own = [st for st in own if st.name not in ("satisfy", "deny")]
         if not quiet:
@@ -572,6 +578,24 @@ class Layout:
         return own + [Stmt("auth_request", [REFUSED_AFTER_RULES], self.refuse_all[1],
                            comment="refused: " + self.refuse_all[0] + ", after the region's own rules",
                            open_region=True)]
+
+    def _address_login(self, own: list[Stmt], span) -> list[Stmt] | None:
+        """OWN, a region's `satisfy any` rules of an allow/deny list and a login, as a login asked of the
+        addresses the list refuses alone (its realm "off" for the others, from a geo block), so that nginx
+        runs a refusal after them under `satisfy all`: httpd lets an address the list admits in without a
+        login (its handler's answer, both header tables) and asks the others for one (its 401, the always
+        table alone). Under `Allow from 10.0.0.0/8` and `Satisfy Any`, httpd answered /app/sub/a.txt with
+        valid credentials with X-Frame-Options SAMEORIGIN and DENY, where the refusal in place of the rules
+        sent SAMEORIGIN alone. None where the list is no plain one, or refuses no address."""
+        realm = _realm(own)
+        if realm is None or "$" in realm or any(st.name == "if" for st in own):
+            return None
+        refused = self._address_refusal([st for st in own if st.name in ("allow", "deny")], span)
+        if refused is None:
+            return None
+        login = self.model.shared_map("a2n_login_realm_", refused, [("1", realm)], "off", span=span)
+        return [dataclasses.replace(st, args=[login]) if st.name == "auth_basic" else st
+                for st in own if st.name not in ("allow", "deny")]
 
     def own_access(self, configs: list, region: str, span, quiet: bool = False) -> list[Stmt]:
         configs = [c for c in configs if c is not None]
