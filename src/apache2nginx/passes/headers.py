@@ -1487,12 +1487,24 @@ def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple
             entries.pop()
         _empty_entry(entries, matches, values, raw_default)
         ctx.model.maps.append(MapBlock(matches[0][0], record.variable, entries, default))
+        _pin_request_uri(ctx, record.variable, matches[0][0] == "$uri")
         return
     compiler = _compiler(ctx, chain.server, span=chain.span, request_only=True, prefix=IF_PREFIX)
     digits = [compiler.digit(compiler.compile(t)) for t in chain.texts]
     # one digit per expression, so the first that holds is the first 1: every entry excludes the others
     entries = [("~^" + "0" * i + "1", v or '""') for i, v in enumerate(values) if (v or "") != raw_default]
     ctx.model.maps.append(MapBlock("".join(digits), record.variable, entries, default))
+    _pin_request_uri(ctx, record.variable, compiler.reads_uri)
+
+
+def _pin_request_uri(ctx, variable: str, reads_uri: bool) -> None:
+    """A chain whose conditions read %{REQUEST_URI} reads httpd's r->uri, which a server-context RewriteRule
+    without [PT] leaves as the request's own path (it sets r->filename only: observed with httpd 2.4,
+    `<If "%{REQUEST_URI} =~ m#^/app/#">` holds for /app/a.txt rewritten to /real/a.txt); nginx's rewrite
+    changes $uri. The chain's map joins those the rewrite pass reads right before such a rewrite
+    (rewrite._pin_request_uri_conditions), as a `Header ... expr=` condition's map does."""
+    if reads_uri and variable not in ctx.model.request_uri_maps:
+        ctx.model.request_uri_maps.append(variable)
 
 
 def _empty_entry(entries: list, matches: list, values: list, raw_default: str) -> None:
