@@ -138,8 +138,10 @@ class HeaderCondition:
     """Compiles one expression into maps on the model; `compile` returns the variable that is 1 or empty."""
 
     def __init__(self, model, request_only: bool = False, prefix: str = "a2n_hdr_", ssl_compat: bool = False,
-                 exact_case: bool = True, uri_source=None, port_source=None):
+                 exact_case: bool = True, uri_source=None, port_source=None, method_source=None):
         self.model = model
+        # gives the nginx variable holding the method httpd's <If> merge reads (headers._merged_method)
+        self.method_source = method_source
         # gives the nginx variable holding httpd's SERVER_PORT (vhost_alias.server_port_variable), if known here
         self.port_source = port_source
         # gives the nginx variable holding httpd's r->uri where it is not $uri (access_cond.kept_request_uri)
@@ -251,6 +253,8 @@ class HeaderCondition:
         if name.lower() == "server_port" and self.port_source is not None:
             return self.port_source()
         variable = _variable(name)
+        if variable == "$request_method" and self.method_source is not None:
+            return self.method_source()
         if variable == "$uri":
             self.reads_uri = True
             return self.uri_source() if self.uri_source is not None else variable

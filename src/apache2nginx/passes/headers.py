@@ -1486,13 +1486,41 @@ def _chain_map(ctx, chain: _Chain, record: _ChainHeader, quote, MapBlock, simple
         while entries and (values[len(entries) - 1] or "") == raw_default:
             entries.pop()
         _empty_entry(entries, matches, values, raw_default)
-        ctx.model.maps.append(MapBlock(matches[0][0], record.variable, entries, default))
+        source = matches[0][0]
+        if source == "$request_method":
+            source = _merged_method(ctx)
+        ctx.model.maps.append(MapBlock(source, record.variable, entries, default))
+        _pin_request_uri(ctx, record.variable, matches[0][0] == "$uri")
         return
-    compiler = _compiler(ctx, chain.server, span=chain.span, request_only=True, prefix=IF_PREFIX)
+    compiler = _compiler(ctx, chain.server, span=chain.span, request_only=True, prefix=IF_PREFIX,
+                         method_source=lambda: _merged_method(ctx))
     digits = [compiler.digit(compiler.compile(t)) for t in chain.texts]
     # one digit per expression, so the first that holds is the first 1: every entry excludes the others
     entries = [("~^" + "0" * i + "1", v or '""') for i, v in enumerate(values) if (v or "") != raw_default]
     ctx.model.maps.append(MapBlock("".join(digits), record.variable, entries, default))
+    _pin_request_uri(ctx, record.variable, compiler.reads_uri)
+
+
+def _merged_method(ctx) -> str:
+    """What an <If> chain reads for %{REQUEST_METHOD}: mod_dir serves a directory URL (/) through an index
+    subrequest, which ap_sub_req_lookup_uri always makes with GET, and ap_internal_fast_redirect keeps that
+    subrequest's merge, whose <If> sections were tested on GET (observed with httpd 2.4: `<If
+    "%{REQUEST_METHOD} == 'GET'">` holds for HEAD / but not for HEAD /a.txt). nginx's index redirect keeps
+    $request_method. GET where the request's own path ends with a slash and nginx's does not (the index file
+    it moved to), the request's method elsewhere."""
+    # $request_uri holds no space, so the space splits the key
+    return ctx.model.shared_map("a2n_if_method_", '"$request_method $request_uri $uri"',
+                                [(r"~^[^ ]+ [^ ?]*/(?:\?[^ ]*)? .*[^/]$", "GET")], "$request_method")
+
+
+def _pin_request_uri(ctx, variable: str, reads_uri: bool) -> None:
+    """A chain whose conditions read %{REQUEST_URI} reads httpd's r->uri, which a server-context RewriteRule
+    without [PT] leaves as the request's own path (it sets r->filename only: observed with httpd 2.4,
+    `<If "%{REQUEST_URI} =~ m#^/app/#">` holds for /app/a.txt rewritten to /real/a.txt); nginx's rewrite
+    changes $uri. The chain's map joins those the rewrite pass reads right before such a rewrite
+    (rewrite._pin_request_uri_conditions), as a `Header ... expr=` condition's map does."""
+    if reads_uri and variable not in ctx.model.request_uri_maps:
+        ctx.model.request_uri_maps.append(variable)
 
 
 def _empty_entry(entries: list, matches: list, values: list, raw_default: str) -> None:

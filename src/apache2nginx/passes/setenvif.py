@@ -534,6 +534,26 @@ def resolve(model, server, scope: Scope | None, name: str, words: set[str] | Non
     return variable, None
 
 
+def _index_line(model, server, scope: Scope | None, name: str) -> "_Line | None":
+    """A per-directory line setting NAME in a <Files> or <Location> section that may apply to SCOPE's requests.
+    httpd runs per-directory SetEnvIf lines (the header_parser hook) for the main request only: for a directory
+    URL (/) that is the directory, whose merge holds no <Files "index.html"> (nor <Location /index.html>);
+    mod_dir's index subrequest merges the section (its Header lines) but runs no SetEnvIf, and the fast
+    redirect keeps that merge (observed with httpd 2.4: `<Files index.html> SetEnvIf Request_Method .
+    allow_framing` + `Header always set X-Frame-Options DENY env=!allow_framing` sends DENY on / but not on
+    /index.html). nginx's index redirect enters the location of the index file, whose maps set the variable."""
+    name = name.lower()
+    main = model.main_server
+    for line in _registry(model).lines:
+        if line.name != name or line.scope is None or line.scope.kind not in ("files", "location"):
+            continue
+        if line.server is not main and line.server is not server:
+            continue
+        if _covers(line.scope, scope) or not _disjoint(line.scope, scope):
+            return line
+    return None
+
+
 class EnvReader:
     """A directive reading NAME (Header/RequestHeader/CustomLog env=): translated over the chain known when
     it is read, and checked again once the whole input is read (a per-directory line may come later in the
@@ -560,6 +580,10 @@ class EnvReader:
             return source, reason
         if source is None and reason is not None and reason.startswith("a per-directory SetEnvIf"):
             return self._always("A2N717", reason)
+        if self.negate and (line := _index_line(self.ctx.model, self.server, self.scope, self.name)) is not None:
+            return self._always("A2N717", f"the SetEnvIf in {_describe(line.scope)} (line {line.span.line}) does "
+                                "not run where httpd serves a directory's index file, which nginx's index redirect "
+                                "enters")
         notes = notes_for(self.ctx.model, self.name)
         moves = {"untranslated-unset" if self.negate else "untranslated-set"} if source is not None else \
             {"untranslated-set", "untranslated-unset"}
