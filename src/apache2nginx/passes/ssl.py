@@ -52,7 +52,7 @@ def finish_server(ctx: Context, server: Server) -> None:
                       server.span or server.settings.get("ssl_engine_span"), directive="SSLEngine")
         server.statements.append(Stmt("ssl_reject_handshake", ["on"], server.span))
     elif "ssl_certificate_key" not in names:
-        cert = next(s for s in server.statements if s.name == "ssl_certificate")
+        cert = next(s for s in [*server.statements, *ctx.main.statements] if s.name == "ssl_certificate")
         ctx.diags.add("A2N207", "no SSLCertificateKeyFile: httpd reads the private key from "
                       f"{read_literally(cert.args[0])}, so ssl_certificate_key names the same file", cert.span,
                       directive="SSLCertificateFile")
